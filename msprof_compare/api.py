@@ -564,7 +564,7 @@ def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], fa
             starting(rank)
         try:
             with notices.of_rank(rank), said_once():
-                result = _compare(base, comparison, options, face, heads)
+                result = _compare(base, comparison, options, face, heads, unit_rank(rank))
         except (ProfileError, UsageError, MemoryError) as exc:
             _rank_error(exc, rank, (base, comparison))
             raise
@@ -597,7 +597,10 @@ def checked_options(options: Mapping[str, Any], face: Face) -> tuple[Options, li
 
 
 def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
-             options: dict[str, Any], face: Face, heads: TraceHeads | None = None) -> CompareResult:
+             options: dict[str, Any], face: Face, heads: TraceHeads | None = None,
+             rank: int | None = None) -> CompareResult:
+    """``compare`` as ``face`` takes it; ``rank``: the one discovery read for both inputs (``rank_results``), which
+    a DB export's META_DATA is checked against once loaded (``loaders.ranks.check_db_rank``)."""
     base, comparison = _path("base", base), _path("comparison", comparison)
     heads = TraceHeads() if heads is None else heads  # a trace's head, read once by the checks and detection
     opts, warnings = checked_options(options, face)
@@ -617,7 +620,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
 
     with paths_as_typed(retype):
         try:
-            return _compare_inputs(base, comparison, opts, heads)
+            return _compare_inputs(base, comparison, opts, heads, rank)
         except (ProfileError, UsageError, OutOfMemory) as exc:
             _retype(exc, retype)
             raise
@@ -710,10 +713,17 @@ def _retype(exc: ProfileError | UsageError | OutOfMemory, retype: Callable[[str]
         exc.args = tuple(retype(a) if isinstance(a, str) else a for a in exc.args)
 
 
-def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads) -> CompareResult:
+def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads,
+                    rank: int | None = None) -> CompareResult:
     """Detect, load and compare two inputs (their paths checked as non-empty); a JSON file's head is read through
-    ``heads``, once."""
+    ``heads``, once. ``rank``: both inputs' rank (``_compare``), checked on each loaded side."""
     from .loaders.pair import input_bytes, load_pair  # large inputs load side by side (two processes)
+    from .loaders.ranks import check_db_rank
+
+    def check(profile: Profile) -> None:
+        _check_usable(profile)
+        if rank is not None:
+            check_db_rank(rank, profile)
 
     # each side's layout (None: refused, the loader detects again and names the problem), detected once
     layouts = [_layout(p, opts.force, heads) for p in (base, comparison)]
@@ -732,7 +742,7 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
     started = time.perf_counter()
     base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step, layouts[0]),
-                                                 (opts, opts.comparison_step, layouts[1]), _check_usable, size)
+                                                 (opts, opts.comparison_step, layouts[1]), check, size)
     if notice:
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
     # after loading: an input the loader refuses (a symbolic link without --force) gets its error alone

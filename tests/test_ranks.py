@@ -32,6 +32,7 @@ from msprof_compare import api
 from msprof_compare.errors import ProfileError, UsageError
 from msprof_compare.units import RankCycle
 from tests.cliutil import error_lines, run_inproc
+from tests.dbutil import edited_copy, sql
 
 REPO = Path(__file__).resolve().parents[1]
 PT = REPO.parent / "shared" / "samples" / "msinsight" / "test" / "data" / "pytorch"
@@ -179,6 +180,88 @@ def test_db_export_name_must_agree(tmp_path):
     with pytest.raises(ProfileError, match="rank 0 by the name of profiler_info_0.json, rank 1 by the name of "
                                            "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db"):
         api.ranks(out.parent.parent)
+
+
+def db_ranks(folder: Path, args: dict[int, str]) -> Path:
+    """``folder`` holding copies of db/level0's two ranks, rank r's META_DATA given a ``distributed_args`` row of
+    the JSON text ``args[r]`` (the real exports hold none: a DDP job without Megatron's arguments)."""
+    for rank in (0, 1):
+        src = PT / "db" / "level0" / f"rank{rank}_ascend_pt"
+        (folder / src.name / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+        shutil.copy(src / f"profiler_info_{rank}.json", folder / src.name)
+        db = Path(src.name, "ASCEND_PROFILER_OUTPUT", f"ascend_pytorch_profiler_{rank}.db")
+        row = args.get(rank)
+        edited_copy(src.parent / db, folder / db,
+                    *([] if row is None else [f"INSERT INTO META_DATA VALUES ('distributed_args', '{row}')"]))
+    return folder
+
+
+def test_db_meta_data_rank_must_agree(capsys, tmp_path):
+    """A DB export's META_DATA ``distributed_args.rank`` is the DB's counterpart of a text export's
+    profiler_metadata.json: one that differs from the profiler_info_N.json name is refused in the same words, exit
+    1. Discovery opens no DB (the loader reads META_DATA, once): it is refused at its rank, the ranks before it
+    compared and kept, as a DB's other faults are."""
+    real = PT / "db" / "level0"
+    for rank in (0, 1):  # what the real exports hold: no distributed_args, so nothing to check there
+        db = real / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / f"ascend_pytorch_profiler_{rank}.db"
+        assert sorted(n for (n,) in sql(db, "SELECT name FROM META_DATA")) == [
+            "ENV_VARIABLES", "SCHEMA_VERSION", "SCHEMA_VERSION_MAJOR", "SCHEMA_VERSION_MICRO", "SCHEMA_VERSION_MINOR"]
+    comp = db_ranks(tmp_path / "comp", {0: '{"rank": 0, "world_size": 2}', 1: '{"rank": 0, "world_size": 2}'})
+    assert api.ranks(comp) == {0: str(comp / "rank0_ascend_pt"), 1: str(comp / "rank1_ascend_pt")}  # names only
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(real), "-d", str(comp), "-o", str(out), "--enable_profiling_compare")
+    said = (f"error: rank 1: {comp / 'rank1_ascend_pt'}: records two rank ids: rank 1 by the name of "
+            "profiler_info_1.json, rank 0 by ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db's META_DATA "
+            "distributed_args (pass the directory the profiler wrote, unchanged)")
+    assert (code, error_lines(err)) == (1, [said]), err
+    assert "The reports of rank 0 are complete and stay." in err
+    assert [STAMPED.match(p.name)[1] for p in out.iterdir()] == ["0"]
+    # the text export's words, from its profiler_metadata.json, at discovery: the same but for the file named
+    text = tmp_path / "text" / "rank1_ascend_pt"
+    (text / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    shutil.copy(TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json", text)
+    (text / "profiler_metadata.json").write_text('{"distributed_args": {"rank": 0, "world_size": 2}}')
+    with pytest.raises(ProfileError) as info:
+        api.ranks(text.parent)
+    assert f"error: rank 1: {info.value}" == said.replace(str(comp), str(text.parent)).replace(
+        "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db's META_DATA", "profiler_metadata.json's")
+    shutil.rmtree(comp)
+    db_ranks(comp, {0: '{"rank": 0, "world_size": 2}', 1: '{"rank": 1, "world_size": 2}'})  # agreeing: compared
+    got = [(rank, result.base.metadata["distributed_args"]["rank"]) for rank, result in
+           api.compare_ranks(comp, real, enable_profiling_compare=True)]
+    assert got == [(0, 0), (1, 1)]
+
+
+@pytest.mark.parametrize(("args", "refused"), [
+    ('{"rank": 2}', True), ('{"rank": 99999999999999999999}', True),  # any other rank id, as the text side
+    ('{"rank": 1}', False), ('{"rank": -1}', False), ('{"rank": true}', False), ('{"rank": "2"}', False),
+    ('{"rank": 2.0}', False), ('{"rank": null}', False), ('{"world_size": 2}', False), ('[2]', False),
+    ('{"rank": 2', False)])  # no JSON: a text, as a malformed profiler_metadata.json is read as absent
+def test_db_meta_data_rank_by_the_text_side_rule(tmp_path, args, refused):
+    """Which distributed_args values are rank ids to check is the text side's rule: an integer from 0 (a bool, a
+    number written as text or with a fraction, a negative one are not compared)."""
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.loaders.ranks import check_db_rank
+
+    text = tmp_path / "text" / "rank1_ascend_pt"
+    (text / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    shutil.copy(TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json", text)
+    (text / "profiler_metadata.json").write_text(f'{{"distributed_args": {args}}}')
+    if refused:
+        with pytest.raises(ProfileError, match=r": records two rank ids: rank 1 by the name of profiler_info_1\.json"):
+            api.ranks(text.parent)
+    else:
+        assert api.ranks(text.parent) == {1: str(text)}
+    profile = load_profile(str(db_ranks(tmp_path / "db", {1: args}) / "rank1_ascend_pt"),
+                           api.checked_options({}, api.API_FACE)[0])
+    if refused:
+        value = args[len('{"rank": '):-1]
+        with pytest.raises(ProfileError, match=f"rank 1 by the name of profiler_info_1\\.json, rank {value} by "
+                                               "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1\\.db's META_DATA "
+                                               "distributed_args"):
+            check_db_rank(1, profile)
+    else:
+        check_db_rank(1, profile)
 
 
 def test_mindspore_rank_folders(tmp_path):

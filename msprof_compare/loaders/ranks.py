@@ -2,7 +2,8 @@
 
 The rank is what the profiler recorded, never a file or folder name a user may have changed: an NPU profiling
 directory's ``profiler_info_N.json`` (torch_npu and MindSpore write ``profiler_info_{rank}.json`` for a
-distributed run, its ``rank_id`` key and the DB export's ``ascend_*_profiler_{rank}.db`` agree with it), a
+distributed run, its ``rank_id`` key and the DB export's ``ascend_*_profiler_{rank}.db`` agree with it, and so
+does the DB's META_DATA, checked once its rank's compare loads it: ``check_db_rank``), a
 Kineto trace's ``distributedInfo.rank``, read from the first 64 KiB (the compare decodes the trace once, later).
 A trace's head is read once per run: the run's ``heads.TraceHeads``, passed along to the compares' detection.
 """
@@ -14,11 +15,12 @@ import os
 import re
 
 from ..errors import ProfileError
+from ..model import Profile
 from ..textsafe import short_list, term_safe
 from ..units import MAX_RANK, RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
 from .heads import PROBE_BYTES, TraceHeads
-from .paths import link_refused
+from .paths import given_path, link_refused
 
 #: How much of a Kineto trace is read for its ``distributedInfo`` (it sits before ``traceEvents``).
 HEAD_BYTES = PROBE_BYTES
@@ -321,14 +323,48 @@ def _npu_rank(path: str, names: list[str]) -> int:
             others.append((f"the name of {ASCEND_OUTPUT}/{n}", int(m.group(1))))
     for where, value in others:
         if value is not None and value != rank:
-            raise ProfileError(path, f"records two rank ids: rank {rank} by the name of {info}, rank {value} by "
-                                     f"{term_safe(where)}", hint="pass the directory the profiler wrote, unchanged")
+            raise _two_ranks(path, rank, info, value, where)
     return rank
+
+
+def check_db_rank(rank: int, profile: Profile) -> None:
+    """The rank a DB export's META_DATA records (``distributed_args.rank``) checked against ``rank``, the one
+    discovery read for the rank input ``profile.path`` (``_npu_rank``: its profiler_info_N.json's name), by the
+    rule and in the words of a text export's profiler_metadata.json there. Made on the loaded profile, whose
+    META_DATA the loader reads: discovery reads names and small JSON files, never a DB, which is opened once, by its
+    rank's compare (``api.rank_results``), before its comparators run. Any other profile passes."""
+    if profile.source != "ascend_db":
+        return
+    path = profile.path
+    args = profile.metadata.get("distributed_args")
+    value = _rank_id(args.get("rank") if isinstance(args, dict) else None)
+    if value is None or value == rank:
+        return
+    try:
+        names = os.listdir(given_path(path))
+    except OSError:
+        names = []
+    infos = [n for n in sorted(names) if _INFO_RE.match(n) and _NUMBERED.search(n)]
+    info = infos[0] if len(infos) == 1 else f"profiler_info_{rank}.json"  # discovery saw one: changed since
+    db = os.path.relpath(profile.files.get("db", path), given_path(path))
+    raise _two_ranks(path, rank, info, value, f"{db}'s META_DATA distributed_args")
+
+
+def _two_ranks(path: str, rank: int, info: str, value: int, where: str) -> ProfileError:
+    """The error of a profiling directory recording two rank ids: ``rank`` by its ``info`` file's name, ``value``
+    by ``where``."""
+    return ProfileError(path, f"records two rank ids: rank {rank} by the name of {info}, rank {value} by "
+                              f"{term_safe(where)}", hint="pass the directory the profiler wrote, unchanged")
 
 
 def _json_key(path: str, keys: tuple[str, ...]) -> int | None:
     """The integer at ``keys`` of a small JSON side file; None where the file, the key or a number is missing."""
-    value = _json_value(path, keys)
+    return _rank_id(_json_value(path, keys))
+
+
+def _rank_id(value: object) -> int | None:
+    """``value`` where it is a rank id the profiler could have written (an integer from 0, a bool none), else
+    None: a side file's or META_DATA's rank that is none is not compared with the name's."""
     return value if type(value) is int and value >= 0 else None
 
 
