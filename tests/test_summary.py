@@ -26,6 +26,8 @@ from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import Options, build_options
 from msprof_compare.report import json_report
+from msprof_compare.textsafe import short_repr
+from msprof_compare.units import MAX_RANK
 
 NPU_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
@@ -435,13 +437,15 @@ def test_guards_warn_on_different_workloads(caplog):
     assert "operator match rate (16.7%): Jaccard" in text and "input shapes of top operators (1): no common" in text
 
 
-def test_world_size_reads_only_ascii_digits_within_int64(tmp_path: Path):
-    """A world size is read from metadata text only as ASCII digits within int64: "²" and "١٦" pass
-    str.isdigit(), and int() raised on "²" (and on 5,000 digits), an internal error from a trace's
-    distributedInfo; such values, floats and negatives read as unknown, as other junk does."""
+def test_world_size_reads_only_ascii_digits_of_a_possible_world(tmp_path: Path):
+    """A world size is read from metadata text only as ASCII digits: "²" and "١٦" pass str.isdigit(), and int()
+    raised on "²" (and on 5,000 digits), an internal error from a trace's distributedInfo; such values, floats,
+    negatives and 0 (no world holds no rank) read as unknown, as other junk does, the Detail naming them."""
     for v, want in ((8, 8), ("8", 8), (" 8", None), ("²", None), ("\u0661\u0666", None), ("9" * 5000, None),
-                    (2**63, None), (8.0, None), (-1, None), (True, None), ("0", 0)):
+                    (2**63, None), (8.0, None), (-1, None), (True, None), ("0", None), (0, None), (None, None)):
         assert checks._world_size({"distributedInfo": {"world_size": v}}) == want, v
+        assert checks._world_reading({"distributedInfo": {"world_size": v}})[1] == (
+            "" if want or v is None else f"distributedInfo.world_size {short_repr(v)}")
     src = Path(__file__).parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
     trace = json.loads(src.read_text())
     assert "distributedInfo" not in trace
@@ -451,6 +455,8 @@ def test_world_size_reads_only_ascii_digits_within_int64(tmp_path: Path):
     g = compare(str(odd), str(src), enable_profiling_compare=True).guards
     assert g.loc[g["Check"] == "world size", ["Status", "Base", "Comparison"]].values.tolist() == [
         ["unknown", None, None]]
+    assert g.loc[g["Check"] == "world size", "Detail"].item().endswith(
+        "; base side: distributedInfo.world_size '²' is no world size (an integer from 1 to 2147483648), left out")
 
 
 def test_guards_ok_and_match_rate_frame(caplog):
@@ -989,12 +995,48 @@ def test_sub_microsecond_residual_of_one_side_names_no_overlap_on_the_other():
     assert steps["Vector"] == (1_212_000, 1_000_000)  # the -127 ns went into the GPU side's largest category
 
 
-def test_world_size_digits_at_the_int64_edge():
-    """A world size text of 19 digits within int64 is read; leading zeros count neither toward the 19 digits
-    nor toward int()'s 4,300-digit limit (int() raised on the whole text)."""
-    for v, want in (("9223372036854775807", 2**63 - 1), ("1000000000000000000", 10**18),
-                    ("9223372036854775808", None), ("0" * 5000 + "8", 8), ("000", 0)):
-        assert checks._world_size({"distributedInfo": {"world_size": v}}) == want, v[:20]
+def test_world_size_at_the_largest_world():
+    """A world holds 1 to 2**31 ranks (rank ids 0 to units.MAX_RANK, torch.distributed's C int): 2**31, as a number
+    or its digits, is read, one more is none, as 10**18 and 2**63 - 1 are, which within int64 were read and shown
+    as figures. Leading zeros count neither toward the digits nor toward int()'s 4,300-digit limit (int() raised
+    on the whole text); zeros alone are 0 ranks: none."""
+    for v, want in (("2147483648", 2**31), (2**31, 2**31), ("0002147483648", 2**31), ("2147483649", None),
+                    (2**31 + 1, None), ("9223372036854775807", None), (2**63 - 1, None), ("1000000000000000000", None),
+                    (10**18, None), ("0" * 5000 + "8", 8), ("000", None), ("1", 1)):
+        assert checks._world_size({"distributedInfo": {"world_size": v}}) == want, str(v)[:20]
+    assert MAX_RANK + 1 == 2**31
+
+
+def test_world_size_of_no_world_is_left_out_and_said(tmp_path: Path):
+    """A metadata world size of no possible world (10**18 ranks) was shown as that figure and compared: two sides
+    of it read "ok", one against a trace of 4 "warn: compare runs of the same world size". It is now left out as
+    junk is (the figure blank, "unknown"), the Detail naming the value per side, once where the two sides' agree;
+    the default group or the communication tasks' bound stands in, as where the metadata has no world_size."""
+    src = Path(__file__).parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+    trace = json.loads(src.read_text())
+    paths = {}
+    for world in (10**18, 4):
+        trace["distributedInfo"] = {"backend": "nccl", "rank": 0, "world_size": world}
+        paths[world] = tmp_path / f"w{world}.pt.trace.json"
+        paths[world].write_text(json.dumps(trace))
+    paths["again"] = tmp_path / "again.pt.trace.json"  # a second file: not the same input
+    shutil.copy(paths[10**18], paths["again"])
+    lead = "; base side: distributedInfo.world_size 1000000000000000000 is no world size (an integer from 1 to "
+    for comparison, status, figure, said in (
+            ("again", "unknown", None, lead.replace("base side", "both sides") + "2147483648), left out"),
+            (4, "unknown", 4, lead + "2147483648), left out")):
+        g = compare(str(paths[10**18]), str(paths[comparison]), enable_profiling_compare=True).guards
+        row = g.loc[g["Check"] == "world size"].iloc[0]
+        assert [row["Status"], row["Base"], row["Comparison"]] == [status, None, figure]
+        assert row["Detail"].endswith(said), row["Detail"]
+    meta = json.loads((Path(__file__).parent / "data/npu/profiler_metadata_pg.json").read_text())
+    meta["distributed_args"]["world_size"] = 0  # its default group's 8 ranks stand in
+    assert checks._world_reading(meta) == (8, "distributed_args.world_size 0")
+    groups = meta["parallel_group_info"]
+    for g in groups.values():
+        if g["group_name"] == "default_group":
+            g["global_ranks"] = []  # a group of no rank is no world
+    assert checks._world_reading(meta) == (None, "distributed_args.world_size 0")
 
 
 def test_device_count_unknown_when_one_side_has_none():

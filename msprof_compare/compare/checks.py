@@ -23,7 +23,8 @@ import pandas as pd
 
 from ..columns import col_of
 from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
-from ..textsafe import and_list
+from ..textsafe import and_list, short_repr
+from ..units import MAX_RANK
 from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
 from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed, kernel_types_whole
@@ -181,7 +182,7 @@ def _world(p: Any) -> tuple[int | str | None, int, int]:
     if exact is not None:
         return exact, exact, exact
     if p.rank_span >= 2:
-        return f"at least {p.rank_span}", p.rank_span, 2**63 - 1
+        return f"at least {p.rank_span}", p.rank_span, MAX_WORLD
     return None, 0, 0
 
 
@@ -207,26 +208,49 @@ def _span_words(sides: list[tuple[str, Any]]) -> str:
     return "".join(f"; {'both sides' if len(s) == 2 else f'{s[0]} side'}: {w}" for w, s in said.items())
 
 
+#: The largest world size: rank ids run from 0 to ``MAX_RANK`` (torch.distributed's rank is a C int).
+MAX_WORLD = MAX_RANK + 1
+
+
 def _world_size(meta: dict) -> int | None:
-    """A non-negative integer or its ASCII digits (within int64): str.isdigit() also takes "²", on which
-    int() raised; else the size of the one default process group an NPU profile lists."""
+    """The world size the metadata records (``_world_reading``), None where it records none."""
+    return _world_reading(meta)[0]
+
+
+def _world_reading(meta: dict) -> tuple[int | None, str]:
+    """The world size the metadata records: a ``world_size`` of 1 to ``MAX_WORLD`` ranks, an integer or its ASCII
+    digits (str.isdigit() also takes "²", on which int() raised), else the size of the one default process group
+    an NPU profile lists; and the first ``world_size`` it holds that is none ("" where none is), which the check's
+    Detail names: 0, 10**18 or 2**63 - 1 ranks were shown as a figure and compared, two sides of 10**18 "ok"."""
+    passed = ""
     for key in ("distributedInfo", "distributed_args"):  # Kineto's trace, torch_npu's profiler_metadata.json
         info = meta.get(key)
-        if isinstance(info, dict):
-            v = info.get("world_size")
-            if isinstance(v, str) and v.isascii() and v.isdigit() and len(v.lstrip("0")) <= 19:
-                v = int(v.lstrip("0") or "0")
-            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
-                return v
+        if isinstance(info, dict) and info.get("world_size") is not None:
+            v = raw = info["world_size"]
+            if isinstance(v, str) and v.isascii() and v.isdigit() and len(v.lstrip("0")) <= len(str(MAX_WORLD)):
+                v = int(v.lstrip("0") or "0")  # leading zeros: no digit toward int()'s 4,300-digit limit
+            if type(v) is int and 1 <= v <= MAX_WORLD:
+                return v, passed
+            passed = passed or f"{key}.world_size {short_repr(raw)}"
     # torch_npu records the process groups without Megatron's distributed_args: the default group (MindSpore's
     # hccl_world_group) is the world
     groups = meta.get("parallel_group_info")
     if isinstance(groups, dict):
         worlds = {len(g["global_ranks"]) for g in groups.values() if isinstance(g, dict)
                   and g.get("group_name") in WORLD_GROUPS and isinstance(g.get("global_ranks"), list)}
-        if len(worlds) == 1:
-            return worlds.pop()
-    return None
+        if len(worlds) == 1 and 1 <= min(worlds) <= MAX_WORLD:  # a group of no rank is no world
+            return worlds.pop(), passed
+    return None, passed
+
+
+def _passed_words(sides: list[tuple[str, Any]]) -> str:
+    """The metadata world sizes that are none (``_world_reading``), per side: a figure left blank, or taken from
+    the default group or the communication tasks, says why. "" where every world_size read is one."""
+    said = [(side, passed) for side, p in sides if (passed := _world_reading(p.metadata)[1])]
+    if len(said) == 2 and said[0][1] == said[1][1]:
+        said = [("both sides", said[0][1])]
+    return "".join(f"; {side if side == 'both sides' else f'{side} side'}: {what} is no world size (an integer "
+                   f"from 1 to {MAX_WORLD}), left out" for side, what in said)
 
 
 def _device_count(p: Any) -> int | None:
@@ -1100,7 +1124,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
         False if hi_b < lo_c or hi_c < lo_b else True if lo_b == hi_b == lo_c == hi_c else None)
     source = ("distributed metadata (profiler_metadata.json / META_DATA: distributed_args, else the default "
               "group; Kineto distributedInfo), else at least the ranks the NPU communication tasks name"
-              + _span_words([("base", b), ("comparison", c)]))
+              + _passed_words([("base", b), ("comparison", c)]) + _span_words([("base", b), ("comparison", c)]))
     # where the sizes differ, what it means first: the line said only where the figures came from
     rows.append(_guard("world size", same, wb, wc, source if same is not False else (
         "jobs on different numbers of ranks communicate differently (a side's collectives have no counterpart, "
