@@ -160,3 +160,26 @@ def test_positions_in_runs_matches_a_loop_on_real_keys(query: str) -> None:
     assert max(want) >= 2 and any(p == 2 and i > 2 for i, p in enumerate(want))
     assert positions_in_runs(np.array(keys, dtype=np.int64)).tolist() == want
     assert positions_in_runs(np.zeros(0, np.int64)).tolist() == []
+
+
+@given(st.lists(st.tuples(st.sampled_from(["cpu_op", "cuda_runtime", "user_annotation", "User_Annotation",
+                                           "cuda_driver", "Runtime"]),
+                          st.sampled_from(["ProfilerStep#3", "ProfilerStep#4", "aten::mm", "nccl:all_reduce"])),
+                max_size=25))
+def test_gpu_framework_ops_from_category_codes_as_from_the_column(ops: list) -> None:
+    """The loader's category codes (a code per op and the distinct cats, lower-cased: two spellings of one cat are
+    two codes of one text) give the answer the scan of the text column gives."""
+    from msprof_compare.loaders.kineto import _Events
+    from msprof_compare.loaders.traceio import Event
+
+    events = [Event(ph="X", cat=c, name=n, ts=i, dur=1) for i, (c, n) in enumerate(ops)]
+    ev = _Events("t.json", events)
+    idx = np.arange(len(events))
+    code, cats = ev.cat_codes(idx, lower=True)
+    cat = cats[code]
+    assert cat.tolist() == [c.lower() for c, _ in ops]  # each event's own cat, lower-cased
+    assert ev.cat_of(idx).tolist() == [c for c, _ in ops]
+    names = model.object_array([n for _, n in ops])
+    framework = any(c.lower() in ("cpu_op", "operator") or (c.lower() == "user_annotation" and not
+                                                            n.startswith("ProfilerStep#")) for c, n in ops)
+    assert model.gpu_framework_ops(cat, names, (code, cats)) is model.gpu_framework_ops(cat, names) is framework
