@@ -225,6 +225,25 @@ def test_top_layer_flattens_profiler_steps_and_selects_steps() -> None:
     assert steps.step_range(p, 50) == (0, 10 * US)
 
 
+def test_top_layer_opens_ops_around_step_markers() -> None:
+    """An op outside every step that holds step markers (a record_function around the profiled loop) is replaced by
+    its children at any depth, as a step node is: without a step its other children stay ops ("x", between the
+    steps); with a step, the steps of any depth without a step ancestor are chosen. An op inside a step that
+    holds a later step's marker (step 6 starting inside "y" of step 5) stays one op of the earlier step."""
+    p = gpu_profile([("train_loop", 0, 100), ("epoch", 1, 60), ("ProfilerStep#1", 2, 30), ("a", 3, 1), ("b", 5, 1),
+                     ("ProfilerStep#2", 40, 20), ("c", 41, 1), ("x", 70, 1), ("ProfilerStep#3", 80, 10), ("d", 81, 1),
+                     ("ProfilerStep#5", 200, 100), ("y", 210, 50), ("e", 211, 1), ("ProfilerStep#6", 250, 50),
+                     ("f", 251, 1), ("g", 270, 1), ("after", 400, 1)])
+    t = build_tree(p)
+    assert t.names[t.children(-1)].tolist() == ["train_loop", "ProfilerStep#5", "after"]
+    assert t.names[t.top_layer()].tolist() == ["a", "b", "c", "x", "d", "y", "after"]  # y holds step 6: f, g
+    assert [t.names[t.top_layer(s)].tolist() for s in (1, 2, 3, 5)] == [["a", "b"], ["c"], ["d"], ["y"]]
+    assert t.top_layer(6).tolist() == []
+    # no step marker below the top level: an op is an op, whatever it holds (the tracelens step annotations)
+    t = build_tree(gpu_profile([("execute_8", 0, 100), ("a", 1, 1), ("ProfilerStep#1", 200, 10), ("b", 201, 1)]))
+    assert t.names[t.top_layer()].tolist() == ["execute_8", "b"] and t.names[t.top_layer(1)].tolist() == ["b"]
+
+
 def test_backward_split_reference_fact() -> None:
     # reference-2 §2.4: base A(t1) B(t2) C(t2) D(t1), comparison A(t8) B(t9) Y(t9) D(t8), bwd tids 2 / 9
     base = gpu_profile([("A", 0, 1, 1), ("B", 2, 1, 2), ("C", 4, 1, 2), ("D", 6, 1, 1)], bwd=2)

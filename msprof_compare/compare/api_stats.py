@@ -93,10 +93,10 @@ def callers(ts: np.ndarray, end: np.ndarray, tid: np.ndarray, pid: np.ndarray | 
 def _calls(tree: OpTree, step: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(the API calls' nodes in the original's order, every node's duration, every node's self time).
 
-    Without a step: start-time order. With a step: breadth-first over the step's
-    top-layer ops (children of the top-level ``ProfilerStep#<step>`` nodes) and all
-    their descendants. Subtrees are contiguous in start order, so breadth-first
-    order is (depth, start order).
+    Without a step: start-time order (an op around the step markers, such as a record_function around the
+    profiled loop, is a call too, as in the original). With a step: breadth-first over the step's top-layer ops
+    (``OpTree.top_layer``: children of the ``ProfilerStep#<step>`` nodes of no step ancestor) and all their
+    descendants. Subtrees are contiguous in start order, so breadth-first order is (depth, start order).
     """
     n = tree.n
     dur = tree.end - tree.ts

@@ -86,8 +86,8 @@ def level_rows(sheets: list[Sheet], operator_rows: list[list] | None = None) -> 
     §2.7, §3.7, §6.1, §6.2); preference: operators, module operators, kernels, kernel types.
     ``operator_rows`` (OperatorCompareStatistic rows) stands in for that sheet when absent. The module operator
     level is left for a run whose operator pairing has no op while its module sheets have rows: a step asked of
-    text exports whose ``ProfilerStep#`` marker is not a top-level op (a record_function around the profiled
-    loop; tests/test_module_contributors_db.py).
+    text exports whose ``ProfilerStep#`` marker nests under another step's (a step that starts before the previous
+    one ends; tests/test_module_contributors_db.py).
     """
     by_name = {s.name: s for s in sheets}
     s = by_name.get("OperatorCompareStatistic")

@@ -331,20 +331,32 @@ class OpTree:
 
     def top_layer(self, step: int = -1) -> np.ndarray:
         """The compared ops (§2.3): top-level ops with ``ProfilerStep#`` nodes replaced by
-        their children; with a step, only the children of that step's top-level node(s). A step node nested in
-        another (a marker written twice, or a step that starts before the previous one ends: ``model.step_notes``
-        warns of both) is replaced by its children too, which belong to the top-level step holding it (a step is
-        chosen by its top-level nodes alone, and ApiCompare of a step takes all their descendants): kept as an op,
-        it was one operator named ``ProfilerStep#50`` holding the whole step, matching nothing on the other side
-        (operator match rate 0 % against the same trace with one marker)."""
+        their children; with a step, only the children of that step's node(s) that have no step ancestor.
+
+        An op outside every step that holds step nodes (a ``record_function`` opened around the profiled loop, or
+        an op ending exactly as a step starts: §2.2 keeps it open) is a container, replaced by its children too, at
+        any depth: kept as one op it held the whole loop, matching nothing on a side without it (operator match
+        rate 0 %), and with a step the step's marker was no top-level op, so the pairing found no op while
+        ``steps.step_range``, which scans every op, found the step (the original's "There is no operator
+        infomation for step 50", then ApiCompare's exit 1). Its own kernels, if any, are left out, as a step
+        node's are. An op inside a step that holds a later step's marker (a step starting before the previous one
+        ends, under the op it starts inside: ``model.step_notes`` warns) stays one op of the earlier step, and a
+        step node nested in another is replaced by its children, which belong to the outer step (kept as an op,
+        it was one operator named ``ProfilerStep#50`` holding the whole step, matching nothing on the other
+        side)."""
         codes, uniq = self.name_codes()
         is_step = np.array([STEP_MARK in str(u) for u in uniq.tolist()], dtype=bool)[codes]
+        opener = is_step  # the nodes replaced by their children outside every step
+        if (self.parent[is_step] >= 0).any():  # a step node below the top: some op may hold it
+            held = np.concatenate([[0], np.cumsum(is_step)])  # step nodes before each node, in start order
+            idx = np.arange(self.n)  # a subtree is [i, i + size[i]): its step nodes below i are a difference
+            opener = is_step | (held[idx + self.size] > held[idx + 1])
         out: list[np.ndarray] = []
-        # (sibling nodes in start order, where the step nodes among them are, the next of those, the id of the step
-        # node holding them or None): the step nodes are few, so the other siblings between two are one slice; a
-        # list, not recursion, for a deep chain of nested markers
+        # (sibling nodes in start order, where the nodes replaced by their children are among them, the next of
+        # those, the id of the step node holding them or None): those nodes are few, so the other siblings between
+        # two are one slice; a list, not recursion, for a deep chain of nested markers or containers
         top = self.children(-1)
-        todo: list[tuple[np.ndarray, np.ndarray, int, int | None]] = [(top, np.flatnonzero(is_step[top]), 0, None)]
+        todo: list[tuple[np.ndarray, np.ndarray, int, int | None]] = [(top, np.flatnonzero(opener[top]), 0, None)]
         while todo:
             nodes, marks, k, within = todo.pop()
             taken = within is None and step < 0 or within is not None and (step < 0 or within == step)
@@ -352,12 +364,17 @@ class OpTree:
             end = int(marks[k]) if k < len(marks) else len(nodes)
             if taken and end > at:
                 out.append(nodes[at:end])
-            if k < len(marks):  # a step node: its children, then the siblings after it
+            if k < len(marks):  # a step node or a container: its children, then the siblings after it
                 node = int(nodes[end])
                 inner = self.children(node)
                 todo.append((nodes, marks, k + 1, within))
-                own = step_number(self.step_id(node) or "") if within is None else within  # a top-level step's
-                todo.append((inner, np.flatnonzero(is_step[inner]), 0, own))
+                if within is not None:  # inside a step: only step nodes are replaced, by the outer step's ops
+                    own: int | None = within
+                elif is_step[node]:  # a step with no step ancestor: its id chooses it
+                    own = step_number(self.step_id(node) or "")
+                else:  # a container outside every step
+                    own = None
+                todo.append((inner, np.flatnonzero((opener if own is None else is_step)[inner]), 0, own))
         return np.concatenate(out) if out else np.empty(0, np.int64)
 
 
