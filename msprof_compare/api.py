@@ -67,9 +67,9 @@ class RunContext:
 
     def has_ops(self, p: Profile) -> bool:
         """Whether side ``p`` has ops to pair in this run, decided for the pair (``model.pair_has_ops``): a GPU
-        trace of runtime calls alone has none against a side with framework ops, but keeps them against its like.
-        The op trees, the sheets that pair ops, the Summary's operator statistic and match rate and the one-sided
-        warning all ask here."""
+        trace of runtime calls alone (annotations aside) has none against a side with framework ops, but keeps them
+        against its like. The op trees, the sheets that pair ops, the Summary's operator statistic and match rate
+        and the one-sided warning all ask here."""
         both = self.cached("pair.has_ops", lambda: pair_has_ops(self.base, self.comparison))
         return both[p is self.comparison]
 

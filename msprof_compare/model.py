@@ -37,10 +37,13 @@ STEP_MARK = "ProfilerStep#"
 #: links their launches as CUDA's). Runtime calls are ops as the original's cuda_runtime; driver calls are not.
 RUNTIME_CATS = frozenset({"cuda_runtime", "xpu_runtime", "privateuse1_runtime"})
 DRIVER_CATS = frozenset({"cuda_driver", "xpu_driver", "privateuse1_driver"})
-#: Lower-cased Kineto cats of framework ops. The runtime calls are ops of the tree too (the original's rule: a
-#: kernel's launch call is its op where no framework op holds it), but a trace of runtime calls alone (recorded
-#: without the CPU activity, or cut) has no framework op to pair with another side's: ``pair_has_ops``.
-FRAMEWORK_OP_CATS = frozenset({"cpu_op", "user_annotation", "operator"})
+#: Lower-cased Kineto cats of framework ops. The runtime calls and the user_annotation ranges (ProfilerStep#,
+#: record_function) are ops of the tree too (the original's rule: a kernel's launch call is its op where no
+#: framework op holds it), but a trace of runtime calls alone, with or without annotations (cut, or filtered of its
+#: cpu_op events), has no framework op to pair with another side's: ``pair_has_ops``. An annotation is a range
+#: the user named around ops, not an op: Kineto records both from the CPU activity, so a trace with annotations
+#: and no cpu_op lost its ops.
+FRAMEWORK_OP_CATS = frozenset({"cpu_op", "operator"})
 #: Lower-cased cats of the host calls that launch GPU work ("runtime": older Kineto's cat): the kernels a HIP
 #: graph launch replays end flows whose id is the launch call's ``correlation`` arg, and no flow starts there.
 LAUNCH_CATS = RUNTIME_CATS | DRIVER_CATS | {"runtime"}
@@ -524,36 +527,31 @@ class Profile:
     @property
     def has_framework_ops(self) -> bool:
         """Whether the run recorded a framework op: an NPU export's ops are all framework ops; a Kineto trace's
-        ops hold its runtime calls too, which are none (``gpu_framework_ops``, told by its loader once)."""
+        ops hold its runtime calls and annotations too, which are none (``gpu_framework_ops``, told by its loader
+        once)."""
         if not self.is_gpu or not len(self.ops):
             return self.has_ops
         told = self.extra.get("framework_ops")
         if told is None:  # a Profile made without the Kineto loader (a test's); no cat column: no runtime call
-            told = "cat" not in self.ops.columns or gpu_framework_ops(col_of(self.ops, "cat", object),
-                                                                       col_of(self.ops, "name", object))
+            told = "cat" not in self.ops.columns or gpu_framework_ops(col_of(self.ops, "cat", object))
         return bool(told)
 
 
-def gpu_framework_ops(cat: np.ndarray, name: np.ndarray, coded: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
-    """Whether a Kineto trace's ops (their lower-cased cats and names) hold a framework op: one of
-    ``FRAMEWORK_OP_CATS`` other than a ProfilerStep# marker, which marks a step, not work. ``coded``: ``cat`` as
-    (a code per op, the distinct cats the codes index), as the loader numbers them: no pass over the text column
-    (its ``pd.unique`` took 16.8 ms at 346,884 ops, the user_annotation test ~5 ms more)."""
+def gpu_framework_ops(cat: np.ndarray, coded: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
+    """Whether a Kineto trace's ops (their lower-cased cats) hold a framework op: one of
+    ``FRAMEWORK_OP_CATS``. ProfilerStep# markers and record_function ranges (user_annotation) are none: against a
+    side with framework ops, a trace of runtime calls under such ranges paired ``cudaLaunchKernel`` rows with
+    ``aten::`` ones (the H200 AlexNet trace without its cpu_op events: operator match rate 50.9 %, cudaLaunchKernel
+    a top contributor). ``coded``: ``cat`` as (a code per op, the distinct cats the codes index), as the loader
+    numbers them: no pass over the text column (its ``pd.unique`` took 16.8 ms at 346,884 ops)."""
     distinct = set(pd.unique(cat).tolist() if coded is None else coded[1].tolist())
-    if distinct & (FRAMEWORK_OP_CATS - {"user_annotation"}):
-        return True
-    if "user_annotation" not in distinct:
-        return False
-    if coded is None:
-        rows = cat == "user_annotation"
-    else:
-        rows = np.isin(coded[0], np.flatnonzero(coded[1] == "user_annotation"))
-    return not pd.Series(name[rows], dtype=object).str.startswith(STEP_MARK).all()
+    return bool(distinct & FRAMEWORK_OP_CATS)
 
 
 def pair_has_ops(base: Profile, comparison: Profile) -> tuple[bool, bool]:
     """Whether each side has ops to pair in this comparison. A GPU trace of runtime calls alone (no framework op:
-    recorded without the CPU activity, or cut) has none where the other side has framework ops: its
+    recorded without the CPU activity, or cut; user_annotation ranges around the calls are none) has none where
+    the other side has framework ops: its
     cudaLaunchKernel rows would pair against real ops, every one unmatched (hta's PARAM AlexNet cut so against
     the level-1 torch_npu export: 0 of 329 and 0 of 115), so it gets the one-sided warning instead. Against
     another such trace, or a side without ops, its runtime calls stay ops, as in the original (reference-1 §4.1

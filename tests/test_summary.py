@@ -1194,6 +1194,8 @@ _SHEET_OF = {"overall": "OverallMetrics", "communication": "CommunicationCompare
 
 
 DATA = Path(__file__).resolve().parent / "data"
+#: tests/data/kineto: the project's H200 AlexNet training step (484 cpu_op, 9 user_annotation, 348 cuda_runtime)
+H200_ALEXNET = "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
 _FLAG_OF = {"overall": "--enable_profiling_compare", "communication": "--enable_communication_compare",
             "kernel": "--enable_kernel_compare"}
 _MS_TIMELINES = "MindSpore and CANN timelines have none"
@@ -2085,15 +2087,16 @@ def test_gpu_trace_of_runtime_calls_alone_has_no_op_against_framework_ops_but_ke
         rate = res.guards.set_index("Check").loc["operator match rate"]
         other = "Comparison" if bare == "base" else "Base"
         assert rate["Status"] == "unknown" and rate[bare.capitalize()] == 0 and rate[other] > 0
-        assert rate["Detail"].startswith(f"no operators on the {bare} side (a GPU trace of runtime calls alone, "
+        assert rate["Detail"].startswith(f"no operators on the {bare} side (a GPU trace without cpu_op events, "
                                          "against framework ops)")
     prof = load_profile(str(cut), Options())
     assert prof.has_ops and not prof.has_framework_ops  # the side's own: the pair decides
-    # a ProfilerStep# marker (a user_annotation) marks a step, not work: the H200 AlexNet trace without its cpu_op
-    # events and user_annotations but ProfilerStep#50 has no framework op; with its nccl:all_reduce ones kept, it has
-    with gzip.open(DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz", "rt") as f:
+    # a ProfilerStep# marker or a record_function range (a user_annotation) is no framework op: the H200 AlexNet
+    # trace without its cpu_op events has none, with ProfilerStep#50 alone or its nccl:all_reduce ranges kept
+    # (test_gpu_trace_of_annotations_and_runtime_calls_has_no_op_against_framework_ops)
+    with gzip.open(DATA / "kineto" / H200_ALEXNET, "rt") as f:
         h200 = json.load(f)
-    for kept, framework in (("ProfilerStep#", False), ("nccl:all_reduce", True)):
+    for kept, framework in (("ProfilerStep#", False), ("nccl:all_reduce", False)):
         cut_h200 = dict(h200, traceEvents=[e for e in h200["traceEvents"] if e.get("cat") != "cpu_op" and (
             e.get("cat") != "user_annotation" or e["name"].startswith(("ProfilerStep#", kept)))])
         (tmp_path / "h200.pt.trace.json").write_text(json.dumps(cut_h200))
@@ -2121,3 +2124,60 @@ def test_gpu_trace_of_runtime_calls_alone_has_no_op_against_framework_ops_but_ke
     for name, (n, ms) in api.items():
         assert calls.loc[name, "Calls"] == calls.loc[name, "Calls.1"] == n
         assert calls.loc[name, "Total Duration(ms)"] == pytest.approx(ms, abs=5.01e-3)  # 2 decimals, half up
+
+
+def test_gpu_trace_of_annotations_and_runtime_calls_has_no_op_against_framework_ops(caplog, tmp_path):
+    """The H200 AlexNet trace without its 484 cpu_op events, its 9 user_annotation ranges (ProfilerStep#50,
+    DistributedDataParallel.forward, four nccl:all_reduce, ...) and 348 runtime calls kept, counted as having
+    framework ops: against the unedited trace its annotations and cudaLaunchKernel rows were paired with aten
+    ops (operator match rate 50.9 %, "different models?"; cudaLaunchKernel +0.853 ms a top contributor; the
+    input-shape check "1 heaviest operators found on both sides": an annotation's). An annotation is a range
+    around ops, not one: that side now has no op against framework ops (either order), as a trace of runtime calls
+    alone, its steps still counted; against itself it keeps the original's sheets, whose ApiCompare figures are
+    the raw JSON's."""
+    with gzip.open(DATA / "kineto" / H200_ALEXNET, "rt") as f:
+        data = json.load(f)
+    whole = tmp_path / "whole.pt.trace.json"
+    whole.write_text(json.dumps(data))
+    data["traceEvents"] = [e for e in data["traceEvents"] if e.get("cat") != "cpu_op"]
+    cut = tmp_path / "annotated.pt.trace.json"
+    cut.write_text(json.dumps(data))
+    annotations = [e for e in data["traceEvents"] if e.get("cat") == "user_annotation"]
+    assert len(annotations) == 9 and sum(e["name"] == "nccl:all_reduce" for e in annotations) == 4
+    prof = load_profile(str(cut), Options())
+    assert prof.has_ops and not prof.has_framework_ops
+    assert set(prof.ops["cat"]) == {"user_annotation", "cuda_runtime", "cuda_driver"}
+    paired = {"OperatorCompare", "OperatorCompareStatistic", "ApiCompare", "MemoryCompare", "ModuleCompare",
+              "ModuleCompareStatistic", "MemoryCompareStatistic"}
+    for pair, bare in (((whole, cut), "comparison"), ((cut, whole), "base")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(*map(str, pair))
+        line = _one_sided_line(caplog)
+        assert line.startswith(f"Can't find any torch op in the file: {cut}, so the sheets")
+        assert "only the other side has ops (a GPU trace without cpu_op events has none)" in line
+        assert not paired & set(res.sheet_names)
+        g = res.guards.set_index("Check")
+        other = "Comparison" if bare == "base" else "Base"
+        rate = g.loc["operator match rate"]
+        assert rate["Status"] == "unknown" and rate[bare.capitalize()] == 0 and rate[other] > 0
+        assert rate["Detail"].startswith(f"no operators on the {bare} side (a GPU trace without cpu_op events, "
+                                         "against framework ops)")
+        shapes = g.loc["input shapes of top operators"]
+        assert shapes["Status"] == "unknown"
+        assert shapes["Detail"] == f"no operators on the {bare} side: nothing to check"
+        steps = g.loc["step count"]  # ProfilerStep#50 on both sides: the op-less side's marker still counts
+        assert steps["Status"] == "ok" and steps["Base"] == steps["Comparison"] == 1
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(cut), str(cut))
+    assert not any("Can't find any torch op" in m for m in caplog.messages)
+    # with_modules: the module sheets stand for the operator ones (reference-1 §2), over the annotations and calls
+    assert {"ModuleCompareStatistic", "ModuleCompare", "MemoryCompare", "ApiCompare"} <= set(res.sheet_names)
+    calls = res.sheet("ApiCompare").set_index("api name")
+    ranges = {e["name"] for e in annotations} - {"ProfilerStep#50"}  # the step marker is no API row
+    assert len(ranges) == 5 and ranges <= set(calls.index)
+    for name in ranges:
+        mine = [e["dur"] for e in annotations if e["name"] == name]
+        assert calls.loc[name, "Calls"] == calls.loc[name, "Calls.1"] == len(mine)
+        assert calls.loc[name, "Total Duration(ms)"] == pytest.approx(sum(mine) / 1000, abs=5.01e-3)

@@ -99,9 +99,10 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
         return got
     if not nb or not nc:
         # the figures are then counts, in the columns that hold rates elsewhere: say so ("115 | 0" read as rates)
-        # a GPU trace of runtime calls alone counts no operator against framework ops (``RunContext.has_ops``)
+        # a GPU trace of runtime calls alone (annotations aside) counts no operator against framework ops
+        # (``RunContext.has_ops``)
         runtime = [p.is_gpu and p.has_ops and not ctx.has_ops(p) for p in (ctx.base, ctx.comparison)]
-        kind = ("a GPU trace of runtime calls alone, against framework ops" if any(runtime) else
+        kind = ("a GPU trace without cpu_op events, against framework ops" if any(runtime) else
                 "a MindSpore or hardware-only profile")
         return (None, len(nb), len(nc),
                 f"no operators on {_empty_side(nb, nc)} ({kind}): nothing to match "
@@ -1086,8 +1087,10 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     them (module sheets coverage)."""
     b, c = ctx.base, ctx.comparison
     rows = []
-    # one pass over each side's op names; none where the pair has none of a side's (``RunContext.has_ops``)
-    nb, nc = (_op_names(p.ops) if ctx.has_ops(p) else set() for p in (b, c))
+    # one pass over each side's op names; none where the pair has none of a side's (``RunContext.has_ops``), but
+    # its step markers still count its steps (a GPU trace without cpu_op events read no step count beside 1)
+    own = [_op_names(p.ops) for p in (b, c)]
+    nb, nc = (names if ctx.has_ops(p) else set() for p, names in zip((b, c), own, strict=True))
     rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
     detail = f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"
     if rate is not None and rate < MATCH_RATE_THRESHOLD and how.startswith("matched / compared"):
@@ -1099,7 +1102,9 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
                        shown_b, shown_c, detail))
     # a side without shapes (every profiling-only load: its ops read "N/A") checks nothing: the heaviest-op
     # search and the shape texts are skipped, with the outcome they would give (no shape, nothing checked)
-    shaped = _has_shapes(b.ops) and _has_shapes(c.ops)
+    # and a side without ops for the pair has no operator to check (its annotations' shapes were checked: "1
+    # heaviest operators found on both sides" of a GPU trace without cpu_op events)
+    shaped = bool(nb and nc) and _has_shapes(b.ops) and _has_shapes(c.ops)
     checked, bad = _shape_mismatches(b.ops, c.ops, nb, nc) if shaped else (0, [])
     if bad:
         detail = "no common input shape for: " + ", ".join(bad)
@@ -1115,7 +1120,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
                   "recorded")
     rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, checked,
                        detail))
-    sb, sc = _step_count(nb, b), _step_count(nc, c)
+    sb, sc = _step_count(own[0], b), _step_count(own[1], c)
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
                        STEP_COUNT_DETAIL))
     (wb, lo_b, hi_b), (wc, lo_c, hi_c) = _world(b), _world(c)
