@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
+from ..model import LAUNCH_CATS, STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
 from ..textsafe import and_list, short_repr
 from ..units import MAX_RANK
 from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
@@ -931,7 +931,10 @@ def _settings_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> d
 
 
 def _gpu_vendor(p: Any) -> str | None:
-    """NVIDIA or AMD from Kineto deviceProperties names (None for NPU data or when unnamed)."""
+    """NVIDIA or AMD from Kineto deviceProperties names, else from the runtime calls' names (None for NPU data or
+    when neither tells). A trace without deviceProperties (PyTorch 1.8's, one a tool rewrote with the events
+    alone) read "unknown" beside its unedited self; its launch calls still name their API: CUDA's cuda* / cu*
+    (cudaLaunchKernel, cuLaunchKernel), HIP's hip* (ROCm's Kineto files both as cuda_runtime)."""
     if not p.is_gpu:
         return None
     names = " ".join(str(d.get("name", "")) for d in (p.device_properties or []) if isinstance(d, dict)).lower()
@@ -939,7 +942,13 @@ def _gpu_vendor(p: Any) -> str | None:
         return "NVIDIA"
     if "amd" in names or "instinct" in names or "radeon" in names:
         return "AMD"
-    return None
+    ops = p.ops
+    if not len(ops) or "cat" not in ops.columns:
+        return None
+    calls = pd.unique(col_of(ops, "name", object)[np.isin(col_of(ops, "cat", object), list(LAUNCH_CATS))])
+    apis = {"AMD" if n.startswith("hip") else "NVIDIA" if re.match(r"cu(da)?[A-Z]", n) else None
+            for n in calls.tolist() if isinstance(n, str)} - {None}
+    return apis.pop() if len(apis) == 1 else None
 
 
 def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
