@@ -1,17 +1,150 @@
-"""The GPU vendor of a Kineto trace without deviceProperties (the rest of this file: the same trace as other
-versions and tools write it)."""
+"""One Kineto trace written as different PyTorch / Kineto versions write it, or as tools rewrite it: the category
+spellings (PyTorch 1.8's Kernel / Operator / Runtime / Memset and ``async`` flows, the ``async_gpu`` /
+``async_cpu_to_gpu`` flows of later 1.x, any case), and the top-level keys (``displayTimeUnit`` "ns" or "ms" or
+none, ``baseTimeNanoseconds`` changed or absent, ``traceEvents`` first or last, no ``deviceProperties``).
+
+Each edited copy of the H100 timesformer excerpt (tests/data/kineto/README.md) must give every sheet cell and every
+validity check of its comparison against the unedited excerpt that the unedited excerpt gives against itself:
+Chrome's trace format keeps ``ts`` / ``dur`` in microseconds whatever ``displayTimeUnit`` says (hta's
+ns_resolution trace, displayTimeUnit "ns", writes ts 1712195495519689.0 and dur 63.813), and the other keys feed
+no figure. A category spelling the loader does not read is refused naming it, not as a trace whose kernels were
+lost."""
 
 from __future__ import annotations
 
-import gzip
 import json
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from msprof_compare.api import compare
 from msprof_compare.compare import checks
+from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import Options
+
+H100 = Path(__file__).parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+
+#: Kineto's cats -> PyTorch 1.8's (tb_plugin's resnet50 samples: Operator, Runtime, Kernel, Memcpy, Memset, async).
+LEGACY_18 = {"cpu_op": "Operator", "cuda_runtime": "Runtime", "kernel": "Kernel", "gpu_memset": "Memset",
+             "ac2g": "async"}
+SPELLINGS = {
+    "legacy_18": LEGACY_18,
+    "flows_async_gpu": {"ac2g": "async_gpu"},  # hta's trace_file_list/inference_rank_1 (legacy cats)
+    "flows_async_cpu_to_gpu": {"ac2g": "async_cpu_to_gpu"},
+    "upper_case": {"cpu_op": "CPU_OP", "cuda_runtime": "CUDA_Runtime", "kernel": "KERNEL", "gpu_memset": "GPU_MEMSET",
+                   "ac2g": "AC2G", "cpu_instant_event": "CPU_Instant_Event"},
+}
+
+
+def _doc() -> dict:
+    return json.loads(H100.read_text())
+
+
+def _respelled(doc: dict, names: dict[str, str]) -> dict:
+    return dict(doc, traceEvents=[dict(e, cat=names[e["cat"]]) if e.get("cat") in names else e
+                                  for e in doc["traceEvents"]])
+
+
+def _headers(doc: dict) -> dict[str, dict]:
+    without = lambda *keys: {k: v for k, v in doc.items() if k not in keys}  # noqa: E731
+    events_first = {"traceEvents": doc["traceEvents"], **without("traceEvents")}
+    return {
+        "unit_ns": dict(doc, displayTimeUnit="ns"),
+        "unit_ms": dict(doc, displayTimeUnit="ms"),
+        "no_unit": without("displayTimeUnit"),
+        "base_time_moved": dict(doc, baseTimeNanoseconds=10**18),
+        "no_base_time": without("baseTimeNanoseconds"),
+        "events_first": events_first,
+        "events_last": {**without("traceEvents"), "traceEvents": doc["traceEvents"]},
+        "no_device_properties": without("deviceProperties"),
+        "events_alone": {"traceEvents": doc["traceEvents"]},
+    }
+
+
+def _cells(res, path: str) -> dict[str, list]:
+    """Every sheet's cells and the validity checks, the compared file's path written as "P"."""
+    out = {}
+    for name in res.sheet_names:
+        frame = res.sheet(name).astype(object)
+        out[name] = [[("P" if isinstance(v, str) and path in v else v) for v in row]
+                     for row in frame.where(pd.notna(frame), None).to_numpy().tolist()]
+    g = res.guards.astype(object)
+    out["guards"] = g.where(pd.notna(g), None).to_numpy().tolist()
+    return out
+
+
+@pytest.fixture(scope="module")
+def unedited() -> dict[str, list]:
+    return _cells(compare(str(H100), str(H100)), str(H100))
+
+
+def test_the_excerpt_holds_what_the_variants_edit():
+    """The edits reach something: the excerpt holds each category respelled and each top-level key changed."""
+    doc = _doc()
+    cats = {e.get("cat") for e in doc["traceEvents"]}
+    assert {c for names in SPELLINGS.values() for c in names} <= cats
+    assert (doc["displayTimeUnit"], next(iter(doc))) == ("ms", "metadata")  # traceEvents is not first
+    assert doc["baseTimeNanoseconds"] == 1751410836000000000 and doc["deviceProperties"][0]["name"].startswith(
+        "NVIDIA H100")
+
+
+@pytest.mark.parametrize("variant", sorted(SPELLINGS) + sorted(_headers(_doc())))
+def test_a_respelled_or_rewritten_trace_gives_the_unedited_figures(variant, unedited, tmp_path):
+    doc = _doc()
+    edited = _respelled(doc, SPELLINGS[variant]) if variant in SPELLINGS else _headers(doc)[variant]
+    path = tmp_path / f"{variant}.pt.trace.json"
+    path.write_text(json.dumps(edited))
+    got = _cells(compare(str(H100), str(path)), str(path))
+    assert got.keys() == unedited.keys()
+    for name, rows in unedited.items():
+        assert got[name] == [[("P" if isinstance(v, str) and str(H100) in v else v) for v in row] for row in rows], name
+
+
+def test_legacy_spellings_load_the_same_tables(tmp_path):
+    """PyTorch 1.8's spellings read as Kineto's: the same ops (cat lower-cased), kernels (cat normalised, the one
+    written kept as task_type) and flows; 62 Kernel and 13 Memset, 73 Operator and 20 Runtime events, 95 async flow
+    events by the raw JSON."""
+    legacy = _respelled(_doc(), LEGACY_18)
+    count = lambda *cats: sum(e.get("cat") in cats for e in legacy["traceEvents"])  # noqa: E731
+    assert (count("Kernel"), count("Memset"), count("Operator"), count("Runtime"), count("async")) == (
+        62, 13, 73, 20, 95)
+    path = tmp_path / "legacy.pt.trace.json"
+    path.write_text(json.dumps(legacy))
+    new, old = load_profile(str(H100), Options()), load_profile(str(path), Options())
+    assert len(old.kernels) == 75 and len(old.ops) == 93
+    assert old.kernels.drop(columns="task_type").equals(new.kernels.drop(columns="task_type"))
+    assert set(old.kernels["task_type"]) == {"Kernel", "Memset"}
+    assert old.ops.drop(columns="cat").equals(new.ops.drop(columns="cat"))
+    assert set(old.ops["cat"]) == {"operator", "runtime"}
+    assert old.flows.drop(columns="cat").equals(new.flows.drop(columns="cat")) and set(old.flows["cat"]) == {"async"}
+
+
+def test_kernels_under_an_unread_category_are_named_in_the_refusal(tmp_path):
+    """A trace whose kernels and memsets are written under categories no reader knows (``gpu_kernel``,
+    ``gpu_memset_v2``) was refused as one whose "kernel events were lost or cut from the file; record it again":
+    the refusal names those categories and their complete events (62 and 13, counted in the raw JSON), and the ones
+    it reads."""
+    doc = _doc()
+    raw = {c: sum(e.get("cat") == c and e.get("ph") == "X" for e in doc["traceEvents"]) for c in ("kernel",
+                                                                                                  "gpu_memset")}
+    assert raw == {"kernel": 62, "gpu_memset": 13}
+    path = tmp_path / "renamed.pt.trace.json"
+    path.write_text(json.dumps(_respelled(doc, {"kernel": "gpu_kernel", "gpu_memset": "gpu_memset_v2"})))
+    with pytest.raises(ProfileError) as err:
+        compare(str(H100), str(path))
+    assert (err.value.path, err.value.message) == (str(path), "no GPU kernel, memcpy or memset events in the trace")
+    assert err.value.hint == ("it holds complete events of categories that are not read: 'gpu_kernel' (62), "
+                              "'gpu_memset_v2' (13); GPU work is read from the categories kernel, gpu_memcpy and "
+                              "gpu_memset (PyTorch 1.8: Kernel, Memcpy, Memset) alone, so a trace that names its "
+                              "kernels otherwise is not supported")
+    # Kineto's own categories of no GPU work are no such category: the launch calls' hint stands
+    path.write_text(json.dumps(_respelled(doc, {"kernel": "cuda_sync", "gpu_memset": "overhead"})))
+    with pytest.raises(ProfileError) as err:
+        compare(str(H100), str(path))
+    assert err.value.hint.startswith("it holds 10 kernel launch call(s): the CUDA activity was recorded")
 
 
 @pytest.mark.parametrize(("sample", "vendor", "call"), [
@@ -23,6 +156,8 @@ from msprof_compare.options import Options
 def test_gpu_vendor_without_device_properties_comes_from_the_launch_calls(samples, sample, vendor, call):
     """Without deviceProperties the GPU vendor check read "unknown" beside the unedited trace; the runtime calls
     name their API (ROCm's Kineto files HIP's hip* calls as cuda_runtime too)."""
+    import gzip
+
     path = samples / sample
     events = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
     runtime = {e["name"] for e in events if str(e.get("cat", "")).lower() in ("cuda_runtime", "runtime")}

@@ -154,12 +154,23 @@ def missing_kernels_hint(profile: Profile) -> str:
     the trace shows it was off: launch calls (cudaLaunchKernel, hipModuleLaunchKernel, cudaGraphLaunch) or
     memcpy / memset events are recorded only with it on, and then the kernel records were lost or cut out. An
     Ascend timeline put inside a JSON object (``{"traceEvents": [...]}``, as trace viewers save one) reads as a GPU
-    trace, where CUDA advice misleads: its device processes are named instead."""
+    trace, where CUDA advice misleads: its device processes are named instead. A trace whose complete events are
+    of categories the loader does not read (``kineto._unread_cats``: kernels written under another name) is told
+    so, not that its kernels were lost."""
     lanes = npu_lanes(profile)
     if lanes:
         return (f"it is an Ascend NPU timeline inside a JSON object (process{'es' if len(lanes) > 1 else ''} "
                 f"{', '.join(map(repr, lanes))}), which is read as a GPU trace: pass the event list as the profiler "
                 "wrote it: the profiling directory, its trace_view.json, or a CANN msprof_*.json")
+    unread = profile.extra.get("unread_cats") or {}
+    if unread:
+        from ..textsafe import term_safe
+
+        named = ", ".join(f"'{term_safe(c)}' ({n:,})" for c, n in list(unread.items())[:5]) + (
+            ", ..." if len(unread) > 5 else "")
+        return (f"it holds complete events of categories that are not read: {named}; GPU work is read from the "
+                "categories kernel, gpu_memcpy and gpu_memset (PyTorch 1.8: Kernel, Memcpy, Memset) alone, so a "
+                "trace that names its kernels otherwise is not supported")
     ops = profile.ops
     launches = int((ops["cat"].str.lower().isin(LAUNCH_CATS) & ops["name"].str.contains("Launch", regex=False)).sum()
                    if len(ops) else 0)

@@ -392,6 +392,7 @@ def _load_kernels(prof: Profile, ev: _Events, opts: Options, corr: bool = False)
         prof.extra["range_profiler"] = any(c.lower() == RANGE_PROFILER_CAT for c in ev.first)
         # an MTIA accelerator's device activity (mtia_ccp_events, mtia_runtime, ...), which is not read
         prof.extra["mtia"] = sorted(c for c in ev.first if c.lower().startswith("mtia_"))
+        prof.extra["unread_cats"] = _unread_cats(ev)
         return
     ev.kernel_events = sub
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx, "kernels")
@@ -425,6 +426,29 @@ def _load_kernels(prof: Profile, ev: _Events, opts: Options, corr: bool = False)
     if any(c is not None for c in colls):
         cols["collective"] = _collective_texts(colls)
     prof.kernels = frame("kernels", cols)
+
+
+#: Lower-cased cats of Kineto's complete events that hold no GPU work the loader could read (its ActivityType
+#: names, the legacy "Python"), beside those it reads: ``_unread_cats`` leaves them out.
+KNOWN_OTHER_CATS = frozenset({"python_function", "python", "gpu_user_annotation", "cpu_instant_event", "trace",
+                              "overhead", "cuda_sync", "external_correlation", "glow_runtime", "collective_comm",
+                              RANGE_PROFILER_CAT})
+
+
+def _unread_cats(ev: _Events) -> dict[str, int]:
+    """{cat: complete events} of the categories the loader neither reads nor knows as Kineto's own
+    (``KNOWN_OTHER_CATS``), for the refusal of a trace without kernels: one whose kernels were written under
+    another name (``gpu_kernel``) was told its "kernel events were lost or cut from the file". Made only there: a
+    trace with kernels pays nothing."""
+    known = frozenset(KERNEL_CATS) | OP_CATS | KNOWN_OTHER_CATS
+    other = frozenset(c.lower() for c in ev.first if c and c.lower() not in known and not c.lower().startswith("mtia_"))
+    if not other:
+        return {}
+    idx, _ = ev.where(other, ("X",))
+    if not len(idx):
+        return {}
+    cats, counts = np.unique(ev.cat_of(idx).astype(str), return_counts=True)
+    return dict(zip(cats.tolist(), counts.tolist(), strict=True))
 
 
 def _collective_texts(values: list) -> np.ndarray:
