@@ -2168,6 +2168,23 @@ def test_gpu_trace_of_annotations_and_runtime_calls_has_no_op_against_framework_
         assert shapes["Detail"] == f"no operators on the {bare} side: nothing to check"
         steps = g.loc["step count"]  # ProfilerStep#50 on both sides: the op-less side's marker still counts
         assert steps["Status"] == "ok" and steps["Base"] == steps["Comparison"] == 1
+        # no aten op files the op-less side's kernels under Conv / Matmul: the waterfall moves all of their time
+        # (Conv 0.566 + 0.977 ms, Matmul 0.687 ms on the side with ops) to Cube (other) and Vector, which a note says
+        wf = res.frames["waterfall"].set_index("Step")
+        ns = {side: wf[f"{side.capitalize()}(ns)"].fillna(0).astype(int).to_dict() for side in ("base", "comparison")}
+        framework_side = other.lower()
+        moved = ["Conv (Forward)", "Conv (Backward)", "Matmul"]
+        assert [ns[bare][k] for k in moved] == [0, 0, 0]
+        assert [ns[framework_side][k] for k in moved] == [566_210, 976_800, 687_135]  # the note's 1.543 and 0.687
+        gained = sum(ns[bare][k] - ns[framework_side][k] for k in ("Cube (other)", "Vector"))
+        assert gained == 566_210 + 976_800 + 687_135
+        note = g.loc["categories without framework ops"]
+        assert (note["Status"], note[bare.capitalize()], note[other]) == ("note", "no framework op", "framework ops")
+        assert note["Detail"] == (
+            f"the {bare} side recorded no framework op (a GPU trace without cpu_op events has none), so no op files "
+            "its kernels under Flash Attention, Conv or Matmul: its GEMMs and convolutions count in Cube (other) and "
+            f"their other kernels in Vector, where the {framework_side} side files them under the op that launched "
+            f"them ({framework_side}: Conv 1.543 ms and Matmul 0.687 ms): compare Computing Time, not those rows")
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(cut), str(cut))

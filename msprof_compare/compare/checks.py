@@ -310,7 +310,7 @@ MODULE_SHARE = 0.5
 #: to read the figures, not part of the "may not be the same workload" block.
 NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
                KINDS_CHECK: "A GPU profile and an NPU profile count some work in different categories",
-               OPLESS_CHECK: "An NPU export without framework ops counts some work in other categories",
+               OPLESS_CHECK: "A profile without framework ops counts some work in other categories",
                EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
                IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time",
@@ -840,6 +840,42 @@ def _opless_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]
     return _guard(OPLESS_CHECK, False, *cells, parts[0])
 
 
+#: The GPU categories a kernel reaches through the framework op that launched it (classify.cube_ops), by label.
+_GPU_OP_ROWS = (("Flash Attention", tuple(b for b in BUCKETS if b.startswith("fa_"))),
+                ("Conv", tuple(b for b in BUCKETS if b.startswith("conv_"))),
+                ("Matmul", ("matmul_cube", "matmul_vector")))
+
+
+def _gpu_opless_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]) -> dict[str, Any] | None:
+    """Two GPU traces, one without framework ops (runtime calls alone, with or without annotations: cut, or
+    filtered of its cpu_op events) against one with them: a kernel reaches Flash Attention, Conv or Matmul through
+    the aten op that launched it, so the op-less side files its GEMMs and convolutions in Cube (other) and their
+    other kernels in Vector. The H200 AlexNet trace without its cpu_op events against the unedited one read Conv
+    (Forward) 0.566 -> 0, Conv (Backward) 0.977 -> 0, Matmul 0.687 -> 0 and Cube (other) 0 -> 1.761 ms in the
+    waterfall, Cube (other) the top contributor, with no word of why. None where both or neither side has
+    framework ops or a side has no E2E time; "ok" where the other side's rows hold no time."""
+    if any(bd.e2e_ns <= 0 for bd in bds):
+        return None
+    framework = [p.has_framework_ops for p in sides]
+    if sum(framework) != 1:
+        return None
+    bare = framework.index(False)
+    other = 1 - bare
+    held = [(label, sum(bds[other].b(k).ns for k in keys)) for label, keys in _GPU_OP_ROWS]
+    held = [(label, ns) for label, ns in held if ns > 0]
+    cells = ["no framework op" if i == bare else "framework ops" for i in range(2)]
+    if not held:
+        return _guard(OPLESS_CHECK, True, *cells,
+                      f"the {_SIDES[other]} side's Flash Attention, Conv and Matmul rows hold no time, so the "
+                      f"{_SIDES[bare]} side, which has no framework op to file its kernels under them, misses none")
+    figures = and_list([f"{label} {_ms(ns)} ms" for label, ns in held])
+    return _guard(OPLESS_CHECK, False, *cells,
+                  f"the {_SIDES[bare]} side recorded no framework op ({no_ops_reason(sides[bare])}), so no op files "
+                  "its kernels under Flash Attention, Conv or Matmul: its GEMMs and convolutions count in Cube (other) "
+                  f"and their other kernels in Vector, where the {_SIDES[other]} side files them under the op that "
+                  f"launched them ({_SIDES[other]}: {figures}): compare Computing Time, not those rows")
+
+
 def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
                sides: tuple[Profile, Profile] | None = None) -> dict[str, Any] | None:
     """A GPU trace against an NPU export: the breakdowns file some of the same work apart, which OverallMetrics
@@ -1157,6 +1193,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
                 _step_row(ctx) if bds is not None else None]  # the steps' row only where a time breakdown was made
     if b.is_gpu and c.is_gpu:
         optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
+        if bds is not None:  # a trace of runtime calls against one with framework ops: Conv / Matmul moved
+            optional.append(_gpu_opless_row(bds, (b, c)))
     elif b.is_gpu != c.is_gpu and bds is not None:  # categories: a time breakdown's rows
         optional.append(_kinds_row(bds, breakdown_keywords(ctx), (b, c)))
     elif b.is_npu and c.is_npu and bds is not None:  # MindSpore against torch_npu: the ops' Vector kernels
