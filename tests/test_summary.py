@@ -2198,3 +2198,28 @@ def test_gpu_trace_of_annotations_and_runtime_calls_has_no_op_against_framework_
         mine = [e["dur"] for e in annotations if e["name"] == name]
         assert calls.loc[name, "Calls"] == calls.loc[name, "Calls.1"] == len(mine)
         assert calls.loc[name, "Total Duration(ms)"] == pytest.approx(sum(mine) / 1000, abs=5.01e-3)
+
+
+def test_gpu_vs_npu_categories_note_says_a_gpu_side_without_framework_ops_files_gemms_in_cube_other(
+        samples, caplog, tmp_path):
+    """The H200 AlexNet trace without its cpu_op events against the level-1 torch_npu export of the same training
+    loop: the GPU side's Conv and Matmul rows read 0 (no aten op files its kernels there) where the NPU side's hold
+    Conv 3.083 ms and Matmul 1.066 ms. The "GPU vs NPU categories" note says so, with the NPU figures the original
+    writes for that export (reference-outputs pair 4, OverallMetrics: Conv (Forward) 1.11644 + Conv (Backward)
+    1.966314 ms, Matmul 1.066139 ms)."""
+    with gzip.open(DATA / "kineto" / H200_ALEXNET, "rt") as f:
+        data = json.load(f)
+    data["traceEvents"] = [e for e in data["traceEvents"] if e.get("cat") != "cpu_op"]
+    cut = tmp_path / "annotated.pt.trace.json"
+    cut.write_text(json.dumps(data))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(cut), str(samples / L1_TEXT))
+    detail = res.guards.set_index("Check").loc["GPU vs NPU categories", "Detail"]
+    conv, matmul = 1.11644 + 1.966314, 1.066139
+    assert ("; the base side recorded no framework op (a GPU trace without cpu_op events has none), so no op files "
+            "its kernels under Flash Attention, Conv or Matmul: its GEMMs and convolutions count in Cube (other) and "
+            "their other kernels in Vector, where the comparison side files them under the op that launched them "
+            f"(comparison: Conv {conv:.3f} ms and Matmul {matmul:.3f} ms): compare Computing Time, not those rows; "
+            "the Cube / Vector split goes by") in detail
+    wf = res.frames["waterfall"].set_index("Step")
+    assert wf.loc["Matmul", "Base(ns)"] == 0 and wf.loc["Matmul", "Comparison(ns)"] == round(matmul * 1e6)

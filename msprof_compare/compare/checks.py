@@ -846,34 +846,49 @@ _GPU_OP_ROWS = (("Flash Attention", tuple(b for b in BUCKETS if b.startswith("fa
                 ("Matmul", ("matmul_cube", "matmul_vector")))
 
 
+def _gpu_opless_part(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile] | None) -> list[str]:
+    """Where one GPU side has no framework op (runtime calls alone, with or without annotations: cut, or filtered
+    of its cpu_op events) and the other has them (a GPU trace, an NPU export with ops) and time in Flash Attention,
+    Conv or Matmul: a GPU kernel reaches those rows through the aten op that launched it (``classify.cube_ops``),
+    so the op-less side files its GEMMs and convolutions in Cube (other) and their other kernels in Vector. The
+    H200 AlexNet trace without its cpu_op events against the unedited one read Conv (Forward) 0.566 -> 0, Conv
+    (Backward) 0.977 -> 0, Matmul 0.687 -> 0 and Cube (other) 0 -> 1.761 ms in the waterfall, Cube (other) the top
+    contributor, with no word of why. [] otherwise."""
+    if sides is None:
+        return []
+    framework = [p.has_framework_ops for p in sides]
+    if sum(framework) != 1 or not sides[framework.index(False)].is_gpu:
+        return []
+    bare = framework.index(False)
+    other = 1 - bare
+    held = [(label, sum(bds[other].b(k).ns for k in keys)) for label, keys in _GPU_OP_ROWS]
+    held = [(label, ns) for label, ns in held if ns > 0]
+    if not held:
+        return []
+    figures = and_list([f"{label} {_ms(ns)} ms" for label, ns in held])
+    return [f"the {_SIDES[bare]} side recorded no framework op ({no_ops_reason(sides[bare])}), so no op files its "
+            "kernels under Flash Attention, Conv or Matmul: its GEMMs and convolutions count in Cube (other) and "
+            f"their other kernels in Vector, where the {_SIDES[other]} side files them under the op that launched "
+            f"them ({_SIDES[other]}: {figures}): compare Computing Time, not those rows"]
+
+
 def _gpu_opless_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]) -> dict[str, Any] | None:
-    """Two GPU traces, one without framework ops (runtime calls alone, with or without annotations: cut, or
-    filtered of its cpu_op events) against one with them: a kernel reaches Flash Attention, Conv or Matmul through
-    the aten op that launched it, so the op-less side files its GEMMs and convolutions in Cube (other) and their
-    other kernels in Vector. The H200 AlexNet trace without its cpu_op events against the unedited one read Conv
-    (Forward) 0.566 -> 0, Conv (Backward) 0.977 -> 0, Matmul 0.687 -> 0 and Cube (other) 0 -> 1.761 ms in the
-    waterfall, Cube (other) the top contributor, with no word of why. None where both or neither side has
-    framework ops or a side has no E2E time; "ok" where the other side's rows hold no time."""
+    """Two GPU traces, one without framework ops: ``_gpu_opless_part`` as a note; "ok" where the other side's
+    Flash Attention, Conv and Matmul rows hold no time; None where both or neither side has framework ops or a
+    side has no E2E time."""
     if any(bd.e2e_ns <= 0 for bd in bds):
         return None
     framework = [p.has_framework_ops for p in sides]
     if sum(framework) != 1:
         return None
     bare = framework.index(False)
-    other = 1 - bare
-    held = [(label, sum(bds[other].b(k).ns for k in keys)) for label, keys in _GPU_OP_ROWS]
-    held = [(label, ns) for label, ns in held if ns > 0]
     cells = ["no framework op" if i == bare else "framework ops" for i in range(2)]
-    if not held:
+    parts = _gpu_opless_part(bds, sides)
+    if not parts:
         return _guard(OPLESS_CHECK, True, *cells,
-                      f"the {_SIDES[other]} side's Flash Attention, Conv and Matmul rows hold no time, so the "
+                      f"the {_SIDES[1 - bare]} side's Flash Attention, Conv and Matmul rows hold no time, so the "
                       f"{_SIDES[bare]} side, which has no framework op to file its kernels under them, misses none")
-    figures = and_list([f"{label} {_ms(ns)} ms" for label, ns in held])
-    return _guard(OPLESS_CHECK, False, *cells,
-                  f"the {_SIDES[bare]} side recorded no framework op ({no_ops_reason(sides[bare])}), so no op files "
-                  "its kernels under Flash Attention, Conv or Matmul: its GEMMs and convolutions count in Cube (other) "
-                  f"and their other kernels in Vector, where the {_SIDES[other]} side files them under the op that "
-                  f"launched them ({_SIDES[other]}: {figures}): compare Computing Time, not those rows")
+    return _guard(OPLESS_CHECK, False, *cells, parts[0])
 
 
 def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
@@ -884,7 +899,8 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
     H200 AlexNet's NPU run: 0 -> 0.477 ms); an NPU's TensorMove copies are SDMA (Tensor Move) in Computing Time, a
     GPU's memory copies SDMA in Free Time (0.574 ms of computing beside 0.488 ms of free time, one waterfall step
     up and one down); an NPU side without framework ops files the ops' Vector kernels in Vector
-    (``_opless_part``). A note where any part holds time; the Cube / Vector rule is said in both cases. None where
+    (``_opless_part``), a GPU side without them its GEMMs and convolutions in Cube (other) (``_gpu_opless_part``).
+    A note where any part holds time; the Cube / Vector rule is said in both cases. None where
     a side has no time breakdown (no E2E time)."""
     def held(ns: int, bd: Breakdown) -> bool:  # noise apart: 0.002 ms of SDMA beside a 3.9 ms E2E fired the note
         return ns > 0 and ns >= KINDS_SHARE * bd.e2e_ns
@@ -913,7 +929,7 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
                      "compute stream (a GPU's memory copies) SDMA in Free Time "
                      f"({'; '.join(copies)}): compare SDMA Time, which adds both, and read Computing Time and "
                      "Free Time with this in mind")
-    parts += _opless_part(bds, sides)
+    parts += _opless_part(bds, sides) + _gpu_opless_part(bds, sides)
     cube = "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU"
     if not parts:
         return _guard(KINDS_CHECK, True, bds[0].kind, bds[1].kind,
