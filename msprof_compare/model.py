@@ -533,19 +533,29 @@ class Profile:
             return self.has_ops
         told = self.extra.get("framework_ops")
         if told is None:  # a Profile made without the Kineto loader (a test's); no cat column: no runtime call
-            told = "cat" not in self.ops.columns or gpu_framework_ops(col_of(self.ops, "cat", object))
+            told = "cat" not in self.ops.columns or gpu_framework_ops(col_of(self.ops, "cat", object),
+                                                                       col_of(self.ops, "name", object))
         return bool(told)
 
 
-def gpu_framework_ops(cat: np.ndarray, coded: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
-    """Whether a Kineto trace's ops (their lower-cased cats) hold a framework op: one of
-    ``FRAMEWORK_OP_CATS``. ProfilerStep# markers and record_function ranges (user_annotation) are none: against a
-    side with framework ops, a trace of runtime calls under such ranges paired ``cudaLaunchKernel`` rows with
-    ``aten::`` ones (the H200 AlexNet trace without its cpu_op events: operator match rate 50.9 %, cudaLaunchKernel
-    a top contributor). ``coded``: ``cat`` as (a code per op, the distinct cats the codes index), as the loader
-    numbers them: no pass over the text column (its ``pd.unique`` took 16.8 ms at 346,884 ops)."""
+def gpu_framework_ops(cat: np.ndarray, name: np.ndarray, coded: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
+    """Whether a Kineto trace's ops (their lower-cased cats and names) hold a framework op: one of
+    ``FRAMEWORK_OP_CATS`` other than a ProfilerStep# marker. Markers and record_function ranges (user_annotation)
+    are none: against a side with framework ops, a trace of runtime calls under such ranges paired
+    ``cudaLaunchKernel`` rows with ``aten::`` ones (the H200 AlexNet trace without its cpu_op events: operator match
+    rate 50.9 %, cudaLaunchKernel a top contributor). PyTorch 1.8 writes its markers as cat Operator (the
+    tb_plugin resnet50 samples), so an Operator is a framework op only where some Operator is no marker: the names
+    are read until the first such (most often the first one). ``coded``: ``cat`` as (a code per op, the distinct
+    cats the codes index), as the loader numbers them: no pass over the text column (its ``pd.unique`` took
+    16.8 ms at 346,884 ops)."""
     distinct = set(pd.unique(cat).tolist() if coded is None else coded[1].tolist())
-    return bool(distinct & FRAMEWORK_OP_CATS)
+    framework = distinct & FRAMEWORK_OP_CATS
+    if framework - {"operator"}:
+        return True
+    if not framework:
+        return False
+    rows = cat == "operator" if coded is None else np.isin(coded[0], np.flatnonzero(coded[1] == "operator"))
+    return any(not (isinstance(n, str) and n.startswith(STEP_MARK)) for n in name[rows].tolist())
 
 
 def pair_has_ops(base: Profile, comparison: Profile) -> tuple[bool, bool]:

@@ -169,3 +169,25 @@ def test_gpu_vendor_without_device_properties_comes_from_the_launch_calls(sample
     prof.ops = prof.ops.assign(name=np.where(prof.ops["name"] == call, "hipMemcpyAsync" if vendor == "NVIDIA"
                                              else "cudaMemcpyAsync", prof.ops["name"]))
     assert checks._gpu_vendor(prof) is None
+
+
+def test_pytorch_18_step_markers_are_no_framework_op(samples, tmp_path):
+    """PyTorch 1.8 writes its ProfilerStep# markers as cat Operator (tb_plugin's resnet50 sample: 6 of its 23,646
+    Operator events), where later versions write user_annotation: the 1.8 trace cut to its Runtime calls and markers
+    has no framework op, as the same cut of a later trace has (test_summary's runtime-only test); one aten Operator
+    kept makes it have one. (Its kernels are left out too: whether a side has framework ops reads its ops alone.)"""
+    import gzip
+
+    path = samples / "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
+    doc = json.loads(gzip.decompress(path.read_bytes()))
+    ops = [e for e in doc["traceEvents"] if e.get("cat") == "Operator"]
+    markers = [e for e in ops if e["name"].startswith("ProfilerStep#")]
+    assert (len(ops), len(markers)) == (23646, 6)
+    aten = next(e for e in ops if e["name"].startswith("aten::"))
+    for kept, framework in (([], False), ([aten], True)):
+        cut = dict(doc, traceEvents=[e for e in doc["traceEvents"] if e.get("cat") == "Runtime"] + markers + kept)
+        trace = tmp_path / "cut.pt.trace.json"
+        trace.write_text(json.dumps(cut))
+        prof = load_profile(str(trace), Options())
+        assert prof.has_ops and prof.has_framework_ops is framework
+        assert set(prof.ops["cat"]) == {"runtime", "operator"}

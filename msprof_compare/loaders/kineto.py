@@ -485,7 +485,7 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False, c
             coll[records] = _collective_texts([args[i].collective for i in records])
             cols["collective"] = coll
     prof.ops = frame("ops", cols)
-    prof.extra["framework_ops"] = gpu_framework_ops(cols["cat"], (cat_code, op_cats))
+    prof.extra["framework_ops"] = gpu_framework_ops(cols["cat"], cols["name"], (cat_code, op_cats))
 
 
 def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
