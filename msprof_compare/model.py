@@ -558,6 +558,17 @@ def gpu_framework_ops(cat: np.ndarray, name: np.ndarray, coded: tuple[np.ndarray
     return any(not (isinstance(n, str) and n.startswith(STEP_MARK)) for n in name[rows].tolist())
 
 
+def unread_categories(profile: Profile) -> str:
+    """The categories of complete events a Kineto trace holds that its loader neither reads nor knows as Kineto's
+    own (``extra["unread_cats"]``: work written under another name, such as ``gpu_kernel`` or ``cpu_operator``),
+    as messages name them: "'gpu_kernel' (62), 'gpu_memset_v2' (13)"; "" where there is none."""
+    from .textsafe import term_safe
+
+    unread = profile.extra.get("unread_cats") or {}
+    named = [f"'{term_safe(c)}' ({n:,})" for c, n in list(unread.items())[:5]]
+    return ", ".join(named) + (", ..." if len(unread) > 5 else "")
+
+
 def pair_has_ops(base: Profile, comparison: Profile) -> tuple[bool, bool]:
     """Whether each side has ops to pair in this comparison. A GPU trace of runtime calls alone (no framework op:
     recorded without the CPU activity, or cut; user_annotation ranges around the calls are none) has none where

@@ -13,6 +13,7 @@ lost."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -122,11 +123,11 @@ def test_legacy_spellings_load_the_same_tables(tmp_path):
     assert old.flows.drop(columns="cat").equals(new.flows.drop(columns="cat")) and set(old.flows["cat"]) == {"async"}
 
 
-def test_kernels_under_an_unread_category_are_named_in_the_refusal(tmp_path):
+def test_kernels_under_an_unread_category_are_named_in_the_refusal(tmp_path, caplog):
     """A trace whose kernels and memsets are written under categories no reader knows (``gpu_kernel``,
     ``gpu_memset_v2``) was refused as one whose "kernel events were lost or cut from the file; record it again":
     the refusal names those categories and their complete events (62 and 13, counted in the raw JSON), and the ones
-    it reads."""
+    it reads. Ops so written (``cpu_operator``, 73) leave the side op-less, and the reason says which category."""
     doc = _doc()
     raw = {c: sum(e.get("cat") == c and e.get("ph") == "X" for e in doc["traceEvents"]) for c in ("kernel",
                                                                                                   "gpu_memset")}
@@ -140,6 +141,15 @@ def test_kernels_under_an_unread_category_are_named_in_the_refusal(tmp_path):
                               "'gpu_memset_v2' (13); GPU work is read from the categories kernel, gpu_memcpy and "
                               "gpu_memset (PyTorch 1.8: Kernel, Memcpy, Memset) alone, so a trace that names its "
                               "kernels otherwise is not supported")
+    # ops under an unread category: the side is op-less, and the one-sided warning's reason names the category
+    assert sum(e.get("cat") == "cpu_op" and e.get("ph") == "X" for e in doc["traceEvents"]) == 73
+    path.write_text(json.dumps(_respelled(doc, {"cpu_op": "cpu_operator"})))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(H100), str(path))
+    assert not {"OperatorCompare", "OperatorCompareStatistic", "ApiCompare"} & set(res.sheet_names)
+    assert ("only the other side has ops (a GPU trace without cpu_op events has none; it holds complete events of "
+            "categories that are not read: 'cpu_operator' (73)): the overall comparison applies") in caplog.text
     # Kineto's own categories of no GPU work are no such category: the launch calls' hint stands
     path.write_text(json.dumps(_respelled(doc, {"kernel": "cuda_sync", "gpu_memset": "overhead"})))
     with pytest.raises(ProfileError) as err:
@@ -191,3 +201,12 @@ def test_pytorch_18_step_markers_are_no_framework_op(samples, tmp_path):
         prof = load_profile(str(trace), Options())
         assert prof.has_ops and prof.has_framework_ops is framework
         assert set(prof.ops["cat"]) == {"runtime", "operator"}
+
+
+def test_no_category_of_a_real_trace_is_named_unread():
+    """Every category the bundled excerpts hold (PyTorch 1.8 to 2.11, CUDA and ROCm, vLLM graphs) is read or known
+    as Kineto's own: the unread-categories clause never names one of theirs."""
+    traces = sorted(p for p in H100.parent.iterdir() if ".json" in p.name)
+    assert len(traces) >= 8
+    for path in traces:
+        assert load_profile(str(path), Options()).extra["unread_cats"] == {}, path.name

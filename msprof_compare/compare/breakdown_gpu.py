@@ -27,7 +27,7 @@ import pandas as pd
 from .. import timeline as tl
 from ..columns import col_of
 from ..errors import ProfileError
-from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at
+from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at, unread_categories
 from ..options import Options
 from . import classify
 from .breakdown import Breakdown, last_of_keys, peak_reserved_gb
@@ -162,12 +162,8 @@ def missing_kernels_hint(profile: Profile) -> str:
         return (f"it is an Ascend NPU timeline inside a JSON object (process{'es' if len(lanes) > 1 else ''} "
                 f"{', '.join(map(repr, lanes))}), which is read as a GPU trace: pass the event list as the profiler "
                 "wrote it: the profiling directory, its trace_view.json, or a CANN msprof_*.json")
-    unread = profile.extra.get("unread_cats") or {}
-    if unread:
-        from ..textsafe import term_safe
-
-        named = ", ".join(f"'{term_safe(c)}' ({n:,})" for c, n in list(unread.items())[:5]) + (
-            ", ..." if len(unread) > 5 else "")
+    named = unread_categories(profile)
+    if named:
         return (f"it holds complete events of categories that are not read: {named}; GPU work is read from the "
                 "categories kernel, gpu_memcpy and gpu_memset (PyTorch 1.8: Kernel, Memcpy, Memset) alone, so a "
                 "trace that names its kernels otherwise is not supported")

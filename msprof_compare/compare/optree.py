@@ -43,6 +43,7 @@ from ..model import (
     knows_backward_thread,
     ranges,
     starts_read,
+    unread_categories,
 )
 from ..textsafe import and_list, term_safe
 from . import classify
@@ -172,8 +173,10 @@ def no_ops_reason(p: Profile) -> str:
     that is one (recorded without the CPU activity, or cut); MindSpore exports, msmonitor captures and CANN
     timelines record none. The warning said "(MindSpore exports have none)" of a Kineto trace with kernels alone."""
     if p.is_gpu:
+        unread = unread_categories(p)
         return ("a GPU trace without cpu_op events has none" if p.has_ops else
-                "a GPU trace without cpu_op or runtime events has none")
+                "a GPU trace without cpu_op or runtime events has none") + (
+            f"; it holds complete events of categories that are not read: {unread}" if unread else "")
     given = os.path.basename(os.path.normpath(p.path))
     read = os.path.basename(p.files.get("trace_view.json") or p.files.get("db") or "")
     if given.endswith("_ascend_pt") or read.startswith("ascend_pytorch_profiler") or (

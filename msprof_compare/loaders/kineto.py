@@ -344,6 +344,7 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
         _link_collectives_by_correlation(prof, ev)
     _load_memory(prof, ev)
     _load_meta(prof, ev)
+    prof.extra["unread_cats"] = _unread_cats(ev)
     if opts.enable_operator_compare:
         _load_python(prof, ev)
     if ev.ts_read is not None:  # RawTsEvents: the ts no loader parsed are checked still
@@ -392,7 +393,6 @@ def _load_kernels(prof: Profile, ev: _Events, opts: Options, corr: bool = False)
         prof.extra["range_profiler"] = any(c.lower() == RANGE_PROFILER_CAT for c in ev.first)
         # an MTIA accelerator's device activity (mtia_ccp_events, mtia_runtime, ...), which is not read
         prof.extra["mtia"] = sorted(c for c in ev.first if c.lower().startswith("mtia_"))
-        prof.extra["unread_cats"] = _unread_cats(ev)
         return
     ev.kernel_events = sub
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx, "kernels")
@@ -428,19 +428,21 @@ def _load_kernels(prof: Profile, ev: _Events, opts: Options, corr: bool = False)
     prof.kernels = frame("kernels", cols)
 
 
-#: Lower-cased cats of Kineto's complete events that hold no GPU work the loader could read (its ActivityType
-#: names, the legacy "Python"), beside those it reads: ``_unread_cats`` leaves them out.
+#: Lower-cased cats of Kineto's events that hold no GPU work the loader could read (its ActivityType names,
+#: tb_plugin's legacy "Python" and "Memory"), beside those it reads: ``_unread_cats`` leaves them out.
 KNOWN_OTHER_CATS = frozenset({"python_function", "python", "gpu_user_annotation", "cpu_instant_event", "trace",
-                              "overhead", "cuda_sync", "external_correlation", "glow_runtime", "collective_comm",
-                              RANGE_PROFILER_CAT})
+                              "memory", "overhead", "cuda_sync", "external_correlation", "glow_runtime",
+                              "collective_comm", RANGE_PROFILER_CAT})
 
 
 def _unread_cats(ev: _Events) -> dict[str, int]:
     """{cat: complete events} of the categories the loader neither reads nor knows as Kineto's own
-    (``KNOWN_OTHER_CATS``), for the refusal of a trace without kernels: one whose kernels were written under
-    another name (``gpu_kernel``) was told its "kernel events were lost or cut from the file". Made only there: a
-    trace with kernels pays nothing."""
-    known = frozenset(KERNEL_CATS) | OP_CATS | KNOWN_OTHER_CATS
+    (``KNOWN_OTHER_CATS``), which the refusal of a trace without kernels and the reason of a side without ops name
+    (``model.unread_categories``): a trace whose kernels were written under another name (``gpu_kernel``) was told
+    its "kernel events were lost or cut from the file", one whose ops were (``cpu_operator``) that it was "a GPU
+    trace without cpu_op events". A trace of known categories alone (every sample) pays a look at its distinct
+    categories."""
+    known = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | KNOWN_OTHER_CATS  # flows: no complete event to count
     other = frozenset(c.lower() for c in ev.first if c and c.lower() not in known and not c.lower().startswith("mtia_"))
     if not other:
         return {}
