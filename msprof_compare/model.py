@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .columns import col_of
+from .textsafe import term_safe
 
 I64 = "int64"
 F64 = "float64"
@@ -562,8 +563,6 @@ def unread_categories(profile: Profile) -> str:
     """The categories of complete events a Kineto trace holds that its loader neither reads nor knows as Kineto's
     own (``extra["unread_cats"]``: work written under another name, such as ``gpu_kernel`` or ``cpu_operator``),
     as messages name them: "'gpu_kernel' (62), 'gpu_memset_v2' (13)"; "" where there is none."""
-    from .textsafe import term_safe
-
     unread = profile.extra.get("unread_cats") or {}
     named = [f"'{term_safe(c)}' ({n:,})" for c, n in list(unread.items())[:5]]
     return ", ".join(named) + (", ..." if len(unread) > 5 else "")
@@ -572,11 +571,11 @@ def unread_categories(profile: Profile) -> str:
 def pair_has_ops(base: Profile, comparison: Profile) -> tuple[bool, bool]:
     """Whether each side has ops to pair in this comparison. A GPU trace of runtime calls alone (no framework op:
     recorded without the CPU activity, or cut; user_annotation ranges around the calls are none) has none where
-    the other side has framework ops: its
-    cudaLaunchKernel rows would pair against real ops, every one unmatched (hta's PARAM AlexNet cut so against
-    the level-1 torch_npu export: 0 of 329 and 0 of 115), so it gets the one-sided warning instead. Against
-    another such trace, or a side without ops, its runtime calls stay ops, as in the original (reference-1 §4.1
-    counts cuda_runtime calls as ops): two such traces' only per-launch comparison is their operator sheets."""
+    the other side has framework ops: its cudaLaunchKernel rows would pair against real ops, every one unmatched
+    (hta's PARAM AlexNet cut so against the level-1 torch_npu export: 0 of 329 and 0 of 115), so it gets the
+    one-sided warning instead. Against another such trace, or a side without ops, its runtime calls stay ops, as
+    in the original (reference-1 §4.1 counts cuda_runtime calls as ops): two such traces' only per-launch
+    comparison is their operator sheets."""
     fb, fc = base.has_framework_ops, comparison.has_framework_ops
     return base.has_ops and (fb or not fc), comparison.has_ops and (fc or not fb)
 
