@@ -163,7 +163,7 @@ def test_positions_in_runs_matches_a_loop_on_real_keys(query: str) -> None:
 
 
 @given(st.lists(st.tuples(st.sampled_from(["cpu_op", "cuda_runtime", "user_annotation", "User_Annotation",
-                                           "cuda_driver", "Runtime"]),
+                                           "cuda_driver", "Runtime", "Operator", "operator"]),
                           st.sampled_from(["ProfilerStep#3", "ProfilerStep#4", "aten::mm", "nccl:all_reduce"])),
                 max_size=25))
 def test_gpu_framework_ops_from_category_codes_as_from_the_column(ops: list) -> None:
@@ -180,6 +180,7 @@ def test_gpu_framework_ops_from_category_codes_as_from_the_column(ops: list) -> 
     assert cat.tolist() == [c.lower() for c, _ in ops]  # each event's own cat, lower-cased
     assert ev.cat_of(idx).tolist() == [c for c, _ in ops]
     names = model.object_array([n for _, n in ops])
-    framework = any(c.lower() in ("cpu_op", "operator") or (c.lower() == "user_annotation" and not
-                                                            n.startswith("ProfilerStep#")) for c, n in ops)
+    # a cpu_op is work whatever its name; a legacy Operator unless it is a step marker (PyTorch 1.8 writes them so);
+    # an annotation never
+    framework = any(c == "cpu_op" or c.lower() == "operator" and not n.startswith("ProfilerStep#") for c, n in ops)
     assert model.gpu_framework_ops(cat, names, (code, cats)) is model.gpu_framework_ops(cat, names) is framework
