@@ -267,3 +267,56 @@ def test_memory_only_run_reads_a_bad_memory_record_without_a_word(samples, tmp_p
     assert t["comparison_peak_gb"] is None and t["peak_diff_gb"] is None and t["base_peak_gb"] > 0
     assert "memory_record.csv" not in res.comparison.files
     assert res.base.files["memory_record.csv"] == str(l1 / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv")
+
+
+#: tests/data/kineto: the project's H200 AlexNet training step (484 cpu_op events, 200 device [memory] events)
+H200_ALEXNET = REPO / "tests" / "data" / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+
+
+def test_peak_memory_is_said_beside_a_side_without_framework_ops(tmp_path, capsys):
+    """The H200 AlexNet step without its cpu_op events (a copy: a capture of runtime calls, annotations and
+    kernels) has no framework op against the unedited trace, so the memory sheets are left out; the memory line
+    went with them, although each side's peak reserved memory (Mem Usage) is its own reading. It now gives the
+    peaks, 1.658203125 GB each (the largest device Total Reserved of the trace's [memory] events, which the cut
+    keeps), and says why the operators' memory is not compared, in either order, in a memory-only run too; a
+    profiling-only run still has no memory line."""
+    import pandas as pd
+    from test_json_report import SCHEMA, validate
+
+    with gzip.open(H200_ALEXNET, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    data["traceEvents"] = [e for e in data["traceEvents"] if e.get("cat") != "cpu_op"]
+    cut = tmp_path / "h200_no_cpu_op.pt.trace.json"
+    cut.write_text(json.dumps(data), encoding="utf-8")
+    peak = kineto_peak_gb(H200_ALEXNET)
+    assert peak == 1.658203125  # 1698 MB: both sides, the cut kept every [memory] event
+    why = "a GPU trace without cpu_op events has none"
+    for pair, bare in (((H200_ALEXNET, cut), "comparison"), ((cut, H200_ALEXNET), "base")):
+        res = compare(*map(str, pair))
+        assert "MemoryCompareStatistic" not in res.sheet_names and res.memory_contributors.empty
+        t = res.memory_totals
+        assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_gb"], t["peak_diff_pct"]) == (
+            peak, peak, 0.0, 0.0)
+        assert (t["operators"], t["changed"], t["base_recorded"], t["comparison_recorded"]) == (0, 0, False, False)
+        assert t["base_mb"] is t["comparison_mb"] is t["diff_mb"] is t["diff_pct"] is None
+        assert t["operators_left_out"] == f"the {bare} side has no framework op ({why})"
+        line = (f"Peak reserved memory (Mem Usage) 1.66 GB on both sides; memory inside operators not compared: "
+                f"the {bare} side has no framework op ({why}).")
+        assert memory_line(res.frames["memory"]) == line
+        assert render_memory(res.frames) == line  # no contributor table, no note: the line alone
+        doc = json.loads(json_report.dumps(res))
+        assert validate(doc, json.loads(SCHEMA.read_text(encoding="utf-8"))) == []
+        assert doc["summary"]["memory"] == t
+        # the workbook's Summary says it too
+        xlsx = res.to_excel(str(tmp_path / bare))
+        assert line in pd.read_excel(xlsx, sheet_name="Summary", header=None)[0].tolist()
+    alone = compare(str(H200_ALEXNET), str(cut), enable_memory_compare=True)  # the peaks read without a breakdown
+    assert alone.memory_totals == res.memory_totals | {"operators_left_out": t["operators_left_out"].replace(
+        "base", "comparison")}
+    assert compare(str(H200_ALEXNET), str(cut), enable_profiling_compare=True).memory_totals is None
+    from cliutil import run_inproc
+
+    code, out, _ = run_inproc(capsys, "-d", str(cut), "-bp", str(H200_ALEXNET), "-o", str(tmp_path / "cli"))
+    assert code == 0 and out.splitlines()[-1] == (
+        "Peak reserved memory (Mem Usage) 1.66 GB on both sides; memory inside operators not compared: the "
+        f"comparison side has no framework op ({why}).")

@@ -7,7 +7,9 @@ pass over the records) whenever that sheet exists, in a memory-only run as in th
   absolute change of the sheet's rows, largest first, cut as the time contributors are (``contributors.coverage_cut``);
 * ``ctx.frames["memory"]``: one row of totals: the memory allocated inside the compared operators (the sums of
   the sheet's two ``Allocated Memory(MB)`` columns) and the peak reserved memory of each side, the figure the
-  console's ``Mem Usage`` shows (taken from the time breakdown when it ran, else read alone).
+  console's ``Mem Usage`` shows (taken from the time breakdown when it ran, else read alone). Where the sheet is left
+  out because one side has no framework op (``optree.one_sided``), the peaks alone, with attrs
+  ``operators_left_out`` saying why the operators' memory is not compared: the peak is no op's figure.
 
 A side without any memory record inside an operator reads 0 MB in every row of the sheet: its memory was not
 recorded, which is no change, so no contributor is listed then and the diffs are null.
@@ -24,6 +26,7 @@ from . import checks
 from .breakdown import peak_reserved_gb
 from .contributors import coverage_frame
 from .memory import memory_index
+from .optree import no_ops_reason, one_sided
 from .overall import find_breakdowns
 from .summary_notes import mark_pairs, pair_notes, step_wrappers
 from .table import Sheet, plain_frame, sheet_numbers
@@ -120,13 +123,18 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     """Fill ``ctx.frames["memory_contributors" | "memory"]`` when the run made MemoryCompareStatistic."""
     sheet = next((s for s in sheets if s.name == SHEET and len(s)), None)
     if sheet is None:
+        _peaks_alone(ctx)
         return
     recorded, cols = _recorded(ctx), _columns(sheet)
     contrib = contributors(cols, recorded)
     if len(contrib):
         mark_pairs(ctx, contrib, ([str(n) for n in cols[0].tolist()], cols[1], cols[2]), _wrappers(sheet, cols))
     ctx.frames["memory_contributors"] = contrib
-    frame = totals(cols, recorded, _peaks(ctx))
+    _keep(ctx, totals(cols, recorded, _peaks(ctx)))
+
+
+def _keep(ctx: RunContext, frame: pd.DataFrame) -> None:
+    """``ctx.frames["memory"] = frame``, which says which sides' peak is the whole profile's."""
     # a text export's peak is memory_record.csv's over the whole profile, whatever the step; the operators' memory
     # beside it is the step's: the line says which sides' peak ignores the step. A side without a peak (no
     # memory_record.csv) has none to scope: "whole profile on both sides ...: base not recorded" said it had
@@ -134,3 +142,21 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     if whole:
         frame.attrs["peak_whole_profile"] = whole
     ctx.frames["memory"] = frame
+
+
+def _peaks_alone(ctx: RunContext) -> None:
+    """The totals row of the peaks alone where the memory comparison ran and left its sheets out because one side
+    has no framework op (a GPU trace of runtime calls, a MindSpore export): the peak reserved memory (Mem Usage)
+    is each side's own reading, valid without any op, and the memory line vanished with the sheet. Nothing where
+    neither side recorded a peak, or the sheet is missing for another reason (no memory record inside an op)."""
+    if not ctx.options.enable_memory_compare or not one_sided(ctx):  # one_sided: cached by the memory comparator
+        return
+    peaks = _peaks(ctx)
+    if not any(p > 0 for p in peaks):
+        return
+    bare = next(p for p in (ctx.base, ctx.comparison) if not ctx.has_ops(p))
+    none = np.zeros(0)
+    frame = totals((np.empty(0, dtype=object), none, none, none), (False, False), peaks)
+    frame.attrs["operators_left_out"] = (f"the {'base' if bare is ctx.base else 'comparison'} side has no "
+                                         f"framework op ({no_ops_reason(bare)})")
+    _keep(ctx, frame)

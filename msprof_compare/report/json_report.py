@@ -116,10 +116,14 @@ def _totals(frames: dict[str, pd.DataFrame], name: str) -> dict[str, Any] | None
 def memory_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     """The one-row frame "memory" (``compare/memory_summary.py``) as an object; None without it. With
     ``peak_whole_profile``: the sides whose peak is the whole profile's beside a step's operators (text exports
-    given a step: memory_record.csv ignores it), as the console's memory line says."""
+    given a step: memory_record.csv ignores it), as the console's memory line says; ``operators_left_out``: why the
+    operators' memory is not compared where the memory sheets were left out (a side without framework ops), the
+    peaks alone then; else null."""
     out = _totals(frames, "memory")
     if out is not None:
-        out["peak_whole_profile"] = list(frames["memory"].attrs.get("peak_whole_profile") or [])
+        attrs = frames["memory"].attrs
+        out["peak_whole_profile"] = list(attrs.get("peak_whole_profile") or [])
+        out["operators_left_out"] = attrs.get("operators_left_out")
     return out
 
 

@@ -172,7 +172,8 @@ def memory_line(totals: pd.DataFrame | None) -> str:
     the memory comparison). The peak leads: it is the footprint, the figure to hold against the device's memory.
     The operators' allocations summed are a volume (a buffer freed and allocated again counts twice), so their
     change has no percentage: the bundled pair's +4308.24% stood beside a peak that grew 84.48%. A side without
-    memory records is "not recorded": its 0 MB is no change."""
+    memory records is "not recorded": its 0 MB is no change. Where the memory sheets were left out for a side
+    without framework ops, the peaks alone and why the operators' memory is not compared."""
     if totals is None or not len(totals):
         return ""
     t = totals.iloc[0]
@@ -183,7 +184,10 @@ def memory_line(totals: pd.DataFrame | None) -> str:
     lead = pb is None and pc is None
     # "allocated inside operators" read as a footprint beside the peak: 5819.29 MB against a 0.27 GB peak
     inside = "allocated inside operators (their allocations summed: a volume, not memory held at once)"
-    if not all(rec):
+    left_out = totals.attrs.get("operators_left_out")
+    if left_out:
+        ops = f"{'Memory' if lead else 'memory'} inside operators not compared: {left_out}"
+    elif not all(rec):
         ops = _unrecorded(rec, mb, "MB", 2, "memory", "no memory inside its operators", "0 MB",
                           "MemoryCompareStatistic", f"memory {inside}", lead)
     elif not int(t["changed"]):
