@@ -127,11 +127,15 @@ def test_pair3_module_contributors_from_sql(pair3) -> None:
             [held[n][0], listed[n][0], held[n][1], listed[n][1]], abs=1e-9), n
     assert _held_figures(dict(mods.attrs["runs_modules"])["autograd::engine::evaluate_function: AddmmBackward0"]) \
         == "base 0.560 of its 0.613 ms, comparison 0.550 of its 0.606 ms"
+    # the lead names three of the five: AddmmBackward0, the one held in part (fourth by rank), before
+    # DistributedDataParallel.forward (third), whose "all of it" the cut says with the NllLossBackward0's
     assert module_contributors_note(mods) == (
         "The module rows hold this much of the time of the operators that run modules: "
         "autograd::engine::evaluate_function: ConvolutionBackward0 (all of it), "
-        "autograd::engine::evaluate_function: ReluBackward0 (all of it), DistributedDataParallel.forward (all of "
-        "it), ... (5 in all); the module contributors rank the module rows inside them by their change")
+        "autograd::engine::evaluate_function: ReluBackward0 (all of it), "
+        "autograd::engine::evaluate_function: AddmmBackward0 (base 0.560 of its 0.613 ms, comparison 0.550 of its "
+        "0.606 ms), ... (5 in all; the other 2: all of it); the module contributors rank the module rows inside them "
+        "by their change")
 
     # the rows inside the runners, in ms; each is a ModuleCompareStatistic row with these very figures
     keys = sorted({k for n in runners for k in (*base[n], *comp[n])})

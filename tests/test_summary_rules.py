@@ -841,7 +841,7 @@ def test_module_coverage_share_is_at_most_the_whole() -> None:
 def test_module_rows_of_needs_one_row_holding_half_and_names_three_operators(monkeypatch) -> None:
     """``_module_rows_of`` at ``LOCALIZED_SHARE``: an operator's change split evenly over two module rows (each
     exactly half) ranks them, over three rows (a third each) does not; ``module_contributors_note`` names three
-    operators, then how many in all."""
+    operators, then how many in all and what the one left off holds."""
     rows = pd.DataFrame({"Name": ["/ A_0 > op", "/ B_0 > op", "/ A_0 > op3", "/ B_0 > op3", "/ C_0 > op3"],
                          "Base(ms)": [1.0, 1.0, 1.0, 1.0, 1.0], "Comparison(ms)": [1.5, 1.5, 1.25, 1.25, 1.25]})
     monkeypatch.setattr(module_contributors, "_module_rows", lambda sheets: ("module operator", rows))
@@ -850,7 +850,8 @@ def test_module_rows_of_needs_one_row_holding_half_and_names_three_operators(mon
     assert frame["Name"].tolist() == ["/ A_0 > op", "/ B_0 > op"] and frame.attrs["module_rows_of"] == ["op"]
     assert module_contributors._module_rows_of(pd.DataFrame({"Name": ["op3"]}), []) is None
     frame.attrs["module_rows_of"] = ["a", "b", "c", "d"]
-    assert module_contributors.module_contributors_note(frame).startswith("a, b, c, ... (4 in all) run inside modules")
+    assert module_contributors.module_contributors_note(frame).startswith(
+        "a, b, c, ... (4 in all; the other one wholly) run inside modules")
     frame.attrs["module_rows_of"] = ["a", "b", "c"]
     assert module_contributors.module_contributors_note(frame).startswith("a, b, c run inside modules")
 
@@ -884,14 +885,14 @@ def test_subtrees_marks_each_node_in_a_subtree_once() -> None:
 def test_module_note_keeps_names_as_they_are_for_the_sheet_and_json() -> None:
     """The note on operators that run inside modules goes to the sheet and the JSON as well as the console, so
     its names are not escaped there (the console escapes what it prints; ``short_list(..., escape=False)``): a
-    name holding an escape character read ``\\x1b`` in the sheet. Four names: three shown, "(4 in all)"."""
+    name holding an escape character read ``\\x1b`` in the sheet. Four names: three shown, "(4 in all; ...)"."""
     from msprof_compare.compare import module_contributors
 
     frame = pd.DataFrame({"Name": ["/ A_0 > op"]})
     frame.attrs["module_rows_of"] = ["op\x1b[31m", "b", "c", "d"]
     assert module_contributors.module_contributors_note(frame) == (
-        "op\x1b[31m, b, c, ... (4 in all) run inside modules: the module contributors rank their module rows by "
-        "their change")
+        "op\x1b[31m, b, c, ... (4 in all; the other one wholly) run inside modules: the module contributors rank "
+        "their module rows by their change")
 
 
 def test_a_side_without_categories_makes_computing_one_waterfall_step(samples):
@@ -938,3 +939,34 @@ def test_one_computing_step_holds_a_split_sides_mc2(samples):
     assert "MC2" not in steps.index
     inner = steps.drop(index=["Base E2E", "Comparison E2E"])
     assert int(inner["Delta(ns)"].sum()) == c.e2e_ns - b.e2e_ns == int(steps.loc["Comparison E2E", "Delta(ns)"])
+
+
+def test_module_notes_name_the_operators_held_in_part_before_a_cut() -> None:
+    """The module notes name three operators, then "... (N in all)": cut by rank, pair 3's lead hid the one
+    whose module rows hold part of its time (AddmmBackward0, fourth of five) behind three "(all of it)". The three
+    named are now those held in part first, then by rank, shown in rank order; the cut says what the others hold.
+    Figures: pair 3's (test_module_contributors_db), a hidden partial one made up."""
+    from msprof_compare.compare import module_contributors as mc
+
+    full = [("base", 1.0, 1.0), ("comparison", 2.0, 2.0)]
+    addmm = [("base", 0.560232, 0.612633), ("comparison", 0.549771, 0.605671)]
+    part = "base 0.560 of its 0.613 ms, comparison 0.550 of its 0.606 ms"
+    runners = [("conv", full), ("relu", full), ("ddp", full), ("addmm", addmm), ("nll", full)]
+    assert mc._held_list(runners) == (
+        f"conv (all of it), relu (all of it), addmm ({part}), ... (5 in all; the other 2: all of it)")
+    # three or fewer: all named in rank order, as before
+    assert mc._held_list(runners[2:]) == f"ddp (all of it), addmm ({part}), nll (all of it)"
+    # four held in part: the first three of them, and how many of the others are held in part
+    assert mc._held_list([("a", addmm), ("b", full), ("c", addmm), ("d", addmm), ("e", addmm)]) == (
+        f"a ({part}), c ({part}), d ({part}), ... (5 in all; the other 2: 1 of them in part)")
+    # the lead on operators whose module rows the contributors rank (module_rows_of): bare names hold all of it
+    frame = pd.DataFrame({"Name": ["/ A_0 > op"]})
+    frame.attrs["module_rows_of"] = ["a", "b", "c", "d", "e"]
+    frame.attrs["module_rows_held"] = {"d": addmm}
+    assert mc.module_contributors_note(frame) == (
+        f"a, b, d (its module rows hold {part}), ... (5 in all; the other 2 wholly) run inside modules: the module "
+        "contributors rank their module rows by their change")
+    frame.attrs["module_rows_held"] = {n: addmm for n in "abcd"}
+    assert mc.module_contributors_note(frame).startswith(
+        f"a (its module rows hold {part}), b (its module rows hold {part}), c (its module rows hold {part}), ... "
+        "(5 in all; the other 2, 1 of them in part) run inside modules")

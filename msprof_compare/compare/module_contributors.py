@@ -7,6 +7,7 @@ themselves, ``_module_rows_of``), and the words on the contributors that no modu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -326,8 +327,10 @@ def _lead(frame: pd.DataFrame | None) -> str:
     inside = frame.attrs.get("module_rows_of") if frame is not None and len(frame) else None
     if inside:
         held = frame.attrs.get("module_rows_held") or {}
-        names = short_list([n if _held_figures(held.get(n, [])) == "all of it" else
-                            f"{n} (its module rows hold {_held_figures(held[n])})" for n in inside], 3, escape=False)
+        figures = [_held_figures(held.get(n, [])) for n in inside]
+        names = _partial_shown([(n, False) if f == _ALL else (f"{n} (its module rows hold {f})", True)
+                                for n, f in zip(inside, figures, strict=True)],
+                               lambda rest, part: _others(rest) + (f", {part} of them in part" if part else " wholly"))
         return (f"{names} run{'s' if len(inside) == 1 else ''} inside modules: the module contributors rank "
                 f"{'its' if len(inside) == 1 else 'their'} module rows by their change")
     if not runners:
@@ -345,16 +348,44 @@ def _lead(frame: pd.DataFrame | None) -> str:
 
 
 def _held_list(named: list[tuple[str, list[tuple[str, float, float]]]]) -> str:
-    """"a (all of it), b (base 0.560 of its 0.613 ms), ... (5 in all)": the first three operators with
-    ``_held_figures``, as the module contributors' lead and the row on those outside every module name them."""
-    return short_list([f"{n} ({_held_figures(f)})" for n, f in named], 3, escape=False)
+    """"a (all of it), b (base 0.560 of its 0.613 ms), c (all of it), ... (5 in all; the other 2: all of it)": three
+    operators with ``_held_figures`` (those held in part among them: ``_partial_shown``), as the module
+    contributors' lead and the row on those outside every module name them."""
+    entries = [(f"{n} ({f})", f != _ALL) for n, f in ((n, _held_figures(f)) for n, f in named)]
+    return _partial_shown(entries, lambda rest, part: f"{_others(rest)}: " + (
+        _ALL if not part else f"{part} of them in part"))
+
+
+def _others(n: int) -> str:
+    """"the other one" / "the other 2": the operators a cut list leaves off."""
+    return "the other one" if n == 1 else f"the other {n}"
+
+
+#: How many operators the module notes name before "... (N in all)"
+_NAMED = 3
+_ALL = "all of it"
+
+
+def _partial_shown(entries: list[tuple[str, bool]], rest: Callable[[int, int], str]) -> str:
+    """``entries`` (text, whether the module rows hold only part of that operator's time), in their order, cut
+    after three as ``short_list`` cuts them, but the three shown are the ones held in part first, then the others
+    by rank, and the cut says what the ones left off hold: ``rest(how many, how many of them in part)``. Cut by
+    rank alone, pair 3's lead named three operators "(all of it)" and hid the one the module rows hold part of
+    (AddmmBackward0: base 0.560 of its 0.613 ms) behind "... (5 in all)"."""
+    if len(entries) <= _NAMED:
+        return short_list([t for t, _ in entries], _NAMED, escape=False)
+    picked = sorted(range(len(entries)), key=lambda i: not entries[i][1])[:_NAMED]  # stable: by rank within each
+    shown = sorted(picked)
+    hidden = [part for i, (_, part) in enumerate(entries) if i not in shown]
+    return (", ".join(entries[i][0] for i in shown)
+            + f", ... ({len(entries)} in all; {rest(len(hidden), sum(hidden))})")
 
 
 def _held_figures(figures: list[tuple[str, float, float]]) -> str:
     """"all of it", or each side's "base 0.560 of its 0.613 ms" where the module rows hold less (to 0.001 ms)."""
     # ">=": the module rows hand kernels out by launch time and the op tree by flow, so they could differ by a hair
     if all(round(h, 3) >= round(t, 3) for _, h, t in figures):
-        return "all of it"
+        return _ALL
     return ", ".join(f"{side} {h:.3f} of its {t:.3f} ms" for side, h, t in figures)
 
 
