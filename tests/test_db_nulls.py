@@ -170,15 +170,18 @@ def test_communication_task_without_an_op_id_goes_to_the_op_around_it(tmp_path: 
         assert r.sheet("CommunicationCompare").equals(want)
 
 
-@pytest.mark.parametrize(("column", "rows", "lane"), [
-    ("COMMUNICATION_OP.opName", 4, "op"), ("COMMUNICATION_TASK_INFO.taskType", 296, "task")])
-def test_communication_name_null_is_said(tmp_path: Path, column: str, rows: int, lane: str) -> None:
+@pytest.mark.parametrize(("column", "rows", "lane", "effect"), [
+    ("COMMUNICATION_OP.opName", 4, "op", "those names read as empty"),
+    ("COMMUNICATION_TASK_INFO.taskType", 296, "task", "those tasks' names read as empty (the wait rule finds wait "
+                                                      "tasks by name; CommunicationCompare's Task Name)")])
+def test_communication_name_null_is_said(tmp_path: Path, column: str, rows: int, lane: str, effect: str) -> None:
     """A communication op's opName or a task's taskType (its name) NULL reads as an empty name, as before, now
-    said once with the rows (SQL count); the other rows keep their names."""
+    said once with the rows (SQL count) and, for a task, what it costs (test_db_absent_cost: the Wait Time); the
+    other rows keep their names."""
     table, col = column.split(".")
     db = _db(tmp_path, f"UPDATE {table} SET {col} = NULL")
     p = load_profile(str(db), OPTS)
-    assert _said(p, column) == [f"{db}: {rows} {column} value(s) missing (NULL): those names read as empty"]
+    assert _said(p, column) == [f"{db}: {rows} {column} value(s) missing (NULL): {effect}"]
     assert sql(db, f"SELECT count(*) FROM {table} WHERE {col} IS NULL") == [(rows,)]
     names = p.comm.loc[p.comm["lane"] == lane, "name"]
     assert len(names) == rows and set(names) == {""}
@@ -188,8 +191,10 @@ def test_communication_name_null_is_said(tmp_path: Path, column: str, rows: int,
 # --------------------------------------------------------------------------- names
 
 
-@pytest.mark.parametrize("column", ["COMPUTE_TASK_INFO.name", "PYTORCH_API.name", "OP_MEMORY.name"])
-def test_name_null_is_said_per_column(tmp_path: Path, column: str) -> None:
+@pytest.mark.parametrize(("column", "effect"), [
+    ("COMPUTE_TASK_INFO.name", "those kernels' names read as empty (the time breakdown's kernel categories read them)"),
+    ("PYTORCH_API.name", "those names read as empty"), ("OP_MEMORY.name", "those names read as empty")])
+def test_name_null_is_said_per_column(tmp_path: Path, column: str, effect: str) -> None:
     """Three rows of a name column set NULL (of PYTORCH_API, torch op rows) read as empty names (as before) and are
     said in one warning of that column; the rows loaded with an empty name are those three (the excerpt has none)."""
     table, col = column.split(".")
@@ -197,7 +202,7 @@ def test_name_null_is_said_per_column(tmp_path: Path, column: str) -> None:
     db = _db(tmp_path, f"UPDATE {table} SET {col} = NULL WHERE rowid IN (SELECT rowid FROM {table}{ops} ORDER BY "
                        "rowid LIMIT 3)")
     p = load_profile(str(db), build_options(enable_memory_compare=True, enable_operator_compare=True)[0])
-    assert _said(p, column) == [f"{db}: 3 {column} value(s) missing (NULL): those names read as empty"]
+    assert _said(p, column) == [f"{db}: 3 {column} value(s) missing (NULL): {effect}"]
     loaded = {"COMPUTE_TASK_INFO": p.kernels, "PYTORCH_API": p.ops, "OP_MEMORY": p.operator_memory}[table]
     named = "Name" if table == "OP_MEMORY" else "name"
     assert int(np.count_nonzero(loaded[named].to_numpy() == "")) == 3
@@ -243,17 +248,20 @@ UNLINKED = "those rows link no operator to a task and no dequeue to its enqueue"
 SAID = [
     ("TASK.connectionId", f"SELECT t.rowid {COMPUTE}", "those computing tasks link to no operator",
      ("kernels", "connection_id", -1)),
-    ("COMPUTE_TASK_INFO.opType", "SELECT rowid FROM COMPUTE_TASK_INFO", "read as empty",
+    ("COMPUTE_TASK_INFO.opType", "SELECT rowid FROM COMPUTE_TASK_INFO", "those kernels' types read as empty "
+     "(KernelCompare keys kernels by type and input shapes)",
      ("kernel_details", "Type", "")),
-    ("COMPUTE_TASK_INFO.taskType", "SELECT rowid FROM COMPUTE_TASK_INFO", "read as empty",
+    ("COMPUTE_TASK_INFO.taskType", "SELECT rowid FROM COMPUTE_TASK_INFO", "those kernels' core types read as empty "
+     "(the module sheet's Kernel Details print None)",
      ("kernel_details", "Accelerator Core", "")),
     ("CONNECTION_IDS.id", "SELECT rowid FROM CONNECTION_IDS", UNLINKED, None),
     ("CONNECTION_IDS.connectionId", "SELECT rowid FROM CONNECTION_IDS", UNLINKED, None),
     ("OP_MEMORY.allocationTime", "SELECT rowid FROM OP_MEMORY", "no allocation time, so the memory comparison leaves "
      "those blocks out (as before)", ("operator_memory", "alloc_ns", 0)),
-    ("COMMUNICATION_OP.groupName", "SELECT rowid FROM COMMUNICATION_OP", "read as empty", ("comm", "group", "")),
-    ("COMMUNICATION_TASK_INFO.groupName", "SELECT rowid FROM COMMUNICATION_TASK_INFO", "read as empty",
-     ("comm", "group", "")),
+    ("COMMUNICATION_OP.groupName", "SELECT rowid FROM COMMUNICATION_OP", "those ops' group reads as empty "
+     "(OverallMetrics' communication rows and the wait rule go by group)", ("comm", "group", "")),
+    ("COMMUNICATION_TASK_INFO.groupName", "SELECT rowid FROM COMMUNICATION_TASK_INFO", "those tasks' group reads as "
+     "empty (the wait rule follows the tasks of a group)", ("comm", "group", "")),
     ("COMMUNICATION_TASK_INFO.planeId", "SELECT rowid FROM COMMUNICATION_TASK_INFO", "those tasks share one plane, -1 "
      "(the wait rule follows the tasks of a plane)", ("comm", "tid", -1)),
     ("PYTORCH_API.globalTid", "SELECT rowid FROM PYTORCH_API WHERE type = (SELECT id FROM ENUM_API_TYPE WHERE name = "

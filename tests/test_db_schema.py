@@ -80,19 +80,26 @@ def test_view_serves_as_its_table(tmp_path: Path, table: str, step: int) -> None
     ("COMMUNICATION_TASK_INFO", "planeId"), ("COMMUNICATION_TASK_INFO", "groupName"),
     ("COMMUNICATION_TASK_INFO", "opId"), ("COMMUNICATION_OP", "groupName"), ("COMMUNICATION_OP", "opType"),
     ("PYTORCH_API", "inputDtypes"), ("PYTORCH_API", "globalTid"), ("CONNECTION_IDS", "connectionId"),
-    ("ENUM_API_TYPE", "name"), ("MEMORY_RECORD", "totalReserved"),
+    ("ENUM_API_TYPE", "name"), ("MEMORY_RECORD", "totalReserved"), ("TASK", "connectionId"),
+    ("COMMUNICATION_OP", "opName"), ("COMMUNICATION_TASK_INFO", "taskType"), ("COMMUNICATION_TASK_INFO", "srcRank"),
+    ("COMMUNICATION_TASK_INFO", "dstRank"), ("PYTORCH_API", "connectionId"), ("PYTORCH_API", "inputShapes"),
+    ("CONNECTION_IDS", "id"), ("META_DATA", "name"), ("META_DATA", "value"),
 ])
 def test_absent_column_reads_as_null_and_is_said(tmp_path: Path, table: str, column: str) -> None:
     """A column a figure reads, absent, was read as NULL in every row without a word: a lost planeId made the 2.7 ms
     Wait Time of the level-1 sample 94 ms, a lost COMPUTE_TASK_INFO.name moved 4 kernels between Conv and Vector.
-    Now one warning names the table and the column, and every figure is the one of a copy whose column is NULL in
-    every row (what the warning says)."""
+    Now one warning names the table, the column and what that costs, and every figure is the one of a copy whose
+    column is NULL in every row (what the warning says). Where that copy's NULL cells are said, the cost is their
+    warning's text (one text per column; test_db_absent_cost checks that the costs are the real ones)."""
     gone = _db(tmp_path / "gone", f"ALTER TABLE {table} DROP COLUMN {column}")
     null = _db(tmp_path / "null", f"UPDATE {table} SET {column} = NULL")
     got, want = _figures(gone), _figures(null)
     _same(got, want)
-    said = f"DB: table {table} lacks column(s) {column}; read as missing (NULL) in every row"
-    assert said in got[2] and said not in want[2]
+    head = f"DB: table {table} lacks column(s) {column}; read as missing (NULL) in every row: "
+    (said,) = [w for w in got[2] if w.startswith(head)]
+    assert len(said) > len(head) + 20 and not [w for w in want[2] if w.startswith(head)]
+    null_said = [w.split(" (NULL): ", 1)[1] for w in want[2] if f" {table}.{column} value(s) missing (NULL): " in w]
+    assert null_said in ([], [said[len(head):]])
     assert [w for w in got[2] if w != said] == [w for w in want[2] if f"{table}.{column} " not in w]
     assert not [w for w in _figures(L1)[2] if "lacks column" in w]  # the excerpt lacks none
 
@@ -125,7 +132,8 @@ def test_absent_planeid_changes_the_wait_time(tmp_path: Path) -> None:
     gone = _db(tmp_path, "ALTER TABLE COMMUNICATION_TASK_INFO DROP COLUMN planeId")
     got = _figures(gone)
     assert got[0]["wait_ns"] == 94028225
-    assert "DB: table COMMUNICATION_TASK_INFO lacks column(s) planeId; read as missing (NULL) in every row" in got[2]
+    assert ("DB: table COMMUNICATION_TASK_INFO lacks column(s) planeId; read as missing (NULL) in every row: those "
+            "tasks share one plane, -1 (the wait rule follows the tasks of a plane)") in got[2]
 
 
 def test_absent_memory_timestamp_is_said_only_with_a_step(tmp_path: Path) -> None:
@@ -138,7 +146,8 @@ def test_absent_memory_timestamp_is_said_only_with_a_step(tmp_path: Path) -> Non
     assert p.extra["memory_peak_bytes"] == peak and not [w for w in p.warnings if "lacks column" in w]
     p = load_profile(str(db), OPTS, STEP)
     assert p.extra["memory_peak_bytes"] == 0
-    assert f"{db}: table MEMORY_RECORD lacks column(s) timestamp; read as missing (NULL) in every row" in p.warnings
+    assert (f"{db}: table MEMORY_RECORD lacks column(s) timestamp; read as missing (NULL) in every row: those "
+            "readings are in no step (Mem Usage of a step leaves them out)") in p.warnings
 
 
 @pytest.mark.parametrize("table, column, message", [

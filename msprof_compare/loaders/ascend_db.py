@@ -100,6 +100,65 @@ SCHEDULE_INFO = "COMMUNICATION_SCHEDULE_TASK_INFO"
 #: Default ENUM_API_TYPE ids (used when the enum table is missing).
 _API_TYPES = {"op": 50001, "queue": 50002, "trace": 50003}
 
+#: What a column read as missing (NULL) costs the figures, per "TABLE.column": the one text said both for its NULL
+#: cells ("N TABLE.column value(s) missing (NULL): <effect>", ``_Db.null``) and for a table that lacks it ("table
+#: TABLE lacks column(s) ...: <effect>", ``_Db.absent_said``), where the absence alone was said (a lost planeId
+#: made 2.7 ms of Wait Time 94 ms under "read as missing (NULL) in every row", which named no figure).
+_KERNEL_EFFECTS = {
+    "name": "those kernels' names read as empty (the time breakdown's kernel categories read them)",
+    "opType": "those kernels' types read as empty (KernelCompare keys kernels by type and input shapes)",
+    "taskType": "those kernels' core types read as empty (the module sheet's Kernel Details print None)",
+    # a NULL cell is a task of no inputs (read as the exports write it, unsaid): only an absent column says this
+    "inputShapes": "those kernels' input shapes read as N/A (KernelCompare keys kernels by type and input shapes; "
+                   "the module sheet's Kernel Details print none)",
+}
+_NO_LINK = "those rows link no operator to a task and no dequeue to its enqueue"
+_SHAPES_LOST = ("the operator and memory sheets' Input Shape and Input Type read the other column alone, so one of "
+                "the two is lost (torch_npu writes them swapped, which one column cannot tell)")
+_NO_METADATA = "no metadata is read, so the world size check has no recorded world size"
+_DEFAULT_KINDS = ("PYTORCH_API rows are told apart by msprof's default kind ids (op 50001, queue 50002, Python "
+                  "50003); the rows of an export of other ids are lost")
+NULL_EFFECTS: dict[str, str] = {
+    "TASK.streamId": "those tasks are on no stream (SDMA Time leaves out their SDMA tasks; their kernels make no "
+                     "compute stream)",
+    "TASK.connectionId": "those computing tasks link to no operator",
+    "TASK.deviceId": "those computing tasks name no device (the device count leaves them out)",
+    "TASK.taskId": "those tasks have no Task Id (the module sheet's Kernel Details print None)",
+    "TASK.taskType": "those tasks have no type (the E2E span keeps them; SDMA Time, the event-wait streams and the "
+                     "cube-kernel rule pass them over)",
+    **{f"{info}.{c}": text for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO) for c, text in _KERNEL_EFFECTS.items()},
+    "COMMUNICATION_OP.opName": "those names read as empty",
+    "COMMUNICATION_OP.groupName": "those ops' group reads as empty (OverallMetrics' communication rows and the wait "
+                                  "rule go by group)",
+    "COMMUNICATION_OP.opId": "the tasks of those ops go to the communication op whose time holds their start "
+                             "(CommunicationCompare)",
+    "COMMUNICATION_OP.opType": "those ops' types read as empty (CommunicationCompare names a DB's ops by type and "
+                               "leaves out those of none)",
+    "COMMUNICATION_TASK_INFO.taskType": "those tasks' names read as empty (the wait rule finds wait tasks by name; "
+                                        "CommunicationCompare's Task Name)",
+    "COMMUNICATION_TASK_INFO.planeId": "those tasks share one plane, -1 (the wait rule follows the tasks of a plane)",
+    "COMMUNICATION_TASK_INFO.groupName": "those tasks' group reads as empty (the wait rule follows the tasks of a "
+                                         "group)",
+    "COMMUNICATION_TASK_INFO.opId": "those tasks go to the communication op whose time holds their start "
+                                    "(CommunicationCompare)",
+    "COMMUNICATION_TASK_INFO.srcRank": "the world size check's lower bound reads no source rank",
+    "COMMUNICATION_TASK_INFO.dstRank": "the world size check's lower bound reads no destination rank",
+    "PYTORCH_API.globalTid": "those rows are on no thread (read as process and thread -1, where they nest with each "
+                             "other)",
+    "PYTORCH_API.connectionId": "those rows link to no task (their operators own no kernel) and no dequeue to its "
+                                "enqueue",
+    "PYTORCH_API.inputShapes": _SHAPES_LOST,
+    "PYTORCH_API.inputDtypes": _SHAPES_LOST,
+    "CONNECTION_IDS.id": _NO_LINK,
+    "CONNECTION_IDS.connectionId": _NO_LINK,
+    "META_DATA.name": _NO_METADATA,
+    "META_DATA.value": _NO_METADATA,
+    "ENUM_API_TYPE.id": _DEFAULT_KINDS,
+    "ENUM_API_TYPE.name": _DEFAULT_KINDS,
+    "MEMORY_RECORD.totalReserved": "Mem Usage leaves them out",
+    "MEMORY_RECORD.timestamp": "those readings are in no step (Mem Usage of a step leaves them out)",
+}
+
 #: PMU counters the breakdown reads: ``kernel_extra`` column -> TASK_PMU_INFO name. msprof writes the AIV total as
 #: ``aiv_total_time`` in the DB and renames it ``aiv_time(us)`` only in the text export's kernel_details.csv.
 PMU_NAMES = {"aic_total_time": "aic_total_time", "aic_mac_time": "aic_mac_time", "aic_mte2_time": "aic_mte2_time",
@@ -258,11 +317,12 @@ class _Db:
             dur = np.where(odd, 0, dur)
         return dur
 
-    def null(self, column: str, rows: int, effect: str) -> None:
+    def null(self, column: str, rows: int, effect: str = "") -> None:
         """Count ``rows`` of ``column`` ("TABLE.column") that are NULL where a figure reads the value: said in one
-        warning per column (``nulls_said``), where they changed a figure without a word."""
+        warning per column (``nulls_said``), where they changed a figure without a word. ``effect``: what they
+        cost, where not the column's ``NULL_EFFECTS`` text (which an absent column's warning says too)."""
         if rows:
-            got = self.nulls.setdefault(column, [0, effect])
+            got = self.nulls.setdefault(column, [0, effect or NULL_EFFECTS[column]])
             got[0] += int(rows)
 
     def named(self, table: str, column: str) -> str:
@@ -284,9 +344,10 @@ class _Db:
             self._cols[table] = {r[1] for r in rows}
         return self._cols[table]
 
-    def col(self, table: str, alias: str, name: str) -> str:
-        """``COALESCE(alias.name, -1)`` when the column exists, else the literal -1 (the column is noted as absent)."""
-        if self.lacks(table, name):
+    def col(self, table: str, alias: str, name: str, figure: bool = True) -> str:
+        """``COALESCE(alias.name, -1)`` when the column exists, else the literal -1 (the column is noted as absent
+        where a ``figure`` reads it: an absent column that costs nothing is no warning)."""
+        if self.lacks(table, name) if figure else name not in self.columns(table):
             return "-1"
         return f"COALESCE({alias}.{name}, -1)"
 
@@ -302,8 +363,15 @@ class _Db:
         return True
 
     def absent_said(self) -> list[str]:
-        return [f"table {table} lacks column(s) {', '.join(names)}; read as missing (NULL) in every row"
-                for table, names in self.absent.items()]
+        """One warning per table, naming what each absent column costs: its NULL cells' text (``NULL_EFFECTS``),
+        as every row is read so."""
+        out = []
+        for table, names in self.absent.items():
+            effects = [(n, NULL_EFFECTS.get(f"{table}.{n}", "")) for n in names]
+            said = effects[0][1] if len(effects) == 1 else "; ".join(f"{n}: {e}" for n, e in effects if e)
+            out.append(f"table {table} lacks column(s) {', '.join(names)}; read as missing (NULL) in every row"
+                       + (f": {said}" if said else ""))
+        return out
 
     def rowid(self, table: str, alias: str = "") -> str:
         """The rowid of ``table`` (table order, which picks the first of repeated rows), or NULL for a view, which
@@ -459,7 +527,8 @@ class _Db:
         sid, sval, null = self._string_table()
         ids = np.asarray(ids, dtype=np.int64)
         if column:
-            self.null(column, np.count_nonzero(ids == -1), "those names read as empty" if names else "read as empty")
+            self.null(column, np.count_nonzero(ids == -1), NULL_EFFECTS.get(
+                column, "those names read as empty" if names else "read as empty"))
         if sid.size == 0 or ids.size == 0:
             out = np.full(ids.size, missing, dtype=object)
             bad = ids != -1
@@ -579,8 +648,10 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     if not tables:
         return frame("kernels", {}), pd.DataFrame(), None, None
     t = lambda n: db.col("TASK", "t", n)  # noqa: E731
+    # the process (globalPid) feeds no figure of a DB (a trace's kernel lookups by pid follow launch flows, which a
+    # DB has none of): an export without it is no warning
     t_cols = ["t.startNs", "t.endNs", t("streamId"), t("connectionId"), "t.globalTaskId", t("taskId"), t("deviceId"),
-              t("globalPid"), t("taskType")]
+              db.col("TASK", "t", "globalPid", figure=False), t("taskType")]
     parts = []
     for info in tables:
         c = lambda n, info=info: db.col(info, "c", n)  # noqa: E731
@@ -601,12 +672,10 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
         # not inputShapes: a NULL there reads as the text the exports write for a task without inputs (below)
         for j, name in ((9, "name"), (10, "opType"), (11, "taskType")):
             if name in db.columns(info):
-                db.null(f"{info}.{name}", np.count_nonzero(a[mine, j] == -1),
-                        "those names read as empty" if name == "name" else "read as empty")
-    for j, name, effect in ((6, "deviceId", "those computing tasks name no device (the device count leaves them out)"),
-                            (3, "connectionId", "those computing tasks link to no operator")):
+                db.null(f"{info}.{name}", np.count_nonzero(a[mine, j] == -1))
+    for j, name in ((6, "deviceId"), (3, "connectionId")):
         if name in db.columns("TASK"):
-            db.null(f"TASK.{name}", np.count_nonzero(a[:, j] == -1), effect)
+            db.null(f"TASK.{name}", np.count_nonzero(a[:, j] == -1))
     op_type = db.text(a[:, 10])
     core = db.text(a[:, 11])
     # a NULL cell reads as the exports write a task without inputs, "N/A" (the msinsight level0-2 DBs and the text
@@ -974,11 +1043,9 @@ def _task_summary(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.D
                     else "table TASK lacks column taskType")
             raise ProfileError(db.path, f"{what}, so no task type is known and the time breakdown cannot tell "
                                         "kernels, SDMA and profiling tasks apart")
-        db.null("TASK.taskType", untyped, "those tasks have no type (the E2E span keeps them; SDMA Time, the "
-                "event-wait streams and the cube-kernel rule pass them over)")
+        db.null("TASK.taskType", untyped)
     if breakdown and len(a) and "streamId" in cols:
-        db.null("TASK.streamId", int(a[a[:, 1] == -1, 2].sum()), "those tasks are on no stream (SDMA Time leaves "
-                "out their SDMA tasks; their kernels make no compute stream)")
+        db.null("TASK.streamId", int(a[a[:, 1] == -1, 2].sum()))
     return pd.DataFrame({"rts_type": db.text(a[:, 0], weights=a[:, 2]), "stream": a[:, 1], "count": a[:, 2],
                          "total_ns": a[:, 3], "first_start": a[:, 4], "last_end": a[:, 5]})
 
@@ -1013,14 +1080,13 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
         db.need("COMMUNICATION_TASK_INFO", "globalTaskId")
         c = lambda n: db.col("COMMUNICATION_TASK_INFO", "c", n)  # noqa: E731
         # columns: start, end, pid | task type, plane, group, op id
-        a = _task_join(db, "COMMUNICATION_TASK_INFO", ["t.startNs", "t.endNs", db.col("TASK", "t", "globalPid")],
+        pid = db.col("TASK", "t", "globalPid", figure=False)  # as the kernels' (``_compute_tasks``)
+        a = _task_join(db, "COMMUNICATION_TASK_INFO", ["t.startNs", "t.endNs", pid],
                        [c("taskType"), c("planeId"), c("groupName"), c("opId")], rng)
         if "opId" in db.columns("COMMUNICATION_TASK_INFO"):
-            db.null("COMMUNICATION_TASK_INFO.opId", np.count_nonzero(a[:, 6] == -1), "those tasks go to the "
-                    "communication op whose time holds their start (CommunicationCompare)")
+            db.null("COMMUNICATION_TASK_INFO.opId", np.count_nonzero(a[:, 6] == -1))
         if "planeId" in db.columns("COMMUNICATION_TASK_INFO"):
-            db.null("COMMUNICATION_TASK_INFO.planeId", np.count_nonzero(a[:, 4] == -1), "those tasks share one plane, "
-                    "-1 (the wait rule follows the tasks of a plane)")
+            db.null("COMMUNICATION_TASK_INFO.planeId", np.count_nonzero(a[:, 4] == -1))
         _orphan_op_ids(db, a[:, 6])
         parts.append(frame("comm", {
             "name": db.text(a[:, 3], names=True, column=db.named("COMMUNICATION_TASK_INFO", "taskType")), "ts": a[:, 0],
@@ -1255,8 +1321,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     col = {k: got[:, i] for i, k in enumerate(cols)}  # views: a reordered copy cost 0.09 s at 650k rows
     ts, link, gtid = col["ts"], col["link"], col["gtid"]
     if "globalTid" in db.columns("PYTORCH_API"):
-        db.null("PYTORCH_API.globalTid", np.count_nonzero(gtid == -1), "those rows are on no thread (read as process "
-                "and thread -1, where they nest with each other)")
+        db.null("PYTORCH_API.globalTid", np.count_nonzero(gtid == -1))
     pid = np.where(gtid >= 0, gtid >> 32, -1)
     tid = np.where(gtid >= 0, gtid & 0xFFFFFFFF, -1)
     kind = col["type"]
@@ -1272,8 +1337,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
                     "FROM CONNECTION_IDS c", (), 2)
         for j, name in enumerate(("id", "connectionId")):  # a link of no id or no connection id links nothing
             if name in db.columns("CONNECTION_IDS"):
-                db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1),
-                        "those rows link no operator to a task and no dequeue to its enqueue")
+                db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1))
         links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
         # a row repeated word for word would link the same kernels twice and double their op's time; a row of no
         # connection id links nothing and is dropped (kept, its -1 could be an op's or an Enqueue / Dequeue row's
@@ -1523,7 +1587,7 @@ def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
     if v is None:  # no reading: with every one NULL Mem Usage read 0.00G unsaid. Counted only then: a count in
         # the scan above cost 7 ms of its 56 at 261k rows, and NULLs beside readings leave the peak as it is
         db.null("MEMORY_RECORD.totalReserved", db.scalar(f"SELECT count(*) - count(totalReserved) FROM MEMORY_RECORD "
-                                                         f"{where}", params) or 0, "Mem Usage leaves them out")
+                                                         f"{where}", params) or 0)
     return int(v or 0)
 
 
