@@ -1003,3 +1003,39 @@ def test_real_timelines_hold_no_repeated_device_task(samples):
     for path in found:
         profile = load_profile(str(path), OPTS)
         assert not [w for w in profile.warnings if "repeat an earlier one" in w], path
+
+
+def test_a_column_named_twice_reads_the_first_with_a_warning(tmp_path):
+    """A column written twice (a file joined side by side, an edited header) read the last of names alike but for
+    blanks ("Duration(us) " after "Duration(us)") without a word, and the first of names alike to the byte: now the
+    first of either, said in one line. The excerpt's kernel_details.csv with a second Duration column of 7s appended,
+    padded and not; and the excerpt's first Duration cell, taken by the csv module, is what is read."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = list(csv.reader(io.StringIO(src.read_text(encoding="utf-8"), newline="")))
+    first = float(rows[1][rows[0].index("Duration(us)")])
+    assert first == 11.26
+    for name in ("Duration(us)", "Duration(us) ", " Duration(us)"):
+        f = tmp_path / "kernel_details.csv"
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows(
+            r + [v] for r, v in zip(rows, [name] + ["7"] * (len(rows) - 1), strict=True))
+        f.write_text(out.getvalue())
+        warnings: list[str] = []
+        kd = ascend_text.read_kernel_details(str(f), warnings)
+        assert kd["Duration(us)"].iloc[0] == first and kd["dur"].iloc[0] == 11260
+        assert warnings == [f"{f}: column(s) named more than once: 'Duration(us)' (2 times); the first of each is "
+                            "read"]
+    # the first of the two, when it is the padded one: its cells (7) are read, and the warning names it as written
+    f = tmp_path / "op_statistic.csv"
+    st_rows = (Path(__file__).resolve().parent / "data" / "bad" / "_src" / "npu_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+               / "op_statistic.csv").read_text().splitlines()
+    f.write_text("\n".join(["Count ," + st_rows[0]] + ["7," + r for r in st_rows[1:]]) + "\n")
+    warnings = []
+    st_df = ascend_text.read_op_statistic(str(f), warnings)
+    assert st_df["Count"].tolist() == [7] * (len(st_rows) - 1)
+    assert warnings == [f"{f}: column(s) named more than once: 'Count ' (2 times); the first of each is read"]
+    # a column the reader does not read may repeat without a word (kernel_details' own header has none twice)
+    f.write_text("\n".join([st_rows[0] + ",Other,Other"] + [r + ",1,2" for r in st_rows[1:]]) + "\n")
+    warnings = []
+    ascend_text.read_op_statistic(str(f), warnings)
+    assert warnings == []

@@ -886,7 +886,9 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         if note:
             warnings.append(note)
     header = _header(path, data)
-    raw = {h.strip(): h for h in header}
+    raw: dict[str, str] = {}
+    for h in header:  # the first of names alike but for blanks, as pandas reads the first of a repeated name
+        raw.setdefault(h.strip(), h)
     for name, alias in _COLUMN_ALIASES.items():
         if name not in raw and alias in raw:
             raw[name] = raw[alias]
@@ -901,6 +903,13 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     _check_last_row(path, len(header), data)
 
     names = [c for c in text + floats if c in raw]
+    if len(raw) < len(header):  # a column written twice (a file joined side by side, an edited header)
+        stripped = [h.strip() for h in header]
+        twice = [f"{raw[c]!r} ({stripped.count(raw[c].strip())} times)" for c in names
+                 if stripped.count(raw[c].strip()) > 1]
+        if twice:
+            warnings.append(f"{path}: column(s) named more than once: {', '.join(twice)}; the first of each is "
+                            "read")
     # dtype objects, not the types: pandas turns each type given into a dtype several times a read, each time
     # inside a ``warnings.catch_warnings`` (~0.15 ms of a kernel_details.csv read)
     dtype = {raw[c]: _OBJECT for c in text if c in raw}
