@@ -1039,3 +1039,31 @@ def test_a_column_named_twice_reads_the_first_with_a_warning(tmp_path):
     warnings = []
     ascend_text.read_op_statistic(str(f), warnings)
     assert warnings == []
+
+
+BAD_SRC_OUT = Path(__file__).resolve().parent / "data" / "bad" / "_src" / "npu_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+
+
+def test_op_statistic_pair_written_twice_is_said(tmp_path):
+    """op_statistic.csv (tests/data/bad/_src: msinsight text level1 rank0's, whole) with its rows 2-3 written again
+    below with other counts, and row 1 again with a blank-padded type: KernelTypeCompare keeps the last row of an
+    (OP Type, Core Type) pair, as the original does, so the earlier rows were left out without a word. The
+    warning counts the 3 repeated pairs; the table read holds the later figures (from the csv module)."""
+    from msprof_compare.compare.kernels import kernel_type_table
+    lines = (BAD_SRC_OUT / "op_statistic.csv").read_text().splitlines()
+    rows = list(csv.reader(lines))
+    again = [r[:2] + ["99"] + r[3:] for r in rows[2:4]] + [[" " + rows[1][0] + " "] + rows[1][1:]]
+    f = tmp_path / "op_statistic.csv"
+    f.write_text("\n".join(lines + [",".join(r) for r in again]) + "\n")
+    warnings: list[str] = []
+    st_df = ascend_text.read_op_statistic(str(f), warnings)
+    assert warnings == [f"{f}: 3 row(s) repeat the OP Type and Core Type of an earlier row (e.g. "
+                        f"{rows[2][0]!r}, {rows[2][1]!r}); KernelTypeCompare reads the last row of each, as the "
+                        "original does, and leaves the earlier ones out"]
+    table = kernel_type_table(Profile(path="x", kind="NPU", source="ascend_text", op_statistic=st_df))
+    assert len(table) == len(rows) - 1
+    assert table[(rows[2][0], rows[2][1])][-1] == 99 and table[(rows[1][0], rows[1][1])][-1] == int(rows[1][2])
+    f.write_text("\n".join(lines) + "\n")  # the file as exported: no pair twice, nothing said
+    warnings.clear()
+    ascend_text.read_op_statistic(str(f), warnings)
+    assert warnings == []

@@ -1389,6 +1389,15 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
         for col in times:
             df.loc[neg, col] = 0.0
     df["Count"] = count.astype(np.int64)
+    # KernelTypeCompare keys its rows by the stripped pair and keeps the last row of a pair (as the original's
+    # dict): an export writes each pair once, so an earlier row of a pair (a file joined from two) is left out
+    keys = pd.DataFrame({c: df[c].astype(str).str.strip() for c in ("OP Type", "Core Type")})
+    repeated = keys.duplicated()
+    if repeated.any():
+        first = keys[repeated].iloc[0].tolist()
+        warnings.append(f"{path}: {int(repeated.sum())} row(s) repeat the OP Type and Core Type of an earlier row "
+                        f"(e.g. {first[0]!r}, {first[1]!r}); KernelTypeCompare reads the last row of each, as the "
+                        "original does, and leaves the earlier ones out")
     return df
 
 
