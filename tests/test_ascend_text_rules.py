@@ -477,7 +477,8 @@ def test_operator_memory_short_row_in_a_text_column_is_warned(tmp_path):
     f.write_text(OPERATOR_MEMORY_HEAD +
                  "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0\n"
                  "aten::empty_strided,0.5,1736408883701264.010\t,1736408883736793.940\t\n"
-                 "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0\n")
+                 # another size: not the first row again, which is said as a repeat
+                 "aten::_convolution,25009.0,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0\n")
     warnings: list[str] = []
     om = ascend_text.read_operator_memory(str(f), warnings)
     assert warnings == [f"{f}: 1 row(s) end before the last column read; their missing cells read as empty"]
@@ -1067,3 +1068,35 @@ def test_op_statistic_pair_written_twice_is_said(tmp_path):
     warnings.clear()
     ascend_text.read_op_statistic(str(f), warnings)
     assert warnings == []
+
+
+def test_operator_memory_rows_written_again_are_said(tmp_path):
+    """operator_memory.csv (tests/data/bad/_src: two real rows of msinsight text level1 rank0's) with row 1 written
+    twice more and row 2 once more with another Size(KB): the repeats doubled those blocks' memory in the memory
+    comparison without a word, where kernel_details.csv's are said. Every row still counts (the original's
+    figures): 2 repeats said, counted from the raw lines; the row of another size is no repeat."""
+    data = (BAD_SRC_OUT / "operator_memory.csv").read_bytes()
+    lines = data.splitlines(keepends=True)
+    other = lines[2].replace(b",512.5,", b",512.0,", 1)
+    assert other != lines[2]
+    f = tmp_path / "operator_memory.csv"
+    joined = data + lines[1] + lines[1] + other
+    f.write_bytes(joined)
+    warnings: list[str] = []
+    om = ascend_text.read_operator_memory(str(f), warnings)
+    assert len(om) == 5 and _repeats(joined) == 2
+    assert warnings == [f"{f}: 2 row(s) repeat an earlier row in every column read (the same allocation written "
+                        "again, as in a file joined from two copies); each row counts, as in the original, so those "
+                        "blocks' memory and time count more than once."]
+    assert om["Size(KB)"].sum() == 512.5 * 4 + 512.0
+
+
+def test_operator_memory_of_the_samples_repeats_no_row(samples):
+    """No real operator_memory.csv of the samples holds a repeated row, and none is said."""
+    found = sorted(samples.rglob("operator_memory.csv"))
+    assert len(found) >= 9
+    for path in found:
+        warnings: list[str] = []
+        ascend_text.read_operator_memory(str(path), warnings)
+        assert _repeats(path.read_bytes()) == 0
+        assert not [w for w in warnings if "repeat an earlier row" in w]

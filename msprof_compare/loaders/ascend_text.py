@@ -1347,7 +1347,7 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
         warnings.append(f"{path}: {note}")
         size = np.where(huge, 0.0, np.maximum(size, 0.0))
     n = len(size)
-    return frame_of({
+    out = {
         "Name": np.asarray(cols["Name"], dtype=object),
         "Size(KB)": size,
         "Allocation Time(us)": np.array(alloc, dtype=object),
@@ -1358,7 +1358,15 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
         else np.full(n, np.nan),
         "Device Type": np.asarray(cols["Device Type"], dtype=object) if "Device Type" in cols
         else np.full(n, "", dtype=object),
-    })
+    }
+    # the allocation start first: it picks the rows to compare (those sharing one)
+    repeated = _repeated_events([out[c] for c in ("alloc_ns", "release_ns", "Size(KB)", "Name", "Duration(us)",
+                                                  "Device Type")])
+    if repeated:
+        warnings.append(f"{path}: {repeated} row(s) repeat an earlier row in every column read (the same allocation "
+                        "written again, as in a file joined from two copies); each row counts, as in the original, "
+                        "so those blocks' memory and time count more than once.")
+    return frame_of(out)
 
 
 OP_STATISTIC_FLOATS = ("Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Time(us)", "Ratio(%)")
