@@ -1189,10 +1189,14 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
             out[col] = np.asarray(cols[col], dtype=np.float64)
     out["ts"] = start_ns
     out["start_read"] = start_read
-    n_bad = int((~start_read & ~rounded & (out["Start Time(us)"] != "")).sum())
+    blank = out["Start Time(us)"] == ""
+    n_bad = int((~start_read & ~rounded & ~blank).sum())
     if n_bad:
         warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched "
                         "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
+    if blank.any():  # no export writes one; unmatched, such a kernel moves to another category
+        warnings.append(f"{path}: {int(blank.sum())} Start Time(us) value(s) are empty; those kernels are not "
+                        "matched (to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
     out["dur"] = dur_ns
     traceio.check_ends(path, start_ns, dur_ns, "kernel")
     repeated = _repeated_rows(out)
