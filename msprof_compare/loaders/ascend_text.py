@@ -1331,18 +1331,35 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     example = ""
     for col, texts, times, read in (("Allocation Time(us)", alloc, alloc_ns, alloc_read),
                                     ("Release Time(us)", release, release_ns, release_read)):
+        if n := _junk_times(texts, read):
+            junk.append(f"{n} {col}")
         mask, first = _rounded_times(texts, read)
         if first:  # as a missing time (0), as junk below
             rounded.append(f"{int(mask.sum())} {col}")
             example = example or first
             times[mask] = 0
-        if n := _junk_times(texts, read):
-            junk.append(f"{n} {col}")
+            read &= ~mask  # said here, not as no time below
     if rounded:
         warnings.append(f"{path}: {_rounded_note(rounded, example)}; read as missing")
     if junk:  # as a missing time (0): the row is not placed / the block is never released
         warnings.append(f"{path}: {' and '.join(junk)} value(s) are not times; read as missing")
-    size = np.nan_to_num(np.asarray(cols["Size(KB)"], dtype=np.float64), nan=0.0)
+    # what a DB export's OP_MEMORY says of its blocks (NULL or non-positive times, negative releases), said here
+    # too: each moved a block out of the comparison, or its duration to 0, without a word
+    # (a time read at or before 0 is no time either: the comparison places allocations after 0 alone)
+    no_time = int(np.count_nonzero(alloc_read & (alloc_ns <= 0))) + sum(1 for t in alloc if t in _NA_TEXTS)
+    if no_time:
+        warnings.append(f"{path}: {no_time} Allocation Time(us) value(s) are empty, N/A, 0 or negative (no time); "
+                        "the memory comparison leaves those blocks out")
+    if (unreleased := release_read & (release_ns < 0)).any():
+        warnings.append(f"{path}: {int(unreleased.sum())} Release Time(us) value(s) are negative; read as never "
+                        "released")
+        release_ns[unreleased] = 0
+        for i in np.flatnonzero(unreleased).tolist():
+            release[i] = ""
+    size_cells = np.asarray(cols["Size(KB)"], dtype=np.float64)
+    if n_blank := int(np.count_nonzero(np.isnan(size_cells))):  # junk was said by _read_csv too
+        warnings.append(f"{path}: {n_blank} Size(KB) value(s) are no number (empty, N/A or text); read as 0")
+    size = np.nan_to_num(size_cells, nan=0.0)
     # a block over 1 PB is no size (no reserved total is larger): summed per operator it reached inf, and a
     # subtree's memory inf - inf = NaN, shown as a blank cell
     huge = size > MAX_RESERVED_BYTES / 1024
@@ -1364,8 +1381,9 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
         else np.full(n, "", dtype=object),
     }
     # the allocation start first: it picks the rows to compare (those sharing one)
+    # (and the time texts: rows of no time, whose ns read 0, differ in them)
     repeated = _repeated_events([out[c] for c in ("alloc_ns", "release_ns", "Size(KB)", "Name", "Duration(us)",
-                                                  "Device Type")])
+                                                  "Device Type", "Allocation Time(us)", "Release Time(us)")])
     if repeated:
         warnings.append(f"{path}: {repeated} row(s) repeat an earlier row in every column read (the same allocation "
                         "written again, as in a file joined from two copies); each row counts, as in the original, "
