@@ -1396,9 +1396,16 @@ OP_STATISTIC_FLOATS = ("Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Ti
 
 def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     """op_statistic.csv for ``--use_kernel_type``; a blank time reads 0, so one empty cell does not blank a
-    KernelTypeCompare row."""
+    KernelTypeCompare row (said in one line)."""
     df = frame_of(_read_csv(path, ("OP Type", "Core Type"), ("Count",) + OP_STATISTIC_FLOATS,
                             ("OP Type", "Core Type", "Count", "Total Time(us)"), warnings))
+    times = [c for c in OP_STATISTIC_FLOATS if c in df.columns and c != "Ratio(%)"]
+    no_time = np.zeros(len(df), dtype=bool)
+    for col in times:
+        no_time |= np.isnan(col_of(df, col, np.float64))
+    if no_time.any():  # as a missing Count: a 0 us in the sheet, which without a word looks measured
+        warnings.append(f"{path}: {int(no_time.sum())} row(s) with a time that is no number (empty, N/A or text); "
+                        "those times read as 0")
     for col in OP_STATISTIC_FLOATS:
         if col in df.columns:
             df[col] = df[col].fillna(0.0)
@@ -1410,7 +1417,6 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     bad = (np.abs(count) >= 2.0**63) | (count < 0) | (count != np.floor(count))
     if bad.any():
         raise ProfileError(path, f"column Count holds {count[bad][0]:g}, not a call count")
-    times = [c for c in OP_STATISTIC_FLOATS if c in df.columns and c != "Ratio(%)"]
     neg = np.zeros(len(df), dtype=bool)
     for col in times:
         neg |= col_of(df, col, np.float64) < 0
