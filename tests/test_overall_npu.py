@@ -489,15 +489,32 @@ def test_bandwidth_and_pg_names():
     assert B.bandwidths(bad, problems) == (0.0, 0.0)
     assert problems == ["SDMA Transit Size(MB) 'abc'", "SDMA Transit Time(ms) 'xyz'"]
     # negative, boolean, beyond float range (10**400 raised an internal error) or a bandwidth that overflows:
-    # each reads 0 and is named, never a negative, "inf" or 120-digit figure in the console
+    # each reads 0 and is named, never a negative, "inf" or 120-digit figure in the console; session 60's fuzz:
+    # null or "" (read 0 unsaid), over 1 PB (1e308 MB / 1.8 ms printed 309 digits) or a week, a block that is no
+    # object (read 0 unsaid)
     for size, time, named in ((-427.5, 27.3, "SDMA Transit Size(MB) -427.5"), (True, 1, "SDMA Transit Size(MB) True"),
                               (10**400, 1, "SDMA Transit Size(MB) 1000000000000000000000000000000000000..."),
-                              (1e308, 1e-5, "SDMA bandwidth 1e+308 MB / 1e-05 ms")):
+                              (1e308, 1e-5, "SDMA Transit Size(MB) 1e+308"),
+                              (1e308, 1.8, "SDMA Transit Size(MB) 1e+308"),
+                              (1e9 + 1, 1.8, "SDMA Transit Size(MB) 1000000001.0"),
+                              (1e12, 1e12, "SDMA Transit Size(MB) 1000000000000.0, SDMA Transit Time(ms) "
+                                           "1000000000000.0"),
+                              (None, 1, "SDMA Transit Size(MB) None"), ("", 1, "SDMA Transit Size(MB) ''"),
+                              (1, 7 * 86_400_000 + 1, "SDMA Transit Time(ms) 604800001")):
         one = {"s": {"collective": {"Total Op Info": {"Communication Bandwidth Info": {
             "SDMA": {"Transit Size(MB)": size, "Transit Time(ms)": time}}}}}}
         problems = []
         assert B.bandwidths(one, problems) == (0.0, 0.0)
-        assert problems == [named]
+        assert ", ".join(problems) == named
+    # the bounds themselves are figures: 1 PB in a week
+    one = {"s": {"collective": {"Total Op Info": {"Communication Bandwidth Info": {
+        "SDMA": {"Transit Size(MB)": 1e9, "Transit Time(ms)": 7 * 86_400_000}}}}}}
+    assert B.bandwidths(one) == (0.0, pytest.approx(1e9 / (7 * 86_400_000)))
+    for block in (None, 5, "x", [1]):
+        one["s"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"] = block
+        problems = []
+        assert B.bandwidths(one, problems) == (0.0, 0.0)
+        assert problems == [f"SDMA {block!r}"]
     meta = json.loads((DATA / "profiler_metadata_pg.json").read_text())
     pg = B.pg_names(meta)
     assert pg["Group 10.174.216.241%enp189s0f1_55000_0_1738895506630464 Communication"] == "tp"

@@ -479,7 +479,7 @@ def bandwidths(communication: dict | None, problems: list[str] | None = None) ->
             continue
         found = True
         for kind, total in sums.items():
-            got = _transit(info.get(kind), kind, seen, f" in {short_repr(step)}" if several else "")
+            got = _transit(info.get(kind, _ABSENT), kind, seen, f" in {short_repr(step)}" if several else "")
             if got is None:
                 broken.add(kind)
             elif got[1] > 0:
@@ -491,22 +491,33 @@ def bandwidths(communication: dict | None, problems: list[str] | None = None) ->
     return rdma, sdma
 
 
+#: Transit figures no bandwidth block holds: over 1 PB moved (no device holds more) or a transit of over a week
+#: (the loaders' bounds of a reserved total and of a duration, ``numparse.MAX_RESERVED_BYTES`` /
+#: ``MAX_DURATION_NS``). A size of 1e308 MB read as a bandwidth of 309 digits in the console.
+_TRANSIT_LIMITS = {"Transit Size(MB)": 1e9, "Transit Time(ms)": 7 * 86_400 * 1e3}
+_ABSENT = object()
+
+
 def _transit(block: object, kind: str, problems: list[str], where: str) -> tuple[float, float] | None:
-    """(size MB, time ms) of one bandwidth block, a missing one 0; None where a value is not a usable number
-    (each such value named in ``problems``)."""
-    if not isinstance(block, dict):
+    """(size MB, time ms) of one bandwidth block, a missing block or value 0 (reference-1 §5.9); None where the
+    block is no object or a value is not a usable number (each named in ``problems``)."""
+    if block is _ABSENT:
         return 0.0, 0.0
+    if not isinstance(block, dict):  # null, a number, a list: no block of figures, named
+        problems.append(f"{kind} {short_repr(block)}{where}")
+        return None
     values = []
     for key in ("Transit Size(MB)", "Transit Time(ms)"):
         raw = block.get(key, 0)
-        try:  # a bool is no size; an int beyond float range (10**400) is as unusable as inf
-            v = math.nan if isinstance(raw, bool) else float(raw or 0)
+        try:  # a bool or null is no size; an int beyond float range (10**400) is as unusable as inf
+            v = math.nan if raw is None or isinstance(raw, bool) else float(raw)
         except (TypeError, ValueError, OverflowError):
             v = math.nan
-        if not math.isfinite(v) or v < 0:
+        if not math.isfinite(v) or v < 0 or v > _TRANSIT_LIMITS[key]:
             problems.append(f"{kind} {key} {short_repr(raw)}{where}")
+            v = math.nan
         values.append(v)
-    if not all(math.isfinite(v) and v >= 0 for v in values):
+    if not all(math.isfinite(v) for v in values):
         return None
     return values[0], values[1]
 
@@ -532,7 +543,8 @@ def _bandwidth(profile: Profile, bd: Breakdown) -> None:
     bw = bandwidths(profile.communication, problems)
     if problems:
         bd.missing.append(f"{profile.files.get('communication.json', profile.path)}: "
-                          f"not a finite number (or negative): {', '.join(problems)}; that bandwidth is shown as 0")
+                          f"not a usable number (no number, not finite, negative, or over 1 PB or a week): "
+                          f"{', '.join(problems)}; that bandwidth is shown as 0")
     if bw is None:
         # the file's problem, which no loader line says, in the log (a console without a bandwidth column too);
         # what it costs under the console table
