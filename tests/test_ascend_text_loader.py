@@ -1152,7 +1152,10 @@ def test_held_csv_goes_to_pandas_as_utf8(samples: Path, tmp_path: Path, monkeypa
     streamed = read(0)
     assert encodings[1:] == ["utf-8-sig"]
     pd.testing.assert_frame_equal(held[0], streamed[0], check_exact=True)
-    assert held[1] == streamed[1] == [] and held[0]["Name"].iloc[2] == "caf\u00e9\r\nx, y" and len(held[0]) == 191
+    # the quoted line break is said where the file is held (a check of the bytes, as for rows cut short)
+    assert held[1] == [f"{f}: 1 line(s) read as part of an earlier row (a line break inside a "
+                       "quoted field: a quote left open?)"] and streamed[1] == []
+    assert held[0]["Name"].iloc[2] == "caf\u00e9\r\nx, y" and len(held[0]) == 191
     f.write_bytes(good[:5000] + b"\xff" + good[5001:])
     assert read(1 << 24) == read(0) == (
         "malformed CSV: 'utf-8' codec can't decode byte 0xff in position 4997: invalid start byte", [])
@@ -1186,7 +1189,10 @@ def test_float_column_with_text_beside_non_ascii_text(samples: Path, tmp_path: P
         assert got["Name"].tolist() == [r[name_at] for r in rows]
         assert got["Name"].iloc[2] == "caf\u00e9, \u7b97\u5b50\r\nx"
         assert [None if v != v else v for v in got["aicore_time(us)"].tolist()] == want
-        assert warnings == [f"{f}: 1 value(s) that are not numbers in column(s) aicore_time(us); read as missing"]
+        joined = [f"{f}: 1 line(s) read as part of an earlier row (a line break inside a quoted field: a "
+                  "quote left open?)"] if whole else []  # said of a file held (a check of the bytes)
+        assert warnings == [*joined,
+                            f"{f}: 1 value(s) that are not numbers in column(s) aicore_time(us); read as missing"]
 
 
 def test_small_held_csv_parsed_in_one_go(samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -378,6 +378,8 @@ def test_short_middle_row_is_warned(tmp_path):
     assert len(kd) == len(rows) and kd["Name"].tolist()[3] == "" and kd["Input Shapes"].tolist()[5] == "1,2\n3"
     # the cut row's Start Time(us) (its 9th field) is one of those empty cells, which unmatches that kernel
     assert warnings == [f"{f}: 1 row(s) end before the last column read; their missing cells read as empty",
+                        f"{f}: 1 line(s) read as part of an earlier row (a line break inside a quoted "
+                        "field: a quote left open?)",
                         f"{f}: 1 Start Time(us) value(s) are empty; those kernels are not matched (to a launching "
                         "operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
 
@@ -1151,3 +1153,36 @@ def test_op_statistic_times_that_are_no_number_are_said(tmp_path):
                         f"{f}: 3 row(s) with a time that is no number (empty, N/A or text); those times read as 0"]
     assert st_df["Total Time(us)"].iloc[0] == 0.0 and st_df["Min Time(us)"].iloc[1] == 0.0
     assert st_df["Max Time(us)"].iloc[2] == 0.0 and st_df["Total Time(us)"].iloc[1] == float(rows[2][3])
+
+
+def test_a_quote_left_open_is_said(tmp_path):
+    """The excerpt's kernel_details.csv with a stray quote written before row 3's first field (a damaged or
+    hand-edited file): the field runs to the next quote, a later row's quoted Input Shapes, so the rows between
+    read as one (a kernel gone) with only a Step Id warning that did not say so. The line breaks inside quoted
+    fields are counted: the lines beyond the rows Python's csv module reads."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    lines = src.read_bytes().split(b"\n")
+    lines[3] = b'"' + lines[3]
+    f = tmp_path / "kernel_details.csv"
+    f.write_bytes(b"\n".join(lines))
+    rows = list(csv.reader(io.StringIO(f.read_text(encoding="utf-8"), newline="")))
+    inside = len([x for x in lines if x]) - len(rows)
+    assert inside >= 1
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert len(kd) == len(rows) - 1
+    assert f"{f}: {inside} line(s) read as part of an earlier row (a line break inside a quoted field: a quote " \
+           "left open?)" in warnings
+
+
+def test_no_real_side_csv_holds_a_quoted_line_break(samples):
+    """The CSVs the loader reads, as exported: no line break inside a quoted field (by Python's csv module), and no
+    line is counted as joined to the rows that module reads."""
+    found = [p for name in ("kernel_details.csv", "memory_record.csv", "operator_memory.csv", "op_statistic.csv")
+             for p in sorted(samples.rglob(name))]
+    assert len(found) >= 30
+    for path in found:
+        data = path.read_bytes()
+        rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
+        assert not any("\n" in c or "\r" in c for r in rows for c in r)
+        assert ascend_text._joined_lines(data, len(rows) - 1) == 0
