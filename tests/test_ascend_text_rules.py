@@ -1186,3 +1186,33 @@ def test_no_real_side_csv_holds_a_quoted_line_break(samples):
         rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
         assert not any("\n" in c or "\r" in c for r in rows for c in r)
         assert ascend_text._joined_lines(data, len(rows) - 1) == 0
+
+
+def test_a_device_lane_named_otherwise_is_said(tmp_path):
+    """The excerpt (tests/data/npu) with its Ascend Hardware and HCCL processes renamed (a damaged or edited
+    trace): the lanes are found by name, so no device or communication task was read and the operator device times
+    and communication figures read 0 without a word. One warning each, with the evidence counted from the JSON:
+    the Overlap Analysis spans and kernel_details.csv's kernels / HCCL ops. The excerpt as cut says nothing."""
+    d = _excerpt(tmp_path)
+    assert not [w for w in load_profile(str(d), OPTS).warnings if "process is named" in w]
+    f, events = _trace(d)
+    hw, hccl, ovl = (_pid_of(events, n) for n in ("Ascend Hardware", "HCCL", "Overlap Analysis"))
+    computing = sum(1 for e in events if e.get("ph") == "X" and e["pid"] == ovl and e["name"] == "Computing")
+    comm = sum(1 for e in events if e.get("ph") == "X" and e["pid"] == ovl and e["name"].startswith("Communication"))
+    with open(d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        kernels = list(csv.DictReader(fh))
+    hcom = sum(1 for k in kernels if k["Name"].startswith("hcom_"))
+    assert computing and comm and hcom
+    for e in events:
+        if e.get("ph") == "M" and e["name"] == "process_name" and e["pid"] in (hw, hccl):
+            e["args"]["name"] += " (renamed)"
+    f.write_text(json.dumps(events))
+    p = load_profile(str(d), OPTS)
+    assert p.kernels.empty and p.comm.empty
+    assert [w for w in p.warnings if "process is named" in w] == [
+        f"{f}: no 'Ascend Hardware' process is named in the trace, though its Overlap Analysis lane holds {computing} "
+        f"Computing span(s) and kernel_details.csv lists {len(kernels)} kernel(s): no device task is read, so "
+        "operators and modules get no device time",
+        f"{f}: no Communication or HCCL process is named in the trace, though its Overlap Analysis lane holds {comm} "
+        f"Communication span(s) and kernel_details.csv lists {hcom} HCCL op(s): no communication task is read, so "
+        "the communication comparison and the communication groups have none"]

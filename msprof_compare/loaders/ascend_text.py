@@ -1706,4 +1706,37 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     del data
     if level != "trace":
         _side_files(layout, profile, opts)
+    _missing_lanes(profile)
     return profile
+
+
+def _missing_lanes(profile: Profile) -> None:
+    """One warning per device lane the trace does not name where the rest of the export shows the device ran on it:
+    the lanes are found by their process names alone, so a trace whose Ascend Hardware or HCCL process is named
+    otherwise (a damaged or edited trace) read no device task or no communication task from it, and the operator
+    and module sheets read 0 device time, or the communication figures none, without a word. The evidence: the
+    Overlap Analysis lane's Computing / Communication spans, kernel_details.csv's kernels (its HCCL ops, for the
+    HCCL lane). A trace without any device lane is refused later, where nothing shows device work
+    (``api._check_usable``)."""
+    names = set(col_of(profile.processes, "name", object).tolist())
+    spans = col_of(profile.overlap, "name", object) if len(profile.overlap) else np.array([], dtype=object)
+    kd = profile.kernel_details
+    names_kd = col_of(kd, "Name", object) if kd is not None and len(kd) else np.array([], dtype=object)
+    trace = profile.files.get("trace_view.json", profile.path)
+    if HARDWARE_PROCESS not in names:
+        seen = [f"its {OVERLAP_PROCESS} lane holds {n} Computing span(s)"
+                for n in [int(np.count_nonzero(spans == "Computing"))] if n]
+        seen += [f"kernel_details.csv lists {len(names_kd)} kernel(s)"] if len(names_kd) else []
+        if seen:
+            profile.warnings.append(f"{trace}: no '{HARDWARE_PROCESS}' process is named in the trace, though "
+                                    f"{' and '.join(seen)}: no device task is read, so operators and modules get "
+                                    "no device time")
+    if not names.intersection(HCCL_PROCESS_NAMES):
+        hcom = int(sum(1 for n in names_kd.tolist() if isinstance(n, str) and n.startswith("hcom_")))
+        seen = [f"its {OVERLAP_PROCESS} lane holds {n} Communication span(s)"
+                for n in [int(sum(1 for x in spans.tolist() if str(x).startswith("Communication")))] if n]
+        seen += [f"kernel_details.csv lists {hcom} HCCL op(s)"] if hcom else []
+        if seen:
+            profile.warnings.append(f"{trace}: no {' or '.join(HCCL_PROCESS_NAMES)} process is named in the trace, "
+                                    f"though {' and '.join(seen)}: no communication task is read, so the "
+                                    "communication comparison and the communication groups have none")
