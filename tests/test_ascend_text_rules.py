@@ -727,6 +727,23 @@ def test_malformed_profiler_metadata_is_read_as_absent(tmp_path, text, problem):
     assert prof.kernels["dur"].sum() == whole.kernels["dur"].sum() and len(prof.kernels) == len(whole.kernels)
 
 
+def test_profiler_metadata_that_is_a_directory_is_said(tmp_path):
+    """A directory named profiler_metadata.json (a damaged copy, found by session 60's fuzz) was passed over
+    without a word, where a malformed file is read as absent with one warning: now the same line says it. The
+    excerpt's file replaced by a folder; the kernels load as with the whole file."""
+    d = _excerpt(tmp_path)
+    f = d / "profiler_metadata.json"
+    whole = load_profile(str(d), OPTS)
+    f.unlink()
+    f.mkdir()
+    prof = load_profile(str(d), OPTS)
+    assert [w for w in prof.warnings if "profiler_metadata" in w] == [
+        f"{f}: a directory, not a file; read as absent (no process-group names or distributed settings from it)"]
+    assert prof.metadata == {} and len(prof.kernels) == len(whole.kernels)
+    f.rmdir()  # absent: nothing said, as before
+    assert not [w for w in load_profile(str(d), OPTS).warnings if "profiler_metadata" in w]
+
+
 def test_profiler_metadata_read_as_absent_gives_no_group_names(tmp_path):
     """The process-group names come from profiler_metadata.json's parallel_group_info (reference-1 §5.10): the
     msinsight file that holds one (tests/data/npu/profiler_metadata_pg.json) names its groups; replaced by an

@@ -1602,6 +1602,8 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     if os.path.isfile(meta):
         profile.files["profiler_metadata.json"] = meta
         _read_metadata(meta, profile)
+    elif os.path.isdir(meta):  # an optional file that cannot be used: read as absent, said (as a malformed one)
+        profile.warnings.append(f"{meta}: a directory, not a file; {_METADATA_ABSENT}")
     if layout.level == "profiling" and layout.info_path:
         # every run: the settings note concerns whatever the run compares; warned of only where the original
         # reads the file (OverallMetrics; the memory comparison, whose advice reads profile_memory)
@@ -1614,11 +1616,14 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
 # the settings note, warned of where the original reads it; profiler_metadata.json: process-group names and
 # distributed settings), are read as absent with one warning, whatever is wrong with them (unreadable, malformed,
 # or no object): the run goes on as without them.
+_METADATA_ABSENT = "read as absent (no process-group names or distributed settings from it)"
+
+
 def _read_metadata(meta: str, profile: Profile) -> None:
     """profiler_metadata.json into ``profile.metadata``; one that cannot be used is an optional file read as absent,
     said in one warning: a malformed one stopped the run, though what it feeds (the groups' names
     and the distributed settings' checks) is what a folder without it goes without."""
-    lacks = "read as absent (no process-group names or distributed settings from it)"
+    lacks = _METADATA_ABSENT
     try:
         data = read_json(meta, profile.warnings)
     except ProfileError as exc:
