@@ -1372,7 +1372,8 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     # what a DB export's OP_MEMORY says of its blocks (NULL or non-positive times, negative releases), said here
     # too: each moved a block out of the comparison, or its duration to 0, without a word
     # (a time read at or before 0 is no time either: the comparison places allocations after 0 alone)
-    no_time = int(np.count_nonzero(alloc_read & (alloc_ns <= 0))) + sum(1 for t in alloc if t in _NA_TEXTS)
+    no_time = int(np.count_nonzero(alloc_read & (alloc_ns <= 0))) + sum(
+        1 for i in np.flatnonzero(~alloc_read).tolist() if alloc[i] in _NA_TEXTS)  # the few cells not read
     if no_time:
         warnings.append(f"{path}: {no_time} Allocation Time(us) value(s) are empty, N/A, 0 or negative (no time); "
                         "the memory comparison leaves those blocks out")
@@ -1724,22 +1725,27 @@ def _missing_lanes(profile: Profile) -> None:
     HCCL lane). A trace without any device lane is refused later, where nothing shows device work
     (``api._check_usable``)."""
     names = set(col_of(profile.processes, "name", object).tolist())
-    spans = col_of(profile.overlap, "name", object) if len(profile.overlap) else np.array([], dtype=object)
     kd = profile.kernel_details
-    names_kd = col_of(kd, "Name", object) if kd is not None and len(kd) else np.array([], dtype=object)
+    kernels = col_of(kd, "Name", object) if kd is not None and len(kd) else np.array([], dtype=object)
     trace = profile.files.get("trace_view.json", profile.path)
+
+    def count(values: np.ndarray, prefix: str) -> int:  # each distinct text tested once (names repeat)
+        codes, uniq = pd.factorize(values)
+        return int(np.count_nonzero(np.array([str(u).startswith(prefix) for u in uniq], dtype=bool)[codes]))
+
+    spans = col_of(profile.overlap, "name", object) if len(profile.overlap) else np.array([], dtype=object)
     if HARDWARE_PROCESS not in names:
         seen = [f"its {OVERLAP_PROCESS} lane holds {n} Computing span(s)"
                 for n in [int(np.count_nonzero(spans == "Computing"))] if n]
-        seen += [f"kernel_details.csv lists {len(names_kd)} kernel(s)"] if len(names_kd) else []
+        seen += [f"kernel_details.csv lists {len(kernels)} kernel(s)"] if len(kernels) else []
         if seen:
             profile.warnings.append(f"{trace}: no '{HARDWARE_PROCESS}' process is named in the trace, though "
                                     f"{' and '.join(seen)}: no device task is read, so operators and modules get "
                                     "no device time")
     if not names.intersection(HCCL_PROCESS_NAMES):
-        hcom = int(sum(1 for n in names_kd.tolist() if isinstance(n, str) and n.startswith("hcom_")))
-        seen = [f"its {OVERLAP_PROCESS} lane holds {n} Communication span(s)"
-                for n in [int(sum(1 for x in spans.tolist() if str(x).startswith("Communication")))] if n]
+        hcom = count(kernels, "hcom_")
+        seen = [f"its {OVERLAP_PROCESS} lane holds {n} Communication span(s)" for n in [count(spans, "Communication")]
+                if n]
         seen += [f"kernel_details.csv lists {hcom} HCCL op(s)"] if hcom else []
         if seen:
             profile.warnings.append(f"{trace}: no {' or '.join(HCCL_PROCESS_NAMES)} process is named in the trace, "
