@@ -1233,3 +1233,26 @@ def test_a_device_lane_named_otherwise_is_said(tmp_path):
         f"{f}: no Communication or HCCL process is named in the trace, though its Overlap Analysis lane holds {comm} "
         f"Communication span(s) and kernel_details.csv lists {hcom} HCCL op(s): no communication task is read, so "
         "the communication comparison and the communication groups have none"]
+
+
+def test_a_device_lane_named_by_two_processes_is_said(tmp_path):
+    """The excerpt with a second process_name record 'Ascend Hardware' for an empty pid after the real one (a trace
+    joined from two, a lane copied under another pid): the last named is read (reference-1 §5.1, "last occurrence
+    wins"), so no device task was read and the operators' device times read 0 without a word. One warning counts
+    the tasks left out, from the JSON; a second name on a pid that holds no complete event says nothing when it
+    comes first (the real lane, named last, is read)."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    hw = _pid_of(events, "Ascend Hardware")
+    record = next(e for e in events if e.get("ph") == "M" and e["name"] == "process_name" and e["pid"] == hw)
+    tasks = sum(1 for e in events if e.get("ph") == "X" and e["pid"] == hw)
+    assert tasks
+    f.write_text(json.dumps(events + [dict(record, pid=12345)]))
+    p = load_profile(str(d), OPTS)
+    assert p.kernels.empty
+    assert [w for w in p.warnings if "processes are named" in w] == [
+        f"{f}: 2 processes are named 'Ascend Hardware': the one named last (pid 12345, 0 complete event(s)) is "
+        f"read, as in the original; the {tasks:,} of pid(s) {hw} are not"]
+    f.write_text(json.dumps([dict(record, pid=12345)] + events))
+    p = load_profile(str(d), OPTS)
+    assert len(p.kernels) == tasks and not [w for w in p.warnings if "processes are named" in w]

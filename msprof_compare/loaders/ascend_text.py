@@ -331,8 +331,8 @@ def _select(path: str, data: bytes, events: list, opts: Options,
                                hint="record the job with torch.profiler.profile and pass its *.pt.trace.json")
         p_pid, p_name = col_of(processes, "pid", np.int64), col_of(processes, "name", object)
         names_of = dict(zip(p_pid.tolist(), p_name.tolist(), strict=True))
-        lanes = tuple(_last_pid(names_of, names, order)
-                      for names in ((HARDWARE_PROCESS,), HCCL_PROCESS_NAMES, (OVERLAP_PROCESS,)))
+        lanes = tuple(_last_pid(names_of, names, order) for names in LANE_NAMES)
+        _lanes_named_twice(path, events, is_x, names_of, lanes, warnings)
         not_c = ph != PH_C
         cand = np.flatnonzero(not_c)
         ev = _pick(events, not_c) if cand.size != len(events) else events
@@ -442,6 +442,32 @@ def _metadata(path: str, meta: list, warnings: list[str]) -> tuple[pd.DataFrame,
                           "sort_index": traceio.checked_ints(path, [v[1] for v in threads.values()], _THREAD_SORT,
                                                              warnings)}) if threads else empty("threads")
     return p, t, order
+
+
+#: The process names of each device lane ``_select`` reads: hardware, HCCL, overlap.
+LANE_NAMES = ((HARDWARE_PROCESS,), HCCL_PROCESS_NAMES, (OVERLAP_PROCESS,))
+
+
+def _lanes_named_twice(path: str, events: list, is_x: np.ndarray, names_of: dict[int, str],
+                       lanes: tuple[int | None, ...], warnings: list[str]) -> None:
+    """One warning per device lane whose name more than one process holds, where the others hold complete events:
+    the last named is read (``_last_pid``, as the original's dict of names keeps it) and the others' tasks are
+    not, which left the operator device times or the communication figures at 0 without a word where the last
+    one was empty (a trace joined from two, a lane copied under another pid). The events' pids are pulled out
+    only where a name repeats."""
+    twice = [(names, pid) for names, pid in zip(LANE_NAMES, lanes, strict=True)
+             if pid is not None and sum(n in names for n in names_of.values()) > 1]
+    if not twice:
+        return
+    x_pids = traceio.to_int(_field(_pick(events, is_x), "pid"))
+    for names, pid in twice:
+        others = sorted(p for p, n in names_of.items() if n in names and p != pid)
+        left = int(np.count_nonzero(np.isin(x_pids, others)))
+        if left:
+            warnings.append(f"{path}: {len(others) + 1} processes are named {' or '.join(map(repr, names))}: the "
+                            f"one named last (pid {pid}, {int(np.count_nonzero(x_pids == pid)):,} complete "
+                            f"event(s)) is read, as in the original; the {left:,} of pid(s) "
+                            f"{', '.join(map(str, others))} are not")
 
 
 def _last_pid(names_of: dict[int, str], names: tuple[str, ...], order: dict[int, int]) -> int | None:
