@@ -1256,3 +1256,28 @@ def test_a_device_lane_named_by_two_processes_is_said(tmp_path):
     f.write_text(json.dumps([dict(record, pid=12345)] + events))
     p = load_profile(str(d), OPTS)
     assert len(p.kernels) == tasks and not [w for w in p.warnings if "processes are named" in w]
+
+
+def test_a_device_lane_whose_name_moved_to_another_pid_is_said(tmp_path):
+    """The excerpt with the Ascend Hardware process_name record moved to pid -1 (its tasks now on a process
+    without a name): a process of that name exists but holds no task, so the operators' device times read 0 without
+    a word. The line says so and counts the complete events on processes without a name (the lane's, from the
+    JSON)."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    hw = _pid_of(events, "Ascend Hardware")
+    ovl = _pid_of(events, "Overlap Analysis")
+    tasks = sum(1 for e in events if e.get("ph") == "X" and e["pid"] == hw)
+    computing = sum(1 for e in events if e.get("ph") == "X" and e["pid"] == ovl and e["name"] == "Computing")
+    with open(d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        kernels = len(list(csv.DictReader(fh)))
+    for e in events:
+        if e.get("ph") == "M" and e["name"] == "process_name" and e["pid"] == hw:
+            e["pid"] = -1
+    f.write_text(json.dumps(events))
+    p = load_profile(str(d), OPTS)
+    assert p.kernels.empty and p.extra["unnamed_lane_events"] == tasks
+    assert [w for w in p.warnings if "'Ascend Hardware' process" in w] == [
+        f"{f}: its 'Ascend Hardware' process holds no task ({tasks:,} complete event(s) lie on processes it gives "
+        f"no name), though its Overlap Analysis lane holds {computing} Computing span(s) and kernel_details.csv lists "
+        f"{kernels} kernel(s): no device task is read, so operators and modules get no device time"]

@@ -1743,37 +1743,42 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
 
 
 def _missing_lanes(profile: Profile) -> None:
-    """One warning per device lane the trace does not name where the rest of the export shows the device ran on it:
-    the lanes are found by their process names alone, so a trace whose Ascend Hardware or HCCL process is named
-    otherwise (a damaged or edited trace) read no device task or no communication task from it, and the operator
-    and module sheets read 0 device time, or the communication figures none, without a word. The evidence: the
-    Overlap Analysis lane's Computing / Communication spans, kernel_details.csv's kernels (its HCCL ops, for the
-    HCCL lane). A trace without any device lane is refused later, where nothing shows device work
-    (``api._check_usable``)."""
+    """One warning per device lane of which no task is read where the rest of the export shows the device ran on
+    it: the lanes are found by their process names alone, so a trace whose Ascend Hardware or HCCL process is named
+    otherwise, or whose name record moved to another pid (a damaged or edited trace), read no device task or no
+    communication task, and the operator and module sheets read 0 device time, or the communication figures none,
+    without a word. The evidence: the Overlap Analysis lane's Computing / Communication spans, kernel_details.csv's
+    kernels (its HCCL ops, for the HCCL lane). A trace without any device lane is refused later, where nothing
+    shows device work (``api._check_usable``)."""
     names = set(col_of(profile.processes, "name", object).tolist())
     kd = profile.kernel_details
     kernels = col_of(kd, "Name", object) if kd is not None and len(kd) else np.array([], dtype=object)
     trace = profile.files.get("trace_view.json", profile.path)
+    unnamed = profile.extra.get("unnamed_lane_events", 0)
+    elsewhere = f" ({unnamed:,} complete event(s) lie on processes it gives no name)" if unnamed else ""
 
     def count(values: np.ndarray, prefix: str) -> int:  # each distinct text tested once (names repeat)
         codes, uniq = pd.factorize(values)
         return int(np.count_nonzero(np.array([str(u).startswith(prefix) for u in uniq], dtype=bool)[codes]))
 
+    def say(lane: str, named: bool, seen: list[str], lost: str) -> None:
+        why = f"its {lane} process holds no task" if named else f"no {lane} process is named in the trace"
+        profile.warnings.append(f"{trace}: {why}{elsewhere}, though {' and '.join(seen)}: {lost}")
+
     spans = col_of(profile.overlap, "name", object) if len(profile.overlap) else np.array([], dtype=object)
-    if HARDWARE_PROCESS not in names:
+    if profile.kernels.empty:
         seen = [f"its {OVERLAP_PROCESS} lane holds {n} Computing span(s)"
                 for n in [int(np.count_nonzero(spans == "Computing"))] if n]
         seen += [f"kernel_details.csv lists {len(kernels)} kernel(s)"] if len(kernels) else []
         if seen:
-            profile.warnings.append(f"{trace}: no '{HARDWARE_PROCESS}' process is named in the trace, though "
-                                    f"{' and '.join(seen)}: no device task is read, so operators and modules get "
-                                    "no device time")
-    if not names.intersection(HCCL_PROCESS_NAMES):
+            say(f"'{HARDWARE_PROCESS}'", HARDWARE_PROCESS in names, seen,
+                "no device task is read, so operators and modules get no device time")
+    if profile.comm.empty:
         hcom = count(kernels, "hcom_")
         seen = [f"its {OVERLAP_PROCESS} lane holds {n} Communication span(s)" for n in [count(spans, "Communication")]
                 if n]
         seen += [f"kernel_details.csv lists {hcom} HCCL op(s)"] if hcom else []
         if seen:
-            profile.warnings.append(f"{trace}: no {' or '.join(HCCL_PROCESS_NAMES)} process is named in the trace, "
-                                    f"though {' and '.join(seen)}: no communication task is read, so the "
-                                    "communication comparison and the communication groups have none")
+            say(" or ".join(HCCL_PROCESS_NAMES), bool(names.intersection(HCCL_PROCESS_NAMES)), seen,
+                "no communication task is read, so the communication comparison and the communication groups "
+                "have none")
