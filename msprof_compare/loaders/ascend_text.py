@@ -997,6 +997,10 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one
     if data is not None and _any_blank(cols[last]) and (short := _short_rows(data, header.index(last))):
         warnings.append(f"{path}: {short} row(s) end before the last column read; their missing cells read as empty")
+    # a NUL in the rows (the header's is named above): a text cell keeps it ("A\0I_CORE" is another core type)
+    if data is not None and (body := data.find(b"\n") + 1) and data.find(_NUL, body) >= 0:  # one memchr
+        warnings.append(f"{path}: {data.count(_NUL, body)} NUL byte(s) in the rows (a damaged copy?); text cells keep "
+                        "them, number cells holding one read as missing")
     if data is not None and (joined := _joined_lines(data, len(cols[usecols[0]]))):
         warnings.append(f"{path}: {joined} line(s) read as part of an earlier row (a line break inside a quoted "
                         "field: a quote left open?)")
@@ -1019,6 +1023,8 @@ def _any_blank(cells: np.ndarray) -> bool:
         return bool(np.isnan(cells).any())
     return bool(pd.isna(cells).any() or (cells == "").any())
 
+
+_NUL = b"\0"
 
 #: The dtypes ``_read_csv`` asks pandas for.
 _OBJECT, _FLOAT = np.dtype(object), np.dtype(np.float64)
