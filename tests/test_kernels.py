@@ -832,3 +832,34 @@ def test_kernel_type_rows_order_by_total_ratio_on_two_ranks(samples):
     rows = kernels.kernel_type_rows(*(kernels.kernel_type_table(npu(op_statistic=pd.read_csv(f))) for f in files))
     assert [tuple(r[1:3]) for r in rows] == by_total
     assert [r[0] for r in rows] == list(range(1, len(keys) + 1))
+
+
+def test_a_side_without_input_shapes_is_said(tmp_path, caplog):
+    """The NPU excerpt's kernel_details.csv without its Input Shapes column on the comparison side (session 60's
+    fuzz: a column lost from the file): every kernel's shape read N/A, so KernelCompare paired none of them with
+    the base's kernels of the same Type and a shape, without a word. The line names the side; with both sides
+    alike (the excerpt against itself) nothing is said."""
+    import io
+    import shutil
+
+    from msprof_compare import compare
+
+    src = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+    copy = tmp_path / "x_ascend_pt"
+    shutil.copytree(src, copy)
+    f = copy / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = list(csv.reader(io.StringIO(f.read_text(encoding="utf-8"), newline="")))
+    col = rows[0].index("Input Shapes")
+    assert any(r[col] not in ("", "N/A") for r in rows[1:])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(src), str(copy), enable_kernel_compare=True)
+    assert not [r for r in caplog.records if "no Input Shapes column" in r.getMessage()]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(r[:col] + r[col + 1:] for r in rows)
+    f.write_text(out.getvalue(), encoding="utf-8")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(src), str(copy), enable_kernel_compare=True)
+    assert [r.getMessage() for r in caplog.records if "no Input Shapes column" in r.getMessage()] == [
+        f"{copy}: kernel_details.csv has no Input Shapes column, so KernelCompare reads every kernel's shape as N/A, "
+        "and its kernels pair with none of the other side's of the same Type and a shape."]

@@ -415,5 +415,11 @@ def build(ctx: RunContext) -> list[Sheet]:
     for p, g in zip((ctx.base, ctx.comparison), groups, strict=True):
         if p.source == "ascend_db" and all(t == "N/A" for t in g["type"]):  # every compute task counts (§7.4)
             _untyped_notice(ctx, p, "KernelCompare")
+    shaped = ["Input Shapes" in p.kernel_details.columns for p in (ctx.base, ctx.comparison)]
+    if shaped[0] != shaped[1]:  # a column lost from one file: its kernels' shapes read N/A, pairing with none
+        lacking = ctx.comparison if shaped[0] else ctx.base
+        log.warning("%s: kernel_details.csv has no Input Shapes column, so KernelCompare reads every kernel's shape "
+                    "as N/A, and its kernels pair with none of the other side's of the same Type and a shape.",
+                    lacking.path)
     rows = kernel_rows(*groups)
     return [Sheet("KernelCompare", KERNEL_COLUMNS, frame_from_rows(rows, 15), *SPANS)]
