@@ -1493,6 +1493,20 @@ def test_side_file_that_is_a_directory_is_named_so(tmp_path):
     assert not any("kernel_details.csv does not exist" in w for w in p.warnings) and p.kernel_details is None
 
 
+def _with_src_rank(tmp_path: Path, hccl: set, text: str) -> Path:
+    """A copy of the excerpt whose HCCL tasks (processes ``hccl``) have ``text`` (JSON) as src rank, 0 as dst rank."""
+    d = tmp_path / f"s{len(list(tmp_path.iterdir()))}_ascend_pt"
+    shutil.copytree(PT, d)
+    tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text())
+    for e in events:
+        if e.get("pid") in hccl and "src rank" in (e.get("args") or {}):
+            e["args"]["src rank"] = "@RANK@"
+            e["args"]["dst rank"] = 0
+    tv.write_text(json.dumps(events).replace('"@RANK@"', text))
+    return d
+
+
 def test_rank_span_of_the_hccl_tasks(tmp_path):
     """The highest rank id the HCCL tasks name, plus one (the world-size check's lower bound). The excerpt's
     32 rank args, counted with the json module: ranks 0-7 and 2**32 - 1 (no peer), so 8; a value that is no
@@ -1510,15 +1524,7 @@ def test_rank_span_of_the_hccl_tasks(tmp_path):
                       ('"9"', 10), ("9.0", 10), (str(2**32 - 2), 0), (str(2**31 - 1), 2**31), ("1e400", 0),
                       ("-1e400", 0), ("9" * 5000, 0), ("[[[9]]]", 0), ("null", 0), ("{}", 0), ("9" * 19, 0),
                       ("-" + "9" * 25, 0)):
-        d = tmp_path / f"s{len(list(tmp_path.iterdir()))}_ascend_pt"
-        shutil.copytree(PT, d)
-        tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-        events = json.loads(tv.read_text())
-        for e in events:
-            if e.get("pid") in hccl and "src rank" in (e.get("args") or {}):
-                e["args"]["src rank"] = "@RANK@"
-                e["args"]["dst rank"] = 0
-        tv.write_text(json.dumps(events).replace('"@RANK@"', odd))
+        d = _with_src_rank(tmp_path, hccl, odd)
         assert load_profile(str(d), OPTS).rank_span == max(span, 1), odd[:20]  # dst rank 0 alone spans 1
     # a trace without rank args (a Level0 export): no span
     for e in ev:
@@ -1527,6 +1533,34 @@ def test_rank_span_of_the_hccl_tasks(tmp_path):
     d = _copy(tmp_path)
     (d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(json.dumps(ev))
     assert load_profile(str(d), OPTS).rank_span == 0
+
+
+def test_hccl_rank_values_that_are_no_rank_id_are_counted_in_one_warning(tmp_path):
+    """A src / dst rank that is no rank id is counted in one warning naming the first, as the DB loader counts its
+    COMMUNICATION_TASK_INFO cells: 3000000000 made the world "at least 3000000001" ranks unsaid. HCCL's no-peer
+    2**32 - 1 and null are no fault, and the real excerpt (ranks 0-7 and no-peer, read with the json module) says
+    nothing. The events with a src rank are counted with the json module, each given the value under test."""
+    ev = json.loads((PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    hccl = {e["pid"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"
+            and e["args"]["name"] == "HCCL"}
+    n_src = sum(1 for e in ev if e.get("pid") in hccl and e.get("ph") == "X" and "src rank" in (e.get("args") or {}))
+    assert n_src > 0
+    assert not any("no rank id" in w for w in load_profile(str(PT), OPTS).warnings)
+    # (the src rank's JSON text, the first value the warning quotes or None where none is said, the span)
+    for odd, first, span in (("3000000000", "3000000000", 1), ('"abc"', '"abc"', 1), ("-1", "-1", 1),
+                             (str(2**32 - 2), str(2**32 - 2), 1), (str(2**32 - 1), None, 1), ("null", None, 1),
+                             (str(2**31 - 1), None, 2**31)):
+        d = _with_src_rank(tmp_path, hccl, odd)
+        tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+        p = load_profile(str(d), OPTS)
+        said = [w for w in p.warnings if "no rank id" in w]
+        if first is None:
+            assert said == [], odd
+        else:
+            assert said == [f"{tv}: {n_src} HCCL task src rank / dst rank value(s) are no rank id (an integer from "
+                            f"0 to 2147483647, or 4294967295: no peer; the first: {first}); the world size "
+                            "check's lower bound leaves them out"], odd
+        assert p.rank_span == span, odd
 
 
 def _zh_copy(src: Path, dst: Path, encoding: str) -> None:
