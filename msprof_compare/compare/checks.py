@@ -830,14 +830,17 @@ def _opless_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]
     bare = 0 if not sides[0].has_ops else 1
     if bds[bare].categorised_ns <= 0:
         return None
+    return _opless_guard(bare, _opless_part(bds, sides),
+                         f"the {_SIDES[1 - bare]} side's Flash Attention, Conv and Matmul rows hold no Vector kernel, "
+                         f"so the {_SIDES[bare]} side, which files kernels by their type alone (no framework op), "
+                         "files none of those ops' kernels elsewhere")
+
+
+def _opless_guard(bare: int, parts: list[str], ok: str) -> dict[str, Any]:
+    """The categories-without-framework-ops row of a pair whose side ``bare`` has none: a note of ``parts[0]``, else
+    "ok" with ``ok`` (``_opless_row``, ``_gpu_opless_row``)."""
     cells = ["no framework op" if i == bare else "framework ops" for i in range(2)]
-    parts = _opless_part(bds, sides)
-    if not parts:
-        return _guard(OPLESS_CHECK, True, *cells,
-                      f"the {_SIDES[1 - bare]} side's Flash Attention, Conv and Matmul rows hold no Vector kernel, so "
-                      f"the {_SIDES[bare]} side, which files kernels by their type alone (no framework op), files "
-                      "none of those ops' kernels elsewhere")
-    return _guard(OPLESS_CHECK, False, *cells, parts[0])
+    return _guard(OPLESS_CHECK, not parts, *cells, parts[0] if parts else ok)
 
 
 #: The GPU categories a kernel reaches through the framework op that launched it (classify.cube_ops), by label.
@@ -882,13 +885,9 @@ def _gpu_opless_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Prof
     if sum(framework) != 1:
         return None
     bare = framework.index(False)
-    cells = ["no framework op" if i == bare else "framework ops" for i in range(2)]
-    parts = _gpu_opless_part(bds, sides)
-    if not parts:
-        return _guard(OPLESS_CHECK, True, *cells,
-                      f"the {_SIDES[1 - bare]} side's Flash Attention, Conv and Matmul rows hold no time, so the "
-                      f"{_SIDES[bare]} side, which has no framework op to file its kernels under them, misses none")
-    return _guard(OPLESS_CHECK, False, *cells, parts[0])
+    return _opless_guard(bare, _gpu_opless_part(bds, sides),
+                         f"the {_SIDES[1 - bare]} side's Flash Attention, Conv and Matmul rows hold no time, so the "
+                         f"{_SIDES[bare]} side, which has no framework op to file its kernels under them, misses none")
 
 
 def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
