@@ -52,6 +52,11 @@ def _self_ms(path: Path) -> dict[str, float]:
     for e in events:
         if e.ph == "X" and e.cat.lower() in HOST:
             threads.setdefault((e.pid, e.tid), []).append((e.ts * 1000, (e.ts + e.dur) * 1000, e.name))
+    return _walk(threads)
+
+
+def _walk(threads: dict[tuple, list]) -> dict[str, float]:
+    """The per-thread walk of ``_self_ms``: ``threads`` maps (pid, tid) to its ops' (start ns, end ns, name)."""
     own: dict[str, int] = {}
     for ops in threads.values():
         ops.sort(key=lambda o: (o[0], -o[1]))
@@ -107,20 +112,7 @@ def _self_ms_decimal(path: Path) -> dict[str, float]:
             ts = int(Decimal(e["ts"]) * 1000)
             threads.setdefault((e.get("pid"), e.get("tid")), []).append(
                 (ts, ts + int(Decimal(e.get("dur", 0)) * 1000), e["name"]))
-    own: dict[str, int] = {}
-    for ops in threads.values():
-        ops.sort(key=lambda o: (o[0], -o[1]))
-        open_: list[list] = []
-        for ts, end, name in ops:
-            while open_ and open_[-1][0] <= ts:
-                _, n, v = open_.pop()
-                own[n] = own.get(n, 0) + v
-            if open_ and end <= open_[-1][0]:
-                open_[-1][2] -= end - ts
-            open_.append([end, name, end - ts])
-        for _, n, v in open_:
-            own[n] = own.get(n, 0) + v
-    return {n: round(v / 1e6, 2) for n, v in own.items() if "ProfilerStep#" not in n}
+    return _walk(threads)
 
 
 ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
