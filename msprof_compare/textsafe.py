@@ -184,6 +184,11 @@ def short_repr(value: object) -> str:
         text = repr(value)
     except ValueError:  # an int (or a list holding one) past Python's 4,300-digit limit of int -> str
         return "<too long to show>"
+    return short_text(text)
+
+
+def short_text(text: str) -> str:
+    """``text`` (a value as its file writes it, a repr) cut to 40 characters, as ``short_repr`` cuts a repr."""
     return text if len(text) <= 40 else text[:37] + "..."
 
 

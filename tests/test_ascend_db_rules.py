@@ -407,6 +407,15 @@ def test_cells_that_are_no_rank_id_are_counted_and_left_out_of_the_span(tmp_path
                 f"UPDATE COMMUNICATION_TASK_INFO SET dstRank = 3000000000 WHERE rowid = {ids[0]}")
     assert load_profile(str(clean), OPTS).rank_span == 8  # the excerpt's ranks 0-7 without the odd cell
 
+    # a long cell is quoted cut to 40 characters, as other bad values are (textsafe.short_repr): 3,000 characters
+    # made the warning a 3,000-character line
+    long = _db(tmp_path / "long",
+               f"UPDATE COMMUNICATION_TASK_INFO SET srcRank = '{'9' * 3000}x' WHERE rowid = {ids[0]}")
+    assert [w for w in load_profile(str(long), OPTS).warnings if "rank id" in w] == [
+        f"{long}: 1 COMMUNICATION_TASK_INFO srcRank / dstRank value(s) are no rank id (an integer from 0 to "
+        f"2147483647, or 4294967295: no peer; the first: '{'9' * 36}...); the world size check's lower bound leaves "
+        "them out"]
+
 
 def test_rank_zero_alone_spans_one_rank(tmp_path: Path) -> None:
     """The rank span is the highest rank a communication task names, plus one: rank 0 is a rank. Every task of the

@@ -1537,7 +1537,8 @@ def test_rank_span_of_the_hccl_tasks(tmp_path):
 
 def test_hccl_rank_values_that_are_no_rank_id_are_counted_in_one_warning(tmp_path):
     """A src / dst rank that is no rank id is counted in one warning naming the first, as the DB loader counts its
-    COMMUNICATION_TASK_INFO cells: 3000000000 made the world "at least 3000000001" ranks unsaid. HCCL's no-peer
+    COMMUNICATION_TASK_INFO cells: 3000000000 made the world "at least 3000000001" ranks unsaid; a long value is
+    quoted cut to 40 characters as written (5,000 digits made a 5,249-character line). HCCL's no-peer
     2**32 - 1 and null are no fault, and the real excerpt (ranks 0-7 and no-peer, read with the json module) says
     nothing. The events with a src rank are counted with the json module, each given the value under test."""
     ev = json.loads((PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
@@ -1549,7 +1550,7 @@ def test_hccl_rank_values_that_are_no_rank_id_are_counted_in_one_warning(tmp_pat
     # (the src rank's JSON text, the first value the warning quotes or None where none is said, the span)
     for odd, first, span in (("3000000000", "3000000000", 1), ('"abc"', '"abc"', 1), ("-1", "-1", 1),
                              (str(2**32 - 2), str(2**32 - 2), 1), (str(2**32 - 1), None, 1), ("null", None, 1),
-                             (str(2**31 - 1), None, 2**31)):
+                             (str(2**31 - 1), None, 2**31), ("9" * 5000, "9" * 37 + "...", 1)):
         d = _with_src_rank(tmp_path, hccl, odd)
         tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
         p = load_profile(str(d), OPTS)

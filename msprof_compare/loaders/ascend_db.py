@@ -77,7 +77,7 @@ from ..model import (
     us_text,
 )
 from ..options import Options
-from ..textsafe import and_list
+from ..textsafe import and_list, short_repr
 from ..units import MAX_RANK
 from . import traceio
 from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS, MAX_RESERVED_BYTES, memory_oddities
@@ -1210,8 +1210,8 @@ def _rank_span(db: _Db) -> int:
             f"AND NOT ({rank.format(c=c, top=MAX_RANK)}) ORDER BY {db.rowid('COMMUNICATION_TASK_INFO')} LIMIT 1)"
             for c in cols))
         db.notes.append(f"{n_odd} COMMUNICATION_TASK_INFO srcRank / dstRank value(s) are no rank id (an integer from "
-                        f"0 to {MAX_RANK}, or {NO_RANK}: no peer; the first: {first!r}); the world size check's "
-                        "lower bound leaves them out")
+                        f"0 to {MAX_RANK}, or {NO_RANK}: no peer; the first: {short_repr(first)}); the world size "
+                        "check's lower bound leaves them out")
     tops = [v for v in tops if v is not None]
     return int(max(tops)) + 1 if tops else 0
 

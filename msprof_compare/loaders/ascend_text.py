@@ -77,6 +77,7 @@ from ..model import (
     threads_in_order,
 )
 from ..options import Options
+from ..textsafe import short_text
 from ..units import MAX_RANK
 from . import paths, traceio
 from .numparse import (
@@ -514,7 +515,7 @@ def _rank_span(args: list, path: str = "", warnings: list[str] | None = None) ->
         odd = np.array([bytes(v) != b"null" and r != NO_RANK and (r is None or not 0 <= r <= MAX_RANK)
                         for v, r in zip(raws, got, strict=True)], dtype=bool)
     if odd.any() and warnings is not None:
-        first = bytes(raws[int(np.argmax(odd))]).decode("utf-8", "replace")
+        first = short_text(bytes(raws[int(np.argmax(odd))]).decode("utf-8", "replace"))  # as written, cut
         warnings.append(f"{path}: {int(odd.sum())} HCCL task src rank / dst rank value(s) are no rank id (an integer "
                         f"from 0 to {MAX_RANK}, or {NO_RANK}: no peer; the first: {first}); the world size check's "
                         "lower bound leaves them out")
