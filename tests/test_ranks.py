@@ -143,6 +143,17 @@ def test_rank_ids_past_the_largest_are_refused(tmp_path, capsys):
     with pytest.raises(ProfileError, match=r"a\.pt\.trace\.json: distributedInfo\.rank 2147483648 is no rank id "
                                            r"\(0 to 2147483647\)$"):
         api.ranks(tmp_path / "k")
+    # a rank of 86 digits is quoted cut to 40 characters; one of 5,000 digits, which int() does not convert (json
+    # neither: an internal error at discovery), is refused alike, quoted as too long; 5,000 zeros then 7 is rank 7
+    for rank, said in (("9" * 86, "9" * 37 + "..."), ("9" * 5000, "<too long to show>"), ("0" * 5000 + "7", None)):
+        (tmp_path / "k" / "a.pt.trace.json").write_text(f'{{"distributedInfo": {{"rank": {rank}}}, "traceEvents": []}}')
+        if said is None:
+            assert list(api.ranks(tmp_path / "k")) == [1, 7]
+            continue
+        with pytest.raises(ProfileError) as info:
+            api.ranks(tmp_path / "k")
+        assert str(info.value) == (f"{tmp_path / 'k' / 'a.pt.trace.json'}: distributedInfo.rank {said} is no rank id "
+                                   "(0 to 2147483647)")
 
 
 def test_kineto_rank_beside_process_groups(tmp_path):

@@ -69,7 +69,22 @@ def distributed_rank(head: bytes) -> int | None:
         try:
             info, _ = json.JSONDecoder().raw_decode(head[m.end():].decode("utf-8", "replace"))
             rank = info.get("rank") if isinstance(info, dict) else None
-        except ValueError:  # cut by the head
+        except ValueError:  # cut by the head, or an integer of more digits than int() reads (4,300)
             top = _TOP_RANK.match(head, m.end())
-            rank = int(top.group(1)) if top else None
+            rank = _rank_digits(top.group(1)) if top else None
     return rank if type(rank) is int and rank >= 0 else None
+
+
+#: The rank read from a ``rank`` of more digits than int() converts (4,300): a rank past every rank id, which
+#: discovery refuses (``ranks._trace_rank``), and which no message can quote (``textsafe.short_repr``).
+PAST_EVERY_RANK = 10**4300
+
+
+def _rank_digits(text: bytes) -> int | None:
+    """The integer ``text`` (``_TOP_RANK``'s digits) writes; ``PAST_EVERY_RANK`` where it has more digits than
+    int() converts (int() raised ValueError: an internal error at discovery), None for such a negative one."""
+    negative = text.startswith(b"-")
+    digits = text.lstrip(b"-").lstrip(b"0") or b"0"  # leading zeros count toward int()'s limit too
+    if len(digits) <= 4300:
+        return -int(digits) if negative else int(digits)
+    return None if negative else PAST_EVERY_RANK

@@ -16,7 +16,7 @@ import re
 
 from ..errors import ProfileError
 from ..model import Profile
-from ..textsafe import short_list, term_safe
+from ..textsafe import short_list, short_repr, term_safe
 from ..units import MAX_RANK, RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
 from .heads import PROBE_BYTES, TraceHeads
@@ -290,7 +290,7 @@ def _trace_rank(path: str, heads: TraceHeads) -> int:
     """``distributedInfo.rank`` of a Kineto trace, from its first ``HEAD_BYTES`` (decompressed for .gz)."""
     rank = heads.of(path).rank
     if rank is not None and rank > MAX_RANK:
-        raise ProfileError(path, f"distributedInfo.rank {rank} is no rank id (0 to {MAX_RANK})")
+        raise ProfileError(path, f"distributedInfo.rank {short_repr(rank)} is no rank id (0 to {MAX_RANK})")
     if rank is None:
         raise _RanklessTrace(path, f"no rank id: no distributedInfo.rank in its first {HEAD_BYTES // 1024} KiB",
                              hint="a Kineto trace of a distributed run records it; pass such traces, or compare "
