@@ -7,6 +7,7 @@ import gzip
 import json
 import logging
 import math
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -2198,6 +2199,33 @@ def test_gpu_trace_of_annotations_and_runtime_calls_has_no_op_against_framework_
         mine = [e["dur"] for e in annotations if e["name"] == name]
         assert calls.loc[name, "Calls"] == calls.loc[name, "Calls.1"] == len(mine)
         assert calls.loc[name, "Total Duration(ms)"] == pytest.approx(sum(mine) / 1000, abs=5.01e-3)
+
+
+def test_gpu_trace_without_framework_ops_against_one_without_conv_or_matmul_is_ok(samples, tmp_path):
+    """The GPU "categories without framework ops" row is "ok" where the side with framework ops files no time under
+    Flash Attention, Conv or Matmul: tracelens' MI300X normalization test (batch, group, layer and RMS norms) and the
+    same trace without its cpu_op events. Its 68 distinct cpu_op names, read with the json module, hold no
+    convolution, matmul or attention op, so neither side has time in those rows (the waterfall's), either order."""
+    src = samples / "tracelens/tests/traces/perf_model/normalization/normalization_layer_test.json.gz"
+    if not src.exists():
+        pytest.skip(f"{src} not in samples")
+    with gzip.open(src, "rt") as f:
+        data = json.load(f)
+    names = {e["name"].lower() for e in data["traceEvents"] if e.get("cat") == "cpu_op"}
+    assert len(names) == 68 and not [n for n in names if re.search(r"conv|mm|matmul|linear|attention|flash|gemm", n)]
+    data["traceEvents"] = [e for e in data["traceEvents"] if e.get("cat") != "cpu_op"]
+    cut = tmp_path / "no_cpu_op.json"
+    cut.write_text(json.dumps(data))
+    for pair, bare in (((src, cut), "comparison"), ((cut, src), "base")):
+        res = compare(*map(str, pair), enable_profiling_compare=True)
+        wf = res.frames["waterfall"]
+        assert not wf["Step"].str.contains("Conv|Matmul|Flash Attention").any()
+        row = res.guards.set_index("Check").loc["categories without framework ops"]
+        other = "base" if bare == "comparison" else "comparison"
+        assert (row["Status"], row[bare.capitalize()], row[other.capitalize()]) == (
+            "ok", "no framework op", "framework ops")
+        assert row["Detail"] == (f"the {other} side's Flash Attention, Conv and Matmul rows hold no time, so the "
+                                 f"{bare} side, which has no framework op to file its kernels under them, misses none")
 
 
 def test_gpu_vs_npu_categories_note_says_a_gpu_side_without_framework_ops_files_gemms_in_cube_other(
