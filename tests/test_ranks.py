@@ -245,6 +245,7 @@ def test_db_meta_data_rank_must_agree(capsys, tmp_path):
 
 @pytest.mark.parametrize(("args", "refused"), [
     ('{"rank": 2}', True), ('{"rank": 99999999999999999999}', True),  # any other rank id, as the text side
+    ('{"rank": ' + "9" * 100 + "}", True),  # quoted cut to 40 characters (textsafe.short_repr), as other values
     ('{"rank": 1}', False), ('{"rank": -1}', False), ('{"rank": true}', False), ('{"rank": "2"}', False),
     ('{"rank": 2.0}', False), ('{"rank": null}', False), ('{"world_size": 2}', False), ('[2]', False),
     ('{"rank": 2', False)])  # no JSON: a text, as a malformed profiler_metadata.json is read as absent
@@ -258,15 +259,17 @@ def test_db_meta_data_rank_by_the_text_side_rule(tmp_path, args, refused):
     (text / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
     shutil.copy(TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json", text)
     (text / "profiler_metadata.json").write_text(f'{{"distributed_args": {args}}}')
+    value = args[len('{"rank": '):-1]
+    value = re.escape(value if len(value) <= 40 else value[:37] + "...")
     if refused:
-        with pytest.raises(ProfileError, match=r": records two rank ids: rank 1 by the name of profiler_info_1\.json"):
+        with pytest.raises(ProfileError, match=r": records two rank ids: rank 1 by the name of profiler_info_1\.json, "
+                                               f"rank {value} by profiler_metadata\\.json's distributed_args"):
             api.ranks(text.parent)
     else:
         assert api.ranks(text.parent) == {1: str(text)}
     profile = load_profile(str(db_ranks(tmp_path / "db", {1: args}) / "rank1_ascend_pt"),
                            api.checked_options({}, api.API_FACE)[0])
     if refused:
-        value = args[len('{"rank": '):-1]
         with pytest.raises(ProfileError, match=f"rank 1 by the name of profiler_info_1\\.json, rank {value} by "
                                                "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1\\.db's META_DATA "
                                                "distributed_args"):

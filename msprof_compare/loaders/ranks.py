@@ -353,7 +353,7 @@ def check_db_rank(rank: int, profile: Profile) -> None:
 def _two_ranks(path: str, rank: int, info: str, value: int, where: str) -> ProfileError:
     """The error of a profiling directory recording two rank ids: ``rank`` by its ``info`` file's name, ``value``
     by ``where``."""
-    return ProfileError(path, f"records two rank ids: rank {rank} by the name of {info}, rank {value} by "
+    return ProfileError(path, f"records two rank ids: rank {rank} by the name of {info}, rank {short_repr(value)} by "
                               f"{term_safe(where)}", hint="pass the directory the profiler wrote, unchanged")
 
 
