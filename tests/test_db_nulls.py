@@ -76,6 +76,17 @@ def test_stream_nulls_are_not_said_without_a_time_breakdown(tmp_path: Path) -> N
     assert _said(load_profile(str(db), build_options(enable_operator_compare=True)[0]), "TASK.streamId") == []
 
 
+def test_absent_stream_is_said_only_where_the_time_breakdown_is_made(tmp_path: Path) -> None:
+    """TASK.streamId absent follows its NULL cells' rule: said (with the SDMA Time cost) where the run makes the
+    time breakdown, nothing in a run of the operator compare alone, which no stream figure feeds."""
+    db = _db(tmp_path, "ALTER TABLE TASK DROP COLUMN streamId")
+    said = lambda p: [w for w in p.warnings if "streamId" in w]  # noqa: E731
+    assert said(load_profile(str(db), OPTS)) == [
+        f"{db}: table TASK lacks column(s) streamId; read as missing (NULL) in every row: those tasks are on no "
+        "stream (SDMA Time leaves out their SDMA tasks; their kernels make no compute stream)"]
+    assert said(load_profile(str(db), build_options(enable_operator_compare=True)[0])) == []
+
+
 # --------------------------------------------------------------------------- TASK.deviceId
 
 
@@ -171,7 +182,8 @@ def test_communication_task_without_an_op_id_goes_to_the_op_around_it(tmp_path: 
 
 
 @pytest.mark.parametrize(("column", "rows", "lane", "effect"), [
-    ("COMMUNICATION_OP.opName", 4, "op", "those names read as empty"),
+    ("COMMUNICATION_OP.opName", 4, "op", "those names read as empty (the time breakdown's Lccl Time counts the ops "
+                                         "named kernel_aivec)"),
     ("COMMUNICATION_TASK_INFO.taskType", 296, "task", "those tasks' names read as empty (the wait rule finds wait "
                                                       "tasks by name; CommunicationCompare's Task Name)")])
 def test_communication_name_null_is_said(tmp_path: Path, column: str, rows: int, lane: str, effect: str) -> None:
@@ -397,3 +409,33 @@ def test_compute_tasks_without_input_shapes_read_as_the_exports_write_them(tmp_p
     lines = clean.sheet("ModuleCompare")["Kernel Details"].dropna()  # the base's
     assert lines.str.contains(r"\[input shapes: N/A\]").sum() == 13
     assert not [w for w in load_profile(str(db), OPTS).warnings if "inputShapes" in w]
+
+
+#: the excerpt's first communication op (by start), renamed kernel_aivec below: no sample has an LCCL op
+FIRST_OP = sql(L1, "SELECT rowid, endNs - startNs FROM COMMUNICATION_OP ORDER BY startNs LIMIT 1")[0]
+LCCL = ("INSERT INTO STRING_IDS VALUES (990002, 'kernel_aivec')",
+        f"UPDATE COMMUNICATION_OP SET opName = 990002 WHERE rowid = {FIRST_OP[0]}")
+
+
+def test_communication_op_name_feeds_the_lccl_time(tmp_path: Path) -> None:
+    """What a DB's COMMUNICATION_OP.opName costs: the time breakdown's Lccl Time counts the ops named kernel_aivec
+    (reference-1 §7.3, step 3), its only reader (CommunicationCompare names a DB's ops by type). One op renamed
+    so counts its SQL duration; its name NULL reads as empty, Lccl 0, said with that cost. A run without the
+    breakdown says nothing of the column, NULL or absent."""
+    named = db_breakdown(load_profile(str(_db(tmp_path / "a", *LCCL)), OPTS))
+    assert (named.lccl.ns, named.lccl.count) == (FIRST_OP[1], 1) and FIRST_OP[1] > 0
+    db = _db(tmp_path / "b", *LCCL, f"UPDATE COMMUNICATION_OP SET opName = NULL WHERE rowid = {FIRST_OP[0]}")
+    p = load_profile(str(db), OPTS)
+    assert _said(p, "COMMUNICATION_OP.opName") == [
+        f"{db}: 1 COMMUNICATION_OP.opName value(s) missing (NULL): those names read as empty (the time breakdown's "
+        "Lccl Time counts the ops named kernel_aivec)"]
+    bd = db_breakdown(p)
+    assert (bd.lccl.ns, bd.lccl.count) == (0, 0) and bd.e2e_ns == named.e2e_ns
+    comm = build_options(enable_communication_compare=True)[0]
+    assert not comm.time_breakdown
+    absent = _db(tmp_path / "c", "ALTER TABLE COMMUNICATION_OP DROP COLUMN opName")
+    for edited in (db, absent):
+        assert not [w for w in load_profile(str(edited), comm).warnings if "opName" in w]
+    assert [w for w in load_profile(str(absent), OPTS).warnings if "opName" in w] == [
+        f"{absent}: table COMMUNICATION_OP lacks column(s) opName; read as missing (NULL) in every row: those names "
+        "read as empty (the time breakdown's Lccl Time counts the ops named kernel_aivec)"]

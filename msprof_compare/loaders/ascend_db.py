@@ -127,7 +127,8 @@ NULL_EFFECTS: dict[str, str] = {
     "TASK.taskType": "those tasks have no type (the E2E span keeps them; SDMA Time, the event-wait streams and the "
                      "cube-kernel rule pass them over)",
     **{f"{info}.{c}": text for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO) for c, text in _KERNEL_EFFECTS.items()},
-    "COMMUNICATION_OP.opName": "those names read as empty",
+    "COMMUNICATION_OP.opName": "those names read as empty (the time breakdown's Lccl Time counts the ops named "
+                               "kernel_aivec)",
     "COMMUNICATION_OP.groupName": "those ops' group reads as empty (OverallMetrics' communication rows and the wait "
                                   "rule go by group)",
     "COMMUNICATION_OP.opId": "the tasks of those ops go to the communication op whose time holds their start "
@@ -634,7 +635,7 @@ def _kernel_tables(db: _Db) -> list[str]:
             if db.has(info) and "globalTaskId" in db.columns(info)]
 
 
-def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
+def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int, breakdown: bool = True
                    ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
     """(COMPUTE_TASK_INFO + COMMUNICATION_SCHEDULE_TASK_INFO) ⋈ TASK -> (kernels, kernel_extra, kernel_details,
     op_statistic). Newer msprof moves the tasks of AI-CPU HCCL kernels (``*AicpuKernel``) and of the MC2 KFC stream
@@ -650,7 +651,10 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     t = lambda n: db.col("TASK", "t", n)  # noqa: E731
     # the process (globalPid) feeds no figure of a DB (a trace's kernel lookups by pid follow launch flows, which a
     # DB has none of): an export without it is no warning
-    t_cols = ["t.startNs", "t.endNs", t("streamId"), t("connectionId"), "t.globalTaskId", t("taskId"), t("deviceId"),
+    # the stream feeds the time breakdown alone (its compute streams): said absent where the run makes it, as its
+    # NULL cells are (``_task_summary``)
+    t_cols = ["t.startNs", "t.endNs", db.col("TASK", "t", "streamId", figure=breakdown), t("connectionId"),
+              "t.globalTaskId", t("taskId"), t("deviceId"),
               db.col("TASK", "t", "globalPid", figure=False), t("taskType")]
     parts = []
     for info in tables:
@@ -1023,8 +1027,8 @@ def _task_summary(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.D
     # a task lasting over MAX_DURATION_NS is 0 long (ends at its start); compared as end > start + bound, which
     # cannot overflow for times inside the int64 range a trace can hold
     long = f"t.endNs > t.startNs + {MAX_DURATION_NS}"
-    a = db.ints(f"SELECT {db.col('TASK', 't', 'taskType')}, {db.col('TASK', 't', 'streamId')}, count(*), "
-                f"sum(CASE WHEN t.endNs < t.startNs OR {long} THEN 0 ELSE t.endNs - t.startNs END), "
+    a = db.ints(f"SELECT {db.col('TASK', 't', 'taskType')}, {db.col('TASK', 't', 'streamId', figure=breakdown)}, "
+                f"count(*), sum(CASE WHEN t.endNs < t.startNs OR {long} THEN 0 ELSE t.endNs - t.startNs END), "
                 f"min(t.startNs), max(CASE WHEN {long} THEN t.startNs ELSE t.endNs END), sum(t.endNs < t.startNs), "
                 f"sum({long}) FROM TASK t WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL GROUP BY 1, 2",
                 rng, 8)
@@ -1060,17 +1064,21 @@ def _c_core_sqe(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     return pd.DataFrame({"ts": a[:, 0], "end": a[:, 0] + db.durations(a[:, 0], a[:, 1])})
 
 
-def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
-    """COMMUNICATION_OP as lane "op" and COMMUNICATION_TASK_INFO ⋈ TASK as lane "task"."""
+def _communication(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.DataFrame:
+    """COMMUNICATION_OP as lane "op" and COMMUNICATION_TASK_INFO ⋈ TASK as lane "task". An op's name (opName) feeds
+    the time breakdown's Lccl Time alone (CommunicationCompare names a DB's ops by type; no flow links them to a
+    torch op): its absence and NULL cells are said where the run makes the breakdown (``breakdown``)."""
     parts = []
     if db.has("COMMUNICATION_OP"):
         db.need_times("COMMUNICATION_OP")
         o = lambda n: db.col("COMMUNICATION_OP", "o", n)  # noqa: E731
-        a = db.ints(f"SELECT o.startNs, o.endNs, {o('opName')}, {o('groupName')}, {o('opId')}, {o('opType')} "
+        name = db.col("COMMUNICATION_OP", "o", "opName", figure=breakdown)
+        a = db.ints(f"SELECT o.startNs, o.endNs, {name}, {o('groupName')}, {o('opId')}, {o('opType')} "
                     "FROM COMMUNICATION_OP o "
                     "WHERE o.startNs BETWEEN ? AND ? AND o.endNs IS NOT NULL ORDER BY o.startNs", rng, 6)
         parts.append(frame("comm", {
-            "name": db.text(a[:, 2], names=True, column=db.named("COMMUNICATION_OP", "opName")), "ts": a[:, 0],
+            "name": db.text(a[:, 2], names=True, column=db.named("COMMUNICATION_OP", "opName") if breakdown else ""),
+            "ts": a[:, 0],
             "dur": db.durations(a[:, 0], a[:, 1], "COMMUNICATION_OP"),
             "lane": np.full(len(a), "op", dtype=object),
             "group": db.text(a[:, 3], column=db.named("COMMUNICATION_OP", "groupName")),
@@ -1667,7 +1675,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         from .ascend_text import read_profiler_settings
 
         read_profiler_settings(layout.info_path, profile, warn=False)
-    kernels, kextra, details, stat = _compute_tasks(db, rng, steps, step if step_range else -1)
+    kernels, kextra, details, stat = _compute_tasks(db, rng, steps, step if step_range else -1,
+                                                     opts.time_breakdown)
     if not db.has("COMPUTE_TASK_INFO"):
         profile.warnings.append(f"{path}: no COMPUTE_TASK_INFO table; no computing tasks")
     profile.kernels = kernels
@@ -1683,7 +1692,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.extra["kernel_extra"] = kextra
     profile.extra["task_summary"] = _task_summary(db, rng, opts.time_breakdown)
     profile.extra["c_core_sqe"] = _c_core_sqe(db, rng)
-    profile.comm = _communication(db, rng)
+    profile.comm = _communication(db, rng, opts.time_breakdown)
     profile.extra[COMM_STEP_CUT] = _comm_step_cut(db, rng, profile.comm)
     profile.metadata = _metadata(db)
     profile.rank_span = _rank_span(db)
