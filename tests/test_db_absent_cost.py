@@ -165,7 +165,8 @@ def _kernel_lines(db: Path, side: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("table", "column", "part", "effect"), [
-    ("TASK", "taskId", 1, "those tasks have no Task Id (the module sheet's Kernel Details print None)"),
+    ("TASK", "taskId", 1, "those tasks have no Task Id (the operator and module sheets' Kernel Details print "
+                          "None)"),
     ("COMPUTE_TASK_INFO", "taskType", 2, "those kernels' core types read as empty (the module sheet's Kernel Details "
                                          "print None)"),
 ])
@@ -203,9 +204,9 @@ def test_two_absent_columns_of_a_table_are_one_line_naming_each_cost(tmp_path: P
              "ALTER TABLE TASK DROP COLUMN globalPid")
     p = load_profile(str(db), OPTS)
     assert _absent(p, db, "TASK") == [
-        "taskId, deviceId; read as missing (NULL) in every row: taskId: those tasks have no Task Id (the module "
-        "sheet's Kernel Details print None); deviceId: those computing tasks name no device (the device count "
-        "leaves them out)"]
+        "taskId, deviceId; read as missing (NULL) in every row: taskId: those tasks have no Task Id (the operator "
+        "and module sheets' Kernel Details print None); deviceId: those computing tasks name no device (the device "
+        "count leaves them out)"]
     assert (p.kernels["pid"] == -1).all() and not [w for w in p.warnings if "globalPid" in w]
 
 

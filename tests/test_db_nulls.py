@@ -87,6 +87,35 @@ def test_absent_stream_is_said_only_where_the_time_breakdown_is_made(tmp_path: P
     assert said(load_profile(str(db), build_options(enable_operator_compare=True)[0])) == []
 
 
+# --------------------------------------------------------------------------- TASK.taskId
+
+
+def test_task_id_nulls_are_counted_and_print_none(tmp_path: Path) -> None:
+    """TASK.taskId NULL in three compute tasks: those kernels' Kernel Details lines (OperatorCompare) print Task Id
+    None, said in one warning with the rows (the absent column was said, its NULL cells were not); the other
+    lines keep the ids SQL reads."""
+    three = sql(L1, f"SELECT t.globalTaskId, s.value, t.taskId {COMPUTE} JOIN STRING_IDS s ON s.id = c.name "
+                    "ORDER BY t.startNs LIMIT 3")
+    db = _db(tmp_path, "UPDATE TASK SET taskId = NULL WHERE globalTaskId IN "
+                       f"({', '.join(str(g) for g, _, _ in three)})")
+    res = api.compare(str(L1), str(db), enable_operator_compare=True, disable_module=True)
+    assert _said(res.comparison, "TASK.taskId") == [
+        f"{db}: 3 TASK.taskId value(s) missing (NULL): those tasks have no Task Id (the operator and module sheets' "
+        "Kernel Details print None)"]
+    assert _said(res.base, "TASK.taskId") == []
+    sheet = res.sheet("OperatorCompare")
+
+    def lines(col: str) -> list[list[str]]:
+        return [x.split(", ") for cell in sheet[col].fillna("") for x in cell.splitlines() if "[duration:" in x]
+
+    base, comp = lines("Kernel Details"), lines("Kernel Details.1")
+    assert len(base) == len(comp) > 50
+    nones = [x for x in comp if x[1] == "None"]
+    # the three tasks' names, each printed once (a name may repeat: counted, not matched)
+    assert len(nones) == 3 and sorted(x[0] for x in nones) == sorted(n for _, n, _ in three)
+    assert not [x for x in base if x[1] == "None"]
+
+
 # --------------------------------------------------------------------------- TASK.deviceId
 
 

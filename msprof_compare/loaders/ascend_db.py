@@ -123,7 +123,7 @@ NULL_EFFECTS: dict[str, str] = {
                      "compute stream)",
     "TASK.connectionId": "those computing tasks link to no operator",
     "TASK.deviceId": "those computing tasks name no device (the device count leaves them out)",
-    "TASK.taskId": "those tasks have no Task Id (the module sheet's Kernel Details print None)",
+    "TASK.taskId": "those tasks have no Task Id (the operator and module sheets' Kernel Details print None)",
     "TASK.taskType": "those tasks have no type (the E2E span keeps them; SDMA Time, the event-wait streams and the "
                      "cube-kernel rule pass them over)",
     **{f"{info}.{c}": text for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO) for c, text in _KERNEL_EFFECTS.items()},
@@ -677,7 +677,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
         for j, name in ((9, "name"), (10, "opType"), (11, "taskType")):
             if name in db.columns(info):
                 db.null(f"{info}.{name}", np.count_nonzero(a[mine, j] == -1))
-    for j, name in ((6, "deviceId"), (3, "connectionId")):
+    for j, name in ((6, "deviceId"), (3, "connectionId"), (5, "taskId")):
         if name in db.columns("TASK"):
             db.null(f"TASK.{name}", np.count_nonzero(a[:, j] == -1))
     op_type = db.text(a[:, 10])
