@@ -275,6 +275,14 @@ def test_mem_usage_leaves_out_impossible_readings(tmp_path):
     assert bd.memory_gb == 0 and bd.memory_missing
     assert warnings == ["m.csv: none of its 3 Total Reserved(MB) value(s) is a number (empty or N/A cells); Mem "
                         "Usage has no reading"]
+    # readings, every one 0 (an empty cell is none): said as such, not as missing (it read "no peak reserved
+    # memory recorded"); one reading alone is "is 0"
+    bd, warnings = side(["0", "", "0.0"])
+    assert (bd.memory_gb, bd.memory_zero, warnings) == (0.0, True, [])
+    assert bd.memory_missing == "its 2 memory_record.csv Total Reserved(MB) readings are all 0"
+    bd, _ = side(["0"])
+    assert bd.memory_missing == "its 1 memory_record.csv Total Reserved(MB) reading is 0"
+    assert (side(["1024"])[0].memory_zero, side(["", "-1"])[0].memory_zero) == (False, False)
 
 
 

@@ -169,6 +169,9 @@ class Breakdown:
     #: in its Mem Usage note under the console table (`overall.table_notes`), which read "no peak reserved memory
     #: recorded" for such a side
     memory_missing: str = ""
+    #: The side recorded readings and every one is 0 (``memory_missing`` counts them): its Mem Usage 0.00G is their
+    #: largest, which the note says, rather than a reading that is missing
+    memory_zero: bool = False
 
     def set_window(self, lo: int, hi: int, busy: tl.Intervals, path: str) -> None:
         """E2E and the longest idle stretch from one window, so the two cannot drift apart. A window longer

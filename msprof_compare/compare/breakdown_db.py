@@ -65,6 +65,7 @@ def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Key
     bd.memory_gb = peak_reserved_gb(profile) or 0.0
     if not bd.memory_gb:  # why, for the Mem Usage note (an absent MEMORY_RECORD and an empty one read alike)
         bd.memory_missing = profile.extra.get("memory_missing", "")
+        bd.memory_zero = bool(profile.extra.get("memory_zero"))
     _categorise(computing, bd, kw or classify.load_keywords(), (codes[~hccl], uniq))
     lanes = _lanes(profile)  # split once: an object-column comparison per use cost 2-3 ms at 80k rows
     _lccl(profile, bd, lanes)

@@ -64,10 +64,15 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
 
 def _memory(profile: Profile, bd: Breakdown) -> None:
     peak = peak_reserved_gb(profile)
+    mr = profile.memory_record
+    if peak == 0.0 and mr is not None:  # readings, every one 0: "no peak reserved memory recorded" was untrue
+        n = int(np.count_nonzero(~np.isnan(col_of(mr, "Total Reserved(MB)", np.float64))))
+        bd.memory_missing = (f"its {n} memory_record.csv Total Reserved(MB) reading{'s are all' if n != 1 else ' is'} "
+                             "0")
+        bd.memory_zero = True
     if peak is not None:
         bd.memory_gb = peak
         return
-    mr = profile.memory_record
     if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
         # not read: the loader has said why (the original's "The file memory_record.csv does not exist.", or the
         # file's problem), and what that costs is said where the user sees it: under the console table, beside

@@ -385,7 +385,8 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[st
         # 0.00G is no 0.000s cell
         if "Mem Usage" in headers and not bd.memory_gb:
             why = bd.memory_missing or "no peak reserved memory recorded"
-            notes.append(f"{side} row: {why}, so its Mem Usage 0.00G is not a measurement.")
+            notes.append(f"{side} row: {why}, so its Mem Usage shows 0.00G, the largest of them." if bd.memory_zero
+                         else f"{side} row: {why}, so its Mem Usage 0.00G is not a measurement.")
         # only where the other side has a bandwidth (else no column, nothing reads 0): a side without figures
         # to read, not a measured 0 (a side whose transfers took no time)
         zero = [h for h, v in (("RDMA Bandwidth", bd.rdma_bandwidth), ("SDMA Bandwidth", bd.sdma_bandwidth))

@@ -1599,6 +1599,20 @@ def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
     return int(v or 0)
 
 
+def _zero_readings(db: _Db, rng: tuple[int, int]) -> int:
+    """How many MEMORY_RECORD readings in range are 0, asked where the peak is 0: with readings, every usable one
+    is then 0 (an all-0 table read "no usable totalReserved value", or in a step "none ... placed in step N", of
+    readings that were there)."""
+    if not db.has("MEMORY_RECORD") or "totalReserved" not in db.columns("MEMORY_RECORD"):
+        return 0
+    if rng == _ALL:
+        return db.scalar("SELECT count(*) FROM MEMORY_RECORD WHERE totalReserved = 0") or 0
+    if "timestamp" not in db.columns("MEMORY_RECORD"):
+        return 0
+    return db.scalar("SELECT count(*) FROM MEMORY_RECORD WHERE totalReserved = 0 AND timestamp BETWEEN ? AND ?",
+                     rng) or 0
+
+
 def _memory_missing(db: _Db, step: int, recorded: bool) -> str:
     """Why MEMORY_RECORD gives no peak, for the Mem Usage note under the console table (``Breakdown.memory_missing``):
     an absent and an empty table read "no peak reserved memory recorded" alike, while the cause and what to do
@@ -1698,8 +1712,12 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.rank_span = _rank_span(db)
     profile.extra["memory_peak_bytes"] = _memory_peak(db, rng)
     if not profile.extra["memory_peak_bytes"]:
-        profile.extra["memory_missing"] = _memory_missing(db, step if step_range else -1,
-                                                          profile.extra.get("profile_memory") is True)
+        zeros = _zero_readings(db, rng)
+        profile.extra["memory_zero"] = bool(zeros)
+        profile.extra["memory_missing"] = (
+            f"its {zeros} MEMORY_RECORD totalReserved reading{'s' if zeros != 1 else ''}"
+            f"{f' in step {step}' if step_range else ''} {'are all' if zeros != 1 else 'is'} 0" if zeros else
+            _memory_missing(db, step if step_range else -1, profile.extra.get("profile_memory") is True))
     profile.extra.setdefault("op_connections", pd.DataFrame({"op_row": np.zeros(0, np.int64),
                                                              "connection_id": np.zeros(0, np.int64)}))
     if kind == "pytorch":
