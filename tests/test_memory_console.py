@@ -320,3 +320,86 @@ def test_peak_memory_is_said_beside_a_side_without_framework_ops(tmp_path, capsy
     assert code == 0 and out.splitlines()[-1] == (
         "Peak reserved memory (Mem Usage) 1.66 GB on both sides; memory inside operators not compared: the "
         f"comparison side has no framework op ({why}).")
+
+
+def _memory_moved(tmp_path: Path, name: str, where: str) -> Path:
+    """A copy of the H200 AlexNet step whose [memory] events lie before its first event or after its last one
+    (``where``): every allocation is recorded, none inside an op."""
+    with gzip.open(H200_ALEXNET, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    events = data["traceEvents"]
+    timed = [float(e["ts"]) + float(e.get("dur", 0)) for e in events if "ts" in e and e.get("name") != "[memory]"]
+    at = min(float(e["ts"]) for e in events if "ts" in e) - 10_000 if where == "before" else max(timed) + 10_000
+    moved = device = 0
+    for e in events:
+        if e.get("name") == "[memory]":
+            e["ts"] = at + moved  # the allocation order kept, 1 us apart
+            moved += 1
+            device += e["args"].get("Device Id", -1) >= 0
+    assert (moved, device) == (236, 200)  # the host ones too, which the memory comparison does not read
+    out = tmp_path / name
+    out.write_text(json.dumps(data), encoding="utf-8")
+    return out
+
+
+def test_peak_memory_is_said_where_neither_side_recorded_memory_inside_an_op(tmp_path, capsys):
+    """Both sides have framework ops and neither has a memory record inside one: the memory sheets are left out,
+    and the memory line went with them, though each side's peak reserved memory (Mem Usage) was read. It now gives
+    the peaks and says why the operators' memory is not compared: the H200 AlexNet step with its 200 [memory]
+    events moved outside every op (before its first event, after its last) peaks at 1.658203125 GB each side,
+    read from the JSON; the NPU text fixture has no operator_memory.csv (no record at all) and peaks at the largest
+    Total Reserved(MB) of its memory_record.csv, read by csv, each side. Default and memory-only runs alike; the
+    JSON summary says it, and the console's last line."""
+    import shutil
+
+    from test_json_report import SCHEMA, validate
+
+    before, after = _memory_moved(tmp_path, "before.pt.trace.json", "before"), \
+        _memory_moved(tmp_path, "after.pt.trace.json", "after")
+    gpu = kineto_peak_gb(H200_ALEXNET)
+    pt = REPO / "tests" / "data" / "npu" / "rank0_ascend_pt"
+    assert not (pt / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv").exists()
+    with open(pt / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv", encoding="utf-8", newline="") as fh:
+        npu = max(float(r["Total Reserved(MB)"]) for r in csv.DictReader(fh)) / 1024
+    other = tmp_path / "copy" / "rank0_ascend_pt"
+    shutil.copytree(pt, other)
+    for (base, comp), peak, why in (
+            ((before, after), gpu, "neither side's memory records fall inside an operator"),
+            ((pt, other), npu, "neither side recorded a memory allocation")):
+        for kw in ({}, {"enable_memory_compare": True}):
+            res = compare(str(base), str(comp), **kw)
+            assert "MemoryCompareStatistic" not in res.sheet_names and res.memory_contributors.empty
+            t = res.memory_totals
+            assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_gb"]) == (peak, peak, 0.0)
+            assert (t["operators"], t["base_recorded"], t["comparison_recorded"], t["base_mb"]) == (0, False, False,
+                                                                                                  None)
+            assert t["operators_left_out"] == why
+            line = f"Peak reserved memory (Mem Usage) {peak:.2f} GB on both sides; memory inside operators not " \
+                   f"compared: {why}."
+            assert memory_line(res.frames["memory"]) == render_memory(res.frames) == line
+            doc = json.loads(json_report.dumps(res))
+            assert validate(doc, json.loads(SCHEMA.read_text(encoding="utf-8"))) == []
+            assert doc["summary"]["memory"] == t
+    assert gpu == 1.658203125 and npu > 2
+    from cliutil import run_inproc
+
+    code, out, _ = run_inproc(capsys, "-d", str(after), "-bp", str(before), "-o", str(tmp_path / "cli"))
+    assert code == 0 and out.splitlines()[-1] == ("Peak reserved memory (Mem Usage) 1.66 GB on both sides; memory "
+                                                  "inside operators not compared: neither side's memory records fall "
+                                                  "inside an operator.")
+
+
+def test_memory_line_names_each_side_where_one_recorded_no_allocation(tmp_path):
+    """The H200 AlexNet step with its [memory] events moved before every op, beside the step without any [memory]
+    event: no memory inside an op on either side, for two reasons, each named; the peak is the first side's alone
+    (1.658203125 GB), the other's not recorded."""
+    before = _memory_moved(tmp_path, "before.pt.trace.json", "before")
+    with gzip.open(H200_ALEXNET, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    data["traceEvents"] = [e for e in data["traceEvents"] if e.get("name") != "[memory]"]
+    bare = tmp_path / "no_memory.pt.trace.json"
+    bare.write_text(json.dumps(data), encoding="utf-8")
+    t = compare(str(before), str(bare), enable_memory_compare=True).memory_totals
+    assert (t["base_peak_gb"], t["comparison_peak_gb"]) == (kineto_peak_gb(H200_ALEXNET), None)
+    assert t["operators_left_out"] == ("the comparison side recorded no memory allocation and the base side's memory "
+                                       "records fall inside no operator")

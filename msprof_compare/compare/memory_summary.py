@@ -8,8 +8,9 @@ pass over the records) whenever that sheet exists, in a memory-only run as in th
 * ``ctx.frames["memory"]``: one row of totals: the memory allocated inside the compared operators (the sums of
   the sheet's two ``Allocated Memory(MB)`` columns) and the peak reserved memory of each side, the figure the
   console's ``Mem Usage`` shows (taken from the time breakdown when it ran, else read alone). Where the sheet is left
-  out because one side has no framework op (``optree.one_sided``), the peaks alone, with attrs
-  ``operators_left_out`` saying why the operators' memory is not compared: the peak is no op's figure.
+  out because one side has no framework op (``optree.one_sided``) or neither side has a memory record inside an op,
+  the peaks alone, with attrs ``operators_left_out`` saying why the operators' memory is not compared: the peak is
+  no op's figure.
 
 A side without any memory record inside an operator reads 0 MB in every row of the sheet: its memory was not
 recorded, which is no change, so no contributor is listed then and the diffs are null.
@@ -145,18 +146,45 @@ def _keep(ctx: RunContext, frame: pd.DataFrame) -> None:
 
 
 def _peaks_alone(ctx: RunContext) -> None:
-    """The totals row of the peaks alone where the memory comparison ran and left its sheets out because one side
-    has no framework op (a GPU trace of runtime calls, a MindSpore export): the peak reserved memory (Mem Usage)
-    is each side's own reading, valid without any op, and the memory line vanished with the sheet. Nothing where
-    neither side recorded a peak, or the sheet is missing for another reason (no memory record inside an op)."""
-    if not ctx.options.enable_memory_compare or not one_sided(ctx):  # one_sided: cached by the memory comparator
+    """The totals row of the peaks alone where the memory comparison ran and left its sheets out: one side has no
+    framework op (a GPU trace of runtime calls, a MindSpore export), or both have and neither recorded memory
+    inside one (a capture without profile_memory, an export without operator_memory.csv, allocations outside every
+    op). The peak reserved memory (Mem Usage) is each side's own reading, valid without any op or block, and the
+    memory line vanished with the sheet. Nothing where neither side recorded a peak, or neither side has an op."""
+    if not ctx.options.enable_memory_compare:
+        return
+    why = _no_ops_why(ctx) if one_sided(ctx) else _unplaced_why(ctx)  # one_sided: cached by the memory comparator
+    if not why:
         return
     peaks = _peaks(ctx)
     if not any(p > 0 for p in peaks):
         return
-    bare = next(p for p in (ctx.base, ctx.comparison) if not ctx.has_ops(p))
     none = np.zeros(0)
     frame = totals((np.empty(0, dtype=object), none, none, none), (False, False), peaks)
-    frame.attrs["operators_left_out"] = (f"the {'base' if bare is ctx.base else 'comparison'} side has no "
-                                         f"framework op ({no_ops_reason(bare)})")
+    frame.attrs["operators_left_out"] = why
     _keep(ctx, frame)
+
+
+def _no_ops_why(ctx: RunContext) -> str:
+    """Why the operators' memory is not compared beside a side without framework ops."""
+    bare = next(p for p in (ctx.base, ctx.comparison) if not ctx.has_ops(p))
+    return f"the {'base' if bare is ctx.base else 'comparison'} side has no framework op ({no_ops_reason(bare)})"
+
+
+def _unplaced_why(ctx: RunContext) -> str:
+    """Why the operators' memory is not compared where both sides have framework ops and neither has a memory
+    record inside one (``memory.build`` left its sheets out, its indexes cached); "" otherwise."""
+    if not all(ctx.has_ops(p) for p in (ctx.base, ctx.comparison)):
+        return ""
+    idx = [memory_index(ctx, side) for side in ("base", "comparison")]
+    if any(i.placed for i in idx):
+        return ""
+    # per side: no record at all, or records none of which falls inside an op
+    states = ["recorded" if i.recorded else "none" for i in idx]
+    if states[0] == states[1]:
+        return ("neither side recorded a memory allocation" if states[0] == "none" else
+                "neither side's memory records fall inside an operator")
+    none = "base" if states[0] == "none" else "comparison"
+    outside = "comparison" if none == "base" else "base"
+    return (f"the {none} side recorded no memory allocation and the {outside} side's memory records fall inside no "
+            "operator")
