@@ -1365,7 +1365,7 @@ def test_odd_queue_correlation_ids_are_counted(raw, tmp_path):
     f.write_text(json.dumps(ev))
     prof = load_profile(str(f), ALL)
     assert [w for w in prof.warnings if "correlation" in w] == [
-        f"{f}: 4 enqueue/dequeue correlation_id value(s) are not integers within int64 (the first: {2**64}); "
+        f"{f}: 4 enqueue / dequeue correlation_id value(s) are not integers within int64 (the first: {2**64}); "
         "each pairs only with the same value (read as a code below -1)"]
     q = prof.queue
     corr = q["correlation_id"].to_numpy()

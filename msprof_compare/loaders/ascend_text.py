@@ -146,7 +146,7 @@ class _QueueArgs(msgspec.Struct, gc=False):
 #: "Task Id" of a device task: shown in the kernel details of the operator / module comparisons
 _TASK_ID = traceio.IntArg("task Task Id value", "those tasks show Task Id None")
 #: enqueue / dequeue ``correlation_id``: places ``cann::`` memory records at their enqueue
-_CORRELATION_ID = traceio.IntArg("enqueue/dequeue correlation_id value",
+_CORRELATION_ID = traceio.IntArg("enqueue / dequeue correlation_id value",
                                  "each pairs only with the same value (read as a code below -1)", key=True)
 #: thread_sort_index ``sort_index``: orders the HCCL lanes, which attaches each plane (task) lane to a group
 _THREAD_SORT = traceio.IntArg("thread_sort_index value", "those threads are ordered by their tid")
