@@ -888,6 +888,70 @@ def test_kernel_details_step_ids_that_are_not_whole_numbers(tmp_path: Path) -> N
     assert warnings == [f"{f}: 2 Step Id value(s) are not whole numbers; those rows belong to no step"]
 
 
+def test_kernel_details_step_id_and_step_ID_that_disagree(tmp_path: Path) -> None:
+    """Both spellings of the step column (a file joined from a torch_npu and a MindSpore export?): Step Id is read,
+    as before, and the rows whose Step ID says otherwise are counted (they were read silently). Agreeing copies,
+    "50" beside "50.0", are silent."""
+    import csv
+    import io
+
+    from msprof_compare.loaders import ascend_text
+
+    side = tmp_path / "side"
+    shutil.copytree(PT, side)
+    kd = side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = list(csv.reader(io.StringIO(kd.read_text(encoding="utf-8"), newline="")))
+    assert {r[0] for r in rows[1:]} == {"50"} and len(rows) == 21
+    other = ["51", "N/A"] + ["50.0"] * 18  # rows 0 and 1 disagree; the rest read 50
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([rows[0] + ["Step ID"]] + [
+        r + [o] for r, o in zip(rows[1:], other, strict=True)])
+    kd.write_text(out.getvalue(), encoding="utf-8", newline="")
+    warnings: list[str] = []
+    got = ascend_text.read_kernel_details(str(kd), warnings)
+    assert set(got["Step Id"].tolist()) == {50}
+    assert warnings == [f"{kd}: columns Step Id and Step ID disagree in 2 row(s); Step Id is read (those rows' step "
+                        "is its value)"]
+    other[:2] = ["50", "50"]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([rows[0] + ["Step ID"]] + [
+        r + [o] for r, o in zip(rows[1:], other, strict=True)])
+    kd.write_text(out.getvalue(), encoding="utf-8", newline="")
+    warnings = []
+    ascend_text.read_kernel_details(str(kd), warnings)
+    assert warnings == []
+
+
+def test_kernel_details_pmu_times_and_starts_that_are_no_reading(tmp_path: Path) -> None:
+    """Session 60's fuzz: a PMU time below 0 or over a week is no counter reading: read as 0, counted per file
+    (-5 us of aic_mac_time took 5 us off an MC2 kernel's computing time, 1e30 us wrapped its ns to -9.2e12 ms);
+    a Start Time of 0 or before is no start an export writes: kept as a time (-1 ns is one,
+    ``test_start_time_of_minus_one_ns_is_a_time_not_junk``), now counted. A week itself is a reading."""
+    from msprof_compare.loaders import ascend_text
+
+    week_us = 7 * 86_400 * 10**6
+    kd = _edited_kernel_details(tmp_path / "side", {
+        (0, "aic_mac_time(us)"): "-5", (1, "aicore_time(us)"): "1e30", (2, "aiv_time(us)"): str(week_us + 1),
+        (3, "aiv_vec_time(us)"): str(week_us), (4, "Start Time(us)"): "0", (5, "Start Time(us)"): "-12.5\t"})
+    ref = ascend_text.read_kernel_details(str(PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"), [])
+    warnings: list[str] = []
+    got = ascend_text.read_kernel_details(str(kd), warnings)
+    assert warnings == [
+        f"{kd}: 3 PMU time(s) negative or over a week (a damaged counter?) in aicore_time(us), aic_mac_time(us), "
+        "aiv_time(us); read as 0, so such a kernel passes no PMU Cube test and adds no MC2 computing time by them",
+        f"{kd}: 2 Start Time(us) value(s) are 0 or negative (no epoch time: a damaged cell?); kept as times, at which "
+        "no event of an exported trace starts: those kernels are not matched (to a launching operator, a device "
+        "task's Input Shapes or C_CORE_SQE tasks)."]
+    assert got["aic_mac_time(us)"].iloc[0] == 0.0 and got["aicore_time(us)"].iloc[1] == 0.0
+    assert got["aiv_time(us)"].iloc[2] == 0.0 and got["aiv_vec_time(us)"].iloc[3] == week_us
+    assert got["ts"].tolist()[4:6] == [0, -12500] and got["start_read"].all()
+    # every other cell as the excerpt reads it
+    for col in ("aic_mac_time(us)", "aicore_time(us)", "aiv_time(us)", "aiv_vec_time(us)", "ts"):
+        changed = {"aic_mac_time(us)": 0, "aicore_time(us)": 1, "aiv_time(us)": 2, "aiv_vec_time(us)": 3}.get(col)
+        keep = [i for i in range(20) if i != changed and not (col == "ts" and i in (4, 5))]
+        np.testing.assert_array_equal(got[col].to_numpy()[keep], ref[col].to_numpy()[keep])  # NaN == NaN
+
+
 def _edited_kernel_details(side: Path, cells: dict[tuple[int, str], str], prefix: str = "") -> Path:
     """A copy of the excerpt at ``side`` whose kernel_details.csv has ``cells`` ((data row, column) -> text)
     replaced, written with ``prefix`` before its header; returns that file."""

@@ -408,9 +408,12 @@ def test_start_time_of_minus_one_ns_is_a_time_not_junk(tmp_path):
     warnings: list[str] = []
     kd = ascend_text.read_kernel_details(str(f), warnings)
     assert kd["ts"].tolist()[:2] == [-1, -1] and kd["dur"].tolist()[2] == -1
+    matched = ("those kernels are not matched (to a launching operator, a device task's Input Shapes or C_CORE_SQE "
+               "tasks).")
     assert warnings == [f"{f}: 1 kernel(s) have a negative Duration(us); kept as they are.",
-                        f"{f}: 1 Start Time(us) value(s) are not numbers; those kernels are not matched "
-                         "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
+                        f"{f}: 1 Start Time(us) value(s) are not numbers; {matched}",
+                        f"{f}: 1 Start Time(us) value(s) are 0 or negative (no epoch time: a damaged cell?); kept as "
+                        f"times, at which no event of an exported trace starts: {matched}"]
 
 
 def test_a_kernel_without_a_start_lends_no_device_task_its_shapes(tmp_path):

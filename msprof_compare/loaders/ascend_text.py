@@ -17,9 +17,9 @@ exact integer-ns columns so nobody re-parses decimal text):
 * ``kernel_details``: ``Step Id`` (int, -1 when N/A; "Step ID" renamed),
   ``Name``, ``Type``, ``Accelerator Core``, ``Input Shapes`` (text, "" when
   empty), ``Start Time(us)`` (stripped text), ``Duration(us)`` (float) and the
-  PMU columns present among ``PMU_COLUMNS`` (float, NaN for ""/N/A), plus
-  ``ts`` / ``dur`` (int64 ns; ``ts`` is the exact Start Time, -1 if unparsable) and ``start_read`` (bool:
-  whether the Start Time was read; ``model.starts_read``: -1 is also the time of "-0.001").
+  PMU columns present among ``PMU_COLUMNS`` (float, NaN for ""/N/A, 0 for a time below 0 or over a week), plus
+  ``ts`` / ``dur`` (int64 ns; ``ts`` is the exact Start Time, -1 if unparsable) and ``start_read``
+  (bool: whether the Start Time was read; ``model.starts_read``).
 * ``op_statistic``: its columns, numbers as float (``Count`` int).
 * ``memory_record``: ``Total Reserved(MB)`` (float) and, where the file has it, ``Component`` (str).
 * ``operator_memory``: ``Name``, ``Size(KB)`` (float, 0 for ""/N/A),
@@ -1206,6 +1206,10 @@ def _floats(texts: list[str], path: str, column: str, warnings: list[str]) -> np
     return out
 
 
+#: Bound of a PMU time (us) of kernel_details.csv, the loaders' bound of a duration (a week).
+_MAX_PMU_US = MAX_DURATION_NS / 1000
+
+
 def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
     """kernel_details.csv with typed columns and exact ``ts``/``dur`` (see module docstring).
 
@@ -1220,6 +1224,11 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
         out["Step Id"] = _step_ids(cols[step_col].tolist(), path, warnings)
     else:
         out["Step Id"] = np.full(len(cols["Name"]), -1, np.int64)
+    if step_col == "Step Id" and "Step ID" in cols:  # both spellings (a file joined from two exports?)
+        differ = int(np.count_nonzero(_step_ids(cols["Step ID"].tolist(), path, []) != out["Step Id"]))
+        if differ:
+            warnings.append(f"{path}: columns Step Id and Step ID disagree in {differ} row(s); Step Id is read "
+                            "(those rows' step is its value)")
     for col in KERNEL_TEXT_COLUMNS:
         if col in cols:
             out[col] = np.asarray(cols[col], dtype=object)
@@ -1230,6 +1239,8 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
         warnings.append(f"{path}: {_rounded_note([f'{int(rounded.sum())} Start Time(us)'], example)}; those "
                         "kernels are not matched (to a launching operator, a device task's Input Shapes or "
                         "C_CORE_SQE tasks).")
+    # an epoch time of 0 or before is no start an export writes: kept (a time; "-0.001" is -1 ns), said
+    no_time = start_read & (start_ns <= 0)
     start_ns[~start_read] = -1  # the documented "no start" of ``ts`` (consumers match starts by equality)
     out["Start Time(us)"] = np.array(start, dtype=object)
     dur_text, dur_ns, _ = _us_times(cols["Duration(us)"], "Duration(us)", path=path)
@@ -1243,9 +1254,20 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
         warnings.append(f"{path}: {int(long.sum())} kernel(s) {LONG_DURATION_TEXT}")
         dur_ns[long] = 0
         dur_us[long] = 0.0
+    odd_pmu: dict[str, int] = {}
     for col in PMU_COLUMNS:
         if col in cols:
             out[col] = np.asarray(cols[col], dtype=np.float64)
+            # a counter's time below 0 or over a week is no reading: 1e30 us made an MC2 kernel's computing time
+            # -9.2e12 ms (its ns wrap int64), -5 us took 5 us off it; 0 is a kernel without that time
+            odd = (out[col] < 0) | (out[col] > _MAX_PMU_US)
+            if odd.any():
+                odd_pmu[col] = int(odd.sum())
+                out[col][odd] = 0.0
+    if odd_pmu:
+        warnings.append(f"{path}: {sum(odd_pmu.values())} PMU time(s) negative or over a week (a damaged counter?) "
+                        f"in {', '.join(odd_pmu)}; read as 0, so such a kernel passes no PMU Cube test and adds no "
+                        "MC2 computing time by them")
     out["ts"] = start_ns
     out["start_read"] = start_read
     blank = out["Start Time(us)"] == ""
@@ -1256,6 +1278,11 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     if blank.any():  # no export writes one; unmatched, such a kernel moves to another category
         warnings.append(f"{path}: {int(blank.sum())} Start Time(us) value(s) are empty; those kernels are not "
                         "matched (to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
+    if no_time.any():
+        warnings.append(f"{path}: {int(no_time.sum())} Start Time(us) value(s) are 0 or negative (no epoch time: a "
+                        "damaged cell?); kept as times, at which no event of an exported trace starts: those kernels "
+                        "are not matched (to a launching operator, a device task's Input Shapes or C_CORE_SQE "
+                        "tasks).")
     out["dur"] = dur_ns
     traceio.check_ends(path, start_ns, dur_ns, "kernel")
     repeated = _repeated_rows(out)
