@@ -508,6 +508,8 @@ def test_bandwidth_and_pg_names():
                               (1e12, 1e12, "SDMA Transit Size(MB) 1000000000000.0, SDMA Transit Time(ms) "
                                            "1000000000000.0"),
                               (None, 1, "SDMA Transit Size(MB) None"), ("", 1, "SDMA Transit Size(MB) ''"),
+                              # a number written as text (session 60's fuzz: read as the number, unsaid)
+                              ("5", 1, "SDMA Transit Size(MB) '5'"), (5, "2", "SDMA Transit Time(ms) '2'"),
                               (1, 7 * 86_400_000 + 1, "SDMA Transit Time(ms) 604800001")):
         one = {"s": {"collective": {"Total Op Info": {"Communication Bandwidth Info": {
             "SDMA": {"Transit Size(MB)": size, "Transit Time(ms)": time}}}}}}

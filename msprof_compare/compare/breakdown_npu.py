@@ -519,8 +519,10 @@ def _transit(block: object, kind: str, problems: list[str], where: str) -> tuple
     values = []
     for key in ("Transit Size(MB)", "Transit Time(ms)"):
         raw = block.get(key, 0)
-        try:  # a bool or null is no size; an int beyond float range (10**400) is as unusable as inf
-            v = math.nan if raw is None or isinstance(raw, bool) else float(raw)
+        # a bool or null is no size, and nor is text: msprof writes numbers, and float() read "5" as 5 unsaid;
+        # an int beyond float range (10**400) is as unusable as inf
+        try:
+            v = math.nan if raw is None or isinstance(raw, bool | str) else float(raw)
         except (TypeError, ValueError, OverflowError):
             v = math.nan
         if not math.isfinite(v) or v < 0 or v > _TRANSIT_LIMITS[key]:
