@@ -182,6 +182,34 @@ def test_waterfall_pairs_hccl_groups_of_two_runs():
         waterfall._group_labels(b).values())
 
 
+def test_waterfall_pairs_a_group_named_by_process_group_on_one_side(tmp_path):
+    """Session 60's fuzz: profiler_metadata.json naming group 0's process group on one side only made the two
+    "Group 0 Communication" groups (paired by key in OverallMetrics) pair with nothing, so the waterfall's
+    "Group 0 Communication (uncovered)" step became one "Uncovered Communication" step. Such a group pairs by its
+    key; a process-group name both sides give it still labels it."""
+    b, c = Breakdown("NPU"), Breakdown("NPU")
+    for bd, ns in ((b, 98_000), (c, 90_000)):
+        bd.uncovered_comm_ns, bd.e2e_ns = ns, 100_000
+        bd.groups = {"Group 0 Communication": {"wait": 1_000, "transmit": ns - 1_000}}
+    c.pg_names = {"Group 0 Communication": "default_group"}
+    assert _steps(waterfall.waterfall(b, c)) == {"Group 0 Communication (uncovered)": (98_000, 90_000),
+                                                 "Free: Other": (2_000, 10_000)}
+    b.pg_names = {"Group 0 Communication": "dp"}  # two names for one group: its key
+    assert "Group 0 Communication (uncovered)" in _steps(waterfall.waterfall(b, c))
+    b.pg_names = dict(c.pg_names)
+    assert "default_group: Communication (uncovered)" in _steps(waterfall.waterfall(b, c))
+    # the excerpt against a copy whose metadata names group 0 (the fuzz's mutant): one group step, as unedited
+    side = tmp_path / "side"
+    shutil.copytree(MS_TORCH_LAYOUT, side)
+    (side / "profiler_metadata.json").write_text(json.dumps({"parallel_group_info": {"0": {
+        "group_name": "default_group", "group_rank": 0, "global_ranks": [0, 1]}}}))
+    plain = compare(str(MS_TORCH_LAYOUT), str(MS_TORCH_LAYOUT), enable_profiling_compare=True).waterfall
+    named = compare(str(MS_TORCH_LAYOUT), str(side), enable_profiling_compare=True).waterfall
+    assert "Group 0 Communication (uncovered)" in plain["Step"].tolist()
+    assert named["Step"].tolist() == plain["Step"].tolist()
+    assert named["Delta(ms)"].tolist() == plain["Delta(ms)"].tolist()
+
+
 def test_waterfall_keeps_communication_whole_when_no_group_pairs():
     """A text export ("Group 0 Communication") against a DB export of the same workload (its HCCL group name):
     no group pairs, so the waterfall shows one communication step (pair 7 showed -101.96 and +98.07 ms)."""

@@ -45,19 +45,20 @@ _COMPUTING_STEPS = (
 )
 
 
-def _group_labels(bd: Breakdown) -> dict[str, str]:
+def _group_labels(bd: Breakdown, pg_names: dict[str, str] | None = None) -> dict[str, str]:
     """Group key -> display label, as OverallMetrics labels groups (reference-1 §9.4 item 26).
 
     A process-group name that names exactly one group on this side labels it
     ``"{pg}: Communication"`` so that the two sides pair by pg name even when
     their group ids differ; otherwise ``"{pg}: {key}"`` or the bare key.
     """
+    names = bd.pg_names if pg_names is None else pg_names
     by_pg: dict[str, list[str]] = {}
     for key in bd.groups:
-        by_pg.setdefault(bd.pg_names.get(key, "") or "unknown", []).append(key)
+        by_pg.setdefault(names.get(key, "") or "unknown", []).append(key)
     labels = {}
     for key in bd.groups:
-        pg = bd.pg_names.get(key, "")
+        pg = names.get(key, "")
         if pg and pg != "unknown" and len(by_pg.get(pg, ())) == 1:
             labels[key] = f"{pg}: Communication"
         elif pg:
@@ -69,8 +70,21 @@ def _group_labels(bd: Breakdown) -> dict[str, str]:
     # (a stripped name two groups of this side share keeps them apart in full)
     stripped = {k: hccl_group_stem(v) or v for k, v in labels.items()}
     uses = Counter(stripped.values())
-    return {k: _says_communication(stripped[k] if uses[stripped[k]] == 1 else v, bd.pg_names.get(k, ""))
+    return {k: _says_communication(stripped[k] if uses[stripped[k]] == 1 else v, names.get(k, ""))
             for k, v in labels.items()}
+
+
+def _paired_labels(base: Breakdown, comparison: Breakdown) -> tuple[dict[str, str], dict[str, str]]:
+    """Both sides' group labels, a group of one key on both sides whose labels pair with nothing (a process-group
+    name on one side only, or two names) labelled by its key alone on each: OverallMetrics pairs such groups by
+    key (``overall._group_rows``), and the waterfall showed the whole communication time as one step instead."""
+    lb, lc = _group_labels(base), _group_labels(comparison)
+    vb, vc = set(lb.values()), set(lc.values())
+    unnamed_b, unnamed_c = _group_labels(base, {}), _group_labels(comparison, {})
+    for key in lb.keys() & lc.keys():
+        if lb[key] not in vc and lc[key] not in vb:
+            lb[key], lc[key] = unnamed_b[key], unnamed_c[key]
+    return lb, lc
 
 
 def _says_communication(label: str, pg: str) -> str:
@@ -82,8 +96,8 @@ def _says_communication(label: str, pg: str) -> str:
     return f"{head}Group {label[len(head):] or '(no name)'} Communication"  # a DB's NULL group name: no "Group  C"
 
 
-def _group_totals(bd: Breakdown) -> dict[str, int]:
-    labels = _group_labels(bd)
+def _group_totals(bd: Breakdown, labels: dict[str, str] | None = None) -> dict[str, int]:
+    labels = _group_labels(bd) if labels is None else labels
     out: dict[str, int] = {}
     for key, parts in bd.groups.items():
         lab = labels[key]
@@ -150,7 +164,8 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
         steps.append(("Other Computing", "computing", max(pb[-1], 0), max(pc[-1], 0)))
         steps.append((OVERLAP_STEP, "computing", min(pb[-1], 0), min(pc[-1], 0)))
 
-    gb, gc = _group_totals(base), _group_totals(comparison)
+    lb, lc = _paired_labels(base, comparison)
+    gb, gc = _group_totals(base, lb), _group_totals(comparison, lc)
     if set(gb) & set(gc):  # per group only when some group pairs across the runs: a GPU side has none (its
         # time would look like an unrelated "Other Communication" step beside the other side's groups), and
         # groups that all differ (a text export's "Group 0" vs a DB export's HCCL name) would only show the
