@@ -67,6 +67,10 @@ CANN_MARK = "cann::"
 #: (``optree.comparisons_without_ops``)
 NO_DEVICE_TIME = "no_device_time"
 
+#: ``Profile.extra`` key: the profiler_info.json settings of the wrong type, as written ("_profiler_level 5"); left
+#: out of the settings, said where the settings note would be (``checks._settings_row``)
+UNREAD_SETTINGS = "unread_settings"
+
 #: ``comm.op_id`` of a DB communication task whose op (COMMUNICATION_OP, by opId) starts outside the step: the
 #: task is in the step but its op is not, so CommunicationCompare leaves it out, as the original's pairing by opId
 #: does (a NULL opId, -1, or one no op holds is placed by time instead).

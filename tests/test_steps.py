@@ -351,7 +351,7 @@ def test_mindspore_profiler_settings(samples: Path, tmp_path: Path, caplog) -> N
     assert profiler_settings({"profiler_parameters": {"profiler_level": "Level1", "aic_metrics": "None"}}) == {
         "profiler_level": "Level1", "aic_metrics": "ACL_AICORE_NONE"}
     assert profiler_settings({"profiler_parameters": {"profiler_level": 1, "aic_metrics": "Odd"}}) == {
-        "aic_metrics": "Odd"}
+        "aic_metrics": "Odd", "unread_settings": "profiler_level 1"}  # said in the settings row (test_summary.py)
     assert profiler_settings({"profiler_parameters": "x"}) == {}
     ms = _mindspore_25(samples / TEXT.format(1), tmp_path / "a_1_20250301120000001_ascend_ms")
     ms0 = _mindspore_25(samples / TEXT.format(1), tmp_path / "b_1_20250301120000002_ascend_ms", "Level0")

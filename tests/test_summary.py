@@ -1518,6 +1518,41 @@ def test_npu_profiler_settings_note(samples, caplog):
     assert row[["Status", "Base", "Comparison"]].tolist() == ["note", "Level1", "Level0"]
 
 
+def test_npu_profiler_settings_of_the_wrong_type_are_said_where_the_note_is(tmp_path):
+    """Session 60's fuzz: a profiler_info.json level written as a number (5) dropped the settings row without a
+    word. The excerpt against a copy with ``_profiler_level`` 5: an "unknown" row naming it; a level of the right
+    type beside a wrong-typed ``profile_memory`` keeps the note and names the other; a null is no setting (silent);
+    without a level on the other side no note would be shown, so no row."""
+    side = tmp_path / "side"
+    shutil.copytree(MS_TORCH_LAYOUT, side)
+    info = side / "profiler_info_0.json"
+    original = json.loads(info.read_text())
+    assert original["config"]["experimental_config"]["_profiler_level"] == "Level1"
+
+    def row_with(exp: dict, common: dict | None = None) -> pd.Series | None:
+        data = json.loads(json.dumps(original))
+        data["config"]["experimental_config"].update(exp)
+        data["config"]["common_config"].update(common or {})
+        info.write_text(json.dumps(data))
+        g = compare(str(MS_TORCH_LAYOUT), str(side), enable_profiling_compare=True).guards.set_index("Check")
+        return g.loc["NPU profiler settings"] if "NPU profiler settings" in g.index else None
+
+    row = row_with({"_profiler_level": 5})
+    assert row[["Status", "Base", "Comparison"]].tolist() == ["unknown", "Level1", "unread"]
+    assert row["Detail"] == ("profiler level / AI Core metrics of profiler_info.json: not compared, the comparison's "
+                             "_profiler_level 5 in profiler_info.json: of the wrong type, read as not written")
+    row = row_with({}, {"profile_memory": "yes"})
+    assert row[["Status", "Base", "Comparison"]].tolist() == [
+        "ok", "Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level1 / ACL_AICORE_PIPE_UTILIZATION"]
+    assert row["Detail"].endswith("; for timings, collect both runs alike; the comparison's profile_memory 'yes' in "
+                                  "profiler_info.json: of the wrong type, read as not written")
+    row = row_with({"_profiler_level": None})
+    assert row is None
+    one, two = _profile(["aten::mm"], ["[[2]]"]), _profile(["aten::mm"], ["[[2]]"])
+    one.extra.update(unread_settings="_profiler_level [1]")
+    assert "NPU profiler settings" not in checks.guards(_Ctx(one, two))["Check"].tolist()
+
+
 def test_npu_profiler_settings_note_in_a_gate_run(samples):
     """--fail_on_regression makes the time breakdown and the Summary sheet beside an operator comparison alone
     (README), and the waterfall's Cube / Vector steps are what the AI Core metrics decide: the settings note comes

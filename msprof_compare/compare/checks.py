@@ -22,7 +22,17 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import LAUNCH_CATS, STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
+from ..model import (
+    LAUNCH_CATS,
+    STEP_MARK,
+    UNREAD_SETTINGS,
+    Profile,
+    bare_trace,
+    factorize,
+    object_array,
+    object_column,
+    us_text,
+)
 from ..textsafe import and_list, short_repr
 from ..units import MAX_RANK
 from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
@@ -968,17 +978,32 @@ def _timed_figures(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> 
     return and_list(figures) or "timings"
 
 
+#: An ``UNREAD_SETTINGS`` text that holds the profiler level (torch_npu's ``_profiler_level``, MindSpore's
+#: ``profiler_level``).
+_LEVEL_UNREAD = re.compile(r"(?:^|, )_?profiler_level ")
+
+
 def _settings_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any] | None:
     """The "NPU profiler settings" check, where both sides name a profiler level (``_npu_settings``), worded for
     the timings the run compares (``_timed_figures``)."""
-    settings = _npu_settings(ctx.base, ctx.comparison)
+    sides = (ctx.base, ctx.comparison)
+    settings = _npu_settings(*sides)
+    unread = [f"the {side}'s {p.extra[UNREAD_SETTINGS]}" for side, p in zip(("base", "comparison"), sides, strict=True)
+              if p.extra.get(UNREAD_SETTINGS)]
+    # a setting of the wrong type (a level written as a number) is left out: said here, where it is missed
+    said = f"{and_list(unread)} in profiler_info.json: of the wrong type, read as not written" if unread else ""
     if settings is None:
-        return None
+        levels = [p.extra.get("profiler_level") for p in sides]
+        if not unread or not all(isinstance(v, str) or _LEVEL_UNREAD.search(p.extra.get(UNREAD_SETTINGS, ""))
+                                 for v, p in zip(levels, sides, strict=True)):
+            return None  # no note would be shown: a side without a level written at all
+        return _guard(SETTINGS_CHECK, None, *(v if isinstance(v, str) else "unread" for v in levels),
+                      f"profiler level / AI Core metrics of profiler_info.json: not compared, {said}")
     split = "; the metrics also decide the time breakdown's Cube / Vector split" if bds is not None else ""
     return _guard(SETTINGS_CHECK, settings[0] == settings[1], *settings,
                   "profiler level / AI Core metrics of profiler_info.json: levels and metrics record different data "
                   f"at different overhead (Level0 has no PMU counters), and this run's {_timed_figures(ctx, bds)} "
-                  f"include that overhead{split}; for timings, collect both runs alike")
+                  f"include that overhead{split}; for timings, collect both runs alike" + (f"; {said}" if said else ""))
 
 
 def _gpu_vendor(p: Any) -> str | None:

@@ -67,6 +67,7 @@ from ..errors import ProfileError
 from ..model import (
     NO_DEVICE_TIME,
     NO_RANK,
+    UNREAD_SETTINGS,
     Profile,
     empty,
     frame,
@@ -77,7 +78,7 @@ from ..model import (
     threads_in_order,
 )
 from ..options import Options
-from ..textsafe import short_text
+from ..textsafe import short_repr, short_text
 from ..units import MAX_RANK
 from . import paths, traceio
 from .numparse import (
@@ -1746,16 +1747,23 @@ def profiler_settings(info: dict) -> dict[str, str | bool]:
     common = config.get("common_config") if isinstance(config, dict) else None
     params = info.get("profiler_parameters")
     if isinstance(exp, dict):
-        got = {"profiler_level": exp.get("_profiler_level"), "aic_metrics": exp.get("_aic_metrics"),
-               "profile_memory": common.get("profile_memory") if isinstance(common, dict) else None}
+        written = {"_profiler_level": exp.get("_profiler_level"), "_aic_metrics": exp.get("_aic_metrics"),
+                   "profile_memory": common.get("profile_memory") if isinstance(common, dict) else None}
     elif isinstance(params, dict):
-        metrics = params.get("aic_metrics")
-        got = {"profiler_level": params.get("profiler_level"),
-               "aic_metrics": MINDSPORE_AIC_METRICS.get(metrics, metrics) if isinstance(metrics, str) else None,
-               "profile_memory": params.get("profile_memory")}
+        written = {k: params.get(k) for k in ("profiler_level", "aic_metrics", "profile_memory")}
     else:
         return {}
-    return {k: v for k, v in got.items() if isinstance(v, bool if k == "profile_memory" else str)}
+    mindspore = not isinstance(exp, dict)
+    out: dict[str, str | bool] = {}
+    odd = []
+    for (key, value), name in zip(written.items(), ("profiler_level", "aic_metrics", "profile_memory"), strict=True):
+        if isinstance(value, bool if name == "profile_memory" else str):
+            out[name] = MINDSPORE_AIC_METRICS.get(value, value) if mindspore and name == "aic_metrics" else value
+        elif value is not None:  # a null is no setting written; a number or a list is one misread
+            odd.append(f"{key} {short_repr(value)}")
+    if odd:  # said where the settings note would be (``checks._settings_row``)
+        out[UNREAD_SETTINGS] = ", ".join(odd)
+    return out
 
 
 # --------------------------------------------------------------------------- entry point
