@@ -1029,6 +1029,64 @@ def test_pmu_values_that_are_not_numbers(tmp_path: Path) -> None:
     assert not any("TASK_PMU_INFO" in w for w in load_profile(str(L1), OPTS).warnings)
 
 
+def test_pmu_times_below_0_or_over_a_week_read_as_0(tmp_path: Path) -> None:
+    """As kernel_details.csv's (``test_kernel_details_pmu_times_and_starts_that_are_no_reading``): a TASK_PMU_INFO
+    time below 0 or over a week (ns) is no counter reading and reads as 0, counted in one warning naming the
+    counters. -5 ns of aic_total_time made a vector kernel Cube (the rule tests != 0); 1e30, also written as the
+    text '1e30' (which the column's NUMERIC affinity stores as a real), is no time. A week itself is a reading;
+    'abc' stays missing, in its own warning. Expected values by SQL on the copy; every other value as the
+    unedited excerpt reads it."""
+    week = 7 * 86_400 * 10**9
+    pick = ("SELECT p.rowid, p.globalTaskId FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+            "WHERE s.value = ? AND {} ORDER BY p.rowid LIMIT 1")
+    # a vector kernel: all its counters 0
+    vec = sql(L1, "SELECT p.globalTaskId FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name WHERE s.value IN "
+                  "('aic_total_time', 'aic_mac_time') GROUP BY p.globalTaskId HAVING max(abs(p.value)) = 0 "
+                  "ORDER BY p.globalTaskId LIMIT 1")[0][0]
+    neg = sql(L1, pick.format(f"p.globalTaskId = {vec}"), ("aic_total_time",))[0]
+    huge = sql(L1, pick.format("p.value > 0"), ("aic_mac_time",))[0]
+    text = sql(L1, pick.format(f"p.globalTaskId <> {huge[1]} AND p.value > 0"), ("aic_mte2_time",))[0]
+    kept = sql(L1, pick.format(f"p.globalTaskId NOT IN ({huge[1]}, {text[1]})"), ("aic_mte2_time",))[0]
+    junk = sql(L1, pick.format(f"p.globalTaskId NOT IN ({vec}, {huge[1]})"), ("aic_total_time",))[0]
+    db = edited_copy(L1, _db(tmp_path), f"UPDATE TASK_PMU_INFO SET value = -5 WHERE rowid = {neg[0]}",
+                     f"UPDATE TASK_PMU_INFO SET value = 1e30 WHERE rowid = {huge[0]}",
+                     f"UPDATE TASK_PMU_INFO SET value = '1e30' WHERE rowid = {text[0]}",
+                     f"UPDATE TASK_PMU_INFO SET value = {week} WHERE rowid = {kept[0]}",
+                     f"UPDATE TASK_PMU_INFO SET value = 'abc' WHERE rowid = {junk[0]}")
+    assert [v for (v,) in sql(db, "SELECT value FROM TASK_PMU_INFO WHERE rowid IN (?, ?, ?, ?, ?) ORDER BY rowid",
+                                    tuple(sorted((neg[0], huge[0], text[0], kept[0], junk[0]))))] == [
+        v for _, v in sorted({neg[0]: -5, huge[0]: 1e30, text[0]: 1e30, kept[0]: week, junk[0]: "abc"}.items())]
+    assert sql(db, "SELECT typeof(value) FROM TASK_PMU_INFO WHERE rowid = ?", (text[0],)) == [("real",)]
+    clean, p = load_profile(str(L1), OPTS), load_profile(str(db), OPTS)
+    assert [w for w in p.warnings if "PMU" in w] == [
+        f"{db}: 1 TASK_PMU_INFO value(s) are not finite numbers; read as missing",
+        f"{db}: 3 PMU time(s) negative or over a week (a damaged counter?) in TASK_PMU_INFO aic_total_time, "
+        "aic_mac_time, aic_mte2_time; read as 0, so such a kernel passes no PMU Cube test and adds no MC2 "
+        "computing time by them"]
+    a, b = clean.extra["kernel_extra"], p.extra["kernel_extra"]
+    assert a["global_task_id"].tolist() == b["global_task_id"].tolist()
+    row = {g: i for i, g in enumerate(b["global_task_id"].tolist())}
+    expected = {("aic_total_time", vec): 0.0, ("aic_mac_time", huge[1]): 0.0, ("aic_mte2_time", text[1]): 0.0,
+                ("aic_mte2_time", kept[1]): float(week), ("aic_total_time", junk[1]): np.nan}
+    for col in ("aic_total_time", "aic_mac_time", "aic_mte2_time", "aiv_time"):
+        want = a[col].to_numpy().copy()
+        for (c, g), v in expected.items():
+            if c == col:
+                want[row[g]] = v
+        np.testing.assert_array_equal(b[col].to_numpy(), want)  # NaN == NaN
+    # the vector kernel stays one (-5 made it Cube), every other kernel as before but the junk one's, whose
+    # aic_total_time is missing and whose aic_mac_time decides
+    cube, was = cube_mask(p), cube_mask(clean)
+    assert not cube[row[vec]] and not was[row[vec]]
+    mac_j = sql(L1, "SELECT p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name WHERE "
+                    "s.value = 'aic_mac_time' AND p.globalTaskId = ?", (junk[1],))[0][0]
+    assert cube[row[junk[1]]] == (mac_j != 0)
+    same = np.ones(len(cube), dtype=bool)
+    same[row[junk[1]]] = False
+    np.testing.assert_array_equal(cube[same], was[same])
+    assert not any("PMU time" in w for w in clean.warnings)
+
+
 def test_task_links_that_joins_would_drop(tmp_path: Path) -> None:
     """A COMPUTE_TASK_INFO row without a TASK row is left out of the join, named in a warning; a TASK row
     repeating a compute task's globalTaskId is a graph replay's second run, counted without a warning (counts

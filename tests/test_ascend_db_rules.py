@@ -529,6 +529,26 @@ def test_mc2_computing_takes_the_larger_of_mac_and_mte2(tmp_path: Path) -> None:
     assert m.communication_ns == (ends[1] - ends[0]) + (ends[3] - ends[2])
 
 
+@pytest.mark.parametrize(("pmu", "computing"), [
+    ({"aic_mac_time": 1e30, "aic_mte2_time": 400.0, "aiv_total_time": 50.0}, 450),
+    ({"aic_mac_time": 300.0, "aiv_total_time": -5.0}, 300),
+    ({"aic_mac_time": 300.0, "aiv_total_time": 7 * 86_400 * 10**9 + 1}, 300),
+])
+def test_mc2_computing_reads_pmu_times_below_0_or_over_a_week_as_0(tmp_path: Path, pmu: dict[str, float],
+                                                                    computing: int) -> None:
+    """As the text export's (``test_kernel_details_pmu_times_and_starts_that_are_no_reading``): 1e30 ns of
+    aic_mac_time wrapped the MC2 computing time's int64 ns, -5 ns of aiv_total_time took 5 ns off it; such a
+    value reads as 0 (max(0, 400) + 50 = 450; 300 + 0), counted in one warning."""
+    db, start, end, _ = _mc2_db(tmp_path, pmu)
+    p = load_profile(str(db), OPTS)
+    m = db_breakdown(p).mc2["MatmulAllReduce"]
+    assert (m.ns, m.computing_ns, m.count) == (end - start, computing, 1)
+    odd = next(k for k, v in pmu.items() if v < 0 or v > 7 * 86_400 * 10**9)
+    assert [w for w in p.warnings if "PMU time" in w] == [
+        f"{db}: 1 PMU time(s) negative or over a week (a damaged counter?) in TASK_PMU_INFO {odd}; read as 0, so such "
+        "a kernel passes no PMU Cube test and adds no MC2 computing time by them"]
+
+
 def test_c_core_sqe_task_starting_at_step_end_counts(tmp_path: Path) -> None:
     """C_CORE_SQE tasks are kept by start in the inclusive step range: step 50 cut to end where the last SQE
     task inside the MC2 kernel starts keeps all four, so the pairs (1st, 2nd) and (3rd, 4th) both count."""

@@ -33,7 +33,8 @@ DB-specific frames a comparator may need are in ``Profile.extra``:
                        (TASK.taskType), global_task_id, input_shapes, schedule (a task of
                        COMMUNICATION_SCHEDULE_TASK_INFO: no computing), and the
                        PMU values aic_total_time, aic_mac_time, aic_mte2_time,
-                       aiv_time (ns, NaN when absent; TASK_PMU_INFO's aiv_total_time).
+                       aiv_time (ns, NaN when absent, 0 for a time below 0 or over a week;
+                       TASK_PMU_INFO's aiv_total_time).
 ``has_pmu``            TASK_PMU_INFO has rows (decides the cube-kernel rule).
 ``pmu_table``          "" where it has, else "empty" or "absent" (what the breakdown's line on the rule says).
 ``task_summary``       per (rts_type, stream): count, total_ns, first_start, last_end
@@ -80,7 +81,7 @@ from ..options import Options
 from ..textsafe import and_list, short_repr
 from ..units import MAX_RANK
 from . import traceio
-from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS, MAX_RESERVED_BYTES, memory_oddities
+from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS, MAX_RESERVED_BYTES, memory_oddities, odd_pmu_note
 
 log = logging.getLogger("msprof-analyze")
 
@@ -776,6 +777,7 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
                 "those rows name no counter, so no task has PMU figures (the cube-kernel rule finds none)")
         rows = rows[~nameless]
     junk = 0
+    odd: dict[str, int] = {}  # TASK_PMU_INFO name -> loaded values below 0 or over MAX_DURATION_NS
     for name, some in ids.items():
         if not some:
             continue
@@ -786,12 +788,21 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
         got = pick >= 0
         col = np.full(len(extra), np.nan)
         col[got] = sel["value"][pick[got]]
-        extra[name] = col
         used = np.zeros(len(sel), dtype=bool)  # each picked row once (np.unique: 7 ms at 49k tasks, a mask 0.1)
         used[pick[got]] = True
         junk += int(np.isnan(sel["value"][used]).sum())
+        # as kernel_details.csv's (ns here): a time below 0 or over a week is no reading and reads as 0; -5 made a
+        # kernel Cube (the rule tests != 0), 1e30 wrapped an MC2 kernel's computing time (its rint to int64)
+        value = sel["value"][used]
+        n_odd = int(np.count_nonzero((value < 0) | (value > MAX_DURATION_NS)))
+        if n_odd:
+            odd[PMU_NAMES[name]] = n_odd
+            col[(col < 0) | (col > MAX_DURATION_NS)] = 0.0
+        extra[name] = col
     if junk:  # only the values of the tasks loaded (a step, compute tasks) count
         db.notes.append(f"{junk} TASK_PMU_INFO value(s) are not finite numbers; read as missing")
+    if odd:
+        db.notes.append(odd_pmu_note(sum(odd.values()), f"TASK_PMU_INFO {', '.join(odd)}"))
     if not said_none and all(np.isnan(extra[n].to_numpy()).all() for n in PMU_NAMES):
         _no_counter(db)
     return True

@@ -89,6 +89,7 @@ from .numparse import (
     duration_notes,
     lenient_us_to_ns,
     memory_oddities,
+    odd_pmu_note,
     text_us_to_ns,
     zero_odd_durations,
 )
@@ -1266,9 +1267,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
                 odd_pmu[col] = int(odd.sum())
                 out[col][odd] = 0.0
     if odd_pmu:
-        warnings.append(f"{path}: {sum(odd_pmu.values())} PMU time(s) negative or over a week (a damaged counter?) "
-                        f"in {', '.join(odd_pmu)}; read as 0, so such a kernel passes no PMU Cube test and adds no "
-                        "MC2 computing time by them")
+        warnings.append(f"{path}: {odd_pmu_note(sum(odd_pmu.values()), ', '.join(odd_pmu))}")
     out["ts"] = start_ns
     out["start_read"] = start_read
     blank = out["Start Time(us)"] == ""

@@ -363,6 +363,13 @@ MAX_DURATION_NS = 7 * 86_400 * 10**9
 LONG_DURATION_TEXT = "last over a week (a damaged time?); read as 0"
 
 
+def odd_pmu_note(count: int, where: str) -> str:
+    """The one warning of a file's PMU times below 0 or over ``MAX_DURATION_NS`` (no counter reading, read as 0),
+    worded alike for kernel_details.csv and TASK_PMU_INFO, which hold the same figures. ``where``: the columns."""
+    return (f"{count} PMU time(s) negative or over a week (a damaged counter?) in {where}; read as 0, so such a "
+            "kernel passes no PMU Cube test and adds no MC2 computing time by them")
+
+
 def zero_odd_durations(dur: np.ndarray) -> tuple[int, int]:
     """Set negative and over-``MAX_DURATION_NS`` durations of ``dur`` to 0 in place; returns how many of each
     (for the loaders' one warning line each, ``duration_notes``)."""
