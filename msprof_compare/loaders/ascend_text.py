@@ -1000,10 +1000,12 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one
     if data is not None and _any_blank(cols[last]) and (short := _short_rows(data, header.index(last))):
         warnings.append(f"{path}: {short} row(s) end before the last column read; their missing cells read as empty")
-    # a NUL in the rows (the header's is named above): a text cell keeps it ("A\0I_CORE" is another core type)
+    # a NUL in the rows (the header's is named above): a text cell holding one reads as another name ("A\0I_CORE"
+    # is another core type: pandas 2.1+ keeps the NUL, 2.0 cuts the cell at it), a number cell as missing or cut
     if data is not None and (body := data.find(b"\n") + 1) and data.find(_NUL, body) >= 0:  # one memchr
-        warnings.append(f"{path}: {data.count(_NUL, body)} NUL byte(s) in the rows (a damaged copy?); text cells keep "
-                        "them, number cells holding one read as missing")
+        warnings.append(f"{path}: {data.count(_NUL, body)} NUL byte(s) in the rows (a damaged copy?); a cell holding "
+                        "one reads otherwise than written: a text cell as another name, a number cell as missing or "
+                        "cut short at it")
     if data is not None and (joined := _joined_lines(data, len(cols[usecols[0]]))):
         warnings.append(f"{path}: {joined} line(s) read as part of an earlier row (a line break inside a quoted "
                         "field: a quote left open?)")
