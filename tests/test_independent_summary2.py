@@ -16,25 +16,18 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from refpairs import PAIRS as REF_PAIRS
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import CompareResult, compare
 
-TEXT = "msinsight/test/data/pytorch/text"
-MSPROF = "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704"
-PAIRS = {
-    "1-npu-text-l1-vs-l2": (f"{TEXT}/level1/rank0_ascend_pt", f"{TEXT}/level2/rank0_ascend_pt"),
-    "2-npu-text-l0-rank0-vs-rank1": (f"{TEXT}/level0/rank0_ascend_pt", f"{TEXT}/level0/rank1_ascend_pt"),
-    # DB exports: one communication group a side, of another name on each (its host's port and start time), which
-    # the waterfall pairs into one step (docs/differences.md, "DB communication groups of two runs pair in
-    # OverallMetrics"): that step is the Uncovered Communication Time row, as a text export's Group 0
-    "3-npu-db-l1-vs-l2": ("msinsight/test/data/pytorch/db/level1/rank0_ascend_pt",
-                          "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"),
-    # MindSpore's CANN timelines (msprof_*.json): computing all Other, one communication group a side
-    "9d-mindspore-legacy-msprof-timeline-files": (
-        f"{MSPROF}322_COJGGGCANRMICFBC/device_0/timeline/msprof_0_2_1.json",
-        f"{MSPROF}567_GQFAMHBKGODKJMLA/device_1/timeline/msprof_1_0_1.json"),
-}
+# reference pairs (refpairs.PAIRS): the NPU ones, compared with every comparison, and the Kineto ones
+# DB exports: one communication group a side, of another name on each (its host's port and start time), which the
+# waterfall pairs into one step (docs/differences.md, "DB communication groups of two runs pair in OverallMetrics"):
+# that step is the Uncovered Communication Time row, as a text export's Group 0. MindSpore's CANN timelines
+# (msprof_*.json): computing all Other, one communication group a side
+PAIRS = {k: REF_PAIRS[k] for k in ("1-npu-text-l1-vs-l2", "2-npu-text-l0-rank0-vs-rank1", "3-npu-db-l1-vs-l2",
+                                   "9d-mindspore-legacy-msprof-timeline-files")}
 #: waterfall step -> OverallMetrics Index (stripped); a single communication group's uncovered time is the
 #: Uncovered Communication Time row (its sub-ns group residual folded in: docs/differences.md, "Additions")
 ROWS = {"Other Computing": "Other", "Free: Other": "Free", "Group 0 Communication (uncovered)":
@@ -86,16 +79,8 @@ def test_waterfall_deltas_and_shares_from_the_original(samples: Path, reference_
     assert float(end["Share of E2E Diff"]) == 1.0 and pd.isna(wf["Share of E2E Diff"].iloc[0])
 
 
-KINETO = {
-    "4-gpu-alexnet-vs-npu-text-l1": (
-        "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
-        f"{TEXT}/level1/rank0_ascend_pt"),
-    "5-gpu-kineto-resnet50": (
-        "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
-        "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz"),
-    "7-gpu-hta-dfindex-vs-nsres": ("hta/tests/data/df_index_resolver/df_index_resolver.json.gz",
-                                   "hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"),
-}
+KINETO = {k: REF_PAIRS[k] for k in ("4-gpu-alexnet-vs-npu-text-l1", "5-gpu-kineto-resnet50",
+                                    "7-gpu-hta-dfindex-vs-nsres")}
 #: waterfall step -> OverallMetrics Index (stripped) where the names differ; the residual step, computing time
 #: beyond its categories (a GPU kernel of two categories counted in both), is that row minus the category rows
 GPU_ROWS = {"Cube (other)": "Cube", "Other Computing": "Other",
