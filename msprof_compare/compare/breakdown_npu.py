@@ -23,7 +23,7 @@ import pandas as pd
 
 from .. import timeline
 from ..columns import col_of
-from ..model import Profile, bare_trace, factorize, positions_in_runs, starts_read, threads_in_order
+from ..model import Profile, bare_trace, factorize, positions_in_runs, starts_read, threads_in_order, zero_readings_text
 from ..options import Options
 from ..textsafe import short_repr
 from . import classify
@@ -67,8 +67,7 @@ def _memory(profile: Profile, bd: Breakdown) -> None:
     mr = profile.memory_record
     if peak == 0.0 and mr is not None:  # readings, every one 0: "no peak reserved memory recorded" was untrue
         n = int(np.count_nonzero(~np.isnan(col_of(mr, "Total Reserved(MB)", np.float64))))
-        bd.memory_missing = (f"its {n} memory_record.csv Total Reserved(MB) reading{'s are all' if n != 1 else ' is'} "
-                             "0")
+        bd.memory_missing = zero_readings_text(n, "memory_record.csv Total Reserved(MB)")
         bd.memory_zero = True
     if peak is not None:
         bd.memory_gb = peak

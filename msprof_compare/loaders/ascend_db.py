@@ -76,6 +76,7 @@ from ..model import (
     frame,
     positions_in_runs,
     us_text,
+    zero_readings_text,
 )
 from ..options import Options
 from ..textsafe import and_list, short_repr
@@ -1726,8 +1727,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         zeros = _zero_readings(db, rng)
         profile.extra["memory_zero"] = bool(zeros)
         profile.extra["memory_missing"] = (
-            f"its {zeros} MEMORY_RECORD totalReserved reading{'s' if zeros != 1 else ''}"
-            f"{f' in step {step}' if step_range else ''} {'are all' if zeros != 1 else 'is'} 0" if zeros else
+            zero_readings_text(zeros, "MEMORY_RECORD totalReserved", f" in step {step}" if step_range else "")
+            if zeros else
             _memory_missing(db, step if step_range else -1, profile.extra.get("profile_memory") is True))
     profile.extra.setdefault("op_connections", pd.DataFrame({"op_row": np.zeros(0, np.int64),
                                                              "connection_id": np.zeros(0, np.int64)}))
