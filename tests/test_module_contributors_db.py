@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from dbutil import sql
+from stepcopy import with_step_event
 
 from msprof_compare.api import compare
 from msprof_compare.compare.contributors import contributors_title
@@ -192,19 +193,8 @@ def _overlap_step(src: Path, dest: Path) -> Path:
     """A copy of the text export ``src`` at ``dest`` with a ``ProfilerStep#51`` from 1 us after ``ProfilerStep#50``
     starts to its end, as a step that starts before the previous one ends (``model.step_notes`` warns of it): it
     nests under step 50 (reference-2 §2.2), and every op of the sample, the first 290 us into step 50 or later,
-    under it. Only trace_view.json changes; no event of the sample is touched."""
-    import json
-    import shutil
-
-    shutil.copytree(src, dest)
-    view = dest / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    doc = json.loads(view.read_text(encoding="utf-8"))
-    events = doc if isinstance(doc, list) else doc["traceEvents"]
-    (step,) = [e for e in events if e.get("cat") == "cpu_op" and e.get("name") == "ProfilerStep#50"]
-    events.append({**step, "name": "ProfilerStep#51", "ts": f"{float(step['ts']) + 1:.3f}",
-                   "dur": float(step["dur"]) - 1})
-    view.write_text(json.dumps(doc), encoding="utf-8")
-    return dest
+    under it."""
+    return with_step_event(src, dest, "ProfilerStep#51", 1, -1)
 
 
 def test_module_operator_level_from_the_originals_module_rows(samples: Path, reference_outputs: Path,

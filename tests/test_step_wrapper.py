@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from stepcopy import with_step_event
 
 from msprof_compare.api import compare
 
@@ -34,16 +35,8 @@ ALEXNET = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.jso
 def wrap_text_step(src: Path, dest: Path) -> Path:
     """A copy of the text export ``src`` at ``dest`` whose ``ProfilerStep#50`` runs inside a cpu_op "train_loop"
     (1 us longer at each end), as a record_function opened around the profiled loop writes it: the step marker is
-    no longer a top-level op. Only trace_view.json changes; no event of the sample is touched."""
-    shutil.copytree(src, dest)
-    view = dest / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    doc = json.loads(view.read_text(encoding="utf-8"))
-    events = doc if isinstance(doc, list) else doc["traceEvents"]
-    (step,) = [e for e in events if e.get("cat") == "cpu_op" and e.get("name") == "ProfilerStep#50"]
-    events.append({**step, "name": "train_loop", "ts": f"{float(step['ts']) - 1:.3f}",
-                   "dur": float(step["dur"]) + 2, "args": {}})
-    view.write_text(json.dumps(doc), encoding="utf-8")
-    return dest
+    no longer a top-level op."""
+    return with_step_event(src, dest, "train_loop", -1, 2, args={})
 
 
 @pytest.fixture(scope="module")
