@@ -106,7 +106,8 @@ SCHEMAS: dict[str, dict[str, str]] = {
     # CommunicationCompare's collective names (the NCCL / RCCL kernels no launch flow ends at: the Kineto
     # loader's ``extra["correlation_launches"]``; a trace without launch flows has every kernel's read with its
     # other args, ``kineto._reads_correlations``). ``collective``: the
-    # ``Collective name`` PyTorch copies onto collective kernels (GPU; "" elsewhere).
+    # ``Collective name`` PyTorch copies onto collective kernels (GPU; "" elsewhere). A DB task's ``tid`` is its
+    # stream, or a lane of its own where it has none or shares its stream and start (``ascend_db._own_lanes``).
     "kernels": {
         "name": OBJ, "cat": OBJ, "ts": I64, "dur": I64, "pid": I64, "tid": I64,
         "stream": I64, "device": I64, "task_type": OBJ, "task_id": I64, "connection_id": I64, "collective": OBJ,

@@ -19,6 +19,7 @@ from dbutil import edited_copy, sql
 from msprof_compare import api
 from msprof_compare.compare import checks
 from msprof_compare.compare.breakdown_db import cube_mask, db_breakdown
+from msprof_compare.compare.optree import build_tree
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
@@ -85,6 +86,41 @@ def test_absent_stream_is_said_only_where_the_time_breakdown_is_made(tmp_path: P
         f"{db}: table TASK lacks column(s) streamId; read as missing (NULL) in every row: those tasks are on no "
         "stream (SDMA Time leaves out their SDMA tasks; their kernels make no compute stream)"]
     assert said(load_profile(str(db), build_options(enable_operator_compare=True)[0])) == []
+
+
+#: DSAGenBitMask (globalTaskId 34, stream 3) and the stream-2 task running beside it (32), each of its own operator
+TIED = (34, 32)
+#: per task of TIED: (start of the operator holding its connection id, its name, its duration), by SQL
+TIED_OWNERS = sorted(sql(L1, "SELECT CAST(a.startNs AS INTEGER), s.value, t.endNs - t.startNs FROM TASK t "
+                             "JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+                             "JOIN STRING_IDS s ON s.id = c.name JOIN CONNECTION_IDS ci ON ci.connectionId = "
+                             "t.connectionId JOIN PYTORCH_API a ON a.connectionId = ci.id "
+                             f"WHERE t.globalTaskId IN {TIED}"))
+
+
+def _owned(p) -> list[tuple[int, str, int]]:
+    """(operator start, kernel name, kernel duration) of every kernel an operator of the op tree owns."""
+    tree = build_tree(p, with_comm=True)
+    names, durs = tree.kpool["name"].tolist(), tree.kpool["dur"].tolist()
+    return sorted((int(tree.ts[i]), names[k], durs[k]) for i in range(tree.n) for k in tree.own_kernels(i).tolist())
+
+
+@pytest.mark.parametrize("lanes", ["ALTER TABLE TASK DROP COLUMN streamId", "UPDATE TASK SET streamId = NULL",
+                                   f"UPDATE TASK SET streamId = 2 WHERE globalTaskId = {TIED[0]}"],
+                         ids=["absent", "null", "same-stream"])
+def test_tasks_of_one_start_keep_their_operators(tmp_path: Path, lanes: str) -> None:
+    """The flows find a task by (process, lane, start), the last task of a key winning. A DB's lane was its
+    stream: without TASK.streamId (absent or NULL, every task on -1), or on one stream, two tasks starting at the
+    same ns were one, the later owned by both operators and the other by none, silently (the DB links each task
+    to its operator by connection id). With DSAGenBitMask moved to start with the stream-2 task beside it, each
+    stays under the operator of its connection id (SQL), and every operator owns what it owns in the unedited
+    excerpt."""
+    ((start, end),) = sql(L1, f"SELECT startNs, endNs FROM TASK WHERE globalTaskId = {TIED[0]}")
+    ((other,),) = sql(L1, f"SELECT startNs FROM TASK WHERE globalTaskId = {TIED[1]}")
+    moved = f"UPDATE TASK SET startNs = {other}, endNs = {other + end - start} WHERE globalTaskId = {TIED[0]}"
+    owned = _owned(load_profile(str(_db(tmp_path, moved, lanes)), OPTS))
+    assert sorted(r for r in owned if r[1:] in {o[1:] for o in TIED_OWNERS}) == TIED_OWNERS
+    assert owned == _owned(load_profile(str(L1), OPTS))
 
 
 # --------------------------------------------------------------------------- TASK.taskId

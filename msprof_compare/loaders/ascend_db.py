@@ -691,7 +691,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     rts = db.text(a[:, 8], count=False)  # TASK.taskType: counted over every TASK row by _task_summary
     kernels = frame("kernels", {
         "name": names, "cat": np.full(len(a), "npu_task", dtype=object), "ts": ts, "dur": dur,
-        "pid": a[:, 7], "tid": a[:, 2], "stream": a[:, 2], "device": a[:, 6],
+        "pid": a[:, 7], "tid": _own_lanes(a[:, 7], a[:, 2], ts), "stream": a[:, 2], "device": a[:, 6],
         "task_type": core, "task_id": a[:, 5], "connection_id": a[:, 3],
     })
     extra = pd.DataFrame({"op_type": op_type, "rts_type": rts, "global_task_id": a[:, 4], "input_shapes": shapes,
@@ -720,6 +720,24 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     stat["Ratio(%)"] = stat["Total Time(us)"] / total * 100 if total else 0.0
     stat = stat.sort_values("Total Time(us)", ascending=False, kind="stable").reset_index(drop=True)
     return kernels, extra, details, stat
+
+
+def _own_lanes(pid: np.ndarray, stream: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """The compute tasks' tid: their stream, where that makes (pid, tid, start) one task's alone; else a lane of
+    the task's own (-2, -3, ... below any stream). The flows find a task by that key (``optree.flow_kernels``),
+    the last task of a key winning, as a trace's kernel map does, where the DB links each task to its operator by
+    connection id: a task of no stream (TASK.streamId NULL or absent: -1, as the COMMUNICATION_OP rows of the
+    kernel pool are) or one starting on its stream at the same ns as another lost its operator to the other task,
+    then owned by both, silently. ``ts`` is sorted (the tasks come by start), so only adjacent starts can tie."""
+    tid = stream.copy()
+    own = stream == -1
+    tie = np.flatnonzero(ts[1:] == ts[:-1])
+    if tie.size:  # among tied starts: the rows whose (pid, stream, start) an earlier row holds
+        rows = np.union1d(tie, tie + 1)
+        own[rows[pd.DataFrame({"p": pid[rows], "s": stream[rows], "t": ts[rows]}).duplicated().to_numpy()]] = True
+    if own.any():  # below every stream, a negative one of an odd export too
+        tid[own] = min(-2, int(stream.min()) - 1) - np.arange(np.count_nonzero(own), dtype=np.int64)
+    return tid
 
 
 def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
