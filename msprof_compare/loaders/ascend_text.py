@@ -711,7 +711,18 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     lanes = [p for p in (hw_pid, hccl_pid) if p is not None]
     if lanes:
         sel = np.flatnonzero(is_x & _among(c["pid"], lanes))
-        repeated = _repeated_events([c[k][sel] for k in ("ts", "pid", "tid", "dur", "name")])
+        cols = [c[k][sel] for k in ("ts", "pid", "tid", "dur", "name")]
+        tied = np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False))  # rows whose start another row shares
+        repeated = _repeats(cols, tied)
+        # a different task at an Ascend Hardware lane and start another holds: the original keys device tasks by
+        # "pid-tid-ts", as the flows' ends find them, so the last hides the others (read so here too), unsaid
+        hw = tied[cols[1][tied] == hw_pid] if hw_pid is not None else tied[:0]
+        hidden = _repeats(cols[:3], hw)
+        if hidden and (hidden := hidden - _repeats(cols, hw)):
+            warnings.append(f"{path}: {hidden} device task(s) on the Ascend Hardware lanes start on the lane and at "
+                            "the time of another, different task; the original keys a task by lane and start, and so "
+                            "do we: only the last of them counts (the flows ending there link it alone to operators; "
+                            "Lccl and SDMA Time count it alone).")
         if repeated:
             warnings.append(f"{path}: {repeated} device task(s) on the Ascend Hardware / HCCL lanes repeat an earlier "
                             "one (same lane, start, duration and name: the same task written again, as in a trace "
