@@ -29,6 +29,7 @@ from msprof_compare.errors import StepError
 from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import build_options
+from msprof_compare.report.summary_console import memory_line
 
 DATA = Path(__file__).parent / "data" / "db"
 L1 = str(DATA / "l1" / "ascend_pytorch_profiler_0.db")
@@ -448,6 +449,30 @@ def test_memory_readings_all_zero_are_said_as_such(tmp_path: Path, step: int) ->
         "shows 0.00G, the largest of them."]
     mem = [row[res.summary["headers"].index("Mem Usage")] for row in res.summary["rows"]]
     assert mem == ["1.49G", "0.00G"]
+
+
+@pytest.mark.parametrize("memory_only", [False, True], ids=["with-breakdown", "memory-only"])
+def test_summary_memory_line_names_readings_all_zero(tmp_path: Path, memory_only: bool) -> None:
+    """The Summary's memory line showed a side whose MEMORY_RECORD readings are all 0 as "not recorded" (JSON
+    peak null), under the OverallMetrics note that its readings are all 0: its peak is 0.00 GB, their largest,
+    and the line names the readings in the note's words (count by SQL); no percentage of a 0 base. Alike with
+    the time breakdown (its Mem Usage) and without it (the reading alone)."""
+    db = edited_copy(Path(L1), tmp_path / "ascend_pytorch_profiler_0.db", "UPDATE MEMORY_RECORD SET totalReserved = 0")
+    (n,), = sql(db, "SELECT count(*) FROM MEMORY_RECORD WHERE totalReserved = 0")
+    (peak,), = sql(L1, "SELECT max(totalReserved) FROM MEMORY_RECORD")
+    gb = peak / 1024**3
+    zeros = f"its {n} MEMORY_RECORD totalReserved readings are all 0"
+    opts = {"enable_memory_compare": True} if memory_only else {}
+    down = api.compare(L1, str(db), **opts)
+    line = memory_line(down.frames["memory"])
+    assert line.startswith(f"Peak reserved memory (Mem Usage; comparison: {zeros}) {gb:.2f} GB -> 0.00 GB "
+                           f"(-{gb:.2f} GB, -100.00%); ")
+    t = down.memory_totals
+    assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_pct"]) == (gb, 0.0, -100.0)
+    up = api.compare(str(db), L1, **opts)
+    assert memory_line(up.frames["memory"]).startswith(
+        f"Peak reserved memory (Mem Usage; base: {zeros}) 0.00 GB -> {gb:.2f} GB (+{gb:.2f} GB); ")
+    assert (up.memory_totals["base_peak_gb"], up.memory_totals["peak_diff_pct"]) == (0.0, None)
 
 
 def test_tensor_move_needs_both_name_parts() -> None:

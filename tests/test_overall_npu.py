@@ -22,6 +22,7 @@ from msprof_compare.compare.breakdown import BUCKETS
 from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import Options
+from msprof_compare.report.summary_console import memory_line
 
 DATA = Path(__file__).resolve().parent / "data" / "npu"
 PT = DATA / "rank0_ascend_pt"
@@ -284,6 +285,34 @@ def test_mem_usage_leaves_out_impossible_readings(tmp_path):
     assert bd.memory_missing == "its 1 memory_record.csv Total Reserved(MB) reading is 0"
     assert (side(["1024"])[0].memory_zero, side(["", "-1"])[0].memory_zero) == (False, False)
 
+
+
+def test_summary_memory_line_names_text_readings_all_zero(tmp_path):
+    """The torch excerpt against a copy whose memory_record.csv Total Reserved(MB) cells are all 0: the Summary's
+    memory line (the peaks alone: neither side has operator_memory.csv) read "comparison not recorded" under the
+    OverallMetrics note that its readings are all 0; it shows 0.00 GB and names the readings as the note does
+    (count and peak from the raw CSV); the JSON's peak is 0, not null."""
+    zero = shutil.copytree(PT, tmp_path / PT.name)
+    record = zero / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv"
+    lines = record.read_text().splitlines()
+    head = lines[0].split(",")
+    col = head.index("Total Reserved(MB)")
+    cells = [line.split(",") for line in lines[1:]]
+    peak = max(Decimal(c[col]) for c in cells if c[col].strip())
+    n = sum(1 for c in cells if c[col].strip())
+    for c in cells:
+        c[col] = "0" if c[col].strip() else c[col]
+    record.write_text("\n".join([lines[0], *(",".join(c) for c in cells)]) + "\n")
+    res = compare(str(PT), str(zero), enable_memory_compare=True, enable_profiling_compare=True)
+    why = f"its {n} memory_record.csv Total Reserved(MB) readings are all 0"
+    assert [x for x in res.summary["notes"] if "Mem Usage" in x] == [
+        f"Comparison row: {why}, so its Mem Usage shows 0.00G, the largest of them."]
+    gb = float(peak / 1024)
+    assert memory_line(res.frames["memory"]) == (
+        f"Peak reserved memory (Mem Usage; comparison: {why}) {gb:.2f} GB -> 0.00 GB (-{gb:.2f} GB, -100.00%); "
+        "memory inside operators not compared: neither side recorded a memory allocation.")
+    t = res.memory_totals
+    assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_pct"]) == (gb, 0.0, -100.0)
 
 
 def test_memory_record_without_a_usable_value_is_noted_as_such(tmp_path, caplog):

@@ -18,6 +18,7 @@ import numpy as np
 from .. import timeline as tl
 from ..columns import col_of
 from ..errors import ProfileError
+from ..model import zero_readings_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Profile
@@ -60,6 +61,20 @@ def peak_reserved_gb(profile: Profile) -> float | None:
     if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
         return None
     return _largest_gb(col_of(mr, "Total Reserved(MB)", np.float64))
+
+
+def zero_readings(profile: Profile) -> str:
+    """Why a side's peak reserved memory is 0 where it recorded readings, every one 0 (``zero_readings_text``:
+    the Mem Usage note and the Summary's memory line say it alike); "" where it has a peak or no reading. NPU
+    only: memory_record.csv (its loader left impossible totals out as NaN) and the DB's MEMORY_RECORD."""
+    if profile.source == "ascend_db":
+        return str(profile.extra.get("memory_missing", "")) if profile.extra.get("memory_zero") else ""
+    mr = profile.memory_record
+    if profile.source != "ascend_text" or mr is None or "Total Reserved(MB)" not in mr.columns:
+        return ""
+    mb = col_of(mr, "Total Reserved(MB)", np.float64)
+    read = mb[~np.isnan(mb)]
+    return zero_readings_text(read.size, "memory_record.csv Total Reserved(MB)") if read.size and not read.any() else ""
 
 
 def _largest_gb(mb: np.ndarray) -> float | None:

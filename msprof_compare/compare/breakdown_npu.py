@@ -23,11 +23,11 @@ import pandas as pd
 
 from .. import timeline
 from ..columns import col_of
-from ..model import Profile, bare_trace, factorize, positions_in_runs, starts_read, threads_in_order, zero_readings_text
+from ..model import Profile, bare_trace, factorize, positions_in_runs, starts_read, threads_in_order
 from ..options import Options
 from ..textsafe import short_repr
 from . import classify
-from .breakdown import MC2, Breakdown, last_of_keys, peak_reserved_gb
+from .breakdown import MC2, Breakdown, last_of_keys, peak_reserved_gb, zero_readings
 
 SDMA_TASK_TYPES = ("SDMA_SQE", "PCIE_DMA_SQE")
 EVENT_WAIT_TASK = "EVENT_WAIT_SQE"
@@ -65,9 +65,8 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
 def _memory(profile: Profile, bd: Breakdown) -> None:
     peak = peak_reserved_gb(profile)
     mr = profile.memory_record
-    if peak == 0.0 and mr is not None:  # readings, every one 0: "no peak reserved memory recorded" was untrue
-        n = int(np.count_nonzero(~np.isnan(col_of(mr, "Total Reserved(MB)", np.float64))))
-        bd.memory_missing = zero_readings_text(n, "memory_record.csv Total Reserved(MB)")
+    if peak == 0.0 and (zero := zero_readings(profile)):  # every reading 0: "no peak ... recorded" was untrue
+        bd.memory_missing = zero
         bd.memory_zero = True
     if peak is not None:
         bd.memory_gb = peak

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import checks
-from .breakdown import peak_reserved_gb
+from .breakdown import peak_reserved_gb, zero_readings
 from .contributors import coverage_frame
 from .memory import memory_index
 from .optree import no_ops_reason, one_sided
@@ -57,6 +57,13 @@ def _peaks(ctx: RunContext) -> tuple[float, float]:
     return peak_reserved_gb(ctx.base) or 0.0, peak_reserved_gb(ctx.comparison) or 0.0
 
 
+def _zeros(ctx: RunContext, peaks: tuple[float, float]) -> tuple[str, str]:
+    """Per side of a 0 peak: why, where it recorded readings and every one is 0 (``breakdown.zero_readings``, the
+    Mem Usage note's words); "" otherwise. Such a peak is a reading: "not recorded" contradicted the note."""
+    return tuple("" if p > 0 else zero_readings(prof)  # type: ignore[return-value]
+                 for p, prof in zip(peaks, (ctx.base, ctx.comparison), strict=True))
+
+
 def _recorded(ctx: RunContext) -> tuple[bool, bool]:
     """Whether each side has a memory record inside an operator (the memory comparator's cached indexes, made
     before its sheet); a side without reads 0 MB in every row."""
@@ -82,17 +89,19 @@ def contributors(sheet: Sheet | _Columns, recorded: tuple[bool, bool] = (True, T
     return coverage_frame(names, base, comp, diff if all(recorded) else diff[:0], CONTRIBUTOR_COLUMNS)
 
 
-def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[float, float]) -> pd.DataFrame:
+def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[float, float],
+           zeros: tuple[str, str] = ("", "")) -> pd.DataFrame:
     """The one-row frame "memory": allocated MB inside the operators and peak GB, each side and the change
     (null where a side did not record it, its MB as its peak; no percentage from a base of 0). ``sheet``: as
-    for ``contributors``."""
+    for ``contributors``; ``zeros``: per side, why its 0 peak is a reading (every one 0: ``_zeros``), in the attrs
+    as ``peak_zero`` {side: why} for the memory line."""
     _, b, c, d = _columns(sheet) if isinstance(sheet, Sheet) else sheet
     base, comp = float(b.sum()), float(c.sum())
     both = all(recorded)
     diff = comp - base if both else None
-    pb, pc = (p if p > 0 else None for p in peaks)
+    pb, pc = (p if p > 0 or z else None for p, z in zip(peaks, zeros, strict=True))
     peak_diff = pc - pb if pb is not None and pc is not None else None
-    return plain_frame({
+    out = plain_frame({
         "operators": [len(d)], "changed": [int(np.count_nonzero(d)) if both else 0],
         "base_recorded": [recorded[0]], "comparison_recorded": [recorded[1]],
         # a side without records reads 0 MB in the sheet: null here, as its peak, so that no reader takes
@@ -100,8 +109,13 @@ def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[fl
         "base_mb": [base if recorded[0] else None], "comparison_mb": [comp if recorded[1] else None],
         "diff_mb": [diff], "diff_pct": [diff / base * 100.0 if diff is not None and base else None],
         "base_peak_gb": [pb], "comparison_peak_gb": [pc],
-        "peak_diff_gb": [peak_diff], "peak_diff_pct": [peak_diff / pb * 100.0 if peak_diff is not None else None],
+        "peak_diff_gb": [peak_diff],
+        "peak_diff_pct": [peak_diff / pb * 100.0 if peak_diff is not None and pb else None],
     }, TOTAL_COLUMNS, objects=True)
+    zero = {side: z for side, z in zip(("base", "comparison"), zeros, strict=True) if z}
+    if zero:
+        out.attrs["peak_zero"] = zero
+    return out
 
 
 def _wrappers(sheet: Sheet, cols: _Columns) -> tuple[str, float, str, float] | None:
@@ -131,7 +145,8 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     if len(contrib):
         mark_pairs(ctx, contrib, ([str(n) for n in cols[0].tolist()], cols[1], cols[2]), _wrappers(sheet, cols))
     ctx.frames["memory_contributors"] = contrib
-    _keep(ctx, totals(cols, recorded, _peaks(ctx)))
+    peaks = _peaks(ctx)
+    _keep(ctx, totals(cols, recorded, peaks, _zeros(ctx, peaks)))
 
 
 def _keep(ctx: RunContext, frame: pd.DataFrame) -> None:
@@ -157,10 +172,11 @@ def _peaks_alone(ctx: RunContext) -> None:
     if not why:
         return
     peaks = _peaks(ctx)
-    if not any(p > 0 for p in peaks):
+    zeros = _zeros(ctx, peaks)
+    if not any(p > 0 or z for p, z in zip(peaks, zeros, strict=True)):
         return
     none = np.zeros(0)
-    frame = totals((np.empty(0, dtype=object), none, none, none), (False, False), peaks)
+    frame = totals((np.empty(0, dtype=object), none, none, none), (False, False), peaks, zeros)
     frame.attrs["operators_left_out"] = why
     _keep(ctx, frame)
 
