@@ -25,6 +25,7 @@ H100, MI300 = REPO / "sample_data" / "bert-small_h100.json.gz", REPO / "sample_d
 TEXT = "msinsight/test/data/pytorch/text"
 DB = "msinsight/test/data/pytorch/db"
 NPU_FIXTURE = REPO / "tests" / "data" / "npu" / "rank0_ascend_pt"  # a 3 ms window of L1, no operator_memory.csv
+MS_FIXTURE = REPO / "tests" / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
 
 
 def kineto_peak_gb(path: Path) -> float:
@@ -320,6 +321,54 @@ def test_peak_memory_is_said_beside_a_side_without_framework_ops(tmp_path, capsy
     assert code == 0 and out.splitlines()[-1] == (
         "Peak reserved memory (Mem Usage) 1.66 GB on both sides; memory inside operators not compared: the "
         f"comparison side has no framework op ({why}).")
+
+
+def _without_cpu_ops(src: Path, dest: Path, scale: float = 1.0) -> tuple[Path, float]:
+    """A copy of the NPU text fixture without its cpu_op events (a torch_npu capture without the CPU activity) and
+    with its memory_record.csv Total Reserved(MB) cells times ``scale``; its peak in GB, read by csv."""
+    import shutil
+
+    out = shutil.copytree(src, dest / src.name)
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_text(json.dumps([e for e in json.loads(trace.read_text()) if e.get("cat") != "cpu_op"]))
+    record = out / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv"
+    with open(record, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:
+        r["Total Reserved(MB)"] = repr(float(r["Total Reserved(MB)"]) * scale)
+    with open(record, "w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return out, max(float(r["Total Reserved(MB)"]) for r in rows) / 1024
+
+
+def test_peak_memory_is_said_where_neither_side_has_a_framework_op(tmp_path):
+    """Neither side has a framework op: the memory sheets are left out, and the Summary said nothing of memory,
+    while OverallMetrics showed each side's Mem Usage change; the memory line now gives the peaks and why the
+    operators' memory is not compared, each side's reason where they differ. The NPU text fixture without its
+    cpu_op events against such a copy at half its memory (peaks read by csv), and against the MindSpore fixture
+    (no memory_record.csv: no peak)."""
+    from test_json_report import SCHEMA, validate
+
+    base, b = _without_cpu_ops(NPU_FIXTURE, tmp_path / "b")
+    comp, c = _without_cpu_ops(NPU_FIXTURE, tmp_path / "c", 0.5)
+    npu = "a torch_npu export without cpu_op events has none"
+    res = compare(str(base), str(comp))
+    t = res.memory_totals
+    why = f"neither side has a framework op ({npu})"
+    assert (t["base_peak_gb"], t["comparison_peak_gb"], t["operators"], t["operators_left_out"]) == (b, c, 0, why)
+    assert memory_line(res.frames["memory"]) == (
+        f"Peak reserved memory (Mem Usage) {b:.2f} GB -> {c:.2f} GB ({c - b:+.2f} GB, {(c - b) / b * 100:+.2f}%); "
+        f"memory inside operators not compared: {why}.")
+    doc = json.loads(json_report.dumps(res))
+    assert validate(doc, json.loads(SCHEMA.read_text(encoding="utf-8"))) == []
+    mixed = compare(str(base), str(MS_FIXTURE), enable_memory_compare=True)
+    assert mixed.memory_totals["operators_left_out"] == (
+        f"neither side has a framework op (base: {npu}; comparison: MindSpore exports have none)")
+    assert memory_line(mixed.frames["memory"]) == (
+        f"Peak reserved memory (Mem Usage): base {b:.2f} GB, comparison not recorded; memory inside operators not "
+        f"compared: neither side has a framework op (base: {npu}; comparison: MindSpore exports have none).")
 
 
 def _memory_moved(tmp_path: Path, name: str, where: str) -> Path:

@@ -165,10 +165,12 @@ def _peaks_alone(ctx: RunContext) -> None:
     framework op (a GPU trace of runtime calls, a MindSpore export), or both have and neither recorded memory
     inside one (a capture without profile_memory, an export without operator_memory.csv, allocations outside every
     op). The peak reserved memory (Mem Usage) is each side's own reading, valid without any op or block, and the
-    memory line vanished with the sheet. Nothing where neither side recorded a peak, or neither side has an op."""
+    memory line vanished with the sheet, also where neither side has an op (``_neither_why``), beside
+    OverallMetrics' Mem Usage change. Nothing where neither side recorded a peak."""
     if not ctx.options.enable_memory_compare:
         return
-    why = _no_ops_why(ctx) if one_sided(ctx) else _unplaced_why(ctx)  # one_sided: cached by the memory comparator
+    # one_sided: cached by the memory comparator
+    why = _no_ops_why(ctx) if one_sided(ctx) else _unplaced_why(ctx) or _neither_why(ctx)
     if not why:
         return
     peaks = _peaks(ctx)
@@ -185,6 +187,15 @@ def _no_ops_why(ctx: RunContext) -> str:
     """Why the operators' memory is not compared beside a side without framework ops."""
     bare = next(p for p in (ctx.base, ctx.comparison) if not ctx.has_ops(p))
     return f"the {'base' if bare is ctx.base else 'comparison'} side has no framework op ({no_ops_reason(bare)})"
+
+
+def _neither_why(ctx: RunContext) -> str:
+    """Why the operators' memory is not compared where neither side has a framework op (each side's reason once
+    where they differ); "" where one has."""
+    if any(ctx.has_ops(p) for p in (ctx.base, ctx.comparison)):
+        return ""
+    base, comp = (no_ops_reason(p) for p in (ctx.base, ctx.comparison))
+    return f"neither side has a framework op ({base if base == comp else f'base: {base}; comparison: {comp}'})"
 
 
 def _unplaced_why(ctx: RunContext) -> str:
