@@ -119,6 +119,10 @@ class CompareResult:
     #: A slim copy's (``slim``) gate input where the run made no time breakdown: the frames ``regression_gate``
     #: reads (``gate.gate_frames``) or its "error: ..." message; None: made from the profiles when asked.
     _gate: dict[str, pd.DataFrame | None] | str | None = field(default=None, repr=False, compare=False)
+    #: The gate's verdicts by threshold (``gate.verdict_of``), before the face words its message: a run that writes
+    #: the JSON report (its ``gate``) and then applies the gate judged the same result twice. Shared by a slim copy,
+    #: whose every method answers as this result's.
+    _verdicts: dict[float, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __repr__(self) -> str:
         # the generated repr printed both profiles' tables and every sheet's frame (59 KB for the README's pair)

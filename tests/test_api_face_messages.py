@@ -136,7 +136,7 @@ def test_regression_gate_without_e2e_names_the_method() -> None:
 
     side = SimpleNamespace(path="x")
     result = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [], "comparison_ns": []})}, base=side,
-                             comparison=side, options=Options())
+                             comparison=side, options=Options(), _verdicts={})  # a CompareResult's verdict cache
     assert judge_regression(result, 5.0, API_FACE) == (
         1, "error: regression_gate(): no E2E time to compare (the time breakdown produced no data)")
     assert judge_regression(result, 5.0, CLI_FACE) == (

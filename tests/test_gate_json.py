@@ -115,3 +115,27 @@ def test_api_document_records_the_gate_of_its_option(samples, tmp_path):
     assert doc["gate"]["exit_code"] == code == 0 and doc["gate"]["regressed"] is False
     assert doc["gate"]["lines"] == message.split("\n")
     assert doc["gate"]["threshold"] == "5.2"
+
+
+def test_a_run_judges_once(samples, tmp_path, capsys, monkeypatch):
+    """The CLI writes the JSON report (its ``gate``) and then applies the gate: both judged the result, each
+    time (~2 ms; a whole time breakdown where the run made none). One judgement per run now, with and without
+    the time breakdown, the document's lines those stderr got; a second threshold is judged on its own."""
+    from msprof_compare.compare import gate
+
+    calls: list[float] = []
+    judge = gate.judge
+
+    def counted(result, pct, *args, **kwargs):
+        calls.append(pct)
+        return judge(result, pct, *args, **kwargs)
+
+    monkeypatch.setattr(gate, "judge", counted)
+    for n, options in enumerate((("enable_profiling_compare",), ("enable_operator_compare",))):
+        calls.clear()
+        code, doc = _run(samples, tmp_path / str(n), NPU_L2, NPU_L1, *options, fail_on_regression="1")
+        assert code == doc["gate"]["exit_code"] == 3 and calls == [1.0]
+        assert "\n".join(doc["gate"]["lines"]) in capsys.readouterr().err
+    res = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_profiling_compare=True)
+    calls.clear()
+    assert [res.regression_gate(p)[0] for p in (1, 1, 10)] == [3, 3, 0] and calls == [1.0, 10.0]

@@ -141,20 +141,28 @@ def verdict_of(result: CompareResult, pct: float, face: Face, method: bool = Tru
     ``gate``): a result compared without the time breakdown is judged on one made for the gate alone
     (``api._gate_frames``); the message names the options as ``face`` takes them, and for ``compare()`` the gate
     as the caller asked it: ``regression_gate()`` (``method``), else the ``fail_on_regression`` keyword (the
-    JSON report of a result compared with it)."""
-    from ..api import _gate_frames
+    JSON report of a result compared with it). Judged once per threshold and result (``CompareResult._verdicts``)."""
     from ..options import flag_words_kept
 
-    if "e2e" in result.frames:
-        verdict = judge(result, pct)
-    else:  # compared without the time breakdown
-        frames = _gate_frames(result) if result._gate is None else result._gate
-        verdict = GateVerdict(1, frames) if isinstance(frames, str) else judge(result, pct, frames=frames)
+    verdict = result._verdicts.get(pct)
+    if verdict is None:
+        verdict = result._verdicts[pct] = _verdict(result, pct)
     if face.api:  # compare()'s caller: regression_gate() (method) or the fail_on_regression keyword, not the flag
         kept = flag_words_kept(result.base.path, result.comparison.path)
         message = verdict.message.replace("--fail_on_regression", "regression_gate()") if method else verdict.message
         verdict = replace(verdict, message=face.words(message, kept))
     return verdict
+
+
+def _verdict(result: CompareResult, pct: float) -> GateVerdict:
+    """``verdict_of``'s verdict before its face: of the result's frames, or of a breakdown made for the gate."""
+    from ..api import _gate_frames
+
+    if "e2e" in result.frames:
+        return judge(result, pct)
+    # compared without the time breakdown
+    frames = _gate_frames(result) if result._gate is None else result._gate
+    return GateVerdict(1, frames) if isinstance(frames, str) else judge(result, pct, frames=frames)
 
 
 def regression_gate(result: CompareResult, pct: float, top: int = 5,
