@@ -137,6 +137,26 @@ def test_rank_ids_past_the_largest_are_refused(tmp_path, capsys):
         assert error_lines(err) == [
             f"error: {tmp_path / 'a' / 'rank1_ascend_pt'}: profiler_info_{rank}.json names rank {rank}, which is no "
             "rank id (0 to 2147483647) (pass the directory the profiler wrote, unchanged)"]
+    # a name of 230 digits (a file name holds 255 bytes) was quoted whole, then its number again: ~480 characters
+    # in one line; each is cut to 40 now, as other values quoted in a message are
+    huge = "9" * 230
+    d = tmp_path / "h" / "rank1_ascend_pt"
+    (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    (d / f"profiler_info_{huge}.json").write_text(json.dumps(info))
+    with pytest.raises(ProfileError) as err:
+        api.ranks(tmp_path / "h")
+    assert str(err.value) == (f"{d}: profiler_info_{'9' * 23}... names rank {'9' * 37}..., which is no rank id (0 to "
+                              "2147483647) (pass the directory the profiler wrote, unchanged)")
+    # a name of rank 1 written with 220 leading zeros, its rank_id another: the name cut likewise, both times
+    shutil.rmtree(d)
+    d.mkdir()
+    zeros = f"profiler_info_{'0' * 220}1.json"
+    (d / zeros).write_text(json.dumps({**info, "rank_id": 2}))
+    with pytest.raises(ProfileError) as err:
+        api.ranks(tmp_path / "h")
+    cut = f"profiler_info_{'0' * 23}..."
+    assert str(err.value) == (f"{d}: records two rank ids: rank 1 by the name of {cut}, rank 2 by {cut}'s rank_id "
+                              "(pass the directory the profiler wrote, unchanged)")
     (tmp_path / "k").mkdir()
     (tmp_path / "k" / "a.pt.trace.json").write_text(f'{{"distributedInfo": {{"rank": {2**31}}}, "traceEvents": []}}')
     (tmp_path / "k" / "b.pt.trace.json").write_text('{"distributedInfo": {"rank": 1}, "traceEvents": []}')

@@ -16,7 +16,7 @@ import re
 
 from ..errors import ProfileError
 from ..model import Profile
-from ..textsafe import short_list, short_repr, term_safe
+from ..textsafe import short_list, short_repr, short_text, term_safe
 from ..units import MAX_RANK, RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
 from .heads import PROBE_BYTES, TraceHeads
@@ -308,9 +308,11 @@ def _npu_rank(path: str, names: list[str]) -> int:
         raise ProfileError(path, what, hint="a rank's profiling directory holds one profiler_info_<rank>.json")
     (rank, info), = numbered.items()
     if rank > MAX_RANK:  # compared as such, it named a report rank99999999999999999999 and the overview 1e+20
-        raise ProfileError(path, f"{info} names rank {rank}, which is no rank id (0 to {MAX_RANK})",
+        # the name and the number cut alike: a ~240-digit name was quoted whole, its number again
+        raise ProfileError(path, f"{short_text(info)} names rank {short_repr(rank)}, which is no rank id (0 to "
+                                 f"{MAX_RANK})",
                            hint="pass the directory the profiler wrote, unchanged")
-    others = [(f"{info}'s rank_id", _json_key(os.path.join(path, info), ("rank_id",))),
+    others = [(f"{short_text(info)}'s rank_id", _json_key(os.path.join(path, info), ("rank_id",))),
               ("profiler_metadata.json's distributed_args", _json_key(os.path.join(path, "profiler_metadata.json"),
                                                                       ("distributed_args", "rank")))]
     try:
@@ -353,8 +355,9 @@ def check_db_rank(rank: int, profile: Profile) -> None:
 def _two_ranks(path: str, rank: int, info: str, value: int, where: str) -> ProfileError:
     """The error of a profiling directory recording two rank ids: ``rank`` by its ``info`` file's name, ``value``
     by ``where``."""
-    return ProfileError(path, f"records two rank ids: rank {rank} by the name of {info}, rank {short_repr(value)} by "
-                              f"{term_safe(where)}", hint="pass the directory the profiler wrote, unchanged")
+    return ProfileError(path, f"records two rank ids: rank {rank} by the name of {short_text(info)}, rank "
+                              f"{short_repr(value)} by {term_safe(where)}",
+                        hint="pass the directory the profiler wrote, unchanged")
 
 
 def _json_key(path: str, keys: tuple[str, ...]) -> int | None:
