@@ -40,11 +40,13 @@ HELP = {
     "benchmark_profiling_path": "Path of the benchmark data (the base side; folders of a multi-rank run's "
                                 "profiles on both sides compare rank by rank, and a profiler schedule's cycles cycle "
                                 "by cycle)",
-    "enable_profiling_compare": "Enable overall performance comparison",
-    "enable_operator_compare": "Enable operator performance comparison",
+    "enable_profiling_compare": "Enable overall performance comparison (the console table and the OverallMetrics "
+                                "sheet)",
+    "enable_operator_compare": "Enable operator performance comparison (the module sheets where both sides have "
+                               "module data, else the operator sheets)",
     "enable_memory_compare": "Enable operator memory comparison",
     "enable_communication_compare": "Enable communication performance comparison",
-    "enable_api_compare": "Enable API performance comparison",
+    "enable_api_compare": "Enable API performance comparison (ApiCompare: the host time of torch ops by name)",
     "enable_kernel_compare": "Enable kernel performance comparison (NPU data on both sides; with a GPU side it "
                              "is skipped, with a warning)",
     "disable_details": "Hide detailed comparison (the ModuleCompare, OperatorCompare and MemoryCompare sheets)",
@@ -57,11 +59,13 @@ HELP = {
                       "kernels than that is compared through its child ops)",
     "op_name_map": "The mapping of operator names equivalent to GPUs and NPUs in the form of dictionaries (a dict "
                    "literal: \"{'name on one side': 'its name on the other'}\")",
-    "use_input_shape": "Enable precise matching of operators",
+    "use_input_shape": "Enable precise matching of operators (by name and input shape, not by name alone)",
     "gpu_flow_cat": "Identifier of the GPU connection (the flow category linking ops to kernels, at most 20 "
                     "characters)",
-    "base_step": "Step to compare in the benchmark (base) data (NPU data only; give both step options)",
-    "comparison_step": "Step to compare in the profiling (comparison) data (NPU data only; give both step options)",
+    "base_step": "Step to compare in the benchmark (base) data (NPU data only; give both step options; the N of "
+                 "ProfilerStep#N)",
+    "comparison_step": "Step to compare in the profiling (comparison) data (NPU data only; give both step "
+                       "options; the N of ProfilerStep#N)",
     "force": "Indicates whether to skip verification of the owner, size, and permissions. (Also accepts "
              "symbolic links and inputs over the size caps.)",
     "use_kernel_type": "Indicates whether kernel compare use op_statistic.csv (KernelTypeCompare: kernels by op "
@@ -77,6 +81,8 @@ HELP = {
 }
 SHORT_HELP = "Compare the performance differences between GPUs and NPUs."
 SCRIPT_DESCRIPTION = "Compare trace of GPU and NPU"
+#: Under the options of every face: the original's help leaves unsaid what a run without any --enable_* does.
+HELP_EPILOG = "With no --enable_* option, every comparison runs."
 ROOT_WARNING = ("Security Warning: Do not run this tool as root. Running with elevated privileges may "
                 "compromise system security. Use a regular user account.")
 OVERALL_HINT = ("The OverallMetrics sheet page is more comprehensive for the disaggregate of performance data, "
@@ -230,14 +236,14 @@ def _analyze_app() -> typer.Typer:
     def _group() -> None:
         """msprof-analyze: performance analysis tools (this package provides `compare`)."""
 
-    app.command("compare", help=SHORT_HELP, short_help=SHORT_HELP, context_settings=_CONTEXT,
+    app.command("compare", help=SHORT_HELP, short_help=SHORT_HELP, epilog=HELP_EPILOG, context_settings=_CONTEXT,
                 cls=_Command)(compare_command)
     return app
 
 
 def _compare_app() -> typer.Typer:
     app = typer.Typer(add_completion=False, rich_markup_mode=None, context_settings=_CONTEXT)
-    app.command(help=SHORT_HELP, context_settings=_CONTEXT, cls=_Command)(compare_command)
+    app.command(help=SHORT_HELP, epilog=HELP_EPILOG, context_settings=_CONTEXT, cls=_Command)(compare_command)
     return app
 
 
@@ -470,7 +476,8 @@ class _ScriptParser(argparse.ArgumentParser):
 
 def build_script_parser() -> argparse.ArgumentParser:
     """The argparse parser of ``performance_compare.py``: BASE then COMPARISON, same options."""
-    p = _ScriptParser(prog="performance_compare.py", description=SCRIPT_DESCRIPTION, add_help=False)
+    p = _ScriptParser(prog="performance_compare.py", description=SCRIPT_DESCRIPTION, epilog=HELP_EPILOG,
+                        add_help=False)
     p.add_argument("-h", "-H", "--help", action="help", help="show this help message and exit")  # as the CLI
     # The original's positional help texts are swapped; ours say what each one is.
     p.add_argument("base_profiling_path", type=clean_path, help=HELP["benchmark_profiling_path"])

@@ -107,15 +107,24 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      "child ops)",
                      # "in the form of dictionaries" gave no example of the quoting a shell needs (user walk)
                      "(a dict literal: \"{'name on one side': 'its name on the other'}\")",
-                     "(NPU data only; give both step options)",
+                     "(NPU data only; give both step options;",
                      # GPU users enabled it and got no workbook, with only a warning to say why (user walk)
                      "Enable kernel performance comparison (NPU data on both sides; with a GPU side it is skipped",
                      "(KernelTypeCompare: kernels by op type; a DB export's from its task rows)",
-                     "it also runs the time breakdown, and exits 1 when a side has no E2E time"):
+                     "it also runs the time breakdown, and exits 1 when a side has no E2E time",
+                     # the original's one-liners left a first-time reader guessing (session 61 help review)
+                     "Enable overall performance comparison (the console table and the OverallMetrics sheet)",
+                     "(the module sheets where both sides have module data, else the operator sheets)",
+                     "(ApiCompare: the host time of torch ops by name)",
+                     "Enable precise matching of operators (by name and input shape, not by name alone)",
+                     "give both step options; the N of ProfilerStep#N)",
+                     "With no --enable_* option, every comparison runs."):
             assert text in flat, text
     parser = cli.build_script_parser()
     flat = " ".join(parser.format_help().split())  # argparse formats help with %: the texts must hold none
-    assert "exits 1 when a side has no E2E time" in flat and "(NPU data only; give both step options)" in flat
+    assert "exits 1 when a side has no E2E time" in flat and "(NPU data only; give both step options" in flat
+    assert "(by name and input shape, not by name alone)" in flat
+    assert flat.endswith("With no --enable_* option, every comparison runs.")
     assert "(an integer above 3: a matched op with more kernels than that" in flat
     assert parser.description == "Compare trace of GPU and NPU"
 
