@@ -465,3 +465,39 @@ def test_schema_names_every_note_check():
     lead = "note: a difference that holds for the same workload too and changes how the figures compare ("
     listed = text[text.index(lead) + len(lead):].split(")")[0].split(", ")
     assert sorted(listed) == sorted(checks.NOTE_CHECKS)
+
+
+def _rendered_parameters(function: object) -> list[str]:
+    """A function's parameters as a call's text quotes them: ``name``, ``name=None`` (its default's repr),
+    ``*args``, ``**options``."""
+    import inspect
+
+    out = []
+    for p in inspect.signature(function).parameters.values():
+        if p.kind is p.VAR_KEYWORD:
+            out.append(f"**{p.name}")
+        elif p.kind is p.VAR_POSITIONAL:
+            out.append(f"*{p.name}")
+        else:
+            out.append(p.name if p.default is p.empty else f"{p.name}={p.default!r}")
+    return out
+
+
+def test_readme_api_calls_name_the_real_parameters() -> None:
+    """The README quotes calls of the Python API with their parameters (`msprof_compare.compare(base, comparison,
+    **options)`); a caller copies those names as keywords. `compare_ranks(base_folder, comparison_folder, ...)` named
+    two the function does not take (it takes ``base``, ``comparison``): each quoted call lists the function's own
+    parameters in order, and leaves out only trailing ones with a default (`ranks(folder)`: ``force`` said apart)."""
+    import inspect
+
+    import msprof_compare
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    calls = re.findall(r"`msprof_compare\.(\w+)\(([^)`]*)\)`", readme)
+    assert {name for name, _ in calls} >= {"compare", "compare_ranks", "ranks_overview", "ranks"}, calls
+    for name, args in calls:
+        function = getattr(msprof_compare, name)
+        quoted = [a.strip() for a in args.split(",") if a.strip()]
+        real = _rendered_parameters(function)
+        rest = list(inspect.signature(function).parameters.values())[len(quoted):]
+        assert real[:len(quoted)] == quoted and all(p.default is not p.empty for p in rest), (name, quoted, real)
