@@ -8,7 +8,8 @@ The README's option tables are checked against the ``--help`` of every face, its
 modules, and the schema's description of ``summary.contributors_note`` against the notes of real runs. The README's
 first command is run as it stands there, in a folder of its own: its console block is the run's stdout, character
 for character, and its log ends as the README says (``tests/test_cli.py::test_sample_pair_full_run`` checks the
-workbook of that run).
+workbook of that run). Its Python blocks run as they stand too, and the API calls it quotes name the real
+parameters.
 """
 
 from __future__ import annotations
@@ -501,3 +502,39 @@ def test_readme_api_calls_name_the_real_parameters() -> None:
         real = _rendered_parameters(function)
         rest = list(inspect.signature(function).parameters.values())[len(quoted):]
         assert real[:len(quoted)] == quoted and all(p.default is not p.empty for p in rest), (name, quoted, real)
+
+
+def test_readme_python_blocks_run_and_print_the_ranks_figures(samples: Path, tmp_path: Path) -> None:
+    """README "Multi-rank runs": its two Python blocks (``compare_ranks`` in a loop, ``ranks_overview`` through a
+    generator of one's own) were run by no test. Each runs as it stands, from a folder whose ``text`` is the samples'
+    ``pytorch/text`` and that holds ``out/``: it writes each rank's workbook there, and what it prints is the
+    figures of the README's rank table above it (the CLI's run of the same folders): the first block each rank's
+    verdict with its E2E figures, the second the ranks by E2E change, largest first, with their E2E and
+    Uncovered Comm. changes."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Multi-rank runs: compare rank by rank", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 2
+    table = re.search(r"```text\n(.*?)```", section, re.S).group(1)
+    rows = {int(cells[0]): cells for line in table.splitlines() if re.match(r"\|\s+\d+\s+\|", line)
+            for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    assert sorted(rows) == [0, 1]
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "MSPROF_ANALYZE_LOG_LEVEL")}
+    printed = []
+    for i, block in enumerate(blocks):
+        cwd = tmp_path / str(i)
+        (cwd / "out").mkdir(parents=True)
+        (cwd / "text").symlink_to(samples / "msinsight" / "test" / "data" / "pytorch" / "text")
+        proc = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, cwd=cwd,
+                              env={**env, "PYTHONPATH": str(REPO)}, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert sorted(p.name for p in (cwd / "out").iterdir()) == ["rank0.xlsx", "rank1.xlsx"]
+        printed.append(proc.stdout.splitlines())
+    # Rank | Base | Comparison | Diff | Diff % | Computing | Uncovered Comm. | Free | Largest Step
+    assert [line.split(": the comparison")[0] for line in printed[0]] == [
+        f"{rank} E2E time {c[1]} ms -> {c[2]} ms ({c[3]} ms, {c[4]})" for rank, c in sorted(rows.items())]
+    assert printed[1][0].split() == ["rank", "e2e.diff_ms", "uncovered_communication.diff_ms"]
+    shown = [line.split()[1:] for line in printed[1][1:]]
+    assert [int(rank) for rank, _, _ in shown] == sorted(rows, key=lambda r: -float(rows[r][3]))
+    for rank, diff, uncovered in shown:
+        assert (f"{float(diff):+.3f}", f"{float(uncovered):+.3f}") == (rows[int(rank)][3], rows[int(rank)][6])
