@@ -257,9 +257,10 @@ def test_schema_gives_the_overlap_clause_in_the_consoles_words() -> None:
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")),
         *sorted((REPO / "tests" / "data").rglob("README.md"))]
-# a path that starts at the repository's own tests/: not the tail of a longer path (`hta/tests/data/...`,
-# `samples/tracelens/tests/traces/...` in the tests/data READMEs name files of the samples)
-REPO_PATH = re.compile(r"(?<![\w./-])tests/[\w./*-]*[\w*]")
+# a path that starts at one of the repository's folders (tests/, tools/, bench/, ...): not the tail of a
+# longer path (`hta/tests/data/...`, `samples/tracelens/tests/traces/...` in the tests/data READMEs name files
+# of the samples)
+REPO_PATH = re.compile(r"(?<![\w./-])(?:tests|tools|bench|docs|sample_data|msprof_compare|\.ci)/[\w./*-]*[\w*]")
 TEST_REF = re.compile(r"(?<![\w./-])(tests/[\w/]+\.py)::(\w+\*?)")
 TEST_FILE = re.compile(r"(?<![\w./-])tests/[\w/]+\.py")
 FOLLOW_UP = re.compile(r"`::((?:test_|Test)\w*\*?)`")  # `::test_x`: a test of the file last named before it
@@ -345,7 +346,8 @@ def test_code_named_by_a_short_path_exists() -> None:
 
 
 def test_paths_under_tests_in_the_docs_exist() -> None:
-    """Every path the docs give under the repository's tests/ exists (a glob such as
+    """Every path the docs give under the repository's tests/ (and tools/, bench/, docs/, sample_data/, the package
+    and .ci/: the scripts a user is told to run) exists (a glob such as
     ``tests/data/kineto/alexnet_h200_rank0.*.pt.trace.json.gz`` matches a file). A path counts when ``tests/``
     starts it: one that follows a path character (``hta/tests/data/...``, ``samples/tracelens/tests/...``) is a
     file of the samples, which the tests/data READMEs name as the source of an excerpt."""
