@@ -540,3 +540,50 @@ def test_readme_python_blocks_run_and_print_the_ranks_figures(samples: Path, tmp
     assert [int(rank) for rank, _, _ in shown] == sorted(rows, key=lambda r: -float(rows[r][3]))
     for rank, diff, uncovered in shown:
         assert (f"{float(diff):+.3f}", f"{float(uncovered):+.3f}") == (rows[int(rank)][3], rows[int(rank)][6])
+
+
+def test_readme_figures_of_the_tracelens_traces_are_todays(samples: Path, capsys: pytest.CaptureFixture,
+                                                          tmp_path: Path) -> None:
+    """README's memory and communication sections quote three runs of tracelens' traces that no test made: each
+    figure they give is the run's (read from the README's words, so an edit of either side is caught)."""
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    traces = samples / "tracelens" / "tests" / "traces"
+
+    def run(name: str, base: Path, comparison: Path, *flags: str) -> str:
+        code, out, err = run_inproc(capsys, "-bp", str(base), "-d", str(comparison), *flags, "-o", str(tmp_path / name))
+        assert code == 0, err
+        return " ".join(out.split())
+
+    # "TimeSformer on an H100 vs an MI300X allocates 6,259.77 vs 12,634.74 MB in its 85 `aten::linear` calls,
+    # while `Mem Usage` reads 4.27G vs 6.21G"
+    said = re.search(r"TimeSformer on an H100 vs an MI300X allocates ([\d,.]+) vs ([\d,.]+) MB in its (\d+) "
+                     r"`aten::linear` calls, while `Mem Usage` reads ([\d.]+G) vs ([\d.]+G)", readme).groups()
+    tf = "facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+    out = run("tf", traces / "h100" / tf, traces / "mi300" / tf, "--enable_profiling_compare",
+              "--enable_memory_compare")
+    (stat,) = list((tmp_path / "tf").glob("*.xlsx"))
+    import openpyxl
+
+    rows = openpyxl.load_workbook(stat, read_only=True)["MemoryCompareStatistic"].iter_rows(values_only=True)
+    (linear,) = [r for r in rows if r[1] == "aten::linear"]  # Top, Operator Name, Base Allocated Duration(ms), ...
+    assert (f"{linear[3]:,.2f}", f"{linear[6]:,.2f}", str(linear[4]), str(linear[7])) == \
+        (said[0], said[1], said[2], said[2])
+    assert re.findall(r"\| GPU \|[^G]*?\| +([\d.]+G) +\|", out) == [said[3], said[4]]  # the rows' Mem Usage
+
+    # the B200 eager rank against vLLM's one-GPU decode: "2.142 ms -> 0.000 ms (-2.142 ms, -100.00%); the
+    # comparison side's trace holds no collective kernel (NCCL / RCCL or other): it ran no communication ..."
+    said = re.search(r"the B200 eager rank against vLLM's one-GPU decode: \"(.+?) \.\.\.\"\)", readme).group(1)
+    out = run("comm", traces / "b200" / "eager_trace.json.gz",
+              traces / "inference" / "vllm_decode_full" / "graph_execution.json.gz", "--enable_communication_compare")
+    assert f"Communication time (CommunicationCompare's op rows) {said}" in out
+
+    # "vLLM's capture traces hold `capture_32_FULL` 513.54 MB against `capture_8192_PIECEWISE` 20764.11 MB, and the
+    # table lists only the second"
+    said = re.search(r"vLLM's capture traces hold `(\w+)` ([\d.]+) MB against `(\w+)` ([\d.]+) MB, and the table "
+                     r"lists only the second", readme).groups()
+    out = run("mem", *[next((traces / "inference" / f / "capture_traces").glob("*.pt.trace.json.gz"))
+                       for f in ("vllm_decode_full", "vllm_prefilldecode_piecewise")], "--enable_memory_compare")
+    table = out.split("Top Memory Contributors", 1)[1].split("Note:", 1)[0]
+    assert re.findall(r"\| 1 \| (\w+) +\| +0\.00 \| +([\d.]+) \|", table) == [(said[2], said[3])]
+    assert "| 2 |" not in table
+    assert f"(base {said[0]} {said[1]} MB, comparison {said[2]} {said[3]} MB;" in out
