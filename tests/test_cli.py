@@ -118,6 +118,8 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      "(ApiCompare: the host time of torch ops by name)",
                      "Enable precise matching of operators (by name and input shape, not by name alone)",
                      "give both step options; the N of ProfilerStep#N)",
+                     "(the flow category linking ops to kernels, in place of the usual ac2g / async_gpu ones; at most "
+                     "20 characters)",
                      "With no --enable_* option, every comparison runs."):
             assert text in flat, text
     parser = cli.build_script_parser()
