@@ -46,7 +46,8 @@ HELP = {
                                "module data, else the operator sheets)",
     "enable_memory_compare": "Enable operator memory comparison",
     "enable_communication_compare": "Enable communication performance comparison",
-    "enable_api_compare": "Enable API performance comparison (ApiCompare: the host time of torch ops by name)",
+    "enable_api_compare": "Enable API performance comparison (ApiCompare: the host time of each torch op, "
+                          "annotation and runtime call, by name)",
     "enable_kernel_compare": "Enable kernel performance comparison (NPU data on both sides; with a GPU side it "
                              "is skipped, with a warning)",
     "disable_details": "Hide detailed comparison (the ModuleCompare, OperatorCompare and MemoryCompare sheets)",

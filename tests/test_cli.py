@@ -115,7 +115,7 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      # the original's one-liners left a first-time reader guessing (session 61 help review)
                      "Enable overall performance comparison (the console table and the OverallMetrics sheet)",
                      "(the module sheets where both sides have module data, else the operator sheets)",
-                     "(ApiCompare: the host time of torch ops by name)",
+                     "(ApiCompare: the host time of each torch op, annotation and runtime call, by name)",
                      "Enable precise matching of operators (by name and input shape, not by name alone)",
                      "give both step options; the N of ProfilerStep#N)",
                      "(the flow category linking ops to kernels, in place of the usual ac2g / async_gpu ones; at most "
