@@ -587,3 +587,54 @@ def test_readme_figures_of_the_tracelens_traces_are_todays(samples: Path, capsys
     assert re.findall(r"\| 1 \| (\w+) +\| +0\.00 \| +([\d.]+) \|", table) == [(said[2], said[3])]
     assert "| 2 |" not in table
     assert f"(base {said[0]} {said[1]} MB, comparison {said[2]} {said[3]} MB;" in out
+
+
+def test_readme_exit_table_usage_row_each_case_exits_2(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's exit-code table lists, in its row for status 2, what counts as bad usage; the test above runs
+    three of its cases (session 58). Each other case it names runs here and exits 2 with one `error:` line, so a
+    refusal moved to another status (or dropped) cannot leave the row behind. Not run: "not writable" (the suite may
+    run as root, whom no mode stops)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    (row,) = [line for line in readme.splitlines() if line.startswith("| 2 | bad usage")]
+    small = str(REPO / "tests" / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json")
+    db = str(REPO / "tests" / "data" / "db" / "l1")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a_file").write_text("x")
+    (tmp_path / "open").mkdir(mode=0o777)
+    os.chmod(tmp_path / "open", 0o777)
+    (tmp_path / "link").symlink_to(tmp_path / "open")
+    cases = {
+        "a missing or unknown option": [["-d", small], ["-bp", small, "-d", small, "--no_such_flag"]],
+        "an `-o` directory every user may write to without the sticky bit": [["-o", "open"]],
+        "`--max_kernel_num` ≤ 3": [["--max_kernel_num", "3"]],
+        "a malformed `--op_name_map`": [["--op_name_map", "{'a':"]],
+        "an unknown `--output_format`": [["--output_format", "csv"]],
+        "`-o -` with an `--output_format` without `json`": [["-o", "-", "--output_format", "xlsx"]],
+        "a `--fail_on_regression` that is no percentage ≥ 0": [["--fail_on_regression", "-1"],
+                                                                ["--fail_on_regression", "abc"]],
+        "a `--gpu_flow_cat` that is blank": [["--gpu_flow_cat", "  "]],
+        "or over 20 characters": [["--gpu_flow_cat", "x" * 21]],
+        "only one of the step options": [["--base_step", "1"]],
+        "a step that is no integer": [["--base_step", "x", "--comparison_step", "1"]],
+        "a step with GPU data": [["--base_step", "1", "--comparison_step", "1"]],
+        "or one the data does not hold": [["-bp", db, "-d", db, "--base_step", "1", "--comparison_step", "1"]],
+        "an `-o` that is a file, a symbolic link": [["-o", "a_file"], ["-o", "link"]],
+        "names a file over 255 bytes": [["-o", "r" * 256 + ".xlsx"]],
+    }
+    for listed, runs in cases.items():
+        assert listed in row, listed
+        for args in runs:
+            given = args if "-d" in args else ["-bp", small, "-d", small, *args]
+            code, _, err = run_inproc(capsys, *given)
+            lines = [line for line in err.splitlines() if line.startswith("error: ")]
+            assert code == 2 and len(lines) == 1, (listed, args, err)
+            if listed == "or one the data does not hold":  # "starts with the input's path": the .db here
+                assert lines[0].startswith(f"error: {db}/ascend_pytorch_profiler_0.db: "), err
+    # with --force the open folder is written into
+    code, _, err = run_inproc(capsys, "-bp", small, "-d", small, "--enable_api_compare", "-o", "open", "--force")
+    assert code == 0 and list((tmp_path / "open").glob("*.xlsx")), err
+    assert "an unknown sub-command (`msprof-analyze cluster`)" in row
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["cluster", "-d", small])
+    assert info.value.code == 2 and capsys.readouterr().err.count("error: ") == 1
