@@ -638,3 +638,60 @@ def test_readme_exit_table_usage_row_each_case_exits_2(capsys: pytest.CaptureFix
     with pytest.raises(SystemExit) as info:
         cli.analyze_main(["cluster", "-d", small])
     assert info.value.code == 2 and capsys.readouterr().err.count("error: ") == 1
+
+
+def test_readme_exit_table_data_row_each_case_exits_1(samples: Path, capsys: pytest.CaptureFixture,
+                                                      tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's exit-code row for status 1: each kind of bad input it names (and a side without E2E time under
+    the gate) exits 1 with one `error:` line that names the input, and the size cap and the link are lifted by
+    ``--force``. A full disk, running out of memory and internal errors have their own tests
+    (tests/test_output_safety.py, tests/test_cli.py)."""
+    import gzip
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    (row,) = [line for line in readme.splitlines() if line.startswith("| 1 | unreadable or invalid data")]
+    sample = REPO / "sample_data" / "bert-small_h100.json.gz"
+    real = gzip.decompress(sample.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    Path("empty.json").write_bytes(b"")
+    Path("cut.json").write_bytes(real[: len(real) // 2])
+    Path("list.json").write_bytes(b"[1, 2, 3]")
+    Path("none").mkdir()
+    Path("two").mkdir()
+    Path("two/a.pt.trace.json").write_bytes(real)
+    Path("two/b.pt.trace.json").write_bytes(real)
+    Path("cpu.json").write_text(json.dumps({"traceEvents": [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 5}]}))
+    Path("link.json.gz").symlink_to(sample)
+    legacy = samples / "mindinsight/tests/utils/resource/run_1/normal_run/profiler/timeline_display_1.json"
+    cases = {
+        "missing path": ["-bp", "no_such.json"],
+        "a symbolic link": ["-bp", "link.json.gz"],
+        "an input over its size cap without `--force`": ["-bp", str(sample), "@cap"],
+        "empty or truncated JSON": ["-bp", "empty.json"],
+        "truncated JSON": ["-bp", "cut.json"],
+        "a JSON that is no trace": ["-bp", "list.json"],
+        "a directory with no or several traces": ["-bp", "none"],
+        "several traces": ["-bp", "two"],
+        "a GPU trace without kernels": ["-bp", "cpu.json"],
+        "a file named with a trailing `/`": ["-bp", f"{sample}/"],
+        "a side without E2E time under `--fail_on_regression`": ["-bp", str(legacy), "-d", str(legacy),
+                                                                 "--fail_on_regression", "5"],
+    }
+    for listed, args in cases.items():
+        assert listed in row, listed
+        if "@cap" in args:
+            args = args[:-1]
+            monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "1000")
+        given = args if "-d" in args else [*args, "-d", str(sample)]
+        code, _, err = run_inproc(capsys, *given, "-o", str(tmp_path / "out"))
+        monkeypatch.delenv("MSPROF_COMPARE_MAX_TRACE_BYTES", raising=False)
+        lines = [line for line in err.splitlines() if line.startswith("error: ")]
+        assert code == 1 and len(lines) == 1, (listed, err)
+        if listed != "a side without E2E time under `--fail_on_regression`":
+            assert lines[0].startswith(f"error: {args[1]}"), (listed, lines)
+    # --force accepts the link and the input over its cap
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "1000")
+    code, _, err = run_inproc(capsys, "-bp", "link.json.gz", "-d", str(sample), "--force", "--enable_api_compare",
+                              "-o", str(tmp_path / "forced"))
+    assert code == 0, err
