@@ -25,10 +25,17 @@ from msprof_compare.options import build_options
 SRC = Path(__file__).resolve().parent / "data" / "bad" / "_src"
 OPTS, _ = build_options()  # every comparison on: every table is built
 KEYWORDS = classify.load_keywords(classify._DEFAULT_INI)
-#: CI budget (~2000 examples in all, reproducible); tools/fuzz_long.py raises it via MSPROF_FUZZ_EXAMPLES.
+#: CI budget (reproducible): issue 7 asks for >= 2000 examples in CI. The random-event property draws slowly (its
+#: examples serve both loaders); the cheap cuts of real traces (~4 ms an example) make up the rest.
+#: tools/fuzz_long.py raises every budget via MSPROF_FUZZ_EXAMPLES.
 _LONG = int(os.environ.get("MSPROF_FUZZ_EXAMPLES", "0") or 0)
-FAST = settings(max_examples=_LONG or 650, deadline=None, derandomize=not _LONG, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+CI_EXAMPLES = {"random_events": 650, "truncation": 1200, "arbitrary_bytes": 150}
+_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
+FAST = settings(max_examples=_LONG or CI_EXAMPLES["random_events"], deadline=None, derandomize=not _LONG,
+                database=None, suppress_health_check=_HEALTH)
+CUTS = settings(FAST, max_examples=_LONG or CI_EXAMPLES["truncation"])
+BYTES = settings(max_examples=_LONG or CI_EXAMPLES["arbitrary_bytes"], deadline=None, derandomize=not _LONG,
+                 database=None)
 
 # ---------------------------------------------------------------- strategies
 
@@ -126,7 +133,7 @@ def _good(name: str) -> bytes:
     return p.read_bytes()
 
 
-@FAST
+@CUTS
 @given(st.data())
 def test_truncation_and_byte_edits(data: st.DataObject) -> None:
     """Cut a real trace anywhere, flip or insert a few bytes: still a typed outcome."""
@@ -147,8 +154,17 @@ def test_truncation_and_byte_edits(data: st.DataObject) -> None:
     (load_kineto if which == "kineto.json" else load_trace_view)(blob)
 
 
-@settings(max_examples=_LONG or 150, deadline=None, derandomize=not _LONG, database=None)
+@BYTES
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes(blob: bytes) -> None:
     load_kineto(blob)
     load_trace_view(blob)
+
+
+def test_ci_budget_is_at_least_2000_examples() -> None:
+    """Issue 7's floor: the properties above run >= 2000 generated inputs in CI (it fell to 1450 when the two
+    random-event properties became one, each example serving both loaders)."""
+    budgets = [FAST.max_examples, CUTS.max_examples, BYTES.max_examples]
+    if not _LONG:
+        assert budgets == list(CI_EXAMPLES.values())
+    assert sum(budgets) >= 2000
