@@ -189,6 +189,12 @@ def test_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: p
     monkeypatch.setattr(lo.shutil, "which", lambda name: None)
     assert lo.main([str(WORKBOOK)]) == 2
     assert "soffice not found" in capsys.readouterr().err
+    # the README's install (no test extra) has no openpyxl: one line and 2, where a traceback ended the run
+    monkeypatch.setattr(lo.shutil, "which", lambda name: "/usr/bin/" + name)
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(lo.importlib.util, "find_spec", lambda name: None if name == "openpyxl" else find_spec(name))
+    assert lo.main([str(WORKBOOK)]) == 2
+    assert capsys.readouterr().err == "error: openpyxl not found (pip install '.[test]', or pip install openpyxl)\n"
 
 
 @pytest.mark.skipif(shutil.which("soffice") is None, reason="needs LibreOffice (soffice), which CI does not have")

@@ -14,7 +14,7 @@ workbook to PDF, as the render script does, failing when none appears.
     python tools/libreoffice_check.py OUT.xlsx [MORE.xlsx ...]
 
 Prints one line per problem (workbook, sheet!cell, ours vs LibreOffice's) and a summary line on stderr.
-Exit 0: no problem; 1: a problem; 2: bad usage, a missing file, or no ``soffice`` on PATH
+Exit 0: no problem; 1: a problem; 2: bad usage, a missing file, no ``soffice`` on PATH, or no openpyxl (the test extra)
 (``apt-get install libreoffice-calc``; the CSV options need LibreOffice 7.2 or later).
 Cost: about 2-4 s per workbook for the three LibreOffice passes (each starts LibreOffice once for all the
 workbooks given), plus openpyxl's read.
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import math
 import os
 import re
@@ -419,6 +420,9 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("soffice") is None:
         print("error: soffice not found on PATH (apt-get install libreoffice-calc; LibreOffice 7.2 or later)",
               file=sys.stderr)
+        return 2
+    if importlib.util.find_spec("openpyxl") is None:  # README's `pip install .` has no test extra
+        print("error: openpyxl not found (pip install '.[test]', or pip install openpyxl)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="lo-check-") as tmp:
         problems, cells = check(args.workbooks, Path(tmp))
