@@ -210,6 +210,46 @@ def test_large_near_identical_is_fast_enough_structure() -> None:
     assert matched_count(ia, ib) == 20000 - 100
 
 
+def _edited(n: int, frac: float, seed: int) -> tuple[list[int], list[int]]:
+    """A random op sequence over 300 names and a copy with ``frac`` of its places substituted, deleted or
+    given an insertion (as bench/align_bench.py mutates, without importing the bench)."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 300, n).tolist()
+    b = list(a)
+    for p, kind in zip(sorted(rng.choice(n, int(n * frac), replace=False).tolist(), reverse=True),
+                       rng.integers(0, 3, n).tolist(), strict=False):
+        if kind == 0:
+            b[p] = int(rng.integers(0, 300))
+        elif kind == 1:
+            del b[p]
+        else:
+            b.insert(p, int(rng.integers(0, 300)))
+    return a, b
+
+
+@pytest.mark.parametrize("frac", [0.02, 0.5], ids=["near copies (Myers)", "half edited (bit-parallel, sparse)"])
+def test_alignment_memory_grows_linearly(frac: float) -> None:
+    """Issue 4: no O(n*m) structure. Quadrupling both sides quadruples the peak of what the alignment allocates
+    (tracemalloc sees numpy's buffers and Python's ints alike); an n x m table, even of bits, would multiply it
+    by 16. Measured: 2 % edits 0.54 -> 2.21 MiB (Myers), 50 % edits 0.87 -> 2.66 MiB (bit-parallel rows and
+    Hunt-Szymanski sub-problems) for 3,000 -> 12,000 ops a side."""
+    import tracemalloc
+
+    peaks = []
+    for n in (3000, 12000):
+        a, b = _edited(n, frac, seed=n)
+        tracemalloc.start()
+        try:
+            ia, ib = align(a, b)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        if n == 3000:  # still a maximum matching (the row DP, outside tracemalloc)
+            assert matched_count(ia, ib) == _lcs_len(a, b)
+    assert peaks[1] < 6 * peaks[0], [f"{p / 2**20:.2f} MiB" for p in peaks]
+    assert peaks[1] < 12000 * 12000 / 8 / 4  # a quarter of a bit table of the larger problem
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 6), min_size=60, max_size=200), st.lists(st.integers(0, 6), min_size=60, max_size=200))
 def test_very_different_sides(a: list, b: list) -> None:
