@@ -475,6 +475,29 @@ def test_summary_memory_line_names_readings_all_zero(tmp_path: Path, memory_only
     assert (up.memory_totals["base_peak_gb"], up.memory_totals["peak_diff_pct"]) == (0.0, None)
 
 
+def test_summary_memory_line_names_readings_all_zero_once_for_both_sides(tmp_path: Path) -> None:
+    """Both sides' MEMORY_RECORD readings all 0: the memory line gave the note's words twice, "base: its 20 ...;
+    comparison: its 20 ..."; the same words are said once for each side, different counts per side (one copy
+    without its first 5 readings; counts by SQL)."""
+    zero = "UPDATE MEMORY_RECORD SET totalReserved = 0"
+    for d in "abc":
+        (tmp_path / d).mkdir()
+    a = edited_copy(Path(L1), tmp_path / "a" / "ascend_pytorch_profiler_0.db", zero)
+    b = edited_copy(Path(L1), tmp_path / "b" / "ascend_pytorch_profiler_0.db", zero)
+    fewer = edited_copy(Path(L1), tmp_path / "c" / "ascend_pytorch_profiler_0.db", zero,
+                        "DELETE FROM MEMORY_RECORD WHERE rowid IN (SELECT rowid FROM MEMORY_RECORD ORDER BY rowid "
+                        "LIMIT 5)")
+    (n,), = sql(a, "SELECT count(*) FROM MEMORY_RECORD")
+    (m,), = sql(fewer, "SELECT count(*) FROM MEMORY_RECORD")
+    assert (n, m) == (n, n - 5) and n > 5
+    words = "its {} MEMORY_RECORD totalReserved readings are all 0"
+    same = memory_line(api.compare(str(a), str(b), enable_memory_compare=True).frames["memory"])
+    assert same.startswith(f"Peak reserved memory (Mem Usage; each side: {words.format(n)}) 0.00 GB on both sides; ")
+    apart = memory_line(api.compare(str(a), str(fewer), enable_memory_compare=True).frames["memory"])
+    assert apart.startswith(f"Peak reserved memory (Mem Usage; base: {words.format(n)}; comparison: "
+                            f"{words.format(m)}) 0.00 GB on both sides; ")
+
+
 def test_tensor_move_needs_both_name_parts() -> None:
     """reference-1 §3.7: a tensor move's name starts with aclnnInplaceCopy and holds TensorMove (any case); one
     part alone is no tensor move. Three compute tasks of the level-1 excerpt renamed."""

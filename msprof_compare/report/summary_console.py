@@ -174,7 +174,7 @@ def memory_line(totals: pd.DataFrame | None) -> str:
     change has no percentage: the bundled pair's +4308.24% stood beside a peak that grew 84.48%. A side without
     memory records is "not recorded": its 0 MB is no change. Where the memory sheets were left out for a side
     without framework ops, the peaks alone and why the operators' memory is not compared. A peak of 0.00 GB from
-    readings all 0 names them."""
+    readings all 0 names them (once where both sides' words are the same)."""
     if totals is None or not len(totals):
         return ""
     t = totals.iloc[0]
@@ -203,8 +203,12 @@ def memory_line(totals: pd.DataFrame | None) -> str:
     scope = "" if not whole else (
         f", whole profile on {'both sides' if len(whole) > 1 else f'the {whole[0]} side'}: a text export's "
         "memory_record.csv ignores the step")
-    # a 0.00 GB peak of readings all 0 is their largest, as the Mem Usage note under the console table says
-    scope += "".join(f"; {side}: {why}" for side, why in (totals.attrs.get("peak_zero") or {}).items())
+    # a 0.00 GB peak of readings all 0 is their largest, as the Mem Usage note under the console table says; the
+    # same words for both sides once (two exports of one run repeated "its 20 ... readings are all 0" whole)
+    zero = totals.attrs.get("peak_zero") or {}
+    if len(zero) == 2 and len(set(zero.values())) == 1:
+        zero = {"each side": zero["base"]}
+    scope += "".join(f"; {side}: {why}" for side, why in zero.items())
     if lead:
         return f"{ops}."
     if pb is not None and pc is not None:
