@@ -123,6 +123,23 @@ def test_tasks_of_one_start_keep_their_operators(tmp_path: Path, lanes: str) -> 
     assert owned == _owned(load_profile(str(L1), OPTS))
 
 
+@pytest.mark.parametrize(("pid", "stream", "ts", "tid"), [
+    # a tie on stream 3 within process 1 (not across processes), a negative stream of an odd export, a NULL one
+    ([1, 1, 2, 1, 1, 1, 1], [3, 3, 3, -5, -1, 2, 3], [10, 10, 10, 20, 30, 30, 40], [3, -6, 3, -5, -7, 2, 3]),
+    # three tasks of one stream and start, no stream below 0: lanes from -2 down
+    ([7, 7, 7, 7], [0, 0, 0, 0], [5, 5, 5, 6], [0, -2, -3, 0]),
+], ids=["negative-stream", "triple-tie"])
+def test_own_lanes_lie_below_every_stream(pid: list[int], stream: list[int], ts: list[int], tid: list[int]) -> None:
+    """``ascend_db._own_lanes``: a task without a stream (-1) or repeating an earlier task's (process, stream,
+    start) gets a lane of its own below every stream id, a negative one of an odd export too, so no key of the
+    flows' (process, lane, start) is two tasks' and no own lane is a real stream's. Expected lanes by hand."""
+    from msprof_compare.loaders.ascend_db import _own_lanes
+
+    got = _own_lanes(*(np.array(v, dtype=np.int64) for v in (pid, stream, ts)))
+    assert got.tolist() == tid
+    assert len(set(zip(pid, tid, ts, strict=True))) == len(ts)
+
+
 # --------------------------------------------------------------------------- TASK.taskId
 
 
