@@ -62,7 +62,7 @@ HELP = {
                    "literal: \"{'name on one side': 'its name on the other'}\")",
     "use_input_shape": "Enable precise matching of operators (by name and input shape, not by name alone)",
     "gpu_flow_cat": "Identifier of the GPU connection (the flow category linking ops to kernels, in place of the "
-                    "usual ac2g / async_gpu ones; at most 20 characters)",
+                    "usual ac2g, async, async_gpu and async_cpu_to_gpu; at most 20 characters)",
     "base_step": "Step to compare in the benchmark (base) data (NPU data only; give both step options; the N of "
                  "ProfilerStep#N)",
     "comparison_step": "Step to compare in the profiling (comparison) data (NPU data only; give both step "

@@ -118,10 +118,15 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      "(ApiCompare: the host time of each torch op, annotation and runtime call, by name)",
                      "Enable precise matching of operators (by name and input shape, not by name alone)",
                      "give both step options; the N of ProfilerStep#N)",
-                     "(the flow category linking ops to kernels, in place of the usual ac2g / async_gpu ones; at most "
-                     "20 characters)",
+                     # every category it replaces (optree.GPU_FLOW_CATS), not two of the four
+                     "(the flow category linking ops to kernels, in place of the usual ac2g, async, async_gpu and "
+                     "async_cpu_to_gpu; at most 20 characters)",
                      "With no --enable_* option, every comparison runs."):
             assert text in flat, text
+    from msprof_compare.compare.optree import GPU_FLOW_CATS
+
+    # the help names every category --gpu_flow_cat replaces (it named two of the four)
+    assert [c for c in sorted(GPU_FLOW_CATS) if not re.search(rf"\b{c}\b", cli.HELP["gpu_flow_cat"])] == []
     parser = cli.build_script_parser()
     flat = " ".join(parser.format_help().split())  # argparse formats help with %: the texts must hold none
     assert "exits 1 when a side has no E2E time" in flat and "(NPU data only; give both step options" in flat
