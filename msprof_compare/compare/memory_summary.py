@@ -60,8 +60,9 @@ def _peaks(ctx: RunContext) -> tuple[float, float]:
 def _zeros(ctx: RunContext, peaks: tuple[float, float]) -> tuple[str, str]:
     """Per side of a 0 peak: why, where it recorded readings and every one is 0 (``breakdown.zero_readings``, the
     Mem Usage note's words); "" otherwise. Such a peak is a reading: "not recorded" contradicted the note."""
-    return tuple("" if p > 0 else zero_readings(prof)  # type: ignore[return-value]
-                 for p, prof in zip(peaks, (ctx.base, ctx.comparison), strict=True))
+    base, comp = ("" if p > 0 else zero_readings(prof) for p, prof in zip(peaks, (ctx.base, ctx.comparison),
+                                                                           strict=True))
+    return base, comp
 
 
 def _recorded(ctx: RunContext) -> tuple[bool, bool]:
