@@ -719,10 +719,11 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         hw = tied[cols[1][tied] == hw_pid] if hw_pid is not None else tied[:0]
         hidden = _repeats(cols[:3], hw)
         if hidden and (hidden := hidden - _repeats(cols, hw)):
-            warnings.append(f"{path}: {hidden} device task(s) on the Ascend Hardware lanes start on the lane and at "
-                            "the time of another, different task; the original keys a task by lane and start, and so "
-                            "do we: only the last of them counts (the flows ending there link it alone to operators; "
-                            "Lccl and SDMA Time count it alone).")
+            # the count is of the tasks hidden (each tie's distinct tasks but the last): of two, one
+            warnings.append(f"{path}: {hidden} device task(s) on the Ascend Hardware lanes are hidden by a later, "
+                            "different task of the same lane and start: the original keys a task by lane and start, "
+                            "and so do we (the flows ending there link only the last to operators; Lccl and SDMA Time "
+                            "count only it).")
         if repeated:
             warnings.append(f"{path}: {repeated} device task(s) on the Ascend Hardware / HCCL lanes repeat an earlier "
                             "one (same lane, start, duration and name: the same task written again, as in a trace "
