@@ -116,8 +116,9 @@ class CompareResult:
     sheets: list[Sheet]
     summary: dict[str, Any] | None
     frames: dict[str, pd.DataFrame]
-    #: A slim copy's (``slim``) gate input where the run made no time breakdown: the frames ``regression_gate``
-    #: reads (``gate.gate_frames``) or its "error: ..." message; None: made from the profiles when asked.
+    #: The gate input where the run made no time breakdown: the frames ``regression_gate`` reads
+    #: (``gate.gate_frames``) or its "error: ..." message, made once when the gate is first applied, or by
+    #: ``slim`` for its copy; None: not made yet.
     _gate: dict[str, pd.DataFrame | None] | str | None = field(default=None, repr=False, compare=False)
     #: The gate's verdicts by threshold (``gate.verdict_of``), before the face words its message: a run that writes
     #: the JSON report (its ``gate``) and then applies the gate judged the same result twice. Shared by a slim copy,

@@ -139,3 +139,27 @@ def test_a_run_judges_once(samples, tmp_path, capsys, monkeypatch):
     res = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_profiling_compare=True)
     calls.clear()
     assert [res.regression_gate(p)[0] for p in (1, 1, 10)] == [3, 3, 0] and calls == [1.0, 10.0]
+
+
+def test_the_gate_breakdown_is_made_once_per_result(samples, monkeypatch):
+    """A result compared without the time breakdown: the gate makes one for itself (``api._gate_frames``, a whole
+    breakdown of both sides). Each new threshold made it again, and so did ``slim()`` after the gate; it is made
+    once now, and each threshold's verdict is a fresh result's (E2E 129.863 -> 136.581 ms: +5.17 %, so 3 at 1 %
+    and 0 at 10 %)."""
+    from msprof_compare import api
+
+    made: list[int] = []
+    gate_frames = api._gate_frames
+
+    def counted(result):
+        made.append(1)
+        return gate_frames(result)
+
+    monkeypatch.setattr(api, "_gate_frames", counted)
+    args = (str(samples / NPU_L2), str(samples / NPU_L1))
+    res = compare(*args, enable_operator_compare=True)
+    assert "e2e" not in res.frames
+    verdicts = [res.regression_gate(p) for p in (1, 10)]
+    res.slim()
+    assert len(made) == 1 and [code for code, _ in verdicts] == [3, 0]
+    assert verdicts == [compare(*args, enable_operator_compare=True).regression_gate(p) for p in (1, 10)]

@@ -160,8 +160,11 @@ def _verdict(result: CompareResult, pct: float) -> GateVerdict:
 
     if "e2e" in result.frames:
         return judge(result, pct)
-    # compared without the time breakdown
-    frames = _gate_frames(result) if result._gate is None else result._gate
+    # compared without the time breakdown: the breakdown made for the gate is kept, as a slim copy keeps it, so a
+    # second threshold (or slim() after the gate) does not make it again
+    if result._gate is None:
+        result._gate = _gate_frames(result)
+    frames = result._gate
     return GateVerdict(1, frames) if isinstance(frames, str) else judge(result, pct, frames=frames)
 
 
