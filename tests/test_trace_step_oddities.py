@@ -257,3 +257,33 @@ def test_npu_step_without_a_module_of_its_own_says_why_no_module_sheet(samples: 
         res = compare(str(dst), str(dst), base_step=50, comparison_step=50, enable_operator_compare=True)
     assert "ModuleCompare" in res.sheet_names
     assert not [r for r in caplog.records if "nn.Module" in r.getMessage()]
+
+
+@pytest.mark.parametrize(("added", "said"), [
+    # 16 ends 2 ms into step 15; 17 starts 5 ms in, after 16 ends but inside 15 (which lasts 16.799 ms): both said
+    ([("ProfilerStep#16", 1000.0, 1000.0), ("ProfilerStep#17", 5000.0, 1000.0)],
+     ["ProfilerStep# step(s) 16, 17 start before an earlier step ends"]),
+    # a copy of step 15 after the step, and a step 16 inside that copy alone: the first #15 is the step, which 16
+    # starts after, so no overlap is said (the copy is left out of the test)
+    ([("ProfilerStep#15", 20000.0, None), ("ProfilerStep#16", 20500.0, 100.0)],
+     ["ProfilerStep# id(s) 15 mark more than one event"]),
+])
+def test_kineto_step_overlap_is_tested_against_every_earlier_first_step(
+        tmp_path: Path, added: list[tuple[str, float, float | None]], said: list[str]) -> None:
+    """The overlap test takes the first event of each id and compares each start with the latest end of the steps
+    before it, not with the previous step's end alone: a step nested in a longer one does not hide a later step that
+    starts inside the longer one. The MI300 excerpt's ProfilerStep#15 (16,798.984 us) with markers added at the
+    given offsets from its start (us); the expected lines follow from those offsets by hand."""
+    top = json.loads(MI300.read_text())
+    step = next(e for e in top["traceEvents"] if e.get("name") == "ProfilerStep#15")
+    assert (step["ts"], step["dur"]) == (3743411222862.936, 16798.984)
+    for name, shift_us, dur in added:
+        other = copy.deepcopy(step)
+        other["name"], other["ts"] = name, step["ts"] + shift_us
+        if dur is not None:
+            other["dur"] = dur
+        top["traceEvents"].append(other)
+    path = tmp_path / "cut.pt.trace.json"
+    path.write_text(json.dumps(top))
+    prof = load_profile(str(path), Options())
+    assert [w for w in prof.warnings if "ProfilerStep" in w] == [f"{path}: {s}" for s in said]
