@@ -940,6 +940,25 @@ def test_repeated_kernel_rows_are_said_and_counted_as_the_original_does(tmp_path
     assert warnings == []
 
 
+def test_repeated_kernel_rows_without_a_start_are_no_repeat(tmp_path):
+    """A row whose Start Time(us) is not read (ts -1) is no kernel the repeat count compares: the MindSpore-layout
+    fixture's row 1 appended twice with its start "abc" (column 9) in both, two byte-equal lines (1 repeat by the
+    raw lines), reads 2 starts that are no number and no repeated row."""
+    data = MS_KERNELS.read_bytes()
+    fields = data.splitlines(keepends=True)[1].decode().split(",")
+    assert fields[8].strip() == "1736408883731013.819"
+    fields[8] = "abc"
+    joined = data + 2 * ",".join(fields).encode()
+    assert _repeats(joined) == 1
+    f = tmp_path / "kernel_details.csv"
+    f.write_bytes(joined)
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["ts"].tolist()[-2:] == [-1, -1]
+    assert warnings == [f"{f}: 2 Start Time(us) value(s) are not numbers; those kernels are not matched "
+                        "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
+
+
 def test_repeated_kernel_rows_of_a_real_file(samples):
     """mstt's advisor test data holds a row written four times (3 repeats by its raw lines); the other real
     kernel_details files of the samples hold none, and none is said of them."""
