@@ -210,6 +210,27 @@ def test_waterfall_pairs_a_group_named_by_process_group_on_one_side(tmp_path):
     assert named["Delta(ms)"].tolist() == plain["Delta(ms)"].tolist()
 
 
+def test_waterfall_pairs_a_process_group_name_across_group_keys():
+    """A process-group name both sides give pairs its groups though their keys differ (base names Group 0 "dp", the
+    comparison Group 1): a group falls back to its key only where neither side's label pairs. Group 0 of the
+    comparison and Group 1 of the base, whose counterparts are the "dp" groups, keep steps of their own, as
+    OverallMetrics pairs process-group names first (``overall._group_rows``). Synthetic breakdowns; each step is its
+    groups' wait + transmit, Free: Other E2E less the uncovered communication."""
+    b, c = Breakdown("NPU"), Breakdown("NPU")
+    b.groups = {"Group 0 Communication": {"wait": 10_000, "transmit": 30_000},
+                "Group 1 Communication": {"wait": 0, "transmit": 50_000}}
+    c.groups = {"Group 0 Communication": {"wait": 0, "transmit": 20_000},
+                "Group 1 Communication": {"wait": 5_000, "transmit": 35_000}}
+    b.uncovered_comm_ns, c.uncovered_comm_ns = 90_000, 60_000
+    b.e2e_ns = c.e2e_ns = 100_000
+    b.pg_names = {"Group 0 Communication": "dp"}
+    c.pg_names = {"Group 1 Communication": "dp"}
+    assert _steps(waterfall.waterfall(b, c)) == {"dp: Communication (uncovered)": (40_000, 40_000),
+                                                 "Group 1 Communication (uncovered)": (50_000, 0),
+                                                 "Group 0 Communication (uncovered)": (0, 20_000),
+                                                 "Free: Other": (10_000, 40_000)}
+
+
 def test_waterfall_keeps_communication_whole_when_no_group_pairs():
     """A text export ("Group 0 Communication") against a DB export of the same workload (its HCCL group name):
     no group pairs, so the waterfall shows one communication step (pair 7 showed -101.96 and +98.07 ms)."""
