@@ -354,6 +354,20 @@ def test_step_of_one_instant_is_no_inverted_step(tmp_path: Path) -> None:
     assert details.loc[details["ts"] < at, "Step Id"].tolist() == ["50"] * 9
 
 
+def test_a_step_past_a_nested_one_inside_an_earlier_step_is_said(tmp_path: Path) -> None:
+    """The overlap test compares each step's start with the latest end of the steps starting before it, not with
+    the previous step's alone: steps 51 (1 to 2 us into step 50) and 52 (from the middle of step 50 for 1 ns) added
+    to the l1 export (synthetic rows). 52 starts after 51 ends but inside 50: both are named."""
+    start, end = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    mid = (start + end) // 2
+    assert start + 2000 < mid < end
+    db = edited_copy(L1, _db(tmp_path), f"INSERT INTO STEP_TIME VALUES (51, {start + 1000}, {start + 2000})",
+                     f"INSERT INTO STEP_TIME VALUES (52, {mid}, {mid + 1})")
+    assert [w for w in load_profile(str(db), OPTS).warnings if "STEP_TIME" in w] == [
+        f"{db}: STEP_TIME step(s) 51, 52 start before an earlier step ends; a task in two steps is in each when a "
+        "step is asked for, and in the later one in Step Id"]
+
+
 def test_overlapping_steps_are_said(tmp_path: Path) -> None:
     """Two STEP_TIME rows that overlap loaded silently, though a task in both is in each step asked for and in the
     later one's Step Id. Step 51 added to the l1 export from the middle of step 50 to as far past its end (synthetic
