@@ -11,6 +11,7 @@ has no row where it links every kernel.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import logging
@@ -471,3 +472,26 @@ def test_a_tail_with_copies_gives_its_own_count_in_the_early_note(samples: Path,
     assert ("; with no launch in the trace, no flow links the kernels of that stretch, computing or not, to an "
             "operator either, so the operator and module sheets and their top contributors leave them out "
             f"(base {side}; comparison {side}), while the overall time breakdown counts them") in row["Detail"]
+
+
+def test_a_copy_after_the_tail_is_counted_apart_from_the_tails_copies(samples: Path, tmp_path: Path) -> None:
+    """The early note's copies are those of the tail alone, and the unlinked row's those after it: tracelens'
+    MI300X resnet_act_checkpoint (its 941 unlinked kernels, 184 of them memory copies, all in the tail) with its
+    first tail copy written once more 1 us after the start of the first kernel a flow ends at, where no flow ends at
+    it. The note keeps 184 copies of 941, and the "kernels linked to no operator" row counts the one copy as a
+    memory copy (counted here from the JSON)."""
+    path = samples / "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"
+    top = json.loads(gzip.decompress(path.read_bytes()))
+    free, first = _kineto_unlinked(top["traceEvents"])
+    late = copy.deepcopy(next(e for e in free if e["cat"] == "gpu_memcpy"))
+    late["ts"] = first / 1000 + 1
+    top["traceEvents"].append(late)
+    edited = tmp_path / "late_copy.json"
+    edited.write_text(json.dumps(top))
+    free2, first2 = _kineto_unlinked(top["traceEvents"])
+    assert first2 == first and len(free2) == 942 and [e for e in free2 if _ns(e["ts"]) >= first] == [late]
+    res = compare(str(edited), str(edited), enable_operator_compare=True, enable_profiling_compare=True)
+    side = f"941 kernels (184 of them memory copies), {_ms(sum(_ns(e['dur']) for e in free))} ms"
+    assert f"(base {side}; comparison {side})" in _early(res)["Detail"]
+    (row,) = res.guards[res.guards["Check"] == CHECK].to_dict("records")
+    assert f"base 1 memory copy, {_ms(_ns(late['dur']))} ms, no launch flow" in row["Detail"]
