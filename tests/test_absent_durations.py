@@ -75,6 +75,10 @@ def test_kineto_kernels_and_ops_without_dur_read_as_0_and_said(tmp_path: Path) -
     zero = prof.kernels[prof.kernels["dur"] == 0]
     assert sorted(zip(zero["name"], zero["ts"] // 1000, strict=True)) == sorted(
         (n, int(t)) for n, t in gone)
+    # a run that reads the device time (the CLI's defaults: the time breakdown) goes on too: some kernel has one
+    full = load_profile(str(path), build_options()[0])
+    assert full.warnings[0].startswith(f"{path}: complete events without a 'dur' (3 of 75 kernels, ")
+    assert int(full.kernels["dur"].sum()) == kept
 
 
 def test_kineto_without_any_kernel_dur_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
