@@ -287,3 +287,18 @@ def test_kineto_step_overlap_is_tested_against_every_earlier_first_step(
     path.write_text(json.dumps(top))
     prof = load_profile(str(path), Options())
     assert [w for w in prof.warnings if "ProfilerStep" in w] == [f"{path}: {s}" for s in said]
+
+
+def test_kineto_markers_without_a_step_number_are_no_step(tmp_path: Path) -> None:
+    """A ProfilerStep# marker whose suffix is no number is no step (``model.step_number``): two markers
+    "ProfilerStep#abc" inside the MI300 excerpt's step 15 (1 ms and 3 ms in, 0.1 ms each) give neither a repeated
+    id nor an overlap."""
+    top = json.loads(MI300.read_text())
+    step = next(e for e in top["traceEvents"] if e.get("name") == "ProfilerStep#15")
+    for shift_us in (1000.0, 3000.0):
+        other = copy.deepcopy(step)
+        other["name"], other["ts"], other["dur"] = "ProfilerStep#abc", step["ts"] + shift_us, 100.0
+        top["traceEvents"].append(other)
+    path = tmp_path / "cut.pt.trace.json"
+    path.write_text(json.dumps(top))
+    assert not [w for w in load_profile(str(path), Options()).warnings if "ProfilerStep" in w]
