@@ -340,12 +340,13 @@ def test_memory_block_allocated_at_no_time_is_said(tmp_path: Path, value: int) -
             "those blocks out") in p.warnings
 
 
-def test_memory_block_released_at_a_negative_time_is_said(tmp_path: Path) -> None:
-    """A releaseTime of 0 (or NULL) is a block never released; a negative one was read so by the durations without
-    a word, and shown as a negative release time. It is read as 0 now (the loaded frame equals that of a copy
-    whose releaseTime is 0), and one warning counts it."""
+@pytest.mark.parametrize("ns", [-7, -1])
+def test_memory_block_released_at_a_negative_time_is_said(tmp_path: Path, ns: int) -> None:
+    """A releaseTime of 0 (or NULL) is a block never released; a negative one (-1 ns the nearest) was read so by
+    the durations without a word, and shown as a negative release time. It is read as 0 now (the loaded frame
+    equals that of a copy whose releaseTime is 0), and one warning counts it."""
     row = "WHERE rowid = (SELECT min(rowid) FROM OP_MEMORY)"
-    neg = load_profile(str(_db(tmp_path / "neg", f"UPDATE OP_MEMORY SET releaseTime = -7 {row}")), OPTS)
+    neg = load_profile(str(_db(tmp_path / "neg", f"UPDATE OP_MEMORY SET releaseTime = {ns} {row}")), OPTS)
     zero = load_profile(str(_db(tmp_path / "zero", f"UPDATE OP_MEMORY SET releaseTime = 0 {row}")), OPTS)
     pd.testing.assert_frame_equal(neg.operator_memory, zero.operator_memory)
     assert [w.split(": ", 1)[1] for w in neg.warnings if "releaseTime" in w] == [
