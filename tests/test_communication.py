@@ -497,6 +497,37 @@ def test_db_step_bounds_that_cut_ops_from_their_tasks_are_said(tmp_path, caplog)
     assert not [r for r in caplog.records if "bounds cut" in r.getMessage()]
 
 
+def test_db_step_ending_at_a_task_start_holds_that_task(tmp_path, caplog):
+    """A task starting at the step's last ns is in the step (its bounds are inclusive, as every step read): the
+    level-1 DB excerpt's step moved to start 1 us into the first op and end at the start of the last op's 2nd task.
+    The tasks after the step's end are those starting later (SQL on the unedited excerpt), that task not among
+    them."""
+    from dbutil import edited_copy, sql
+
+    from msprof_compare.api import compare
+
+    src = DATA_DB_L1
+    ops = sql(src, "SELECT opId, startNs FROM COMMUNICATION_OP ORDER BY startNs")
+    starts = [t for (t,) in sql(src, "SELECT t.startNs FROM TASK t JOIN COMMUNICATION_TASK_INFO c USING "
+                                     "(globalTaskId) WHERE c.opId = ? ORDER BY t.startNs", (ops[3][0],))]
+    lo, hi = ops[0][1] + 1000, starts[1]
+    assert starts[0] < hi < starts[2]
+
+    def tasks(where: str, params: tuple) -> int:
+        return sql(src, "SELECT count(*) FROM TASK t JOIN COMMUNICATION_TASK_INFO c USING (globalTaskId) "
+                   f"WHERE {where}", params)[0][0]
+
+    t_pre = tasks("c.opId = ? AND t.startNs BETWEEN ? AND ?", (ops[0][0], lo, hi))
+    t_post = tasks("c.opId = ? AND t.startNs > ?", (ops[3][0], hi))
+    assert t_post == len(starts) - 2
+    db = edited_copy(src, tmp_path / "ascend_pytorch_profiler_0.db",
+                     f"UPDATE STEP_TIME SET startNs = {lo}, endNs = {hi}")
+    with caplog.at_level(logging.WARNING):
+        compare(str(db), str(db), enable_communication_compare=True, base_step=50, comparison_step=50)
+    said = [r.getMessage() for r in caplog.records if "bounds cut" in r.getMessage()]
+    assert set(said) == {_cut_line(db, t_pre, t_post)}
+
+
 def test_text_step_bounds_that_cut_ops_from_their_tasks_are_said(samples, tmp_path, caplog):
     """The text export's counterpart: level-1 rank0 with ProfilerStep#50 moved to start 1 us into its first
     hcom_allReduce op and end 1 us into its last. The 4 ops run one after the other, so a task is the op's whose
