@@ -435,17 +435,22 @@ def test_no_memory_peak_says_why_under_the_table(tmp_path: Path, edit: str, why:
 def test_memory_readings_all_zero_are_said_as_such(tmp_path: Path, step: int) -> None:
     """A MEMORY_RECORD whose every totalReserved is 0 was said to hold "no usable totalReserved value" (whole run)
     or "none ... placed in step 50", of readings that were there and in the step: the note now counts them (SQL:
-    the excerpt's readings, all in step 50, its only step) and says Mem Usage shows their largest, 0.00G."""
-    db = edited_copy(Path(L1), tmp_path / "ascend_pytorch_profiler_0.db", "UPDATE MEMORY_RECORD SET totalReserved = 0")
-    (n, m), = sql(db, "SELECT count(*), count(*) FILTER (WHERE totalReserved = 0) FROM MEMORY_RECORD")
+    the excerpt's readings, all in step 50, its only step, and 2 of them copied 1000 s later, outside it) and says
+    Mem Usage shows their largest, 0.00G."""
+    db = edited_copy(Path(L1), tmp_path / "ascend_pytorch_profiler_0.db", "UPDATE MEMORY_RECORD SET totalReserved = 0",
+                     "INSERT INTO MEMORY_RECORD SELECT * FROM MEMORY_RECORD ORDER BY rowid LIMIT 2",
+                     "UPDATE MEMORY_RECORD SET timestamp = timestamp + 1000000000000 "
+                     "WHERE rowid > (SELECT max(rowid) - 2 FROM MEMORY_RECORD)")
+    (total, zero), = sql(db, "SELECT count(*), count(*) FILTER (WHERE totalReserved = 0) FROM MEMORY_RECORD")
     (in_step,), = sql(db, "SELECT count(*) FROM MEMORY_RECORD r, STEP_TIME s WHERE s.id = 50 "
                           "AND r.timestamp BETWEEN s.startNs AND s.endNs")
-    assert n == m == in_step > 1
+    assert total == zero == in_step + 2 and in_step > 1
     steps = {"base_step": step, "comparison_step": step} if step >= 0 else {}
     res = api.compare(L1, str(db), enable_profiling_compare=True, **steps)
     where = " in step 50" if step >= 0 else ""
     assert [n for n in res.summary["notes"] if "Mem Usage" in n] == [
-        f"Comparison row: its {in_step} MEMORY_RECORD totalReserved readings{where} are all 0, so its Mem Usage "
+        f"Comparison row: its {in_step if step >= 0 else total} MEMORY_RECORD totalReserved readings{where} are all 0, "
+        "so its Mem Usage "
         "shows 0.00G, the largest of them."]
     mem = [row[res.summary["headers"].index("Mem Usage")] for row in res.summary["rows"]]
     assert mem == ["1.49G", "0.00G"]
