@@ -184,3 +184,16 @@ def test_gpu_framework_ops_from_category_codes_as_from_the_column(ops: list) -> 
     # an annotation never
     framework = any(c == "cpu_op" or c.lower() == "operator" and not n.startswith("ProfilerStep#") for c, n in ops)
     assert model.gpu_framework_ops(cat, names, (code, cats)) is model.gpu_framework_ops(cat, names) is framework
+
+
+def test_unread_categories_names_the_first_five_and_says_more():
+    """The unread categories as messages name them: the first five with their complete events, then ", ..." where
+    there are more (a trace written under many other names would bury the line); "" for none. Written by hand from
+    the counts given."""
+    prof = model.Profile(path="p", kind="GPU", source="kineto")
+    assert model.unread_categories(prof) == ""
+    prof.extra["unread_cats"] = {"gpu_kernel": 62, "gpu_memset_v2": 13}
+    assert model.unread_categories(prof) == "'gpu_kernel' (62), 'gpu_memset_v2' (13)"
+    prof.extra["unread_cats"] = {f"c{i}": 1000 + i for i in range(6)}
+    assert model.unread_categories(prof) == ("'c0' (1,000), 'c1' (1,001), 'c2' (1,002), 'c3' (1,003), 'c4' (1,004), "
+                                             "...")
