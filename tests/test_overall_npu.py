@@ -1143,3 +1143,35 @@ def test_pmu_columns_without_a_cube_column_are_said(tmp_path):
     cube = [sum(b.count for k, b in x.buckets.items() if k.endswith("cube")) for x in (whole, bd)]
     total = [sum(b.count for b in x.buckets.values()) for x in (whole, bd)]
     assert cube[1] < cube[0] and total[0] == total[1]
+
+
+@pytest.mark.parametrize("onto_compute", [False, True])
+def test_sdma_counts_on_compute_streams_that_wait(tmp_path, onto_compute):
+    """reference-1 §5.4 step 5: SDMA tasks count on the streams that hold both an EVENT_WAIT_SQE task and a compute
+    task (all compute streams only where no stream waits). The level-1 excerpt's stream 4 (its HCCL stream: Notify
+    Wait, Write Value, one EVENT_WAIT_SQE) holds its 2 SDMA tasks, typed SDMA_SQE in this copy, whose tasks carry
+    their Physic Stream Id as the Stream Id the rule reads (the excerpt has none): stream 4 has no compute task and
+    stream 2 (the compute one) no wait, so none counts. Moving the wait and the SDMA tasks onto stream 2 counts
+    both, their durations summed here from the JSON."""
+    copy = tmp_path / PT.name
+    shutil.copytree(PT, copy)
+    tv = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    raw = json.loads(tv.read_text())
+    hw = {e["pid"] for e in raw if e.get("ph") == "M" and e.get("args", {}).get("name") == "Ascend Hardware"}
+    tasks = [e for e in raw if e.get("ph") == "X" and e["pid"] in hw]
+    sdma = [e for e in tasks if e["args"]["Task Type"] == "SDMA"]
+    wait = [e for e in tasks if e["args"]["Task Type"] == "EVENT_WAIT_SQE"]
+    assert len(sdma) == 2 and len(wait) == 1
+    assert {e["args"]["Physic Stream Id"] for e in sdma + wait} == {4}
+    assert {e["args"]["Physic Stream Id"] for e in tasks if e["args"]["Task Type"] in ("AI_CORE", "MIX_AIV")} == {2}
+    for e in sdma:
+        e["args"]["Task Type"] = "SDMA_SQE"
+    if onto_compute:
+        for e in sdma + wait:
+            e["args"]["Physic Stream Id"] = 2
+    for e in tasks:
+        e["args"]["Stream Id"] = e["args"]["Physic Stream Id"]
+    tv.write_text(json.dumps(raw))
+    bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
+    want = (sum(ns(e["dur"]) for e in sdma), 2) if onto_compute else (0, 0)
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == want
