@@ -38,6 +38,7 @@ from ..model import (
     step_notes,
 )
 from ..options import Options
+from ..textsafe import short_repr
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
 
@@ -195,10 +196,14 @@ class _Events:
         self.too_long = 0  # events lasting over MAX_DURATION_NS (read as 0, reported once)
         #: what the events whose ``dur`` was read are -> (how many had none, read as 0; how many there are)
         self.absent_durs: dict[str, tuple[int, int]] = {}
+        #: what ``where`` looked for -> (how many events of its categories had another ph, the first such ph)
+        self.other_ph: dict[str, tuple[int, Any]] = {}
 
-    def where(self, cats: set | frozenset, ph: tuple[str, ...] | None) -> tuple[np.ndarray, list]:
+    def where(self, cats: set | frozenset, ph: tuple[str, ...] | None, what: str = "") -> tuple[np.ndarray, list]:
         """(indices in file order, events) of the events whose lower-cased cat is in ``cats``
-        and whose ph is in ``ph`` (None: any ph but metadata "M")."""
+        and whose ph is in ``ph`` (None: any ph but metadata "M"). ``what`` names the events where those of
+        another ph are counted (``other_ph``): Kineto writes kernels and host ops as complete events ("X")
+        alone, so one of another ph is damaged, and its leaving every figure was said nowhere."""
         firsts = [i for c, i in self.first.items() if c.lower() in cats]
         if not firsts:
             return np.zeros(0, dtype=np.int64), []
@@ -222,6 +227,8 @@ class _Events:
             keep = [p != "M" for p in phs] if "M" in phs else None
         elif sum(map(phs.count, ph)) != len(phs):
             keep = [p in ph for p in phs]
+            if what:
+                self.other_ph[what] = (keep.count(False), phs[keep.index(False)])
         if keep is not None:
             idx = idx[np.array(keep, dtype=bool)]
             sub = [e for e, k in zip(sub, keep, strict=True) if k]
@@ -353,6 +360,9 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     note = traceio.absent_dur_note(path, ev.absent_durs)
     if note:
         prof.warnings.append(note)
+    prof.warnings.extend(f"{path}: {n:,} {what} event(s) with a ph other than \"X\" (the first: "
+                         f"{short_repr(first)}); not read, so they count in no figure"
+                         for what, (n, first) in ev.other_ph.items())
     return prof
 
 
@@ -386,7 +396,7 @@ def _load_kernels(prof: Profile, ev: _Events, opts: Options, corr: bool = False)
     only by a run that reads their time (``traceio.device_time_readers``); the API and memory comparisons read
     host events and memory records and go on with the absent-dur warning."""
     comm = opts.enable_communication_compare
-    idx, sub = ev.where(frozenset(KERNEL_CATS), ("X",))
+    idx, sub = ev.where(frozenset(KERNEL_CATS), ("X",), "kernel, memcpy or memset")
     if not len(idx):
         # the CUPTI range profiler (``_ExperimentalConfig(profiler_metrics=...)``) writes its kernels' counters
         # as "cuda_profiler_range" events instead of a kernel timeline: say so when the trace is refused
@@ -458,7 +468,7 @@ def _collective_texts(values: list) -> np.ndarray:
 
 
 def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False, corr: bool = False) -> None:
-    idx, sub = ev.where(OP_CATS, ("X",))
+    idx, sub = ev.where(OP_CATS, ("X",), "host op or runtime call")
     if not len(idx):
         return
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx, "host events")
