@@ -57,3 +57,34 @@ def test_kernel_and_op_events_of_another_ph_are_said(tmp_path):
     assert f'{path}: 2 host op or runtime call event(s) with a ph other than "X" (the first: \'B\'); not read, so ' \
            "they count in no figure" in prof.warnings
     assert not any("ph other than" in w for w in load_profile(str(H100), build_options()[0]).warnings)
+
+
+def test_memory_events_without_bytes_device_id_or_addr_are_counted(tmp_path):
+    """A [memory] event without Bytes made no record, one without Device Id read as host memory, and Addr-less ones
+    paired with one another, each without a word; all events without Addr (PyTorch 1.8) stay the memory
+    comparison's own warning."""
+    doc = _doc(BERT)
+    ev = doc["traceEvents"]
+    mem = [i for i, e in enumerate(ev) if e.get("name") == "[memory]"]
+    assert all({"Bytes", "Device Id", "Addr"} <= set(ev[i]["args"]) for i in mem)
+    drop = {mem[0]: ("Bytes",), mem[4]: ("Bytes", "Addr"), mem[9]: ("Device Id",), mem[12]: ("Addr",)}
+
+    def damaged(i, e):
+        if i not in drop:
+            return e
+        args = {k: v for k, v in e["args"].items() if k not in drop[i]}
+        if i == mem[12]:
+            args["Addr"] = None  # null reads as absent
+        return dict(e, args=args)
+
+    path = _write(tmp_path, dict(doc, traceEvents=[damaged(i, e) for i, e in enumerate(ev)]), "mem")
+    prof = load_profile(path, build_options()[0])
+    assert prof.warnings[-1] == (
+        f"{path}: of {len(mem)} [memory] events, 2 without Bytes (they make no memory record); 2 without Addr (they "
+        "pair only with one another, as one address); 1 without Device Id (they read as host memory, which no "
+        "memory figure reads)")
+    none = [dict(e, args={k: v for k, v in e["args"].items() if k != "Addr"}) if e.get("name") == "[memory]" else e
+            for e in ev]
+    prof = load_profile(_write(tmp_path, dict(doc, traceEvents=none), "none"), build_options()[0])
+    assert not any("[memory] events, " in w for w in prof.warnings)
+    assert not any("[memory] events, " in w for w in load_profile(str(BERT), build_options()[0]).warnings)

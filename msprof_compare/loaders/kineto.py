@@ -686,9 +686,25 @@ def _load_memory(prof: Profile, ev: _Events) -> None:
         sub = [e for e, k in zip(sub, keep.tolist(), strict=False) if k]
     cols = ev.columns(sub, ("ts",), idx)
     args = ev.args(sub, _MemArgs)
+    absent = []
     for col, arg in (("bytes", _BYTES), ("addr", _ADDR), ("total_reserved", _RESERVED), ("device_id", _DEVICE_ID)):
-        cols[col] = traceio.checked_ints(ev.path, list(map(attrgetter(col), args)), arg, prof.warnings)
+        values = list(map(attrgetter(col), args))
+        cols[col] = traceio.checked_ints(ev.path, values, arg, prof.warnings)
+        if col in _MEMORY_ABSENT and (n := values.count(None)) and (col != "addr" or n < len(values)):
+            absent.append(f"{n:,} without {_MEMORY_ABSENT[col]}")
+    if absent:
+        prof.warnings.append(f"{ev.path}: of {len(args):,} [memory] events, {'; '.join(absent)}")
     prof.memory = frame("memory", cols)
+
+
+#: The ``[memory]`` args Kineto writes on every event whose absence (or null) changes a memory figure, and what the
+#: event then reads as (``_load_memory`` counts them; events all without Addr, PyTorch 1.8's, are said by the memory
+#: comparison, which pairs them its own way).
+_MEMORY_ABSENT = {
+    "bytes": "Bytes (they make no memory record)",
+    "addr": "Addr (they pair only with one another, as one address)",
+    "device_id": "Device Id (they read as host memory, which no memory figure reads)",
+}
 
 
 def _load_meta(prof: Profile, ev: _Events) -> None:
