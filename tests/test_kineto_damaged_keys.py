@@ -10,6 +10,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
+from msprof_compare.api import compare
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
 
@@ -37,6 +38,23 @@ def _kernel_ends(events: list[dict]) -> list[dict]:
     starts = {(e["pid"], e["tid"], e["ts"]) for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"}
     return [e for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g"
             and (e["pid"], e["tid"], e["ts"]) in starts]
+
+
+def test_a_flow_end_written_twice_links_its_kernel_once(tmp_path):
+    """A copy of a kernel's flow end was a second link: the op's Device Total Time counted that kernel twice."""
+    doc = _doc(BERT)
+    ev = doc["traceEvents"]
+    end = _kernel_ends(ev)[5]
+    twice = _write(tmp_path, dict(doc, traceEvents=[*ev, dict(end)]), "twice")
+    once = _write(tmp_path, doc, "once")
+    prof = load_profile(twice, build_options()[0])
+    s_ids = {e["id"] for e in ev if e.get("ph") == "s" and e.get("cat") == "ac2g"}
+    f_ids = {e["id"] for e in ev if e.get("ph") == "f" and e.get("cat") == "ac2g"}
+    assert len(prof.flows) == len(s_ids & f_ids)  # one row per pair, the copy none
+    assert (prof.flows["id"] == str(end["id"])).sum() == 1
+    got, want = (compare(p, p, enable_operator_compare=True, disable_module=True).sheet("OperatorCompare")
+                 for p in (twice, once))
+    assert got.equals(want)
 
 
 def test_kernel_and_op_events_of_another_ph_are_said(tmp_path):

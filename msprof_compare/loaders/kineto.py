@@ -551,6 +551,8 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
                    k["tid"].to_numpy(dtype=np.int64), k["ts"].to_numpy(dtype=np.int64))
     ends, ekey = ends[on], ekey[on]
     if ends.size:
+        ends, ekey = _distinct_ends(cols, ends, ekey, np.where(both, last[0], -1))
+    if ends.size:
         start = last[1][ekey]
         s_cols = {k: cols[k][np.maximum(start, 0)] for k in ("ts", "pid", "tid")}
         lone = np.flatnonzero(start < 0)  # no start: the graph launch call by correlation id
@@ -572,6 +574,23 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
         order = np.lexsort((out["f_ts"], np.concatenate([np.flatnonzero(both), ekey[ok]])))
         out = {k: v[order] for k, v in out.items()}
     prof.flows = frame("flows", out)
+
+
+def _distinct_ends(cols: dict[str, np.ndarray], ends: np.ndarray, ekey: np.ndarray,
+                   paired: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The other flow ends at kernels (positions ``ends`` of flow keys ``ekey``) less the copies of an end of the
+    same key at the same lane and time (``paired``: each key's paired end, -1 where none): an end written twice
+    linked its kernel to the op twice, so the operator's device time counted that kernel twice, silently (the
+    original keeps one end per key). A graph launch's kernels end its flow at distinct times and stay."""
+    pe = paired[ekey]
+    has = pe >= 0
+    same = has.copy()
+    for c in ("pid", "tid", "ts"):
+        same &= cols[c][ends] == cols[c][np.maximum(pe, 0)]
+    dup = pd.DataFrame({"k": ekey, "p": cols["pid"][ends], "t": cols["tid"][ends],
+                        "s": cols["ts"][ends]}).duplicated().to_numpy()
+    keep = ~(same | dup)
+    return ends[keep], ekey[keep]
 
 
 def _link_collectives_by_correlation(prof: Profile, ev: _Events) -> None:
