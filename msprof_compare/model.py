@@ -117,7 +117,9 @@ SCHEMAS: dict[str, dict[str, str]] = {
     # kernel ends of a launch flow id, which a CUDA / HIP graph launch's kernels share: the ends besides
     # the one paired with the start (NVIDIA), or all of them when no start exists (ROCm: the start
     # fields are then the launch call's, the host op whose correlation id the ends carry); 0 for the
-    # pairs, -1 from loaders without such flows. The op tree links these kernels, the time breakdown not.
+    # pairs, 2 for the one end of a plain launch call without a start (linked so, read as a pair: Kineto's
+    # ``LOST_START``), -1 from loaders without such flows. The op tree links the kernels of all, the time
+    # breakdown those of 1 not.
     "flows": {
         "id": OBJ, "cat": OBJ,
         "s_ts": I64, "s_pid": I64, "s_tid": I64,

@@ -57,6 +57,30 @@ def test_a_flow_end_written_twice_links_its_kernel_once(tmp_path):
     assert got.equals(want)
 
 
+def test_kernels_whose_flow_start_is_lost_keep_their_op(tmp_path):
+    """Flow starts cut from the file (every second one): each end at a kernel is linked to its launch call by the
+    correlation id, as before, and now read as the pair it was (the time breakdown reads the op around it): the
+    Matmul and Flash Attention kernels had read as Cube (other) and Vector, without a word."""
+    doc = _doc(BERT)
+    ev = doc["traceEvents"]
+    starts = [e for e in ev if e.get("ph") == "s" and e.get("cat") == "ac2g"]
+    cut_ids = {e["id"] for e in starts[::2]}
+    cut = _write(tmp_path, dict(doc, traceEvents=[e for e in ev if not (e.get("ph") == "s" and e["id"] in cut_ids)]),
+                 "cut")
+    prof = load_profile(cut, build_options()[0])
+    calls = {e["args"]["correlation"]: e for e in ev
+             if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+    lost = [e for e in _kernel_ends(ev) if e["id"] in cut_ids]
+    assert lost
+    fl = prof.flows[prof.flows["replay"] == 2]
+    assert sorted(fl["f_ts"].tolist()) == sorted(_ns(e["ts"]) for e in lost)
+    by_id = dict(zip(fl["id"].tolist(), fl["s_ts"].tolist(), strict=True))
+    assert by_id == {str(e["id"]): _ns(calls[e["id"]]["ts"]) for e in lost}
+    full = _write(tmp_path, doc, "full")
+    overall = compare(cut, cut, enable_profiling_compare=True).sheet("OverallMetrics")
+    assert overall.equals(compare(full, full, enable_profiling_compare=True).sheet("OverallMetrics"))
+
+
 def test_kernel_and_op_events_of_another_ph_are_said(tmp_path):
     """Kineto writes kernels and host ops as complete events ("X"); one of another ph is left out, as before, and now
     counted in a warning."""
