@@ -130,3 +130,24 @@ def test_memory_events_without_bytes_device_id_or_addr_are_counted(tmp_path):
     prof = load_profile(_write(tmp_path, dict(doc, traceEvents=none), "none"), build_options()[0])
     assert not any("[memory] events, " in w for w in prof.warnings)
     assert not any("[memory] events, " in w for w in load_profile(str(BERT), build_options()[0]).warnings)
+
+
+def test_complete_events_of_no_or_an_unknown_cat_are_said_where_kernels_and_ops_are_read(tmp_path):
+    """A kernel whose cat was damaged (dropped, "NaN") left the kernels without a word where the trace's other
+    kernels and ops were read; a trace without kernels or ops names such categories in its refusal or reason."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    kernels = [i for i, e in enumerate(ev) if e.get("cat") == "kernel" and e.get("ph") == "X"]
+
+    def damaged(i, e):
+        if i in kernels[:3]:
+            return {k: v for k, v in e.items() if k != "cat"}
+        return dict(e, cat="NaN") if i == kernels[10] else e
+
+    path = _write(tmp_path, dict(doc, traceEvents=[damaged(i, e) for i, e in enumerate(ev)]), "cat")
+    prof = load_profile(path, build_options()[0])
+    assert len(prof.kernels) == len([e for e in ev if e.get("ph") == "X" and e.get("cat") in
+                                     ("kernel", "gpu_memset", "gpu_memcpy")]) - 4
+    assert prof.warnings[-1] == (f"{path}: 4 complete event(s) not read, so they count in no figure: 1 of categories "
+                                 "it does not know ('NaN' (1)); 3 without a cat")
+    assert not any("not read, so" in w for w in load_profile(str(H100), build_options()[0]).warnings)

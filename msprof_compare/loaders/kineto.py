@@ -36,6 +36,7 @@ from ..model import (
     gpu_framework_ops,
     starts_at,
     step_notes,
+    unread_categories,
 )
 from ..options import Options
 from ..textsafe import short_repr
@@ -356,6 +357,9 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     _load_memory(prof, ev)
     _load_meta(prof, ev)
     prof.extra["unread_cats"] = _unread_cats(ev)
+    note = _unread_note(prof, ev)
+    if note:
+        prof.warnings.append(note)
     if opts.enable_operator_compare:
         _load_python(prof, ev)
     if ev.ts_read is not None:  # RawTsEvents: the ts no loader parsed are checked still
@@ -465,6 +469,24 @@ def _unread_cats(ev: _Events) -> dict[str, int]:
         return {}
     cats, counts = np.unique(ev.cat_of(idx).astype(str), return_counts=True)
     return dict(zip(cats.tolist(), counts.tolist(), strict=True))
+
+
+def _unread_note(prof: Profile, ev: _Events) -> str:
+    """The warning for complete events of categories the loader does not read (``_unread_cats``) or of none, in a
+    trace it reads kernels and ops from: a kernel or op whose cat was damaged ("kernel " or "" for "kernel") left
+    every figure without a word, where a trace without kernels or ops names them in its refusal or reason. No
+    sample holds such events, and a trace of known categories pays one look at its distinct categories."""
+    if prof.kernels.empty or prof.ops.empty:
+        return ""
+    unread = prof.extra["unread_cats"]
+    none = len(ev.where(frozenset({""}), ("X",))[0]) if "" in ev.first else 0
+    if not unread and not none:
+        return ""
+    named = unread_categories(prof)
+    parts = ([f"{sum(unread.values()):,} of categories it does not know ({named})"] if unread else []) + (
+        [f"{none:,} without a cat"] if none else [])
+    return (f"{ev.path}: {sum(unread.values()) + none:,} complete event(s) not read, so they count in no figure: "
+            f"{'; '.join(parts)}")
 
 
 def _collective_texts(values: list) -> np.ndarray:
