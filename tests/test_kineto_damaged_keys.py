@@ -1,6 +1,7 @@
 """Kineto traces with one kind of damage each, found by a key-by-key fuzz of the loader (session 61): each used to
 change figures without a word. The traces are the real timesformer excerpt (tests/data/kineto/README.md) and the
-real bert-small H100 trace of ``sample_data/`` (its README), each damaged in a copy; expected figures come from
+real bert-small H100 trace of ``sample_data/`` (its README), and hta's sampled rank 0 of /work/shared/samples
+(PROVENANCE.md), each damaged in a copy; expected figures come from
 the undamaged trace or from the raw JSON read with the json module, not from our loader."""
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ import gzip
 import json
 from decimal import Decimal
 from pathlib import Path
+
+import pytest
 
 from msprof_compare.api import compare
 from msprof_compare.loaders import load_profile
@@ -151,3 +154,25 @@ def test_complete_events_of_no_or_an_unknown_cat_are_said_where_kernels_and_ops_
     assert prof.warnings[-1] == (f"{path}: 4 complete event(s) not read, so they count in no figure: 1 of categories "
                                  "it does not know ('NaN' (1)); 3 without a cat")
     assert not any("not read, so" in w for w in load_profile(str(H100), build_options()[0]).warnings)
+
+
+def test_collective_kernels_without_a_correlation_id_are_counted(samples, tmp_path):
+    """hta's sampled rank 0 holds no launch flow: its 10 SendRecv kernels are named by their launch calls, found by
+    the correlation id. Without it (dropped from every third kernel) a kernel fell back to ``sendrecv`` silently."""
+    path = samples / "hta/tests/data/trace_filter/sampled_rank-0.json.gz"
+    if not path.is_file():
+        pytest.skip("hta sampled_rank-0 absent")
+    doc = _doc(path)
+    ev = doc["traceEvents"]
+    kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    for k in kernels[::3]:
+        k["args"].pop("correlation", None)
+    lost = sum(1 for k in kernels[::3] if k["name"].lower().startswith(("nccl", "rccl", "msccl")))
+    assert lost
+    out = _write(tmp_path, doc, "corr")
+    prof = load_profile(out, build_options(enable_communication_compare=True)[0])
+    assert f"{out}: {lost} collective kernel(s) that no launch flow reaches have no correlation id (absent, or no " \
+           "whole number), so no launch call names their collective: CommunicationCompare reads them by the kernel " \
+           "name alone" in prof.warnings
+    for opts in (build_options(enable_communication_compare=True)[0], build_options()[0]):
+        assert not any("correlation id" in w for w in load_profile(str(path), opts).warnings)

@@ -666,6 +666,11 @@ def _link_collectives_by_correlation(prof: Profile, ev: _Events) -> None:
     else:
         sub = ev.kernel_events  # in the frame's (file) order
         ids = _ids([a.correlation for a in ev.args([sub[i] for i in pool.tolist()], _LaunchArgs)])
+    lost = int((coll[pool] & (ids < 0)).sum())
+    if lost:  # Kineto writes a correlation on every kernel: without it the kernel's collective went unnamed silently
+        prof.warnings.append(f"{ev.path}: {lost:,} collective kernel(s) that no launch flow reaches have no "
+                             "correlation id (absent, or no whole number), so no launch call names their collective: "
+                             "CommunicationCompare reads them by the kernel name alone")
     keep = coll[pool] & (ids >= 0) & ~pd.Index(ids).duplicated(keep=False)
     rows, corr = pool[keep], ids[keep]
     found = _launch_calls(ev, corr)
