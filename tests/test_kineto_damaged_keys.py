@@ -176,3 +176,19 @@ def test_collective_kernels_without_a_correlation_id_are_counted(samples, tmp_pa
            "name alone" in prof.warnings
     for opts in (build_options(enable_communication_compare=True)[0], build_options()[0]):
         assert not any("correlation id" in w for w in load_profile(str(path), opts).warnings)
+
+
+def test_memory_events_written_twice_are_counted(tmp_path):
+    """An exact copy of a [memory] event is read as written (a further allocation at that address), as before, and
+    now counted: one copied allocation re-paired the blocks after it without a word."""
+    doc = _doc(BERT)
+    ev = doc["traceEvents"]
+    mem = [e for e in ev if e.get("name") == "[memory]"]
+    alloc = next(e for e in mem if e["args"]["Bytes"] > 0)
+    path = _write(tmp_path, dict(doc, traceEvents=[*ev, dict(alloc), dict(mem[7]), dict(mem[7])]), "copies")
+    prof = load_profile(path, build_options()[0])
+    assert len(prof.memory) == len(mem) + 3
+    assert f"{path}: 3 [memory] event(s) repeat another's time, Bytes, Addr, Device Id and Total Reserved exactly " \
+           "(a trace merged or written twice?); each is read as written, so the memory records pair them as " \
+           "further allocations and frees" in prof.warnings
+    assert not any("[memory] event(s) repeat" in w for w in load_profile(str(BERT), build_options()[0]).warnings)

@@ -753,6 +753,14 @@ def _load_memory(prof: Profile, ev: _Events) -> None:
             absent.append(f"{n:,} without {_MEMORY_ABSENT[col]}")
     if absent:
         prof.warnings.append(f"{ev.path}: of {len(args):,} [memory] events, {'; '.join(absent)}")
+    # an exact copy of an event (a trace merged or written twice) is a second allocation or free at that address,
+    # which re-paired the blocks after it (kfuzz61: one copied allocation moved aten::linear's Allocated Memory
+    # and turned 2 operators into 26 in a memory row) without a word
+    copies = int(pd.DataFrame(cols).duplicated().sum())
+    if copies:
+        prof.warnings.append(f"{ev.path}: {copies:,} [memory] event(s) repeat another's time, Bytes, Addr, Device Id "
+                             "and Total Reserved exactly (a trace merged or written twice?); each is read as written, "
+                             "so the memory records pair them as further allocations and frees")
     prof.memory = frame("memory", cols)
 
 
