@@ -19,7 +19,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -538,8 +538,35 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
 
     retype = _output_as_typed(params.get("output_path") or ".")
     # warnings and errors name -o as typed; the info lines naming the reports written keep their absolute paths
-    with run_logging() as log, paths_as_typed(retype, logging.WARNING):
-        return _execute(log, params, announce_root, retype)
+    with run_logging() as log, paths_as_typed(retype, logging.WARNING), _swallowed_ctrl_c() as interrupted:
+        return _execute(log, params, announce_root, retype, interrupted)
+
+
+@contextlib.contextmanager
+def _swallowed_ctrl_c() -> Iterator[Callable[[], None]]:
+    """Python cannot raise an exception out of a weakref callback or a ``__del__``: a Ctrl-C landing there (the
+    module-lock callback of a library's first import, seen on Python 3.10) was printed as "Exception ignored" with
+    a traceback, and the run went on to write its reports. Such a Ctrl-C is kept, silently, and the check this
+    yields raises it before anything is written, so the run ends as on any other Ctrl-C: its line and status 130.
+    (Raising it again from the hook cannot work: the handler would run inside the hook, and be ignored there.)"""
+    previous = sys.unraisablehook
+    kept: list[BaseException] = []
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            kept.append(unraisable.exc_value)
+        else:
+            previous(unraisable)
+
+    def check() -> None:
+        if kept:
+            raise KeyboardInterrupt
+
+    sys.unraisablehook = hook
+    try:
+        yield check
+    finally:
+        sys.unraisablehook = previous
 
 
 def _import_quietly() -> None:
@@ -555,14 +582,14 @@ def _import_quietly() -> None:
     except ValueError:  # not the main thread: leave signals alone
         quiet = False
     try:
-        from . import api  # noqa: F401 - numpy, pandas and msgspec with it
+        from . import api  # noqa: F401 - numpy and pandas with it
     finally:
         if quiet:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
-             retype: Callable[[str], str]) -> int:
+             retype: Callable[[str], str], interrupted: Callable[[], None]) -> int:
     _tolerant_stdout()
     params = dict(params)
     debug = bool(params.get("debug"))
@@ -595,7 +622,8 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
 
         heads = TraceHeads()  # the run's: each trace's head is read once, by whichever look comes first
         if _rank_folders(base, comparison, heads):
-            return _execute_ranks(log, base, comparison, params, output, formats, explicit, selected, heads)
+            return _execute_ranks(log, base, comparison, params, output, formats, explicit, selected, heads,
+                                  interrupted)
         if selected is not None:
             _refuse_rank_list(base, comparison, rank_list, bool(params.get("force")))
         deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) load
@@ -605,6 +633,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
         from .api import cli_compare
 
         result = cli_compare(base, comparison, params, heads)
+        interrupted()
         # With -o - stdout carries the JSON document only: console text goes to stderr.
         with contextlib.redirect_stdout(sys.stderr) if output == deliver.STDOUT else contextlib.nullcontext():
             if result.options.enable_profiling_compare:
@@ -622,6 +651,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
                          render_memory(result.frames)):
                 if text:
                     _print(text)
+        interrupted()
         deliver.write_reports(result, output, explicit_format=explicit)
         return deliver.apply_gate(result)
     except UsageError as exc:
@@ -677,7 +707,7 @@ def _refuse_rank_list(base: str, comparison: str, rank_list: str, force: bool) -
 
 def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict[str, Any], output: str,
                    formats: tuple[str, ...], explicit: bool, rank_list: tuple[int, ...] | None,
-                   heads: TraceHeads) -> int:
+                   heads: TraceHeads, interrupted: Callable[[], None]) -> int:
     """Two folders of ranks, compared rank by rank (``api.compare_ranks``): per rank the usual reports, named
     ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
     the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed).
@@ -705,7 +735,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
 
     breakdowns: list[bool] = []
     _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting,
-                   RankNotices(list(pairs.values())), heads, breakdowns)
+                   RankNotices(list(pairs.values())), heads, breakdowns, interrupted=interrupted)
     _print(render_ranks(rows))
     if rows and not any(breakdowns):  # a table of report names alone: say why it has no figure
         _print(NO_FIGURES)
@@ -714,6 +744,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     for line in straggler_lines(rows):
         _print(line)
     try:
+        interrupted()
         _write_overview(log, rows, pairs, one_sided, (base, comparison), gates, params, output, stamp, formats,
                         rank_list)
     except _STOPS:  # the overview could not be written (a full disk, Ctrl-C): the rank reports are whole
@@ -749,7 +780,8 @@ def _write_overview(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]]
 def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], params: dict[str, Any], output: str,
                    stamp: str, explicit: bool, rows: list[tuple[Unit, Any, list[str]]],
                    gates: list[tuple[Unit, int]], starting: Callable[[Unit], object],
-                   notices: RankNotices, heads: TraceHeads, breakdowns: list[bool] | None = None) -> None:
+                   notices: RankNotices, heads: TraceHeads, breakdowns: list[bool] | None = None, *,
+                   interrupted: Callable[[], None]) -> None:
     """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates`` (and to
     ``breakdowns`` whether each rank's compare made a time breakdown); ``notices`` (``logs.RankNotices``) judges a
     rank's report lines as its compare's (``api.rank_results``)."""
@@ -764,6 +796,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
             with notices.of_rank(rank):
                 # .json too, by the formats; rank{R}_cycle{k} / cycle{k} for a schedule's cycles
                 name = os.path.join(output, f"{FILE_PREFIX}{unit_stem(rank)}_{stamp}.xlsx")
+                interrupted()  # a Ctrl-C Python swallowed while this rank compared (_swallowed_ctrl_c)
                 # the folder is made for the first reports; gone later, it went with them (output.FolderGone)
                 written = deliver.write_reports(result, name, explicit_format=explicit,
                                                 create=not any(paths for _, _, paths in rows))

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,18 @@ def signal_mid_write(script: str, marker: Path, args: list[str], env: dict, sig:
             if proc.poll() is None:
                 proc.kill()
     return proc.returncode, err
+
+
+def unraisable(exc: BaseException) -> None:
+    """Raise ``exc`` where Python cannot pass it on (a weakref callback, as importlib's module-lock one): it goes
+    to ``sys.unraisablehook``, which prints "Exception ignored ..." with a traceback and lets the caller go on."""
+    class Referent:
+        pass
+
+    def callback(_ref: object) -> None:
+        raise exc
+
+    referent = Referent()
+    ref = weakref.ref(referent, callback)
+    del referent  # the callback runs here (reference counting), its exception unraisable
+    assert ref() is None

@@ -18,7 +18,7 @@ import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
-from cliutil import error_lines, finish, run_inproc
+from cliutil import error_lines, finish, run_inproc, unraisable
 from xlsxutil import read_xlsx
 
 from msprof_compare import cli
@@ -1371,6 +1371,39 @@ def test_ctrl_c_during_the_compare_is_130(capsys: pytest.CaptureFixture, tmp_pat
     code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "out")))
     assert (code, assert_one_error(err)) == (130, "error: interrupted")
     assert not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_python_swallows_still_ends_the_run(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C landing in a weakref callback (Python 3.10, a library's first import during the compare) was
+    printed as "Exception ignored" and a traceback, and the run wrote its workbook: now 130, one line, nothing
+    written. Any other unraisable exception still reaches the hook that was in place."""
+    import msprof_compare.api as api
+
+    real = api.cli_compare
+    seen: list[type[BaseException]] = []
+
+    def swallowing(exc: BaseException):
+        def compare(*a, **k):
+            result = real(*a, **k)
+            unraisable(exc)
+            return result
+        return compare
+
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(u.exc_type))
+    monkeypatch.setattr(api, "cli_compare", swallowing(KeyboardInterrupt()))
+    code, out, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "out")))
+    assert (code, assert_one_error(err)) == (130, "error: interrupted")
+    assert "Exception ignored" not in err and "Traceback" not in err and not out
+    assert not (tmp_path / "out").exists() and seen == []
+
+    monkeypatch.setattr(api, "cli_compare", swallowing(ValueError("not a Ctrl-C")))
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "other")))
+    assert code == 0 and error_lines(err) == [] and seen == [ValueError]
+    assert len(list((tmp_path / "other").glob("performance_comparison_result_*.xlsx"))) == 1
+    seen.clear()
+    unraisable(KeyboardInterrupt())
+    assert seen == [KeyboardInterrupt]
 
 
 def test_step_zero_is_a_step() -> None:

@@ -31,7 +31,7 @@ import msprof_compare
 from msprof_compare import api
 from msprof_compare.errors import ProfileError, UsageError
 from msprof_compare.units import RankCycle
-from tests.cliutil import error_lines, run_inproc
+from tests.cliutil import error_lines, run_inproc, unraisable
 from tests.dbutil import edited_copy, sql
 
 REPO = Path(__file__).resolve().parents[1]
@@ -651,6 +651,25 @@ def test_interrupted_rank_says_the_earlier_reports_stay(capsys, tmp_path, monkey
     code, _, err = fail_rank1(monkeypatch, capsys, tmp_path, KeyboardInterrupt)
     assert (code, error_lines(err)) == (130, ["error: interrupted"])
     assert "The reports of rank 0 are complete and stay." in err
+    assert [STAMPED.match(p.name)[1] for p in tmp_path.iterdir()] == ["0"]
+
+
+def test_ctrl_c_python_swallows_in_a_rank_still_ends_the_job(capsys, tmp_path, monkeypatch):
+    """A Ctrl-C Python could not raise (a weakref callback: "Exception ignored") while rank 1 compared: the job
+    ends before rank 1's report, as on any Ctrl-C (130, one line), rank 0's report kept and named as complete."""
+    real = api._compare_inputs
+
+    def swallowing(base, comparison, *rest):
+        result = real(base, comparison, *rest)
+        if "rank1" in base:
+            unraisable(KeyboardInterrupt())
+        return result
+
+    monkeypatch.setattr(api, "_compare_inputs", swallowing)
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
+                              "--enable_profiling_compare")
+    assert (code, error_lines(err)) == (130, ["error: interrupted"])
+    assert "Exception ignored" not in err and "The reports of rank 0 are complete and stay." in err
     assert [STAMPED.match(p.name)[1] for p in tmp_path.iterdir()] == ["0"]
 
 
