@@ -587,6 +587,32 @@ def test_e2e_verdict_says_which_side_is_slower_by_hand():
     assert e2e_verdict(pd.DataFrame()) == "" and e2e_verdict(None) == ""
 
 
+def test_e2e_verdict_at_its_edges_by_hand():
+    """The verdict's two thresholds, by hand. Twice as long exactly is "2.00x" (the factor is said from 2x on; under
+    it the line shows none). Ends that read alike to the 0.001 ms say so with the ns between them; ends that read
+    alike while their change reads +0.001 ms (999,500 ns -> 1,000,499 ns: both 1.000 ms, 999 ns apart) keep the full
+    line, as the change it shows is not zero."""
+    from msprof_compare.compare.verdict import e2e_verdict
+
+    assert e2e_verdict(_ends(5_000_000, 10_000_000)) == (
+        "E2E time 5.000 ms -> 10.000 ms (+5.000 ms, +100.00%): the comparison is slower than the base, "
+        "it takes 2.00x as long")
+    assert e2e_verdict(_ends(10_000_000, 5_000_000)).endswith(
+        "(-5.000 ms, -50.00%): the comparison is faster than the base, the base takes 2.00x as long")
+    # 9.999999 ms over 5 ms is 1.9999998: no factor, though "2.00x" is what it would print
+    assert e2e_verdict(_ends(5_000_000, 9_999_999)) == (
+        "E2E time 5.000 ms -> 10.000 ms (+5.000 ms, +100.00%): the comparison is slower than the base")
+    # 11,772,586 ns -> 11,772,589 ns: 3 ns apart, both 11.773 ms
+    assert e2e_verdict(_ends(11_772_586, 11_772_589)) == (
+        "E2E time 11.773 ms on both sides: the comparison is as fast as the base to the 0.001 ms shown (3 ns slower)")
+    assert e2e_verdict(_ends(11_772_589, 11_772_586), aside="x") == (
+        "E2E time 11.773 ms on both sides: the comparison is as fast as the base to the 0.001 ms shown (3 ns "
+        "faster); x")
+    # 999 / 999,500 = 0.09995 %: +0.10 %
+    assert e2e_verdict(_ends(999_500, 1_000_499)) == (
+        "E2E time 1.000 ms -> 1.000 ms (+0.001 ms, +0.10%): the comparison is slower than the base")
+
+
 def test_console_and_summary_sheet_say_which_side_is_slower(samples, tmp_path, capsys):
     """The waterfall gives numbers only; under it the console and the Summary sheet say it in words, and the
     JSON report holds the same sentence (summary.verdict)."""
