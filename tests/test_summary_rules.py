@@ -823,6 +823,26 @@ def test_communication_note_names_each_of_two_contributors_holding_communication
         "2.000 ms (the base side's trace holds no NCCL / RCCL or other collective kernel)")
 
 
+def test_step_wrapper_and_communication_note_edges() -> None:
+    """Two edges by hand. ``step_wrappers``: a side's top op is no wrapper where the other side has an op of its
+    name, even one holding 0 ms (base "w" 10 ms, comparison "x" 5 ms and one "w" of 0 ms). ``communication_note``:
+    a contributor is named from exactly half of its change being communication (+2 ms, communication 1 -> 2 ms),
+    not under it (1 -> 1.999 ms: 0.4995 of it)."""
+    names = ["w", "x"]
+    amounts = (np.array([10.0, 0.0]), np.array([0.0, 5.0]))
+    assert summary_notes.step_wrappers(names, amounts, (np.array([1, 0]), np.array([0, 1]))) == ("w", 10.0, "x", 5.0)
+    assert summary_notes.step_wrappers(names, amounts, (np.array([1, 0]), np.array([1, 1]))) is None
+    assert summary_notes.step_wrappers(names, amounts, (np.array([1, 1]), np.array([0, 1]))) is None
+    one = pd.DataFrame({"Name": ["a"], "Diff(ms)": [2.0]})
+    half = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [2.0]})
+    assert summary_notes.communication_note(one, half) == (
+        "most of the change of a is collective communication launched inside it (HCCL ops, which an NPU text export "
+        "links to the operator that launched them; the waterfall counts them as communication, not computing): "
+        "communication 1.000 ms -> 2.000 ms")
+    under = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.999]})
+    assert summary_notes.communication_note(one, under) == ""
+
+
 def test_module_coverage_share_is_at_most_the_whole() -> None:
     """``_module_row``: level-1 module rows holding more than the operators' device time (12 of 10 ms) read a share
     of 1.0, not 1.2, beside the other side's 0.1 (a level-2 row is no part of it); the Detail keeps both figures as
