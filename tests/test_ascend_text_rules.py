@@ -1008,6 +1008,55 @@ def test_repeated_device_tasks_are_said(tmp_path):
     assert not [w for w in load_profile(str(src.parent), OPTS).warnings if "repeat an earlier one" in w]
 
 
+def test_overlapping_overlap_analysis_spans_are_said(tmp_path: Path) -> None:
+    """Overlap Analysis spans of one kind that overlap (one written twice, one stretched over the next) summed
+    into Computing / Uncovered Communication Time twice without a word. The torch excerpt (tests/data/npu) with its
+    Computing span at ...731113.701 (21.981 us) written again and its Communication(Not Overlapped) span at
+    ...732435.748 stretched by 150 us to end at ...732683.430, over the next one (...732544.370 + 88.222 us, all of
+    it) and into the one after (...732678.513: 4.917 us): 3 spans, 21.981 + 88.222 + 4.917 = 115.120 us, worked out
+    by hand from the events listed here. A Free and a Communication span written again feed no sum: no word.
+    Computing Time keeps the original's sum (the copy counted), the warning says so."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    ovl = {(e["name"], e["ts"]): e for e in events
+           if e.get("ph") == "X" and lanes.get(e.get("pid")) == "Overlap Analysis"}
+    copy = dict(ovl["Computing", "1736408883731113.701"])
+    assert copy["dur"] == 21.981
+    stretched = ovl["Communication(Not Overlapped)", "1736408883732435.748"]
+    assert stretched["dur"] == 97.682
+    assert ovl["Communication(Not Overlapped)", "1736408883732544.370"]["dur"] == 88.222
+    assert "1736408883732678.513" < "1736408883732683.430" < "1736408883732773.995"  # the third's start and end
+    stretched["dur"] = 247.682
+    events += [copy, dict(ovl["Free", "1736408883731135.682"]), dict(ovl["Communication", "1736408883732241.564"])]
+    out = shutil.copytree(PT, tmp_path / PT.name)
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_text(json.dumps(events))
+    profile = load_profile(str(out), OPTS)
+    assert [w for w in profile.warnings if "Overlap Analysis span" in w] == [
+        f"{trace}: 3 Overlap Analysis span(s) ('Computing', 'Communication(Not Overlapped)') start before an earlier "
+        "span of the same kind ends (0.115 ms of overlap; a span written twice, as in a trace joined from two "
+        "copies?); they are read as written, as in the original, so Computing Time and Uncovered Communication Time, "
+        "which sum them, count that time more than once."]
+    clean = load_profile(str(PT), OPTS)
+    assert not [w for w in clean.warnings if "Overlap Analysis span" in w]
+    assert (breakdown_npu.npu_breakdown(profile).computing_ns
+            == breakdown_npu.npu_breakdown(clean).computing_ns + 21_981)
+    # only the spans read: a Free span stretched over the next Free span is no figure's
+    stretched["dur"] = 97.682
+    ovl["Free", "1736408883731025.080"]["dur"] = 500.0
+    trace.write_text(json.dumps(events[:-3]))
+    assert not [w for w in load_profile(str(out), OPTS).warnings if "Overlap Analysis span" in w]
+
+
+def test_real_overlap_analysis_lanes_overlap_no_span(samples):
+    """No real trace_view.json of the samples has two spans of one kind overlapping on its Overlap Analysis lane."""
+    found = sorted(samples.rglob("trace_view.json"))
+    assert len(found) >= 6
+    for path in found:
+        assert not [w for w in load_profile(str(path), OPTS).warnings if "Overlap Analysis span" in w], path
+
+
 def test_different_tasks_of_one_lane_and_start_are_counted(tmp_path: Path) -> None:
     """Two different tasks on one Ascend Hardware lane at one start: the original keys a device task by
     "pid-tid-ts" (so do the flows' ends), so the last hides the first, as we read it too, and nothing said so.

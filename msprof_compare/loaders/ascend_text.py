@@ -566,6 +566,39 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd
     }), _rank_span(args, path, warnings)
 
 
+#: The Overlap Analysis spans whose durations the time breakdown sums (Computing Time, Uncovered Communication
+#: Time); Free Time is the window less their union, and the other spans feed no figure.
+SUMMED_OVERLAP_SPANS = ("Computing", "Communication(Not Overlapped)")
+
+
+def _overlapping_spans(path: str, name: np.ndarray, ts: np.ndarray, dur: np.ndarray) -> str:
+    """The warning for Overlap Analysis spans of a kind the breakdown sums (``SUMMED_OVERLAP_SPANS``) that start
+    before an earlier span of the same kind ends, or "". No real export overlaps two spans of one kind, and
+    Computing and Uncovered Communication Time are the sums of those spans' durations, as in the original: a span
+    written twice (a trace joined from two copies) or stretched over the next one counted its time twice without a
+    word. Per kind, the spans sorted by start are each compared with the latest end before them (a running
+    maximum); the time counted twice is the part of each span before that end."""
+    count, twice, which = 0, 0, []
+    for kind in SUMMED_OVERLAP_SPANS:
+        rows = np.flatnonzero(name == kind)
+        if rows.size < 2:
+            continue
+        order = rows[np.argsort(ts[rows], kind="stable")]
+        start, end = ts[order], ts[order] + dur[order]
+        latest = np.maximum.accumulate(end)[:-1]  # the latest end before each span but the first
+        over = (start[1:] < latest) & (end[1:] > start[1:])  # a 0 us span counts nothing
+        if over.any():
+            count += int(over.sum())
+            twice += int((np.minimum(latest[over], end[1:][over]) - start[1:][over]).sum())
+            which.append(kind)
+    if not count:
+        return ""
+    return (f"{path}: {count} Overlap Analysis span(s) ({', '.join(map(short_repr, which))}) start before an "
+            f"earlier span of the same kind ends ({twice / 1e6:.3f} ms of overlap; a span written twice, as in a trace "
+            "joined from two copies?); they are read as written, as in the original, so Computing Time and Uncovered "
+            "Communication Time, which sum them, count that time more than once.")
+
+
 def _cat_is(c: dict[str, np.ndarray], *names: str) -> np.ndarray:
     """Which events of ``_select``'s columns have one of the lower-cased categories ``names``: an integer test
     of the category codes (a string compare per event and name took ~3 ms per 250k events)."""
@@ -737,6 +770,8 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         if sel.size:
             tables["overlap"] = frame("overlap", {"name": c["name"][sel], "ts": c["ts"][sel],
                                                   "dur": c["dur"][sel], "tid": c["tid"][sel]})
+            if note := _overlapping_spans(path, c["name"][sel], c["ts"][sel], c["dur"][sel]):
+                warnings.append(note)
 
     # _select kept these categories only for the comparators that read them (``_wanted_cats``)
     sel = np.flatnonzero(_cat_is(c, "enqueue", "dequeue"))
