@@ -1049,12 +1049,46 @@ def test_overlapping_overlap_analysis_spans_are_said(tmp_path: Path) -> None:
     assert not [w for w in load_profile(str(out), OPTS).warnings if "Overlap Analysis span" in w]
 
 
-def test_real_overlap_analysis_lanes_overlap_no_span(samples):
-    """No real trace_view.json of the samples has two spans of one kind overlapping on its Overlap Analysis lane."""
-    found = sorted(samples.rglob("trace_view.json"))
-    assert len(found) >= 6
+def test_device_lane_events_of_another_phase_are_counted(tmp_path: Path) -> None:
+    """Device tasks, HCCL tasks and overlap spans are complete events ("X"): one whose ph was damaged left every
+    figure (a kernel out of the operator times, a span out of Computing Time) without a word. The torch excerpt
+    (tests/data/npu) with its first three Ascend Hardware tasks' ph made "x", absent and "B" and its first Overlap
+    Analysis span's "i": 4 such events, the first "x", counted here from the raw events; the kernels read are the
+    lane's complete events less those three."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+
+    def on(lane):
+        return [e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) == lane]
+
+    hw, ovl = on("Ascend Hardware"), on("Overlap Analysis")
+    hw[0]["ph"], hw[2]["ph"], ovl[0]["ph"] = "x", "B", "i"
+    del hw[1]["ph"]
+    out = shutil.copytree(PT, tmp_path / PT.name)
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_text(json.dumps(events))
+    device = ("Ascend Hardware", "HCCL", "Overlap Analysis")
+    odd = [e.get("ph", "") for e in events
+           if lanes.get(e.get("pid")) in device and e.get("ph", "") not in ("X", "M", "s", "f", "C")]
+    assert sorted(odd) == ["", "B", "i", "x"]
+    profile = load_profile(str(out), OPTS)
+    assert [w for w in profile.warnings if "other than" in w] == [
+        f"{trace}: 4 Ascend Hardware, HCCL or Overlap Analysis event(s) with a ph other than \"X\" (the first: "
+        f"{odd[0]!r}); not read, so they count in no figure"]
+    assert len(profile.kernels) == len(hw) - 3
+    assert not [w for w in load_profile(str(PT), OPTS).warnings if "other than" in w]
+
+
+def test_real_device_lanes_hold_no_overlapping_span_nor_other_phase(samples):
+    """No real trace_view.json or CANN msprof timeline of the samples has two spans of one kind overlapping on its
+    Overlap Analysis lane, or a device lane event of a phase the lanes do not hold: neither warning is given."""
+    found = sorted(samples.rglob("trace_view.json")) + sorted(samples.rglob("msprof_*.json"))
+    assert len(found) >= 8
     for path in found:
-        assert not [w for w in load_profile(str(path), OPTS).warnings if "Overlap Analysis span" in w], path
+        said = [w for w in load_profile(str(path), OPTS).warnings
+                if "Overlap Analysis span" in w or "with a ph other than" in w]
+        assert not said, path
 
 
 def test_different_tasks_of_one_lane_and_start_are_counted(tmp_path: Path) -> None:

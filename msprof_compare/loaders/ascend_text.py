@@ -358,6 +358,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         lane_pids = [p for p in lanes if p is not None]
         if lane_pids:
             keep |= is_x[cand] & _among(pid, lane_pids)
+            _other_lane_phases(path, ev, ph, pid, lane_pids, warnings)
         if opts.step_given and "cpu_op" not in lid:
             # no torch op: step markers outside the read categories (``extra["step_marks"]``); names read only
             # then, of events of any phase but metadata (an instant marker: dur 0), as the original's scan
@@ -403,6 +404,25 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             "args": _objects(ev, "args"),
         }
     return cols, processes, threads, lanes, unnamed
+
+
+def _other_lane_phases(path: str, events: list, ph: np.ndarray, pid: np.ndarray, lane_pids: list[int],
+                       warnings: list[str]) -> None:
+    """Count the events of the device lanes (``lane_pids``) whose phase is none the trace writes there (``PH_OTHER``
+    but "t": not "X", nor metadata, flow or counter): torch_npu and MindSpore write device tasks, HCCL tasks and overlap
+    spans as complete events alone, so one whose ph was damaged (absent, "x", "B") left every figure without a word,
+    as in the Kineto loader. ``ph`` and ``pid`` are the codes and pids of ``events``; one test of the phase codes
+    where no such event is (the usual trace)."""
+    other = ph == PH_OTHER
+    if not other.any():
+        return
+    odd = np.flatnonzero(other & _among(pid, lane_pids)).tolist()
+    # a flow step ("t": CANN's msprof timelines write them on the hardware lane) is no damage
+    phs = [p for p in map(attrgetter("ph"), map(events.__getitem__, odd)) if p != "t"]
+    if phs:
+        warnings.append(f"{path}: {len(phs):,} Ascend Hardware, HCCL or Overlap Analysis event(s) with a ph other "
+                        f"than \"X\" (the first: {short_repr(phs[0])}); not read, so they count in "
+                        "no figure")
 
 
 def _pick(events: list, mask: np.ndarray) -> list:
