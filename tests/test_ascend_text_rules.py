@@ -1080,14 +1080,42 @@ def test_device_lane_events_of_another_phase_are_counted(tmp_path: Path) -> None
     assert not [w for w in load_profile(str(PT), OPTS).warnings if "other than" in w]
 
 
-def test_real_device_lanes_hold_no_overlapping_span_nor_other_phase(samples):
+def test_repeated_host_events_are_said(tmp_path: Path) -> None:
+    """Host events written again (a trace joined from two copies) doubled an operator's calls and time in ApiCompare
+    and the operator sheets without a word. The torch excerpt (tests/data/npu; it holds no python_function event)
+    with its first 5 cpu_op events appended again reads 5 repeats, counted here from the raw events by a set of
+    (pid, tid, ts, dur, name, cat); a copy whose duration differs is no repeat; the ops are read as written."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    ops = [e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    assert len(ops) >= 6
+    events += [dict(e) for e in ops[:5]] + [dict(ops[5], dur=float(ops[5]["dur"]) + 1.0)]
+    out = shutil.copytree(PT, tmp_path / PT.name)
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_text(json.dumps(events))
+    keys = [(e["pid"], e["tid"], str(e["ts"]), float(e["dur"]), e["name"], e["cat"]) for e in events
+            if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "python_function")]
+    assert len(keys) - len(set(keys)) == 5
+    opts = Options(enable_operator_compare=True, enable_api_compare=True)
+    profile = load_profile(str(out), opts)
+    assert [w for w in profile.warnings if "host event(s)" in w] == [
+        f"{trace}: 5 host event(s) (cpu_op, python_function) repeat an earlier one (same thread, start, duration, "
+        "name and category: the same event written again, as in a trace joined from two copies); they are read as "
+        "written, as in the original, so figures that sum them (ApiCompare, the operator and module sheets) count "
+        "those events more than once."]
+    assert len(profile.ops) == len(ops) + 6
+    assert not [w for w in load_profile(str(PT), opts).warnings if "host event(s)" in w]
+
+
+def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event(samples):
     """No real trace_view.json or CANN msprof timeline of the samples has two spans of one kind overlapping on its
-    Overlap Analysis lane, or a device lane event of a phase the lanes do not hold: neither warning is given."""
+    Overlap Analysis lane, a device lane event of a phase the lanes do not hold or a host event written twice: none
+    of those warnings is given."""
     found = sorted(samples.rglob("trace_view.json")) + sorted(samples.rglob("msprof_*.json"))
     assert len(found) >= 8
     for path in found:
-        said = [w for w in load_profile(str(path), OPTS).warnings
-                if "Overlap Analysis span" in w or "with a ph other than" in w]
+        said = [w for w in load_profile(str(path), Options(enable_operator_compare=True)).warnings
+                if "Overlap Analysis span" in w or "with a ph other than" in w or "host event(s)" in w]
         assert not said, path
 
 

@@ -810,6 +810,14 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     if sel.size:
         tables["python_functions"] = frame("python_functions", {
             "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel]})
+    # host events written again (a trace joined from two copies) double their calls and times, as device tasks do
+    host = np.flatnonzero(is_x & _cat_is(c, "cpu_op", "python_function"))
+    if host.size and (repeated := _repeated_events([c[k][host] for k in ("ts", "pid", "tid", "dur", "name",
+                                                                          "cat_code")])):
+        warnings.append(f"{path}: {repeated} host event(s) (cpu_op, python_function) repeat an earlier one (same "
+                        "thread, start, duration, name and category: the same event written again, as in a trace "
+                        "joined from two copies); they are read as written, as in the original, so figures that sum "
+                        "them (ApiCompare, the operator and module sheets) count those events more than once.")
     extra["hccl_pid"] = hccl_pid
     return tables
 
