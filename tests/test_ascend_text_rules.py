@@ -1107,6 +1107,30 @@ def test_repeated_host_events_are_said(tmp_path: Path) -> None:
     assert not [w for w in load_profile(str(PT), opts).warnings if "host event(s)" in w]
 
 
+def test_events_without_an_epoch_start_are_counted(tmp_path: Path) -> None:
+    """A complete event at a negative start, or at 0 among epoch starts, is a damaged ts: read as written, an HCCL
+    task there changed CommunicationCompare (an overlap span stretched E2E Time to the whole epoch) without a word.
+    The torch excerpt (tests/data/npu) with its first HCCL task's ts made -5 and its first cpu_op's "0": 2 such
+    events, the first in file order named here; the task is read as written (-5 us = -5,000 ns)."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    hccl = next(e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) == "HCCL")
+    op = next(e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op")
+    hccl["ts"], op["ts"] = -5, "0"
+    first = next(e for e in events if e is hccl or e is op)
+    out = shutil.copytree(PT, tmp_path / PT.name)
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_text(json.dumps(events))
+    profile = load_profile(str(out), OPTS)
+    assert [w for w in profile.warnings if "no start time" in w] == [
+        f"{trace}: 2 complete event(s) start at a negative time, or at 0 among epoch times (no start time: a damaged "
+        f"ts; the first: {first['name']!r} at {first['ts']!r}); read as written, so they lie outside every step, and "
+        "figures that span the trace (E2E Time) stretch to reach them"]
+    assert (profile.comm["ts"] == -5_000).sum() == 1
+    assert not [w for w in load_profile(str(PT), OPTS).warnings if "no start time" in w]
+
+
 def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event(samples):
     """No real trace_view.json or CANN msprof timeline of the samples has two spans of one kind overlapping on its
     Overlap Analysis lane, a device lane event of a phase the lanes do not hold or a host event written twice: none
@@ -1115,7 +1139,8 @@ def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event
     assert len(found) >= 8
     for path in found:
         said = [w for w in load_profile(str(path), Options(enable_operator_compare=True)).warnings
-                if "Overlap Analysis span" in w or "with a ph other than" in w or "host event(s)" in w]
+                if "Overlap Analysis span" in w or "with a ph other than" in w or "host event(s)" in w
+                or "no start time" in w]
         assert not said, path
 
 

@@ -390,6 +390,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         # kernel_details.csv: such a damaged duration is no reason to refuse the trace for an end beyond int64
         warnings.extend(duration_notes(path, *zero_odd_durations(dur)))
         traceio.check_ends(path, ts, dur)
+        _no_epoch_starts(path, ev, ts, timed, warnings)
         ph = ph[k]
         if absent is not None:
             _absent_durs(path, absent, timed, _among(pid[k], lane_pids), warnings, opts, extra)
@@ -423,6 +424,31 @@ def _other_lane_phases(path: str, events: list, ph: np.ndarray, pid: np.ndarray,
         warnings.append(f"{path}: {len(phs):,} Ascend Hardware, HCCL or Overlap Analysis event(s) with a ph other "
                         f"than \"X\" (the first: {short_repr(phs[0])}); not read, so they count in "
                         "no figure")
+
+
+#: Starts at or beyond this (ns; ~11.6 days after 1970) are epoch times, as torch_npu, MindSpore and CANN write.
+EPOCH_NS = 10**15
+
+
+def _no_epoch_starts(path: str, events: list, ts: np.ndarray, timed: np.ndarray, warnings: list[str]) -> None:
+    """Count the complete events (``timed``) of ``events`` that start before 0, or at 0 where every other one starts
+    at an epoch time (``EPOCH_NS``): no time a profiler writes (kernel_details.csv's such starts are counted too), a
+    damaged ts. Read as written, such a task lay in no step and its communication or overlap figures moved (an
+    overlap span there stretched the E2E time to the whole epoch) without a word. One comparison of the starts where
+    none is (the usual trace)."""
+    low = timed & (ts <= 0)
+    if not low.any():
+        return
+    others = ts[timed & (ts > 0)]
+    if not (others.size and others.min() >= EPOCH_NS):
+        low &= ts < 0  # a trace of times from 0 (a relative clock): 0 is a time
+    if n := int(low.sum()):
+        first = events[int(np.argmax(low))]
+        at = bytes(first.ts).decode("utf-8", "replace") if isinstance(first.ts, msgspec.Raw) else first.ts  # raw: text
+        warnings.append(f"{path}: {n:,} complete event(s) start at a negative time, or at 0 among epoch times (no "
+                        f"start time: a damaged ts; the first: {short_repr(first.name)} at {short_repr(at)}); "
+                        "read as written, so they lie outside every step, and figures that span the trace (E2E Time) "
+                        "stretch to reach them")
 
 
 def _pick(events: list, mask: np.ndarray) -> list:
