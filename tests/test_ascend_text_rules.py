@@ -1131,6 +1131,25 @@ def test_events_without_an_epoch_start_are_counted(tmp_path: Path) -> None:
     assert not [w for w in load_profile(str(PT), OPTS).warnings if "no start time" in w]
 
 
+def test_python_lane_events_without_a_category_are_counted(tmp_path: Path) -> None:
+    """torch_npu gives every complete event of the Python lane a category; one whose cat was damaged (absent,
+    renamed, "") left ApiCompare and the operator sheets without a word. The torch excerpt (tests/data/npu) with
+    the cat of its first two cpu_op events removed and the third's made "": 3 such events, and 3 ops fewer."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    ops = [e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    del ops[0]["cat"], ops[1]["cat"]
+    ops[2]["cat"] = ""
+    out = shutil.copytree(PT, tmp_path / PT.name)
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_text(json.dumps(events))
+    profile = load_profile(str(out), OPTS)
+    assert [w for w in profile.warnings if "without a cat" in w] == [
+        f"{trace}: 3 complete event(s) of the Python lane without a cat; not read, so they count in no figure"]
+    assert len(profile.ops) == len(ops) - 3
+    assert not [w for w in load_profile(str(PT), OPTS).warnings if "without a cat" in w]
+
+
 def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event(samples):
     """No real trace_view.json or CANN msprof timeline of the samples has two spans of one kind overlapping on its
     Overlap Analysis lane, a device lane event of a phase the lanes do not hold or a host event written twice: none
@@ -1140,7 +1159,7 @@ def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event
     for path in found:
         said = [w for w in load_profile(str(path), Options(enable_operator_compare=True)).warnings
                 if "Overlap Analysis span" in w or "with a ph other than" in w or "host event(s)" in w
-                or "no start time" in w]
+                or "no start time" in w or "without a cat" in w]
         assert not said, path
 
 

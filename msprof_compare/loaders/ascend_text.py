@@ -97,6 +97,8 @@ from .numparse import (
 #: Process names (metadata) of the lanes the compare reads (reference-1 §5.1).
 HCCL_PROCESS_NAMES = ("Communication", "HCCL")
 HARDWARE_PROCESS = "Ascend Hardware"
+#: The host lane of a torch_npu trace: its complete events all carry a category.
+PYTHON_PROCESS = "Python"
 OVERLAP_PROCESS = "Overlap Analysis"
 #: The device lanes: a capture without the NPU activity has none of them.
 DEVICE_LANES = (HARDWARE_PROCESS, *HCCL_PROCESS_NAMES, OVERLAP_PROCESS)
@@ -355,6 +357,12 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         # complete events of processes without a name (no process_name record, or ""): lanes that cannot be told apart
         named = p_pid[p_name != ""]
         unnamed = int((is_x[cand] & ~_among(pid, named.tolist())).sum())
+        python_pids = [p for p, n in names_of.items() if n == PYTHON_PROCESS]
+        if python_pids and (bare := int((is_x[cand] & (cat_code == lid[""]) & _among(pid, python_pids)).sum())):
+            # torch_npu gives every complete event of the Python lane a category (cpu_op, python_function, enqueue,
+            # dequeue): one without is damaged, and it left the operator and API figures without a word
+            warnings.append(f"{path}: {bare:,} complete event(s) of the Python lane without a cat; not read, so they "
+                            "count in no figure")
         lane_pids = [p for p in lanes if p is not None]
         if lane_pids:
             keep |= is_x[cand] & _among(pid, lane_pids)
