@@ -1150,6 +1150,34 @@ def test_python_lane_events_without_a_category_are_counted(tmp_path: Path) -> No
     assert not [w for w in load_profile(str(PT), OPTS).warnings if "without a cat" in w]
 
 
+def test_flow_ends_written_again_elsewhere_are_counted(tmp_path: Path) -> None:
+    """An async_npu flow end written again at another task re-linked its op to that task (the last end wins, as in
+    the original) without a word: with --enable_profiling_compare alone OverallMetrics moved unsaid. The torch
+    excerpt (tests/data/npu) with its first two async_npu ends of a start in it appended again at the start and
+    lane of its last Ascend Hardware task, and its third appended unchanged (no other task): 2 such ends; the two
+    flows now end at that task."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    last = [e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) == "Ascend Hardware"][-1]
+    starts = {e["id"] for e in events if e.get("ph") == "s" and e.get("cat") == "async_npu"}
+    ends = [e for e in events if e.get("ph") == "f" and e.get("cat") == "async_npu" and e["id"] in starts]
+    assert len(ends) >= 3
+    moved = [dict(e, ts=last["ts"], pid=last["pid"], tid=last["tid"]) for e in ends[:2]]
+    events += [*moved, dict(ends[2])]
+    out = shutil.copytree(PT, tmp_path / PT.name)
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_text(json.dumps(events))
+    profile = load_profile(str(out), OPTS)
+    assert [w for w in profile.warnings if "flow end(s)" in w] == [
+        f"{trace}: 2 flow end(s) (async_npu, fwdbwd) are followed by another end of the same id at another task; the "
+        "last end is read, as in the original, so the op or forward op of that id links only to the last one's task"]
+    flows = profile.flows.set_index("id")
+    start = Decimal(str(last["ts"])) * 1000
+    assert all(flows.loc[str(e["id"]), "f_ts"] == int(start) for e in moved)
+    assert not [w for w in load_profile(str(PT), OPTS).warnings if "flow end(s)" in w]
+
+
 def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event(samples):
     """No real trace_view.json or CANN msprof timeline of the samples has two spans of one kind overlapping on its
     Overlap Analysis lane, a device lane event of a phase the lanes do not hold or a host event written twice: none
@@ -1159,7 +1187,7 @@ def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event
     for path in found:
         said = [w for w in load_profile(str(path), Options(enable_operator_compare=True)).warnings
                 if "Overlap Analysis span" in w or "with a ph other than" in w or "host event(s)" in w
-                or "no start time" in w or "without a cat" in w]
+                or "no start time" in w or "without a cat" in w or "flow end(s)" in w]
         assert not said, path
 
 

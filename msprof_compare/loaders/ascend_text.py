@@ -667,9 +667,9 @@ def _last_by_key(key: np.ndarray) -> np.ndarray:
     return np.sort(key.size - 1 - first_in_rev)
 
 
-def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
+def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int, int]:
     """Flow pairs by (category, id), last start / last end of an id winning, in order of first appearance;
-    and the backward tid."""
+    the backward tid; and how many flow ends a later end of the same id hides at another place (lane or time)."""
     ph = c["ph"]
     is_s, is_f = ph == PH_S, ph == PH_F
     backward_tid = -1
@@ -679,7 +679,7 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     sel = np.flatnonzero(is_s | is_f)
     sel = sel[np.not_equal(c["id"][sel], None)]  # ids are None but on flows (``_field_at``)
     if sel.size == 0:
-        return empty("flows"), backward_tid
+        return empty("flows"), backward_tid, 0
     raw = c["id"][sel]
     # ids pair by their text (7 and "7" are one id); when all are ints (the usual trace) their values pair alike,
     # and only the pairs' ids are made text, at the end
@@ -707,9 +707,12 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     f_last = fi[_last_by_key(key[fi])]
     f_of_key = np.full(int(key.max()) + 1, -1, dtype=np.int64)
     f_of_key[key[f_last]] = f_last
+    # an end written again elsewhere (a damaged id, a joined trace) re-links its start to the later end's task
+    last_f = sel[f_of_key[key[fi]]]
+    hidden = int(np.count_nonzero(np.logical_or.reduce([c[k][sel[fi]] != c[k][last_f] for k in ("ts", "pid", "tid")])))
     s_last = s_last[f_of_key[key[s_last]] >= 0]
     if s_last.size == 0:
-        return empty("flows"), backward_tid
+        return empty("flows"), backward_tid, hidden
     # rows in the order each key first appears, start or end (the original's flow dict, reference-2 §2.1): a
     # trace whose device events come first, grouped by stream, lists an op's kernels in that order
     first = np.full(int(key.max()) + 1, key.size, dtype=np.int64)
@@ -721,7 +724,7 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
         "id": object_array(list(map(str, raw[s_last]))) if ints else ids[s_last], "cat": c["cat"][gs],
         "s_ts": c["ts"][gs], "s_pid": c["pid"][gs], "s_tid": c["tid"][gs],
         "f_ts": c["ts"][gf], "f_pid": c["pid"][gf], "f_tid": c["tid"][gf],
-    }), backward_tid
+    }), backward_tid, hidden
 
 
 def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
@@ -816,7 +819,11 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
                             "one (same lane, start, duration and name: the same task written again, as in a trace "
                             "joined from two copies); they are read as written, as in the original, so figures that "
                             "sum them count those tasks more than once.")
-    tables["flows"], tables["backward_tid"] = _flows(c)
+    tables["flows"], tables["backward_tid"], hidden = _flows(c)
+    if hidden:
+        warnings.append(f"{path}: {hidden} flow end(s) (async_npu, fwdbwd) are followed by another end of the same "
+                        "id at another task; the last end is read, as in the original, so the op or forward op of "
+                        "that id links only to the last one's task")
     tables["comm"], tables["rank_span"] = _comm(path, c, hccl_pid, threads, warnings)
 
     if ovl_pid is not None:
