@@ -67,6 +67,11 @@ CANN_MARK = "cann::"
 #: (``optree.comparisons_without_ops``)
 NO_DEVICE_TIME = "no_device_time"
 
+#: ``Profile.extra`` key of a Kineto trace: how many device ``[memory]`` events wrote Total Reserved 0 where no
+#: device event reads more (its Mem Usage 0.00G is then their largest: ``breakdown.zero_readings``); absent
+#: where one reads more or no event is a device one.
+KINETO_ZERO_RESERVED = "kineto_zero_reserved"
+
 #: ``Profile.extra`` key: the profiler_info.json settings of the wrong type, as written ("_profiler_level 5"); left
 #: out of the settings, said where the settings note would be (``checks._settings_row``)
 UNREAD_SETTINGS = "unread_settings"

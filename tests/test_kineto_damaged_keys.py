@@ -192,3 +192,38 @@ def test_memory_events_written_twice_are_counted(tmp_path):
            "(a trace merged or written twice?); each is read as written, so the memory records pair them as " \
            "further allocations and frees" in prof.warnings
     assert not any("[memory] event(s) repeat" in w for w in load_profile(str(BERT), build_options()[0]).warnings)
+
+
+def test_memory_readings_all_zero_are_said_as_readings_not_as_none(tmp_path):
+    """A trace whose [memory] Total Reserved readings are all 0 showed "not recorded" in the Summary's memory line
+    and "no peak reserved memory recorded" in the OverallMetrics note, as a trace without any: an absent Total
+    Reserved read as 0 too. The readings written as 0 are counted (one event without the key, one with null: no
+    reading), as the NPU side words it. Expected peak and count from the raw JSON of the timesformer excerpt."""
+    from msprof_compare.report.summary_console import memory_line
+
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    mem = [i for i, e in enumerate(ev) if e.get("name") == "[memory]"]
+    peak = max(ev[i]["args"]["Total Reserved"] for i in mem if ev[i]["args"]["Device Id"] >= 0) / 1024**3
+    zeroed = [dict(e, args=dict(e["args"], **{"Total Reserved": 0})) if i in mem else e for i, e in enumerate(ev)]
+    del zeroed[mem[0]]["args"]["Total Reserved"]
+    zeroed[mem[1]]["args"]["Total Reserved"] = None
+    n = len(mem) - 2
+    assert n == 35 and all(ev[i]["args"]["Device Id"] >= 0 for i in mem)
+    zero = _write(tmp_path, dict(doc, traceEvents=zeroed), "zero")
+    words = f"its {n} [memory] Total Reserved readings are all 0"
+    res = compare(str(H100), zero, enable_profiling_compare=True)
+    assert [x for x in res.summary["notes"] if "Mem Usage" in x] == [
+        f"Comparison row: {words}, so its Mem Usage shows 0.00G, the largest of them."]
+    mem_col = [row[res.summary["headers"].index("Mem Usage")] for row in res.summary["rows"]]
+    assert mem_col == [f"{peak:.2f}G", "0.00G"]
+    up = compare(zero, str(H100), enable_memory_compare=True)
+    assert memory_line(up.frames["memory"]).startswith(
+        f"Peak reserved memory (Mem Usage; base: {words}) 0.00 GB -> {peak:.2f} GB (+{peak:.2f} GB); ")
+    # no reading at all (every Total Reserved absent): still "not recorded", no count of zeros
+    none = _write(tmp_path, dict(doc, traceEvents=[
+        dict(e, args={k: v for k, v in e["args"].items() if k != "Total Reserved"}) if i in mem else e
+        for i, e in enumerate(ev)]), "none")
+    res = compare(str(H100), none, enable_profiling_compare=True)
+    notes = [x for x in res.summary["notes"] if "Mem Usage" in x]
+    assert notes == ["Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement."]

@@ -18,7 +18,7 @@ import numpy as np
 from .. import timeline as tl
 from ..columns import col_of
 from ..errors import ProfileError
-from ..model import zero_readings_text
+from ..model import KINETO_ZERO_RESERVED, zero_readings_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model import Profile
@@ -65,8 +65,12 @@ def peak_reserved_gb(profile: Profile) -> float | None:
 
 def zero_readings(profile: Profile) -> str:
     """Why a side's peak reserved memory is 0 where it recorded readings, every one 0 (``zero_readings_text``:
-    the Mem Usage note and the Summary's memory line say it alike); "" where it has a peak or no reading. NPU
-    only: memory_record.csv (its loader left impossible totals out as NaN) and the DB's MEMORY_RECORD."""
+    the Mem Usage note and the Summary's memory line say it alike); "" where it has a peak or no reading:
+    memory_record.csv (its loader left impossible totals out as NaN), the DB's MEMORY_RECORD and Kineto's device
+    ``[memory]`` Total Reserved (its loader counted the events that wrote a 0, ``KINETO_ZERO_RESERVED``)."""
+    if profile.source == "kineto":
+        n = int(profile.extra.get(KINETO_ZERO_RESERVED, 0) or 0)
+        return zero_readings_text(n, "[memory] Total Reserved") if n else ""
     if profile.source == "ascend_db":
         return str(profile.extra.get("memory_missing", "")) if profile.extra.get("memory_zero") else ""
     mr = profile.memory_record

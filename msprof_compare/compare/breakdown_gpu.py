@@ -30,7 +30,7 @@ from ..errors import ProfileError
 from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at, unread_categories
 from ..options import Options
 from . import classify
-from .breakdown import Breakdown, last_of_keys, peak_reserved_gb
+from .breakdown import Breakdown, last_of_keys, peak_reserved_gb, zero_readings
 
 log = logging.getLogger("msprof-analyze")
 
@@ -252,6 +252,9 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     peak = peak_reserved_gb(profile)
     if peak is not None:
         bd.memory_gb = peak
+        if peak == 0.0 and (zero := zero_readings(profile)):  # every reading 0: "not recorded" was untrue
+            bd.memory_missing = zero
+            bd.memory_zero = True
     else:
         log.info("%s: Gpu profiling data doesn't contain memory info.", profile.path)  # which side: both may be GPU
     return bd

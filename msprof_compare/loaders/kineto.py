@@ -28,6 +28,7 @@ from ..errors import ProfileError
 from ..model import (
     DRIVER_CATS,
     GPU_COMM_PREFIXES,
+    KINETO_ZERO_RESERVED,
     LAUNCH_CATS,
     NO_DEVICE_TIME,
     RUNTIME_CATS,
@@ -751,8 +752,11 @@ def _load_memory(prof: Profile, ev: _Events) -> None:
         cols[col] = traceio.checked_ints(ev.path, values, arg, prof.warnings)
         if col in _MEMORY_ABSENT and (n := values.count(None)) and (col != "addr" or n < len(values)):
             absent.append(f"{n:,} without {_MEMORY_ABSENT[col]}")
+        if col == "total_reserved":
+            reserved = values
     if absent:
         prof.warnings.append(f"{ev.path}: of {len(args):,} [memory] events, {'; '.join(absent)}")
+    _zero_reserved(prof, cols, reserved)
     # an exact copy of an event (a trace merged or written twice) is a second allocation or free at that address,
     # which re-paired the blocks after it (kfuzz61: one copied allocation moved aten::linear's Allocated Memory
     # and turned 2 operators into 26 in a memory row) without a word
@@ -762,6 +766,17 @@ def _load_memory(prof: Profile, ev: _Events) -> None:
                              "and Total Reserved exactly (a trace merged or written twice?); each is read as written, "
                              "so the memory records pair them as further allocations and frees")
     prof.memory = frame("memory", cols)
+
+
+def _zero_reserved(prof: Profile, cols: dict[str, np.ndarray], reserved: list) -> None:
+    """Where every device event's Total Reserved reads 0, count the events that wrote a 0 (an absent, null or
+    impossible value also reads 0, yet is no reading): Mem Usage 0.00G is then their largest, which the memory
+    line and the OverallMetrics note said was "not recorded". Costs a pass only in that case."""
+    dev = cols["device_id"] >= 0
+    if not dev.any() or cols["total_reserved"][dev].any():
+        return
+    prof.extra[KINETO_ZERO_RESERVED] = sum(1 for v, d in zip(reserved, dev.tolist(), strict=True)
+                                    if d and traceio.whole_int(v) == 0)
 
 
 #: The ``[memory]`` args Kineto writes on every event whose absence (or null) changes a memory figure, and what the
