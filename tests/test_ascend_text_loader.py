@@ -2046,3 +2046,25 @@ def test_spreadsheet_rounded_memory_times_are_missing() -> None:
     assert om["Size(KB)"].tolist() == [192.0, 64.0, 1344.0]
     assert warnings == [f"{f}: 3 Allocation Time(us) and 3 Release Time(us) value(s) are rounded to coarser than "
                         "1 us (e.g. '1.69512E+15': the file was saved by a spreadsheet?); read as missing"]
+
+
+def test_trace_view_event_without_a_pid_or_tid_reads_as_lane_0_as_before(tmp_path):
+    """traceio.Event marks an absent pid / tid (``ABSENT_LANE``) for the Kineto loader to count; the trace_view
+    loader reads it as 0 still: the same frames as the events with pid and tid written as 0."""
+    out = tmp_path / "a" / "ASCEND_PROFILER_OUTPUT"
+    shutil.copytree(PT / "ASCEND_PROFILER_OUTPUT", out)
+    events = json.loads((out / "trace_view.json").read_text())
+    xs = [i for i, e in enumerate(events) if e.get("ph") == "X"]
+    for i in xs[::5]:
+        del events[i]["pid"], events[i]["tid"]
+    (out / "trace_view.json").write_text(json.dumps(events))
+    zero = tmp_path / "b" / "ASCEND_PROFILER_OUTPUT"
+    shutil.copytree(PT / "ASCEND_PROFILER_OUTPUT", zero)
+    for i in xs[::5]:
+        events[i].update(pid=0, tid=0)
+    (zero / "trace_view.json").write_text(json.dumps(events))
+    a, b = (load_profile(str(d / "trace_view.json"), ALL) for d in (out, zero))
+    for name in ("ops", "kernels", "flows"):
+        fa, fb = getattr(a, name), getattr(b, name)
+        assert (fa is None and fb is None) or fa.equals(fb), name
+    assert a.warnings == [w.replace(str(zero), str(out)) for w in b.warnings]

@@ -227,3 +227,52 @@ def test_memory_readings_all_zero_are_said_as_readings_not_as_none(tmp_path):
     res = compare(str(H100), none, enable_profiling_compare=True)
     notes = [x for x in res.summary["notes"] if "Mem Usage" in x]
     assert notes == ["Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement."]
+
+
+def test_host_events_without_a_lane_or_with_no_whole_lane_id_are_counted(tmp_path):
+    """An op without a pid or tid read on lane 0 and one whose tid is "NaN" or beyond int64 on a lane of its own
+    (a named one), which moved ops between threads (their tree, Self Time) without a word (kfuzz61: bert's Diff
+    Self Ratio 1.0 -> 1.5). Each is read as before and counted: an absent id reads as a written 0 would; a
+    text name ("stream 7", PyTorch 1.8's) is a lane and no damage. Timesformer excerpt, ops picked from the JSON."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    ops = [i for i, e in enumerate(ev) if e.get("cat") == "cpu_op" and e.get("ph") == "X"]
+    damaged = [dict(e) for e in ev]
+    del damaged[ops[3]]["tid"], damaged[ops[4]]["pid"], damaged[ops[4]]["tid"]
+    damaged[ops[5]]["tid"] = "NaN"
+    damaged[ops[6]]["tid"] = 10**19
+    damaged[ops[7]]["tid"] = "stream 7"
+    path = _write(tmp_path, dict(doc, traceEvents=damaged), "lanes")
+    prof = load_profile(path, build_options()[0])
+    lanes = [w for w in prof.warnings if "host events" in w and ("pid" in w or "tid" in w)]
+    assert lanes == [
+        f"{path}: 1 host events without a pid; 2 host events without a tid: each read as 0, so they share that "
+        "lane with one another and with any event written there",
+        f"{path}: 2 host events whose tid is no whole number within int64 (the first: 'NaN'): each such value is "
+        "read as a lane of its own"]
+    # read as before: the absent ids as a written 0
+    zeros = [dict(e) for e in damaged]
+    zeros[ops[3]]["tid"] = zeros[ops[4]]["tid"] = zeros[ops[4]]["pid"] = 0
+    same = load_profile(_write(tmp_path, dict(doc, traceEvents=zeros), "zeros"), build_options()[0])
+    assert prof.ops[["pid", "tid"]].equals(same.ops[["pid", "tid"]])
+    assert not [w for w in same.warnings if "without a" in w and "host events" in w]
+    # the undamaged excerpt: no such note
+    assert not [w for w in load_profile(str(H100), build_options()[0]).warnings if "whole number within" in w
+                or "without a pid" in w or "without a tid" in w]
+
+
+def test_metadata_events_without_a_tid_are_no_damage_without_a_pid_are(tmp_path):
+    """A process_name / process_sort_index record needs no tid (Chrome's trace format lets it out): no note; one
+    without a pid names lane 0, counted. Timesformer excerpt's metadata events."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    procs = [i for i, e in enumerate(ev) if e.get("ph") == "M" and e["name"].startswith("process_")]
+    no_tid = [{k: v for k, v in e.items() if k != "tid"} if i in procs else e for i, e in enumerate(ev)]
+    prof = load_profile(_write(tmp_path, dict(doc, traceEvents=no_tid), "notid"), build_options()[0])
+    assert not [w for w in prof.warnings if "metadata events" in w]
+    no_pid = [dict(e) for e in ev]
+    del no_pid[procs[0]]["pid"]
+    path = _write(tmp_path, dict(doc, traceEvents=no_pid), "nopid")
+    assert [w for w in load_profile(path, build_options()[0]).warnings if "metadata events" in w] == [
+        f"{path}: 1 metadata events without a pid: each read as 0, so they share that lane with one another and "
+        "with any event written there"]

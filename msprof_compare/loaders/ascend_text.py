@@ -239,9 +239,11 @@ def _objects(events: list, name: str) -> np.ndarray:
 
 def _ints(events: list, name: str) -> np.ndarray:
     """``traceio.to_int`` of ``name`` of every event: the usual ints go from the getter straight into int64;
-    any other value (a named tid, an int beyond int64) makes the list and takes ``to_int``'s own path."""
+    any other value (a named tid, an int beyond int64) makes the list and takes ``to_int``'s own path. An absent
+    pid / tid reads as 0 either way."""
     try:
-        return np.fromiter(map(attrgetter(name), events), dtype=np.int64, count=len(events))
+        return traceio.absent_lanes_as_zero(np.fromiter(map(attrgetter(name), events), dtype=np.int64,
+                                                        count=len(events)))
     except (ValueError, TypeError, OverflowError):
         return traceio.to_int(_field(events, name))
 

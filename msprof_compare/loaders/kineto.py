@@ -198,6 +198,9 @@ class _Events:
         self.too_long = 0  # events lasting over MAX_DURATION_NS (read as 0, reported once)
         #: what the events whose ``dur`` was read are -> (how many had none, read as 0; how many there are)
         self.absent_durs: dict[str, tuple[int, int]] = {}
+        #: (what the events are, "pid" / "tid") -> [how many had none (read as 0), how many a value that is no
+        #: lane (a number beyond int64, "NaN": each read as a lane of its own), the first of those]
+        self.odd_lanes: dict[tuple[str, str], list] = {}
         #: what ``where`` looked for -> (how many events of its categories had another ph, the first such ph)
         self.other_ph: dict[str, tuple[int, Any]] = {}
 
@@ -252,9 +255,11 @@ class _Events:
     def cat_lower_of(self, idx: np.ndarray) -> np.ndarray:
         return self.cat_of(idx, lower=True)
 
-    def columns(self, sub: list, fields: tuple[str, ...], idx: np.ndarray, what: str = "") -> dict[str, np.ndarray]:
+    def columns(self, sub: list, fields: tuple[str, ...], idx: np.ndarray, what: str = "",
+                lanes: tuple[str, ...] = ("pid", "tid")) -> dict[str, np.ndarray]:
         """Numpy columns of selected events (names, ints, ns times); ``idx`` are their event indices, ``what``
-        names them where a ``dur`` is read (``absent_durs``)."""
+        names them where a ``dur`` is read (``absent_durs``) or one of their ``lanes`` ids is damaged
+        (``odd_lanes``)."""
         out: dict[str, np.ndarray] = {}
         n = len(sub)
         with traceio.gc_paused():
@@ -262,9 +267,21 @@ class _Events:
                 get = attrgetter(f)
                 if f in ("pid", "tid"):
                     try:  # ints (the usual ids): one C-level pass, no list in between
-                        out[f] = np.fromiter(map(get, sub), np.int64, n)
+                        ids = np.fromiter(map(get, sub), np.int64, n)
+                        mask = ids == traceio.ABSENT_LANE
+                        absent, odd = int(np.count_nonzero(mask)), (0, None)
+                        if absent:
+                            ids[mask] = 0
+                        out[f] = ids
                     except (ValueError, TypeError, OverflowError):  # text (a named lane), beyond int64
-                        out[f] = traceio.to_int(list(map(get, sub)))
+                        vals = list(map(get, sub))
+                        absent, odd = vals.count(traceio.ABSENT_LANE), traceio.odd_lanes(vals)
+                        out[f] = traceio.to_int(vals)
+                    if what and f in lanes and (absent or odd[0]):  # lane 0 / one of its own: ``_lane_notes``
+                        lane = self.odd_lanes.setdefault((what, f), [0, 0, None])
+                        lane[0] += absent
+                        lane[1] += odd[0]
+                        lane[2] = odd[1] if lane[2] is None else lane[2]
                     continue
                 if f not in ("ts", "dur"):  # text (names): equal ones as one object
                     out[f] = traceio.shared_texts(map(get, sub), n)
@@ -369,10 +386,27 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     note = traceio.absent_dur_note(path, ev.absent_durs)
     if note:
         prof.warnings.append(note)
+    prof.warnings.extend(_lane_notes(path, ev.odd_lanes))
     prof.warnings.extend(f"{path}: {n:,} {what} event(s) with a ph other than \"X\" (the first: "
                          f"{short_repr(first)}); not read, so they count in no figure"
                          for what, (n, first) in ev.other_ph.items())
     return prof
+
+
+def _lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
+    """One warning per kind of damaged lane id (``_Events.odd_lanes``): an event without a pid or tid was read on
+    lane 0 and one whose id is a number beyond int64 or the text "NaN" on a lane of its own, where each moved
+    ops between threads (the op tree, Self Time) or kernels between streams without a word (kfuzz61)."""
+    absent = [f"{n:,} {what} without a {f}" for (what, f), (n, _, _) in odd.items() if n]
+    bad = [(f"{n:,} {what} whose {f}", first) for (what, f), (_, n, first) in odd.items() if n]
+    notes = []
+    if absent:
+        notes.append(f"{path}: {'; '.join(absent)}: each read as 0, so they share that lane with one another and "
+                     "with any event written there")
+    if bad:
+        notes.append(f"{path}: {'; '.join(w for w, _ in bad)} is no whole number within int64 (the first: "
+                     f"{short_repr(bad[0][1])}): each such value is read as a lane of its own")
+    return notes
 
 
 def _reads_correlations(ev: _Events, opts: Options) -> bool:
@@ -544,7 +578,7 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
             prof.extra["other_flow_cats"] = sorted(set(ev.cat_of(o_idx).tolist()))
     if not len(idx):
         return
-    cols = ev.columns(sub, ("ts", "pid", "tid"), idx)
+    cols = ev.columns(sub, ("ts", "pid", "tid"), idx, "flow events")
     n = len(idx)
     is_s = np.fromiter(map("s".__eq__, map(attrgetter("ph"), sub)), dtype=bool, count=n)
     fb = np.flatnonzero(~is_s & (cat == "fwdbwd"))
@@ -793,7 +827,8 @@ def _load_meta(prof: Profile, ev: _Events) -> None:
     idx, sub = ev.where(frozenset({""}), ("M",))
     if not len(idx):
         return
-    cols = ev.columns(sub, ("pid", "tid"), idx)
+    # a process's name or sort index needs no tid (and Chrome's format lets it out): only the pid is said
+    cols = ev.columns(sub, ("pid", "tid"), idx, "metadata events", lanes=("pid",))
     procs, threads, _ = traceio.meta_records([e.name for e in sub], cols["pid"].tolist(), cols["tid"].tolist(),
                                              ev.args(sub, _MetaArgs))
     for rec in threads.values():

@@ -40,14 +40,19 @@ from .paths import GZIP_MAX_RATIO, PROFILER_DB_NAMES, export_hint, size_cap
 _NUM = int | float | str
 
 
+#: ``Event.pid`` / ``tid`` of an event without one: an int (the ids' C-level read into int64 stays as it is) no
+#: writer uses, so a loader can tell an absent lane from a written 0; ``to_int`` reads it as 0, as before.
+ABSENT_LANE = -(2**63)
+
+
 class Event(msgspec.Struct, gc=False):
     """The fields of a trace event that any comparator uses."""
 
     ph: str = ""
     cat: str = ""
     name: str = ""
-    pid: int | str = 0
-    tid: int | str = 0
+    pid: int | str = ABSENT_LANE
+    tid: int | str = ABSENT_LANE
     ts: _NUM | None = None  # None: absent (or null), an error for the events a loader reads
     dur: _NUM | msgspec.UnsetType = msgspec.UNSET  # UNSET: absent, read as 0 and counted (``durs_to_ns``)
     id: int | str | None = None
@@ -72,8 +77,8 @@ class RawTsEvent(msgspec.Struct, gc=False):
     ph: str = ""
     cat: str = ""
     name: str = ""
-    pid: int | str = 0
-    tid: int | str = 0
+    pid: int | str = ABSENT_LANE
+    tid: int | str = ABSENT_LANE
     ts: msgspec.Raw = msgspec.Raw(b"null")
     dur: _NUM | msgspec.UnsetType = msgspec.UNSET
     id: int | str | None = None
@@ -95,8 +100,8 @@ class RawTimesEvent(msgspec.Struct, gc=False):
     ph: str = ""
     cat: str = ""
     name: str = ""
-    pid: int | str = 0
-    tid: int | str = 0
+    pid: int | str = ABSENT_LANE
+    tid: int | str = ABSENT_LANE
     ts: msgspec.Raw = msgspec.Raw(b"null")
     dur: msgspec.Raw = ABSENT_RAW_DUR
     id: int | str | None = None
@@ -986,9 +991,10 @@ def _is_number_like(v: Any) -> bool:
 
 
 def to_int(values: list[Any]) -> np.ndarray:
-    """pid/tid/id-like values -> int64; text values (e.g. named tids) map to stable ids below -1."""
+    """pid/tid/id-like values -> int64; text values (e.g. named tids) map to stable ids below -1; an absent lane
+    (``ABSENT_LANE``) reads as 0."""
     try:
-        return np.fromiter(values, dtype=np.int64, count=len(values))
+        return absent_lanes_as_zero(np.fromiter(values, dtype=np.int64, count=len(values)))
     except (ValueError, TypeError, OverflowError):
         pass
     out = np.empty(len(values), dtype=np.int64)
@@ -1000,7 +1006,39 @@ def to_int(values: list[Any]) -> np.ndarray:
             out[i] = int(v)
         except (TypeError, ValueError, OverflowError):
             out[i] = -2 - (zlib.crc32(str(v).encode()) & 0x7FFFFFFF)
-    return out
+    return absent_lanes_as_zero(out)
+
+
+def absent_lanes_as_zero(ids: np.ndarray) -> np.ndarray:
+    """``ids`` with every ``ABSENT_LANE`` (an event without that pid / tid) set to 0, in place; returned."""
+    absent = ids == ABSENT_LANE
+    if absent.any():
+        ids[absent] = 0
+    return ids
+
+
+def odd_lanes(values: list[Any]) -> tuple[int, Any]:
+    """(how many, the first) of the pid / tid values that are no lane: a number beyond int64, the text of a number
+    that is no whole one within it ("NaN", "1.5"), empty text. ``to_int`` reads each as a lane of its own, where a
+    text name ("stream 7", PyTorch 1.8's) is one. Called only where the ids are not all ints (the usual case)."""
+    n, first = 0, None
+    for v in values:
+        if type(v) is int:
+            if -(2**63) <= v < 2**63:
+                continue
+        elif isinstance(v, str):
+            t = v.strip()
+            if t and not (NUMBER_TEXT.fullmatch(t) or t.lower().lstrip("+-") in ("nan", "inf", "infinity")):
+                continue  # a name
+            try:
+                if t and -(2**63) <= int(t) < 2**63:  # as ``to_int`` reads it
+                    continue
+            except ValueError:
+                pass
+        if not n:
+            first = v
+        n += 1
+    return n, first
 
 
 #: The text of a number (ASCII digits, no ``_`` separator, no ``inf``; a sign): Python's ``int()`` and
