@@ -244,9 +244,9 @@ def test_host_events_without_a_lane_or_with_no_whole_lane_id_are_counted(tmp_pat
     damaged[ops[7]]["tid"] = "stream 7"
     path = _write(tmp_path, dict(doc, traceEvents=damaged), "lanes")
     prof = load_profile(path, build_options()[0])
-    lanes = [w for w in prof.warnings if "host events" in w and ("pid" in w or "tid" in w)]
+    lanes = [w for w in prof.warnings if "host event" in w and ("pid" in w or "tid" in w)]
     assert lanes == [
-        f"{path}: 1 host events without a pid; 2 host events without a tid: each read as 0, so they share that "
+        f"{path}: 1 host event without a pid; 2 host events without a tid: each read as 0, so they share that "
         "lane with one another and with any event written there",
         f"{path}: 2 host events whose tid is no whole number within int64 (the first: 'NaN'): each such value is "
         "read as a lane of its own"]
@@ -269,10 +269,10 @@ def test_metadata_events_without_a_tid_are_no_damage_without_a_pid_are(tmp_path)
     procs = [i for i, e in enumerate(ev) if e.get("ph") == "M" and e["name"].startswith("process_")]
     no_tid = [{k: v for k, v in e.items() if k != "tid"} if i in procs else e for i, e in enumerate(ev)]
     prof = load_profile(_write(tmp_path, dict(doc, traceEvents=no_tid), "notid"), build_options()[0])
-    assert not [w for w in prof.warnings if "metadata events" in w]
+    assert not [w for w in prof.warnings if "metadata event" in w]
     no_pid = [dict(e) for e in ev]
     del no_pid[procs[0]]["pid"]
     path = _write(tmp_path, dict(doc, traceEvents=no_pid), "nopid")
-    assert [w for w in load_profile(path, build_options()[0]).warnings if "metadata events" in w] == [
-        f"{path}: 1 metadata events without a pid: each read as 0, so they share that lane with one another and "
+    assert [w for w in load_profile(path, build_options()[0]).warnings if "metadata event" in w] == [
+        f"{path}: 1 metadata event without a pid: each read as 0, so they share that lane with one another and "
         "with any event written there"]

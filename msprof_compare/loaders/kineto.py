@@ -397,8 +397,11 @@ def _lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
     """One warning per kind of damaged lane id (``_Events.odd_lanes``): an event without a pid or tid was read on
     lane 0 and one whose id is a number beyond int64 or the text "NaN" on a lane of its own, where each moved
     ops between threads (the op tree, Self Time) or kernels between streams without a word (kfuzz61)."""
-    absent = [f"{n:,} {what} without a {f}" for (what, f), (n, _, _) in odd.items() if n]
-    bad = [(f"{n:,} {what} whose {f}", first) for (what, f), (_, n, first) in odd.items() if n]
+    def counted(n: int, what: str) -> str:  # the kinds are plural nouns: "1 kernel", "2 host events"
+        return f"{n:,} {what.removesuffix('s') if n == 1 else what}"
+
+    absent = [f"{counted(n, what)} without a {f}" for (what, f), (n, _, _) in odd.items() if n]
+    bad = [(f"{counted(n, what)} whose {f}", first) for (what, f), (_, n, first) in odd.items() if n]
     notes = []
     if absent:
         notes.append(f"{path}: {'; '.join(absent)}: each read as 0, so they share that lane with one another and "
