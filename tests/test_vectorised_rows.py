@@ -98,8 +98,9 @@ def _flows_scalar(events: list, cats: set, kernel_at: frozenset = frozenset()) -
     replay) rows and the backward tid; then each other launch-flow end (not fwdbwd) at a kernel start
     (``kernel_at``: (pid, tid, ts ns) of the kernels, lane and time):
     linked to its key's start, or without one, to the launch call whose correlation arg is the end's id (a
-    whole number >= 0, ``traceio.whole_int``) when exactly one call has it. Rows go by key (first appearance),
-    the ends of one key by time."""
+    whole number >= 0, ``traceio.whole_int``) when exactly one call has it; a copy of an end (same key, lane and
+    time) links nothing more; a key's one end linked so to a call that is no graph launch is a pair that lost
+    its start (``kineto.LOST_START``). Rows go by key (first appearance), the ends of one key by time."""
     sub = [e for e in events if e.cat.lower() in cats and e.ph in ("s", "f")]
     starts: dict = {}
     ends: dict = {}
@@ -128,17 +129,29 @@ def _flows_scalar(events: list, cats: set, kernel_at: frozenset = frozenset()) -
         if e.ph == "X" and e.cat.lower() in kineto.LAUNCH_CATS:
             corr = json.loads(bytes(e.args)).get("correlation") if len(e.args) else None
             calls.setdefault(traceio.whole_int(corr), []).append(e)
-    for j, e in enumerate(sub):
+    linked: set = set()  # (key, lane, time) of the ends linked so far: a copy of one links nothing more
+    lone: dict = {}  # key without a start -> its rows linked to a launch call
+    for e in sub:
         k = (e.cat.lower(), e.id)
         if e.ph != "f" or k not in ends or (e.pid, e.tid, e.ts * 1000) not in kernel_at or k[0] == "fwdbwd":
             continue
+        if (k, e.pid, e.tid, e.ts) in linked:
+            continue
         if k in starts:
-            if ends[k] != j:  # not the end paired above: linked to the key's (last) start
-                c = sub[starts[k]]
+            paired = sub[ends[k]]
+            if (e.pid, e.tid, e.ts) != (paired.pid, paired.tid, paired.ts):  # not (a copy of) the paired end:
+                c = sub[starts[k]]  # linked to the key's (last) start
                 rows.append((str(e.id), k[0], c.ts * 1000, c.pid, c.tid, e.ts * 1000, e.pid, e.tid, 1, rank[k]))
+                linked.add((k, e.pid, e.tid, e.ts))
         elif (i := traceio.whole_int(e.id)) is not None and i >= 0 and len(calls.get(i, ())) == 1:
             c = calls[i][0]
+            lone.setdefault(k, []).append(len(rows))
             rows.append((str(e.id), k[0], c.ts * 1000, c.pid, c.tid, e.ts * 1000, e.pid, e.tid, 1, rank[k]))
+            linked.add((k, e.pid, e.tid, e.ts))
+    for k, at in lone.items():  # the one end of a plain launch call (no graph launch) without its start: a pair
+        call = calls[traceio.whole_int(k[1])][0]
+        if len(at) == 1 and "graphlaunch" not in str(call.name).lower():
+            rows[at[0]] = (*rows[at[0]][:8], kineto.LOST_START, rows[at[0]][9])
     # by key (first appearance), then the ends of one key by time (stable: the pair before the others)
     rows.sort(key=lambda r: (r[-1], r[5]))
     return [r[:-1] for r in rows], backward_tid
@@ -156,13 +169,18 @@ def test_load_flows_is_the_dict_pairing(seed):
     corrs = [b"", b'{"correlation": null}', b'{"cbid": 1}', b'{"correlation": "6"}', b'{"correlation": 7.0}',
              *(b'{"correlation": %d}' % i for i in range(-1, 40))]
     n = int(rng.integers(1, 400))
+    names = ["cudaLaunchKernel", "hipLaunchKernel", "cudaGraphLaunch", "hipGraphLaunch", "hipMemsetAsync"]
     events = []
     for _ in range(n):
         ph = "sffsXX"[int(rng.integers(0, 6))]
         args = msgspec.Raw(corrs[int(rng.integers(0, len(corrs)))] if ph == "X" else b"")
         events.append(traceio.Event(ph=ph, cat=cats[int(rng.integers(0, len(cats)))],
                                     id=ids[int(rng.integers(0, len(ids)))], pid=int(rng.integers(0, 3)),
-                                    tid=int(rng.integers(1, 50)), ts=int(rng.integers(0, 10 ** 6)), dur=0, args=args))
+                                    tid=int(rng.integers(1, 50)), ts=int(rng.integers(0, 10 ** 6)), dur=0, args=args,
+                                    name=names[int(rng.integers(0, len(names)))]))
+    # copies of some flow ends (a merged or rewritten trace), anywhere after their original
+    for i in [i for i, e in enumerate(events) if e.ph == "f" and rng.random() < 0.15]:
+        events.insert(int(rng.integers(i + 1, len(events) + 1)), events[i])
     # kernels at flow ends, and some at an end's time on another lane (which is no kernel at that end)
     kernel_at = frozenset((e.pid + int(rng.random() < 0.2), e.tid, e.ts * 1000) for e in events
                           if e.ph == "f" and rng.random() < 0.7)
