@@ -1,7 +1,7 @@
 """Kineto traces with one kind of damage each, found by a key-by-key fuzz of the loader (session 61): each used to
 change figures without a word. The traces are the real timesformer excerpt (tests/data/kineto/README.md) and the
-real bert-small H100 trace of ``sample_data/`` (its README), and hta's sampled rank 0 of /work/shared/samples
-(PROVENANCE.md), each damaged in a copy; expected figures come from
+real bert-small H100 trace of ``sample_data/`` (its README), and hta's sampled rank 0 of the shared samples
+(``../shared/samples``, PROVENANCE.md; skipped without them), each damaged in a copy; expected figures come from
 the undamaged trace or from the raw JSON read with the json module, not from our loader."""
 
 from __future__ import annotations
