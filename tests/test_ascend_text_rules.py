@@ -47,6 +47,14 @@ def _trace(d: Path) -> tuple[Path, list[dict]]:
     return f, json.loads(f.read_text())
 
 
+def _with_trace(tmp_path: Path, events: list[dict]) -> tuple[Path, Path]:
+    """A copy of the excerpt whose trace_view.json holds ``events``: (the export folder, the trace)."""
+    out = shutil.copytree(PT, tmp_path / PT.name)
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_text(json.dumps(events))
+    return out, trace
+
+
 def _pid_of(events: list[dict], name: str) -> int:
     return next(e["pid"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"
                 and e["args"]["name"] == name)
@@ -1029,9 +1037,7 @@ def test_overlapping_overlap_analysis_spans_are_said(tmp_path: Path) -> None:
     assert "1736408883732678.513" < "1736408883732683.430" < "1736408883732773.995"  # the third's start and end
     stretched["dur"] = 247.682
     events += [copy, dict(ovl["Free", "1736408883731135.682"]), dict(ovl["Communication", "1736408883732241.564"])]
-    out = shutil.copytree(PT, tmp_path / PT.name)
-    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    trace.write_text(json.dumps(events))
+    out, trace = _with_trace(tmp_path, events)
     profile = load_profile(str(out), OPTS)
     assert [w for w in profile.warnings if "Overlap Analysis span" in w] == [
         f"{trace}: 3 Overlap Analysis span(s) ('Computing', 'Communication(Not Overlapped)') start before an earlier "
@@ -1065,9 +1071,7 @@ def test_device_lane_events_of_another_phase_are_counted(tmp_path: Path) -> None
     hw, ovl = on("Ascend Hardware"), on("Overlap Analysis")
     hw[0]["ph"], hw[2]["ph"], ovl[0]["ph"] = "x", "B", "i"
     del hw[1]["ph"]
-    out = shutil.copytree(PT, tmp_path / PT.name)
-    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    trace.write_text(json.dumps(events))
+    out, trace = _with_trace(tmp_path, events)
     device = ("Ascend Hardware", "HCCL", "Overlap Analysis")
     odd = [e.get("ph", "") for e in events
            if lanes.get(e.get("pid")) in device and e.get("ph", "") not in ("X", "M", "s", "f", "C")]
@@ -1090,9 +1094,7 @@ def test_repeated_host_events_are_said(tmp_path: Path) -> None:
     ops = [e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
     assert len(ops) >= 6
     events += [dict(e) for e in ops[:5]] + [dict(ops[5], dur=float(ops[5]["dur"]) + 1.0)]
-    out = shutil.copytree(PT, tmp_path / PT.name)
-    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    trace.write_text(json.dumps(events))
+    out, trace = _with_trace(tmp_path, events)
     keys = [(e["pid"], e["tid"], str(e["ts"]), float(e["dur"]), e["name"], e["cat"]) for e in events
             if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "python_function")]
     assert len(keys) - len(set(keys)) == 5
@@ -1119,9 +1121,7 @@ def test_events_without_an_epoch_start_are_counted(tmp_path: Path) -> None:
     op = next(e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op")
     hccl["ts"], op["ts"] = -5, "0"
     first = next(e for e in events if e is hccl or e is op)
-    out = shutil.copytree(PT, tmp_path / PT.name)
-    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    trace.write_text(json.dumps(events))
+    out, trace = _with_trace(tmp_path, events)
     profile = load_profile(str(out), OPTS)
     assert [w for w in profile.warnings if "no start time" in w] == [
         f"{trace}: 2 complete event(s) start at a negative time, or at 0 among epoch times (no start time: a damaged "
@@ -1140,9 +1140,7 @@ def test_python_lane_events_without_a_category_are_counted(tmp_path: Path) -> No
     ops = [e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
     del ops[0]["cat"], ops[1]["cat"]
     ops[2]["cat"] = ""
-    out = shutil.copytree(PT, tmp_path / PT.name)
-    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    trace.write_text(json.dumps(events))
+    out, trace = _with_trace(tmp_path, events)
     profile = load_profile(str(out), OPTS)
     assert [w for w in profile.warnings if "without a cat" in w] == [
         f"{trace}: 3 complete event(s) of the Python lane without a cat; not read, so they count in no figure"]
@@ -1165,9 +1163,7 @@ def test_flow_ends_written_again_elsewhere_are_counted(tmp_path: Path) -> None:
     assert len(ends) >= 3
     moved = [dict(e, ts=last["ts"], pid=last["pid"], tid=last["tid"]) for e in ends[:2]]
     events += [*moved, dict(ends[2])]
-    out = shutil.copytree(PT, tmp_path / PT.name)
-    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    trace.write_text(json.dumps(events))
+    out, trace = _with_trace(tmp_path, events)
     profile = load_profile(str(out), OPTS)
     assert [w for w in profile.warnings if "flow end(s)" in w] == [
         f"{trace}: 2 flow end(s) (async_npu, fwdbwd) are followed by another end of the same id at another task; the "
@@ -1209,9 +1205,7 @@ def test_different_tasks_of_one_lane_and_start_are_counted(tmp_path: Path) -> No
                 e["ts"] = first["ts"]
         second["ts"] = first["ts"]
     events.append(dict(hw[2]))  # a copy: the other warning's
-    out = shutil.copytree(PT, tmp_path / PT.name)
-    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    trace.write_text(json.dumps(events))
+    out, trace = _with_trace(tmp_path, events)
     tasks = [(e["pid"], e["tid"], e["ts"], e["dur"], e["name"]) for e in events
              if e.get("ph") == "X" and lanes.get(e.get("pid")) == "Ascend Hardware"]
     hidden = len(set(tasks)) - len({t[:3] for t in tasks})
