@@ -431,9 +431,7 @@ def _other_lane_phases(path: str, events: list, ph: np.ndarray, pid: np.ndarray,
     # a flow step ("t": CANN's msprof timelines write them on the hardware lane) is no damage
     phs = [p for p in map(attrgetter("ph"), map(events.__getitem__, odd)) if p != "t"]
     if phs:
-        warnings.append(f"{path}: {len(phs):,} Ascend Hardware, HCCL or Overlap Analysis event(s) with a ph other "
-                        f"than \"X\" (the first: {short_repr(phs[0])}); not read, so they count in "
-                        "no figure")
+        warnings.append(traceio.other_ph_note(path, len(phs), "Ascend Hardware, HCCL or Overlap Analysis", phs[0]))
 
 
 #: Starts at or beyond this (ns; ~11.6 days after 1970) are epoch times, as torch_npu, MindSpore and CANN write.
@@ -459,6 +457,14 @@ def _no_epoch_starts(path: str, events: list, ts: np.ndarray, timed: np.ndarray,
                         f"start time: a damaged ts; the first: {short_repr(first.name)} at {short_repr(at)}); "
                         "read as written, so they lie outside every step, and figures that span the trace (E2E Time) "
                         "stretch to reach them")
+
+
+def _repeats_note(path: str, n: int, what: str, same: str, noun: str, figures: str = "") -> str:
+    """The warning for ``n`` trace events that repeat an earlier one in every field ``same`` names (a trace joined
+    from two copies): read as written, as the original reads them, so the figures that sum them count them twice."""
+    return (f"{path}: {n} {what} repeat an earlier one (same {same}: the same {noun} written again, as in a trace "
+            f"joined from two copies); they are read as written, as in the original, so figures that sum them{figures} "
+            f"count those {noun}s more than once.")
 
 
 def _pick(events: list, mask: np.ndarray) -> list:
@@ -817,10 +823,8 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
                             "and so do we (the flows ending there link only the last to operators; Lccl and SDMA Time "
                             "count only it).")
         if repeated:
-            warnings.append(f"{path}: {repeated} device task(s) on the Ascend Hardware / HCCL lanes repeat an earlier "
-                            "one (same lane, start, duration and name: the same task written again, as in a trace "
-                            "joined from two copies); they are read as written, as in the original, so figures that "
-                            "sum them count those tasks more than once.")
+            warnings.append(_repeats_note(path, repeated, "device task(s) on the Ascend Hardware / HCCL lanes",
+                                          "lane, start, duration and name", "task"))
     tables["flows"], tables["backward_tid"], hidden = _flows(c)
     if hidden:
         warnings.append(f"{path}: {hidden} flow end(s) (async_npu, fwdbwd) are followed by another end of the same "
@@ -857,10 +861,9 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     host = np.flatnonzero(is_x & _cat_is(c, "cpu_op", "python_function"))
     if host.size and (repeated := _repeated_events([c[k][host] for k in ("ts", "pid", "tid", "dur", "name",
                                                                           "cat_code")])):
-        warnings.append(f"{path}: {repeated} host event(s) (cpu_op, python_function) repeat an earlier one (same "
-                        "thread, start, duration, name and category: the same event written again, as in a trace "
-                        "joined from two copies); they are read as written, as in the original, so figures that sum "
-                        "them (ApiCompare, the operator and module sheets) count those events more than once.")
+        warnings.append(_repeats_note(path, repeated, "host event(s) (cpu_op, python_function)",
+                                      "thread, start, duration, name and category", "event",
+                                      " (ApiCompare, the operator and module sheets)"))
     extra["hccl_pid"] = hccl_pid
     return tables
 

@@ -387,9 +387,7 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     if note:
         prof.warnings.append(note)
     prof.warnings.extend(_lane_notes(path, ev.odd_lanes))
-    prof.warnings.extend(f"{path}: {n:,} {what} event(s) with a ph other than \"X\" (the first: "
-                         f"{short_repr(first)}); not read, so they count in no figure"
-                         for what, (n, first) in ev.other_ph.items())
+    prof.warnings.extend(traceio.other_ph_note(path, n, what, first) for what, (n, first) in ev.other_ph.items())
     return prof
 
 

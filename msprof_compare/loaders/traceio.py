@@ -990,6 +990,14 @@ def _is_number_like(v: Any) -> bool:
         return False
 
 
+def other_ph_note(path: str, n: int, what: str, first: Any) -> str:
+    """The warning for ``n`` events of a kind a trace writes as complete events ("X") alone whose ph is another
+    (``first``: the first such ph): damaged, they are not read (the Kineto kernels and host ops, the Ascend
+    device lanes)."""
+    return (f"{path}: {n:,} {what} event(s) with a ph other than \"X\" (the first: {short_repr(first)}); not read, "
+            "so they count in no figure")
+
+
 def to_int(values: list[Any]) -> np.ndarray:
     """pid/tid/id-like values -> int64; text values (e.g. named tids) map to stable ids below -1; an absent lane
     (``ABSENT_LANE``) reads as 0."""
