@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from msprof_compare.api import compare
+from msprof_compare.report.summary_console import render_memory
 
 L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
@@ -242,3 +243,31 @@ def test_memory_compare_rows_from_the_raw_trace(samples):
     assert len(kb_of) == 968 and sheet[["Operator Name", "Operator Name.1"]].isna().any(axis=1).sum() == 4
     # by hand, the row of largest growth: 78312 KB more (Diff Size(KB)), the largest ratio 75.9268
     assert (sheet["Diff Size(KB)"].max(), sheet["Diff Ratio"].max()) == (78312.0, 75.9268)
+
+
+def test_memory_totals_from_the_raw_trace(samples):
+    """``memory_totals`` (JSON summary.memory, the memory line) of TimeSformer H100 vs MI300X, the one sample pair
+    whose operators' memory changed, from the walk above: every name compared on a side is an operator of the
+    statistic, the changed ones those whose MB (the sheet's 2 decimals) differ, each side's MB their sum, the peak
+    each trace's largest device Total Reserved. Before, the totals of a pair with changes were pinned on the bundled
+    BERT pair alone (figures read off its sheet)."""
+    b, c = samples / H100, samples / MI300
+    if not (b.exists() and c.exists()):
+        pytest.skip("sample absent")
+    res = compare(str(b), str(c), enable_memory_compare=True, disable_details=True)
+    want_b, want_c = _by_name(*_gpu(b)), _by_name(*_gpu(c))
+    names = set(want_b) | set(want_c)
+    mb = {n: (want_b.get(n, (0, 0.0, 0))[1], want_c.get(n, (0, 0.0, 0))[1]) for n in names}
+    base_mb, comp_mb = sum(v[0] for v in mb.values()), sum(v[1] for v in mb.values())
+    t = res.memory_totals
+    assert (t["operators"], t["changed"], t["base_recorded"], t["comparison_recorded"]) == (
+        len(names), sum(round(cm - bm, 2) != 0 for bm, cm in mb.values()), True, True)
+    assert (t["base_mb"], t["comparison_mb"], t["diff_mb"]) == pytest.approx(
+        (base_mb, comp_mb, comp_mb - base_mb), rel=1e-12)
+    assert t["diff_pct"] == pytest.approx((comp_mb / base_mb - 1) * 100, rel=1e-9)
+    peaks = [max(e["args"]["Total Reserved"] for e in _events(p) if e.get("name") == "[memory]"
+                 and e["args"].get("Device Id", -1) >= 0) / 1024**3 for p in (b, c)]
+    assert [t["base_peak_gb"], t["comparison_peak_gb"]] == pytest.approx(peaks, rel=1e-12)
+    assert t["peak_diff_gb"] == pytest.approx(peaks[1] - peaks[0], rel=1e-9)
+    line = render_memory(res.frames)
+    assert f"{base_mb:.2f} MB -> {comp_mb:.2f} MB ({comp_mb - base_mb:+.2f} MB)" in line, line
