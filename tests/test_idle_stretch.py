@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from dbutil import sql
+from refpairs import PAIRS as REF_PAIRS
 from spans import longest_free
 
 from msprof_compare.api import compare
@@ -59,12 +60,17 @@ def test_gpu_excerpt():
         if e.get("cat") in ("kernel", "gpu_memcpy") and "stream" in e.get("args", {}))
 
 
-def _overlap_lane(pt: Path) -> list[tuple[str, int, int]]:
-    raw = json.loads((pt / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+def _overlap_lane_of(path: Path) -> list[tuple[str, int, int]]:
+    """The Overlap Analysis events of a trace-event list (trace_view.json, a CANN msprof_*.json timeline)."""
+    raw = json.loads(path.read_text())
     pid = next(e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
                and e["args"]["name"] == "Overlap Analysis")
     return [(e["name"], _ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"]))
             for e in raw if e.get("ph") == "X" and e["pid"] == pid]
+
+
+def _overlap_lane(pt: Path) -> list[tuple[str, int, int]]:
+    return _overlap_lane_of(pt / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
 
 
 def _npu_idle(ov: list[tuple[str, int, int]]) -> tuple[int, int]:
@@ -435,3 +441,23 @@ def test_idle_advice_beside_a_side_without_time_breakdown_compares_nothing(sampl
     row = checks._idle_row((split, _bd(0, 0)))
     assert row["Detail"].endswith("the comparison side has no time breakdown (no E2E time) to compare with: read the "
                                   "base side's Computing Time alone")
+
+
+def test_mindspore_msprof_timelines(samples):
+    """Reference pair 9d (MindSpore's CANN msprof_*.json timelines, as bare trace_view.json files): each side's
+    stretch, its offset into the E2E window and the validity check's share of E2E from the Overlap Analysis lane
+    (busy: Computing and Communication(Not Overlapped); window: the lane), as for a text export. Before, the
+    stretch was checked on Kineto, NPU text and DB inputs only: base 40.550 us of 47.563 ms."""
+    base, comparison = (samples / p for p in REF_PAIRS["9d-mindspore-legacy-msprof-timeline-files"])
+    want = []
+    for path in (base, comparison):
+        ov = _overlap_lane_of(path)
+        lo, hi = min(s for _, s, _ in ov), max(e for _, _, e in ov)
+        start, length = _npu_idle(ov)
+        bd = npu_breakdown(load_profile(str(path), OPTS), OPTS)
+        assert (bd.longest_idle, bd.e2e_ns) == (Stretch(start, length, start - lo), hi - lo)
+        want.append(length / (hi - lo))
+    row = compare(str(base), str(comparison), enable_profiling_compare=True).guards.set_index("Check").loc[
+        "longest idle stretch"]
+    assert [row["Base"], row["Comparison"]] == pytest.approx(want, rel=1e-12)
+    assert want[0] == pytest.approx(40_550 / 47_562_510, rel=1e-12)
