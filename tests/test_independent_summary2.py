@@ -205,3 +205,38 @@ def test_step_world_device_and_shape_counts_from_the_raw_traces(samples: Path, p
     assert g.loc["input shapes of top operators", ["Base", "Comparison"]].tolist() == [len(checked)] * 2
     assert ([f[0] for f in facts], len(names), len(checked)) == {"5": ([6, 6], 11, 10), "7": ([5, 5], 0, 0)}[pair[0]]
     assert g.loc["world size", "Status"] == ("warn" if pair.startswith("7") else "unknown")
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_waterfall_chart_data_from_the_original(samples: Path, reference_outputs: Path, pair: str, run,
+                                                tmp_path: Path) -> None:
+    """The Summary's "Chart data" table that draws the waterfall (Step, Invisible, Increase, Decrease, Total) in
+    the written workbook, before checked against our own waterfall frame only (pair 1): the two E2E rows their
+    Total, each step's bar its change from the original's OverallMetrics cells (comparison - base: Increase where
+    it grew, Decrease where it fell) standing on the lower of the running totals before and after it."""
+    base, comparison = (samples / p for p in PAIRS[pair])
+    if not (base.exists() and comparison.exists()):
+        pytest.skip("NPU samples absent")
+    ref = read_xlsx(reference_outputs / pair / "performance_comparison_result.xlsx", sheet_name="OverallMetrics",
+                    header=2)
+    cells = {str(i).strip(): (float(b), float(c)) for i, b, c in
+             zip(ref["Index"], ref["Duration(ms)"], ref["Duration(ms).1"], strict=True)}
+    summary = read_xlsx(run(samples, pair).to_excel(tmp_path), sheet_name="Summary", header=None)
+    col_a = summary[0].tolist()
+    header = col_a.index("Step", col_a.index("Chart data"))
+    assert summary.iloc[header, :5].tolist() == ["Step", "Invisible", "Increase", "Decrease", "Total"]
+    end = col_a.index("Comparison E2E", header)
+    table = summary.iloc[header + 1:end + 1, :5].values.tolist()
+    assert len(table) == 2 + {"1": 8, "2": 3, "3": 7, "9": 3}[pair[0]]  # the waterfall's steps
+    e2e_b, e2e_c = cells["E2E Time"]
+    assert table[0] == ["Base E2E", 0, 0, 0, pytest.approx(e2e_b, abs=1e-6)]
+    assert table[-1] == ["Comparison E2E", 0, 0, 0, pytest.approx(e2e_c, abs=1e-6)]
+    cum = e2e_b
+    for step, invisible, increase, decrease, total in table[1:-1]:
+        name = step.replace("\n", " ")  # the chart's category labels break at spaces
+        b, c = cells[ROWS.get(name, name)]
+        assert (increase, decrease, total) == (pytest.approx(max(c - b, 0), abs=2e-6),
+                                               pytest.approx(max(b - c, 0), abs=2e-6), 0), name
+        assert invisible == pytest.approx(min(cum, cum + c - b), abs=1e-5), name
+        cum += c - b
+    assert cum == pytest.approx(e2e_c, abs=1e-5)
