@@ -240,3 +240,36 @@ def test_waterfall_chart_data_from_the_original(samples: Path, reference_outputs
         assert invisible == pytest.approx(min(cum, cum + c - b), abs=1e-5), name
         cum += c - b
     assert cum == pytest.approx(e2e_c, abs=1e-5)
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_category_level_contributors_from_the_original(samples: Path, reference_outputs: Path, pair: str) -> None:
+    """Top Contributors at the category level (the time comparison alone, or MindSpore's timelines, which have no
+    operator): the waterfall steps, before pinned on synthetic input only, from the original's OverallMetrics
+    cells: each step's change, largest |change| first until 80 % of the steps' summed |change| is covered, Share
+    that |change| over the sum, Share of Net Diff the change over the E2E change."""
+    base, comparison = (samples / p for p in PAIRS[pair])
+    if not (base.exists() and comparison.exists()):
+        pytest.skip("NPU samples absent")
+    ref = read_xlsx(reference_outputs / pair / "performance_comparison_result.xlsx", sheet_name="OverallMetrics",
+                    header=2)
+    cells = {str(i).strip(): (float(b), float(c)) for i, b, c in
+             zip(ref["Index"], ref["Duration(ms)"], ref["Duration(ms).1"], strict=True)}
+    res = compare(str(base), str(comparison), enable_profiling_compare=True)
+    steps = res.waterfall[~res.waterfall["Category"].isin(["start", "end"])]["Step"].tolist()
+    e2e_b, e2e_c = cells["E2E Time"]
+    moved = [(s, *cells[ROWS.get(s, s)]) for s in steps]
+    moved = sorted((m for m in moved if abs(m[2] - m[1]) > 1e-9), key=lambda m: -abs(m[2] - m[1]))
+    gross = sum(abs(c - b) for _, b, c in moved)
+    want, cum = [], 0.0
+    for rank, (name, b, c) in enumerate(moved, 1):
+        cum += abs(c - b) / gross
+        want.append([rank, "category", name, b, c, c - b, abs(c - b) / gross, cum, (c - b) / (e2e_c - e2e_b)])
+        if cum >= 0.8:
+            break
+    got = res.contributors.values.tolist()
+    assert res.contributors.columns.tolist() == ["Rank", "Level", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)",
+                                                 "Share", "Cumulative Share", "Share of Net Diff"]
+    assert [g[:3] for g in got] == [w[:3] for w in want] and len(want) == 1  # one group's communication, or Free
+    for g, w in zip(got, want, strict=True):
+        assert [float(x) for x in g[3:]] == pytest.approx(w[3:], abs=2e-6), w[2]
