@@ -416,10 +416,16 @@ def test_schema_names_the_note_checks_of_a_text_vs_db_step_run(samples):
     assert [check for check in sorted(notes) if check not in described] == []
 
 
+CELL_LIMIT = 32767  # characters an xlsx cell holds
+
+
 def _same_cell(value, cell) -> bool:
     """A JSON value against the openpyxl value of its xlsx cell: null and "" are blank cells, numbers are kept
     to 16 significant digits in the xlsx, "INF" / "-INF" are texts in both; the xlsx escapes a control character
-    as ``_xHHHH_`` (a call stack's \\r: ``_x000D_``), which openpyxl leaves in the text."""
+    as ``_xHHHH_`` (a call stack's \\r: ``_x000D_``), which openpyxl leaves in the text; a text over Excel's
+    32,767 characters is whole in the JSON and its first 32,767 in the cell (docs/differences.md, "Long detail
+    texts are not cut short in the data": pair 5's aten::add_ kernels, 96,952 characters; ASCII, so characters
+    and Excel's UTF-16 units agree)."""
     if isinstance(cell, str):
         cell = re.sub(r"_x([0-9A-Fa-f]{4})_", lambda m: chr(int(m.group(1), 16)), cell)
     if value is None or value == "":
@@ -428,15 +434,27 @@ def _same_cell(value, cell) -> bool:
         return value is cell
     if isinstance(value, (int, float)):
         return isinstance(cell, (int, float)) and float(cell) == float(f"{float(value):.16G}")
+    if isinstance(value, str) and len(value) > CELL_LIMIT and value.isascii():
+        return cell == value[:CELL_LIMIT]
     return cell == value
 
 
-@pytest.mark.parametrize("pair", [(NPU_L1, NPU_L2), (NPU_DB_L1, NPU_DB_L2)], ids=["text-l1-l2", "db-l1-l2"])
+KINETO_RESNET = "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.{}.pt.trace.json.gz"
+MSPROF = "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704{}"
+
+
+@pytest.mark.parametrize("pair", [
+    (NPU_L1, NPU_L2), (NPU_DB_L1, NPU_DB_L2),
+    (KINETO_RESNET.format("1623143089861"), KINETO_RESNET.format("1623143566756")),
+    (MSPROF.format("322_COJGGGCANRMICFBC/device_0/timeline/msprof_0_2_1.json"),
+     MSPROF.format("567_GQFAMHBKGODKJMLA/device_1/timeline/msprof_1_0_1.json")),
+], ids=["text-l1-l2", "db-l1-l2", "kineto-resnet50", "mindspore-msprof"])
 def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
     """Every cell of every sheet, the Summary's contributor and check tables (and its note) are in the JSON as
     in the xlsx of the same run, and summary.e2e / the waterfall's category totals are OverallMetrics' E2E,
-    Computing, Uncovered Communication and Free Time (ms) of that workbook. Pairs 1 and 3 of reference-outputs
-    (text and DB exports, level1 -> level2); the DB pair has a contributors note and module contributors."""
+    Computing, Uncovered Communication and Free Time (ms) of that workbook. Pairs 1, 3, 5 and 9d of
+    reference-outputs (text and DB exports, level1 -> level2; two Kineto traces; MindSpore's CANN timelines,
+    category-level contributors); the DB pair has a contributors note and module contributors."""
     import openpyxl
 
     from msprof_compare.api import compare
@@ -487,6 +505,9 @@ def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
         for index, category in (("Computing Time", "computing"), ("Uncovered Communication Time", "communication"),
                                 ("Free Time", "free")):
             ns = [sum(w[side] for w in steps if w["Category"] == category) for side in ("Base(ns)", "Comparison(ns)")]
+            if index not in om:  # a row neither side has (pair 5 communicates not at all): no step of it
+                assert ns == [0, 0], index
+                continue
             assert [om[index]["Duration(ms)"], om[index]["Duration(ms).1"]] == pytest.approx(
                 [v / 1e6 for v in ns], abs=1e-9), index
     finally:
