@@ -273,3 +273,53 @@ def test_category_level_contributors_from_the_original(samples: Path, reference_
     assert [g[:3] for g in got] == [w[:3] for w in want] and len(want) == 1  # one group's communication, or Free
     for g, w in zip(got, want, strict=True):
         assert [float(x) for x in g[3:]] == pytest.approx(w[3:], abs=2e-6), w[2]
+
+
+def _npu_trace_facts(path: Path) -> tuple[int | None, str | None, set[str], list[str], dict[str, set[str]]]:
+    """(distinct ProfilerStep#N ids or None, "at least N" or None, and for the shape check what _trace_facts gives)
+    of an NPU trace-event file (trace_view.json, a CANN msprof_*.json): N = the highest rank id the HCCL process's
+    tasks name in "src rank" / "dst rank", plus one (4294967295 is HCCL's "no peer"); the ops are its cpu_op
+    events."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    hccl = {e["pid"] for e in raw if e.get("ph") == "M" and e.get("name") == "process_name"
+            and e["args"]["name"] == "HCCL"}
+    ranks = {int(e["args"][k]) for e in raw if e.get("ph") == "X" and e.get("pid") in hccl
+             for k in ("src rank", "dst rank") if k in e.get("args", {})} - {2**32 - 1}
+    steps = {m[1] for e in raw if e.get("ph") == "X" and e.get("cat") == "cpu_op"
+             for m in [re.fullmatch(r"ProfilerStep#(\d+)", e.get("name", ""))] if m}
+    ops = [e for e in raw if e.get("ph") == "X" and e.get("cat") == "cpu_op"
+           and not str(e.get("name", "")).startswith("ProfilerStep#")]
+    timed: dict[str, float] = {}
+    shapes: dict[str, set[str]] = {}
+    for e in ops:
+        dims = (e.get("args") or {}).get("Input Dims")
+        if dims not in (None, "", "N/A", []):
+            timed[e["name"]] = timed.get(e["name"], 0) + float(e.get("dur", 0))
+        if re.search(r"\d", json.dumps(dims)):
+            shapes.setdefault(e["name"], set()).add(json.dumps(dims))
+    return (len(steps) or None, f"at least {max(ranks) + 1}" if ranks else None, {e["name"] for e in ops},
+            sorted(timed, key=lambda n: -timed[n])[:10], shapes)
+
+
+@pytest.mark.parametrize("pair", ["1-npu-text-l1-vs-l2", "9d-mindspore-legacy-msprof-timeline-files"])
+def test_npu_step_world_and_shape_counts_from_the_raw_traces(samples: Path, pair: str) -> None:
+    """The validity checks' step count, world size and input shapes of top operators of NPU text exports and
+    MindSpore's CANN timelines from the raw trace-event JSON, where the world size (no distributed metadata) is at
+    least the ranks the HCCL tasks name: 8 on both text exports (ProfilerStep#50 alone; of either side's 10
+    heaviest shaped ops found on the other, 10 names, 8 with shapes on both, each sharing one), 5 against 6 on the
+    timelines (no step marker, no op). Before, these were pinned on DB exports by SQL and on Kineto traces; the
+    text export's "at least 8" and 8 shapes only as written figures."""
+    paths = [samples / p for p in REF_PAIRS[pair]]
+    traces = [p / "ASCEND_PROFILER_OUTPUT" / "trace_view.json" if p.is_dir() else p for p in paths]
+    facts = [_npu_trace_facts(t) for t in traces]
+    g = compare(*(str(p) for p in paths), enable_operator_compare=True).guards.set_index("Check")
+    assert g.loc["step count", ["Base", "Comparison"]].tolist() == [f[0] for f in facts]
+    assert g.loc["world size", ["Base", "Comparison"]].tolist() == [f[1] for f in facts]
+    (_, _, nb, tb, sb), (_, _, nc, tc, sc) = facts
+    names = list(dict.fromkeys([n for n in tb if n in nc] + [n for n in tc if n in nb]))
+    checked = [n for n in names if sb.get(n) and sc.get(n)]
+    assert all(sb[n] & sc[n] for n in checked)  # each shares a shape: the check's "ok"
+    assert g.loc["input shapes of top operators", ["Base", "Comparison"]].tolist() == [len(checked)] * 2
+    assert [f[:2] for f in facts] == {"1": [(1, "at least 8")] * 2,
+                                      "9": [(None, "at least 5"), (None, "at least 6")]}[pair[0]]
+    assert (len(names), len(checked)) == {"1": (10, 8), "9": (0, 0)}[pair[0]]
