@@ -1,7 +1,7 @@
 """Figures the JSON report carries beyond the sheets: ``frames.overall``, each side's breakdown in integer ns with
 its count. test_overall_npu.py compares that frame with the breakdown objects it is built from (the tool itself);
-here each figure is the original's OverallMetrics cell of reference pairs 1 (NPU text exports) and 3 (DB exports,
-from the excerpts in tests/data/db), to the ns."""
+here each figure is the original's OverallMetrics cell of reference pairs 1 (NPU text exports), 3 (DB exports,
+from the excerpts in tests/data/db) and 9d (MindSpore's CANN timelines), to the ns."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from refpairs import PAIRS
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
@@ -27,11 +28,14 @@ ROWS = {
 }
 
 
-@pytest.mark.parametrize("pair", ["1-npu-text-l1-vs-l2", "3-npu-db-l1-vs-l2"])
+@pytest.mark.parametrize("pair", ["1-npu-text-l1-vs-l2", "3-npu-db-l1-vs-l2",
+                                  "9d-mindspore-legacy-msprof-timeline-files"])
 def test_json_overall_frame_is_the_originals_overall_metrics(samples: Path, reference_outputs: Path,
                                                              pair: str) -> None:
     if pair.startswith("1"):
         base, comparison = samples / f"{TEXT}/level1/rank0_ascend_pt", samples / f"{TEXT}/level2/rank0_ascend_pt"
+    elif pair.startswith("9"):  # MindSpore's CANN timelines: computing all Other, no category row
+        base, comparison = (samples / p for p in PAIRS[pair])
     else:
         base, comparison = DB / "l1" / "ascend_pytorch_profiler_0.db", DB / "l2" / "ascend_pytorch_profiler_0.db"
     doc = json.loads(json_report.dumps(compare(str(base), str(comparison), enable_profiling_compare=True)))
@@ -40,7 +44,8 @@ def test_json_overall_frame_is_the_originals_overall_metrics(samples: Path, refe
     got = {(r["side"], r["metric"]): (r["ns"], r["count"]) for r in doc["frames"]["overall"]}
     checked = 0
     for metric, index in ROWS.items():
-        if index not in ref.index:  # pair 3 has no Other row (0 on both sides: left out, reference-1 §9.3)
+        if index not in ref.index:  # pair 3 has no Other row, 9d no category row (0 on both sides: left out,
+            # reference-1 §9.3)
             assert got[("base", metric)][0] == got[("comparison", metric)][0] == 0, metric
             continue
         for side, sfx in (("base", ""), ("comparison", ".1")):
@@ -50,4 +55,4 @@ def test_json_overall_frame_is_the_originals_overall_metrics(samples: Path, refe
             number = ref.at[index, "Number" + sfx]
             assert count == (-1 if number == "/" else int(number)), (metric, side)
             checked += 1
-    assert checked == {"1": 28, "3": 26}[pair[0]]
+    assert checked == {"1": 28, "3": 26, "9": 10}[pair[0]]
