@@ -9,6 +9,8 @@ plain Python, from the original's OperatorCompareStatistic of pairs 4 (a GPU tra
 from __future__ import annotations
 
 import csv
+import json
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import pytest
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
+from msprof_compare.report import json_report
 
 TEXT = "msinsight/test/data/pytorch/text"
 PAIRS = {
@@ -143,3 +146,35 @@ def test_kernel_contributors_from_the_originals_kernel_sheet(reference_outputs: 
         assert got[col].astype(float).tolist() == pytest.approx([w[k] for w in want], rel=1e-12, abs=1e-12), col
     # MatMulV2 "32,9216;4096,9216;4096" first: 358.25 -> 372.93 us, +0.01468 ms
     assert want[0][:4] == ('MatMulV2 "32,9216;4096,9216;4096"', 0.35825, 0.37293, pytest.approx(0.01468))
+
+
+NOTE = re.compile(r"^all operators together changed by ([+-][0-9.]+) ms, (?:against an E2E change of |under 1% of the "
+                  r"E2E change \()([+-][0-9.]+) ms.*?; the Share column is of ([0-9.]+) ms, the sizes of their changes")
+
+
+@pytest.mark.parametrize("pair", ["4-gpu-alexnet-vs-npu-text-l1", "5-gpu-kineto-resnet50"])
+def test_contributors_note_figures_from_the_originals_sheets(samples: Path, reference_outputs: Path,
+                                                             pair: str) -> None:
+    """The note under the operator contributors where they do not explain the E2E change (JSON
+    summary.contributors_note, the console, the Summary sheet): all operators' change (their statistic rows'
+    comparison - base, summed), the E2E change and the sum of the changes' sizes the Share column divides by, from
+    the original's OperatorCompareStatistic and OverallMetrics (to their last digit, a figure within the parity
+    bound: 0.002 ms). Before, they were read off our own OperatorCompareStatistic (test_gate.py, a DB pair)
+    or synthetic input."""
+    base, comparison = PAIRS[pair]
+    for p in (base, comparison):
+        if not (samples / p).exists():
+            pytest.skip(f"{p} not in samples")
+    book = reference_outputs / pair / "performance_comparison_result.xlsx"
+    rows = _reference_rows(book)
+    e2e = read_xlsx(book, sheet_name="OverallMetrics", header=2).set_index("Index").loc["E2E Time"]
+    want = (sum(c - b for _, b, c in rows), float(e2e["Duration(ms).1"]) - float(e2e["Duration(ms)"]),
+            sum(abs(c - b) for _, b, c in rows))
+    doc = json.loads(json_report.dumps(compare(str(samples / base), str(samples / comparison))))
+    note = doc["summary"]["contributors_note"]
+    m = NOTE.match(note)
+    assert m, note
+    assert [float(x) for x in m.groups()] == pytest.approx(want, abs=0.002)
+    # pair 5: -0.323 ms of -120.132 ms, 0.439 ms gross; pair 4 (GPU against NPU): +49.536 of -12783.663, 181.926
+    assert [round(x, 3) for x in want] == pytest.approx(
+        {"4": [49.536, -12783.663, 181.926], "5": [-0.323, -120.132, 0.439]}[pair[0]], abs=0.0015)
