@@ -31,10 +31,11 @@ L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
 
 
 def gpu_mem(events, ops=()) -> Profile:
-    """events: (ts_us, bytes, addr); ops: (name, ts_us, dur_us)."""
+    """events: (ts_us, bytes, addr) or (ts_us, bytes, addr, device id); ops: (name, ts_us, dur_us)."""
     p = Profile(path="g.json", kind="GPU", source="kineto")
     p.memory = frame("memory", {"ts": [e[0] * 1000 for e in events], "bytes": [e[1] for e in events],
-                                "addr": [e[2] for e in events], "device_id": [0] * len(events)})
+                                "addr": [e[2] for e in events],
+                                "device_id": [e[3] if len(e) > 3 else 0 for e in events]})
     p.ops = frame("ops", {"name": [o[0] for o in ops], "cat": ["cpu_op"] * len(ops),
                           "ts": [o[1] * 1000 for o in ops], "dur": [o[2] * 1000 for o in ops],
                           "input_dims": ["N/A"] * len(ops), "input_type": ["N/A"] * len(ops)})
@@ -62,10 +63,15 @@ def test_gpu_size_mismatch_discards_and_realloc_emits():
 
 
 def _walk_records(events) -> list[tuple[int, int, int]]:
-    """The address walk of reference-1 §4.4 written as a plain loop: (alloc us, bytes, release us or -1)."""
-    open_: dict[int, tuple[int, int]] = {}
+    """The address walk of reference-1 §4.4 written as a plain loop: (alloc us, bytes, release us or -1), each
+    device's addresses apart (ours: the original pairs by address alone) and host memory (device < 0) left out."""
+    open_: dict[tuple[int, int], tuple[int, int]] = {}
     out = []
-    for t, size, addr in sorted(events, key=lambda e: e[0]):  # stable: equal times keep file order
+    for e in sorted(events, key=lambda e: e[0]):  # stable: equal times keep file order
+        t, size, dev = e[0], e[1], e[3] if len(e) > 3 else 0
+        addr = (dev, e[2])
+        if dev < 0:
+            continue
         if size > 0:
             old = open_.pop(addr, None)
             if old is not None:
@@ -80,11 +86,12 @@ def _walk_records(events) -> list[tuple[int, int, int]]:
 
 def test_gpu_pairing_equals_the_sequential_walk():
     """The vectorised pairing against the walk, on random event streams (reused addresses, equal
-    times, size mismatches, zero sizes)."""
+    times, size mismatches, zero sizes, one address on two devices, host memory)."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    event = st.tuples(st.integers(0, 5), st.sampled_from([-2048, -1024, 0, 1024, 2048]), st.integers(0, 3))
+    event = st.tuples(st.integers(0, 5), st.sampled_from([-2048, -1024, 0, 1024, 2048]), st.integers(0, 3),
+                      st.sampled_from([0, 0, 1, -1]))
 
     @settings(max_examples=400, deadline=None)
     @given(st.lists(event, max_size=30))

@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from frameutil import npu_records
 from xlsxutil import read_xlsx
@@ -283,3 +284,39 @@ def test_two_gpu_traces_without_memory_get_the_original_line(caplog, asked, leve
     why = " (no memory was recorded: profile_memory=True records it)" if asked else ""
     assert [(r.levelname, r.getMessage()) for r in caplog.records if "memory event" in r.getMessage()] == [
         (level, f"Can't find any memory event in the file: {p}{why}") for p in GPU_WITHOUT_MEMORY]
+
+
+def test_an_address_on_two_devices_pairs_within_each_device(tmp_path):
+    """Allocations and frees pair by (Device Id, Addr): the original pairs by address alone, so where two devices
+    hold one address (processes merged into one trace: CUDA's unified address space keeps one process's devices
+    apart) a free on device 0 closed device 1's block. The timesformer excerpt (one device) with each [memory]
+    event written again 1 ns later on Device Id 1 (a synthetic edit: no sample records two devices) holds each
+    of its 15 records twice, device 1's 1 ns later: the aten::linear block allocated at 1420179718368.753 and
+    freed at 1420179718493.035 (124.282 us, 37633.5 KB, read off the excerpt) is also 368.754 -> 493.036 on
+    device 1, where address pairing read device 0's copy as never released and device 1's as freed by device
+    0's free, 1 ns early (124.281 us)."""
+    doc = json.loads(TIMESFORMER.read_text(encoding="utf-8"))
+    twins = []
+    for e in doc["traceEvents"]:
+        if e.get("name") == "[memory]":
+            assert e["args"]["Device Id"] == 0
+            twins.append({**e, "ts": round(e["ts"] + 0.001, 3), "args": {**e["args"], "Device Id": 1}})
+    assert len(twins) == 37
+    doc["traceEvents"] += twins
+    edited = tmp_path / "two_devices.pt.trace.json"
+    edited.write_text(json.dumps(doc), encoding="utf-8")
+    opts = build_options(enable_memory_compare=True)[0]
+    one = memory.gpu_records(load_profile(str(TIMESFORMER), opts))
+    two = memory.gpu_records(load_profile(str(edited), opts))
+    assert len(one) == 15 and len(two) == 30
+    block = two[two["size_kb"] == 37633.5].sort_values("ts")
+    assert ["1420179718368.753", "1420179718493.035", 124282] in \
+        block[["alloc_text", "release_text", "dur_ns"]].values.tolist()
+    assert ["1420179718368.754", "1420179718493.036", 124282] in \
+        block[["alloc_text", "release_text", "dur_ns"]].values.tolist()
+    # every record of the one-device trace, on each device (device 1's 1 ns later), none other
+    late = one.assign(ts=one["ts"] + 1, dur_ns=one["dur_ns"])
+    key = ["ts", "size_kb", "dur_ns"]
+    expected = sorted(map(tuple, pd.concat([one, late])[key].values.tolist()))
+    assert sorted(map(tuple, two[key].values.tolist())) == expected
+    assert (two["release_text"] == "None").sum() == 2 * (one["release_text"] == "None").sum() == 4

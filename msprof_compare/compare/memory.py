@@ -1,7 +1,7 @@
 """MemoryCompareStatistic and MemoryCompare (reference-2 §5).
 
 Memory records (size, allocation/release time) come from the GPU ``[memory]``
-instants (allocation/free paired by address) or from NPU ``operator_memory.csv``
+instants (allocation/free paired by device and address) or from NPU ``operator_memory.csv``
 (``cann::`` rows placed at the enqueue time of the task queue entry that was
 running at allocation). Each record is owned by the deepest op open at its
 placement time (``OpTree.place``) and an op's memory is its subtree's records.
@@ -91,14 +91,16 @@ def _float_style(*columns: np.ndarray) -> bool:
 
 
 def gpu_records(profile: Profile) -> pd.DataFrame:
-    """Records from ``[memory]`` instants with Device Id >= 0, paired by address (reference-1 §4.4).
+    """Records from ``[memory]`` instants with Device Id >= 0, paired by device and address (reference-1 §4.4
+    pairs by address alone: one address on two devices then closed the other device's block; docs/differences.md).
 
     A positive size opens a record (an already-open one at that address is emitted
     unreleased); a negative one releases the open record if the sizes agree, and
     drops it in any case; records still open at the end are emitted unreleased.
     """
     m = profile.memory
-    dev = np.flatnonzero(col_of(m, "device_id", np.int64) >= 0)
+    device = col_of(m, "device_id", np.int64)
+    dev = np.flatnonzero(device >= 0)
     ts_all = col_of(m, "ts", np.int64)[dev]
     order = np.argsort(ts_all, kind="stable")
     size = col_of(m, "bytes", np.int64)[dev][order]
@@ -106,13 +108,14 @@ def gpu_records(profile: Profile) -> pd.DataFrame:
     t = ts_all[order][nz]
     size = size[nz]
     addr = col_of(m, "addr", np.int64)[dev][order][nz]
+    device = device[dev][order][nz]
     n = len(size)
-    # the next event at the same address decides each allocation's fate: a matching free
+    # the next event at the same address of the same device decides each allocation's fate: a matching free
     # releases it, another allocation reopens the address (emitted unreleased), a free of a
     # different size drops it, none leaves it open (emitted unreleased at the end)
-    by_addr = np.argsort(addr, kind="stable")
+    by_addr = np.lexsort((addr, device))  # stable: time order within an address
     nxt = np.full(n, -1, dtype=np.int64)
-    same = addr[by_addr][1:] == addr[by_addr][:-1]
+    same = (addr[by_addr][1:] == addr[by_addr][:-1]) & (device[by_addr][1:] == device[by_addr][:-1])
     nxt[by_addr[:-1][same]] = by_addr[1:][same]
     alloc_i = np.flatnonzero(size > 0)
     j = nxt[alloc_i]
