@@ -393,3 +393,37 @@ def test_host_wait_note_names_syncs_only_where_the_rows_hold_one() -> None:
         "sheets), not the call")
     assert host_wait_note(["aten::item"], short=True) == (
         "aten::item: host waits for earlier device work (a sync), read the device time")
+
+
+def test_memcpys_without_a_direction_leave_sdma_with_a_warning(tmp_path: Path,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    """A compute-stream memcpy whose name gives no HtoD / DtoH / DtoD direction leaves the SDMA rows (the
+    original's name rule) and is counted in one warning. The AlexNet trace's 21 memcpys all run on stream 7, the
+    stream of its 162 kernels, and all name a direction: SDMA 487.907 us (21). Its 70.464 us and 32.64 us DtoD
+    copies renamed "Memcpy PtoP (Device -> Device)" and "Memcpy HtoH (Pinned -> Pinned)" (names Kineto writes for
+    peer-to-peer and host-to-host copies; a synthetic edit, no sample holds one): SDMA 384.803 us (19), \\tFree
+    0.103104 ms more, Free Time itself unchanged, and one warning of the 2 copies (0.103 ms)."""
+    renamed = {70.464: "Memcpy PtoP (Device -> Device)", 32.64: "Memcpy HtoH (Pinned -> Pinned)"}
+    doc = []
+    for e in _gpu_events():  # floats as the file writes them (``events`` holds Decimals)
+        if e.get("cat") == "gpu_memcpy" and e["dur"] in renamed:
+            assert e["name"] == "Memcpy DtoD (Device -> Device)" and e["args"]["stream"] == 7
+            e = {**e, "name": renamed[e["dur"]]}
+        doc.append(e)
+    edited = tmp_path / "renamed.pt.trace.json"
+    edited.write_text(json.dumps({"traceEvents": doc}), encoding="utf-8")
+    directed = sum(_ns(str(e["dur"])) for e in doc if e.get("cat") == "gpu_memcpy"
+                   and any(w in e["name"].lower() for w in ("htod", "dtoh", "dtod")))
+    opts = build_options(enable_profiling_compare=True)[0]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        before = gpu_breakdown(load_profile(str(GPU), opts))
+    assert not [r for r in caplog.records if "direction" in r.getMessage()]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        after = gpu_breakdown(load_profile(str(edited), opts))
+    assert (before.sdma_stream.ns, before.sdma_stream.count) == (487907, 21)
+    assert (after.sdma_stream.ns, after.sdma_stream.count) == (directed, 19) == (487907 - 70464 - 32640, 19)
+    assert after.free_ns == before.free_ns
+    said = [r.getMessage() for r in caplog.records if "direction" in r.getMessage()]
+    assert said == [f"{edited}: 2 memcpy event(s) on the compute stream (0.103 ms; 'Memcpy HtoH (Pinned -> Pinned)' "
+                    "and 1 other name(s)) name no HtoD / DtoH / DtoD direction, so OverallMetrics' SDMA row and the "
+                    "SDMA Time(Num) leave them out (the original's name rule), and their time stays in Free"]

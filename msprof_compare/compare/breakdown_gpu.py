@@ -29,6 +29,7 @@ from ..columns import col_of
 from ..errors import ProfileError
 from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at, unread_categories
 from ..options import Options
+from ..textsafe import short_repr
 from . import classify
 from .breakdown import Breakdown, last_of_keys, peak_reserved_gb, zero_readings
 
@@ -179,6 +180,23 @@ def missing_kernels_hint(profile: Profile) -> str:
             "file; record it again")
 
 
+def _undirected_copies(profile: Profile, sel: np.ndarray, names: np.ndarray, dur: np.ndarray) -> None:
+    """Warn of the compute stream's memcpys whose name gives no htod / dtod / dtoh direction: the SDMA rows leave
+    them out by the original's name rule, so a peer-to-peer ("Memcpy PtoP (Device -> Device)") or host-to-host
+    copy, or a name another profiler wrote, moves from SDMA to Free without a word. Kineto names every CUDA / HIP
+    copy "Memcpy <kind> (<src> -> <dst>)" and the samples' are all HtoD / DtoH / DtoD, so this says nothing there."""
+    if not sel.any():
+        return
+    codes, uniq = factorize(names[sel])
+    top = uniq[int(np.argmax(np.bincount(codes)))]
+    n = int(sel.sum())
+    log.warning("%s: %d memcpy event(s) on the compute stream (%.3f ms; %s%s) name no HtoD / DtoH / DtoD "
+                "direction, so OverallMetrics' SDMA row and the SDMA Time(Num) leave them out (the original's name "
+                "rule), and their time stays in Free", profile.files.get("trace", profile.path), n,
+                int(dur[sel].sum()) / 1e6, short_repr(str(top)), f" and {len(uniq) - 1} other name(s)"
+                if len(uniq) > 1 else "")
+
+
 def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """Computing / communication / free breakdown of one Kineto profile (all times int ns)."""
     bd = Breakdown("GPU")
@@ -218,6 +236,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     has_stream = stream >= 0
     sdma = (stream == compute_stream) & classify.contains_any(names, SDMA_WORDS)
     bd.sdma_stream.add(int((end[sdma] - ts[sdma]).sum()), int(sdma.sum()))
+    _undirected_copies(profile, (stream == compute_stream) & ~is_kernel & ~sdma, names, end - ts)
 
     work = is_kernel & ~sdma
     compute = work & ~comm
