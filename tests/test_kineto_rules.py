@@ -570,3 +570,41 @@ def test_a_kernel_starting_with_the_first_launched_one_is_not_early(samples, tmp
     assert _lane(early[4]) not in launched
     bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
     assert (bd.early_ns, bd.early_kernels.ns, bd.early_kernels.count) == (first - lo, 302_000, 4)
+
+
+def _copy_notes(path: str) -> list[str]:
+    return [w for w in load_profile(path, _opts()).warnings if "repeat another exactly" in w]
+
+
+def test_an_exact_copy_of_a_host_op_is_counted_in_a_warning(tmp_path):
+    """A host event written twice, args and all, is read twice (ApiCompare counts it again) and said. The H100
+    timesformer excerpt's two aten::linear calls (72.431 and 64.511 us by the file) with the first written
+    again (synthetic: no sample holds an exact copy): ApiCompare's aten::linear reads 3 calls and 0.21 ms
+    (72.431 x 2 + 64.511 = 209.373 us), where it read 2 and 0.14 (136.942 us); one warning of 1 copy."""
+    doc = _doc(H100)
+    linear = [e for e in doc["traceEvents"] if e.get("name") == "aten::linear" and e.get("ph") == "X"]
+    assert [e["dur"] for e in linear] == [72.431, 64.511]
+    doc["traceEvents"].append(dict(linear[0]))
+    path = _write(tmp_path, doc)
+    assert not _copy_notes(str(H100))
+    assert _copy_notes(path) == [f"{path}: 1 host event(s) with a duration repeat another exactly (name, time, "
+                                 "duration, thread and args: a trace merged or written twice?); each is read as "
+                                 "written, so ApiCompare counts it again in its op's Calls and Total Duration"]
+    api = compare(path, str(H100), enable_api_compare=True).sheet("ApiCompare").set_index("api name")
+    assert api.loc["aten::linear", "Calls"] == 3 and api.loc["aten::linear", "Total Duration(ms)"] == 0.21
+
+
+def test_calls_of_one_thread_that_start_and_end_together_are_no_copies(samples, tmp_path):
+    """Real traces hold distinct calls with one name, time, duration and thread: hta's rank_non_gpu trace writes
+    aten::zeros at 1661203462629249 us for 4 us twice (External ids 1931 and 1932), its ns-resolution trace
+    aten::result_type six times so (0.037 to 0.039 us). Their args differ, so no warning; the zeros call written a
+    third time, its args as the first's, is 1 copy, not 2."""
+    ns = _sample(samples, "hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")
+    zeros = _sample(samples, "hta/tests/data/rank_non_gpu/rank_non_gpu.json.gz")
+    assert not _copy_notes(str(ns)) and not _copy_notes(str(zeros))
+    doc = _doc(zeros)
+    twins = [e for e in doc["traceEvents"] if e.get("name") == "aten::zeros" and e.get("ts") == 1661203462629249]
+    assert [(e["dur"], e["args"]["External id"]) for e in twins] == [(4, 1931), (4, 1932)]
+    doc["traceEvents"].append(dict(twins[0]))
+    notes = _copy_notes(_write(tmp_path, doc))
+    assert len(notes) == 1 and ": 1 host event(s) with a duration repeat another" in notes[0]
