@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 from decimal import Decimal
 from pathlib import Path
 
@@ -276,3 +277,31 @@ def test_metadata_events_without_a_tid_are_no_damage_without_a_pid_are(tmp_path)
     assert [w for w in load_profile(path, build_options()[0]).warnings if "metadata event" in w] == [
         f"{path}: 1 metadata event without a pid: each read as 0, so they share that lane with one another and "
         "with any event written there"]
+
+
+def test_thread_names_feed_no_figure_so_a_thread_name_without_a_tid_is_not_said(tmp_path, caplog):
+    """A Kineto trace's thread names (``Profile.threads``) are read by nothing a user sees (only a
+    trace_view.json's lanes are told apart by name), so a thread_name record without a tid, read as thread 0,
+    changes nothing and is not said, as a process_name without one is not. The timesformer excerpt's 4
+    thread_name records without their tid and renamed: the same sheets, every comparison on, and no message
+    that the excerpt as recorded does not give. Should a comparison ever read Kineto thread names, this fails:
+    then say such records (``_load_meta``)."""
+    doc = _doc(H100)
+    names = [e for e in doc["traceEvents"] if e.get("ph") == "M" and e.get("name") == "thread_name"]
+    assert len(names) == 4 and all("tid" in e for e in names)
+    for e in names:
+        del e["tid"]
+        e["args"] = {"name": "renamed"}
+    path = _write(tmp_path, doc, "thread_names")
+    on = {k: True for k in ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
+                            "enable_api_compare", "enable_communication_compare")}
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        before = compare(str(H100), str(H100), **on)
+        said = [r.getMessage().replace(str(H100), "<trace>") for r in caplog.records]
+        caplog.clear()
+        after = compare(path, path, **on)
+    assert said and [r.getMessage().replace(path, "<trace>") for r in caplog.records] == said
+    assert load_profile(path, build_options()[0]).warnings == []
+    assert after.sheet_names == before.sheet_names and len(before.sheet_names) == 7
+    for name in before.sheet_names:
+        assert after.sheet(name).equals(before.sheet(name)), name

@@ -867,7 +867,10 @@ def _load_meta(prof: Profile, ev: _Events) -> None:
     idx, sub = ev.where(frozenset({""}), ("M",))
     if not len(idx):
         return
-    # a process's name or sort index needs no tid (and Chrome's format lets it out): only the pid is said
+    # a process's name or sort index needs no tid (and Chrome's format lets it out): only the pid is said. A
+    # thread_name record without a tid (read as thread 0) is not said either: no comparison reads a Kineto trace's
+    # thread names (only a trace_view.json's lanes are told apart by name), so it changes nothing a user sees
+    # (tests/test_kineto_damaged_keys.py::test_thread_names_feed_no_figure_so_a_thread_name_without_a_tid_is_not_said)
     cols = ev.columns(sub, ("pid", "tid"), idx, "metadata events", lanes=("pid",))
     procs, threads, _ = traceio.meta_records([e.name for e in sub], cols["pid"].tolist(), cols["tid"].tolist(),
                                              ev.args(sub, _MetaArgs))
