@@ -225,7 +225,8 @@ class CompareResult:
         Usage) of each side, with their changes, as JSON ``summary.memory`` holds them; None without
         MemoryCompareStatistic. A figure a side did not record is None, and so is its change.
         ``peak_whole_profile``: the sides with a peak that is the whole profile's while a step was asked (text
-        exports: memory_record.csv ignores the step)."""
+        exports: memory_record.csv ignores the step); ``peak_zero``: {side: why} where a side's 0 peak is the
+        largest of readings that are all 0."""
         from .report.json_report import memory_totals
 
         return memory_totals(self.frames)

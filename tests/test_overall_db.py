@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from dbutil import edited_copy, sql, string_id
 from spans import overlap_walk, union
+from test_json_report import SCHEMA, validate
 from xlsxutil import read_xlsx
 
 from msprof_compare import api, timeline
@@ -29,6 +30,7 @@ from msprof_compare.errors import StepError
 from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import build_options
+from msprof_compare.report import json_report
 from msprof_compare.report.summary_console import memory_line
 
 DATA = Path(__file__).parent / "data" / "db"
@@ -474,10 +476,18 @@ def test_summary_memory_line_names_readings_all_zero(tmp_path: Path, memory_only
                            f"(-{gb:.2f} GB, -100.00%); ")
     t = down.memory_totals
     assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_pct"]) == (gb, 0.0, -100.0)
+    # the JSON says why that 0 is a reading, as the line does (it gave a bare 0 peak)
+    assert t["peak_zero"] == {"comparison": zeros}
+    doc = json.loads(json_report.dumps(down))
+    assert doc["summary"]["memory"]["peak_zero"] == {"comparison": zeros}
+    assert validate(doc, json.loads(SCHEMA.read_text())) == []
     up = api.compare(str(db), L1, **opts)
     assert memory_line(up.frames["memory"]).startswith(
         f"Peak reserved memory (Mem Usage; base: {zeros}) 0.00 GB -> {gb:.2f} GB (+{gb:.2f} GB); ")
     assert (up.memory_totals["base_peak_gb"], up.memory_totals["peak_diff_pct"]) == (0.0, None)
+    assert up.memory_totals["peak_zero"] == {"base": zeros}
+    # readings above 0 on both sides: nothing to say
+    assert api.compare(L1, L1, **opts).memory_totals["peak_zero"] == {}
 
 
 def test_summary_memory_line_names_readings_all_zero_once_for_both_sides(tmp_path: Path) -> None:
@@ -496,7 +506,10 @@ def test_summary_memory_line_names_readings_all_zero_once_for_both_sides(tmp_pat
     (m,), = sql(fewer, "SELECT count(*) FROM MEMORY_RECORD")
     assert (n, m) == (n, n - 5) and n > 5
     words = "its {} MEMORY_RECORD totalReserved readings are all 0"
-    same = memory_line(api.compare(str(a), str(b), enable_memory_compare=True).frames["memory"])
+    both = api.compare(str(a), str(b), enable_memory_compare=True)
+    same = memory_line(both.frames["memory"])
+    # the JSON keeps each side's words (the line says them once for both)
+    assert both.memory_totals["peak_zero"] == {"base": words.format(n), "comparison": words.format(n)}
     assert same.startswith(f"Peak reserved memory (Mem Usage; each side: {words.format(n)}) 0.00 GB on both sides; ")
     apart = memory_line(api.compare(str(a), str(fewer), enable_memory_compare=True).frames["memory"])
     assert apart.startswith(f"Peak reserved memory (Mem Usage; base: {words.format(n)}; comparison: "

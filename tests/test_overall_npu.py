@@ -313,6 +313,7 @@ def test_summary_memory_line_names_text_readings_all_zero(tmp_path):
         "memory inside operators not compared: neither side recorded a memory allocation.")
     t = res.memory_totals
     assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_pct"]) == (gb, 0.0, -100.0)
+    assert t["peak_zero"] == {"comparison": why}
 
 
 def test_memory_record_without_a_usable_value_is_noted_as_such(tmp_path, caplog):

@@ -118,12 +118,15 @@ def memory_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     ``peak_whole_profile``: the sides whose peak is the whole profile's beside a step's operators (text exports
     given a step: memory_record.csv ignores it), as the console's memory line says; ``operators_left_out``: why the
     operators' memory is not compared where the memory sheets were left out (a side without framework ops), the
-    peaks alone then; else null."""
+    peaks alone then; else null; ``peak_zero``: per side whose 0 peak is the largest of readings that are all 0,
+    the console's words for them ({"comparison": "its 20 MEMORY_RECORD totalReserved readings are all 0"}), so that
+    no reader takes that 0 for an empty device; empty otherwise."""
     out = _totals(frames, "memory")
     if out is not None:
         attrs = frames["memory"].attrs
         out["peak_whole_profile"] = list(attrs.get("peak_whole_profile") or [])
         out["operators_left_out"] = attrs.get("operators_left_out")
+        out["peak_zero"] = dict(attrs.get("peak_zero") or {})
     return out
 
 
