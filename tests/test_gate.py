@@ -591,7 +591,7 @@ def test_e2e_verdict_at_its_edges_by_hand():
     """The verdict's two thresholds, by hand. Twice as long exactly is "2.00x" (the factor is said from 2x on; under
     it the line shows none). Ends that read alike to the 0.001 ms say so with the ns between them; ends that read
     alike while their change reads +0.001 ms (999,500 ns -> 1,000,499 ns: both 1.000 ms, 999 ns apart) keep the full
-    line, as the change it shows is not zero."""
+    line, as the change it shows is not zero, with the decimals that show the two figures apart."""
     from msprof_compare.compare.verdict import e2e_verdict
 
     assert e2e_verdict(_ends(5_000_000, 10_000_000)) == (
@@ -608,9 +608,49 @@ def test_e2e_verdict_at_its_edges_by_hand():
     assert e2e_verdict(_ends(11_772_589, 11_772_586), aside="x") == (
         "E2E time 11.773 ms on both sides: the comparison is as fast as the base to the 0.001 ms shown (3 ns "
         "faster); x")
-    # 999 / 999,500 = 0.09995 %: +0.10 %
+    # 999 / 999,500 = 0.09995 %: +0.10 %; both read 1.000 ms to 3 decimals, so 4: 0.9995 (exact) and 1.000499
+    # half up 1.0005, 999 ns half up 0.0010
     assert e2e_verdict(_ends(999_500, 1_000_499)) == (
-        "E2E time 1.000 ms -> 1.000 ms (+0.001 ms, +0.10%): the comparison is slower than the base")
+        "E2E time 0.9995 ms -> 1.0005 ms (+0.0010 ms, +0.10%): the comparison is slower than the base")
+
+
+@pytest.mark.parametrize(("base", "comp", "figures", "tie"), [
+    # both 1.000 to 3 decimals (0.9995 half up, 1.000499 half down): 4 decimals, 999 ns = 0.0010 ms
+    (999_500, 1_000_499, "0.9995 ms -> 1.0005 ms (+0.0010 ms", False),
+    # 1.000 -> 1.001 to 3 decimals, yet +0.000 ms between them (200 ns): 4 decimals
+    (1_000_400, 1_000_600, "1.0004 ms -> 1.0006 ms (+0.0002 ms", False),
+    # 5 decimals: 2.00000 -> 2.00001 (10 ns; 2.0000 both at 4); the verdict says "2.000 ms on both sides ... to
+    # the 0.001 ms shown (10 ns slower)" there, the gate shows the two figures
+    (2_000_000, 2_000_010, "2.00000 ms -> 2.00001 ms (+0.00001 ms", True),
+    # 1 ns apart across a 0.0005 boundary: 3 decimals read 1.000 / 1.001 but +0.000; whole ns then
+    (1_000_499, 1_000_500, "1.000499 ms -> 1.000500 ms (+0.000001 ms", False),
+    # the usual case keeps 3 decimals, a change the other way too
+    (136_581_009, 129_862_875, "136.581 ms -> 129.863 ms (-6.718 ms", False),
+])
+def test_verdict_and_gate_figures_never_read_alike(base, comp, figures, tie):
+    """Two different E2E times never print as the same figure, nor their change as +0.000, in the verdict and in
+    the --fail_on_regression line (expected figures by hand above); where the figures and the change all read alike
+    to the 0.001 ms, the verdict says so with the ns between them."""
+    from types import SimpleNamespace
+
+    from msprof_compare.compare.gate import regression_gate
+    from msprof_compare.compare.table import ms_places
+    from msprof_compare.compare.verdict import e2e_verdict
+    from msprof_compare.options import Options
+
+    verdict = e2e_verdict(_ends(base, comp))
+    if tie:  # alike to the 0.001 ms, change and all
+        assert verdict.endswith(f"as fast as the base to the 0.001 ms shown ({comp - base} ns slower)")
+    else:
+        assert f" {figures}, " in verdict
+    side = SimpleNamespace(path="x")
+    res = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [base], "comparison_ns": [comp]})},
+                          base=side, comparison=side, options=Options())
+    code, message = regression_gate(res, 0.0)
+    head = figures.rsplit(" (", 1)[0]
+    word = "Performance regression" if comp > base else "No regression"
+    assert (code, message.split("\n")[0].split(" (")[0]) == (3 if comp > base else 0, f"{word}: E2E time {head}")
+    assert ms_places(base, base) == 3 and ms_places(comp, base) == ms_places(base, comp)
 
 
 def test_console_and_summary_sheet_say_which_side_is_slower(samples, tmp_path, capsys):

@@ -196,7 +196,8 @@ def test_an_e2e_change_of_a_few_ns_reads_as_no_change_at_the_figures_shown(tmp_p
     """The AlexNet trace with the device event that ends last (a multi_tensor_apply kernel of the optimizer) 3 ns
     longer: E2E and Vector +3 ns. The verdict read "11.773 ms -> 11.773 ms (+0.000 ms, +0.00%): the comparison is
     slower than the base" and the waterfall gave Vector "+0.000, 100.0%" of the E2E change; no operator or step
-    is listed as a contributor. The gate judges the ns (+0.00003% is over a threshold of 0%)."""
+    is listed as a contributor. The gate judges the ns (+0.00003% is over a threshold of 0%), and its line shows
+    the two times to the ns, where it read "11.773 ms -> 11.773 ms" of a regression."""
     doc = _load(ALEXNET)
     dev = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") in _DEVICE[:2]]
     last = max(dev, key=lambda e: e["ts"] + e["dur"])
@@ -211,7 +212,10 @@ def test_an_e2e_change_of_a_few_ns_reads_as_no_change_at_the_figures_shown(tmp_p
     assert res.waterfall["Share of E2E Diff"].isna().all()
     assert res.contributors.empty
     code, message = res.regression_gate(0.0)
-    assert code == 3 and message == f"Performance regression: E2E time {ms} ms -> {ms} ms (+0.00003%), threshold +0%"
+    # the gate's line shows the two times apart, to the ns (both read 11.773 ms to 3 decimals, to 5 11.77259)
+    b, c = f"{e2e / 1000:.6f}", f"{(e2e + Decimal('0.003')) / 1000:.6f}"
+    assert (b, c) == ("11.772586", "11.772589")
+    assert code == 3 and message == f"Performance regression: E2E time {b} ms -> {c} ms (+0.00003%), threshold +0%"
 
 
 # --------------------------------------------------------------------------- a Memcpy / a Memset longer

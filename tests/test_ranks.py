@@ -901,7 +901,7 @@ def test_rank_not_judged_is_an_error_line(capsys, tmp_path, monkeypatch):
 
 def test_job_line_ties_and_a_zero_base():
     """The slowest rank of each side is the largest E2E, the lowest rank on a tie; a base of 0 has no percent."""
-    from msprof_compare.report.ranks_console import job_line, render_ranks
+    from msprof_compare.report.ranks_console import job_line, rank_line, render_ranks
 
     def figs(b: int, c: int) -> dict[str, tuple[int, int]]:
         return {"e2e": (b, c), "computing": (0, 1_000), "uncovered_communication": (0, 0), "free": (0, 0)}
@@ -912,6 +912,11 @@ def test_job_line_ties_and_a_zero_base():
                               "(+4.000 ms, +80.00%)")
     assert job_line([(0, figs(0, 1_000_000), [])]).endswith("(+1.000 ms, N/A)")
     assert job_line([(0, None, ["r0.xlsx"])]) == ""
+    # 999,500 -> 1,000,499 ns read "1.000 ms -> 1.000 ms (+0.001 ms": 4 decimals show them apart (999 ns: 0.0010)
+    assert job_line([(0, figs(999_500, 1_000_499), [])]).endswith(
+        "base rank 0 0.9995 ms -> comparison rank 0 1.0005 ms (+0.0010 ms, +0.10%)")
+    assert rank_line(0, figs(999_500, 1_000_499), ["r0.xlsx"]) == (
+        "rank 0: E2E 0.9995 ms -> 1.0005 ms (+0.0010 ms, +0.10%), r0.xlsx")
     table = render_ranks([(0, figs(0, 1_000_000), ["a/r0.xlsx"]), (1, None, ["a/r1.xlsx"])])
     assert table_rows(table) == {0: ["0", "0.000", "1.000", "+1.000", "N/A", "+0.001", "+0.000", "+0.000"],
                                  1: ["1", *["-"] * 7]}

@@ -813,10 +813,18 @@ def rank_singles(folders: dict[str, dict[Unit, str]], base: str, comp: str,
     return {u: (folders[base][u], pre + folders[cf][u]) for u in sorted(common, key=unit_order)}
 
 
-def _ms(ns: int, sign: bool = False) -> str:
-    """ns as the console's ms with 3 decimals, a half away from zero, by decimal arithmetic."""
-    q = (Decimal(ns) / 10**6).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP)
-    return f"{q:+.3f}" if sign else f"{q:.3f}"
+def _ms(ns: int, sign: bool = False, places: int = 3) -> str:
+    """ns as the console's ms with 3 decimals (or ``places``), a half away from zero, by decimal arithmetic."""
+    q = (Decimal(ns) / 10**6).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return f"{q:+.{places}f}" if sign else f"{q:.{places}f}"
+
+
+def _ms_change(b: int, c: int) -> str:
+    """"B ms -> C ms (D ms": a line's two times and change, to the fewest decimals from 3 (6: whole ns) at which two
+    different times read apart and their change is no zero, as the verdict, gate, unit and job lines write them."""
+    places = next((p for p in range(3, 7) if b == c or (_ms(b, places=p) != _ms(c, places=p)
+                                                          and Decimal(_ms(c - b, places=p)) != 0)), 6)
+    return f"{_ms(b, places=places)} ms -> {_ms(c, places=places)} ms ({_ms(c - b, True, places)} ms"
 
 
 def _pct(b: int, c: int) -> str:
@@ -1021,13 +1029,13 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
         key = _unit_cells(k)
         if ns is None and (pair := comms.get(k)) is not None:
             b, c = pair
-            line = f"{label}: communication {_ms(b)} ms -> {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)}), {path}"
+            line = f"{label}: communication {_ms_change(b, c)}, {_pct(b, c)}), {path}"
             cells = [*key[1:], _ms(b), _ms(c), _ms(c - b, True), _pct(b, c), names[k][0]]
         elif ns is None:
             line, cells = f"{label}: {path}", [*key[1:], *(["-"] * 4 if shown else []), names[k][0]]
         else:
             (b, c), diffs = ns["E2E Time"], [_ms(c - b, True) for b, c in (ns[m] for m in RANK_METRICS[1:] if m in ns)]
-            line = f"{label}: E2E {_ms(b)} ms -> {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)}), {path}"
+            line = f"{label}: E2E {_ms_change(b, c)}, {_pct(b, c)}), {path}"
             cells = [*key[1:], _ms(b), _ms(c), _ms(c - b, True), _pct(b, c), *diffs]
             if len(ns) > 1:  # a time breakdown: the largest step of the unit report's own waterfall
                 step = _largest_step(doc)
@@ -1040,8 +1048,8 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
         if _table_line(r["stdout"], key[0], cells) is None:
             bad.append(f"{label}: no table row {cells}")
     jobs = _jobs(timed, kind)
-    job_texts = [f"Job{'' if cycle is None else f' cycle {cycle}'} (slowest rank per side): base rank {bk} {_ms(b)} ms "
-                 f"-> comparison rank {ck} {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)})"
+    job_texts = [f"Job{'' if cycle is None else f' cycle {cycle}'} (slowest rank per side): base rank {bk} "
+                 + _ms_change(b, c).replace(" ms -> ", f" ms -> comparison rank {ck} ", 1) + f", {_pct(b, c)})"
                  for cycle, ((bk, b), (ck, c)) in jobs.items()]
     # the console's say they are of the ranks --rank_list selected (the overview's rank_list says it there)
     of = "" if listed is None else \

@@ -19,7 +19,7 @@ from .breakdown import Breakdown
 from .contributors import share_basis, top_contributors
 from .module_contributors import outside_modules_note
 from .summary_notes import SHARES_BASIS_END, SHARES_BASIS_LEAD, unexplained_note
-from .table import half_up, ms3
+from .table import half_up, ms3, ms_places, ms_text
 from .verdict import e2e_words
 from .waterfall import e2e_frame, step_mask, waterfall_contributors, waterfall_of
 
@@ -197,7 +197,9 @@ def judge(result: CompareResult, pct: float, top: int = 5,
     limit = Fraction(written)
     regressed = (comp - base) * 100 > limit * base
     change = change_text(comp, base, limit, regressed)
-    head = (f"E2E time{scope} {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({change}), "
+    # as many decimals as show two different times apart ("1.000 ms -> 1.000 ms (+0.10%)" of 999 ns more)
+    places = ms_places(base, comp)
+    head = (f"E2E time{scope} {ms_text(base, places)} ms -> {ms_text(comp, places)} ms ({change}), "
             f"threshold +{written}%{f'; {aside}' if aside else ''}")
     if not regressed:
         return GateVerdict(0, f"No regression: {head}")

@@ -245,6 +245,26 @@ def ms3(ns: float) -> float:
     return half_up_ns(ns, 10**6, 3)
 
 
+def ms_places(base_ns: int, comp_ns: int) -> int:
+    """The decimals of ms, 3 to 6 (whole ns), that show two different whole-ns times apart and their change as
+    no zero, for a "base ms -> comparison ms (change ms)" text: 999,500 -> 1,000,499 ns read "1.000 ms -> 1.000 ms
+    (+0.001 ms)", two figures alike of a change, and 1,000,400 -> 1,000,600 ns "1.000 ms -> 1.001 ms (+0.000 ms)";
+    they read 0.9995 -> 1.0005 (+0.0010) and 1.0004 -> 1.0006 (+0.0002). Equal times: 3."""
+    if base_ns == comp_ns:
+        return 3
+    for places in range(3, 6):
+        if (half_up_ns(base_ns, 10**6, places) != half_up_ns(comp_ns, 10**6, places)
+                and half_up_ns(comp_ns - base_ns, 10**6, places)):
+            return places
+    return 6
+
+
+def ms_text(ns: float, places: int = 3, sign: bool = False) -> str:
+    """A whole-ns time (or change, ``sign``) as ms to ``places`` decimals, a half away from zero (``half_up_ns``),
+    without the unit."""
+    return f"{half_up_ns(ns, 10**6, places):{'+' if sign else ''}.{places}f}"
+
+
 def half_up(value: float, places: int) -> float:
     """A float cell (ms to the ns) to ``places`` decimals, a half away from zero, for a text that shows it with
     ``places`` digits: the decimal the cell stands for (its shortest repr) is rounded, as ``half_up_ns`` rounds

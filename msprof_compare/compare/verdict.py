@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from . import checks
-from .table import ms3
+from .table import ms3, ms_places, ms_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -129,7 +129,10 @@ def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "") -> st
         # "11.773 ms -> 11.773 ms (+0.000 ms, +0.00%): the comparison is slower" of a kernel 3 ns longer
         return (f"E2E time{scope} {ms3(base):.3f} ms on both sides: the comparison is as fast as the base to the 0.001 "
                 f"ms shown ({abs(diff)} ns {'slower' if diff > 0 else 'faster'}){after}")
-    text = (f"E2E time{scope} {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({ms3(diff):+.3f} ms, "
+    # as many decimals as show the two figures apart and the change as no zero ("1.000 ms -> 1.000 ms (+0.001 ms")
+    places = ms_places(base, comp)
+    text = (f"E2E time{scope} {ms_text(base, places)} ms -> {ms_text(comp, places)} ms "
+            f"({ms_text(diff, places, sign=True)} ms, "
             f"{diff / base * 100:+.2f}%): the comparison is {'slower' if diff > 0 else 'faster'} than the base")
     ratio = max(base, comp) / min(base, comp)
     if ratio >= VERDICT_RATIO:

@@ -13,7 +13,7 @@ import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare.gate import e2e_ns
-from ..compare.table import ms3
+from ..compare.table import ms3, ms_places, ms_text
 from ..textsafe import short_list, term_safe
 from ..units import RankCycle, Unit, job_noun, unit_label, unit_rank
 
@@ -105,19 +105,25 @@ def _pct(base: int, comp: int) -> str:
     return f"{(comp - base) / base * 100:+.2f}%" if base else "N/A"
 
 
+def _ms_change(base: int, comp: int) -> str:
+    """"base ms -> comparison ms (change ms, pct)" with the decimals that show two different times apart
+    (``ms_places``)."""
+    places = ms_places(base, comp)
+    return (f"{ms_text(base, places)} ms -> {ms_text(comp, places)} ms ({ms_text(comp - base, places, sign=True)} ms, "
+            f"{_pct(base, comp)})")
+
+
 def rank_line(rank: Unit, figures: dict[str, tuple[int, int]] | None, reports: list[str]) -> str:
     """The line printed as a rank (or a cycle: ``units.unit_label``) finishes: its E2E base -> comparison (its
     communication time without a time breakdown, ``COMMUNICATION``), the change, the reports written."""
     written = ", ".join(term_safe(p) for p in reports) or "no report (no sheet has rows)"
     if figures is not None and COMMUNICATION in figures:
         base, comp = figures[COMMUNICATION]
-        return (f"{unit_label(rank)}: communication {ms3(base):.3f} ms -> {ms3(comp):.3f} ms "
-                f"({ms3(comp - base):+.3f} ms, {_pct(base, comp)}), {written}")
+        return f"{unit_label(rank)}: communication {_ms_change(base, comp)}, {written}"
     if not timed(figures):
         return f"{unit_label(rank)}: {written}"
     base, comp = figures["e2e"]
-    return (f"{unit_label(rank)}: E2E {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({ms3(comp - base):+.3f} ms, "
-            f"{_pct(base, comp)}), {written}")
+    return f"{unit_label(rank)}: E2E {_ms_change(base, comp)}, {written}"
 
 
 def shown_metrics(figures: list[dict[str, tuple[int, int]] | None]) -> list[str]:
@@ -256,8 +262,10 @@ def job_line(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]
     which = "" if cycle is None else f" cycle {cycle}"
     noun = "" if selected is None else "rank" if len(selected) == 1 else "ranks"
     of = "" if selected is None else f" of {noun} {short_list(list(selected), _SELECTED_LISTED)} selected"
-    return (f"Job{which} (slowest rank per side{of}): base rank {b_rank} {ms3(b_ns):.3f} ms -> comparison rank "
-            f"{c_rank} {ms3(c_ns):.3f} ms ({ms3(c_ns - b_ns):+.3f} ms, {_pct(b_ns, c_ns)})")
+    places = ms_places(b_ns, c_ns)
+    return (f"Job{which} (slowest rank per side{of}): base rank {b_rank} {ms_text(b_ns, places)} ms -> comparison "
+            f"rank {c_rank} {ms_text(c_ns, places)} ms ({ms_text(c_ns - b_ns, places, sign=True)} ms, "
+            f"{_pct(b_ns, c_ns)})")
 
 
 #: (rank, its computing change ns, the other ranks' median uncovered communication change ns, the other ranks)
