@@ -77,8 +77,9 @@ HELP = {
     "rank_list": "Ranks to compare when -bp and -d are folders of ranks: all (default) or rank ids separated by "
                  "commas or blanks, e.g. 0,3 (as msprof-analyze's cluster modes take it; a listed rank a folder "
                  "lacks is not compared)",
-    "fail_on_regression": "Exit with status 3 when the comparison E2E time exceeds the base by more than PCT percent "
-                          "(it also runs the time breakdown, and exits 1 when a side has no E2E time)",
+    "fail_on_regression": "Exit with status 3 when the comparison E2E time exceeds the base by more than PCT percent, "
+                          "given as 5 or 5% (it also runs the time breakdown, and exits 1 when a side has no E2E "
+                          "time)",
 }
 SHORT_HELP = "Compare the performance differences between GPUs and NPUs."
 SCRIPT_DESCRIPTION = "Compare trace of GPU and NPU"
@@ -466,6 +467,13 @@ class _ScriptParser(argparse.ArgumentParser):
                         f"{self.prog} BASE COMPARISON [options]")
         _error(f"{message} (see '{self.prog} --help')")
         sys.exit(2)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """argparse's, with a ``%`` of the help texts both faces share taken as it is written ("5 or 5%"): argparse
+        reads the help as a %-format (for ``%(default)s``), so --help failed on a lone ``%``."""
+        if isinstance(kwargs.get("help"), str):
+            kwargs["help"] = kwargs["help"].replace("%", "%%")
+        return super().add_argument(*args, **kwargs)
 
     def _get_option_tuples(self, option_string: str) -> list:
         """argparse's prefix matches, where our added options do not make an abbreviation that the
