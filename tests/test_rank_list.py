@@ -140,6 +140,8 @@ def test_listed_rank_neither_folder_holds_is_warned_and_recorded(runs):
     e2e = [{r: stage(folder, r)["Stage"] for r in (0, 1)} for folder in (TEXT0, TEXT1)]
     (rb, b), (rc, c) = (max(side.items(), key=lambda kv: kv[1]) for side in e2e)
     job = f"Job (slowest rank per side): base rank {rb} {ms(b)} ms -> comparison rank {rc} {ms(c)} ms ("
+    # the console's job line names the selection as given and says which of it was not compared
+    assert job.replace("per side)", "per side of ranks 0, 1, 7 selected, rank 7 not compared)") in seven.stdout
     assert row2(ws).startswith(f"Ranks selected: 0, 1, 7; {job}")  # the workbook alone says ranks were selected
     (book,) = runs["all"][1].glob("performance_comparison_result_ranks_*.xlsx")
     assert row2(openpyxl.load_workbook(book)["Ranks"]).startswith(job)
@@ -165,6 +167,29 @@ def test_many_ranks_selected_are_named_a_few():
     assert sheet({**doc, "rank_list": None}).note == doc["job_line"]
 
 
+def test_job_line_names_the_selected_ranks_not_compared():
+    """The job's line named the ranks of --rank_list as given ("of ranks 0, 7 selected") where rank 7 was in
+    neither folder: it says which were not compared (no row), in order, a few of many with the count; per cycle
+    of a schedule's cycles, of that cycle's rows."""
+    from msprof_compare.report.ranks_console import job_line, job_lines
+    from msprof_compare.units import RankCycle
+
+    figs = {"e2e": (2_000_000, 3_000_000)}
+    tail = "): base rank 0 2.000 ms -> comparison rank 0 3.000 ms (+1.000 ms, +50.00%)"
+    assert job_line([(0, figs, [])], selected=(0, 7)) == (
+        f"Job (slowest rank per side of ranks 0, 7 selected, rank 7 not compared{tail}")
+    assert job_line([(0, figs, [])], selected=(0,)) == f"Job (slowest rank per side of rank 0 selected{tail}"
+    assert job_line([(0, figs, [])]) == f"Job (slowest rank per side{tail}"
+    many = tuple(range(0, 20))
+    assert job_line([(0, figs, [])], selected=many) == (
+        "Job (slowest rank per side of ranks 0, 1, 2, 3, 4, 5, 6, 7, ... (20 in all) selected, ranks 1, 2, 3, 4, "
+        f"5, 6, 7, 8, ... (19 in all) not compared{tail}")
+    rows = [(RankCycle(0, 1), figs, []), (RankCycle(0, 2), figs, []), (RankCycle(1, 2), figs, [])]
+    assert job_lines(rows, (0, 1)) == [
+        f"Job cycle 1 (slowest rank per side of ranks 0, 1 selected, rank 1 not compared{tail}",
+        f"Job cycle 2 (slowest rank per side of ranks 0, 1 selected{tail}"]
+
+
 def test_one_sided_ranks_concern_the_listed_ones(capsys, tmp_path):
     """text/level1 (ranks 0, 1) against text/level2 (rank 0): with ``--rank_list 0`` rank 1 is not selected, so
     no "only in the base" warning and nothing not compared; listed, rank 1 is the one-sided rank it is today;
@@ -178,6 +203,7 @@ def test_one_sided_ranks_concern_the_listed_ones(capsys, tmp_path):
                                 "--output_format", "json", "--rank_list", "1,0")
     assert code == 0, err
     assert f"[WARNING] Rank only in the base {TEXT1}, not compared: 1\n" in err
+    assert "Job (slowest rank per side of ranks 0, 1 selected, rank 1 not compared): base rank 0 " in out
     doc = overview(tmp_path / "both")
     assert doc["rank_list"] == [0, 1] and doc["not_compared"] == [
         {"rank": 1, "only_in": "base", "base_path": str(TEXT1 / "rank1_ascend_pt"), "comparison_path": None}]

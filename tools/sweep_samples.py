@@ -1051,10 +1051,20 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
     job_texts = [f"Job{'' if cycle is None else f' cycle {cycle}'} (slowest rank per side): base rank {bk} "
                  + _ms_change(b, c).replace(" ms -> ", f" ms -> comparison rank {ck} ", 1) + f", {_pct(b, c)})"
                  for cycle, ((bk, b), (ck, c)) in jobs.items()]
-    # the console's say they are of the ranks --rank_list selected (the overview's rank_list says it there)
-    of = "" if listed is None else \
-        f" of {'rank' if len(listed) == 1 else 'ranks'} {', '.join(map(str, sorted(listed)))} selected"
-    console_jobs = [t.replace(" (slowest rank per side)", f" (slowest rank per side{of})", 1) for t in job_texts]
+
+    def ranks(ids: list[int]) -> str:
+        return f"{'rank' if len(ids) == 1 else 'ranks'} {', '.join(map(str, ids))}"
+
+    # the console's say they are of the ranks --rank_list selected (the overview's rank_list says it there), and
+    # which of those have no unit of the line's cycle (warned, not compared)
+    console_jobs = []
+    for cycle, text in zip(jobs, job_texts, strict=True):
+        held = {u.rank if isinstance(u, RankCycle) else u for u in names
+                if (u.cycle if isinstance(u, RankCycle) else None) == cycle}
+        of = "" if listed is None else f" of {ranks(sorted(listed))} selected"
+        if listed is not None and (missing := sorted(set(listed) - held)):
+            of += f", {ranks(missing)} not compared"
+        console_jobs.append(text.replace(" (slowest rank per side)", f" (slowest rank per side{of})", 1))
     if r["rc"] in (0, 3) and names:
         header = next(([p.strip() for p in ln.strip().strip("|").split("|")] for ln in r["stdout"].splitlines()
                        if ln.strip("| ").startswith(("Rank |", "Cycle |"))), [])

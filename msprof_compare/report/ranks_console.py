@@ -250,18 +250,28 @@ def job_lines(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str
 _SELECTED_LISTED = 8
 
 
+def _ranks(ids: list[int]) -> str:
+    """"rank 1", "ranks 0, 3", or the first ``_SELECTED_LISTED`` and the count: ids as the job's line names them."""
+    return f"{'rank' if len(ids) == 1 else 'ranks'} {short_list(ids, _SELECTED_LISTED)}"
+
+
 def job_line(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]], cycle: int | None = None,
              selected: tuple[int, ...] | None = None) -> str:
     """The slowest rank of each side (``slowest``) and the change between them, "" without figures; of one cycle's
     ranks where ``cycle`` is given; "of ranks 0, 3 selected" ("of rank 1 selected") where ``selected``
-    (``--rank_list``) narrowed the job: the job's slowest rank may be one left out."""
+    (``--rank_list``) narrowed the job: the job's slowest rank may be one left out. A selected rank without a row
+    (in neither folder, or in one only: warned and not compared) is named: "of ranks 0, 7 selected, rank 7 not
+    compared", where the line read as if rank 7 had been among those it judged."""
     job = slowest(rows)
     if job is None:
         return ""
     (b_rank, b_ns), (c_rank, c_ns) = job
     which = "" if cycle is None else f" cycle {cycle}"
-    noun = "" if selected is None else "rank" if len(selected) == 1 else "ranks"
-    of = "" if selected is None else f" of {noun} {short_list(list(selected), _SELECTED_LISTED)} selected"
+    of = "" if selected is None else f" of {_ranks(list(selected))} selected"
+    compared = {unit_rank(u) for u, _, _ in rows}
+    missing = [r for r in selected or () if r not in compared]
+    if missing:
+        of += f", {_ranks(missing)} not compared"
     places = ms_places(b_ns, c_ns)
     return (f"Job{which} (slowest rank per side{of}): base rank {b_rank} {ms_text(b_ns, places)} ms -> comparison "
             f"rank {c_rank} {ms_text(c_ns, places)} ms ({ms_text(c_ns - b_ns, places, sign=True)} ms, "
