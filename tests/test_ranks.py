@@ -213,6 +213,51 @@ def test_db_export_name_must_agree(tmp_path):
         api.ranks(out.parent.parent)
 
 
+def test_two_rank_ids_message_cuts_a_long_db_name(tmp_path):
+    """A DB export's name of ~240 characters (rank 2 written with 220 leading zeros) was quoted whole in the "records
+    two rank ids" message, at discovery (its name against profiler_info_1.json) and after the load (its META_DATA
+    rank 0 against the name of rank 1's profiler_info): it is cut to 40 characters as the info file's name is
+    (textsafe.short_text: 37 and "..."), its folder kept."""
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.loaders.ranks import check_db_rank
+
+    src = PT / "db" / "level0" / "rank1_ascend_pt"
+    long_name = f"ascend_pytorch_profiler_{'0' * 220}2.db"
+    d = tmp_path / "a" / "rank1_ascend_pt"
+    (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    shutil.copy(src / "profiler_info_1.json", d)
+    (d / "ASCEND_PROFILER_OUTPUT" / long_name).write_bytes(b"")  # discovery reads the name alone
+    cut = f"ascend_pytorch_profiler_{'0' * 13}..."
+    assert len(cut) == 40 and long_name.startswith(cut[:-3])
+    with pytest.raises(ProfileError) as err:
+        api.ranks(d.parent)
+    assert str(err.value) == (f"{d}: records two rank ids: rank 1 by the name of profiler_info_1.json, rank 2 by the "
+                              f"name of ASCEND_PROFILER_OUTPUT/{cut} (pass the directory the profiler wrote, "
+                              "unchanged)")
+    # a second profiler_info of that name: both listed, the long one cut alike
+    (d / f"profiler_info_{'0' * 220}2.json").write_text("{}")
+    with pytest.raises(ProfileError) as err:
+        api.ranks(d.parent)
+    assert str(err.value) == (f"{d}: holds 2 profiler_info_N.json files (profiler_info_{'0' * 23}..., "
+                              "profiler_info_1.json) (a rank's profiling directory holds one "
+                              "profiler_info_<rank>.json)")
+    # rank 1 by every name (220 zeros then 1), rank 0 by its META_DATA: refused after the load, the name cut too
+    e = tmp_path / "b" / "rank1_ascend_pt"
+    (e / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    shutil.copy(src / "profiler_info_1.json", e)
+    edited = edited_copy(src / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_1.db", tmp_path / "edited.db",
+                         """INSERT INTO META_DATA VALUES ('distributed_args', '{"rank": 0}')""")
+    # edited under a short name: SQLite's journal beside a 248-byte name would pass the 255 a name may hold
+    edited.rename(e / "ASCEND_PROFILER_OUTPUT" / long_name.replace("2.db", "1.db"))
+    assert api.ranks(e.parent) == {1: str(e)}
+    profile = load_profile(str(e), api.checked_options({}, api.API_FACE)[0])
+    with pytest.raises(ProfileError) as err:
+        check_db_rank(1, profile)
+    assert str(err.value) == (f"{e}: records two rank ids: rank 1 by the name of profiler_info_1.json, rank 0 by "
+                              f"{os.path.join('ASCEND_PROFILER_OUTPUT', cut)}'s META_DATA distributed_args (pass the "
+                              "directory the profiler wrote, unchanged)")
+
+
 def db_ranks(folder: Path, args: dict[int, str]) -> Path:
     """``folder`` holding copies of db/level0's two ranks, rank r's META_DATA given a ``distributed_args`` row of
     the JSON text ``args[r]`` (the real exports hold none: a DDP job without Megatron's arguments)."""

@@ -303,7 +303,8 @@ def _npu_rank(path: str, names: list[str]) -> int:
     DB export's name and ``profiler_metadata.json``'s ``distributed_args.rank`` where they give one."""
     numbered = {int(m.group(1)): n for n in names if _INFO_RE.match(n) and (m := _NUMBERED.search(n))}
     if len(numbered) != 1:
-        what = (f"holds {len(numbered)} profiler_info_N.json files ({', '.join(sorted(numbered.values()))})"
+        what = (f"holds {len(numbered)} profiler_info_N.json files "
+                f"({', '.join(short_text(n) for n in sorted(numbered.values()))})"
                 if numbered else "no rank id: it holds no profiler_info_N.json")
         raise ProfileError(path, what, hint="a rank's profiling directory holds one profiler_info_<rank>.json")
     (rank, info), = numbered.items()
@@ -322,7 +323,7 @@ def _npu_rank(path: str, names: list[str]) -> int:
     for n in sorted(out):
         m = _NUMBERED.search(n)
         if _is_db_name(n) and m:
-            others.append((f"the name of {ASCEND_OUTPUT}/{n}", int(m.group(1))))
+            others.append((f"the name of {ASCEND_OUTPUT}/{short_text(n)}", int(m.group(1))))
     for where, value in others:
         if value is not None and value != rank:
             raise _two_ranks(path, rank, info, value, where)
@@ -349,6 +350,9 @@ def check_db_rank(rank: int, profile: Profile) -> None:
     infos = [n for n in sorted(names) if _INFO_RE.match(n) and _NUMBERED.search(n)]
     info = infos[0] if len(infos) == 1 else f"profiler_info_{rank}.json"  # discovery saw one: changed since
     db = os.path.relpath(profile.files.get("db", path), given_path(path))
+    # the file's name cut as the info file's is (a name of ~240 characters was quoted whole), its folder kept
+    folder, name = os.path.split(db)
+    db = os.path.join(folder, short_text(name)) if folder else short_text(name)
     raise _two_ranks(path, rank, info, value, f"{db}'s META_DATA distributed_args")
 
 
