@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from msprof_compare.compare.table import (
     TEXT_DTYPE,
+    column_at,
     diff_ratio,
     exact_diff,
     exact_diffs,
@@ -205,6 +206,19 @@ def test_own_array_is_the_series_array(series: pd.Series) -> None:
     got = own_array(series)
     assert got is series._values
     assert isinstance(got, np.ndarray) == (isinstance(series.dtype, np.dtype) and series.dtype.kind not in "mM")
+
+
+@pytest.mark.parametrize("labels", [list(range(4)), ["Name", "a", "b", "c"], ["x", "x", 2, "x"]],
+                         ids=["sheet", "named", "repeated"])
+def test_column_at_is_iloc(labels: list) -> None:
+    """``column_at`` gives what ``iloc[:, j]`` gives (values, dtype, name, index) for unique labels (the sheets'
+    RangeIndex, named columns) and for repeated ones, where it is ``iloc`` itself."""
+    frame = frame_from_rows([["op", 1.5, 2, None], ["op2", 0.25, 3, "s"]], 4)
+    frame.columns = labels
+    for j in range(4):
+        got, want = column_at(frame, j), frame.iloc[:, j]
+        pd.testing.assert_series_equal(got, want)
+        assert got.tolist() == want.tolist()
 
 
 def test_summary_totals_columns_skip_pandas_inference(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,7 +40,7 @@ from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed, kernel_types_whole
 from .optree import Unlinked, built_tree, no_ops_reason, shape_key, unlinked_kernels
 from .overall import breakdown_keywords, find_breakdowns
-from .table import Sheet, ms3, plain_frame, sheet_numbers, text_cells
+from .table import Sheet, column_at, ms3, plain_frame, sheet_numbers, text_cells
 from .waterfall import unsplit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -1147,8 +1147,8 @@ def _module_row(op_rows: list[list] | None, sheets: Sequence[Sheet]) -> dict[str
         return None
     d = stat.data
     # the level-1 TOTAL rows by arrays: Series compares and boolean takes cost ~0.4 ms here
-    top = (text_cells(d.iloc[:, 4]) == "[ TOTAL ]") & (text_cells(d.iloc[:, 2]) == "1")
-    held = [float(sheet_numbers(d.iloc[:, col].to_numpy()[top]).sum()) for col in (8, 12)]
+    top = (text_cells(column_at(d, 4)) == "[ TOTAL ]") & (text_cells(column_at(d, 2)) == "1")
+    held = [float(sheet_numbers(column_at(d, col).to_numpy()[top]).sum()) for col in (8, 12)]
     total = [float(sheet_numbers([r[col] for r in op_rows]).sum()) for col in (2, 4)]
     if not any(t > 0 for t in total):
         return None

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..model import object_array
-from .table import Sheet, ms3, plain_frame, sheet_numbers, text_cells
+from .table import Sheet, column_at, ms3, plain_frame, sheet_numbers, text_cells
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -60,16 +60,16 @@ def module_operator_columns(d: pd.DataFrame) -> tuple[np.ndarray, dict[str, np.n
     Columns are read as arrays and the rows picked by position: a boolean row take of the sheet's 18-column frame
     and pandas' str methods on the picked copy cost ~0.5 ms a call, twice a run (``level_rows`` and the module
     contributors' ``_module_rows``)."""
-    op = text_cells(d.iloc[:, 4])  # pandas' str rule for a non-text cell, as before
+    op = text_cells(column_at(d, 4))  # pandas' str rule for a non-text cell, as before
     rows = np.flatnonzero(op != "[ TOTAL ]")
     if not len(rows):
         return None
-    module = text_cells(d.iloc[:, 3])[rows]
+    module = text_cells(column_at(d, 3))[rows]
     # a missing cell (pandas 3's str dtype keeps it as NaN) names no row, as the str methods left it
     name = object_array([m.strip() + " > " + o if isinstance(m, str) and isinstance(o, str) else np.nan
                          for m, o in zip(module.tolist(), op[rows].tolist(), strict=True)])
-    return rows, {"Name": name, "Base(ms)": sheet_numbers(d.iloc[:, 6].to_numpy()[rows]),
-                  "Comparison(ms)": sheet_numbers(d.iloc[:, 10].to_numpy()[rows])}
+    return rows, {"Name": name, "Base(ms)": sheet_numbers(column_at(d, 6).to_numpy()[rows]),
+                  "Comparison(ms)": sheet_numbers(column_at(d, 10).to_numpy()[rows])}
 
 
 def _us_to_ms(us: np.ndarray) -> np.ndarray:
@@ -96,8 +96,8 @@ def level_rows(sheets: list[Sheet], operator_rows: list[list] | None = None) -> 
     if s is not None and len(s):
         d = s.data
         return "operator", plain_frame({
-            "Name": d.iloc[:, 1].astype(str).to_numpy(),
-            "Base(ms)": sheet_numbers(d.iloc[:, 2]), "Comparison(ms)": sheet_numbers(d.iloc[:, 4])})
+            "Name": column_at(d, 1).astype(str).to_numpy(),
+            "Base(ms)": sheet_numbers(column_at(d, 2)), "Comparison(ms)": sheet_numbers(column_at(d, 4))})
     s = by_name.get("ModuleCompareStatistic")
     if s is not None and len(s):
         found = module_operator_columns(s.data)
@@ -108,13 +108,13 @@ def level_rows(sheets: list[Sheet], operator_rows: list[list] | None = None) -> 
         if s is not None and len(s):
             d = s.data
             sep = " " if level == "kernel" else "-"
-            detail = d.iloc[:, 2].fillna("").astype(str)
+            detail = column_at(d, 2).fillna("").astype(str)
             # a kernel without input shapes is named by its type alone ("hcom_allReduce_", not "... N/A")
-            name = d.iloc[:, 1].fillna("").astype(str) + (sep + detail).where(~detail.isin(["", "N/A"]), "")
+            name = column_at(d, 1).fillna("").astype(str) + (sep + detail).where(~detail.isin(["", "N/A"]), "")
             return level, plain_frame({
                 "Name": name.to_numpy(),
-                "Base(ms)": _us_to_ms(sheet_numbers(d.iloc[:, 3])),
-                "Comparison(ms)": _us_to_ms(sheet_numbers(d.iloc[:, 8]))})
+                "Base(ms)": _us_to_ms(sheet_numbers(column_at(d, 3))),
+                "Comparison(ms)": _us_to_ms(sheet_numbers(column_at(d, 8)))})
     return None
 
 

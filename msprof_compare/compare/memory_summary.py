@@ -30,7 +30,7 @@ from .memory import memory_index
 from .optree import no_ops_reason, one_sided
 from .overall import find_breakdowns
 from .summary_notes import mark_pairs, pair_notes, step_wrappers
-from .table import Sheet, plain_frame, sheet_numbers
+from .table import Sheet, column_at, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -78,8 +78,8 @@ _Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 def _columns(sheet: Sheet) -> _Columns:
     """(names, base MB, comparison MB, Diff Memory(MB)) of the sheet, each pulled once (NaN or no number: 0)."""
     d = sheet.data
-    base, comp, diff = (sheet_numbers(d.iloc[:, j]) for j in (_BASE_MB, _COMP_MB, _DIFF_MB))
-    return d.iloc[:, _NAME].to_numpy(dtype=object), base, comp, diff
+    base, comp, diff = (sheet_numbers(column_at(d, j)) for j in (_BASE_MB, _COMP_MB, _DIFF_MB))
+    return column_at(d, _NAME).to_numpy(dtype=object), base, comp, diff
 
 
 def contributors(sheet: Sheet | _Columns, recorded: tuple[bool, bool] = (True, True)) -> pd.DataFrame:
@@ -124,7 +124,7 @@ def _wrappers(sheet: Sheet, cols: _Columns) -> tuple[str, float, str, float] | N
     other side has no op of (vLLM's capture traces: ``capture_32_FULL`` 513.54 MB against
     ``capture_8192_PIECEWISE`` 20764.11 MB), where the 80% cut lists the larger one alone."""
     names, base, comp, _ = cols
-    counts = tuple(sheet_numbers(sheet.data.iloc[:, j]) for j in (_BASE_N, _COMP_N))
+    counts = tuple(sheet_numbers(column_at(sheet.data, j)) for j in (_BASE_N, _COMP_N))
     return step_wrappers([str(n) for n in names.tolist()], (base, comp), counts)  # type: ignore[arg-type]
 
 

@@ -17,7 +17,7 @@ from ..columns import col_of
 from ..model import object_array
 from ..textsafe import short_list
 from .contributors import module_operator_columns, top_contributors
-from .table import Sheet, plain_frame, sheet_numbers, text_cells
+from .table import Sheet, column_at, plain_frame, sheet_numbers, text_cells
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -31,7 +31,7 @@ def _outside_modules(contrib: pd.DataFrame, sheets: list[Sheet]) -> list[str]:
     if stat is None or not len(contrib) or str(contrib["Level"].iloc[0]) != "operator":
         return []
     # "Operator Name", and "Module Class", which names the optimizer's pseudo-modules (Optimizer.step#SGD.step)
-    listed = set(stat.data.iloc[:, 4].tolist()) | set(stat.data.iloc[:, 1].tolist())  # reference-2 §3.7
+    listed = set(column_at(stat.data, 4).tolist()) | set(column_at(stat.data, 1).tolist())  # reference-2 §3.7
     return [n for n in contrib["Name"].tolist() if n not in listed]
 
 
@@ -42,8 +42,8 @@ def _own_module_rows(contrib: pd.DataFrame, sheets: list[Sheet]) -> dict[str, tu
     if stat is None or not len(stat) or not len(contrib) or str(contrib["Level"].iloc[0]) != "operator":
         return {}
     d = stat.data  # reference-2 §3.7: Operator Name col 4, the two sides' Device Self Time(ms) cols 6 and 10
-    names = text_cells(d.iloc[:, 4])
-    base, comp = sheet_numbers(d.iloc[:, 6]), sheet_numbers(d.iloc[:, 10])
+    names = text_cells(column_at(d, 4))
+    base, comp = sheet_numbers(column_at(d, 6)), sheet_numbers(column_at(d, 10))
     out: dict[str, tuple[float, float]] = {}
     for name in contrib["Name"].tolist():
         rows = names == name
@@ -161,8 +161,8 @@ def _module_rows(sheets: list[Sheet]) -> tuple[str, pd.DataFrame] | None:
         return None
     d, (rows, columns) = module_sheets[0].data, found
     return "module operator", plain_frame({
-        **columns, "n_base": np.nan_to_num(sheet_numbers(d.iloc[:, 7].to_numpy()[rows])),
-        "n_comparison": np.nan_to_num(sheet_numbers(d.iloc[:, 11].to_numpy()[rows]))})
+        **columns, "n_base": np.nan_to_num(sheet_numbers(column_at(d, 7).to_numpy()[rows])),
+        "n_comparison": np.nan_to_num(sheet_numbers(column_at(d, 11).to_numpy()[rows]))})
 
 
 def _merge_moves(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str, str, float, float]]]:

@@ -164,6 +164,13 @@ def ratio_of(base: float, comparison: float) -> float:
     return round(comparison / base, 4)
 
 
+def column_at(frame: pd.DataFrame, j: int) -> pd.Series:
+    """``frame.iloc[:, j]``: column ``j`` by position, looked up by its label where the labels are unique (the
+    sheets' are): pandas' positional indexer costs ~25-40 us a column against ~10 for a label, and the Summary
+    reads the statistic sheets' columns by position ~20 times a run (reference-2 fixes their layouts)."""
+    return frame[frame.columns[j]] if frame.columns.is_unique else frame.iloc[:, j]
+
+
 def sheet_numbers(column: pd.Series | np.ndarray) -> np.ndarray:
     """A sheet's column as float64, a blank (None / NaN) or a cell that is no number read as 0: number and blank
     cells convert as they are; a column with text goes through ``pd.to_numeric``."""

@@ -38,7 +38,7 @@ from ..compare.checks import rounds_up_to_threshold, shown_share
 from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_contributors_note, outside_modules_note
 from ..compare.summary_notes import unexplained_note
-from ..compare.table import Sheet, sheet_numbers
+from ..compare.table import Sheet, column_at, sheet_numbers
 from ..textsafe import text_width
 from . import summary_console as con
 from .excel import (
@@ -250,11 +250,6 @@ def _tuples(frame: pd.DataFrame) -> list[tuple]:
 def _position(frame: pd.DataFrame, label: str) -> int:
     """Where the first column ``label`` is (the one ``itertuples``' field of that name holds)."""
     return list(frame.columns).index(label)
-
-
-def _column(frame: pd.DataFrame, j: int) -> pd.Series:
-    """Column ``j`` by position: by label when labels are unique (a third of ``iloc[:, j]``'s cost)."""
-    return frame[frame.columns[j]] if frame.columns.is_unique else frame.iloc[:, j]
 
 
 # --------------------------------------------------------------------------- Summary
@@ -498,12 +493,12 @@ class _Spec:
 
 
 def _total_rows(d: pd.DataFrame) -> np.ndarray:
-    return _texts(_column(d, 4)) == "[ TOTAL ]"
+    return _texts(column_at(d, 4)) == "[ TOTAL ]"
 
 
 def _op_rows(d: pd.DataFrame) -> np.ndarray:
     """Communication op rows: task rows ("|" as op name on the side that has them) are parts of their op."""
-    return (_texts(_column(d, 1)) != "|") & (_texts(_column(d, 8)) != "|")
+    return (_texts(column_at(d, 1)) != "|") & (_texts(column_at(d, 8)) != "|")
 
 
 #: Decimals of a statistic sheet's amounts by unit: ns in ms or us; MB from KB / 1024 (operator_memory.csv's KB
@@ -603,14 +598,14 @@ def regressions(sheet: Sheet) -> tuple[pd.DataFrame, _Spec] | None:
     if d.shape[1] <= max(spec.comp_col, *spec.name_cols):
         return None
     rows = np.flatnonzero(spec.keep(d)) if spec.keep is not None else slice(None)
-    base = sheet_numbers(_column(d, spec.base_col))[rows]
-    comp = sheet_numbers(_column(d, spec.comp_col))[rows]
-    name = _strip(_texts(_column(d, spec.name_cols[0]))[rows])
+    base = sheet_numbers(column_at(d, spec.base_col))[rows]
+    comp = sheet_numbers(column_at(d, spec.comp_col))[rows]
+    name = _strip(_texts(column_at(d, spec.name_cols[0]))[rows])
     if spec.alt_name_col is not None:
-        alt = _strip(_texts(_column(d, spec.alt_name_col))[rows])
+        alt = _strip(_texts(column_at(d, spec.alt_name_col))[rows])
         name = np.where(name != "", name, alt)
     for c in spec.name_cols[1:]:
-        name = name + " " + _texts(_column(d, c))[rows]
+        name = name + " " + _texts(column_at(d, c))[rows]
     if sheet.name == "ApiCompare":
         name, base, comp = _runtime_pairs(name, base, comp)
     # the cells hold whole ns (6 decimals of a ms, 3 of a us; a KB / 1024 in MB to a thousandth of a byte): a float
