@@ -67,6 +67,9 @@ _ROWS = [
     ([[1, "Conv2D", "N/A", 3.0, None], [2, "Add", "1,2", None, 4]], 5),
     ([[1, 2.5], [3, 4]], 2), ([["x", 1.0], [math.nan, 2.0]], 2), ([[2**70, True]], 2),
     ([[np.float64(1.5), np.int64(3)]], 2), ([[1, "a"]], 4), ([[1, 2, 3]], 2), ([], 3),
+    # text mixed with ints or flags, and cells of lists, tuples or dicts: object cells as they are
+    ([["a", [1, 2], (1,)], [3, [3, 4], (2, 3)], [True, [], {}]], 3), ([["a", [1]], ["b", "x"], [2**70, 1.5]], 2),
+    ([["a", {"k": 1}], [1.5, ()]], 2), ([[{}, ["a"]], [{"b": [1]}, [np.nan]]], 2),
 ]
 
 
@@ -97,6 +100,10 @@ _COLUMNS = [
     # the Summary's one-row frames: flags, None cells, a list cell
     {"recorded": [False], "task": [None], "ties": [[]], "np_flag": [np.True_]},
     {"flags": [True, False], "nones": [None, None], "half": [None, 1.5], "text_none": ["a", None]},
+    # object cells as they are: text with ints or flags, lists / tuples / dicts alone or among other cells
+    {"text_int": ["a", 1], "text_flag": [True, "a"], "text_int_flag": ["a", 2, False], "pairs": [[1, 2], [3, 4]]},
+    {"ragged_lists": [[1, 2], [3]], "tuples": [(1, 2), (3,)], "dicts": [{}, {"a": 1}], "mixed": [[1], None]},
+    {"list_text": [["a"], "b"], "list_float": [[1], 1.5], "dict_int": [{"a": 1}, 2], "text_float": ["a", 1.5]},
 ]
 
 

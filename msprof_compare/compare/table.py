@@ -328,13 +328,24 @@ def exact_diff(base: float, comparison: float, ns_per_unit: int) -> float:
     return math.copysign(float(hundredths), change) / 100 + 0.0
 
 
+#: Cell types pandas never converts: a column holding any of them is an object column of the cells as they are.
+_CONTAINERS = frozenset({list, tuple, dict})
+#: Mixes of text and these (no float: NaN is a missing text) that pandas infers as object cells as they are.
+_TEXT_MIXES = frozenset({str, int, bool})
+
+
 def _typed(values: tuple) -> Any:
     """The column pandas would infer from ``values`` when they are all of one plain type (float, int within
-    int64, str, bool, None), built without the inference; None for anything else (pandas infers it)."""
+    int64, str, bool, None), or hold lists, tuples or dicts (object cells: the communication totals' task ties), or
+    mix text with ints or flags (object cells: OverallMetrics' counts beside its text cells), built without the
+    inference (a 1-row column of lists cost ~50 us there); None for anything else (pandas infers it)."""
     kinds = set(map(type, values))
     if len(kinds) != 1:
-        return None
+        return object_array(values) if not kinds.isdisjoint(_CONTAINERS) or str in kinds and kinds <= _TEXT_MIXES \
+            else None
     kind = kinds.pop()
+    if kind in _CONTAINERS:
+        return object_array(values)
     if kind is float:
         return np.array(values, dtype=np.float64)
     if kind is int:
