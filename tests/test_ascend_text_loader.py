@@ -750,6 +750,23 @@ def test_lenient_us_to_ns_of_a_column_with_unset_cells(cells):
     assert got.tolist() == [0 if w is None else w for w in want]
 
 
+@given(st.lists(st.tuples(st.integers(10**15, 2 * 10**15 - 1), st.integers(0, 999)), min_size=1, max_size=80),
+       st.lists(st.booleans(), max_size=80), st.sampled_from(["", "N/A"]))
+def test_lenient_us_to_ns_of_one_layout_among_empty_cells(times, unset, other):
+    """operator_memory.csv's Release Time(us): epoch times of one layout among empty cells (any share of them),
+    sometimes an N/A too. The times are parsed apart from the empty cells (``numparse._parse_decimal``): each reads
+    as Decimal does, every other cell unread (0)."""
+    texts = [f"{w}.{f:03d}" for w, f in times]
+    for i, u in enumerate(unset[:len(texts)]):
+        if u:
+            texts[i] = ""
+    texts[len(texts) // 2] = other if len(texts) > 2 else texts[len(texts) // 2]
+    got, read = lenient_us_to_ns(texts)
+    want = [ns(t) if t not in ("", "N/A") else None for t in texts]
+    assert read.tolist() == [w is not None for w in want]
+    assert got.tolist() == [0 if w is None else w for w in want]
+
+
 @pytest.mark.parametrize("decimals", [3, 6])
 def test_uniform_layout_reads_alike_for_few_and_many_texts(decimals):
     """``numparse.parse_uniform`` weighs the digits of a few texts in one product over an int64 copy and those of
