@@ -306,3 +306,66 @@ def test_thread_names_feed_no_figure_so_a_thread_name_without_a_tid_is_not_said(
     assert after.sheet_names == before.sheet_names and len(before.sheet_names) == 7
     for name in before.sheet_names:
         assert after.sheet(name).equals(before.sheet(name)), name
+
+
+def test_host_memory_events_are_no_reserved_reading(tmp_path):
+    """Mem Usage reads the device [memory] events alone: with every device Total Reserved 0, a host event (Device
+    Id -1) that reserved 5 GiB leaves the peak 0.00G of the device readings, and a host event that wrote 0 is no
+    device reading either. Timesformer excerpt (its 37 [memory] events all device ones), two host copies added;
+    the count is the raw JSON's device events."""
+    from msprof_compare.model import KINETO_ZERO_RESERVED
+
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    mem = [i for i, e in enumerate(ev) if e.get("name") == "[memory]"]
+    zeroed = [dict(e, args=dict(e["args"], **{"Total Reserved": 0})) if i in mem else e for i, e in enumerate(ev)]
+    host = [dict(zeroed[mem[0]], args=dict(zeroed[mem[0]]["args"], **{"Device Id": -1, "Total Reserved": r}))
+            for r in (5 * 1024**3, 0)]
+    path = _write(tmp_path, dict(doc, traceEvents=[*zeroed, *host]), "host")
+    prof = load_profile(path, build_options()[0])
+    device = sum(1 for i in mem if ev[i]["args"]["Device Id"] >= 0)
+    assert device == len(mem) == 37
+    assert prof.extra[KINETO_ZERO_RESERVED] == device
+    res = compare(str(H100), path, enable_profiling_compare=True)
+    assert [x for x in res.summary["notes"] if "Mem Usage" in x] == [
+        f"Comparison row: its {device} [memory] Total Reserved readings are all 0, so its Mem Usage shows 0.00G, the "
+        "largest of them."]
+
+
+def test_lane_ids_empty_or_just_beyond_int64_are_counted_per_lane_field(tmp_path):
+    """An empty tid and one of exactly 2**63 (one past int64) are no lane either, each read as a lane of its own;
+    a pid "NaN" is counted apart, and the first named is the first field's (pid before tid). Timesformer excerpt,
+    ops picked from the JSON; the counts by hand: 1 pid, 2 tids."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    ops = [i for i, e in enumerate(ev) if e.get("cat") == "cpu_op" and e.get("ph") == "X"]
+    damaged = [dict(e) for e in ev]
+    damaged[ops[3]]["tid"] = ""
+    damaged[ops[4]]["tid"] = 2**63
+    damaged[ops[5]]["pid"] = "NaN"
+    path = _write(tmp_path, dict(doc, traceEvents=damaged), "edge")
+    prof = load_profile(path, build_options()[0])
+    assert [w for w in prof.warnings if "whole number within" in w] == [
+        f"{path}: 1 host event whose pid; 2 host events whose tid is no whole number within int64 (the first: 'NaN'): "
+        "each such value is read as a lane of its own"]
+
+
+def test_two_ends_of_a_plain_launch_without_its_start_stay_replays(tmp_path):
+    """Only the one end of a plain launch call whose flow start is lost is read as its pair (LOST_START): an id whose
+    start is lost with two ends at two kernels is a replay's, as a graph launch's kernels are, linked to the call
+    and left out of the time breakdown's op lookup (replay 1). bert-small: the 7th kernel's flow end given the 6th's
+    id, both starts cut; the launch call is a plain cudaLaunchKernel, by the raw JSON."""
+    doc = _doc(BERT)
+    ev = [dict(e) for e in doc["traceEvents"]]
+    e1, e2 = _kernel_ends(ev)[5:7]
+    cut = {e1["id"], e2["id"]}
+    calls = {e["args"]["correlation"]: e for e in ev
+             if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+    assert "graphlaunch" not in calls[e1["id"]]["name"].lower() and e1["ts"] != e2["ts"]
+    e2["id"] = e1["id"]
+    kept = [e for e in ev if not (e.get("ph") == "s" and e.get("cat") == "ac2g" and e["id"] in cut)]
+    prof = load_profile(_write(tmp_path, dict(doc, traceEvents=kept), "two"), build_options()[0])
+    rows = prof.flows[prof.flows["id"] == str(e1["id"])]
+    assert sorted(rows["f_ts"].tolist()) == sorted([_ns(e1["ts"]), _ns(e2["ts"])])
+    assert rows["replay"].tolist() == [1, 1]
+    assert set(rows["s_ts"].tolist()) == {_ns(calls[e1["id"]]["ts"])}
