@@ -1055,6 +1055,62 @@ def test_overlapping_overlap_analysis_spans_are_said(tmp_path: Path) -> None:
     assert not [w for w in load_profile(str(out), OPTS).warnings if "Overlap Analysis span" in w]
 
 
+def test_touching_and_empty_overlap_spans_overlap_nothing(tmp_path: Path) -> None:
+    """A span that starts where the one before it ends, and a 0 us span inside another, count no time twice: no
+    warning. Torch excerpt (tests/data/npu): its second Computing span moved to start at the first one's end
+    (computed with decimal), and a 0 us copy of the first one starting 1 us into it."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    comp = sorted((e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) == "Overlap Analysis"
+                   and e["name"] == "Computing"), key=lambda e: Decimal(str(e["ts"])))
+    first, second = comp[:2]
+    end = Decimal(str(first["ts"])) + Decimal(str(first["dur"]))
+    assert Decimal(str(second["ts"])) >= end and Decimal(str(first["dur"])) > 1
+    second["ts"] = str(end)
+    events.append(dict(first, ts=str(Decimal(str(first["ts"])) + 1), dur=0))
+    out, trace = _with_trace(tmp_path, events)
+    assert not [w for w in load_profile(str(out), OPTS).warnings if "Overlap Analysis span" in w]
+
+
+def test_two_spans_of_a_kind_that_overlap_are_said(tmp_path: Path) -> None:
+    """Two spans of one kind are enough to overlap: the torch excerpt (tests/data/npu) with its Uncovered
+    Communication spans cut to the first two, the first stretched 50 us past the second's start; the overlap (50 us
+    or the second's whole duration, the smaller) computed with decimal."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+
+    def uncovered(e):
+        return (e.get("ph") == "X" and lanes.get(e.get("pid")) == "Overlap Analysis"
+                and e["name"] == "Communication(Not Overlapped)")
+
+    spans = sorted((e for e in events if uncovered(e)), key=lambda e: Decimal(str(e["ts"])))
+    assert len(spans) > 2
+    a, b = spans[:2]
+    events = [e for e in events if not uncovered(e) or e is a or e is b]
+    a["dur"] = str(Decimal(str(b["ts"])) - Decimal(str(a["ts"])) + 50)
+    twice = min(Decimal(50), Decimal(str(b["dur"])))
+    out, trace = _with_trace(tmp_path, events)
+    assert [w for w in load_profile(str(out), OPTS).warnings if "Overlap Analysis span" in w] == [
+        f"{trace}: 1 Overlap Analysis span(s) ('Communication(Not Overlapped)') start before an earlier span of the "
+        f"same kind ends ({twice / 1000:.3f} ms of overlap; a span written twice, as in a trace joined from two "
+        "copies?); they are read as written, as in the original, so Computing Time and Uncovered Communication Time, "
+        "which sum them, count that time more than once."]
+
+
+def test_a_host_event_copied_under_another_category_is_no_repeat(tmp_path: Path) -> None:
+    """The host repeats are keyed by category too: a cpu_op written again as a python_function is another event,
+    not the same one twice. Torch excerpt (tests/data/npu), its first cpu_op appended so."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    op = next(e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op")
+    events.append(dict(op, cat="python_function"))
+    out, trace = _with_trace(tmp_path, events)
+    assert not [w for w in load_profile(str(out), Options(enable_operator_compare=True)).warnings
+                if "host event(s)" in w]
+
+
 def test_device_lane_events_of_another_phase_are_counted(tmp_path: Path) -> None:
     """Device tasks, HCCL tasks and overlap spans are complete events ("X"): one whose ph was damaged left every
     figure (a kernel out of the operator times, a span out of Computing Time) without a word. The torch excerpt
@@ -1129,6 +1185,38 @@ def test_events_without_an_epoch_start_are_counted(tmp_path: Path) -> None:
         "figures that span the trace (E2E Time) stretch to reach them"]
     assert (profile.comm["ts"] == -5_000).sum() == 1
     assert not [w for w in load_profile(str(PT), OPTS).warnings if "no start time" in w]
+
+
+def test_host_events_of_another_phase_are_no_device_lane_damage(tmp_path: Path) -> None:
+    """The phase check reads the device lanes alone: a cpu_op of the Python lane made "B" is no device task, so
+    the device lanes' count stays the 1 damaged task's (its first Ascend Hardware task made "x"). Torch excerpt
+    (tests/data/npu), counted from the raw events."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    hw = next(e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) == "Ascend Hardware")
+    op = next(e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op")
+    assert lanes[op["pid"]] == "Python"
+    hw["ph"], op["ph"] = "x", "B"
+    out, trace = _with_trace(tmp_path, events)
+    assert [w for w in load_profile(str(out), OPTS).warnings if "other than" in w] == [
+        f"{trace}: 1 Ascend Hardware, HCCL or Overlap Analysis event(s) with a ph other than \"X\" (the first: 'x'); "
+        "not read, so they count in no figure"]
+
+
+def test_the_first_event_without_an_epoch_start_is_named(tmp_path: Path) -> None:
+    """The warning names the first damaged event in file order, not the trace's first event: the torch excerpt
+    (tests/data/npu) with its third HCCL task's ts made -5 alone (1 event, named here from the raw events)."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    hccl = [e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) == "HCCL"][2]
+    hccl["ts"] = -5
+    out, trace = _with_trace(tmp_path, events)
+    assert [w for w in load_profile(str(out), OPTS).warnings if "no start time" in w] == [
+        f"{trace}: 1 complete event(s) start at a negative time, or at 0 among epoch times (no start time: a damaged "
+        f"ts; the first: {hccl['name']!r} at -5); read as written, so they lie outside every step, and figures that "
+        "span the trace (E2E Time) stretch to reach them"]
 
 
 def test_python_lane_events_without_a_category_are_counted(tmp_path: Path) -> None:
@@ -1217,6 +1305,22 @@ def test_different_tasks_of_one_lane_and_start_are_counted(tmp_path: Path) -> No
         "only the last to operators; Lccl and SDMA Time count only it)."]
     assert len([w for w in warnings if "repeat an earlier one" in w]) == 1
     assert not [w for w in load_profile(str(PT), OPTS).warnings if "different task of the same lane" in w]
+
+
+def test_different_hccl_tasks_of_one_lane_and_start_are_no_hidden_tasks(tmp_path: Path) -> None:
+    """The lane-and-start key hides tasks of the Ascend Hardware lanes alone: two different HCCL tasks of one lane
+    moved to one start are both read, and no task is said hidden. Torch excerpt (tests/data/npu): the second HCCL
+    task of the first one's lane and another name moved to the first one's start."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    hccl = [e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) == "HCCL"]
+    first = hccl[0]
+    other = next(e for e in hccl[1:] if (e["pid"], e["tid"]) == (first["pid"], first["tid"])
+                 and e["name"] != first["name"])
+    other["ts"] = first["ts"]
+    out, trace = _with_trace(tmp_path, events)
+    assert not [w for w in load_profile(str(out), OPTS).warnings if "different task of the same lane" in w]
 
 
 def _repeats_by_tuples(cols: list[np.ndarray], rows: np.ndarray) -> int:
