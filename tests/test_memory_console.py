@@ -371,6 +371,25 @@ def test_peak_memory_is_said_where_neither_side_has_a_framework_op(tmp_path):
         f"compared: neither side has a framework op (base: {npu}; comparison: MindSpore exports have none).")
 
 
+def test_peaks_of_zero_readings_are_said_where_neither_side_has_a_framework_op(tmp_path):
+    """A peak of 0.00 GB read from readings all 0 is a reading: where neither side has a framework op the memory
+    line still gives it, with the readings named once for both sides (no line at all had said nothing, while
+    OverallMetrics' note called it a reading). The NPU text fixture without its cpu_op events and every Total
+    Reserved(MB) cell made 0, on both sides; its readings counted by csv."""
+    base, b = _without_cpu_ops(NPU_FIXTURE, tmp_path / "b", 0.0)
+    comp, c = _without_cpu_ops(NPU_FIXTURE, tmp_path / "c", 0.0)
+    with open(base / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv", encoding="utf-8", newline="") as fh:
+        n = sum(1 for r in csv.DictReader(fh) if r["Total Reserved(MB)"].strip())
+    assert (b, c, n) == (0.0, 0.0, 30)
+    res = compare(str(base), str(comp))
+    t = res.memory_totals
+    assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_gb"], t["peak_diff_pct"]) == (0.0, 0.0, 0.0, None)
+    assert memory_line(res.frames["memory"]) == (
+        f"Peak reserved memory (Mem Usage; each side: its {n} memory_record.csv Total Reserved(MB) readings are all "
+        "0) 0.00 GB on both sides; memory inside operators not compared: neither side has a framework op (a "
+        "torch_npu export without cpu_op events has none).")
+
+
 def _memory_moved(tmp_path: Path, name: str, where: str) -> Path:
     """A copy of the H200 AlexNet step whose [memory] events lie before its first event or after its last one
     (``where``): every allocation is recorded, none inside an op."""
