@@ -516,6 +516,20 @@ def test_summary_memory_line_names_readings_all_zero_once_for_both_sides(tmp_pat
                             f"{words.format(m)}) 0.00 GB on both sides; ")
 
 
+def test_summary_memory_line_says_not_recorded_for_an_empty_memory_record(tmp_path: Path) -> None:
+    """A side whose MEMORY_RECORD is empty has no peak, and its Mem Usage cause ("its MEMORY_RECORD table is empty")
+    is no reading: the memory line says "not recorded", not 0.00 GB. The level-1 excerpt against a copy with its
+    MEMORY_RECORD rows deleted; the base peak by SQL (the largest totalReserved, in GiB)."""
+    (tmp_path / "c").mkdir()
+    empty = edited_copy(Path(L1), tmp_path / "c" / "ascend_pytorch_profiler_0.db", "DELETE FROM MEMORY_RECORD")
+    (peak,), = sql(L1, "SELECT max(totalReserved) FROM MEMORY_RECORD")
+    res = api.compare(L1, str(empty), enable_memory_compare=True)
+    t = res.memory_totals
+    assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_gb"]) == (peak / 1024**3, None, None)
+    assert memory_line(res.frames["memory"]).startswith(
+        f"Peak reserved memory (Mem Usage): base {peak / 1024**3:.2f} GB, comparison not recorded; ")
+
+
 def test_tensor_move_needs_both_name_parts() -> None:
     """reference-1 §3.7: a tensor move's name starts with aclnnInplaceCopy and holds TensorMove (any case); one
     part alone is no tensor move. Three compute tasks of the level-1 excerpt renamed."""
