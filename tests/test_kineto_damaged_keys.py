@@ -311,14 +311,15 @@ def test_thread_names_feed_no_figure_so_a_thread_name_without_a_tid_is_not_said(
 def test_host_memory_events_are_no_reserved_reading(tmp_path):
     """Mem Usage reads the device [memory] events alone: with every device Total Reserved 0, a host event (Device
     Id -1) that reserved 5 GiB leaves the peak 0.00G of the device readings, and a host event that wrote 0 is no
-    device reading either. Timesformer excerpt (its 37 [memory] events all device ones), two host copies added;
-    the count is the raw JSON's device events."""
+    device reading either; a device event that wrote "0" is one. Timesformer excerpt (its 37 [memory] events all
+    device ones), two host copies added; the count is the raw JSON's device events."""
     from msprof_compare.model import KINETO_ZERO_RESERVED
 
     doc = _doc(H100)
     ev = doc["traceEvents"]
     mem = [i for i, e in enumerate(ev) if e.get("name") == "[memory]"]
     zeroed = [dict(e, args=dict(e["args"], **{"Total Reserved": 0})) if i in mem else e for i, e in enumerate(ev)]
+    zeroed[mem[2]]["args"]["Total Reserved"] = "0"  # the text of a 0 is a reading of 0 too
     host = [dict(zeroed[mem[0]], args=dict(zeroed[mem[0]]["args"], **{"Device Id": -1, "Total Reserved": r}))
             for r in (5 * 1024**3, 0)]
     path = _write(tmp_path, dict(doc, traceEvents=[*zeroed, *host]), "host")
