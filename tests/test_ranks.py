@@ -718,6 +718,28 @@ def test_ctrl_c_python_swallows_in_a_rank_still_ends_the_job(capsys, tmp_path, m
     assert [STAMPED.match(p.name)[1] for p in tmp_path.iterdir()] == ["0"]
 
 
+def test_ctrl_c_python_swallows_while_the_last_rank_writes_leaves_no_overview(capsys, tmp_path, monkeypatch):
+    """A Ctrl-C Python could not raise while the last rank's reports were written: those reports are whole and
+    stay, and the job ends before its overview, as on any Ctrl-C (130, one line), where it had gone on to write
+    the overview of a job the user stopped."""
+    from msprof_compare.report import deliver
+
+    real = deliver.write_reports
+
+    def swallowing(result, name, *rest, **kw):
+        written = real(result, name, *rest, **kw)
+        if "rank1" in os.path.basename(name):
+            unraisable(KeyboardInterrupt())
+        return written
+
+    monkeypatch.setattr(deliver, "write_reports", swallowing)
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
+                              "--enable_profiling_compare")
+    assert (code, error_lines(err)) == (130, ["error: interrupted"])
+    assert "Exception ignored" not in err
+    assert sorted(m[1] if (m := STAMPED.match(p.name)) else p.name for p in tmp_path.iterdir()) == ["0", "1"]
+
+
 def test_compare_ranks_is_lazy_and_keeps_one_result(monkeypatch):
     """Nothing loads until the first pair is asked for; the previous result is gone before the next rank loads."""
     loads: list[tuple[str, bool]] = []
