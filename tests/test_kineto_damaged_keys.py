@@ -370,3 +370,23 @@ def test_two_ends_of_a_plain_launch_without_its_start_stay_replays(tmp_path):
     assert sorted(rows["f_ts"].tolist()) == sorted([_ns(e1["ts"]), _ns(e2["ts"])])
     assert rows["replay"].tolist() == [1, 1]
     assert set(rows["s_ts"].tolist()) == {_ns(calls[e1["id"]]["ts"])}
+
+
+def test_a_trace_without_ops_names_unread_categories_in_its_reason_alone(tmp_path):
+    """The not-read warning is for a trace whose kernels and ops are both read: a trace without ops (recorded without
+    the CPU activity) names its unread categories in the no-op reason instead, once. Timesformer excerpt without its
+    host-op categories, one kernel's cat made "NaN": 1 of that category, counted from the raw JSON."""
+    from msprof_compare.compare.optree import no_ops_reason
+    from msprof_compare.loaders.kineto import OP_CATS
+
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    kernels = [i for i, e in enumerate(ev) if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    kept = [dict(e, cat="NaN") if i == kernels[10] else e for i, e in enumerate(ev)
+            if str(e.get("cat", "")).lower() not in OP_CATS]
+    prof = load_profile(_write(tmp_path, dict(doc, traceEvents=kept), "noops"), build_options()[0])
+    assert prof.ops.empty and len(prof.kernels) == len([e for e in kept if e.get("ph") == "X" and e.get("cat") in
+                                                        ("kernel", "gpu_memset", "gpu_memcpy")])
+    assert not [w for w in prof.warnings if "not read, so" in w]
+    assert no_ops_reason(prof) == ("a GPU trace without cpu_op or runtime events has none; it holds complete events "
+                                   "of categories that are not read: 'NaN' (1)")
