@@ -1004,3 +1004,28 @@ def test_gate_note_words_the_share_basis_for_its_own_lines(samples):
         "Note: all operators together changed by -0.495 ms, against an E2E change of +0.684 ms: the E2E change is "
         "outside their device time (the waterfall puts all of it in Free: Other +1.179 ms; other steps moved "
         "-0.495 ms the other way)."]
+
+
+def test_a_gate_whose_own_breakdown_is_refused_exits_1(tmp_path: Path) -> None:
+    """A result compared without the time breakdown is judged on one made for the gate: where that one is refused
+    (a damaged time stretching the device activity past int64 ns) the gate cannot judge, exit 1 with the error, at
+    each threshold asked, never a pass. The timesformer excerpt (tests/data/kineto) with its first kernel moved to
+    -4.7e15 us and its last to 4.7e15 us; the span computed with decimal from the raw JSON."""
+    from decimal import Decimal
+
+    from msprof_compare.api import compare
+
+    src = Path(__file__).parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+    doc = json.loads(src.read_text())
+    ev = doc["traceEvents"]
+    kernels = [e for e in ev if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    kernels[0]["ts"], kernels[-1]["ts"] = -47 * 10**14, 47 * 10**14
+    lo = -47 * 10**17
+    hi = int((Decimal(47 * 10**14) + Decimal(str(kernels[-1]["dur"]))) * 1000)
+    damaged = tmp_path / "far.pt.trace.json"
+    damaged.write_text(json.dumps(doc))
+    res = compare(str(src), str(damaged), enable_operator_compare=True)
+    assert "e2e" not in res.frames
+    want = (f"error: {damaged}: the device activity spans {hi - lo} ns, {lo} to {hi}: beyond the int64 nanosecond "
+            "range (a damaged time?)")
+    assert [res.regression_gate(pct) for pct in (5, 10)] == [(1, want), (1, want)]
