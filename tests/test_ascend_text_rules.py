@@ -1111,6 +1111,37 @@ def test_a_host_event_copied_under_another_category_is_no_repeat(tmp_path: Path)
                 if "host event(s)" in w]
 
 
+def test_overlap_analysis_spans_of_another_name_are_counted(tmp_path: Path) -> None:
+    """The breakdown picks Overlap Analysis spans by exact name, as the original does: a span renamed, re-cased or
+    without a name left Computing or Uncovered Communication Time for Free Time without a word. The torch excerpt
+    (tests/data/npu) with its first Computing span renamed "computing", its first Communication(Not Overlapped)
+    span's name removed and its first Free span renamed "Idle": 3 such spans, the first in file order named; the
+    two sums fall by those two spans' durations, read here from the raw events, and E2E Time stays."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    spans = [e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) == "Overlap Analysis"]
+    assert {e["name"] for e in spans} == {"Computing", "Communication", "Communication(Not Overlapped)", "Free"}
+    computing = next(e for e in spans if e["name"] == "Computing")
+    uncovered = next(e for e in spans if e["name"] == "Communication(Not Overlapped)")
+    free = next(e for e in spans if e["name"] == "Free")
+    computing["name"], free["name"] = "computing", "Idle"
+    del uncovered["name"]
+    first = next(e for e in spans if e is computing or e is uncovered or e is free)
+    out, trace = _with_trace(tmp_path, events)
+    profile = load_profile(str(out), OPTS)
+    assert [w for w in profile.warnings if "Overlap Analysis span" in w] == [
+        f"{trace}: 3 Overlap Analysis span(s) have a name other than Computing, Communication, Communication(Not "
+        f"Overlapped) or Free (the first: {first.get('name', '')!r}); names are compared exactly, as in the original, "
+        "so they count in neither Computing Time nor Uncovered Communication Time, only in the E2E Time and so in Free "
+        "Time"]
+    got, clean = breakdown_npu.npu_breakdown(profile), breakdown_npu.npu_breakdown(load_profile(str(PT), OPTS))
+    assert got.computing_ns == clean.computing_ns - ns(computing["dur"])
+    assert got.uncovered_comm_ns == clean.uncovered_comm_ns - ns(uncovered["dur"])
+    assert got.e2e_ns == clean.e2e_ns
+    assert not [w for w in load_profile(str(PT), OPTS).warnings if "Overlap Analysis span" in w]
+
+
 def test_device_lane_events_of_another_phase_are_counted(tmp_path: Path) -> None:
     """Device tasks, HCCL tasks and overlap spans are complete events ("X"): one whose ph was damaged left every
     figure (a kernel out of the operator times, a span out of Computing Time) without a word. The torch excerpt

@@ -631,6 +631,25 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd
 #: The Overlap Analysis spans whose durations the time breakdown sums (Computing Time, Uncovered Communication
 #: Time); Free Time is the window less their union, and the other spans feed no figure.
 SUMMED_OVERLAP_SPANS = ("Computing", "Communication(Not Overlapped)")
+#: Every span name torch_npu and MindSpore write on the Overlap Analysis lane (one per thread of it).
+OVERLAP_SPAN_NAMES = ("Computing", "Communication", "Communication(Not Overlapped)", "Free")
+
+
+def _unknown_spans(path: str, name: np.ndarray) -> str:
+    """The warning for Overlap Analysis spans named none of ``OVERLAP_SPAN_NAMES``, or "". The breakdown picks
+    its spans by exact name, as the original does, so a span renamed, re-cased or without a name (a damaged or
+    edited trace) left Computing or Uncovered Communication Time for the E2E window alone, and so for Free Time,
+    without a word. Each distinct name is tested once (``pd.factorize``: a lane holds four)."""
+    codes, uniq = pd.factorize(name)
+    odd = np.flatnonzero([u not in OVERLAP_SPAN_NAMES for u in uniq.tolist()])
+    if not odd.size:
+        return ""
+    rows = np.isin(codes, odd)
+    return (f"{path}: {int(np.count_nonzero(rows)):,} Overlap Analysis span(s) have a name other than "
+            f"{', '.join(OVERLAP_SPAN_NAMES[:-1])} or {OVERLAP_SPAN_NAMES[-1]} (the first: "
+            f"{short_repr(name[int(np.argmax(rows))])}); names are compared exactly, as in the original, so they "
+            "count in neither Computing Time nor Uncovered Communication Time, only in the E2E Time and so in "
+            "Free Time")
 
 
 def _overlapping_spans(path: str, name: np.ndarray, ts: np.ndarray, dur: np.ndarray) -> str:
@@ -838,6 +857,8 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
             tables["overlap"] = frame("overlap", {"name": c["name"][sel], "ts": c["ts"][sel],
                                                   "dur": c["dur"][sel], "tid": c["tid"][sel]})
             if note := _overlapping_spans(path, c["name"][sel], c["ts"][sel], c["dur"][sel]):
+                warnings.append(note)
+            if note := _unknown_spans(path, c["name"][sel]):
                 warnings.append(note)
 
     # _select kept these categories only for the comparators that read them (``_wanted_cats``)
