@@ -237,15 +237,21 @@ def _objects(events: list, name: str) -> np.ndarray:
     return np.fromiter(map(attrgetter(name), events), dtype=object, count=len(events))
 
 
-def _ints(events: list, name: str) -> np.ndarray:
+def _ints(events: list, name: str, absent: np.ndarray | None = None) -> np.ndarray:
     """``traceio.to_int`` of ``name`` of every event: the usual ints go from the getter straight into int64;
     any other value (a named tid, an int beyond int64) makes the list and takes ``to_int``'s own path. An absent
-    pid / tid reads as 0 either way."""
+    pid / tid reads as 0 either way; where ``absent`` is given (a bool array as long as ``events``), it is set
+    there (``_absent_lanes``)."""
     try:
-        return traceio.absent_lanes_as_zero(np.fromiter(map(attrgetter(name), events), dtype=np.int64,
-                                                        count=len(events)))
+        ids = np.fromiter(map(attrgetter(name), events), dtype=np.int64, count=len(events))
     except (ValueError, TypeError, OverflowError):
-        return traceio.to_int(_field(events, name))
+        vals = _field(events, name)
+        if absent is not None:
+            absent[:] = [type(v) is int and v == traceio.ABSENT_LANE for v in vals]
+        return traceio.to_int(vals)
+    if absent is not None:
+        np.equal(ids, traceio.ABSENT_LANE, out=absent)
+    return traceio.absent_lanes_as_zero(ids)
 
 
 #: Phase codes (``_select``'s "ph" column): one dict lookup per event, then integer tests.
@@ -355,7 +361,10 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         wanted = _wanted_cats(opts)
         keep = np.array([u in wanted for u in lid])[cat_code]
         keep |= np.array([u in FLOW_CATS for u in lid])[cat_code] & ((ph == PH_S) | (ph == PH_F))
-        pid = _ints(ev, "pid")
+        no_pid = np.zeros(len(ev), dtype=bool)
+        pid = _ints(ev, "pid", no_pid)
+        # every complete event or flow is counted: one that lost its pid is on no lane, so none reads it
+        n_pid = int(np.count_nonzero(no_pid & _READ_PHASES[ph])) if no_pid.any() else 0
         # complete events of processes without a name (no process_name record, or ""): lanes that cannot be told apart
         named = p_pid[p_name != ""]
         unnamed = int((is_x[cand] & ~_among(pid, named.tolist())).sum())
@@ -409,12 +418,32 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             "ph": ph, "cat": object_array(uniq)[codes[k]],
             "cat_code": cat_code[k], "cat_names": cat_names, "pid": pid[k],
             "name": traceio.shared_texts(map(attrgetter("name"), ev), len(ev)),
-            "tid": _ints(ev, "tid"),
+            "tid": _ints(ev, "tid", no_tid := np.zeros(len(ev), dtype=bool)),
             "ts": ts, "dur": dur,
             "id": _field_at(ev, np.flatnonzero((ph == PH_S) | (ph == PH_F)), "id"),  # only flows pair by id
             "args": _objects(ev, "args"),
         }
+        n_tid = int(np.count_nonzero(no_tid & _READ_PHASES[ph])) if no_tid.any() else 0
+        if n_pid or n_tid:
+            warnings.append(_absent_lanes(path, n_pid, n_tid))
     return cols, processes, threads, lanes, unnamed
+
+
+#: By phase code: complete events and flows, the events a table reads (``_absent_lanes``).
+_READ_PHASES = np.zeros(PH_C + 1, dtype=bool)
+_READ_PHASES[[PH_X, PH_S, PH_F]] = True
+
+
+def _absent_lanes(path: str, n_pid: int, n_tid: int) -> str:
+    """The warning for complete events and flows written without a pid (``n_pid``, of all) or a tid (``n_tid``, of
+    those read): each reads as 0, as the Kineto loader reads and says it. pid 0 is no process torch_npu or
+    MindSpore names, so a device task, HCCL task or overlap span without one left every figure, and a host op or
+    HCCL task without a tid moved to thread 0, without a word."""
+    counts = [f"{n_pid:,} complete or flow event(s) without a pid"] if n_pid else []
+    counts += [f"{n_tid:,} of the events read without a tid"] if n_tid else []
+    return (f"{path}: {'; '.join(counts)}: each read as 0, so they share that lane with one another and with any "
+            "event written there (pid 0 is no process the trace names: a device task, HCCL task or overlap span "
+            "there counts in no figure)")
 
 
 def _other_lane_phases(path: str, events: list, ph: np.ndarray, pid: np.ndarray, lane_pids: list[int],
