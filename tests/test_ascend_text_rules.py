@@ -1292,6 +1292,30 @@ def test_python_lane_events_without_a_category_are_counted(tmp_path: Path) -> No
     assert not [w for w in load_profile(str(PT), OPTS).warnings if "without a cat" in w]
 
 
+def test_python_lane_events_of_another_category_are_counted(tmp_path: Path) -> None:
+    """torch_npu writes four categories on the Python lane (cpu_op, python_function, enqueue, dequeue), and the
+    tables pick host events by category (case aside): an op whose cat was damaged ("cpu_op ") or a dequeue renamed
+    left ApiCompare, the operator or memory sheets without a word. The torch excerpt (tests/data/npu) with its first
+    cpu_op's cat made "cpu_op ", its second's "CPU_OP" (read: case aside) and its first dequeue's
+    "gpu_user_annotation": 2 such events, the first named; 1 op fewer."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    python = [e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) == "Python"]
+    assert {e.get("cat") for e in python} == {"cpu_op", "enqueue", "dequeue"}
+    ops = [e for e in python if e["cat"] == "cpu_op"]
+    ops[0]["cat"], ops[1]["cat"] = "cpu_op ", "CPU_OP"
+    next(e for e in python if e["cat"] == "dequeue")["cat"] = "gpu_user_annotation"
+    out, trace = _with_trace(tmp_path, events)
+    opts = Options(enable_memory_compare=True)
+    profile = load_profile(str(out), opts)
+    assert [w for w in profile.warnings if "Python lane" in w] == [
+        f"{trace}: 2 complete event(s) of the Python lane with a cat other than cpu_op, python_function, enqueue or "
+        "dequeue (the first: 'cpu_op '); not read, so they count in no figure"]
+    assert len(profile.ops) == len(ops) - 1
+    assert not [w for w in load_profile(str(PT), opts).warnings if "Python lane" in w]
+
+
 def test_flow_ends_written_again_elsewhere_are_counted(tmp_path: Path) -> None:
     """An async_npu flow end written again at another task re-linked its op to that task (the last end wins, as in
     the original) without a word: with --enable_profiling_compare alone OverallMetrics moved unsaid. The torch
@@ -1328,7 +1352,7 @@ def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event
         said = [w for w in load_profile(str(path), Options(enable_operator_compare=True)).warnings
                 if "Overlap Analysis span" in w or "with a ph other than" in w or "host event(s)" in w
                 or "no start time" in w or "without a cat" in w or "flow end(s)" in w or "without a pid" in w
-                or "have a name other than" in w]
+                or "have a name other than" in w or "Python lane" in w]
         assert not said, path
 
 

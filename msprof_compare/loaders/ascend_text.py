@@ -374,6 +374,8 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             # dequeue): one without is damaged, and it left the operator and API figures without a word
             warnings.append(f"{path}: {bare:,} complete event(s) of the Python lane without a cat; not read, so they "
                             "count in no figure")
+        if python_pids and (odd := is_x[cand] & np.array([u not in PYTHON_CATS for u in lid])[cat_code]).any():
+            _other_python_cats(path, ev, odd & _among(pid, python_pids), warnings)
         lane_pids = [p for p in lanes if p is not None]
         if lane_pids:
             keep |= is_x[cand] & _among(pid, lane_pids)
@@ -444,6 +446,23 @@ def _absent_lanes(path: str, n_pid: int, n_tid: int) -> str:
     return (f"{path}: {'; '.join(counts)}: each read as 0, so they share that lane with one another and with any "
             "event written there (pid 0 is no process the trace names: a device task, HCCL task or overlap span "
             "there counts in no figure)")
+
+
+#: The categories (lower-cased) of the complete events of torch_npu's Python lane, each read by a table ("" is
+#: counted on its own, as no category).
+PYTHON_CATS = frozenset({"cpu_op", "python_function", "enqueue", "dequeue", ""})
+
+
+def _other_python_cats(path: str, events: list, odd: np.ndarray, warnings: list[str]) -> None:
+    """Count the complete events of the Python lane (``odd``: a mask of ``events``) whose category is none of
+    ``PYTHON_CATS``: torch_npu writes those four alone there, and tables pick host events by category, so an op or
+    a task-queue event whose cat was damaged ("cpu_op ", renamed) left ApiCompare, the operator or the memory
+    sheets without a word (as one without a cat did)."""
+    if n := int(np.count_nonzero(odd)):
+        first = events[int(np.argmax(odd))].cat
+        warnings.append(f"{path}: {n:,} complete event(s) of the Python lane with a cat other than cpu_op, "
+                        f"python_function, enqueue or dequeue (the first: {short_repr(first)}); not read, so they "
+                        "count in no figure")
 
 
 def _other_lane_phases(path: str, events: list, ph: np.ndarray, pid: np.ndarray, lane_pids: list[int],
