@@ -1342,6 +1342,35 @@ def test_flow_ends_written_again_elsewhere_are_counted(tmp_path: Path) -> None:
     assert not [w for w in load_profile(str(PT), OPTS).warnings if "flow end(s)" in w]
 
 
+def test_flow_starts_written_again_elsewhere_and_flows_without_an_id_are_counted(tmp_path: Path) -> None:
+    """A flow start written again at another op re-linked the id to that op (the last start wins, as in the
+    original), and a flow without an id paired with none, each leaving an op without its task unsaid. The torch
+    excerpt (tests/data/npu) with its second paired async_npu start given the first one's id and the end of its
+    third pair without an id: 1 start hidden, 1 event without an id, counted here from the raw events; the first id
+    now starts at the second op, and two pairs are lost (the second's and the third's)."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    flows = [e for e in events if e.get("cat") == "async_npu" and e.get("ph") in ("s", "f")]
+    ends = {e["id"]: e for e in flows if e["ph"] == "f"}
+    starts = [e for e in flows if e["ph"] == "s" and e["id"] in ends]
+    assert len(starts) >= 3 and len({e["id"] for e in starts}) == len(starts)
+    first, second = starts[0], starts[1]
+    assert (first["ts"], first["tid"]) != (second["ts"], second["tid"])
+    second["id"] = first["id"]
+    del ends[starts[2]["id"]]["id"]
+    out, trace = _with_trace(tmp_path, events)
+    before = load_profile(str(PT), OPTS)
+    profile = load_profile(str(out), OPTS)
+    assert [w for w in profile.warnings if "flow start(s)" in w or "have no id" in w] == [
+        f"{trace}: 1 flow start(s) (async_npu, fwdbwd) are followed by another start of the same id at another op; "
+        "the last start is read, as in the original, so the earlier op or forward op of that id links to no task",
+        f"{trace}: 1 flow event(s) (async_npu, fwdbwd) have no id; they pair with no other, so the op or forward op "
+        "of such a flow links to no task"]
+    assert len(profile.flows) == len(before.flows) - 2
+    assert profile.flows.set_index("id").loc[str(first["id"]), "s_ts"] == ns(second["ts"])
+    assert not [w for w in before.warnings if "flow start(s)" in w or "have no id" in w]
+
+
 def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event(samples):
     """No real trace_view.json or CANN msprof timeline of the samples has two spans of one kind overlapping on its
     Overlap Analysis lane, a device lane event of a phase the lanes do not hold or a host event written twice: none
@@ -1352,7 +1381,8 @@ def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event
         said = [w for w in load_profile(str(path), Options(enable_operator_compare=True)).warnings
                 if "Overlap Analysis span" in w or "with a ph other than" in w or "host event(s)" in w
                 or "no start time" in w or "without a cat" in w or "flow end(s)" in w or "without a pid" in w
-                or "have a name other than" in w or "Python lane" in w]
+                or "have a name other than" in w or "Python lane" in w
+                or "flow start(s)" in w or "have no id" in w]
         assert not said, path
 
 

@@ -742,9 +742,10 @@ def _last_by_key(key: np.ndarray) -> np.ndarray:
     return np.sort(key.size - 1 - first_in_rev)
 
 
-def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int, int]:
+def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int, int, int, int]:
     """Flow pairs by (category, id), last start / last end of an id winning, in order of first appearance;
-    the backward tid; and how many flow ends a later end of the same id hides at another place (lane or time)."""
+    the backward tid; how many flow ends and how many flow starts a later one of the same id hides at another
+    place (lane or time); and how many flow events have no id (they pair with none)."""
     ph = c["ph"]
     is_s, is_f = ph == PH_S, ph == PH_F
     backward_tid = -1
@@ -752,9 +753,11 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int, int]:
     if fb.size:
         backward_tid = int(c["tid"][fb[-1]])
     sel = np.flatnonzero(is_s | is_f)
-    sel = sel[np.not_equal(c["id"][sel], None)]  # ids are None but on flows (``_field_at``)
+    has_id = np.not_equal(c["id"][sel], None)  # ids are None but on flows (``_field_at``)
+    no_id = int(sel.size - np.count_nonzero(has_id))
+    sel = sel[has_id] if no_id else sel
     if sel.size == 0:
-        return empty("flows"), backward_tid, 0
+        return empty("flows"), backward_tid, 0, 0, no_id
     raw = c["id"][sel]
     # ids pair by their text (7 and "7" are one id); when all are ints (the usual trace) their values pair alike,
     # and only the pairs' ids are made text, at the end
@@ -785,9 +788,15 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int, int]:
     # an end written again elsewhere (a damaged id, a joined trace) re-links its start to the later end's task
     last_f = sel[f_of_key[key[fi]]]
     hidden = int(np.count_nonzero(np.logical_or.reduce([c[k][sel[fi]] != c[k][last_f] for k in ("ts", "pid", "tid")])))
+    # a start written again elsewhere (a damaged id, a joined trace) leaves the earlier op of that id unlinked
+    s_of_key = np.full(int(key.max()) + 1, -1, dtype=np.int64)
+    s_of_key[key[s_last]] = s_last
+    last_s = sel[s_of_key[key[si]]]
+    hidden_s = int(np.count_nonzero(np.logical_or.reduce([c[k][sel[si]] != c[k][last_s]
+                                                          for k in ("ts", "pid", "tid")])))
     s_last = s_last[f_of_key[key[s_last]] >= 0]
     if s_last.size == 0:
-        return empty("flows"), backward_tid, hidden
+        return empty("flows"), backward_tid, hidden, hidden_s, no_id
     # rows in the order each key first appears, start or end (the original's flow dict, reference-2 §2.1): a
     # trace whose device events come first, grouped by stream, lists an op's kernels in that order
     first = np.full(int(key.max()) + 1, key.size, dtype=np.int64)
@@ -799,7 +808,7 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int, int]:
         "id": object_array(list(map(str, raw[s_last]))) if ints else ids[s_last], "cat": c["cat"][gs],
         "s_ts": c["ts"][gs], "s_pid": c["pid"][gs], "s_tid": c["tid"][gs],
         "f_ts": c["ts"][gf], "f_pid": c["pid"][gf], "f_tid": c["tid"][gf],
-    }), backward_tid, hidden
+    }), backward_tid, hidden, hidden_s, no_id
 
 
 def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
@@ -892,11 +901,18 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         if repeated:
             warnings.append(_repeats_note(path, repeated, "device task(s) on the Ascend Hardware / HCCL lanes",
                                           "lane, start, duration and name", "task"))
-    tables["flows"], tables["backward_tid"], hidden = _flows(c)
+    tables["flows"], tables["backward_tid"], hidden, hidden_s, no_id = _flows(c)
     if hidden:
         warnings.append(f"{path}: {hidden} flow end(s) (async_npu, fwdbwd) are followed by another end of the same "
                         "id at another task; the last end is read, as in the original, so the op or forward op of "
                         "that id links only to the last one's task")
+    if hidden_s:
+        warnings.append(f"{path}: {hidden_s} flow start(s) (async_npu, fwdbwd) are followed by another start of the "
+                        "same id at another op; the last start is read, as in the original, so the earlier op or "
+                        "forward op of that id links to no task")
+    if no_id:
+        warnings.append(f"{path}: {no_id} flow event(s) (async_npu, fwdbwd) have no id; they pair with no other, so "
+                        "the op or forward op of such a flow links to no task")
     tables["comm"], tables["rank_span"] = _comm(path, c, hccl_pid, threads, warnings)
 
     if ovl_pid is not None:
