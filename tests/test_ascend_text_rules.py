@@ -1371,6 +1371,28 @@ def test_flow_starts_written_again_elsewhere_and_flows_without_an_id_are_counted
     assert not [w for w in before.warnings if "flow start(s)" in w or "have no id" in w]
 
 
+def test_flow_events_of_another_phase_are_counted(tmp_path: Path) -> None:
+    """Only flow starts and ends ("s", "f") pair: an async_npu or fwdbwd event whose ph was damaged ("F", "t") left
+    its op without its task without a word. The torch excerpt (tests/data/npu) with its first async_npu start's ph
+    made "t" and its first async_npu end's (on the Ascend Hardware lane) "F": 2 such events, the first in file
+    order named, said once (not again as a device lane event); the two pairs are lost."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    flows = [e for e in events if e.get("cat") == "async_npu" and e.get("ph") in ("s", "f")]
+    ends = {e["id"] for e in flows if e["ph"] == "f"}
+    start = next(e for e in flows if e["ph"] == "s" and e["id"] in ends)
+    starts = {e["id"] for e in flows if e["ph"] == "s"}
+    end = next(e for e in flows if e["ph"] == "f" and e["id"] in starts and e["id"] != start["id"])
+    start["ph"], end["ph"] = "t", "F"
+    first = next(e for e in events if e is start or e is end)
+    out, trace = _with_trace(tmp_path, events)
+    profile = load_profile(str(out), OPTS)
+    assert [w for w in profile.warnings if "ph other than" in w] == [
+        f"{trace}: 2 async_npu / fwdbwd event(s) with a ph other than \"s\" or \"f\" (the first: {first['ph']!r}); "
+        "not read, so the op or forward op of such a flow links to no task"]
+    assert len(profile.flows) == len(load_profile(str(PT), OPTS).flows) - 2
+
+
 def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event(samples):
     """No real trace_view.json or CANN msprof timeline of the samples has two spans of one kind overlapping on its
     Overlap Analysis lane, a device lane event of a phase the lanes do not hold or a host event written twice: none
@@ -1382,7 +1404,7 @@ def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event
                 if "Overlap Analysis span" in w or "with a ph other than" in w or "host event(s)" in w
                 or "no start time" in w or "without a cat" in w or "flow end(s)" in w or "without a pid" in w
                 or "have a name other than" in w or "Python lane" in w
-                or "flow start(s)" in w or "have no id" in w]
+                or "flow start(s)" in w or "have no id" in w or "async_npu / fwdbwd event(s)" in w]
         assert not said, path
 
 

@@ -360,7 +360,16 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         cat_names = np.array(list(lid), dtype=object)
         wanted = _wanted_cats(opts)
         keep = np.array([u in wanted for u in lid])[cat_code]
-        keep |= np.array([u in FLOW_CATS for u in lid])[cat_code] & ((ph == PH_S) | (ph == PH_F))
+        flow_cat = np.array([u in FLOW_CATS for u in lid])[cat_code]
+        is_flow = (ph == PH_S) | (ph == PH_F)
+        keep |= flow_cat & is_flow
+        if (odd_flow := flow_cat & ~is_flow).any():
+            # torch_npu writes these categories as flow starts and ends alone, and only those pair: one whose ph was
+            # damaged ("F", "t") left its op without its task without a word
+            n, first = int(np.count_nonzero(odd_flow)), ev[int(np.argmax(odd_flow))]
+            warnings.append(f"{path}: {n:,} async_npu / fwdbwd event(s) with a ph other than \"s\" or \"f\" (the "
+                            f"first: {short_repr(first.ph)}); not read, so the op or forward op of such a flow links "
+                            "to no task")
         no_pid = np.zeros(len(ev), dtype=bool)
         pid = _ints(ev, "pid", no_pid)
         # every complete event or flow is counted: one that lost its pid is on no lane, so none reads it
@@ -379,7 +388,9 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         lane_pids = [p for p in lanes if p is not None]
         if lane_pids:
             keep |= is_x[cand] & _among(pid, lane_pids)
-            _other_lane_phases(path, ev, ph, pid, lane_pids, warnings)
+            # an async_npu / fwdbwd event of another ph is said above, not again as a lane event
+            _other_lane_phases(path, ev, np.where(flow_cat, PH_S, ph) if odd_flow.any() else ph, pid, lane_pids,
+                               warnings)
         if opts.step_given and "cpu_op" not in lid:
             # no torch op: step markers outside the read categories (``extra["step_marks"]``); names read only
             # then, of events of any phase but metadata (an instant marker: dur 0), as the original's scan
