@@ -1393,6 +1393,31 @@ def test_flow_events_of_another_phase_are_counted(tmp_path: Path) -> None:
     assert len(profile.flows) == len(load_profile(str(PT), OPTS).flows) - 2
 
 
+def test_host_events_without_a_name_are_counted(samples, tmp_path: Path) -> None:
+    """torch_npu names every host event: one whose name was lost read as an operator named "" or, a
+    python_function, as no module (its children moved to the module around it) without a word. The msinsight text
+    level1 rank0 sample with the name of its first two nn.Module python_function events removed and its first
+    cpu_op's made "": 3 such events, counted here from the raw events; they are read, with the name ""."""
+    src = samples / LEVEL1
+    out = shutil.copytree(src, tmp_path / "r_ascend_pt")
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    modules = [e for e in events if e.get("cat") == "python_function" and e["name"].startswith("nn.Module:")]
+    for e in modules[:2]:
+        del e["name"]
+    next(e for e in events if e.get("cat") == "cpu_op")["name"] = ""
+    trace.write_text(json.dumps(events))
+    assert sum(e.get("ph") == "X" and e.get("cat") in ("cpu_op", "python_function") and not e.get("name")
+               for e in events) == 3
+    opts = Options(enable_operator_compare=True)
+    profile = load_profile(str(out), opts)
+    assert [w for w in profile.warnings if "without a name" in w] == [
+        f"{trace}: 3 host event(s) (cpu_op, python_function, enqueue, dequeue) without a name; read with the name "
+        "\"\", so such an operator is listed under that name and such a python_function marks no module"]
+    assert (profile.python_functions["name"] == "").sum() == 2 and (profile.ops["name"] == "").sum() == 1
+    assert not [w for w in load_profile(str(src), opts).warnings if "without a name" in w]
+
+
 def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event(samples):
     """No real trace_view.json or CANN msprof timeline of the samples has two spans of one kind overlapping on its
     Overlap Analysis lane, a device lane event of a phase the lanes do not hold or a host event written twice: none
@@ -1404,7 +1429,8 @@ def test_real_traces_hold_no_overlapping_span_other_phase_or_repeated_host_event
                 if "Overlap Analysis span" in w or "with a ph other than" in w or "host event(s)" in w
                 or "no start time" in w or "without a cat" in w or "flow end(s)" in w or "without a pid" in w
                 or "have a name other than" in w or "Python lane" in w
-                or "flow start(s)" in w or "have no id" in w or "async_npu / fwdbwd event(s)" in w]
+                or "flow start(s)" in w or "have no id" in w or "async_npu / fwdbwd event(s)" in w
+                or "without a name" in w]
         assert not said, path
 
 

@@ -430,12 +430,14 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             # equal categories and names as one object each (``traceio.shared_texts``): the tables keep them per row
             "ph": ph, "cat": object_array(uniq)[codes[k]],
             "cat_code": cat_code[k], "cat_names": cat_names, "pid": pid[k],
-            "name": traceio.shared_texts(map(attrgetter("name"), ev), len(ev)),
+            "name": np.fromiter(map((texts := traceio.SharedTexts()).__getitem__, map(attrgetter("name"), ev)),
+                                dtype=object, count=len(ev)),  # as ``traceio.shared_texts``; "" looked up below
             "tid": _ints(ev, "tid", no_tid := np.zeros(len(ev), dtype=bool)),
             "ts": ts, "dur": dur,
             "id": _field_at(ev, np.flatnonzero((ph == PH_S) | (ph == PH_F)), "id"),  # only flows pair by id
             "args": _objects(ev, "args"),
         }
+        cols["blank_names"] = "" in texts  # one lookup: the host events without a name are counted only then
         n_tid = int(np.count_nonzero(no_tid & _READ_PHASES[ph])) if no_tid.any() else 0
         if n_pid or n_tid:
             warnings.append(_absent_lanes(path, n_pid, n_tid))
@@ -459,9 +461,10 @@ def _absent_lanes(path: str, n_pid: int, n_tid: int) -> str:
             "there counts in no figure)")
 
 
-#: The categories (lower-cased) of the complete events of torch_npu's Python lane, each read by a table ("" is
-#: counted on its own, as no category).
-PYTHON_CATS = frozenset({"cpu_op", "python_function", "enqueue", "dequeue", ""})
+#: The categories (lower-cased) of the complete events of torch_npu's Python lane, each read by a table.
+HOST_CATS = ("cpu_op", "python_function", "enqueue", "dequeue")
+#: ``HOST_CATS`` and "" (an event without a category, counted on its own).
+PYTHON_CATS = frozenset({*HOST_CATS, ""})
 
 
 def _other_python_cats(path: str, events: list, odd: np.ndarray, warnings: list[str]) -> None:
@@ -953,6 +956,12 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     if sel.size:
         tables["python_functions"] = frame("python_functions", {
             "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel]})
+    if c["blank_names"] and (n := int(np.count_nonzero(is_x & (c["name"] == "") & _cat_is(c, *HOST_CATS)))):
+        # torch_npu names every host event: one without a name (a damaged trace) was read as an operator named ""
+        # or, a python_function, as no module, its children moved to the module around it, without a word
+        warnings.append(f"{path}: {n:,} host event(s) ({', '.join(HOST_CATS)}) without a name; read with the "
+                        "name \"\", so such an operator is listed under that name and such a python_function marks "
+                        "no module")
     # host events written again (a trace joined from two copies) double their calls and times, as device tasks do
     host = np.flatnonzero(is_x & _cat_is(c, "cpu_op", "python_function"))
     if host.size and (repeated := _repeated_events([c[k][host] for k in ("ts", "pid", "tid", "dur", "name",
