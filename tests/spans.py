@@ -17,6 +17,23 @@ def union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out]
 
 
+def minus(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of the union of ``a`` that no interval of ``b`` covers, as sorted [start, end) intervals."""
+    out, cut = [], union(b)
+    for s, e in union(a):
+        for bs, be in cut:
+            if be <= s or bs >= e:
+                continue
+            if bs > s:
+                out.append((s, bs))
+            s = max(s, be)
+            if s >= e:
+                break
+        if s < e:
+            out.append((s, e))
+    return out
+
+
 def longest_free(busy: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int]:
     """(start, length) of the longest part of [lo, hi) no busy interval covers (the first of equal ones)."""
     best, at = (lo, 0), lo

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from dbutil import edited_copy, sql, string_id
 from frameutil import npu_records
-from spans import union
+from spans import minus, union
 
 from msprof_compare import api
 from msprof_compare.compare.breakdown_db import cube_mask, db_breakdown, flow_starts
@@ -666,24 +666,6 @@ def test_launch_id_shared_by_two_ops_is_no_forward_backward_link(tmp_path: Path)
 
 # --------------------------------------------------------------------------- wait rule, too-long SQE tasks
 
-
-def _minus(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Union ``a`` less union ``b`` (both lists of [start, end)), in plain Python."""
-    out = []
-    for s, e in union(a):
-        for bs, be in union(b):
-            if be <= s or bs >= e:
-                continue
-            if bs > s:
-                out.append((s, bs))
-            s = max(s, be)
-            if s >= e:
-                break
-        if s < e:
-            out.append((s, e))
-    return out
-
-
 def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
     return sum(max(0, min(e, be) - max(s, bs)) for s, e in union(a) for bs, be in union(b))
 
@@ -712,7 +694,7 @@ def test_wait_history_runs_per_plane(tmp_path: Path) -> None:
     best = min(sums, key=sums.get)
     assert list(sums.values()).count(sums[best]) == 1
     compute = sql(db, f"SELECT t.startNs, t.endNs {COMPUTE}")
-    uncovered = _minus(sql(db, "SELECT startNs, endNs FROM COMMUNICATION_OP"), compute)
+    uncovered = minus(sql(db, "SELECT startNs, endNs FROM COMMUNICATION_OP"), compute)
     wait = _overlap(waits[best], uncovered)
     (group,) = sql(db, "SELECT DISTINCT g.value FROM COMMUNICATION_OP o JOIN STRING_IDS g ON g.id = o.groupName")
     bd = db_breakdown(load_profile(str(db), OPTS))

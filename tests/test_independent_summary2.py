@@ -52,16 +52,22 @@ def run():
     done.clear()
 
 
+def _npu_cells(reference_outputs: Path, pair: str) -> dict[str, tuple[float, float]]:
+    """The original's OverallMetrics (base, comparison) ms of an NPU pair by stripped Index (the last row of a
+    name repeated under two parents)."""
+    ref = read_xlsx(reference_outputs / pair / "performance_comparison_result.xlsx", sheet_name="OverallMetrics",
+                    header=2)
+    return {str(i).strip(): (float(b), float(c)) for i, b, c in
+            zip(ref["Index"], ref["Duration(ms)"], ref["Duration(ms).1"], strict=True)}
+
+
 @pytest.mark.parametrize("pair", sorted(PAIRS))
 def test_waterfall_deltas_and_shares_from_the_original(samples: Path, reference_outputs: Path, pair: str,
                                                        run) -> None:
     base, comparison = (samples / p for p in PAIRS[pair])
     if not (base.exists() and comparison.exists()):
         pytest.skip("NPU samples absent")
-    ref = read_xlsx(reference_outputs / pair / "performance_comparison_result.xlsx", sheet_name="OverallMetrics",
-                    header=2)
-    cells = {str(i).strip(): (float(b), float(c)) for i, b, c in
-             zip(ref["Index"], ref["Duration(ms)"], ref["Duration(ms).1"], strict=True)}
+    cells = _npu_cells(reference_outputs, pair)
     wf = run(samples, pair).waterfall
     (e2e_b, e2e_c) = cells["E2E Time"]
     steps = wf[~wf["Category"].isin(["start", "end"])]
@@ -224,10 +230,7 @@ def test_waterfall_chart_data_from_the_original(samples: Path, reference_outputs
     base, comparison = (samples / p for p in PAIRS[pair])
     if not (base.exists() and comparison.exists()):
         pytest.skip("NPU samples absent")
-    ref = read_xlsx(reference_outputs / pair / "performance_comparison_result.xlsx", sheet_name="OverallMetrics",
-                    header=2)
-    cells = {str(i).strip(): (float(b), float(c)) for i, b, c in
-             zip(ref["Index"], ref["Duration(ms)"], ref["Duration(ms).1"], strict=True)}
+    cells = _npu_cells(reference_outputs, pair)
     summary = read_xlsx(run(samples, pair).to_excel(tmp_path), sheet_name="Summary", header=None)
     col_a = summary[0].tolist()
     header = col_a.index("Step", col_a.index("Chart data"))
@@ -249,6 +252,20 @@ def test_waterfall_chart_data_from_the_original(samples: Path, reference_outputs
     assert cum == pytest.approx(e2e_c, abs=1e-5)
 
 
+def _category_rows(moved: list[tuple[str, float, float]], e2e_change: float) -> list[list]:
+    """The category-level Top Contributors rows the original's cells give: (step, base, comparison) sorted by
+    |change|, taken until 80 % of their summed |change| is covered; Share is |change| over that sum, Share of Net
+    Diff the change over the E2E change."""
+    gross = sum(abs(c - b) for _, b, c in moved)
+    want, cum = [], 0.0
+    for rank, (name, b, c) in enumerate(moved, 1):
+        cum += abs(c - b) / gross
+        want.append([rank, "category", name, b, c, c - b, abs(c - b) / gross, cum, (c - b) / e2e_change])
+        if cum >= 0.8:
+            break
+    return want
+
+
 @pytest.mark.parametrize("pair", sorted(PAIRS))
 def test_category_level_contributors_from_the_original(samples: Path, reference_outputs: Path, pair: str) -> None:
     """Top Contributors at the category level (the time comparison alone, or MindSpore's timelines, which have no
@@ -258,22 +275,13 @@ def test_category_level_contributors_from_the_original(samples: Path, reference_
     base, comparison = (samples / p for p in PAIRS[pair])
     if not (base.exists() and comparison.exists()):
         pytest.skip("NPU samples absent")
-    ref = read_xlsx(reference_outputs / pair / "performance_comparison_result.xlsx", sheet_name="OverallMetrics",
-                    header=2)
-    cells = {str(i).strip(): (float(b), float(c)) for i, b, c in
-             zip(ref["Index"], ref["Duration(ms)"], ref["Duration(ms).1"], strict=True)}
+    cells = _npu_cells(reference_outputs, pair)
     res = compare(str(base), str(comparison), enable_profiling_compare=True)
     steps = res.waterfall[~res.waterfall["Category"].isin(["start", "end"])]["Step"].tolist()
     e2e_b, e2e_c = cells["E2E Time"]
     moved = [(s, *cells[ROWS.get(s, s)]) for s in steps]
     moved = sorted((m for m in moved if abs(m[2] - m[1]) > 1e-9), key=lambda m: -abs(m[2] - m[1]))
-    gross = sum(abs(c - b) for _, b, c in moved)
-    want, cum = [], 0.0
-    for rank, (name, b, c) in enumerate(moved, 1):
-        cum += abs(c - b) / gross
-        want.append([rank, "category", name, b, c, c - b, abs(c - b) / gross, cum, (c - b) / (e2e_c - e2e_b)])
-        if cum >= 0.8:
-            break
+    want = _category_rows(moved, e2e_c - e2e_b)
     got = res.contributors.values.tolist()
     assert res.contributors.columns.tolist() == ["Rank", "Level", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)",
                                                  "Share", "Cumulative Share", "Share of Net Diff"]
@@ -348,13 +356,7 @@ def test_gpu_category_level_contributors_from_the_original(samples: Path, refere
     e2e_b, e2e_c = cells["E2E Time"]
     moved = sorted(((s, *cells[GPU_ROWS.get(s, s)]) for s in steps), key=lambda m: -abs(m[2] - m[1]))
     moved = [m for m in moved if abs(m[2] - m[1]) > PARITY]  # a step that moved less is within the bound of 0
-    gross = sum(abs(c - b) for _, b, c in moved)
-    want, cum = [], 0.0
-    for rank, (name, b, c) in enumerate(moved, 1):
-        cum += abs(c - b) / gross
-        want.append([rank, "category", name, b, c, c - b, abs(c - b) / gross, cum, (c - b) / (e2e_c - e2e_b)])
-        if cum >= 0.8:
-            break
+    want = _category_rows(moved, e2e_c - e2e_b)
     got = res.contributors.values.tolist()
     assert [g[:3] for g in got] == [w[:3] for w in want]
     assert [w[2] for w in want] == {"4": ["Free: Other"], "5": ["Free: Other"],

@@ -17,7 +17,7 @@ import openpyxl
 import pandas as pd
 import pytest
 from dbutil import edited_copy, sql, string_id
-from spans import overlap_walk, union
+from spans import minus, overlap_walk, union
 from test_json_report import SCHEMA, validate
 from xlsxutil import read_xlsx
 
@@ -939,25 +939,6 @@ def test_index_column_stops_at_its_widest() -> None:
     assert index_column(["\t\t" + "g" * 60]).width == 60 + 2 * 2 + 2
     assert index_column(["Computing Time", 3]).width == COLUMNS[0].width == 40
 
-
-def _minus(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The parts of the union of ``a`` that no interval of ``b`` covers, in plain Python."""
-    out, cut = [], union(b)
-    for s, e in union(a):
-        at = s
-        for bs, be in cut:
-            if be <= at or bs >= e:
-                continue
-            if bs > at:
-                out.append((at, bs))
-            at = max(at, be)
-            if at >= e:
-                break
-        if at < e:
-            out.append((at, e))
-    return out
-
-
 def _covered(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
     """ns of the union of ``a`` that the union of ``b`` covers."""
     a, b, i, j, total = union(a), union(b), 0, 0, 0
@@ -994,10 +975,10 @@ def _sql_group_figures(db: str) -> dict[str, int]:
         sums[plane] = sums.get(plane, 0) + e - s
     plane = min(sums, key=lambda p: sums[p])  # no ties in the samples
     waits = [(s, e) for s, e, p in candidates if p == plane]
-    windows = _minus(ops + kernels, kernels)
+    windows = minus(ops + kernels, kernels)
     starts_of_kernels = {s for s, _ in kernels}
     opened = [(s, e) for s, e in union(ops + kernels) if s not in starts_of_kernels]
-    original = _minus(opened, kernels)
+    original = minus(opened, kernels)
 
     def walk(events: list[tuple[int, int]]) -> int:
         ws, we = (np.array(x, dtype=np.int64) for x in zip(*original, strict=True))
