@@ -1533,3 +1533,41 @@ def test_output_with_a_tilde_is_named_as_typed_in_a_rank_run(capsys, tmp_path, m
     written = [line.split("has been generated: ", 1)[1] for line in err.splitlines() if "has been generated" in line]
     assert len(written) == 2 and all(w.startswith(f"{home / 'res.csv'}{os.sep}") for w in written)
     assert str(home) not in "\n".join(line for line in err.splitlines() if "[WARNING]" in line)
+
+
+def test_folder_of_one_trace_beside_rank_subfolders_is_a_folder_of_ranks(tmp_path, capsys):
+    """Rank 0's trace in the folder and rank 1's in a subfolder (and the other way round on the other side): a
+    folder of ranks, each rank with its own. They were each read as the one trace in the folder, a single compare
+    of rank 0 against rank 1 that left the subfolders' ranks out without a word. The pairing is what the traces'
+    distributedInfo.rank says (hta's sampled_rank-0 records 0, sampled_rank-1 records 1); an NPU job folder with a
+    stray trace beside its ranks is one too (here rank 1 twice, refused), where the trace alone was compared."""
+    base, comp, out = tmp_path / "base", tmp_path / "comp", tmp_path / "out"
+    for folder, top, sub in ((base, 0, 1), (comp, 1, 0)):
+        (folder / f"r{sub}").mkdir(parents=True)
+        shutil.copy(KINETO / f"sampled_rank-{top}.json.gz", folder / "t.pt.trace.json.gz")
+        shutil.copy(KINETO / f"sampled_rank-{sub}.json.gz", folder / f"r{sub}" / "w.pt.trace.json.gz")
+    assert api.ranks(base) == {0: str(base / "t.pt.trace.json.gz"), 1: str(base / "r1")}
+    assert api.ranks(comp) == {0: str(comp / "r0"), 1: str(comp / "t.pt.trace.json.gz")}
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out), "--output_format", "json",
+                              "--enable_profiling_compare")
+    assert code == 0, err
+    doc = json.loads(next(out.glob("*_ranks_*.json")).read_text())
+    assert [(r["rank"], r["base_path"], r["comparison_path"]) for r in doc["ranks"]] == [
+        (0, str(base / "t.pt.trace.json.gz"), str(comp / "r0")),
+        (1, str(base / "r1"), str(comp / "t.pt.trace.json.gz"))]
+    for record in doc["ranks"]:  # each rank's figures are its own traces' single compare
+        single = api.compare(KINETO / f"sampled_rank-{record['rank']}.json.gz",
+                             KINETO / f"sampled_rank-{record['rank']}.json.gz", enable_profiling_compare=True)
+        e2e = single.frames["e2e"]
+        assert (record["e2e"]["base_ns"], record["e2e"]["comparison_ns"]) == (
+            int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0]))
+    # against one trace: a folder of ranks, refused, where its top trace was compared
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(KINETO / "sampled_rank-0.json.gz"), "-o",
+                              str(tmp_path / "one"))
+    assert code == 1 and len(error_lines(err)) == 1, err
+    assert "folder of ranks" in err and not (tmp_path / "one").exists()
+    job = tmp_path / "job"
+    shutil.copytree(TEXT0, job)
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", job / "stray.pt.trace.json.gz")
+    with pytest.raises(ProfileError, match="holds rank 1 twice"):
+        api.ranks(job)

@@ -31,7 +31,8 @@ _NUMBERED = re.compile(r"_([0-9]+)\.(json|db)$")
 
 def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | None:
     """The rank inputs ``directory`` holds (profiling directories, Kineto trace folders, trace files), sorted by
-    name; None where ``directory`` is no folder or is one input itself (an NPU export, a folder of one trace),
+    name; None where ``directory`` is no folder or is one input itself (an NPU export, a folder of one trace and no
+    subfolder holding a profile),
     [] where it holds no input. A Kineto subfolder holding a schedule's cycles (``_subfolder_cycles``) gives its
     traces, each an input, as a folder of ranks holds an NPU rank's cycles side by side. Only names and the first
     bytes of JSON files are read, through ``heads`` (the run's; a new ``TraceHeads`` where None)."""
@@ -46,13 +47,29 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | 
         return None
     heads = TraceHeads() if heads is None else heads
     traces = folder_traces(directory, heads)[0]
-    if len(traces) == 1:  # the folder is that trace's input, as ``loaders.detect`` takes it
+    subfolders = _profiling_dirs(directory, heads)[0]
+    # a folder of one trace is that trace's input, as ``loaders.detect`` takes it (beside an empty rank1_ascend_pt
+    # too); not where profiles of ranks lie in subfolders beside it (rank 0's trace in the folder, rank 1's in rank1/,
+    # or rank0_ascend_pt, rank1_ascend_pt and a stray trace): two such folders compared their top traces alone, rank 0
+    # against rank 1 of the other say, the subfolders' ranks left out without a word
+    if len(traces) == 1 and not any(_holds_profile(os.path.join(directory, n), heads) for n in subfolders):
         return None
     found = []
-    for name in _profiling_dirs(directory, heads)[0]:
+    for name in subfolders:
         path = os.path.join(directory, name)
         found += _subfolder_cycles(path, heads) or [path]
     return sorted(found + traces)
+
+
+def _holds_profile(path: str, heads: TraceHeads) -> bool:
+    """Whether a subfolder ``_profiling_dirs`` found holds a profile: an NPU export's ASCEND_PROFILER_OUTPUT or
+    profiler_info*.json, or a Kineto trace; not an empty or half-copied ``rank1_ascend_pt``."""
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return False
+    return (ASCEND_OUTPUT in names or any(_INFO_RE.match(n) for n in names)
+            or bool(folder_traces(path, heads)[0]))
 
 
 def _subfolder_cycles(path: str, heads: TraceHeads) -> list[str] | None:
