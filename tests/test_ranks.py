@@ -1571,3 +1571,30 @@ def test_folder_of_one_trace_beside_rank_subfolders_is_a_folder_of_ranks(tmp_pat
     shutil.copy(KINETO / "sampled_rank-1.json.gz", job / "stray.pt.trace.json.gz")
     with pytest.raises(ProfileError, match="holds rank 1 twice"):
         api.ranks(job)
+
+
+def test_rank_trace_under_another_name_beside_pt_trace_files(tmp_path, capsys):
+    """Rank 1's trace named rank1.json.gz beside rank0.pt.trace.json.gz on both sides: both ranks are compared.
+    A folder input reads its *.pt.trace.json alone, and so did discovery: rank 1 was left out without a word (exit 0,
+    one rank compared), or said to be "only in the comparison" where the base named it so and the comparison not.
+    The ranks are what hta's sampled traces record (distributedInfo.rank 0 and 1); a JSON file naming no
+    traceEvents (a config) stays out."""
+    base, comp, out = tmp_path / "base", tmp_path / "comp", tmp_path / "out"
+    for folder in (base, comp):
+        folder.mkdir()
+        shutil.copy(KINETO / "sampled_rank-0.json.gz", folder / "rank0.pt.trace.json.gz")
+        (folder / "ds_config.json").write_text('{"train_batch_size": 8}')
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", base / "rank1.json.gz")
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", comp / "rank1.json.gz")
+    assert api.ranks(base) == {0: str(base / "rank0.pt.trace.json.gz"), 1: str(base / "rank1.json.gz")}
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out), "--output_format", "json",
+                              "--enable_profiling_compare")
+    assert code == 0, err
+    doc = json.loads(next(out.glob("*_ranks_*.json")).read_text())
+    assert [(r["rank"], r["base_path"], r["comparison_path"]) for r in doc["ranks"]] == [
+        (0, str(base / "rank0.pt.trace.json.gz"), str(comp / "rank0.pt.trace.json.gz")),
+        (1, str(base / "rank1.json.gz"), str(comp / "rank1.json.gz"))]
+    assert doc["not_compared"] == [] and "not compared" not in err
+    single = api.compare(KINETO / "sampled_rank-1.json.gz", KINETO / "sampled_rank-1.json.gz",
+                         enable_profiling_compare=True).frames["e2e"]
+    assert doc["ranks"][1]["e2e"]["base_ns"] == int(single["base_ns"].iloc[0])

@@ -18,7 +18,7 @@ from ..errors import ProfileError
 from ..model import Profile
 from ..textsafe import short_list, short_repr, short_text, term_safe
 from ..units import MAX_RANK, RankCycle, Unit, named_units
-from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
+from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _kineto_candidates, _profiling_dirs, folder_traces
 from .heads import PROBE_BYTES, TraceHeads
 from .paths import given_path, link_refused
 
@@ -46,7 +46,7 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | 
             or any(_is_db_name(n) for n in names)):
         return None
     heads = TraceHeads() if heads is None else heads
-    traces = folder_traces(directory, heads)[0]
+    traces = _rank_traces(directory, heads)
     subfolders = _profiling_dirs(directory, heads)[0]
     # a folder of one trace is that trace's input, as ``loaders.detect`` takes it (beside an empty rank1_ascend_pt
     # too); not where profiles of ranks lie in subfolders beside it (rank 0's trace in the folder, rank 1's in rank1/,
@@ -59,6 +59,19 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | 
         path = os.path.join(directory, name)
         found += _subfolder_cycles(path, heads) or [path]
     return sorted(found + traces)
+
+
+def _rank_traces(directory: str, heads: TraceHeads) -> list[str]:
+    """The Kineto traces in a folder of ranks: ``folder_traces``'s, and beside ``*.pt.trace.json`` files the JSON
+    objects whose head names ``traceEvents`` too (rank5.json beside rank4.pt.trace.json). A folder input reads its
+    ``*.pt.trace.json`` alone; a folder of ranks read so left such a rank out: without a word where both sides held
+    it, "only in the comparison" where the base held it under the other name."""
+    traces, named = folder_traces(directory, heads)
+    if not named:
+        return traces
+    others = [f for f in _kineto_candidates(directory)
+              if f not in traces and heads.of(f).first == "{" and heads.of(f).trace_events]
+    return sorted(traces + others)
 
 
 def _holds_profile(path: str, heads: TraceHeads) -> bool:
