@@ -1598,3 +1598,40 @@ def test_rank_trace_under_another_name_beside_pt_trace_files(tmp_path, capsys):
     single = api.compare(KINETO / "sampled_rank-1.json.gz", KINETO / "sampled_rank-1.json.gz",
                          enable_profiling_compare=True).frames["e2e"]
     assert doc["ranks"][1]["e2e"]["base_ns"] == int(single["base_ns"].iloc[0])
+
+
+def test_db_rank_device_map_must_agree(capsys, tmp_path):
+    """torch_npu's DB exports record their rank in RANK_DEVICE_MAP (msinsight's: rank 0 (0, 0), rank 1 (1, 1)), not
+    in META_DATA: ranks 0 and 1 swapped by renaming (profiler_info_N.json, its rank_id, the DB's name) compared
+    base rank 0 with the comparison's real rank 1, exit 0, without a word. Refused in the words of a META_DATA
+    rank, at the first rank, nothing written; a copy renamed consistently with its map is compared."""
+    real = PT / "db" / "level0"
+    comp, out = tmp_path / "comp", tmp_path / "out"
+    for rank, named in ((0, 1), (1, 0)):
+        src = real / f"rank{rank}_ascend_pt"
+        assert sql(src / "ASCEND_PROFILER_OUTPUT" / f"ascend_pytorch_profiler_{rank}.db",
+                   "SELECT rankId, deviceId FROM RANK_DEVICE_MAP") == [(rank, rank)]
+        dest = comp / f"rank{named}_ascend_pt"
+        (dest / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+        info = json.loads((src / f"profiler_info_{rank}.json").read_text())
+        info["rank_id"] = named
+        (dest / f"profiler_info_{named}.json").write_text(json.dumps(info))
+        shutil.copy(src / "ASCEND_PROFILER_OUTPUT" / f"ascend_pytorch_profiler_{rank}.db",
+                    dest / "ASCEND_PROFILER_OUTPUT" / f"ascend_pytorch_profiler_{named}.db")
+    assert api.ranks(comp) == {0: str(comp / "rank0_ascend_pt"), 1: str(comp / "rank1_ascend_pt")}  # names only
+    code, _, err = run_inproc(capsys, "-bp", str(real), "-d", str(comp), "-o", str(out), "--enable_profiling_compare")
+    said = (f"error: rank 0: {comp / 'rank0_ascend_pt'}: records two rank ids: rank 0 by the name of "
+            "profiler_info_0.json, rank 1 by ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db's RANK_DEVICE_MAP "
+            "rankId (pass the directory the profiler wrote, unchanged)")
+    assert (code, error_lines(err)) == (1, [said]), err
+    assert not out.exists() or not list(out.iterdir())
+    # the map made to agree with the new names: the swapped copies compare as the ranks they now say they are
+    for named in (0, 1):
+        db = comp / f"rank{named}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / f"ascend_pytorch_profiler_{named}.db"
+        edited_copy(db, db.with_suffix(".tmp"), f"UPDATE RANK_DEVICE_MAP SET rankId = {named}")
+        db.with_suffix(".tmp").replace(db)
+    got = {rank: int(result.frames["e2e"]["comparison_ns"].iloc[0])
+           for rank, result in api.compare_ranks(real, comp, enable_profiling_compare=True)}
+    single = {rank: int(api.compare(real / f"rank{rank}_ascend_pt", real / f"rank{rank}_ascend_pt",
+                                    enable_profiling_compare=True).frames["e2e"]["base_ns"].iloc[0]) for rank in (0, 1)}
+    assert got == {0: single[1], 1: single[0]} and single[0] != single[1]

@@ -1222,6 +1222,18 @@ def _metadata(db: _Db) -> dict[str, Any]:
     return out
 
 
+def _device_ranks(db: _Db) -> tuple[int, ...]:
+    """The rank ids RANK_DEVICE_MAP records (rankId, each once, sorted; cells that are no rank id passed over): the
+    rank the DB itself names, which a folder of ranks' discovery checks against its profiler_info_N.json
+    (``ranks.check_db_rank``). torch_npu writes it where META_DATA holds no ``distributed_args`` (msinsight's
+    2-rank DB exports: one row, (0, 0) and (1, 1)). () where the table or its column is missing."""
+    if not db.has("RANK_DEVICE_MAP") or db.lacks("RANK_DEVICE_MAP", "rankId"):
+        return ()
+    rows = db.con.execute("SELECT DISTINCT rankId FROM RANK_DEVICE_MAP WHERE typeof(rankId) = 'integer' AND "
+                          f"rankId BETWEEN 0 AND {MAX_RANK} ORDER BY rankId")
+    return tuple(int(r) for r, in rows)
+
+
 def _rank_span(db: _Db) -> int:
     """The highest rank id COMMUNICATION_TASK_INFO names (as source or destination), plus one; 0 when none.
     Over every row, not only the step's: it bounds the world size, which no step changes. A cell that is no
@@ -1739,6 +1751,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.comm = _communication(db, rng, opts.time_breakdown)
     profile.extra[COMM_STEP_CUT] = _comm_step_cut(db, rng, profile.comm)
     profile.metadata = _metadata(db)
+    profile.extra["device_ranks"] = _device_ranks(db)
     profile.rank_span = _rank_span(db)
     profile.extra["memory_peak_bytes"] = _memory_peak(db, rng)
     if not profile.extra["memory_peak_bytes"]:

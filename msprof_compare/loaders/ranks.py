@@ -361,7 +361,8 @@ def _npu_rank(path: str, names: list[str]) -> int:
 
 
 def check_db_rank(rank: int, profile: Profile) -> None:
-    """The rank a DB export's META_DATA records (``distributed_args.rank``) checked against ``rank``, the one
+    """The rank a DB export's META_DATA records (``distributed_args.rank``), else its RANK_DEVICE_MAP's one rankId
+    (``ascend_db._device_ranks``: torch_npu's DB exports record it there), checked against ``rank``, the one
     discovery read for the rank input ``profile.path`` (``_npu_rank``: its profiler_info_N.json's name), by the
     rule and in the words of a text export's profiler_metadata.json there. Made on the loaded profile, whose
     META_DATA the loader reads: discovery reads names and small JSON files, never a DB, which is opened once, by its
@@ -371,6 +372,12 @@ def check_db_rank(rank: int, profile: Profile) -> None:
     path = profile.path
     args = profile.metadata.get("distributed_args")
     value = _rank_id(args.get("rank") if isinstance(args, dict) else None)
+    table = "META_DATA distributed_args"
+    devices = profile.extra.get("device_ranks") or ()
+    if (value is None or value == rank) and len(devices) == 1 and devices[0] != rank:
+        # the rank the DB names where META_DATA names none (torch_npu's DB exports): a copy of rank 1 renamed
+        # rank 0 (profiler_info_0.json, ascend_pytorch_profiler_0.db) was compared as rank 0 without a word
+        value, table = devices[0], "RANK_DEVICE_MAP rankId"
     if value is None or value == rank:
         return
     try:
@@ -383,7 +390,7 @@ def check_db_rank(rank: int, profile: Profile) -> None:
     # the file's name cut as the info file's is (a name of ~240 characters was quoted whole), its folder kept
     folder, name = os.path.split(db)
     db = os.path.join(folder, short_text(name)) if folder else short_text(name)
-    raise _two_ranks(path, rank, info, value, f"{db}'s META_DATA distributed_args")
+    raise _two_ranks(path, rank, info, value, f"{db}'s {table}")
 
 
 def _two_ranks(path: str, rank: int, info: str, value: int, where: str) -> ProfileError:
