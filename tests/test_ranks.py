@@ -1635,3 +1635,23 @@ def test_db_rank_device_map_must_agree(capsys, tmp_path):
     single = {rank: int(api.compare(real / f"rank{rank}_ascend_pt", real / f"rank{rank}_ascend_pt",
                                     enable_profiling_compare=True).frames["e2e"]["base_ns"].iloc[0]) for rank in (0, 1)}
     assert got == {0: single[1], 1: single[0]} and single[0] != single[1]
+
+
+def test_side_json_beside_npu_rank_folders_is_no_rank(tmp_path, capsys):
+    """A ds_config.json beside rank0_ascend_pt, rank1_ascend_pt (msinsight's level0 text ranks) is no rank: its
+    head names no traceEvents. Taken by a folder input's rule (a folder's one JSON object is its trace), the folder
+    was one profile, that config ("is one profile, not a folder of ranks"; against a folder of ranks "the trace
+    ds_config.json alone"). A JSON object naming traceEvents there is a rank (here rank 1 twice, refused)."""
+    job, out = tmp_path / "job", tmp_path / "out"
+    shutil.copytree(TEXT0, job)
+    (job / "ds_config.json").write_text('{"train_batch_size": 8, "zero_optimization": {"stage": 2}}')
+    assert api.ranks(job) == {0: str(job / "rank0_ascend_pt"), 1: str(job / "rank1_ascend_pt")}
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(job), "-o", str(out), "--output_format", "json",
+                              "--rank_list", "1")
+    assert code == 0, err
+    doc = json.loads(next(out.glob("*_ranks_*.json")).read_text())
+    assert [(r["rank"], r["base_path"], r["comparison_path"]) for r in doc["ranks"]] == [
+        (1, str(TEXT0 / "rank1_ascend_pt"), str(job / "rank1_ascend_pt"))]
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", job / "trace.json.gz")
+    with pytest.raises(ProfileError, match="holds rank 1 twice"):
+        api.ranks(job)

@@ -46,14 +46,17 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | 
             or any(_is_db_name(n) for n in names)):
         return None
     heads = TraceHeads() if heads is None else heads
-    traces = _rank_traces(directory, heads)
+    traces = folder_traces(directory, heads)[0]
     subfolders = _profiling_dirs(directory, heads)[0]
     # a folder of one trace is that trace's input, as ``loaders.detect`` takes it (beside an empty rank1_ascend_pt
     # too); not where profiles of ranks lie in subfolders beside it (rank 0's trace in the folder, rank 1's in rank1/,
     # or rank0_ascend_pt, rank1_ascend_pt and a stray trace): two such folders compared their top traces alone, rank 0
     # against rank 1 of the other say, the subfolders' ranks left out without a word
-    if len(traces) == 1 and not any(_holds_profile(os.path.join(directory, n), heads) for n in subfolders):
+    ranks = _rank_traces(directory, heads)
+    if len(traces) == 1 and len(ranks) <= 1 and not any(_holds_profile(os.path.join(directory, n), heads)
+                                                        for n in subfolders):
         return None
+    traces = ranks
     found = []
     for name in subfolders:
         path = os.path.join(directory, name)
@@ -62,15 +65,16 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | 
 
 
 def _rank_traces(directory: str, heads: TraceHeads) -> list[str]:
-    """The Kineto traces in a folder of ranks: ``folder_traces``'s, and beside ``*.pt.trace.json`` files the JSON
-    objects whose head names ``traceEvents`` too (rank5.json beside rank4.pt.trace.json). A folder input reads its
-    ``*.pt.trace.json`` alone; a folder of ranks read so left such a rank out: without a word where both sides held
-    it, "only in the comparison" where the base held it under the other name."""
+    """The Kineto traces in a folder of ranks: its ``*.pt.trace.json`` files and the JSON objects whose head names
+    ``traceEvents`` (rank5.json beside rank4.pt.trace.json). A folder input reads its ``*.pt.trace.json`` alone, else
+    its one JSON object: a folder of ranks read so left such a rank out (without a word where both sides held it,
+    "only in the comparison" where the base held it under the other name), and took a ``config.json`` beside
+    rank0_ascend_pt, rank1_ascend_pt for a rank's trace ("no rank id")."""
     traces, named = folder_traces(directory, heads)
-    if not named:
-        return traces
     others = [f for f in _kineto_candidates(directory)
               if f not in traces and heads.of(f).first == "{" and heads.of(f).trace_events]
+    if not named:  # the folder's lone JSON object is a trace only where its head says so
+        traces = [f for f in traces if heads.of(f).trace_events]
     return sorted(traces + others)
 
 
