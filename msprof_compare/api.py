@@ -729,7 +729,7 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
     def check(profile: Profile) -> None:
         _check_usable(profile)
         if rank is not None:
-            check_db_rank(rank, profile)
+            check_db_rank(rank, profile, opts.force)
 
     # each side's layout (None: refused, the loader detects again and names the problem), detected once
     layouts = [_layout(p, opts.force, heads) for p in (base, comparison)]

@@ -1604,7 +1604,8 @@ def test_db_rank_device_map_must_agree(capsys, tmp_path):
     """torch_npu's DB exports record their rank in RANK_DEVICE_MAP (msinsight's: rank 0 (0, 0), rank 1 (1, 1)), not
     in META_DATA: ranks 0 and 1 swapped by renaming (profiler_info_N.json, its rank_id, the DB's name) compared
     base rank 0 with the comparison's real rank 1, exit 0, without a word. Refused in the words of a META_DATA
-    rank, at the first rank, nothing written; a copy renamed consistently with its map is compared."""
+    rank, at the first rank, nothing written, its hint naming --force, which compares each as its name says; a copy
+    renamed consistently with its map is compared."""
     real = PT / "db" / "level0"
     comp, out = tmp_path / "comp", tmp_path / "out"
     for rank, named in ((0, 1), (1, 0)):
@@ -1622,19 +1623,26 @@ def test_db_rank_device_map_must_agree(capsys, tmp_path):
     code, _, err = run_inproc(capsys, "-bp", str(real), "-d", str(comp), "-o", str(out), "--enable_profiling_compare")
     said = (f"error: rank 0: {comp / 'rank0_ascend_pt'}: records two rank ids: rank 0 by the name of "
             "profiler_info_0.json, rank 1 by ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db's RANK_DEVICE_MAP "
-            "rankId (pass the directory the profiler wrote, unchanged)")
+            "rankId (pass the directory the profiler wrote, unchanged, or add --force to compare it as rank 0, as "
+            "profiler_info_0.json names it)")
     assert (code, error_lines(err)) == (1, [said]), err
     assert not out.exists() or not list(out.iterdir())
+    single = {rank: int(api.compare(real / f"rank{rank}_ascend_pt", real / f"rank{rank}_ascend_pt",
+                                    enable_profiling_compare=True).frames["e2e"]["base_ns"].iloc[0]) for rank in (0, 1)}
+    assert single[0] != single[1]
+
+    def compared(**force: bool) -> dict[int, int]:
+        return {rank: int(result.frames["e2e"]["comparison_ns"].iloc[0])
+                for rank, result in api.compare_ranks(real, comp, enable_profiling_compare=True, **force)}
+
+    # --force compares each copy as the rank its name says (CANN's map could number a multi-node job otherwise)
+    assert compared(force=True) == {0: single[1], 1: single[0]}
     # the map made to agree with the new names: the swapped copies compare as the ranks they now say they are
     for named in (0, 1):
         db = comp / f"rank{named}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / f"ascend_pytorch_profiler_{named}.db"
         edited_copy(db, db.with_suffix(".tmp"), f"UPDATE RANK_DEVICE_MAP SET rankId = {named}")
         db.with_suffix(".tmp").replace(db)
-    got = {rank: int(result.frames["e2e"]["comparison_ns"].iloc[0])
-           for rank, result in api.compare_ranks(real, comp, enable_profiling_compare=True)}
-    single = {rank: int(api.compare(real / f"rank{rank}_ascend_pt", real / f"rank{rank}_ascend_pt",
-                                    enable_profiling_compare=True).frames["e2e"]["base_ns"].iloc[0]) for rank in (0, 1)}
-    assert got == {0: single[1], 1: single[0]} and single[0] != single[1]
+    assert compared() == {0: single[1], 1: single[0]}
 
 
 def test_side_json_beside_npu_rank_folders_is_no_rank(tmp_path, capsys):

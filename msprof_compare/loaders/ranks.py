@@ -364,13 +364,15 @@ def _npu_rank(path: str, names: list[str]) -> int:
     return rank
 
 
-def check_db_rank(rank: int, profile: Profile) -> None:
+def check_db_rank(rank: int, profile: Profile, force: bool = False) -> None:
     """The rank a DB export's META_DATA records (``distributed_args.rank``), else its RANK_DEVICE_MAP's one rankId
     (``ascend_db._device_ranks``: torch_npu's DB exports record it there), checked against ``rank``, the one
     discovery read for the rank input ``profile.path`` (``_npu_rank``: its profiler_info_N.json's name), by the
     rule and in the words of a text export's profiler_metadata.json there. Made on the loaded profile, whose
     META_DATA the loader reads: discovery reads names and small JSON files, never a DB, which is opened once, by its
-    rank's compare (``api.rank_results``), before its comparators run. Any other profile passes."""
+    rank's compare (``api.rank_results``), before its comparators run. Any other profile passes. ``force`` passes a
+    RANK_DEVICE_MAP rank that differs: CANN writes that table, not torch_npu's distributed rank, and no real export
+    shows it numbered otherwise (a multi-node job's could be), so a user who knows the folders are right can go on."""
     if profile.source != "ascend_db":
         return
     path = profile.path
@@ -378,7 +380,7 @@ def check_db_rank(rank: int, profile: Profile) -> None:
     value = _rank_id(args.get("rank") if isinstance(args, dict) else None)
     table = "META_DATA distributed_args"
     devices = profile.extra.get("device_ranks") or ()
-    if (value is None or value == rank) and len(devices) == 1 and devices[0] != rank:
+    if (value is None or value == rank) and len(devices) == 1 and devices[0] != rank and not force:
         # the rank the DB names where META_DATA names none (torch_npu's DB exports): a copy of rank 1 renamed
         # rank 0 (profiler_info_0.json, ascend_pytorch_profiler_0.db) was compared as rank 0 without a word
         value, table = devices[0], "RANK_DEVICE_MAP rankId"
@@ -394,15 +396,17 @@ def check_db_rank(rank: int, profile: Profile) -> None:
     # the file's name cut as the info file's is (a name of ~240 characters was quoted whole), its folder kept
     folder, name = os.path.split(db)
     db = os.path.join(folder, short_text(name)) if folder else short_text(name)
-    raise _two_ranks(path, rank, info, value, f"{db}'s {table}")
+    hint = None if table.startswith("META") else (f"pass the directory the profiler wrote, unchanged, or add --force "
+                                                  f"to compare it as rank {rank}, as {short_text(info)} names it")
+    raise _two_ranks(path, rank, info, value, f"{db}'s {table}", hint)
 
 
-def _two_ranks(path: str, rank: int, info: str, value: int, where: str) -> ProfileError:
+def _two_ranks(path: str, rank: int, info: str, value: int, where: str, hint: str | None = None) -> ProfileError:
     """The error of a profiling directory recording two rank ids: ``rank`` by its ``info`` file's name, ``value``
     by ``where``."""
     return ProfileError(path, f"records two rank ids: rank {rank} by the name of {short_text(info)}, rank "
                               f"{short_repr(value)} by {term_safe(where)}",
-                        hint="pass the directory the profiler wrote, unchanged")
+                        hint=hint or "pass the directory the profiler wrote, unchanged")
 
 
 def _json_key(path: str, keys: tuple[str, ...]) -> int | None:
