@@ -390,3 +390,38 @@ def test_a_trace_without_ops_names_unread_categories_in_its_reason_alone(tmp_pat
     assert not [w for w in prof.warnings if "not read, so" in w]
     assert no_ops_reason(prof) == ("a GPU trace without cpu_op or runtime events has none; it holds complete events "
                                    "of categories that are not read: 'NaN' (1)")
+
+
+VLLM = ROOT / "tests" / "data" / "kineto" / "vllm_mi300x_piecewise_graphs_excerpt.pt.trace.json.gz"
+
+
+def test_events_without_a_name_are_counted(tmp_path):
+    """A kernel without a name changed category (its name gives it) and a host event or Python frame with an empty
+    one made a row named "" without a word (commfuzz62 on vLLM's decode trace: Cube 145 -> 144 kernels, Vector
+    280 -> 281). They are read as before and counted per kind. vLLM MI300X excerpt, events picked from the
+    JSON; an absent name and "" are one case (Kineto's default name is "")."""
+    doc = _doc(VLLM)
+    ev = doc["traceEvents"]
+    kernels = [i for i, e in enumerate(ev) if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    ops = [i for i, e in enumerate(ev) if e.get("cat") == "cpu_op" and e.get("ph") == "X"]
+    frames = [i for i, e in enumerate(ev) if e.get("cat") == "python_function" and e.get("ph") == "X"]
+    damaged = [dict(e) for e in ev]
+    del damaged[kernels[10]]["name"]
+    damaged[kernels[20]]["name"] = ""
+    damaged[ops[5]]["name"] = ""
+    del damaged[frames[2]]["name"]
+    path = _write(tmp_path, dict(doc, traceEvents=damaged), "nameless")
+    prof = load_profile(path, build_options()[0])
+    assert [w for w in prof.warnings if "without a name" in w] == [
+        f"{path}: 2 kernels; 1 host event; 1 Python function without a name (or with an empty one): read as named "
+        "\"\", so no category, operator or API row can tell what they ran"]
+    device = [e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and e.get("ph") == "X"]
+    assert (prof.kernels["name"] == "").sum() == 2 and len(prof.kernels) == len(device)  # read, not dropped
+    # one such event: "it"
+    one = _write(tmp_path, dict(doc, traceEvents=[dict(e, name="") if i == ops[5] else e for i, e in enumerate(ev)]),
+                 "one")
+    assert [w for w in load_profile(one, build_options()[0]).warnings if "without a name" in w] == [
+        f"{one}: 1 host event without a name (or with an empty one): read as named \"\", so no category, operator or "
+        "API row can tell what it ran"]
+    # the undamaged excerpt: no such note
+    assert not [w for w in load_profile(str(VLLM), build_options()[0]).warnings if "without a name" in w]

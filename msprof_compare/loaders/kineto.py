@@ -203,6 +203,8 @@ class _Events:
         self.odd_lanes: dict[tuple[str, str], list] = {}
         #: what ``where`` looked for -> (how many events of its categories had another ph, the first such ph)
         self.other_ph: dict[str, tuple[int, Any]] = {}
+        #: what the events whose name was read are -> how many have none or an empty one (``_nameless_note``)
+        self.nameless: dict[str, int] = {}
 
     def where(self, cats: set | frozenset, ph: tuple[str, ...] | None, what: str = "") -> tuple[np.ndarray, list]:
         """(indices in file order, events) of the events whose lower-cased cat is in ``cats``
@@ -284,7 +286,10 @@ class _Events:
                         lane[2] = odd[1] if lane[2] is None else lane[2]
                     continue
                 if f not in ("ts", "dur"):  # text (names): equal ones as one object
-                    out[f] = traceio.shared_texts(map(get, sub), n)
+                    seen = traceio.SharedTexts()
+                    out[f] = traceio.shared_texts(map(get, sub), n, seen)
+                    if what and "" in seen:  # no name, or an empty one: counted only then (the distinct texts)
+                        self.nameless[what] = self.nameless.get(what, 0) + int(np.count_nonzero(out[f] == ""))
                     continue
                 vals = list(map(get, sub))
                 if f == "ts" and vals and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
@@ -387,6 +392,8 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     if note:
         prof.warnings.append(note)
     prof.warnings.extend(_lane_notes(path, ev.odd_lanes))
+    if ev.nameless:
+        prof.warnings.append(_nameless_note(path, ev.nameless))
     prof.warnings.extend(traceio.other_ph_note(path, n, what, first) for what, (n, first) in ev.other_ph.items())
     return prof
 
@@ -408,6 +415,17 @@ def _lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
         notes.append(f"{path}: {'; '.join(w for w, _ in bad)} is no whole number within int64 (the first: "
                      f"{short_repr(bad[0][1])}): each such value is read as a lane of its own")
     return notes
+
+
+def _nameless_note(path: str, nameless: dict[str, int]) -> str:
+    """One warning for the kernels, host events and Python functions without a name (or with an empty one): a
+    kernel's name gives its computing category and a host event's its operator, API and module rows, so such an
+    event moved a kernel between categories (vLLM's decode trace: Cube 145 -> 144 kernels, Vector 280 -> 281) or
+    made an op row named "" without a word (commfuzz62)."""
+    counted = [f"{n:,} {what.removesuffix('s') if n == 1 else what}" for what, n in nameless.items()]
+    they = "it" if sum(nameless.values()) == 1 else "they"
+    return (f"{path}: {'; '.join(counted)} without a name (or with an empty one): read as named \"\", so no category, "
+            f"operator or API row can tell what {they} ran")
 
 
 def _reads_correlations(ev: _Events, opts: Options) -> bool:

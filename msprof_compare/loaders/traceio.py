@@ -942,15 +942,16 @@ class SharedTexts(dict):
         return key
 
 
-def shared_texts(texts: Any, count: int | None = None) -> np.ndarray:
+def shared_texts(texts: Any, count: int | None = None, seen: SharedTexts | None = None) -> np.ndarray:
     """An object array of the ``str`` values ``texts`` with equal texts as one object: event names repeat in
     every step, and one fresh string per event, kept in the tables, held the freed events' memory (scattered among
     them) and made every later factorization chase one object per row. ``texts`` is an iterable with ``len``, or
-    an iterator of ``count`` values (no list in between: ~half the time of pull, then share, on fresh strings)."""
+    an iterator of ``count`` values (no list in between: ~half the time of pull, then share, on fresh strings).
+    ``seen``: the lookup to fill (the caller's, to ask which distinct texts there were), else a new one."""
     if count is None:
         texts = texts if isinstance(texts, (list, np.ndarray)) else list(texts)
         count = len(texts)
-    return np.fromiter(map(SharedTexts().__getitem__, texts), dtype=object, count=count)
+    return np.fromiter(map((SharedTexts() if seen is None else seen).__getitem__, texts), dtype=object, count=count)
 
 
 def all_text(vals: list) -> bool:
