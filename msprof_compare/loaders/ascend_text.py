@@ -237,21 +237,26 @@ def _objects(events: list, name: str) -> np.ndarray:
     return np.fromiter(map(attrgetter(name), events), dtype=object, count=len(events))
 
 
-def _ints(events: list, name: str, absent: np.ndarray | None = None) -> np.ndarray:
+def _ints(events: list, name: str, counted: np.ndarray | None = None,
+          odd: dict[tuple[str, str], list] | None = None) -> np.ndarray:
     """``traceio.to_int`` of ``name`` of every event: the usual ints go from the getter straight into int64;
     any other value (a named tid, an int beyond int64) makes the list and takes ``to_int``'s own path. An absent
-    pid / tid reads as 0 either way; where ``absent`` is given (a bool array as long as ``events``), it is set
-    there (``_absent_lanes``)."""
+    pid / tid reads as 0 either way; with ``counted`` (a mask of ``events``: the complete events and flows, those a
+    table reads) and ``odd``, those of them without the id and those whose id is no whole number within int64 are
+    counted there for ``traceio.lane_notes``."""
     try:
         ids = np.fromiter(map(attrgetter(name), events), dtype=np.int64, count=len(events))
+        vals = None
     except (ValueError, TypeError, OverflowError):
         vals = _field(events, name)
-        if absent is not None:
-            absent[:] = [type(v) is int and v == traceio.ABSENT_LANE for v in vals]
-        return traceio.to_int(vals)
-    if absent is not None:
-        np.equal(ids, traceio.ABSENT_LANE, out=absent)
-    return traceio.absent_lanes_as_zero(ids)
+        ids = np.array([traceio.ABSENT_LANE if type(v) is int and v == traceio.ABSENT_LANE else 0 for v in vals],
+                       dtype=np.int64)
+    if odd is not None and counted is not None:
+        absent = int(np.count_nonzero((ids == traceio.ABSENT_LANE) & counted))
+        bad = traceio.odd_lanes(list(compress(vals, counted))) if vals is not None else (0, None)
+        if absent or bad[0]:
+            odd[("complete or flow events", name)] = [absent, bad[0], bad[1]]
+    return traceio.absent_lanes_as_zero(ids) if vals is None else traceio.to_int(vals)
 
 
 #: Phase codes (``_select``'s "ph" column): one dict lookup per event, then integer tests.
@@ -370,10 +375,8 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             warnings.append(f"{path}: {n:,} async_npu / fwdbwd event(s) with a ph other than \"s\" or \"f\" (the "
                             f"first: {short_repr(first.ph)}); not read, so the op or forward op of such a flow links "
                             "to no task")
-        no_pid = np.zeros(len(ev), dtype=bool)
-        pid = _ints(ev, "pid", no_pid)
-        # every complete event or flow is counted: one that lost its pid is on no lane, so none reads it
-        n_pid = int(np.count_nonzero(no_pid & _READ_PHASES[ph])) if no_pid.any() else 0
+        odd_ids: dict[tuple[str, str], list] = {}  # complete events and flows whose pid / tid is absent or damaged
+        pid = _ints(ev, "pid", _READ_PHASES[ph], odd_ids)
         # complete events of processes without a name (no process_name record, or ""): lanes that cannot be told apart
         named = p_pid[p_name != ""]
         unnamed = int((is_x[cand] & ~_among(pid, named.tolist())).sum())
@@ -432,33 +435,22 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             "cat_code": cat_code[k], "cat_names": cat_names, "pid": pid[k],
             "name": np.fromiter(map((texts := traceio.SharedTexts()).__getitem__, map(attrgetter("name"), ev)),
                                 dtype=object, count=len(ev)),  # as ``traceio.shared_texts``; "" looked up below
-            "tid": _ints(ev, "tid", no_tid := np.zeros(len(ev), dtype=bool)),
+            "tid": _ints(ev, "tid", _READ_PHASES[ph], odd_ids),
             "ts": ts, "dur": dur,
             "id": _field_at(ev, np.flatnonzero((ph == PH_S) | (ph == PH_F)), "id"),  # only flows pair by id
             "args": _objects(ev, "args"),
         }
         cols["blank_names"] = "" in texts  # one lookup: the host events without a name are counted only then
-        n_tid = int(np.count_nonzero(no_tid & _READ_PHASES[ph])) if no_tid.any() else 0
-        if n_pid or n_tid:
-            warnings.append(_absent_lanes(path, n_pid, n_tid))
+    # an absent pid read as 0 put an event on no named process (pid 0 is none: a device task, HCCL task or overlap
+    # span there counted in no figure), an absent tid on lane 0 (an HCCL op onto plane 0, a task of its own): figures
+    # moved without a word (tvfuzz62, msfuzz62), as in the Kineto loader before kfuzz61's fix
+    warnings.extend(traceio.lane_notes(path, odd_ids))
     return cols, processes, threads, lanes, unnamed
 
 
-#: By phase code: complete events and flows, the events a table reads (``_absent_lanes``).
+#: By phase code: complete events and flows, the events a table reads (their pid / tid counted by ``_ints``).
 _READ_PHASES = np.zeros(PH_C + 1, dtype=bool)
 _READ_PHASES[[PH_X, PH_S, PH_F]] = True
-
-
-def _absent_lanes(path: str, n_pid: int, n_tid: int) -> str:
-    """The warning for complete events and flows written without a pid (``n_pid``, of all) or a tid (``n_tid``, of
-    those read): each reads as 0, as the Kineto loader reads and says it. pid 0 is no process torch_npu or
-    MindSpore names, so a device task, HCCL task or overlap span without one left every figure, and a host op or
-    HCCL task without a tid moved to thread 0, without a word."""
-    counts = [f"{n_pid:,} complete or flow event(s) without a pid"] if n_pid else []
-    counts += [f"{n_tid:,} of the events read without a tid"] if n_tid else []
-    return (f"{path}: {'; '.join(counts)}: each read as 0, so they share that lane with one another and with any "
-            "event written there (pid 0 is no process the trace names: a device task, HCCL task or overlap span "
-            "there counts in no figure)")
 
 
 #: The categories (lower-cased) of the complete events of torch_npu's Python lane, each read by a table.

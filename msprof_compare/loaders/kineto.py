@@ -40,7 +40,6 @@ from ..model import (
     unread_categories,
 )
 from ..options import Options
-from ..textsafe import short_repr
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
 
@@ -279,7 +278,7 @@ class _Events:
                         vals = list(map(get, sub))
                         absent, odd = vals.count(traceio.ABSENT_LANE), traceio.odd_lanes(vals)
                         out[f] = traceio.to_int(vals)
-                    if what and f in lanes and (absent or odd[0]):  # lane 0 / one of its own: ``_lane_notes``
+                    if what and f in lanes and (absent or odd[0]):  # lane 0 / one of its own: ``traceio.lane_notes``
                         lane = self.odd_lanes.setdefault((what, f), [0, 0, None])
                         lane[0] += absent
                         lane[1] += odd[0]
@@ -391,30 +390,11 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     note = traceio.absent_dur_note(path, ev.absent_durs)
     if note:
         prof.warnings.append(note)
-    prof.warnings.extend(_lane_notes(path, ev.odd_lanes))
+    prof.warnings.extend(traceio.lane_notes(path, ev.odd_lanes))
     if ev.nameless:
         prof.warnings.append(_nameless_note(path, ev.nameless))
     prof.warnings.extend(traceio.other_ph_note(path, n, what, first) for what, (n, first) in ev.other_ph.items())
     return prof
-
-
-def _lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
-    """One warning per kind of damaged lane id (``_Events.odd_lanes``): an event without a pid or tid was read on
-    lane 0 and one whose id is a number beyond int64 or the text "NaN" on a lane of its own, where each moved
-    ops between threads (the op tree, Self Time) or kernels between streams without a word (kfuzz61)."""
-    def counted(n: int, what: str) -> str:  # the kinds are plural nouns: "1 kernel", "2 host events"
-        return f"{n:,} {what.removesuffix('s') if n == 1 else what}"
-
-    absent = [f"{counted(n, what)} without a {f}" for (what, f), (n, _, _) in odd.items() if n]
-    bad = [(f"{counted(n, what)} whose {f}", first) for (what, f), (_, n, first) in odd.items() if n]
-    notes = []
-    if absent:
-        notes.append(f"{path}: {'; '.join(absent)}: each read as 0, so they share that lane with one another and "
-                     "with any event written there")
-    if bad:
-        notes.append(f"{path}: {'; '.join(w for w, _ in bad)} is no whole number within int64 (the first: "
-                     f"{short_repr(bad[0][1])}): each such value is read as a lane of its own")
-    return notes
 
 
 def _nameless_note(path: str, nameless: dict[str, int]) -> str:

@@ -1,0 +1,67 @@
+"""Damaged lane ids of a MindSpore run's CANN msprof timeline (msfuzz62): complete events without a pid or tid,
+or whose id is no whole number within int64, are counted in a warning, as the Kineto loader counts them; they are
+read as before (an absent id as 0). Without the note an HCCL op whose tid was lost became a task of plane 0 and its
+CommunicationCompare row was gone without a word.
+
+Cut at test time from shared/samples/mindinsight's msprof_0_2_1.json (device 0, step 1; see PROVENANCE.md); the
+expected rows are picked here from the file's own JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from msprof_compare.api import load_profile
+from msprof_compare.options import build_options
+
+TIMELINE = ("mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/"
+            "timeline/msprof_0_2_1.json")
+NOTE = ": each read as 0, so they share that lane with one another and with any event written there"
+
+
+def _lane_pid(events: list[dict], name: str) -> int:
+    return next(e["pid"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"
+                and e["args"]["name"] == name)
+
+
+def _write(tmp_path: Path, events: list[dict], name: str) -> str:
+    path = tmp_path / name / "msprof_0_2_1.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(events))
+    return str(path)
+
+
+def test_hccl_op_without_a_tid_is_said_and_read_on_plane_0(samples: Path, tmp_path: Path) -> None:
+    events = json.loads((samples / TIMELINE).read_text())
+    hccl = _lane_pid(events, "HCCL")
+    ops = [i for i, e in enumerate(events) if e.get("ph") == "X" and e["pid"] == hccl and e["tid"] == 70000]
+    assert [events[i]["name"] for i in ops] == ["Default/AllReduce-op534_0"]  # the group lane's one op
+    opts = build_options(enable_communication_compare=True)[0]
+    whole = load_profile(str(samples / TIMELINE), opts)
+    assert whole.comm.loc[whole.comm["lane"] == "op", "name"].tolist() == ["Default/AllReduce-op534_0"]
+    assert not [w for w in whole.warnings if "without a" in w or "whole number" in w]
+    del events[ops[0]]["tid"]
+    path = _write(tmp_path, events, "cut")
+    prof = load_profile(path, opts)
+    assert [w for w in prof.warnings if NOTE in w] == [f"{path}: 1 complete event without a tid{NOTE}"]
+    # read as before: tid 0 is the lane of "Plane 0", so the op is a task there and no op row is left
+    assert (prof.comm["lane"] == "op").sum() == 0
+    row = prof.comm[prof.comm["name"] == "Default/AllReduce-op534_0"]
+    assert row[["lane", "plane", "tid"]].values.tolist() == [["task", "Plane 0", 0]]
+
+
+def test_hardware_tasks_without_a_pid_or_with_a_nan_tid_are_counted(samples: Path, tmp_path: Path) -> None:
+    events = json.loads((samples / TIMELINE).read_text())
+    hw = _lane_pid(events, "Ascend Hardware")
+    tasks = [i for i, e in enumerate(events) if e.get("ph") == "X" and e["pid"] == hw and "Task Type" in e["args"]]
+    for i in tasks[:3]:
+        del events[i]["pid"]
+    events[tasks[3]]["tid"] = "NaN"
+    events[tasks[4]]["tid"] = 10**19
+    path = _write(tmp_path, events, "cut")
+    prof = load_profile(path, build_options()[0])
+    assert [w for w in prof.warnings if "complete event" in w] == [
+        f"{path}: 3 complete events without a pid{NOTE}",
+        f"{path}: 2 complete events whose tid is no whole number within int64 (the first: 'NaN'): each such value "
+        "is read as a lane of its own"]
