@@ -65,3 +65,24 @@ def test_hardware_tasks_without_a_pid_or_with_a_nan_tid_are_counted(samples: Pat
         f"{path}: 3 complete events without a pid{NOTE}",
         f"{path}: 2 complete events whose tid is no whole number within int64 (the first: 'NaN'): each such value "
         "is read as a lane of its own"]
+
+
+def test_device_task_on_a_process_without_a_name_is_counted(samples: Path, tmp_path: Path) -> None:
+    """The HCCL op and two hardware tasks moved to pids no process_name record names (-1, 12345): no lane reads
+    them; one note counts them. An event without a pid is said by the lane note alone, not twice."""
+    events = json.loads((samples / TIMELINE).read_text())
+    hccl, hw = _lane_pid(events, "HCCL"), _lane_pid(events, "Ascend Hardware")
+    op = next(i for i, e in enumerate(events) if e.get("ph") == "X" and e["pid"] == hccl and e["tid"] == 70000)
+    tasks = [i for i, e in enumerate(events) if e.get("ph") == "X" and e["pid"] == hw and "Task Type" in e["args"]]
+    events[op]["pid"] = -1
+    events[tasks[0]]["pid"] = events[tasks[1]]["pid"] = 12345
+    del events[tasks[2]]["pid"]
+    path = _write(tmp_path, events, "cut")
+    prof = load_profile(path, build_options(enable_communication_compare=True)[0])
+    assert [w for w in prof.warnings if "complete event" in w] == [
+        f"{path}: 3 complete event(s) lie on processes the trace gives no name (no process_name record), so no lane "
+        "reads them and they count in no figure",
+        f"{path}: 1 complete event without a pid{NOTE}"]
+    assert (prof.comm["lane"] == "op").sum() == 0
+    assert len(prof.kernels) == len(load_profile(str(samples / TIMELINE), build_options()[0]).kernels) - 3
+

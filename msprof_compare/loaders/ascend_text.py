@@ -237,13 +237,13 @@ def _objects(events: list, name: str) -> np.ndarray:
     return np.fromiter(map(attrgetter(name), events), dtype=object, count=len(events))
 
 
-def _ints(events: list, name: str, counted: np.ndarray | None = None,
+def _ints(events: list, name: str, kinds: dict[str, np.ndarray] | None = None,
           odd: dict[tuple[str, str], list] | None = None) -> np.ndarray:
     """``traceio.to_int`` of ``name`` of every event: the usual ints go from the getter straight into int64;
     any other value (a named tid, an int beyond int64) makes the list and takes ``to_int``'s own path. An absent
-    pid / tid reads as 0 either way; with ``counted`` (a mask of ``events``: the complete events and flows, those a
-    table reads) and ``odd``, those of them without the id and those whose id is no whole number within int64 are
-    counted there for ``traceio.lane_notes``."""
+    pid / tid reads as 0 either way; with ``kinds`` (masks of ``events`` by what they are: the complete events, the
+    flows, those a table reads) and ``odd``, the events of each kind without the id and those whose id is no whole
+    number within int64 are counted there for ``traceio.lane_notes``."""
     try:
         ids = np.fromiter(map(attrgetter(name), events), dtype=np.int64, count=len(events))
         vals = None
@@ -251,11 +251,11 @@ def _ints(events: list, name: str, counted: np.ndarray | None = None,
         vals = _field(events, name)
         ids = np.array([traceio.ABSENT_LANE if type(v) is int and v == traceio.ABSENT_LANE else 0 for v in vals],
                        dtype=np.int64)
-    if odd is not None and counted is not None:
+    for what, counted in (kinds or {}).items():
         absent = int(np.count_nonzero((ids == traceio.ABSENT_LANE) & counted))
         bad = traceio.odd_lanes(list(compress(vals, counted))) if vals is not None else (0, None)
-        if absent or bad[0]:
-            odd[("complete or flow events", name)] = [absent, bad[0], bad[1]]
+        if (absent or bad[0]) and odd is not None:
+            odd[(what, name)] = [absent, bad[0], bad[1]]
     return traceio.absent_lanes_as_zero(ids) if vals is None else traceio.to_int(vals)
 
 
@@ -376,7 +376,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
                             f"first: {short_repr(first.ph)}); not read, so the op or forward op of such a flow links "
                             "to no task")
         odd_ids: dict[tuple[str, str], list] = {}  # complete events and flows whose pid / tid is absent or damaged
-        pid = _ints(ev, "pid", _READ_PHASES[ph], odd_ids)
+        pid = _ints(ev, "pid", _lane_kinds(ph), odd_ids)
         # complete events of processes without a name (no process_name record, or ""): lanes that cannot be told apart
         named = p_pid[p_name != ""]
         unnamed = int((is_x[cand] & ~_among(pid, named.tolist())).sum())
@@ -391,6 +391,13 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         lane_pids = [p for p in lanes if p is not None]
         if lane_pids:
             keep |= is_x[cand] & _among(pid, lane_pids)
+            # beside the device lanes, complete events of a process without a name are damage (every process of a
+            # real trace is named): a device task whose pid was edited left every figure without a word (msfuzz62);
+            # those without a pid or with a damaged one are said by ``traceio.lane_notes`` instead
+            absent, bad = odd_ids.get(("complete events", "pid"), (0, 0))[:2]
+            if (stray := unnamed - bad - (absent if 0 not in named else 0)) > 0:
+                warnings.append(f"{path}: {stray:,} complete event(s) lie on processes the trace gives no name (no "
+                                "process_name record), so no lane reads them and they count in no figure")
             # an async_npu / fwdbwd event of another ph is said above, not again as a lane event
             _other_lane_phases(path, ev, np.where(flow_cat, PH_S, ph) if odd_flow.any() else ph, pid, lane_pids,
                                warnings)
@@ -435,7 +442,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             "cat_code": cat_code[k], "cat_names": cat_names, "pid": pid[k],
             "name": np.fromiter(map((texts := traceio.SharedTexts()).__getitem__, map(attrgetter("name"), ev)),
                                 dtype=object, count=len(ev)),  # as ``traceio.shared_texts``; "" looked up below
-            "tid": _ints(ev, "tid", _READ_PHASES[ph], odd_ids),
+            "tid": _ints(ev, "tid", _lane_kinds(ph), odd_ids),
             "ts": ts, "dur": dur,
             "id": _field_at(ev, np.flatnonzero((ph == PH_S) | (ph == PH_F)), "id"),  # only flows pair by id
             "args": _objects(ev, "args"),
@@ -448,9 +455,10 @@ def _select(path: str, data: bytes, events: list, opts: Options,
     return cols, processes, threads, lanes, unnamed
 
 
-#: By phase code: complete events and flows, the events a table reads (their pid / tid counted by ``_ints``).
-_READ_PHASES = np.zeros(PH_C + 1, dtype=bool)
-_READ_PHASES[[PH_X, PH_S, PH_F]] = True
+def _lane_kinds(ph: np.ndarray) -> dict[str, np.ndarray]:
+    """The events a table reads, by kind (``ph``: their phase codes), whose pid / tid ``_ints`` counts: complete
+    events and flows (a flow without a pid links to no op or task)."""
+    return {"complete events": ph == PH_X, "flow events": (ph == PH_S) | (ph == PH_F)}
 
 
 #: The categories (lower-cased) of the complete events of torch_npu's Python lane, each read by a table.
