@@ -110,3 +110,30 @@ def test_overlap_spans_of_no_known_kind_are_counted(samples: Path, tmp_path: Pat
     assert not (prof.overlap["name"] == "Communication(Not Overlapped)").any()
     whole = load_profile(str(samples / TIMELINE), build_options(enable_profiling_compare=True)[0])
     assert not [w for w in whole.warnings if "have a name other" in w]
+
+
+def test_hccl_tasks_without_a_name_are_counted(samples: Path, tmp_path: Path) -> None:
+    """The HCCL planes' tasks without their name: the Wait time is their Notify_Wait tasks' (reference-1 §5.7), so
+    the timeline's Wait read 34.20951 ms (pair 9d's OverallMetrics, base) -> 0 with no word; one note counts the
+    nameless tasks (the planes' 337, picked from the JSON). Read as before: the figures are unchanged."""
+    from msprof_compare.api import compare
+
+    events = json.loads((samples / TIMELINE).read_text())
+    hccl = _lane_pid(events, "HCCL")
+    tasks = [i for i, e in enumerate(events) if e.get("ph") == "X" and e["pid"] == hccl and e["tid"] != 70000]
+    assert len(tasks) == 337
+    for i in tasks:
+        del events[i]["name"]
+    path = _write(tmp_path, events, "cut")
+
+    def wait_ms(side: str) -> float:
+        sheet = compare(side, side, enable_profiling_compare=True).sheet("OverallMetrics")
+        rows = sheet.loc[sheet.iloc[:, 0] == "\t\tWait"]
+        return float(rows.iloc[0, 1]) if len(rows) else 0.0  # no Wait row: the group waited 0
+
+    assert round(wait_ms(str(samples / TIMELINE)), 5) == 34.20951
+    assert wait_ms(path) == 0
+    assert [w for w in load_profile(path, build_options()[0]).warnings if "without a name" in w] == [
+        f"{path}: 337 device task(s) on the Ascend Hardware / HCCL lanes without a name; read with the name '', so "
+        "no figure that goes by name holds them (an HCCL plane's Notify_Wait tasks are its Wait time; kernels and "
+        "communication rows are keyed by name)"]
