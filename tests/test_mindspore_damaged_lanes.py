@@ -87,6 +87,24 @@ def test_device_task_on_a_process_without_a_name_is_counted(samples: Path, tmp_p
     assert len(prof.kernels) == len(load_profile(str(samples / TIMELINE), build_options()[0]).kernels) - 3
 
 
+def test_hccl_lane_whose_name_record_is_lost_is_said_once(samples: Path, tmp_path: Path) -> None:
+    """The HCCL process_name record dropped: its op and plane tasks lie on a process without a name while the
+    Ascend Hardware lane is found, so the line counting them is said; the missing-lane line that follows names the
+    missing HCCL lane without counting those events again (one damage, one count). The count is the HCCL
+    process's complete events, from the JSON."""
+    events = json.loads((samples / TIMELINE).read_text())
+    hccl = _lane_pid(events, "HCCL")
+    on_hccl = sum(1 for e in events if e.get("ph") == "X" and e["pid"] == hccl)
+    events = [e for e in events if not (e.get("ph") == "M" and e["name"] == "process_name" and e["pid"] == hccl)]
+    path = _write(tmp_path, events, "cut")
+    prof = load_profile(path, build_options(enable_communication_compare=True, enable_profiling_compare=True)[0])
+    said = [w for w in prof.warnings if "no name" in w or "HCCL process" in w]
+    assert said[0] == (f"{path}: {on_hccl:,} complete event(s) lie on processes the trace gives no name (no "
+                       "process_name record), so no lane reads them and they count in no figure")
+    assert len(said) == 2 and said[1].startswith(f"{path}: no Communication or HCCL process is named in the trace, "
+                                                 "though its Overlap Analysis lane holds")
+
+
 def test_overlap_spans_of_no_known_kind_are_counted(samples: Path, tmp_path: Path) -> None:
     """The step's one Communication(Not Overlapped) span (41,534.3 us, the whole Uncovered Communication Time)
     written in small letters, and a Free span without a name: the breakdown reads names case-sensitively (as the
