@@ -152,6 +152,6 @@ def test_hccl_tasks_without_a_name_are_counted(samples: Path, tmp_path: Path) ->
     assert round(wait_ms(str(samples / TIMELINE)), 5) == 34.20951
     assert wait_ms(path) == 0
     assert [w for w in load_profile(path, build_options()[0]).warnings if "without a name" in w] == [
-        f"{path}: 337 device task(s) on the Ascend Hardware / HCCL lanes without a name; read with the name '', so "
+        f"{path}: 337 device task(s) on the Ascend Hardware / HCCL lanes without a name; read with the name \"\", so "
         "no figure that goes by name holds them (an HCCL plane's Notify_Wait tasks are its Wait time; kernels and "
         "communication rows are keyed by name)"]

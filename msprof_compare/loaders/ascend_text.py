@@ -917,9 +917,9 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
                                           "lane, start, duration and name", "task"))
         # a task without a name (the key lost: read as "") is held by no figure that goes by name: the HCCL planes'
         # Notify_Wait tasks are the Wait time, so the MindSpore timeline's Wait read 34.2 ms -> 0 unsaid (msfuzz62)
-        if nameless := int(np.count_nonzero(cols[4] == "")):
+        if c["blank_names"] and (nameless := int(np.count_nonzero(cols[4] == ""))):
             warnings.append(f"{path}: {nameless:,} device task(s) on the Ascend Hardware / HCCL lanes without a name; "
-                            "read with the name '', so no figure that goes by name holds them (an HCCL plane's "
+                            "read with the name \"\", so no figure that goes by name holds them (an HCCL plane's "
                             "Notify_Wait tasks are its Wait time; kernels and communication rows are keyed by name)")
     tables["flows"], tables["backward_tid"], hidden, hidden_s, no_id = _flows(c)
     if hidden:
