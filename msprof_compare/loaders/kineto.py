@@ -402,7 +402,7 @@ def _nameless_note(path: str, nameless: dict[str, int]) -> str:
     kernel's name gives its computing category and a host event's its operator, API and module rows, so such an
     event moved a kernel between categories (vLLM's decode trace: Cube 145 -> 144 kernels, Vector 280 -> 281) or
     made an op row named "" without a word (commfuzz62)."""
-    counted = [f"{n:,} {what.removesuffix('s') if n == 1 else what}" for what, n in nameless.items()]
+    counted = [traceio.counted(n, what) for what, n in nameless.items()]
     they = "it" if sum(nameless.values()) == 1 else "they"
     return (f"{path}: {'; '.join(counted)} without a name (or with an empty one): read as named \"\", so no category, "
             f"operator or API row can tell what {they} ran")

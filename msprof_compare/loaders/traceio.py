@@ -1026,15 +1026,18 @@ def absent_lanes_as_zero(ids: np.ndarray) -> np.ndarray:
     return ids
 
 
+def counted(n: int, what: str) -> str:
+    """``n`` of a kind of event named by its plural noun, as the loaders' warnings count them: "1 kernel",
+    "2 host events", "1,024 Python functions"."""
+    return f"{n:,} {what.removesuffix('s') if n == 1 else what}"
+
+
 def lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
     """One warning per kind of damaged lane id (the Kineto loader's ``_Events.odd_lanes``,
     the trace_view.json loader's complete events): an event without a pid or tid was read on
     lane 0 and one whose id is a number beyond int64 or the text "NaN" on a lane of its own, where each moved
     ops between threads (the op tree, Self Time) or kernels between streams without a word (kfuzz61;
     msfuzz62: an HCCL op without a tid became a task of plane 0, its CommunicationCompare row gone)."""
-    def counted(n: int, what: str) -> str:  # the kinds are plural nouns: "1 kernel", "2 host events"
-        return f"{n:,} {what.removesuffix('s') if n == 1 else what}"
-
     absent = [f"{counted(n, what)} without a {f}" for (what, f), (n, _, _) in odd.items() if n]
     bad = [(f"{counted(n, what)} whose {f}", first) for (what, f), (_, n, first) in odd.items() if n]
     notes = []
