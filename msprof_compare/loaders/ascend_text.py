@@ -756,6 +756,19 @@ def _last_by_key(key: np.ndarray) -> np.ndarray:
     return np.sort(key.size - 1 - first_in_rev)
 
 
+def _of_key(key: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Key -> the row ``last`` holds for it (the last start or end of each flow key), -1 for a key without one."""
+    of_key = np.full(int(key.max()) + 1, -1, dtype=np.int64)
+    of_key[key[last]] = last
+    return of_key
+
+
+def _moved(c: dict[str, np.ndarray], rows: np.ndarray, last: np.ndarray) -> int:
+    """How many flow events (``rows`` of ``c``) lie at another place (time, pid or tid) than the last of their key
+    (``last``, row for row), which the pairing reads instead."""
+    return int(np.count_nonzero(np.logical_or.reduce([c[k][rows] != c[k][last] for k in ("ts", "pid", "tid")])))
+
+
 def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int, int, int, int]:
     """Flow pairs by (category, id), last start / last end of an id winning, in order of first appearance;
     the backward tid; how many flow ends and how many flow starts a later one of the same id hides at another
@@ -797,17 +810,11 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int, int, int, int]:
     si, fi = np.flatnonzero(start), np.flatnonzero(~start)
     s_last = si[_last_by_key(key[si])]
     f_last = fi[_last_by_key(key[fi])]
-    f_of_key = np.full(int(key.max()) + 1, -1, dtype=np.int64)
-    f_of_key[key[f_last]] = f_last
-    # an end written again elsewhere (a damaged id, a joined trace) re-links its start to the later end's task
-    last_f = sel[f_of_key[key[fi]]]
-    hidden = int(np.count_nonzero(np.logical_or.reduce([c[k][sel[fi]] != c[k][last_f] for k in ("ts", "pid", "tid")])))
-    # a start written again elsewhere (a damaged id, a joined trace) leaves the earlier op of that id unlinked
-    s_of_key = np.full(int(key.max()) + 1, -1, dtype=np.int64)
-    s_of_key[key[s_last]] = s_last
-    last_s = sel[s_of_key[key[si]]]
-    hidden_s = int(np.count_nonzero(np.logical_or.reduce([c[k][sel[si]] != c[k][last_s]
-                                                          for k in ("ts", "pid", "tid")])))
+    f_of_key = _of_key(key, f_last)
+    # an end written again elsewhere (a damaged id, a joined trace) re-links its start to the later end's task; a
+    # start written again elsewhere leaves the earlier op of that id unlinked
+    hidden = _moved(c, sel[fi], sel[f_of_key[key[fi]]])
+    hidden_s = _moved(c, sel[si], sel[_of_key(key, s_last)[key[si]]])
     s_last = s_last[f_of_key[key[s_last]] >= 0]
     if s_last.size == 0:
         return empty("flows"), backward_tid, hidden, hidden_s, no_id
