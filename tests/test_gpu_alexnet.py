@@ -427,3 +427,20 @@ def test_memcpys_without_a_direction_leave_sdma_with_a_warning(tmp_path: Path,
     assert said == [f"{edited}: 2 memcpy event(s) on the compute stream (0.103 ms; 'Memcpy HtoH (Pinned -> Pinned)' "
                     "and 1 other name(s)) name no HtoD / DtoH / DtoD direction, so OverallMetrics' SDMA row and the "
                     "SDMA Time(Num) leave them out (the original's name rule), and their time stays in Free"]
+
+
+def test_undirected_memcpys_are_counted_with_thousands_separators(caplog: pytest.LogCaptureFixture) -> None:
+    """The count of that warning is written as the loaders' counts are ("1,200", not "1200"): 1,200 copies named
+    "Memcpy PtoP (Device -> Device)" of the AlexNet trace's 70.464 us DtoD length, 84.5568 ms in all."""
+    import numpy as np
+
+    from msprof_compare.compare.breakdown_gpu import _undirected_copies
+
+    prof = load_profile(str(GPU), build_options(enable_profiling_compare=True)[0])
+    names = np.array(["Memcpy PtoP (Device -> Device)"] * 1200, dtype=object)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        _undirected_copies(prof, np.ones(1200, dtype=bool), names, np.full(1200, 70464, dtype=np.int64))
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{prof.files.get('trace', prof.path)}: 1,200 memcpy event(s) on the compute stream (84.557 ms; 'Memcpy PtoP "
+        "(Device -> Device)') name no HtoD / DtoH / DtoD direction, so OverallMetrics' SDMA row and the SDMA "
+        "Time(Num) leave them out (the original's name rule), and their time stays in Free"]
