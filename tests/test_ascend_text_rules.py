@@ -1372,6 +1372,22 @@ def test_flow_starts_written_again_elsewhere_and_flows_without_an_id_are_counted
     assert not [w for w in before.warnings if "flow start(s)" in w or "have no id" in w]
 
 
+def test_flow_counts_take_thousands_separators(tmp_path: Path) -> None:
+    """The flow notes count as their neighbours do ("1,200", not "1200"): the torch excerpt (tests/data/npu) with
+    its first paired async_npu end written again 1,200 times without an id (copies of one event, 1 us apart)."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    end = next(e for e in events if e.get("cat") == "async_npu" and e.get("ph") == "f")
+    copies = [{k: v for k, v in end.items() if k != "id"} for _ in range(1200)]
+    for i, e in enumerate(copies):
+        e["ts"] = str(Decimal(str(end["ts"])) + i + 1)
+    out, trace = _with_trace(tmp_path, events + copies)
+    profile = load_profile(str(out), OPTS)
+    assert [w for w in profile.warnings if "have no id" in w] == [
+        f"{trace}: 1,200 flow event(s) (async_npu, fwdbwd) have no id; they pair with no other, so the op or forward "
+        "op of such a flow links to no task"]
+
+
 def test_flow_events_of_another_phase_are_counted(tmp_path: Path) -> None:
     """Only flow starts and ends ("s", "f") pair: an async_npu or fwdbwd event whose ph was damaged ("F", "t") left
     its op without its task without a word. The torch excerpt (tests/data/npu) with its first async_npu start's ph

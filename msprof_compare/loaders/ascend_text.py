@@ -930,15 +930,15 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
                             "Notify_Wait tasks are its Wait time; kernels and communication rows are keyed by name)")
     tables["flows"], tables["backward_tid"], hidden, hidden_s, no_id = _flows(c)
     if hidden:
-        warnings.append(f"{path}: {hidden} flow end(s) (async_npu, fwdbwd) are followed by another end of the same "
+        warnings.append(f"{path}: {hidden:,} flow end(s) (async_npu, fwdbwd) are followed by another end of the same "
                         "id at another task; the last end is read, as in the original, so the op or forward op of "
                         "that id links only to the last one's task")
     if hidden_s:
-        warnings.append(f"{path}: {hidden_s} flow start(s) (async_npu, fwdbwd) are followed by another start of the "
+        warnings.append(f"{path}: {hidden_s:,} flow start(s) (async_npu, fwdbwd) are followed by another start of the "
                         "same id at another op; the last start is read, as in the original, so the earlier op or "
                         "forward op of that id links to no task")
     if no_id:
-        warnings.append(f"{path}: {no_id} flow event(s) (async_npu, fwdbwd) have no id; they pair with no other, so "
+        warnings.append(f"{path}: {no_id:,} flow event(s) (async_npu, fwdbwd) have no id; they pair with no other, so "
                         "the op or forward op of such a flow links to no task")
     tables["comm"], tables["rank_span"] = _comm(path, c, hccl_pid, threads, warnings)
 
