@@ -2094,6 +2094,6 @@ def test_trace_view_event_without_a_pid_or_tid_reads_as_lane_0_as_before(tmp_pat
     assert note in a.warnings
     # written as 0, they lie on pid 0, which no process_name record names: said as such instead
     stray = (f"{zero / 'trace_view.json'}: {len(cut)} complete event(s) lie on processes the trace gives no name "
-             "(no process_name record), so no lane reads them and they count in no figure")
+             "(no process_name record, or an empty one), so no lane reads them and they count in no figure")
     assert stray in b.warnings
     assert [w for w in a.warnings if w != note] == [w.replace(str(zero), str(out)) for w in b.warnings if w != stray]

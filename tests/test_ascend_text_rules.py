@@ -1810,8 +1810,8 @@ def test_a_device_lane_whose_name_moved_to_another_pid_is_said(tmp_path):
     # the other lanes are found, so the tasks on the unnamed process are counted in a line of their own, and the
     # lane's line does not count them again
     assert [w for w in p.warnings if "'Ascend Hardware' process" in w or "no name" in w] == [
-        f"{f}: {tasks:,} complete event(s) lie on processes the trace gives no name (no process_name record), so no "
-        "lane reads them and they count in no figure",
+        f"{f}: {tasks:,} complete event(s) lie on processes the trace gives no name (no process_name record, or an "
+        "empty one), so no lane reads them and they count in no figure",
         f"{f}: its 'Ascend Hardware' process holds no task, though its Overlap Analysis lane holds {computing} "
         f"Computing span(s) and kernel_details.csv lists {kernels} kernel(s): no device task is read, so operators "
         "and modules get no device time"]

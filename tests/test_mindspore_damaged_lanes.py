@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from msprof_compare.api import load_profile
 from msprof_compare.options import build_options
 
@@ -80,27 +82,32 @@ def test_device_task_on_a_process_without_a_name_is_counted(samples: Path, tmp_p
     path = _write(tmp_path, events, "cut")
     prof = load_profile(path, build_options(enable_communication_compare=True)[0])
     assert [w for w in prof.warnings if "complete event" in w] == [
-        f"{path}: 3 complete event(s) lie on processes the trace gives no name (no process_name record), so no lane "
-        "reads them and they count in no figure",
+        f"{path}: 3 complete event(s) lie on processes the trace gives no name (no process_name record, or an "
+        "empty one), so no lane reads them and they count in no figure",
         f"{path}: 1 complete event without a pid{NOTE}"]
     assert (prof.comm["lane"] == "op").sum() == 0
     assert len(prof.kernels) == len(load_profile(str(samples / TIMELINE), build_options()[0]).kernels) - 3
 
 
-def test_hccl_lane_whose_name_record_is_lost_is_said_once(samples: Path, tmp_path: Path) -> None:
-    """The HCCL process_name record dropped: its op and plane tasks lie on a process without a name while the
-    Ascend Hardware lane is found, so the line counting them is said; the missing-lane line that follows names the
-    missing HCCL lane without counting those events again (one damage, one count). The count is the HCCL
-    process's complete events, from the JSON."""
+@pytest.mark.parametrize("damage", ["dropped", "emptied"])
+def test_hccl_lane_whose_name_record_is_lost_is_said_once(samples: Path, tmp_path: Path, damage: str) -> None:
+    """The HCCL process_name record dropped, or its name made "": its op and plane tasks lie on a process without
+    a name while the Ascend Hardware lane is found, so the line counting them is said; the missing-lane line that
+    follows names the missing HCCL lane without counting those events again (one damage, one count). The count is
+    the HCCL process's complete events, from the JSON."""
     events = json.loads((samples / TIMELINE).read_text())
     hccl = _lane_pid(events, "HCCL")
     on_hccl = sum(1 for e in events if e.get("ph") == "X" and e["pid"] == hccl)
-    events = [e for e in events if not (e.get("ph") == "M" and e["name"] == "process_name" and e["pid"] == hccl)]
+    record = next(e for e in events if e.get("ph") == "M" and e["name"] == "process_name" and e["pid"] == hccl)
+    if damage == "dropped":
+        events.remove(record)
+    else:
+        record["args"]["name"] = ""
     path = _write(tmp_path, events, "cut")
     prof = load_profile(path, build_options(enable_communication_compare=True, enable_profiling_compare=True)[0])
     said = [w for w in prof.warnings if "no name" in w or "HCCL process" in w]
     assert said[0] == (f"{path}: {on_hccl:,} complete event(s) lie on processes the trace gives no name (no "
-                       "process_name record), so no lane reads them and they count in no figure")
+                       "process_name record, or an empty one), so no lane reads them and they count in no figure")
     assert len(said) == 2 and said[1].startswith(f"{path}: no Communication or HCCL process is named in the trace, "
                                                  "though its Overlap Analysis lane holds")
 

@@ -397,7 +397,8 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             absent, bad = odd_ids.get(("complete events", "pid"), (0, 0))[:2]
             if (stray := unnamed - bad - (absent if 0 not in named else 0)) > 0:
                 warnings.append(f"{path}: {stray:,} complete event(s) lie on processes the trace gives no name (no "
-                                "process_name record), so no lane reads them and they count in no figure")
+                                "process_name record, or an empty one), so no lane reads them and they count in no "
+                                "figure")
             # an async_npu / fwdbwd event of another ph is said above, not again as a lane event
             _other_lane_phases(path, ev, np.where(flow_cat, PH_S, ph) if odd_flow.any() else ph, pid, lane_pids,
                                warnings)
