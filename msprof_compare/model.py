@@ -277,7 +277,7 @@ def step_notes(path: str, names: np.ndarray, ts: np.ndarray, dur: np.ndarray, se
 def zero_readings_text(n: int, what: str, where: str = "") -> str:
     """The Mem Usage note's cause where a side's memory readings are all 0 (``Breakdown.memory_zero``), worded
     alike for memory_record.csv and MEMORY_RECORD: "its 20 <what> readings<where> are all 0"."""
-    return f"its {n} {what} reading{where} is 0" if n == 1 else f"its {n} {what} readings{where} are all 0"
+    return f"its {n:,} {what} reading{where} is 0" if n == 1 else f"its {n:,} {what} readings{where} are all 0"
 
 
 def object_array(values: Any) -> np.ndarray:

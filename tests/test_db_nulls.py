@@ -187,7 +187,7 @@ def test_compute_task_without_a_device_is_counted(tmp_path: Path) -> None:
     db = _db(tmp_path / "b", "UPDATE TASK SET deviceId = NULL")
     p = load_profile(str(db), OPTS)
     (n,) = sql(db, f"SELECT count(*) {COMPUTE}")[0]
-    assert [w.split(": ")[1] for w in _said(p, "TASK.deviceId")] == [f"{n} TASK.deviceId value(s) missing (NULL)"]
+    assert [w.split(": ")[1] for w in _said(p, "TASK.deviceId")] == [f"{n:,} TASK.deviceId value(s) missing (NULL)"]
     assert n == 187 and checks._device_count(p) is None
 
 
@@ -258,7 +258,7 @@ def test_communication_task_without_an_op_id_goes_to_the_op_around_it(tmp_path: 
         db = _db(tmp_path / sub, f"UPDATE COMMUNICATION_TASK_INFO SET opId = NULL{where}")
         r = api.compare(str(L1), str(db), enable_communication_compare=True)
         assert _said(r.comparison, "COMMUNICATION_TASK_INFO.opId") == [
-            f"{db}: {n} COMMUNICATION_TASK_INFO.opId value(s) missing (NULL): those tasks go to the communication "
+            f"{db}: {n:,} COMMUNICATION_TASK_INFO.opId value(s) missing (NULL): those tasks go to the communication "
             "op whose time holds their start (CommunicationCompare)"]
         # a NULL opId names no op: none is counted as an opId that COMMUNICATION_OP lacks
         assert not [w for w in r.comparison.warnings if "name an opId" in w]
@@ -277,7 +277,7 @@ def test_communication_name_null_is_said(tmp_path: Path, column: str, rows: int,
     table, col = column.split(".")
     db = _db(tmp_path, f"UPDATE {table} SET {col} = NULL")
     p = load_profile(str(db), OPTS)
-    assert _said(p, column) == [f"{db}: {rows} {column} value(s) missing (NULL): {effect}"]
+    assert _said(p, column) == [f"{db}: {rows:,} {column} value(s) missing (NULL): {effect}"]
     assert sql(db, f"SELECT count(*) FROM {table} WHERE {col} IS NULL") == [(rows,)]
     names = p.comm.loc[p.comm["lane"] == lane, "name"]
     assert len(names) == rows and set(names) == {""}
@@ -395,7 +395,7 @@ def test_no_torch_op_for_want_of_a_type_says_why(tmp_path: Path) -> None:
     db = _db(tmp_path / "a", "UPDATE PYTORCH_API SET type = NULL")
     (n,) = sql(db, "SELECT count(*) FROM PYTORCH_API")[0]
     p = load_profile(str(db), OPTS)
-    assert _said(p, "PYTORCH_API.type") == [f"{db}: {n} PYTORCH_API.type value(s) missing (NULL): {UNTYPED}"]
+    assert _said(p, "PYTORCH_API.type") == [f"{db}: {n:,} PYTORCH_API.type value(s) missing (NULL): {UNTYPED}"]
     assert n == 2460 and len(p.ops) == 0 and not p.has_ops
 
 

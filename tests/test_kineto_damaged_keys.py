@@ -347,8 +347,8 @@ def test_lane_ids_empty_or_just_beyond_int64_are_counted_per_lane_field(tmp_path
     path = _write(tmp_path, dict(doc, traceEvents=damaged), "edge")
     prof = load_profile(path, build_options()[0])
     assert [w for w in prof.warnings if "whole number within" in w] == [
-        f"{path}: 1 host event whose pid; 2 host events whose tid is no whole number within int64 (the first: 'NaN'): "
-        "each such value is read as a lane of its own"]
+        f"{path}: 1 host event whose pid is no whole number within int64; 2 host events whose tid is no whole number "
+        "within int64 (the first: 'NaN'): each such value is read as a lane of its own"]
 
 
 def test_two_ends_of_a_plain_launch_without_its_start_stay_replays(tmp_path):

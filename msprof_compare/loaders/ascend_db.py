@@ -333,7 +333,7 @@ class _Db:
         return f"{table}.{column}" if column in self.columns(table) else ""
 
     def nulls_said(self) -> list[str]:
-        return [f"{n} {column} value(s) missing (NULL): {effect}" for column, (n, effect) in self.nulls.items()]
+        return [f"{n:,} {column} value(s) missing (NULL): {effect}" for column, (n, effect) in self.nulls.items()]
 
     def close(self) -> None:
         self.con.close()
@@ -515,7 +515,7 @@ class _Db:
         order = np.argsort(id_arr, kind="stable")
         repeated = int(np.count_nonzero(np.diff(id_arr[order]) == 0))
         if repeated:  # searchsorted below finds the first row of an id
-            self.notes.append(f"{repeated} STRING_IDS row(s) repeat an id; the first value of each id is used")
+            self.notes.append(f"{repeated:,} STRING_IDS row(s) repeat an id; the first value of each id is used")
         return id_arr[order], val_arr[order], nulls[order]
 
     def text(self, ids: np.ndarray, missing: str = "", names: bool = False, column: str = "",
@@ -1432,7 +1432,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         "name": names[is_tr], "ts": ts[is_tr], "dur": dur[is_tr], "tid": tid[is_tr]})
     is_q = np.flatnonzero(np.isin(kind, types["queue"]))
     if unpaired := int(np.count_nonzero(first_cid[is_q] == -1)):  # a NULL id paired with every other NULL one
-        db.notes.append(f"{unpaired} Enqueue / Dequeue row(s) of PYTORCH_API have no CANN connection id (NULL, or "
+        db.notes.append(f"{unpaired:,} Enqueue / Dequeue row(s) of PYTORCH_API have no CANN connection id (NULL, or "
                         "one CONNECTION_IDS lacks); they pair with no other, so a memory block CANN allocated in "
                         "such a dequeue is placed at time 0, under no operator")
     qnames = names[is_q]
@@ -1562,7 +1562,7 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     names = _mark_cann(db, db.text(a[:, 0], names=True, column="OP_MEMORY.name"))
     note = memory_oddities(size < 0, (alloc > 0) & (rel > 0) & (rel < alloc), "OP_MEMORY size")
     if missing := int(a[:, 4].sum()):  # read as 0 without a word, where a negative size was named
-        note = "; ".join(filter(None, (f"{missing} OP_MEMORY size value(s) missing (NULL) read as 0", note)))
+        note = "; ".join(filter(None, (f"{missing:,} OP_MEMORY size value(s) missing (NULL) read as 0", note)))
     if note:
         db.notes.append(note)
         size = np.maximum(size, 0)
@@ -1620,7 +1620,7 @@ def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
         else:
             where, params = "WHERE timestamp BETWEEN ? AND ?", rng
             if odd := db.scalar("SELECT count(*) FROM MEMORY_RECORD WHERE typeof(timestamp) <> 'integer'"):
-                db.notes.append(f"{odd} MEMORY_RECORD reading(s) have no integer timestamp, so none of them can "
+                db.notes.append(f"{odd:,} MEMORY_RECORD reading(s) have no integer timestamp, so none of them can "
                                 "be placed in the step; Mem Usage leaves them out")
     # a reserved total below 0 or over 1 PB is no reading: left out, and counted in one warning. Text, a blob
     # or an infinity stops the load; the same scan tells whether there is one (a second scan cost 0.04 s).
@@ -1632,7 +1632,7 @@ def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
                         f"{_NO_RESERVED_NUMBER} LIMIT 1", params)
         raise ProfileError(db.path, f"table MEMORY_RECORD: column totalReserved holds {bad!r}, not a number")
     if odd:
-        db.notes.append(f"{odd} MEMORY_RECORD totalReserved value(s) negative or over 1 PB; Mem Usage leaves "
+        db.notes.append(f"{odd:,} MEMORY_RECORD totalReserved value(s) negative or over 1 PB; Mem Usage leaves "
                         "them out")
     if v is None:  # no reading: with every one NULL Mem Usage read 0.00G unsaid. Counted only then: a count in
         # the scan above cost 7 ms of its 56 at 261k rows, and NULLs beside readings leave the peak as it is
@@ -1777,14 +1777,14 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
                         "as N/A)")
     profile.warnings.extend(f"{path}: {note}" for note in db.absent_said() + db.notes + db.nulls_said())
     if db.negative:
-        what = ", ".join(f"{n} in {t}" for t, n in db.negative.items())
+        what = ", ".join(f"{n:,} in {t}" for t, n in db.negative.items())
         profile.warnings.append(f"{path}: {sum(db.negative.values())} row(s) end before they start ({what}); "
                                 "their duration is read as 0")
     if db.too_long:
-        what = ", ".join(f"{n} in {t}" for t, n in db.too_long.items())
+        what = ", ".join(f"{n:,} in {t}" for t, n in db.too_long.items())
         profile.warnings.append(f"{path}: {sum(db.too_long.values())} row(s) ({what}) {LONG_DURATION_TEXT}")
     if db.untimed:
-        what = ", ".join(f"{n} {t}" for t, n in db.untimed.items())
+        what = ", ".join(f"{n:,} {t}" for t, n in db.untimed.items())
         profile.warnings.append(f"{path}: {sum(db.untimed.values())} row(s) have no start or end time ({what}); "
                                 "left out")
     return profile

@@ -525,7 +525,7 @@ def _no_epoch_starts(path: str, events: list, ts: np.ndarray, timed: np.ndarray,
 def _repeats_note(path: str, n: int, what: str, same: str, noun: str, figures: str = "") -> str:
     """The warning for ``n`` trace events that repeat an earlier one in every field ``same`` names (a trace joined
     from two copies): read as written, as the original reads them, so the figures that sum them count them twice."""
-    return (f"{path}: {n} {what} repeat an earlier one (same {same}: the same {noun} written again, as in a trace "
+    return (f"{path}: {n:,} {what} repeat an earlier one (same {same}: the same {noun} written again, as in a trace "
             f"joined from two copies); they are read as written, as in the original, so figures that sum them{figures} "
             f"count those {noun}s more than once.")
 
@@ -678,7 +678,7 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd
     group = list(map(group_of.get, tid_list, repeat("")))
     lost = group.count("")
     if lost:
-        warnings.append(f"{path}: {lost} of the HCCL lane's {len(group)} event(s) belong to no communication group "
+        warnings.append(f"{path}: {lost:,} of the HCCL lane's {len(group)} event(s) belong to no communication group "
                         "lane (no thread named '... Communication' sorts before their thread); they count in no "
                         "communication figure")
     return frame("comm", {
@@ -737,7 +737,7 @@ def _overlapping_spans(path: str, name: np.ndarray, ts: np.ndarray, dur: np.ndar
             which.append(kind)
     if not count:
         return ""
-    return (f"{path}: {count} Overlap Analysis span(s) ({', '.join(map(short_repr, which))}) start before an "
+    return (f"{path}: {count:,} Overlap Analysis span(s) ({', '.join(map(short_repr, which))}) start before an "
             f"earlier span of the same kind ends ({twice / 1e6:.3f} ms of overlap; a span written twice, as in a trace "
             "joined from two copies?); they are read as written, as in the original, so Computing Time and Uncovered "
             "Communication Time, which sum them, count that time more than once.")
@@ -916,7 +916,7 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         hidden = _repeats(cols[:3], hw)
         if hidden and (hidden := hidden - _repeats(cols, hw)):
             # the count is of the tasks hidden (each tie's distinct tasks but the last): of two, one
-            warnings.append(f"{path}: {hidden} device task(s) on the Ascend Hardware lanes are hidden by a later, "
+            warnings.append(f"{path}: {hidden:,} device task(s) on the Ascend Hardware lanes are hidden by a later, "
                             "different task of the same lane and start: the original keys a task by lane and start, "
                             "and so do we (the flows ending there link only the last to operators; Lccl and SDMA Time "
                             "count only it).")
@@ -959,7 +959,7 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         a = traceio.decode_args(path, c["args"][sel], _QueueArgs)
         corr = traceio.checked_ints(path, [x.correlation_id for x in a], _CORRELATION_ID, warnings)
         if unpaired := int(np.count_nonzero(corr == -1)):  # as the DB loader says its queue rows of no id
-            warnings.append(f"{path}: {unpaired} enqueue / dequeue event(s) have no correlation_id; they pair with "
+            warnings.append(f"{path}: {unpaired:,} enqueue / dequeue event(s) have no correlation_id; they pair with "
                             "no other, so a memory block CANN allocated in such a dequeue is placed at time 0, under "
                             "no operator")
         tables["queue"] = frame("queue", {"cat": c["cat_names"][c["cat_code"][sel]], "name": c["name"][sel],
@@ -1239,7 +1239,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     last = max(usecols, key=header.index)
     # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one
     if data is not None and _any_blank(cols[last]) and (short := _short_rows(data, header.index(last))):
-        warnings.append(f"{path}: {short} row(s) end before the last column read; their missing cells read as empty")
+        warnings.append(f"{path}: {short:,} row(s) end before the last column read; their missing cells read as empty")
     # a NUL in the rows (the header's is named above): a text cell holding one reads as another name ("A\0I_CORE"
     # is another core type: pandas 2.1+ keeps the NUL, 2.0 cuts the cell at it), a number cell as missing or cut
     if data is not None and (body := data.find(b"\n") + 1) and data.find(_NUL, body) >= 0:  # one memchr
@@ -1247,7 +1247,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
                         "one reads otherwise than written: a text cell as another name, a number cell as missing or "
                         "cut short at it")
     if data is not None and (joined := _joined_lines(data, len(cols[usecols[0]]))):
-        warnings.append(f"{path}: {joined} line(s) read as part of an earlier row (a line break inside a quoted "
+        warnings.append(f"{path}: {joined:,} line(s) read as part of an earlier row (a line break inside a quoted "
                         "field: a quote left open?)")
     if junk:  # one line per file, counting what was dropped (a recoverable oddity)
         warnings.append(f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
@@ -1428,7 +1428,7 @@ def _step_ids(texts: list[str], path: str, warnings: list[str]) -> np.ndarray:
     read = {t: _step_id(t) for t in set(texts)}  # once per distinct text: a column repeats a few ids
     bad = sum(1 for t in texts if read[t] is None and t not in _NA_TEXTS)
     if bad:
-        warnings.append(f"{path}: {bad} Step Id value(s) are not whole numbers; those rows belong to no step")
+        warnings.append(f"{path}: {bad:,} Step Id value(s) are not whole numbers; those rows belong to no step")
     return np.array([-1 if read[t] is None else read[t] for t in texts], dtype=np.int64)
 
 
@@ -1446,7 +1446,7 @@ def _floats(texts: list[str], path: str, column: str, warnings: list[str]) -> np
                         errors="coerce").to_numpy(dtype=np.float64)
     bad = sum(1 for t, k in zip(texts, ok, strict=True) if not k and t not in _NA_TEXTS)
     if bad:
-        warnings.append(f"{path}: {bad} {column} value(s) are not numbers; read as missing.")
+        warnings.append(f"{path}: {bad:,} {column} value(s) are not numbers; read as missing.")
     return out
 
 
@@ -1492,7 +1492,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     out["Duration(us)"] = dur_us
     neg = int((dur_us < 0).sum())
     if neg:
-        warnings.append(f"{path}: {neg} kernel(s) have a negative Duration(us); kept as they are.")
+        warnings.append(f"{path}: {neg:,} kernel(s) have a negative Duration(us); kept as they are.")
     long = dur_ns > MAX_DURATION_NS
     if long.any():
         warnings.append(f"{path}: {int(long.sum())} kernel(s) {LONG_DURATION_TEXT}")
@@ -1515,7 +1515,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     blank = out["Start Time(us)"] == ""
     n_bad = int((~start_read & ~rounded & ~blank).sum())
     if n_bad:
-        warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched "
+        warnings.append(f"{path}: {n_bad:,} Start Time(us) value(s) are not numbers; those kernels are not matched "
                         "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
     if blank.any():  # no export writes one; unmatched, such a kernel moves to another category
         warnings.append(f"{path}: {int(blank.sum())} Start Time(us) value(s) are empty; those kernels are not "
@@ -1529,7 +1529,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     traceio.check_ends(path, start_ns, dur_ns, "kernel")
     repeated = _repeated_rows(out)
     if repeated:
-        warnings.append(f"{path}: {repeated} row(s) repeat an earlier row in every column read (the same "
+        warnings.append(f"{path}: {repeated:,} row(s) repeat an earlier row in every column read (the same "
                         "kernel written again, as in a file joined from two copies); each row counts, as in the "
                         "original, so those kernels' time counts more than once.")
     return frame_of(out)
@@ -1660,7 +1660,7 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     for col, texts, times, read in (("Allocation Time(us)", alloc, alloc_ns, alloc_read),
                                     ("Release Time(us)", release, release_ns, release_read)):
         if n := _junk_times(texts, read):
-            junk.append(f"{n} {col}")
+            junk.append(f"{n:,} {col}")
         mask, first = _rounded_times(texts, read)
         if first:  # as a missing time (0), as junk below
             rounded.append(f"{int(mask.sum())} {col}")
@@ -1677,7 +1677,7 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     no_time = int(np.count_nonzero(alloc_read & (alloc_ns <= 0))) + sum(
         1 for i in np.flatnonzero(~alloc_read).tolist() if alloc[i] in _NA_TEXTS)  # the few cells not read
     if no_time:
-        warnings.append(f"{path}: {no_time} Allocation Time(us) value(s) are empty, N/A, 0 or negative (no time); "
+        warnings.append(f"{path}: {no_time:,} Allocation Time(us) value(s) are empty, N/A, 0 or negative (no time); "
                         "the memory comparison leaves those blocks out")
     if (unreleased := release_read & (release_ns < 0)).any():
         warnings.append(f"{path}: {int(unreleased.sum())} Release Time(us) value(s) are negative; read as never "
@@ -1687,7 +1687,7 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
             release[i] = ""
     size_cells = np.asarray(cols["Size(KB)"], dtype=np.float64)
     if n_blank := int(np.count_nonzero(np.isnan(size_cells))):  # junk was said by _read_csv too
-        warnings.append(f"{path}: {n_blank} Size(KB) value(s) are no number (empty, N/A or text); read as 0")
+        warnings.append(f"{path}: {n_blank:,} Size(KB) value(s) are no number (empty, N/A or text); read as 0")
     size = np.nan_to_num(size_cells, nan=0.0)
     # a block over 1 PB is no size (no reserved total is larger): summed per operator it reached inf, and a
     # subtree's memory inf - inf = NaN, shown as a blank cell
@@ -1714,7 +1714,7 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     repeated = _repeated_events([out[c] for c in ("alloc_ns", "release_ns", "Size(KB)", "Name", "Duration(us)",
                                                   "Device Type", "Allocation Time(us)", "Release Time(us)")])
     if repeated:
-        warnings.append(f"{path}: {repeated} row(s) repeat an earlier row in every column read (the same allocation "
+        warnings.append(f"{path}: {repeated:,} row(s) repeat an earlier row in every column read (the same allocation "
                         "written again, as in a file joined from two copies); each row counts, as in the original, "
                         "so those blocks' memory and time count more than once.")
     return frame_of(out)
@@ -1740,7 +1740,7 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
             df[col] = df[col].fillna(0.0)
     blank = int(df["Count"].isna().sum())
     if blank:  # N/A or empty: the sheet's Number reads 0 calls, which without a word looks measured
-        warnings.append(f"{path}: {blank} row(s) with no Count (empty or N/A); their call counts read as 0")
+        warnings.append(f"{path}: {blank:,} row(s) with no Count (empty or N/A); their call counts read as 0")
     count = df["Count"].fillna(0).to_numpy(dtype=np.float64)
     # finite (checked on read) but no int64, negative or fractional: not a call count
     bad = (np.abs(count) >= 2.0**63) | (count < 0) | (count != np.floor(count))
@@ -2052,7 +2052,7 @@ def _missing_lanes(profile: Profile) -> None:
 
     spans = col_of(profile.overlap, "name", object) if len(profile.overlap) else np.array([], dtype=object)
     if profile.kernels.empty:
-        seen = [f"its {OVERLAP_PROCESS} lane holds {n} Computing span(s)"
+        seen = [f"its {OVERLAP_PROCESS} lane holds {n:,} Computing span(s)"
                 for n in [int(np.count_nonzero(spans == "Computing"))] if n]
         seen += [f"kernel_details.csv lists {len(kernels)} kernel(s)"] if len(kernels) else []
         if seen:
@@ -2060,7 +2060,7 @@ def _missing_lanes(profile: Profile) -> None:
                 "no device task is read, so operators and modules get no device time")
     if profile.comm.empty:
         hcom = count(kernels, "hcom_")
-        seen = [f"its {OVERLAP_PROCESS} lane holds {n} Communication span(s)" for n in [count(spans, "Communication")]
+        seen = [f"its {OVERLAP_PROCESS} lane holds {n:,} Communication span(s)" for n in [count(spans, "Communication")]
                 if n]
         seen += [f"kernel_details.csv lists {hcom} HCCL op(s)"] if hcom else []
         if seen:

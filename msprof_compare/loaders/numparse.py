@@ -375,7 +375,7 @@ LONG_DURATION_TEXT = "last over a week (a damaged time?); read as 0"
 def odd_pmu_note(count: int, where: str) -> str:
     """The one warning of a file's PMU times below 0 or over ``MAX_DURATION_NS`` (no counter reading, read as 0),
     worded alike for kernel_details.csv and TASK_PMU_INFO, which hold the same figures. ``where``: the columns."""
-    return (f"{count} PMU time(s) negative or over a week (a damaged counter?) in {where}; read as 0, so such a "
+    return (f"{count:,} PMU time(s) negative or over a week (a damaged counter?) in {where}; read as 0, so such a "
             "kernel passes no PMU Cube test and adds no MC2 computing time by them")
 
 
@@ -391,9 +391,9 @@ def zero_odd_durations(dur: np.ndarray) -> tuple[int, int]:
 
 def duration_notes(path: str, negative: int, too_long: int) -> list[str]:
     """The warning lines for the events ``zero_odd_durations`` read as 0."""
-    notes = [f"{path}: {negative} event(s) with a negative duration; read as 0"] if negative else []
+    notes = [f"{path}: {negative:,} event(s) with a negative duration; read as 0"] if negative else []
     if too_long:
-        notes.append(f"{path}: {too_long} event(s) {LONG_DURATION_TEXT}")
+        notes.append(f"{path}: {too_long:,} event(s) {LONG_DURATION_TEXT}")
     return notes
 
 

@@ -1039,14 +1039,15 @@ def lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
     ops between threads (the op tree, Self Time) or kernels between streams without a word (kfuzz61;
     msfuzz62: an HCCL op without a tid became a task of plane 0, its CommunicationCompare row gone)."""
     absent = [f"{counted(n, what)} without a {f}" for (what, f), (n, _, _) in odd.items() if n]
-    bad = [(f"{counted(n, what)} whose {f}", first) for (what, f), (_, n, first) in odd.items() if n]
+    bad = [(f"{counted(n, what)} whose {f} is no whole number within int64", first)
+           for (what, f), (_, n, first) in odd.items() if n]
     notes = []
     if absent:
         notes.append(f"{path}: {'; '.join(absent)}: each read as 0, so they share that lane with one another and "
                      "with any event written there")
     if bad:
-        notes.append(f"{path}: {'; '.join(w for w, _ in bad)} is no whole number within int64 (the first: "
-                     f"{short_repr(bad[0][1])}): each such value is read as a lane of its own")
+        notes.append(f"{path}: {'; '.join(w for w, _ in bad)} (the first: {short_repr(bad[0][1])}): each such value "
+                     "is read as a lane of its own")
     return notes
 
 
