@@ -1778,13 +1778,13 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.warnings.extend(f"{path}: {note}" for note in db.absent_said() + db.notes + db.nulls_said())
     if db.negative:
         what = ", ".join(f"{n:,} in {t}" for t, n in db.negative.items())
-        profile.warnings.append(f"{path}: {sum(db.negative.values())} row(s) end before they start ({what}); "
+        profile.warnings.append(f"{path}: {sum(db.negative.values()):,} row(s) end before they start ({what}); "
                                 "their duration is read as 0")
     if db.too_long:
         what = ", ".join(f"{n:,} in {t}" for t, n in db.too_long.items())
-        profile.warnings.append(f"{path}: {sum(db.too_long.values())} row(s) ({what}) {LONG_DURATION_TEXT}")
+        profile.warnings.append(f"{path}: {sum(db.too_long.values()):,} row(s) ({what}) {LONG_DURATION_TEXT}")
     if db.untimed:
         what = ", ".join(f"{n:,} {t}" for t, n in db.untimed.items())
-        profile.warnings.append(f"{path}: {sum(db.untimed.values())} row(s) have no start or end time ({what}); "
+        profile.warnings.append(f"{path}: {sum(db.untimed.values()):,} row(s) have no start or end time ({what}); "
                                 "left out")
     return profile
