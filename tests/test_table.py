@@ -292,3 +292,16 @@ def test_exact_diff_is_exact_diffs_of_one_pair(base, comparison, ns_per_unit):
     want = float(exact_diffs([base], [comparison], ns_per_unit)[0])
     got = exact_diff(base, comparison, ns_per_unit)
     assert (math.isnan(got) and math.isnan(want)) or (got == want and math.copysign(1, got) == math.copysign(1, want))
+
+
+def test_ms_change_shows_two_times_apart_and_no_percent_of_a_zero_base() -> None:
+    """The verdict's and the rank lines' "base -> comparison (change, pct)" text: 999,500 -> 1,000,499 ns is
+    0.9995 -> 1.0005 ms at 4 decimals (3 show both as 1.000), the change 999 ns = +0.0010 ms, 999 / 999,500 =
+    +0.09995 % -> +0.10 %; a 0 base has no percent, and 0 -> 5 ns is told apart at 5 decimals (0.000005 ms rounds
+    half up to 0.00001)."""
+    from msprof_compare.compare.table import ms_change, pct_text
+
+    assert ms_change(999_500, 1_000_499) == "0.9995 ms -> 1.0005 ms (+0.0010 ms, +0.10%)"
+    assert ms_change(2_000_000, 1_000_000) == "2.000 ms -> 1.000 ms (-1.000 ms, -50.00%)"
+    assert ms_change(0, 5) == "0.00000 ms -> 0.00001 ms (+0.00001 ms, N/A)"
+    assert pct_text(0, 0) == "N/A"

@@ -272,6 +272,19 @@ def ms_text(ns: float, places: int = 3, sign: bool = False) -> str:
     return f"{half_up_ns(ns, 10**6, places):{'+' if sign else ''}.{places}f}"
 
 
+def pct_text(base: int, comp: int) -> str:
+    """The change from ``base`` to ``comp`` in percent of the base, signed, 2 decimals ("+0.10%"); "N/A" of a 0 base."""
+    return f"{(comp - base) / base * 100:+.2f}%" if base else "N/A"
+
+
+def ms_change(base_ns: int, comp_ns: int) -> str:
+    """"base ms -> comparison ms (change ms, pct)" of two whole-ns times, to the decimals that show two different
+    times apart (``ms_places``): the verdict's, the ranks' and the cycles' lines."""
+    places = ms_places(base_ns, comp_ns)
+    return (f"{ms_text(base_ns, places)} ms -> {ms_text(comp_ns, places)} ms "
+            f"({ms_text(comp_ns - base_ns, places, sign=True)} ms, {pct_text(base_ns, comp_ns)})")
+
+
 def half_up(value: float, places: int) -> float:
     """A float cell (ms to the ns) to ``places`` decimals, a half away from zero, for a text that shows it with
     ``places`` digits: the decimal the cell stands for (its shortest repr) is rounded, as ``half_up_ns`` rounds

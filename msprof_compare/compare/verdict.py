@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from . import checks
-from .table import ms3, ms_places, ms_text
+from .table import ms3, ms_change
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -130,10 +130,8 @@ def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "") -> st
         return (f"E2E time{scope} {ms3(base):.3f} ms on both sides: the comparison is as fast as the base to the 0.001 "
                 f"ms shown ({abs(diff)} ns {'slower' if diff > 0 else 'faster'}){after}")
     # as many decimals as show the two figures apart and the change as no zero ("1.000 ms -> 1.000 ms (+0.001 ms")
-    places = ms_places(base, comp)
-    text = (f"E2E time{scope} {ms_text(base, places)} ms -> {ms_text(comp, places)} ms "
-            f"({ms_text(diff, places, sign=True)} ms, "
-            f"{diff / base * 100:+.2f}%): the comparison is {'slower' if diff > 0 else 'faster'} than the base")
+    text = (f"E2E time{scope} {ms_change(base, comp)}: the comparison is {'slower' if diff > 0 else 'faster'} than "
+            "the base")
     ratio = max(base, comp) / min(base, comp)
     if ratio >= VERDICT_RATIO:
         text += f", {'it' if diff > 0 else 'the base'} takes {ratio:.2f}x as long"

@@ -13,7 +13,7 @@ import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare.gate import e2e_ns
-from ..compare.table import ms3, ms_places, ms_text
+from ..compare.table import ms3, ms_change, ms_places, ms_text, pct_text
 from ..textsafe import short_list, term_safe
 from ..units import RankCycle, Unit, job_noun, unit_label, unit_rank
 
@@ -101,29 +101,17 @@ def largest_step(waterfall: Any) -> tuple[str, int] | None:
     return str(steps["Step"].iloc[at]), deltas[at]
 
 
-def _pct(base: int, comp: int) -> str:
-    return f"{(comp - base) / base * 100:+.2f}%" if base else "N/A"
-
-
-def _ms_change(base: int, comp: int) -> str:
-    """"base ms -> comparison ms (change ms, pct)" with the decimals that show two different times apart
-    (``ms_places``)."""
-    places = ms_places(base, comp)
-    return (f"{ms_text(base, places)} ms -> {ms_text(comp, places)} ms ({ms_text(comp - base, places, sign=True)} ms, "
-            f"{_pct(base, comp)})")
-
-
 def rank_line(rank: Unit, figures: dict[str, tuple[int, int]] | None, reports: list[str]) -> str:
     """The line printed as a rank (or a cycle: ``units.unit_label``) finishes: its E2E base -> comparison (its
     communication time without a time breakdown, ``COMMUNICATION``), the change, the reports written."""
     written = ", ".join(term_safe(p) for p in reports) or "no report (no sheet has rows)"
     if figures is not None and COMMUNICATION in figures:
         base, comp = figures[COMMUNICATION]
-        return f"{unit_label(rank)}: communication {_ms_change(base, comp)}, {written}"
+        return f"{unit_label(rank)}: communication {ms_change(base, comp)}, {written}"
     if not timed(figures):
         return f"{unit_label(rank)}: {written}"
     base, comp = figures["e2e"]
-    return f"{unit_label(rank)}: E2E {_ms_change(base, comp)}, {written}"
+    return f"{unit_label(rank)}: E2E {ms_change(base, comp)}, {written}"
 
 
 def shown_metrics(figures: list[dict[str, tuple[int, int]] | None]) -> list[str]:
@@ -162,7 +150,7 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
         if not timed:
             pair = (figures or {}).get(COMMUNICATION)
             cells = [] if not communication else ["-"] * 4 if pair is None else [
-                f"{ms3(pair[0]):.3f}", f"{ms3(pair[1]):.3f}", f"{ms3(pair[1] - pair[0]):+.3f}", _pct(*pair)]
+                f"{ms3(pair[0]):.3f}", f"{ms3(pair[1]):.3f}", f"{ms3(pair[1] - pair[0]):+.3f}", pct_text(*pair)]
             table.add_row([*key, *cells, ", ".join(term_safe(os.path.basename(p)) for p in reports) or "-"])
             continue
         if figures is None:  # cannot happen in one run (the options are the same), kept for safety
@@ -170,7 +158,7 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
             continue
         base, comp = figures["e2e"]
         diffs = [f"{ms3(c - b):+.3f}" for b, c in (figures[m] for m in metrics[1:])]
-        table.add_row([*key, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", _pct(base, comp),
+        table.add_row([*key, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", pct_text(base, comp),
                        *diffs, *([step_cell(figures.get(STEP), keys_of)] if stepped else [])])
     noun = job_noun(u for u, _, _ in rows)
     title = (PARTS_TITLE if len(metrics) > 1 else TABLE_TITLE) if timed else COMMUNICATION_TITLE if communication \
@@ -275,7 +263,7 @@ def job_line(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]
     places = ms_places(b_ns, c_ns)
     return (f"Job{which} (slowest rank per side{of}): base rank {b_rank} {ms_text(b_ns, places)} ms -> comparison "
             f"rank {c_rank} {ms_text(c_ns, places)} ms ({ms_text(c_ns - b_ns, places, sign=True)} ms, "
-            f"{_pct(b_ns, c_ns)})")
+            f"{pct_text(b_ns, c_ns)})")
 
 
 #: (rank, its computing change ns, the other ranks' median uncovered communication change ns, the other ranks)
