@@ -394,6 +394,47 @@ def factorize(values: Any) -> tuple[np.ndarray, np.ndarray]:
     return codes, uniq
 
 
+#: ``row_keys`` keeps its combined row key below this, so that one more column's codes cannot overflow int64.
+_KEY_LIMIT = 1 << 62
+
+
+def row_keys(cols: list[np.ndarray], rows: np.ndarray) -> np.ndarray:
+    """One int64 key per row of ``rows``, equal where the rows are equal in every column of ``cols`` (a NaN cell
+    equals a NaN cell, as ``pd.factorize`` codes them), built column by column: an integer column adds its values
+    less their minimum (no hashing), another column its ``pd.factorize`` codes, and the key built so far is coded
+    afresh only where the next column could overflow it. Two hash passes a column took 3x the time (NPU pair 1's
+    596 tied device tasks: 0.28 -> 0.10 ms; 1M tied rows of five columns: 0.28-0.30 -> 0.09-0.10 s)."""
+    key, span = np.zeros(rows.size, dtype=np.int64), 1  # every key below ``span``
+    for values in cols:
+        v = values[rows]
+        n = 0
+        if v.dtype.kind == "i":
+            lo = int(v.min())
+            n = int(v.max()) - lo + 1
+            if n < _KEY_LIMIT:
+                codes = v.astype(np.int64) - lo
+        elif v.dtype.kind == "b":
+            codes, n = v.astype(np.int64), 2
+        if not n or n >= _KEY_LIMIT:  # text, floats (NaN), or integers too far apart
+            codes, uniq = pd.factorize(v)
+            codes, n = codes.astype(np.int64) + 1, len(uniq) + 1
+        if span * n >= _KEY_LIMIT:
+            key, uniq = pd.factorize(key)
+            span = len(uniq)
+            if span * n >= _KEY_LIMIT:  # values of a range near int64's: their codes (below rows.size)
+                codes, uniq = pd.factorize(codes)
+                n = len(uniq)
+        key = key * n + codes
+        span *= n
+    return key
+
+
+def repeats(cols: list[np.ndarray], rows: np.ndarray) -> int:
+    """How many of ``rows`` repeat an earlier one of them in every column of ``cols`` (``row_keys``): a trace's
+    events or a CSV's rows written twice."""
+    return int(rows.size - len(pd.unique(row_keys(cols, rows)))) if rows.size else 0
+
+
 def pair_codes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Group codes of the pairs (a[i], b[i]) of two non-negative integer code arrays, in first-appearance
     order, and the first row of each group."""

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from msprof_compare import model
 from msprof_compare.compare import breakdown_npu
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import ascend_text, load_profile
@@ -1517,7 +1518,7 @@ def test_tasks_of_one_lane_tied_with_other_lanes_at_different_starts_hide_nothin
 
 
 def _repeats_by_tuples(cols: list[np.ndarray], rows: np.ndarray) -> int:
-    """The count ``ascend_text._repeats`` gives, by a set of row tuples (NaN and None cells read as one value)."""
+    """The count ``model.repeats`` gives, by a set of row tuples (NaN and None cells read as one value)."""
     def cell(v: object) -> object:
         return ("nan",) if v is None or (isinstance(v, float) and v != v) else v
     seen = {tuple(cell(c[r]) for c in cols) for r in rows.tolist()}
@@ -1528,13 +1529,13 @@ def _repeats_by_tuples(cols: list[np.ndarray], rows: np.ndarray) -> int:
                           st.sampled_from([0.0, -0.0, 1.5, float("nan")]), st.sampled_from(["a", "b", None]),
                           st.booleans(), st.integers(-5, 5)), max_size=40))
 def test_repeats_count_rows_equal_in_every_column(rows):
-    """``_repeats`` (one combined int64 key a row) against a set of the rows: integers up to int64's ends (their
+    """``model.repeats`` (one combined int64 key a row) against a set of the rows: integers up to int64's ends (their
     range overflows the key), NaN equal to NaN, -0.0 equal to 0.0, None cells, booleans."""
     cols = [np.array([r[i] for r in rows], dtype=dt) for i, dt in
             enumerate((np.int64, np.int64, np.float64, object, bool, np.int64))]
     every = np.arange(len(rows))
-    assert ascend_text._repeats(cols, every) == _repeats_by_tuples(cols, every)
-    assert ascend_text._repeats(cols, every[::2]) == _repeats_by_tuples(cols, every[::2])
+    assert model.repeats(cols, every) == _repeats_by_tuples(cols, every)
+    assert model.repeats(cols, every[::2]) == _repeats_by_tuples(cols, every[::2])
 
 
 def test_repeats_of_many_tied_rows():
@@ -1548,12 +1549,12 @@ def test_repeats_of_many_tied_rows():
     copies = rng.integers(0, n, 500)
     cols = [np.concatenate([c, c[copies]]) for c in cols]
     every = np.arange(n + 500)
-    assert ascend_text._repeats(cols, every) == _repeats_by_tuples(cols, every) >= 500
+    assert model.repeats(cols, every) == _repeats_by_tuples(cols, every) >= 500
     # two distinct rows whose keys would meet were the key not coded afresh: 2**61 * 9 wraps to 2**61 in int64,
     # which is also c * 9 + 2 for c = (2**61 - 2) / 9 (the column's range 2**61 + 1, the next one's 9)
     c = (2**61 - 2) // 9
     pair = [np.array([2**61, c, 0], dtype=np.int64), np.array([0, 2, 8], dtype=np.int64)]
-    assert ascend_text._repeats(pair, np.arange(3)) == 0
+    assert model.repeats(pair, np.arange(3)) == 0
 
 
 def test_real_timelines_hold_no_repeated_device_task(samples):

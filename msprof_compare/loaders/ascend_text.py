@@ -73,6 +73,7 @@ from ..model import (
     frame,
     frame_of,
     object_array,
+    repeats,
     step_marks,
     step_notes,
     threads_in_order,
@@ -237,26 +238,17 @@ def _objects(events: list, name: str) -> np.ndarray:
     return np.fromiter(map(attrgetter(name), events), dtype=object, count=len(events))
 
 
-def _ints(events: list, name: str, kinds: dict[str, np.ndarray] | None = None,
-          odd: dict[tuple[str, str], list] | None = None) -> np.ndarray:
-    """``traceio.to_int`` of ``name`` of every event: the usual ints go from the getter straight into int64;
-    any other value (a named tid, an int beyond int64) makes the list and takes ``to_int``'s own path. An absent
-    pid / tid reads as 0 either way; with ``kinds`` (masks of ``events`` by what they are: the complete events, the
-    flows, those a table reads) and ``odd``, the events of each kind without the id and those whose id is no whole
-    number within int64 are counted there for ``traceio.lane_notes``."""
-    try:
-        ids = np.fromiter(map(attrgetter(name), events), dtype=np.int64, count=len(events))
-        vals = None
-    except (ValueError, TypeError, OverflowError):
-        vals = _field(events, name)
-        ids = np.array([traceio.ABSENT_LANE if type(v) is int and v == traceio.ABSENT_LANE else 0 for v in vals],
-                       dtype=np.int64)
-    for what, counted in (kinds or {}).items():
-        absent = int(np.count_nonzero((ids == traceio.ABSENT_LANE) & counted))
+def _ints(events: list, name: str, kinds: dict[str, np.ndarray], odd: dict[tuple[str, str], list]) -> np.ndarray:
+    """``traceio.lane_ids`` of ``name`` (pid / tid) of every event, an absent one read as 0; the events of each of
+    ``kinds`` (masks of ``events`` by what they are: the complete events, the flows, those a table reads) without
+    the id and those whose id is no whole number within int64 are counted in ``odd`` for ``traceio.lane_notes``."""
+    ids, missing, vals = traceio.lane_ids(events, name)
+    for what, counted in kinds.items():
+        absent = int(np.count_nonzero(missing & counted))
         bad = traceio.odd_lanes(list(compress(vals, counted))) if vals is not None else (0, None)
-        if (absent or bad[0]) and odd is not None:
+        if absent or bad[0]:
             odd[(what, name)] = [absent, bad[0], bad[1]]
-    return traceio.absent_lanes_as_zero(ids) if vals is None else traceio.to_int(vals)
+    return ids
 
 
 #: Phase codes (``_select``'s "ph" column): one dict lookup per event, then integer tests.
@@ -909,12 +901,12 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         sel = np.flatnonzero(is_x & _among(c["pid"], lanes))
         cols = [c[k][sel] for k in ("ts", "pid", "tid", "dur", "name")]
         tied = np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False))  # rows whose start another row shares
-        repeated = _repeats(cols, tied)
+        repeated = repeats(cols, tied)
         # a different task at an Ascend Hardware lane and start another holds: the original keys device tasks by
         # "pid-tid-ts", as the flows' ends find them, so the last hides the others (read so here too), unsaid
         hw = tied[cols[1][tied] == hw_pid] if hw_pid is not None else tied[:0]
-        hidden = _repeats(cols[:3], hw)
-        if hidden and (hidden := hidden - _repeats(cols, hw)):
+        hidden = repeats(cols[:3], hw)
+        if hidden and (hidden := hidden - repeats(cols, hw)):
             # the count is of the tasks hidden (each tie's distinct tasks but the last): of two, one
             warnings.append(f"{path}: {hidden:,} device task(s) on the Ascend Hardware lanes are hidden by a later, "
                             "different task of the same lane and start: the original keys a task by lane and start, "
@@ -1552,52 +1544,14 @@ def _repeated_rows(cols: dict[str, np.ndarray]) -> int:
     rows = np.flatnonzero(mark)
     if order is not None:
         rows = order[rows]
-    return _repeats(list(cols.values()), rows[cols["start_read"][rows]])  # a start not read (-1) is no kernel's
-
-
-#: ``_repeats`` keeps its combined row key below this, so that one more column's codes cannot overflow int64.
-_KEY_LIMIT = 1 << 62
-
-
-def _repeats(cols: list[np.ndarray], rows: np.ndarray) -> int:
-    """How many of ``rows`` repeat an earlier one of them in every column of ``cols`` (a NaN cell equals a NaN
-    cell, as ``pd.factorize`` codes them). Each row gets one int64 key, column by column: an integer column adds
-    its values less their minimum (no hashing), another column its ``pd.factorize`` codes, and the key built so
-    far is coded afresh only where the next column could overflow it; one ``pd.unique`` counts the distinct keys.
-    Two hash passes a column took 3x the time (NPU pair 1's 596 tied device tasks: 0.28 -> 0.10 ms; 1M tied rows
-    of five columns: 0.28-0.30 -> 0.09-0.10 s)."""
-    if not rows.size:
-        return 0
-    key, span = np.zeros(rows.size, dtype=np.int64), 1  # every key below ``span``
-    for values in cols:
-        v = values[rows]
-        n = 0
-        if v.dtype.kind == "i":
-            lo = int(v.min())
-            n = int(v.max()) - lo + 1
-            if n < _KEY_LIMIT:
-                codes = v.astype(np.int64) - lo
-        elif v.dtype.kind == "b":
-            codes, n = v.astype(np.int64), 2
-        if not n or n >= _KEY_LIMIT:  # text, floats (NaN), or integers too far apart
-            codes, uniq = pd.factorize(v)
-            codes, n = codes.astype(np.int64) + 1, len(uniq) + 1
-        if span * n >= _KEY_LIMIT:
-            key, uniq = pd.factorize(key)
-            span = len(uniq)
-            if span * n >= _KEY_LIMIT:  # values of a range near int64's: their codes (below rows.size)
-                codes, uniq = pd.factorize(codes)
-                n = len(uniq)
-        key = key * n + codes
-        span *= n
-    return int(rows.size - len(pd.unique(key)))
+    return repeats(list(cols.values()), rows[cols["start_read"][rows]])  # a start not read (-1) is no kernel's
 
 
 def _repeated_events(cols: list[np.ndarray]) -> int:
     """How many rows repeat an earlier row in every column of ``cols`` (the first, a start, picks the rows to
     compare: those whose start another row shares, found by hashing, not by sorting): 1M device tasks of distinct
     starts take ~15 ms."""
-    return _repeats(cols, np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False)))
+    return repeats(cols, np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False)))
 
 
 def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:

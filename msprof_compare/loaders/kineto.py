@@ -35,6 +35,9 @@ from ..model import (
     Profile,
     frame,
     gpu_framework_ops,
+    object_array,
+    repeats,
+    row_keys,
     starts_at,
     step_notes,
     unread_categories,
@@ -267,17 +270,9 @@ class _Events:
             for f in fields:
                 get = attrgetter(f)
                 if f in ("pid", "tid"):
-                    try:  # ints (the usual ids): one C-level pass, no list in between
-                        ids = np.fromiter(map(get, sub), np.int64, n)
-                        mask = ids == traceio.ABSENT_LANE
-                        absent, odd = int(np.count_nonzero(mask)), (0, None)
-                        if absent:
-                            ids[mask] = 0
-                        out[f] = ids
-                    except (ValueError, TypeError, OverflowError):  # text (a named lane), beyond int64
-                        vals = list(map(get, sub))
-                        absent, odd = vals.count(traceio.ABSENT_LANE), traceio.odd_lanes(vals)
-                        out[f] = traceio.to_int(vals)
+                    out[f], missing, vals = traceio.lane_ids(sub, f)
+                    absent = int(np.count_nonzero(missing))
+                    odd = traceio.odd_lanes(vals) if vals is not None else (0, None)
                     if what and f in lanes and (absent or odd[0]):  # lane 0 / one of its own: ``traceio.lane_notes``
                         lane = self.odd_lanes.setdefault((what, f), [0, 0, None])
                         lane[0] += absent
@@ -568,35 +563,20 @@ def _op_copies(cols: dict[str, np.ndarray], sub: list) -> int:
     """How many host events with a duration repeat an earlier one in every field, args included. The columns
     alone cannot tell a copy: one thread's calls can start and end together (hta's traces: aten::zeros twice in
     one us, External ids 1931 and 1932; aten::result_type six times), and zero-length calls share a time by the
-    thousand, so only the few events whose time, duration, thread and name another shares have their raw args
-    compared (every sample: none repeats another). Hashes find them, the name's only for the events the first
-    pairs (an integer-us trace's nested calls share time, duration and thread by the thousand: hta's
-    negative_queue_length_values_check 2,944 of 29,046): a product that wraps or a collision only adds a
-    candidate the exact comparison drops."""
-    dur = cols["dur"]
-    pos = np.flatnonzero(dur > 0)
-    ts, tid = cols["ts"], cols["tid"]
-    key = ts[pos] * 1_000_003 + dur[pos] * 7_919 + tid[pos]
-    for step in range(2):
-        if pos.size < 2:
-            return 0
-        s = np.sort(key)
-        dup = s[1:][s[1:] == s[:-1]]
-        if not dup.size:
-            return 0
-        hit = np.isin(key, dup)
-        pos, key = pos[hit], key[hit]
-        if not step:
-            key = key * 1_000_003 + pd.factorize(cols["name"][pos])[0]
-    seen: set[tuple] = set()
-    copies = 0
-    pid = cols["pid"]
-    for i in pos.tolist():
-        e = sub[i]
-        k = (int(ts[i]), int(dur[i]), int(pid[i]), int(tid[i]), e.cat, e.name, bytes(e.args))
-        copies += k in seen
-        seen.add(k)
-    return copies
+    thousand, so only the few events whose time, duration, lane and name another shares (``row_keys``; an
+    integer-us trace's nested calls share a start by the thousand: hta's negative_queue_length_values_check) have
+    their category and raw args read and compared (``repeats``; every sample: none repeats another)."""
+    pos = np.flatnonzero(cols["dur"] > 0)
+    pos = pos[pd.Index(cols["ts"][pos]).duplicated(keep=False)]  # hashing the starts, then the rows that tie
+    if pos.size < 2:
+        return 0
+    fields = [cols[k] for k in ("ts", "dur", "pid", "tid", "name")]
+    pos = pos[pd.Index(row_keys(fields, pos)).duplicated(keep=False)]
+    if not pos.size:
+        return 0
+    picked = [sub[i] for i in pos.tolist()]
+    raw = [object_array([e.cat for e in picked]), object_array([bytes(e.args) for e in picked])]
+    return repeats([*(f[pos] for f in fields), *raw], np.arange(pos.size))
 
 
 def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:

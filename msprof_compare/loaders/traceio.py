@@ -1018,6 +1018,25 @@ def to_int(values: list[Any]) -> np.ndarray:
     return absent_lanes_as_zero(out)
 
 
+def lane_ids(events: list, name: str) -> tuple[np.ndarray, np.ndarray, list | None]:
+    """(the ``name`` ids (pid / tid) of ``events`` as int64, each absent one read as 0; a mask of those absent
+    (``ABSENT_LANE``); the values as written where some is no int (a named lane, one beyond int64: ``odd_lanes``
+    counts the damaged among them), else None). The usual ints go from the getter straight into int64, one
+    C-level pass with no list in between. Both trace loaders read their lanes so and count the damage for
+    ``lane_notes``."""
+    get, n = attrgetter(name), len(events)
+    try:
+        ids = np.fromiter(map(get, events), dtype=np.int64, count=n)
+    except (ValueError, TypeError, OverflowError):
+        vals = list(map(get, events))
+        absent = np.fromiter((type(v) is int and v == ABSENT_LANE for v in vals), dtype=bool, count=n)
+        return to_int(vals), absent, vals
+    absent = ids == ABSENT_LANE
+    if absent.any():
+        ids[absent] = 0
+    return ids, absent, None
+
+
 def absent_lanes_as_zero(ids: np.ndarray) -> np.ndarray:
     """``ids`` with every ``ABSENT_LANE`` (an event without that pid / tid) set to 0, in place; returned."""
     absent = ids == ABSENT_LANE
