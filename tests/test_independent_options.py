@@ -1,0 +1,141 @@
+"""Figures the options change, or by reference-2 leave alone, against independent values.
+
+The original's reference workbooks (shared/reference-outputs) come from runs without options, but reference-2
+says which sheets an option leaves as they are: ``--disable_details`` drops ModuleCompare, OperatorCompare and
+MemoryCompare and keeps every other sheet (§8.6: the statistic sheets group each side's ops by name, not by the
+pairing); ``--use_kernel_type`` swaps KernelCompare for KernelTypeCompare (§1, step 7); ``--use_input_shape`` and
+``--op_name_map`` change the operator key (§0.4), hence the op pairs, but not the statistic sheets (§2.7, §12.3)
+nor the sheets that pair no ops; ``--max_kernel_num`` drills into op pairs (§2.5), which the module sheets, API,
+kernel and communication sheets and OverallMetrics do not read; an ``--enable_*`` flag makes its comparison's
+sheets alone (§1), each as in the run of all; and on a text export a step leaves OverallMetrics (reference-1
+§1.4) and, where every kernel_details.csv row is of that step, KernelCompare as they are. So each of those
+sheets of an option run must equal the original's cell for cell, within the bound and with the documented
+differences counted per sheet that tests/test_reference_workbooks.py applies to the run without options.
+
+The figures an option does change are pinned further down, each against the original's cells or the raw files.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from refpairs import PAIRS
+from test_reference_workbooks import EXPECTED, RULES, _differences, _sheets
+
+from msprof_compare.api import compare
+
+NPU_TEXT = "1-npu-text-l1-vs-l2"
+NPU_L0 = "2-npu-text-l0-rank0-vs-rank1"
+NPU_DB = "3-npu-db-l1-vs-l2"
+GPU_NPU = "4-gpu-alexnet-vs-npu-text-l1"
+MINDSPORE = "9d-mindspore-legacy-msprof-timeline-files"
+DETAIL = ("ModuleCompare", "OperatorCompare", "MemoryCompare")
+STATISTIC = ("ModuleCompareStatistic", "OperatorCompareStatistic", "MemoryCompareStatistic")
+NO_OPS = ("OverallMetrics", "CommunicationCompare", "ApiCompare", "KernelCompare")
+#: the sheets each --enable_* flag makes (reference-2 §1)
+ENABLED = {"enable_profiling_compare": ("OverallMetrics",),
+           "enable_operator_compare": ("ModuleCompareStatistic", "ModuleCompare", "OperatorCompareStatistic",
+                                       "OperatorCompare"),
+           "enable_memory_compare": ("MemoryCompareStatistic", "MemoryCompare"),
+           "enable_api_compare": ("ApiCompare",), "enable_kernel_compare": ("KernelCompare",),
+           "enable_communication_compare": ("CommunicationCompare",)}
+#: pair 4's GPU side has two top-level ops, neither on the NPU side: one paired with the NPU forward by a map
+GPU_TOP, NPU_FORWARD = "[param|cuda]", "DistributedDataParallel.forward"
+
+#: (case id, pair, options, the sheets that must equal the original's, the original's sheets the run leaves out)
+CASES: list[tuple[str, str, dict[str, Any], tuple[str, ...], tuple[str, ...]]] = []
+for _pair in (NPU_TEXT, NPU_L0, NPU_DB, GPU_NPU, MINDSPORE):
+    CASES += [
+        (f"{_pair}:disable_details", _pair, {"disable_details": True}, STATISTIC + NO_OPS, DETAIL),
+        (f"{_pair}:use_kernel_type", _pair, {"use_kernel_type": True},
+         STATISTIC + DETAIL + NO_OPS[:3], ("KernelCompare",)),
+        (f"{_pair}:use_input_shape", _pair, {"use_input_shape": True}, STATISTIC + NO_OPS, ()),
+        (f"{_pair}:max_kernel_num", _pair, {"max_kernel_num": 4},
+         ("ModuleCompareStatistic", "ModuleCompare") + NO_OPS, ()),
+    ]
+    CASES += [(f"{_pair}:{flag}", _pair, {flag: True}, sheets, ())
+              for flag, sheets in ENABLED.items() if _pair != MINDSPORE or flag == "enable_communication_compare"]
+CASES += [
+    (f"{GPU_NPU}:op_name_map", GPU_NPU, {"op_name_map": {GPU_TOP: NPU_FORWARD}}, STATISTIC + NO_OPS, ()),
+    (f"{NPU_TEXT}:op_name_map", NPU_TEXT, {"op_name_map": {"aten::relu_": "aten::relu"}}, STATISTIC + NO_OPS, ()),
+    (f"{NPU_TEXT}:step", NPU_TEXT, {"base_step": 50, "comparison_step": 50}, ("OverallMetrics", "KernelCompare"), ()),
+    (f"{NPU_L0}:step", NPU_L0, {"base_step": 50, "comparison_step": 50}, ("OverallMetrics",), ()),
+]
+
+
+def _paths(samples: Path, pair: str) -> tuple[str, str]:
+    paths = [samples / p for p in PAIRS[pair]]
+    for p in paths:
+        if not p.exists():
+            pytest.skip(f"{p} not in samples")
+    return str(paths[0]), str(paths[1])
+
+
+@pytest.mark.parametrize(("pair", "options", "kept", "dropped"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_sheets_an_option_leaves_are_the_originals(samples: Path, reference_outputs: Path, tmp_path: Path,
+                                                    pair: str, options: dict[str, Any], kept: tuple[str, ...],
+                                                    dropped: tuple[str, ...]) -> None:
+    """Each sheet the option leaves as it is (those of ``kept`` the original wrote for the pair) equals the
+    original's within the bound of tests/test_reference_workbooks.py, its other cells the documented differences
+    counted there for the run without options; a sheet of ``kept`` the original did not write is not written,
+    and the sheets of ``dropped`` are left out."""
+    base, comparison = _paths(samples, pair)
+    ref = _sheets(reference_outputs / pair / "performance_comparison_result.xlsx")
+    ours = _sheets(compare(base, comparison, **options).to_excel(tmp_path))
+    captions = [f"Base Profiling: {base}", f"Comparison Profiling: {comparison}"]
+    # a sheet the original did not write for the pair (no kernel sheet of a Level0 export, of a GPU side) is not
+    # written by ours either
+    assert [s for s in kept if s in ours] == [s for s in kept if s in ref]
+    for sheet in [s for s in kept if s in ref]:
+        found = Counter(next((name for name, rule in RULES.items() if rule(pair, cell)), "UNEXPLAINED")
+                        for cell in _differences(sheet, ref[sheet], ours[sheet], captions))
+        assert found == Counter({why: n for (s, why), n in EXPECTED[pair].items() if s == sheet}), sheet
+    assert not [s for s in dropped if s in ours]
+    if pair == NPU_TEXT and "base_step" in options:
+        # KernelCompare keeps the kernel_details.csv rows of the step (reference-2 §9): all of them here
+        for side in (base, comparison):
+            with open(Path(side) / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="") as fh:
+                assert {r["Step Id"] for r in csv.DictReader(fh)} == {"50"}, side
+
+
+def _diff_ratio(b: float, c: float) -> tuple[float, float | str]:
+    """reference-2 §0.1 by hand, the ratio as the workbook writes it (INF for a base of 0)."""
+    return round(c - b, 2), 1.0 if not b and not c else ("INF" if not b else round(c / b, 4))
+
+
+@pytest.mark.parametrize("sheet", ["OperatorCompare", "MemoryCompare"])
+def test_op_name_map_pair_joins_the_originals_two_rows(samples: Path, reference_outputs: Path, tmp_path: Path,
+                                                       sheet: str) -> None:
+    """``--op_name_map`` keys both sides' ops by the mapped name (reference-2 §0.4). Pair 4's GPU side has two
+    top-level ops, "[param|cuda]" and cudaDeviceSynchronize, which the original's run without a map leaves
+    unpaired (its rows 116 and 117, after the NPU side's 115); mapped onto the NPU's one
+    DistributedDataParallel.forward, "[param|cuda]" pairs with it (one op each side: no other pairing can
+    change). So the sheet must be the original's rows with those two joined into one: the base cells of its
+    row 116 and the comparison cells of its row 4 at row 4, Diff and Ratio by §0.1 from those cells, the later
+    rows one Order Id lower; every cell within the bound, the detail texts' nanosecond durations counted as
+    for the run without a map. Before, the map was checked on the pairing's names only (an edited excerpt)."""
+    base, comparison = _paths(samples, GPU_NPU)
+    ref = _sheets(reference_outputs / GPU_NPU / "performance_comparison_result.xlsx")[sheet]
+    data = ref[3:]
+    (alone,) = [i for i, r in enumerate(data) if r[1] == GPU_TOP]
+    (partner,) = [i for i, r in enumerate(data) if r[6] == NPU_FORWARD]
+    assert (alone, partner, len(data)) == (115, 3, 117) and data[alone][6] is None and data[partner][1] is None
+    joined = [partner + 1, *data[alone][1:6], *data[partner][6:11], *_diff_ratio(data[alone][5], data[partner][10])]
+    want = ref[:3] + data[:partner] + [joined] + data[partner + 1:alone] + [[data[-1][0] - 1, *data[-1][1:]]]
+    res = compare(base, comparison, op_name_map={GPU_TOP: NPU_FORWARD})
+    ours = _sheets(res.to_excel(tmp_path))[sheet]
+    assert len(ours) == len(want) == 3 + 116
+    found = Counter(next((name for name, rule in RULES.items() if rule(GPU_NPU, cell)), "UNEXPLAINED")
+                    for cell in _differences(sheet, want, ours, [f"Base Profiling: {base}",
+                                                                 f"Comparison Profiling: {comparison}"]))
+    assert found == Counter({why: n for (s, why), n in EXPECTED[GPU_NPU].items() if s == sheet})
+    row = ours[3 + partner]
+    assert row[1:2] + row[6:7] == [GPU_TOP, NPU_FORWARD]
+    if sheet == "OperatorCompare":  # 2318.94625 us (the original's; ours to the ns: 2318.938) against 66195 us
+        assert (row[5], row[11], row[12]) == (66195, -63876.06, 0.035)
+    else:  # no memory on the GPU side
+        assert (row[5], row[10], row[11], row[12]) == (0, 369514, 369514, "INF")
