@@ -18,13 +18,18 @@ The figures an option does change are pinned further down, each against the orig
 from __future__ import annotations
 
 import csv
+import json
+import math
+import shutil
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 from refpairs import PAIRS
 from test_reference_workbooks import EXPECTED, RULES, _differences, _sheets
+from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
 
@@ -139,3 +144,106 @@ def test_op_name_map_pair_joins_the_originals_two_rows(samples: Path, reference_
         assert (row[5], row[11], row[12]) == (66195, -63876.06, 0.035)
     else:  # no memory on the GPU side
         assert (row[5], row[10], row[11], row[12]) == (0, 369514, 369514, "INF")
+
+
+# ------------------------------------------------------------------------------------------- ApiCompare of a step
+
+TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
+
+
+def _step_apis(view: Path, step: int) -> dict[str, list[int]]:
+    """name -> [Σ dur ns, Σ self ns, calls] of the ApiCompare rows of ``step`` (reference-2 §7), from the raw
+    trace_view.json with json and Decimal: the cpu_op events sorted by start (stable), nested by the cursor walk
+    of §2.2 (a child starts at or before the open op's end, threads ignored); the top-level ``ProfilerStep#<step>``
+    node's children and all their descendants breadth-first; self = dur - the direct children's durs."""
+    events = json.loads(view.read_text(encoding="utf-8"))
+    ops = sorted(((Decimal(str(e["ts"])), Decimal(str(e["dur"])), e["name"]) for e in events
+                  if isinstance(e, dict) and str(e.get("cat", "")).lower() == "cpu_op"), key=lambda o: o[0])
+    root: dict[str, Any] = {"kids": []}
+    cur, up = root, {}
+    for ts, dur, name in ops:
+        while cur is not root and ts > cur["end"]:
+            cur = up[id(cur)]
+        node = {"name": name, "dur": int(dur * 1000), "end": ts + dur, "kids": []}
+        cur["kids"].append(node)
+        up[id(node)], cur = cur, node
+    queue = [k for top in root["kids"] if top["name"] == f"ProfilerStep#{step}" for k in top["kids"]]
+    out: dict[str, list[int]] = {}
+    for node in queue:  # the list grows as it is walked: breadth-first
+        row = out.setdefault(node["name"], [0, 0, 0])
+        row[0] += node["dur"]
+        row[1] += node["dur"] - sum(k["dur"] for k in node["kids"])
+        row[2] += 1
+        queue += node["kids"]
+    return out
+
+
+def _ratio(b: float, c: float) -> float:
+    return 1.0 if not b and not c else (math.inf if not b else round(c / b, 4))
+
+
+def _api_rows(base: dict[str, list[int]], comp: dict[str, list[int]]) -> list[list[Any]]:
+    """The sheet's rows (§7): base names first, then comparison-only names; ms rounded to 0.01, Avg of the
+    rounded total; the ratios of the rounded cells."""
+    rows = []
+    for n, name in enumerate(list(base) + [k for k in comp if k not in base], start=1):
+        sides = []
+        for side in (base, comp):
+            dur, own, calls = side.get(name, [0, 0, 0])
+            total = round(dur / 1e6, 2)
+            sides.append([total, round(own / 1e6, 2), round(total / calls, 2) if calls else 0.0, calls])
+        (b, c) = sides
+        rows.append([n, name, *b, *c, *(_ratio(x, y) for x, y in zip(b, c, strict=True))])
+    return rows
+
+
+def _split(samples: Path, dst: Path) -> Path:
+    """The level-1 export with ProfilerStep#50 cut in two where its loss module starts (tests/test_steps.py's
+    split): #50 ends 10 us before nn.Module: CrossEntropyLoss_0, #51 runs from it to the old end."""
+    shutil.copytree(samples / TEXT.format(1), dst)
+    path = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(path.read_text(encoding="utf-8"))
+    step = next(e for e in events if e.get("name") == "ProfilerStep#50")
+    loss = next(e for e in events if e.get("name") == "nn.Module: CrossEntropyLoss_0")
+    start, end, cut = Decimal(step["ts"]), Decimal(step["ts"]) + Decimal(str(step["dur"])), Decimal(loss["ts"])
+    step["dur"] = float(cut - Decimal(10) - start)
+    events.append({**step, "name": "ProfilerStep#51", "ts": str(cut), "dur": float(end - cut)})
+    path.write_text(json.dumps(events), encoding="utf-8")
+    return dst
+
+
+@pytest.mark.parametrize(("split", "steps"), [(False, (50, 50)), (True, (50, 50)), (True, (51, 50))],
+                         ids=["pair1-step50", "split-step50", "split-step51-vs-50"])
+def test_api_compare_of_a_step_from_the_raw_traces(samples: Path, reference_outputs: Path, tmp_path: Path,
+                                                   split: bool, steps: tuple[int, int]) -> None:
+    """ApiCompare with a step holds only the step's ops (reference-2 §7), so no reference workbook has its
+    figures in that order (pair 1's default ApiCompare differs from its step-50 run in 2940 cells). Every cell of
+    it, from the raw trace_view.json files (``_step_apis``): pair 1 at step 50 (its one step, which holds all
+    859 ops: the original's rows of the run without a step, reordered), and the level-1 export split in two
+    steps (#50 the forward, 125 calls; #51 the loss, backward and optimizer, 734) at 50 or 51 against the
+    level-2 export at 50 (each side its own step id)."""
+    dirs = [samples / TEXT.format(n) for n in (1, 2)]
+    for d in dirs:
+        if not d.exists():
+            pytest.skip(f"{d} not in samples")
+    if split:
+        dirs[0] = _split(samples, tmp_path / "split_ascend_pt")
+    want = _api_rows(*(_step_apis(d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", s)
+                       for d, s in zip(dirs, steps, strict=True)))
+    sheet = compare(str(dirs[0]), str(dirs[1]), enable_api_compare=True, base_step=steps[0],
+                    comparison_step=steps[1]).sheet("ApiCompare")
+    got = [[math.inf if v == "INF" else v for v in r] for r in sheet.astype(object).values.tolist()]
+    assert [r[:2] for r in got] == [r[:2] for r in want]
+    assert got == want
+    calls = (sum(r[5] for r in want), sum(r[9] for r in want))
+    assert calls == ((125 if steps[0] == 50 else 734) if split else 859, 859)  # 860 cpu_ops, the marker no API
+    if not split:
+        # the step holds every op of pair 1 but in breadth-first order: the original's rows (of its run without
+        # a step, in start order) by name, each cell within 0.01 (a ratio 0.0001) of ours
+        ref = read_xlsx(reference_outputs / NPU_TEXT / "performance_comparison_result.xlsx", sheet_name="ApiCompare",
+                        header=2).astype(object).values.tolist()
+        assert [r[1] for r in ref] != [r[1] for r in got]
+        by_name = {r[1]: [math.inf if v == "INF" else v for v in r[2:]] for r in got}
+        assert sorted(by_name) == sorted(r[1] for r in ref)
+        for r in ref:
+            assert [math.inf if v == "INF" else v for v in r[2:]] == pytest.approx(by_name[r[1]], abs=0.01), r[1]
