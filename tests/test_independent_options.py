@@ -18,6 +18,7 @@ The figures an option does change are pinned further down, each against the orig
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import math
 import shutil
@@ -28,6 +29,7 @@ from typing import Any
 
 import pytest
 from refpairs import PAIRS
+from test_independent_api2 import HOST, _walk
 from test_reference_workbooks import EXPECTED, RULES, _differences, _sheets
 from xlsxutil import read_xlsx
 
@@ -337,3 +339,59 @@ def test_operator_statistic_of_a_step_from_the_raw_traces(samples: Path, referen
     got = [[math.inf if v == "INF" else v for v in r] for r in sheet.astype(object).values.tolist()]
     assert [r[0] for r in got] == list(range(1, len(want) + 1))
     assert [r[1:] for r in got] == want
+
+
+# ------------------------------------------------------------------------------------------ AMD ROCm: ApiCompare
+
+BERT = "tracelens/tests/traces/{}/gaunernst_bert-small-uncased__1016001.json.gz"
+
+
+def _trace_apis(path: Path) -> dict[str, list[int]]:
+    """name -> [Σ dur ns, Σ self ns, calls] of a Kineto trace's ApiCompare rows without a step (reference-2 §7):
+    its host events of the categories of §2.1 but the ProfilerStep# markers, by start (file order at a tie);
+    self time by test_independent_api2's per-thread walk (docs/differences.md, "ApiCompare Self Time subtracts a
+    call's callees on its own thread"). Times read as decimals, in whole ns."""
+    with gzip.open(path, "rt") as fh:
+        doc = json.load(fh, parse_float=Decimal)
+    calls = []
+    for e in doc["traceEvents"] if isinstance(doc, dict) else doc:
+        if e.get("ph") == "X" and str(e.get("cat", "")).lower() in HOST and "ProfilerStep#" not in e["name"]:
+            ts = int(Decimal(e["ts"]) * 1000)
+            calls.append((ts, ts + int(Decimal(e.get("dur", 0)) * 1000), e["name"], (e.get("pid"), e.get("tid"))))
+    calls.sort(key=lambda c: c[0])
+    out: dict[str, list[int]] = {}
+    threads: dict[tuple, list] = {}
+    for ts, end, name, thread in calls:
+        row = out.setdefault(name, [0, 0, 0])
+        row[0] += end - ts
+        row[2] += 1
+        threads.setdefault(thread, []).append((ts, end, name))
+    own = _walk(threads)  # ms to 0.01 by name
+    for name, row in out.items():
+        row[1] = own[name]
+    return out
+
+
+def test_amd_api_compare_from_the_raw_traces(samples: Path) -> None:
+    """ApiCompare of an AMD MI300X trace (ROCm: hipLaunchKernel / hipExtModuleLaunchKernel runtime calls) against
+    the H100 trace of the same bert-small run (CUDA runtime calls; its cuda_driver calls are no APIs), which no
+    reference workbook holds: every cell from the raw JSON (``_trace_apis``): names in start order, base first,
+    Total / Avg / Calls per §7, Self Time by the per-thread walk, the four ratios of the rounded cells."""
+    paths = [samples / BERT.format(gpu) for gpu in ("h100", "mi300")]
+    for p in paths:
+        if not p.exists():
+            pytest.skip(f"{p} not in samples")
+    sides = [_trace_apis(p) for p in paths]
+    # 39 H100 names, 36 MI300X names, 46 rows; the MI300X launches 30 + 26 kernels (60 kernels and a copy in all)
+    assert (len(sides[0]), len(sides[1]), sides[1]["hipLaunchKernel"][2], sides[1]["hipExtModuleLaunchKernel"][2],
+            sides[0]["cudaLaunchKernel"][2]) == (39, 36, 30, 26, 34)
+    want = []
+    for row in _api_rows(*sides):
+        for i, self_ms in ((3, sides[0]), (7, sides[1])):  # the walk's self ms in place of the ns sums' rounding
+            row[i] = self_ms[row[1]][1] if row[1] in self_ms else 0.0
+        row[10:14] = [_ratio(row[j], row[j + 4]) for j in (2, 3, 4, 5)]
+        want.append(row)
+    sheet = compare(*(str(p) for p in paths), enable_api_compare=True).sheet("ApiCompare")
+    got = [[math.inf if v == "INF" else v for v in r] for r in sheet.astype(object).values.tolist()]
+    assert [r[:2] for r in got] == [r[:2] for r in want]
+    assert got == want
