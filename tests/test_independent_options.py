@@ -23,10 +23,11 @@ import json
 import math
 import shutil
 from collections import Counter
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from refpairs import PAIRS
 from test_independent_api2 import HOST, _walk
@@ -180,6 +181,13 @@ def _step_apis(view: Path, step: int) -> dict[str, list[int]]:
     return out
 
 
+def _cell(v: Any) -> Any:
+    """A sheet cell as the oracles write it: the ratio text INF as inf, a blank (NaN, NA) as None."""
+    if isinstance(v, str):
+        return math.inf if v == "INF" else v
+    return None if pd.isna(v) else v
+
+
 def _ratio(b: float, c: float) -> float:
     return 1.0 if not b and not c else (math.inf if not b else round(c / b, 4))
 
@@ -234,7 +242,7 @@ def test_api_compare_of_a_step_from_the_raw_traces(samples: Path, reference_outp
                        for d, s in zip(dirs, steps, strict=True)))
     sheet = compare(str(dirs[0]), str(dirs[1]), enable_api_compare=True, base_step=steps[0],
                     comparison_step=steps[1]).sheet("ApiCompare")
-    got = [[math.inf if v == "INF" else v for v in r] for r in sheet.astype(object).values.tolist()]
+    got = [[_cell(v) for v in r] for r in sheet.astype(object).values.tolist()]
     assert [r[:2] for r in got] == [r[:2] for r in want]
     assert got == want
     calls = (sum(r[5] for r in want), sum(r[9] for r in want))
@@ -336,7 +344,7 @@ def test_operator_statistic_of_a_step_from_the_raw_traces(samples: Path, referen
     want.sort(key=lambda r: -r[5])  # stable
     sheet = compare(str(split), str(dirs[1]), enable_operator_compare=True, disable_module=True,
                     base_step=base_step, comparison_step=50).sheet("OperatorCompareStatistic")
-    got = [[math.inf if v == "INF" else v for v in r] for r in sheet.astype(object).values.tolist()]
+    got = [[_cell(v) for v in r] for r in sheet.astype(object).values.tolist()]
     assert [r[0] for r in got] == list(range(1, len(want) + 1))
     assert [r[1:] for r in got] == want
 
@@ -392,6 +400,70 @@ def test_amd_api_compare_from_the_raw_traces(samples: Path) -> None:
         row[10:14] = [_ratio(row[j], row[j + 4]) for j in (2, 3, 4, 5)]
         want.append(row)
     sheet = compare(*(str(p) for p in paths), enable_api_compare=True).sheet("ApiCompare")
-    got = [[math.inf if v == "INF" else v for v in r] for r in sheet.astype(object).values.tolist()]
+    got = [[_cell(v) for v in r] for r in sheet.astype(object).values.tolist()]
     assert [r[:2] for r in got] == [r[:2] for r in want]
+    assert got == want
+
+
+# ---------------------------------------------------------------------------------------- KernelCompare of a step
+
+def _half_up(v: Decimal) -> float:
+    return float(v.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def _step_kernels(path: Path, step: int) -> dict[tuple[str, str], list[Decimal]]:
+    """(Type, Input Shapes or N/A) -> the Duration(us) of the kernel_details.csv rows of ``step`` with a type
+    (reference-2 §6.1), read with the csv module as decimals; grouped by type, then by shapes within a type,
+    each in first-appearance order."""
+    by_type: dict[str, dict[str, list[Decimal]]] = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            if r["Step Id"].strip() == str(step) and r["Type"].strip() not in ("", "N/A"):
+                shapes = by_type.setdefault(r["Type"], {})
+                shapes.setdefault(r["Input Shapes"] or "N/A", []).append(Decimal(r["Duration(us)"]))
+    return {(t, s): durs for t, shapes in by_type.items() for s, durs in shapes.items()}
+
+
+def _kernel_cells(durs: list[Decimal] | None) -> list[Any]:
+    """One side's Total / Avg / Max / Min / Calls (docs/differences.md, "KernelCompare totals are exact decimal
+    sums, rounded half up"; the Avg of the rounded total)."""
+    if not durs:
+        return [0.0, 0.0, None, None, None]
+    total = _half_up(sum(durs, Decimal(0)))
+    return [total, round(total / len(durs), 2), _half_up(max(durs)), _half_up(min(durs)), len(durs)]
+
+
+@pytest.mark.parametrize("base_step", [50, 51])
+def test_kernel_compare_of_a_step_from_kernel_details(samples: Path, tmp_path: Path, base_step: int) -> None:
+    """KernelCompare keeps the kernel_details.csv rows whose Step Id is the step (reference-2 §6.1, §9); no sample
+    holds two steps, so the level-1 export split in two (tests' ``_split``) has its kernels from the cut on
+    relabelled Step Id 51. Its step 50 or 51 against the level-2 export's step 50, every cell from the two CSV
+    files read here: groups by Type, then Input Shapes, in first-appearance order, base keys first, the exact sums
+    rounded half up, Avg of the rounded total, the ratios of the rounded Total and Avg."""
+    split = _split(samples, tmp_path / "split_ascend_pt")
+    cut = next(Decimal(e["ts"]) for e in json.loads((split / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
+                                                    .read_text(encoding="utf-8"))
+               if e.get("name") == "ProfilerStep#51")
+    details = split / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    with open(details, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    at = rows[0].index("Start Time(us)")
+    for r in rows[1:]:
+        if Decimal(r[at].strip()) >= cut:
+            r[0] = "51"
+    with open(details, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh, lineterminator="\n").writerows(rows)
+    comp_dir = samples / TEXT.format(2)
+    base = _step_kernels(details, base_step)
+    comp = _step_kernels(comp_dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", 50)
+    # 191 typed kernels a side: 46 before the cut (41 groups), 145 from it (102 groups); the comparison's 128
+    assert [sum(map(len, side.values())) for side in (base, comp)] == [46 if base_step == 50 else 145, 191]
+    want = []
+    for n, key in enumerate(list(base) + [k for k in comp if k not in base], start=1):
+        b, c = _kernel_cells(base.get(key)), _kernel_cells(comp.get(key))
+        want.append([n, *key, *b, *c, _ratio(b[0], c[0]), _ratio(b[1], c[1])])
+    sheet = compare(str(split), str(comp_dir), enable_kernel_compare=True, base_step=base_step,
+                    comparison_step=50).sheet("KernelCompare")
+    got = [[_cell(v) for v in r] for r in sheet.astype(object).values.tolist()]
+    assert [r[:3] for r in got] == [r[:3] for r in want]
     assert got == want
