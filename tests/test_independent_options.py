@@ -115,33 +115,62 @@ def _diff_ratio(b: float, c: float) -> tuple[float, float | str]:
     return round(c - b, 2), 1.0 if not b and not c else ("INF" if not b else round(c / b, 4))
 
 
+def _shaped_forward(samples: Path, dst: Path) -> Path:
+    """A copy of pair 4's NPU side whose one DistributedDataParallel.forward cpu_op holds "Input Dims" "8,8"
+    (it has none: its shape reads N/A)."""
+    shutil.copytree(samples / PAIRS[GPU_NPU][1], dst)
+    view = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(view.read_text(encoding="utf-8"))
+    (op,) = [e for e in events if e.get("cat") == "cpu_op" and e.get("name") == NPU_FORWARD]
+    assert "Input Dims" not in op["args"]
+    op["args"]["Input Dims"] = "8,8"
+    view.write_text(json.dumps(events), encoding="utf-8")
+    return dst
+
+
 @pytest.mark.parametrize("sheet", ["OperatorCompare", "MemoryCompare"])
+@pytest.mark.parametrize(("use_input_shape", "shaped"), [(False, False), (True, False), (False, True), (True, True)])
 def test_op_name_map_pair_joins_the_originals_two_rows(samples: Path, reference_outputs: Path, tmp_path: Path,
-                                                       sheet: str) -> None:
-    """``--op_name_map`` keys both sides' ops by the mapped name (reference-2 §0.4). Pair 4's GPU side has two
-    top-level ops, "[param|cuda]" and cudaDeviceSynchronize, which the original's run without a map leaves
-    unpaired (its rows 116 and 117, after the NPU side's 115); mapped onto the NPU's one
-    DistributedDataParallel.forward, "[param|cuda]" pairs with it (one op each side: no other pairing can
-    change). So the sheet must be the original's rows with those two joined into one: the base cells of its
-    row 116 and the comparison cells of its row 4 at row 4, Diff and Ratio by §0.1 from those cells, the later
-    rows one Order Id lower; every cell within the bound, the detail texts' nanosecond durations counted as
-    for the run without a map. Before, the map was checked on the pairing's names only (an edited excerpt)."""
+                                                       sheet: str, use_input_shape: bool, shaped: bool) -> None:
+    """``--op_name_map`` keys both sides' ops by the mapped name, ``--use_input_shape`` by that name and the
+    input shape (reference-2 §0.4). Pair 4's GPU side has two top-level ops, "[param|cuda]" and
+    cudaDeviceSynchronize, which the original's run without options leaves unpaired (its rows 116 and 117, after
+    the NPU side's 115); mapped onto the NPU's one DistributedDataParallel.forward, "[param|cuda]" pairs with it
+    (one op each side: no other pairing can change), its shape N/A as the NPU op's, so with --use_input_shape
+    too. The sheet must then be the original's rows with those two joined into one: the base cells of its row
+    116 and the comparison cells of its row 4 at row 4, Diff and Ratio by §0.1 from those cells, the later rows
+    one Order Id lower; every cell within the bound, the detail texts' nanosecond durations counted as for the
+    run without options. Given the NPU op the shape "8,8" (``shaped``), the pair still joins by name alone,
+    while with --use_input_shape the two stay apart: the original's sheet as it is, but for that shape cell.
+    Before, the map was checked on the pairing's names only (an edited excerpt), the shape key on counts."""
     base, comparison = _paths(samples, GPU_NPU)
+    if shaped:
+        comparison = str(_shaped_forward(samples, tmp_path / "rank0_ascend_pt"))
     ref = _sheets(reference_outputs / GPU_NPU / "performance_comparison_result.xlsx")[sheet]
     data = ref[3:]
     (alone,) = [i for i, r in enumerate(data) if r[1] == GPU_TOP]
     (partner,) = [i for i, r in enumerate(data) if r[6] == NPU_FORWARD]
     assert (alone, partner, len(data)) == (115, 3, 117) and data[alone][6] is None and data[partner][1] is None
-    joined = [partner + 1, *data[alone][1:6], *data[partner][6:11], *_diff_ratio(data[alone][5], data[partner][10])]
-    want = ref[:3] + data[:partner] + [joined] + data[partner + 1:alone] + [[data[-1][0] - 1, *data[-1][1:]]]
-    res = compare(base, comparison, op_name_map={GPU_TOP: NPU_FORWARD})
+    assert data[alone][2] == data[partner][7] == "N/A"
+    if shaped:
+        data[partner] = [*data[partner][:7], "8,8", *data[partner][8:]]
+    if use_input_shape and shaped:
+        want = ref[:3] + data
+    else:
+        joined = [partner + 1, *data[alone][1:6], *data[partner][6:11],
+                  *_diff_ratio(data[alone][5], data[partner][10])]
+        want = ref[:3] + data[:partner] + [joined] + data[partner + 1:alone] + [[data[-1][0] - 1, *data[-1][1:]]]
+    res = compare(base, comparison, op_name_map={GPU_TOP: NPU_FORWARD}, use_input_shape=use_input_shape)
     ours = _sheets(res.to_excel(tmp_path))[sheet]
-    assert len(ours) == len(want) == 3 + 116
+    assert len(ours) == len(want) == 3 + (117 if use_input_shape and shaped else 116)
     found = Counter(next((name for name, rule in RULES.items() if rule(GPU_NPU, cell)), "UNEXPLAINED")
                     for cell in _differences(sheet, want, ours, [f"Base Profiling: {base}",
                                                                  f"Comparison Profiling: {comparison}"]))
     assert found == Counter({why: n for (s, why), n in EXPECTED[GPU_NPU].items() if s == sheet})
     row = ours[3 + partner]
+    if use_input_shape and shaped:
+        assert row[1:2] + row[6:8] == [None, NPU_FORWARD, "8,8"]
+        return
     assert row[1:2] + row[6:7] == [GPU_TOP, NPU_FORWARD]
     if sheet == "OperatorCompare":  # 2318.94625 us (the original's; ours to the ns: 2318.938) against 66195 us
         assert (row[5], row[11], row[12]) == (66195, -63876.06, 0.035)
