@@ -296,13 +296,12 @@ def _whole_ns(us: Any) -> Decimal:
     return (Decimal(str(us)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN)
 
 
-def _step_operators(view: Path, step: int) -> dict[str, list[Any]]:
-    """name -> [Σ device ms, ops] of the top-layer ops of ``step`` (reference-2 §2.1-§2.3, §2.7) from the raw
-    trace_view.json: kernels are the Ascend Hardware and HCCL X events (docs/differences.md, "NPU collectives
-    always count for the op that launches them"), each listed under the start ts of the async_npu flow whose end
-    is at its pid / tid / ts; an op gets the kernels listed under its own ts; ops nested by the cursor walk of
-    §2.2; an op's device time is its and its descendants' kernels'; the top-layer ops are the children of the
-    top-level ProfilerStep#<step>."""
+def _op_tree(view: Path) -> dict[str, Any]:
+    """The op tree of a raw trace_view.json (reference-2 §2.1, §2.2), each node {name, end, kernels (their ns),
+    kids}: kernels are the Ascend Hardware and HCCL X events (docs/differences.md, "NPU collectives always count
+    for the op that launches them"), each listed under the start ts of the async_npu flow whose end is at its
+    pid / tid / ts; an op gets the kernels listed under its own ts; the cpu_op events nested by the cursor walk
+    of §2.2."""
     events = [e for e in json.loads(view.read_text(encoding="utf-8")) if isinstance(e, dict)]
     procs = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
     kernels = {(e["pid"], e["tid"], Decimal(str(e["ts"]))): _whole_ns(e["dur"]) for e in events
@@ -323,19 +322,36 @@ def _step_operators(view: Path, step: int) -> dict[str, list[Any]]:
     for ts, dur, name in ops:
         while cur is not root and ts > cur["end"]:
             cur = up[id(cur)]
-        node = {"name": name, "end": ts + dur, "ns": sum(launched.get(ts, []), Decimal(0)), "kids": []}
+        node = {"name": name, "end": ts + dur, "kernels": launched.get(ts, []), "kids": []}
         cur["kids"].append(node)
         up[id(node)], cur = cur, node
+    return root
 
-    def device_ns(node: dict[str, Any]) -> Decimal:
-        return node["ns"] + sum((device_ns(k) for k in node["kids"]), Decimal(0))
 
+def _device_ns(node: dict[str, Any]) -> Decimal:
+    """The ns of an op's and its descendants' kernels."""
+    return sum(node["kernels"], Decimal(0)) + sum((_device_ns(k) for k in node["kids"]), Decimal(0))
+
+
+def _kernel_num(node: dict[str, Any]) -> int:
+    return len(node["kernels"]) + sum(_kernel_num(k) for k in node["kids"])
+
+
+def _by_name(ops: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """name -> [Σ device ms, ops] in first-appearance order (reference-2 §2.7)."""
     out: dict[str, list[Any]] = {}
-    for top in (k for t in root["kids"] if t["name"] == f"ProfilerStep#{step}" for k in t["kids"]):
-        row = out.setdefault(top["name"], [Decimal(0), 0])
-        row[0] += device_ns(top) / 1_000_000
+    for op in ops:
+        row = out.setdefault(op["name"], [Decimal(0), 0])
+        row[0] += _device_ns(op) / 1_000_000
         row[1] += 1
     return out
+
+
+def _step_operators(view: Path, step: int) -> dict[str, list[Any]]:
+    """name -> [Σ device ms, ops] of the top-layer ops of ``step`` (reference-2 §2.3, §2.7): the children of the
+    top-level ProfilerStep#<step> of ``_op_tree``."""
+    root = _op_tree(view)
+    return _by_name([k for t in root["kids"] if t["name"] == f"ProfilerStep#{step}" for k in t["kids"]])
 
 
 @pytest.mark.parametrize("base_step", [50, 51])
@@ -496,3 +512,57 @@ def test_kernel_compare_of_a_step_from_kernel_details(samples: Path, tmp_path: P
     got = [[_cell(v) for v in r] for r in sheet.astype(object).values.tolist()]
     assert [r[:3] for r in got] == [r[:3] for r in want]
     assert got == want
+
+
+# ------------------------------------------------------------------------------------ --max_kernel_num drill-down
+
+def _top_layer(root: dict[str, Any]) -> list[dict[str, Any]]:
+    """The top-layer ops without a step (reference-2 §2.3): the root's children, a ProfilerStep# replaced by its."""
+    return [k for t in root["kids"] for k in (t["kids"] if "ProfilerStep#" in t["name"] else [t])]
+
+
+def _drilled(base: list[dict], comp: list[dict], limit: int | None, out: list[tuple[dict, dict]]) -> None:
+    """reference-2 §2.5 on two op lists of the same names, so that the matching pairs them in order (asserted):
+    a pair whose two ops both have children and whose larger kernel count exceeds ``limit`` is replaced in place
+    by the pairs of their children, depth first."""
+    assert [o["name"] for o in base] == [o["name"] for o in comp]
+    for b, c in zip(base, comp, strict=True):
+        if limit is not None and b["kids"] and c["kids"] and max(_kernel_num(b), _kernel_num(c)) > limit:
+            _drilled(b["kids"], c["kids"], limit, out)
+        else:
+            out.append((b, c))
+
+
+@pytest.mark.parametrize("limit", [None, 10, 4])
+def test_max_kernel_num_drill_down_from_the_raw_traces(samples: Path, limit: int | None) -> None:
+    """--max_kernel_num replaces a pair of ops with more kernels than the bound by the pairs of their children
+    (reference-2 §2.5), and the statistic groups the ops of the pairs that result (§2.7). Pair 1 (level-1 against
+    level-2 export of one script, whose op trees hold the same names at every level, asserted) compared op by op:
+    OperatorCompare's pairs (115 top-layer ops; 188 with the bound 10, 201 with 4), each op's device time (its and
+    its descendants' kernels, ``_op_tree``), Diff and Ratio by §0.1, and every OperatorCompareStatistic cell,
+    from the raw trace_view.json files. Before, the drill-down was pinned on one edited op of a GPU trace and on
+    synthetic trees; the statistic's rows after it on their count."""
+    dirs = [samples / TEXT.format(n) for n in (1, 2)]
+    for d in dirs:
+        if not d.exists():
+            pytest.skip(f"{d} not in samples")
+    roots = [_op_tree(d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json") for d in dirs]
+    pairs: list[tuple[dict, dict]] = []
+    _drilled(*(_top_layer(r) for r in roots), limit, pairs)
+    assert len(pairs) == {None: 115, 10: 188, 4: 201}[limit]
+    res = compare(*(str(d) for d in dirs), enable_operator_compare=True, disable_module=True,
+                  **({} if limit is None else {"max_kernel_num": limit}))
+    detail = [[_cell(v) for v in r] for r in res.sheet("OperatorCompare").astype(object).values.tolist()]
+    want = []
+    for n, (b, c) in enumerate(pairs, start=1):
+        bus, cus = float(_device_ns(b) / 1000), float(_device_ns(c) / 1000)
+        want.append([n, b["name"], bus, c["name"], cus, round(cus - bus, 2), _ratio(bus, cus)])
+    assert [[r[0], r[1], r[5], r[6], r[10], r[11], r[12]] for r in detail] == want
+    stat = [[_cell(v) for v in r] for r in res.sheet("OperatorCompareStatistic").astype(object).values.tolist()]
+    sides = [_by_name([p[i] for p in pairs]) for i in (0, 1)]
+    rows = []
+    for name in list(sides[0]) + [k for k in sides[1] if k not in sides[0]]:
+        (b, nb), (c, nc) = (side.get(name, (Decimal(0), 0)) for side in sides)
+        rows.append([name, float(b), nb, float(c), nc, round(float(c) - float(b), 2), _ratio(float(b), float(c))])
+    rows.sort(key=lambda r: -r[5])  # stable
+    assert stat == [[n, *r] for n, r in enumerate(rows, start=1)]
