@@ -29,8 +29,10 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from dbutil import sql
 from refpairs import PAIRS
 from test_independent_api2 import HOST, _walk
+from test_injected_regressions import _db_steps_split
 from test_reference_workbooks import EXPECTED, RULES, _differences, _sheets
 from xlsxutil import read_xlsx
 
@@ -566,3 +568,90 @@ def test_max_kernel_num_drill_down_from_the_raw_traces(samples: Path, limit: int
         rows.append([name, float(b), nb, float(c), nc, round(float(c) - float(b), 2), _ratio(float(b), float(c))])
     rows.sort(key=lambda r: -r[5])  # stable
     assert stat == [[n, *r] for n, r in enumerate(rows, start=1)]
+
+
+# ----------------------------------------------------------------------------- a DB export's step, by SQL
+
+OP_TYPE = 50001  # ENUM_API_TYPE "op" of the samples
+DB_L1, DB_L2 = (Path(__file__).parent / "data" / "db" / side / "ascend_pytorch_profiler_0.db" for side in ("l1", "l2"))
+
+
+def _db_step(db: Path, step: int) -> tuple[int, int]:
+    ((start, end),) = sql(db, "SELECT startNs, endNs FROM STEP_TIME WHERE id = ?", (step,))
+    return start, end
+
+
+def _db_step_kernels(db: Path, step: int) -> dict[tuple[str, str], list[Decimal]]:
+    """(op type, input shapes) -> us of the compute tasks starting in the step's STEP_TIME range (reference-2 §6.1,
+    §9), grouped by type, then shapes, in task start order."""
+    lo, hi = _db_step(db, step)
+    by_type: dict[str, dict[str, list[Decimal]]] = {}
+    for op_type, shapes, ns in sql(db, """SELECT ty.value, sh.value, t.endNs - t.startNs FROM COMPUTE_TASK_INFO c
+                                          JOIN TASK t ON t.globalTaskId = c.globalTaskId
+                                          JOIN STRING_IDS ty ON ty.id = c.opType
+                                          JOIN STRING_IDS sh ON sh.id = c.inputShapes
+                                          WHERE t.startNs BETWEEN ? AND ? ORDER BY t.startNs, t.rowid""", (lo, hi)):
+        by_type.setdefault(op_type, {}).setdefault(shapes, []).append(Decimal(ns) / 1000)
+    return {(t, s): durs for t, shapes in by_type.items() for s, durs in shapes.items()}
+
+
+def _db_step_apis(db: Path, step: int) -> dict[str, list[int]]:
+    """name -> [Σ dur ns, Σ self ns, calls] of a DB export's ApiCompare rows at ``step`` (reference-2 §7, §9): the
+    op rows of PYTORCH_API starting in the STEP_TIME range, by start, nested by the cursor walk of §2.2, the
+    top-level ProfilerStep# replaced by its children, then breadth-first; one call per row (docs/differences.md,
+    "DB torch ops: one row per API call")."""
+    lo, hi = _db_step(db, step)
+    rows = sql(db, f"""SELECT CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER), s.value FROM PYTORCH_API p
+                       JOIN STRING_IDS s ON s.id = p.name WHERE p.type = {OP_TYPE}
+                       AND CAST(p.startNs AS INTEGER) BETWEEN ? AND ? ORDER BY 1, p.rowid""", (lo, hi))
+    root: dict[str, Any] = {"kids": []}
+    cur, up = root, {}
+    for start, end, name in rows:
+        while cur is not root and start > cur["end"]:
+            cur = up[id(cur)]
+        node = {"name": name, "dur": end - start, "end": end, "kids": []}
+        cur["kids"].append(node)
+        up[id(node)], cur = cur, node
+    queue = [k for t in root["kids"] for k in (t["kids"] if t["name"].startswith("ProfilerStep#") else [t])]
+    out: dict[str, list[int]] = {}
+    for node in queue:
+        row = out.setdefault(node["name"], [0, 0, 0])
+        row[0] += node["dur"]
+        row[1] += node["dur"] - sum(k["dur"] for k in node["kids"])
+        row[2] += 1
+        queue += node["kids"]
+    return out
+
+
+@pytest.mark.parametrize("base_step", [50, 51])
+def test_db_step_kernel_and_api_compare_by_sql(tmp_path: Path, base_step: int) -> None:
+    """A DB export limits KernelCompare to the compute tasks starting in the step and ApiCompare to the step's ops
+    (reference-2 §6.1, §7, §9); every sample holds one step. The level-1 DB excerpt (tests/data/db) cut in two
+    steps where Optimizer.zero_grad starts (test_injected_regressions' ``_db_steps_split``: STEP_TIME and the
+    ProfilerStep# rows), at step 50 or 51 against the level-2 excerpt's step 50: every cell of both sheets by SQL
+    (groups, half-up totals and the Avg of the rounded total; names breadth-first, ms, self time, calls; the
+    ratios of the rounded cells)."""
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(DB_L1, db)
+    ((cut,),) = sql(db, "SELECT CAST(p.startNs AS INTEGER) FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name "
+                        "WHERE s.value LIKE 'Optimizer.zero_grad#%'")
+    _db_steps_split(db, cut)
+    res = compare(str(db), str(DB_L2), enable_kernel_compare=True, enable_api_compare=True, base_step=base_step,
+                  comparison_step=50)
+    base, comp = _db_step_kernels(db, base_step), _db_step_kernels(DB_L2, 50)
+    # 187 compute tasks a side: 67 before the cut, 120 from it
+    assert [sum(map(len, side.values())) for side in (base, comp)] == [67 if base_step == 50 else 120, 187]
+    want = []
+    for n, key in enumerate(list(base) + [k for k in comp if k not in base], start=1):
+        b, c = _kernel_cells(base.get(key)), _kernel_cells(comp.get(key))
+        want.append([n, *key, *b, *c, _ratio(b[0], c[0]), _ratio(b[1], c[1])])
+    got = [[_cell(v) for v in r] for r in res.sheet("KernelCompare").astype(object).values.tolist()]
+    assert [r[:3] for r in got] == [r[:3] for r in want]
+    assert got == want
+    apis = [_db_step_apis(db, base_step), _db_step_apis(DB_L2, 50)]
+    # 859 op rows a side but the step marker(s): 213 before the cut, 646 from it
+    assert [sum(r[2] for r in side.values()) for side in apis] == [213 if base_step == 50 else 646, 859]
+    want = _api_rows(*apis)
+    got = [[_cell(v) for v in r] for r in res.sheet("ApiCompare").astype(object).values.tolist()]
+    assert [r[:2] for r in got] == [r[:2] for r in want]
+    assert got == want
