@@ -34,6 +34,7 @@ from refpairs import PAIRS
 from test_independent_api2 import HOST, _walk
 from test_injected_regressions import _db_steps_split
 from test_reference_workbooks import EXPECTED, RULES, _differences, _sheets
+from test_steps import _mindspore_25
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
@@ -480,13 +481,17 @@ def _kernel_cells(durs: list[Decimal] | None) -> list[Any]:
     return [total, round(total / len(durs), 2), _half_up(max(durs)), _half_up(min(durs)), len(durs)]
 
 
+@pytest.mark.parametrize("mindspore", [False, True], ids=["torch_npu", "mindspore"])
 @pytest.mark.parametrize("base_step", [50, 51])
-def test_kernel_compare_of_a_step_from_kernel_details(samples: Path, tmp_path: Path, base_step: int) -> None:
+def test_kernel_compare_of_a_step_from_kernel_details(samples: Path, tmp_path: Path, base_step: int,
+                                                      mindspore: bool) -> None:
     """KernelCompare keeps the kernel_details.csv rows whose Step Id is the step (reference-2 §6.1, §9); no sample
     holds two steps, so the level-1 export split in two (tests' ``_split``) has its kernels from the cut on
     relabelled Step Id 51. Its step 50 or 51 against the level-2 export's step 50, every cell from the two CSV
     files read here: groups by Type, then Input Shapes, in first-appearance order, base keys first, the exact sums
-    rounded half up, Avg of the rounded total, the ratios of the rounded Total and Avg."""
+    rounded half up, Avg of the rounded total, the ratios of the rounded Total and Avg. The same split export laid
+    out as MindSpore 2.5+ writes it (test_steps' ``_mindspore_25``: no torch op, the step markers among the
+    framework events; no real MindSpore export with steps is staged) gives the same cells."""
     split = _split(samples, tmp_path / "split_ascend_pt")
     cut = next(Decimal(e["ts"]) for e in json.loads((split / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
                                                     .read_text(encoding="utf-8"))
@@ -500,6 +505,9 @@ def test_kernel_compare_of_a_step_from_kernel_details(samples: Path, tmp_path: P
             r[0] = "51"
     with open(details, "w", newline="", encoding="utf-8") as fh:
         csv.writer(fh, lineterminator="\n").writerows(rows)
+    if mindspore:
+        split = _mindspore_25(split, tmp_path / "host1_1_20250301120000001_ascend_ms")
+        details = split / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
     comp_dir = samples / TEXT.format(2)
     base = _step_kernels(details, base_step)
     comp = _step_kernels(comp_dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", 50)
