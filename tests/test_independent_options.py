@@ -632,13 +632,14 @@ def _db_step_apis(db: Path, step: int) -> dict[str, list[int]]:
 
 
 @pytest.mark.parametrize("base_step", [50, 51])
-def test_db_step_kernel_and_api_compare_by_sql(tmp_path: Path, base_step: int) -> None:
-    """A DB export limits KernelCompare to the compute tasks starting in the step and ApiCompare to the step's ops
-    (reference-2 §6.1, §7, §9); every sample holds one step. The level-1 DB excerpt (tests/data/db) cut in two
-    steps where Optimizer.zero_grad starts (test_injected_regressions' ``_db_steps_split``: STEP_TIME and the
-    ProfilerStep# rows), at step 50 or 51 against the level-2 excerpt's step 50: every cell of both sheets by SQL
-    (groups, half-up totals and the Avg of the rounded total; names breadth-first, ms, self time, calls; the
-    ratios of the rounded cells)."""
+def test_db_step_kernel_kernel_type_and_api_compare_by_sql(tmp_path: Path, base_step: int) -> None:
+    """A DB export limits KernelCompare and KernelTypeCompare to the compute tasks starting in the step and
+    ApiCompare to the step's ops (reference-2 §6.1, §6.2, §7, §9); every sample holds one step. The level-1 DB
+    excerpt (tests/data/db) cut in two steps where Optimizer.zero_grad starts (test_injected_regressions'
+    ``_db_steps_split``: STEP_TIME and the ProfilerStep# rows), at step 50 or 51 against the level-2 excerpt's
+    step 50: every cell of the three sheets by SQL (groups, half-up totals and the Avg of the rounded total; each
+    type's five figures, the rows by Diff Total Ratio; names breadth-first, ms, self time, calls; the ratios of
+    the rounded cells)."""
     db = tmp_path / "ascend_pytorch_profiler_0.db"
     shutil.copyfile(DB_L1, db)
     ((cut,),) = sql(db, "SELECT CAST(p.startNs AS INTEGER) FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name "
@@ -656,6 +657,25 @@ def test_db_step_kernel_and_api_compare_by_sql(tmp_path: Path, base_step: int) -
     got = [[_cell(v) for v in r] for r in res.sheet("KernelCompare").astype(object).values.tolist()]
     assert [r[:3] for r in got] == [r[:3] for r in want]
     assert got == want
+    # KernelTypeCompare, built from the step's compute tasks too (§6.2): per (op type, task type) by SQL
+    types = []
+    for path, step in ((db, base_step), (DB_L2, 50)):
+        lo, hi = _db_step(path, step)
+        types.append({(op, task): [total / 1000, total / 1000 / n, top / 1000, low / 1000, n]
+                      for op, task, n, total, top, low in sql(path, """
+                          SELECT ty.value, tt.value, count(*), sum(t.endNs - t.startNs), max(t.endNs - t.startNs),
+                                 min(t.endNs - t.startNs) FROM COMPUTE_TASK_INFO c
+                          JOIN TASK t ON t.globalTaskId = c.globalTaskId JOIN STRING_IDS ty ON ty.id = c.opType
+                          JOIN STRING_IDS tt ON tt.id = c.taskType WHERE t.startNs BETWEEN ? AND ?
+                          GROUP BY ty.value, tt.value""", (lo, hi))})
+    kt = compare(str(db), str(DB_L2), enable_kernel_compare=True, use_kernel_type=True, base_step=base_step,
+                 comparison_step=50).sheet("KernelTypeCompare")
+    assert len(kt) == len(types[0].keys() | types[1].keys())
+    for row in kt.astype(object).values.tolist():
+        b, c = (side.get((row[1], row[2]), [0.0, 0.0, 0.0, 0.0, 0]) for side in types)
+        assert row[3:13] == pytest.approx(b + c, rel=1e-12), row[1:3]
+        assert [_cell(v) for v in row[13:]] == [_ratio(b[0], c[0]), _ratio(b[1], c[1])], row[1:3]
+    assert kt["Diff Total Ratio"].astype(float).tolist() == sorted(kt["Diff Total Ratio"].astype(float), reverse=True)
     apis = [_db_step_apis(db, base_step), _db_step_apis(DB_L2, 50)]
     # 859 op rows a side but the step marker(s): 213 before the cut, 646 from it
     assert [sum(r[2] for r in side.values()) for side in apis] == [213 if base_step == 50 else 646, 859]
