@@ -301,10 +301,11 @@ def _whole_ns(us: Any) -> Decimal:
 
 def _op_tree(view: Path) -> dict[str, Any]:
     """The op tree of a raw trace_view.json (reference-2 §2.1, §2.2), each node {name, end, kernels (their ns),
-    kids}: kernels are the Ascend Hardware and HCCL X events (docs/differences.md, "NPU collectives always count
-    for the op that launches them"), each listed under the start ts of the async_npu flow whose end is at its
-    pid / tid / ts; an op gets the kernels listed under its own ts; the cpu_op events nested by the cursor walk
-    of §2.2."""
+    kids, memory (``_memory_records`` placed in it)}: kernels are the Ascend Hardware and HCCL X events
+    (docs/differences.md, "NPU collectives always count for the op that launches them"), each listed under the
+    start ts of the async_npu flow whose end is at its pid / tid / ts; an op gets the kernels listed under its
+    own ts; the cpu_op events and memory records nested by the cursor walk of §2.2 (a record at an op's ts after
+    it)."""
     events = [e for e in json.loads(view.read_text(encoding="utf-8")) if isinstance(e, dict)]
     procs = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
     kernels = {(e["pid"], e["tid"], Decimal(str(e["ts"]))): _whole_ns(e["dur"]) for e in events
@@ -318,22 +319,64 @@ def _op_tree(view: Path) -> dict[str, Any]:
         f = flows["f"].get(fid)
         if f is not None and (f["pid"], f["tid"], Decimal(str(f["ts"]))) in kernels:
             launched.setdefault(Decimal(str(s["ts"])), []).append(kernels[f["pid"], f["tid"], Decimal(str(f["ts"]))])
-    ops = sorted(((Decimal(str(e["ts"])), Decimal(str(e["dur"])), e["name"]) for e in events
-                  if str(e.get("cat", "")).lower() == "cpu_op"), key=lambda o: o[0])
-    root: dict[str, Any] = {"kids": []}
+    ops = [(Decimal(str(e["ts"])), 0, Decimal(str(e["dur"])), e["name"]) for e in events
+           if str(e.get("cat", "")).lower() == "cpu_op"]
+    # memory records after the ops of their ts (a stable sort of ops + records)
+    items = sorted(ops + [(ts, 1, record) for ts, record in _memory_records(view, events)],
+                   key=lambda o: (o[0], o[1]))
+    root: dict[str, Any] = {"kids": [], "memory": []}
     cur, up = root, {}
-    for ts, dur, name in ops:
-        while cur is not root and ts > cur["end"]:
+    for item in items:
+        while cur is not root and item[0] > cur["end"]:
             cur = up[id(cur)]
-        node = {"name": name, "end": ts + dur, "kernels": launched.get(ts, []), "kids": []}
+        if item[1]:
+            cur["memory"].append(item[2])
+            continue
+        ts, _, dur, name = item
+        node = {"name": name, "end": ts + dur, "kernels": launched.get(ts, []), "kids": [], "memory": []}
         cur["kids"].append(node)
         up[id(node)], cur = cur, node
     return root
 
 
+def _memory_records(view: Path, events: list[dict]) -> list[tuple[Decimal, tuple[Decimal, int]]]:
+    """(placement ts, (size KB, duration ns)) of the operator_memory.csv rows beside ``view`` (reference-2 §5.1):
+    rows without an allocation time are skipped; a cann:: row is placed at the Enqueue of the Dequeue running at
+    its allocation (the last to start at or before it, if it has not ended), else skipped; the others at their
+    allocation. The duration is release - allocation in whole ns (0 without a release)."""
+    path = view.parent / "operator_memory.csv"
+    if not path.exists():
+        return []
+    dequeues = sorted((Decimal(str(e["ts"])), Decimal(str(e["ts"])) + Decimal(str(e["dur"])),
+                       e["args"]["correlation_id"]) for e in events if e.get("cat") == "dequeue")
+    enqueues = {e["args"]["correlation_id"]: Decimal(str(e["ts"])) for e in events if e.get("cat") == "enqueue"}
+    out = []
+    with open(path, newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            alloc, release = (r[k].strip() for k in ("Allocation Time(us)", "Release Time(us)"))
+            if alloc in ("", "N/A") or not Decimal(alloc):
+                continue
+            at = Decimal(alloc)
+            if "cann::" in r["Name"]:
+                before = [d for d in dequeues if d[0] <= at]
+                if not before or at > before[-1][1]:
+                    continue
+                ts = enqueues.get(before[-1][2], Decimal(0))
+            else:
+                ts = at
+            ns = 0 if release in ("", "N/A") or not Decimal(release) else _whole_ns(Decimal(release) - at)
+            out.append((ts, (Decimal(r["Size(KB)"]), int(ns))))
+    return out
+
+
 def _device_ns(node: dict[str, Any]) -> Decimal:
     """The ns of an op's and its descendants' kernels."""
     return sum(node["kernels"], Decimal(0)) + sum((_device_ns(k) for k in node["kids"]), Decimal(0))
+
+
+def _memory_of(node: dict[str, Any]) -> list[tuple[Decimal, int]]:
+    """The memory records of an op and its descendants (its "total memory", reference-2 §2.2)."""
+    return node["memory"] + [m for k in node["kids"] for m in _memory_of(k)]
 
 
 def _kernel_num(node: dict[str, Any]) -> int:
@@ -544,14 +587,18 @@ def _drilled(base: list[dict], comp: list[dict], limit: int | None, out: list[tu
 
 
 @pytest.mark.parametrize("limit", [None, 10, 4])
-def test_max_kernel_num_drill_down_from_the_raw_traces(samples: Path, limit: int | None) -> None:
+def test_max_kernel_num_drill_down_from_the_raw_traces(samples: Path, reference_outputs: Path,
+                                                       limit: int | None) -> None:
     """--max_kernel_num replaces a pair of ops with more kernels than the bound by the pairs of their children
     (reference-2 §2.5), and the statistic groups the ops of the pairs that result (§2.7). Pair 1 (level-1 against
     level-2 export of one script, whose op trees hold the same names at every level, asserted) compared op by op:
     OperatorCompare's pairs (115 top-layer ops; 188 with the bound 10, 201 with 4), each op's device time (its and
     its descendants' kernels, ``_op_tree``), Diff and Ratio by §0.1, and every OperatorCompareStatistic cell,
-    from the raw trace_view.json files. Before, the drill-down was pinned on one edited op of a GPU trace and on
-    synthetic trees; the statistic's rows after it on their count."""
+    from the raw trace_view.json files; the memory sheets pair the same ops (§5.2): MemoryCompare's sizes and
+    every MemoryCompareStatistic cell (35 rows; 48 with either bound) from operator_memory.csv placed in the op
+    trees (§5.1, ``_memory_records``), which without the option gives the original's sheet. Before, the
+    drill-down was pinned on one edited op of a GPU trace and on synthetic trees; the statistics after it on
+    their row counts and sums."""
     dirs = [samples / TEXT.format(n) for n in (1, 2)]
     for d in dirs:
         if not d.exists():
@@ -560,8 +607,8 @@ def test_max_kernel_num_drill_down_from_the_raw_traces(samples: Path, limit: int
     pairs: list[tuple[dict, dict]] = []
     _drilled(*(_top_layer(r) for r in roots), limit, pairs)
     assert len(pairs) == {None: 115, 10: 188, 4: 201}[limit]
-    res = compare(*(str(d) for d in dirs), enable_operator_compare=True, disable_module=True,
-                  **({} if limit is None else {"max_kernel_num": limit}))
+    res = compare(*(str(d) for d in dirs), enable_operator_compare=True, enable_memory_compare=True,
+                  disable_module=True, **({} if limit is None else {"max_kernel_num": limit}))
     detail = [[_cell(v) for v in r] for r in res.sheet("OperatorCompare").astype(object).values.tolist()]
     want = []
     for n, (b, c) in enumerate(pairs, start=1):
@@ -576,6 +623,36 @@ def test_max_kernel_num_drill_down_from_the_raw_traces(samples: Path, limit: int
         rows.append([name, float(b), nb, float(c), nc, round(float(c) - float(b), 2), _ratio(float(b), float(c))])
     rows.sort(key=lambda r: -r[5])  # stable
     assert stat == [[n, *r] for n, r in enumerate(rows, start=1)]
+    # the memory sheets pair the same ops (§5.2): each op's records and its descendants'
+    memory = [[_cell(v) for v in r] for r in res.sheet("MemoryCompare").astype(object).values.tolist()]
+    sizes = [[float(sum((k for k, _ in _memory_of(op)), Decimal(0))) for op in p] for p in pairs]
+    assert [[r[1], r[5], r[6], r[10]] for r in memory] == [[b["name"], kb, c["name"], kc]
+                                                         for (b, c), (kb, kc) in zip(pairs, sizes, strict=True)]
+    mem_sides = []
+    for i in (0, 1):
+        by: dict[str, list[Any]] = {}
+        for p in pairs:
+            row = by.setdefault(p[i]["name"], [Decimal(0), Decimal(0), 0])
+            records = _memory_of(p[i])
+            row[0] += sum((Decimal(ns) for _, ns in records), Decimal(0)) / 1_000_000
+            row[1] += sum((kb for kb, _ in records), Decimal(0)) / 1024
+            row[2] += 1
+        mem_sides.append(by)
+    rows = []
+    for name in list(mem_sides[0]) + [k for k in mem_sides[1] if k not in mem_sides[0]]:
+        b, c = (side.get(name, [Decimal(0), Decimal(0), 0]) for side in mem_sides)
+        rows.append([name, float(b[0]), float(b[1]), b[2], float(c[0]), float(c[1]), c[2],
+                     round(float(c[1]) - float(b[1]), 2), _ratio(float(b[1]), float(c[1]))])
+    rows.sort(key=lambda r: -r[7])  # stable
+    got = [[_cell(v) for v in r] for r in res.sheet("MemoryCompareStatistic").astype(object).values.tolist()]
+    assert len(got) == {None: 35, 10: 48, 4: 48}[limit]
+    assert got == [[n, *r] for n, r in enumerate(rows, start=1)]
+    if limit is None:  # the oracle without the option: the original's sheet, to its float sums' noise
+        ref = read_xlsx(reference_outputs / NPU_TEXT / "performance_comparison_result.xlsx",
+                        sheet_name="MemoryCompareStatistic", header=2).astype(object).values.tolist()
+        assert [r[1] for r in ref] == [r[0] for r in rows]
+        for r, w in zip(ref, rows, strict=True):
+            assert [_cell(v) for v in r[2:]] == pytest.approx(w[1:], rel=1e-12, abs=1e-9), w[0]
 
 
 # ----------------------------------------------------------------------------- a DB export's step, by SQL
