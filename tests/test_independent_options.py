@@ -379,6 +379,29 @@ def _memory_of(node: dict[str, Any]) -> list[tuple[Decimal, int]]:
     return node["memory"] + [m for k in node["kids"] for m in _memory_of(k)]
 
 
+def _memory_statistic(base: list[dict[str, Any]], comp: list[dict[str, Any]]) -> list[list[Any]]:
+    """MemoryCompareStatistic's rows but Top (reference-2 §5.4) of two sides' compared ops: per name the Σ of
+    its ops' records' durations (ms) and sizes (MB) and the ops; Diff and Ratio of the MB; sorted stably by Diff,
+    largest first."""
+    sides = []
+    for ops in (base, comp):
+        by: dict[str, list[Any]] = {}
+        for op in ops:
+            row = by.setdefault(op["name"], [Decimal(0), Decimal(0), 0])
+            records = _memory_of(op)
+            row[0] += sum((Decimal(ns) for _, ns in records), Decimal(0)) / 1_000_000
+            row[1] += sum((kb for kb, _ in records), Decimal(0)) / 1024
+            row[2] += 1
+        sides.append(by)
+    rows = []
+    for name in list(sides[0]) + [k for k in sides[1] if k not in sides[0]]:
+        b, c = (side.get(name, [Decimal(0), Decimal(0), 0]) for side in sides)
+        rows.append([name, float(b[0]), float(b[1]), b[2], float(c[0]), float(c[1]), c[2],
+                     round(float(c[1]) - float(b[1]), 2), _ratio(float(b[1]), float(c[1]))])
+    rows.sort(key=lambda r: -r[7])  # stable
+    return rows
+
+
 def _kernel_num(node: dict[str, Any]) -> int:
     return len(node["kernels"]) + sum(_kernel_num(k) for k in node["kids"])
 
@@ -406,7 +429,8 @@ def test_operator_statistic_of_a_step_from_the_raw_traces(samples: Path, referen
     """OperatorCompareStatistic with a step holds the step's top-layer ops alone (reference-2 §2.3), which no
     reference workbook shows: the level-1 export split in two steps (#50 the forward, #51 the loss, backward and
     optimizer) at step 50 or 51 against the level-2 export at 50, every cell from the raw trace_view.json files
-    (``_step_operators``): names, ms, counts, Diff by §0.1, the stable sort by Diff, largest first, and Top. The
+    (``_step_operators``): names, ms, counts, Diff by §0.1, the stable sort by Diff, largest first, and Top; and
+    every MemoryCompareStatistic cell from the operator_memory.csv records placed in those ops (§5.1). The
     oracle itself gives the original's comparison columns of reference pair 4 (the level-1 export's whole step)
     to 20 ns (the original sums the kernels' us as written, ours and the oracle whole ns)."""
     dirs = [samples / TEXT.format(n) for n in (1, 2)]
@@ -433,11 +457,17 @@ def test_operator_statistic_of_a_step_from_the_raw_traces(samples: Path, referen
         (b, nb), (c, nc) = base.get(name, (Decimal(0), 0)), comp.get(name, (Decimal(0), 0))
         want.append([name, float(b), nb, float(c), nc, round(float(c) - float(b), 2), _ratio(float(b), float(c))])
     want.sort(key=lambda r: -r[5])  # stable
-    sheet = compare(str(split), str(dirs[1]), enable_operator_compare=True, disable_module=True,
-                    base_step=base_step, comparison_step=50).sheet("OperatorCompareStatistic")
-    got = [[_cell(v) for v in r] for r in sheet.astype(object).values.tolist()]
+    res = compare(str(split), str(dirs[1]), enable_operator_compare=True, enable_memory_compare=True,
+                  disable_module=True, base_step=base_step, comparison_step=50)
+    got = [[_cell(v) for v in r] for r in res.sheet("OperatorCompareStatistic").astype(object).values.tolist()]
     assert [r[0] for r in got] == list(range(1, len(want) + 1))
     assert [r[1:] for r in got] == want
+    # MemoryCompareStatistic of the same top-layer ops: operator_memory.csv's records in them (§5.1)
+    tops = [[k for t in _op_tree(v)["kids"] if t["name"] == f"ProfilerStep#{s}" for k in t["kids"]]
+            for v, s in ((split / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", base_step), (views[1], 50))]
+    rows = _memory_statistic(*tops)
+    got = [[_cell(v) for v in r] for r in res.sheet("MemoryCompareStatistic").astype(object).values.tolist()]
+    assert got == [[n, *r] for n, r in enumerate(rows, start=1)]
 
 
 # ------------------------------------------------------------------------------------------ AMD ROCm: ApiCompare
@@ -628,22 +658,7 @@ def test_max_kernel_num_drill_down_from_the_raw_traces(samples: Path, reference_
     sizes = [[float(sum((k for k, _ in _memory_of(op)), Decimal(0))) for op in p] for p in pairs]
     assert [[r[1], r[5], r[6], r[10]] for r in memory] == [[b["name"], kb, c["name"], kc]
                                                          for (b, c), (kb, kc) in zip(pairs, sizes, strict=True)]
-    mem_sides = []
-    for i in (0, 1):
-        by: dict[str, list[Any]] = {}
-        for p in pairs:
-            row = by.setdefault(p[i]["name"], [Decimal(0), Decimal(0), 0])
-            records = _memory_of(p[i])
-            row[0] += sum((Decimal(ns) for _, ns in records), Decimal(0)) / 1_000_000
-            row[1] += sum((kb for kb, _ in records), Decimal(0)) / 1024
-            row[2] += 1
-        mem_sides.append(by)
-    rows = []
-    for name in list(mem_sides[0]) + [k for k in mem_sides[1] if k not in mem_sides[0]]:
-        b, c = (side.get(name, [Decimal(0), Decimal(0), 0]) for side in mem_sides)
-        rows.append([name, float(b[0]), float(b[1]), b[2], float(c[0]), float(c[1]), c[2],
-                     round(float(c[1]) - float(b[1]), 2), _ratio(float(b[1]), float(c[1]))])
-    rows.sort(key=lambda r: -r[7])  # stable
+    rows = _memory_statistic([p[0] for p in pairs], [p[1] for p in pairs])
     got = [[_cell(v) for v in r] for r in res.sheet("MemoryCompareStatistic").astype(object).values.tolist()]
     assert len(got) == {None: 35, 10: 48, 4: 48}[limit]
     assert got == [[n, *r] for n, r in enumerate(rows, start=1)]
