@@ -31,6 +31,7 @@ import pandas as pd
 import pytest
 from dbutil import sql
 from refpairs import PAIRS
+from spans import union
 from test_independent_api2 import HOST, _walk
 from test_injected_regressions import _db_steps_split
 from test_reference_workbooks import EXPECTED, RULES, _differences, _sheets
@@ -775,3 +776,66 @@ def test_db_step_kernel_kernel_type_and_api_compare_by_sql(tmp_path: Path, base_
     got = [[_cell(v) for v in r] for r in res.sheet("ApiCompare").astype(object).values.tolist()]
     assert [r[:2] for r in got] == [r[:2] for r in want]
     assert got == want
+
+
+#: TASK types that are kernels themselves, left out of a DB export's E2E task span (reference-1 §7.3.6)
+KERNEL_TASKS = ("KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV", "PROFILING_ENABLE",
+                "PROFILING_DISABLE")
+TOP_ROWS = ("Computing Time", "Uncovered Communication Time", "Free Time", "E2E Time")
+
+
+def _db_step_overall(db: Path, step: int) -> dict[str, tuple[int, int | str]]:
+    """Index -> (ns, Number) of a DB export's four top OverallMetrics rows at ``step`` by SQL and plain interval
+    arithmetic (reference-1 §7.1, §7.3): the compute tasks and communication ops starting in the STEP_TIME
+    range; computing = |∪ compute tasks| (Number: the tasks); uncovered = |∪ (compute tasks, communication
+    ops)| - computing; E2E from the earlier of the busy span's start and the first other task's to the later of
+    their ends; free = E2E - computing - uncovered."""
+    lo, hi = _db_step(db, step)
+    compute = sql(db, """SELECT t.startNs, t.endNs FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId =
+                         c.globalTaskId WHERE t.startNs BETWEEN ? AND ?""", (lo, hi))
+    comm = sql(db, "SELECT startNs, endNs FROM COMMUNICATION_OP WHERE startNs BETWEEN ? AND ?", (lo, hi))
+    other = sql(db, f"""SELECT t.startNs, t.endNs FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType
+                        WHERE t.startNs BETWEEN ? AND ? AND s.value NOT IN ({', '.join('?' * len(KERNEL_TASKS))})""",
+                (lo, hi, *KERNEL_TASKS))
+    busy = union(compute + comm)
+    computing = sum(e - s for s, e in union(compute))
+    uncovered = sum(e - s for s, e in busy) - computing
+    e2e = max([busy[-1][1]] + [e for _, e in other]) - min([busy[0][0]] + [s for s, _ in other])
+    return {"Computing Time": (computing, len(compute)), "Uncovered Communication Time": (uncovered, "/"),
+            "Free Time": (e2e - computing - uncovered, "/"), "E2E Time": (e2e, "/")}
+
+
+@pytest.mark.parametrize("base_step", [50, 51])
+def test_db_step_overall_metrics_by_sql(reference_outputs: Path, tmp_path: Path, base_step: int) -> None:
+    """A DB export limits the time breakdown to the step (reference-1 §7.1, where a text export's covers the whole
+    profile); the split level-1 DB excerpt's step 50 or 51 against the level-2 excerpt's step 50: the four top
+    rows of OverallMetrics (Duration, Duration Ratio of the step's E2E, Number, Diff, Diff Ratio) by SQL
+    (``_db_step_overall``), which on the unsplit excerpts gives the original's pair-3 rows. Before, a DB step's
+    breakdown was pinned on its E2E and the cells a planted change moved (and on copies whose one step covers
+    the whole run)."""
+    for side, path in ((0, DB_L1), (1, DB_L2)):
+        ref = read_xlsx(reference_outputs / NPU_DB / "performance_comparison_result.xlsx", sheet_name="OverallMetrics",
+                        header=2).set_index("Index")
+        sfx = ".1" if side else ""
+        for index, (ns, number) in _db_step_overall(path, 50).items():
+            assert (ns / 1e6, number) == (pytest.approx(ref.loc[index, "Duration(ms)" + sfx], abs=1e-9),
+                                          ref.loc[index, "Number" + sfx]), index
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(DB_L1, db)
+    ((cut,),) = sql(db, "SELECT CAST(p.startNs AS INTEGER) FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name "
+                        "WHERE s.value LIKE 'Optimizer.zero_grad#%'")
+    _db_steps_split(db, cut)
+    sides = [_db_step_overall(db, base_step), _db_step_overall(DB_L2, 50)]
+    sheet = compare(str(db), str(DB_L2), enable_profiling_compare=True, base_step=base_step,
+                    comparison_step=50).sheet("OverallMetrics").astype(object).set_index("Index")
+    e2e = [side["E2E Time"][0] for side in sides]
+    for index in TOP_ROWS:
+        (b, nb), (c, nc) = sides[0][index], sides[1][index]
+        want = [b / 1e6, b / e2e[0], nb, c / 1e6, c / e2e[1], nc, round(c / 1e6 - b / 1e6, 2), _ratio(b, c)]
+        got = [_cell(v) for v in sheet.loc[index].tolist()]
+        assert [g for g in got if isinstance(g, str)] == [w for w in want if isinstance(w, str)], index
+        assert [g for g in got if not isinstance(g, str)] == pytest.approx(
+            [w for w in want if not isinstance(w, str)], rel=1e-12), index
+    # step 50 (the forward) holds no collective; step 51 all four all-reduces (98.07 ms uncovered)
+    assert (e2e[0], sides[0]["Uncovered Communication Time"][0]) == (
+        (29_692_613, 0) if base_step == 50 else (107_131_340, 98_071_947))
