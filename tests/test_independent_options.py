@@ -4,13 +4,14 @@ The original's reference workbooks (shared/reference-outputs) come from runs wit
 says which sheets an option leaves as they are: ``--disable_details`` drops ModuleCompare, OperatorCompare and
 MemoryCompare and keeps every other sheet (§8.6: the statistic sheets group each side's ops by name, not by the
 pairing); ``--use_kernel_type`` swaps KernelCompare for KernelTypeCompare (§1, step 7); ``--use_input_shape`` and
-``--op_name_map`` change the operator key (§0.4), hence the op pairs, but not the statistic sheets (§2.7, §12.3)
-nor the sheets that pair no ops; ``--max_kernel_num`` drills into op pairs (§2.5), which the module sheets, API,
-kernel and communication sheets and OverallMetrics do not read; an ``--enable_*`` flag makes its comparison's
-sheets alone (§1), each as in the run of all; and on a text export a step leaves OverallMetrics (reference-1
-§1.4) and, where every kernel_details.csv row is of that step, KernelCompare as they are. So each of those
-sheets of an option run must equal the original's cell for cell, within the bound and with the documented
-differences counted per sheet that tests/test_reference_workbooks.py applies to the run without options.
+``--op_name_map`` change the operator key (§0.4), hence the op pairs, but not the statistic sheets (§2.7, §12.3;
+the maps here name no module, which ours would rename: docs/differences.md) nor the sheets that pair no ops;
+``--max_kernel_num`` drills into op pairs (§2.5), which the module sheets, API, kernel and communication sheets
+and OverallMetrics do not read; an ``--enable_*`` flag makes its comparison's sheets alone (§1), each as in the
+run of all; and on a text export a step leaves OverallMetrics (reference-1 §1.4) and, where every
+kernel_details.csv row is of that step, KernelCompare as they are. So each of those sheets of an option run must
+equal the original's cell for cell, within the bound and with the documented differences counted per sheet that
+tests/test_reference_workbooks.py applies to the run without options.
 
 The figures an option does change are pinned further down, each against the original's cells or the raw files.
 """
