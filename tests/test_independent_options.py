@@ -72,7 +72,11 @@ for _pair in (NPU_TEXT, NPU_L0, NPU_DB, GPU_NPU, MINDSPORE):
     ]
     CASES += [(f"{_pair}:{flag}", _pair, {flag: True}, sheets, ())
               for flag, sheets in ENABLED.items() if _pair != MINDSPORE or flag == "enable_communication_compare"]
+# two GPU traces (reference pair 5, slower: the two option runs whose sheets of paired ops it checks)
+GPU_GPU = "5-gpu-kineto-resnet50"
 CASES += [
+    (f"{GPU_GPU}:disable_details", GPU_GPU, {"disable_details": True}, STATISTIC + NO_OPS, DETAIL),
+    (f"{GPU_GPU}:use_input_shape", GPU_GPU, {"use_input_shape": True}, STATISTIC + NO_OPS, ()),
     (f"{GPU_NPU}:op_name_map", GPU_NPU, {"op_name_map": {GPU_TOP: NPU_FORWARD}}, STATISTIC + NO_OPS, ()),
     (f"{NPU_TEXT}:op_name_map", NPU_TEXT, {"op_name_map": {"aten::relu_": "aten::relu"}}, STATISTIC + NO_OPS, ()),
     (f"{NPU_TEXT}:step", NPU_TEXT, {"base_step": 50, "comparison_step": 50}, ("OverallMetrics", "KernelCompare"), ()),
