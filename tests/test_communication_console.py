@@ -683,14 +683,35 @@ def test_a_fall_under_half_a_microsecond_reads_as_the_contributors_table_above_i
     waterfall and the verdict write the change as +0.000 (``half_up`` gives 0.0, never -0.0); the line, which keeps
     the sign of a memory fall that rounds to 0.00 MB, wrote -0.000 ms under that table's +0.000. A change that reads
     +0.000 is no contributor now (``contributors.shows_change_ms``): the table is gone, and the line says that no op
-    type changed by 0.001 ms or more, as the memory line says "by 0.01 MB or more" over "1.01 MB -> 1.00 MB"."""
+    type changed by 0.001 ms or more, as the memory line says "by 0.01 MB or more" over "1.01 MB -> 1.00 MB". Its
+    figures read "1.001 ms -> 1.000 ms (+0.000 ms, -0.02%)", two times apart of no change: they take the decimals
+    that show them and their change apart, as the verdict's: 1.0006 -> 1.0004 ms, -200 ns = -0.0002 ms, -200 /
+    1,000,600 = -0.019988 % -> -0.02%."""
     base = {"allreduce": {"ops": np.array([1_000_600], dtype=np.int64), "tasks": {}}}
     comp = {"allreduce": {"ops": np.array([1_000_400], dtype=np.int64), "tasks": {}}}
     cols = communication_summary._Columns(_sheet(base, comp))
     assert communication_summary.contributors(cols).empty
     assert communication_line(communication_summary.totals(cols)) == (
         "No communication op type's total duration changed by 0.001 ms or more (1 op type); communication time "
-        "(CommunicationCompare's op rows) 1.001 ms -> 1.000 ms (+0.000 ms, -0.02%).")
+        "(CommunicationCompare's op rows) 1.0006 ms -> 1.0004 ms (-0.0002 ms, -0.02%).")
+
+
+def test_a_change_that_shows_between_times_alike_at_three_decimals_is_written():
+    """An all-reduce 0.9995 ms -> 1.0005 ms (999,500 -> 1,000,499 ns): both read 1.000 at 3 decimals, their change
+    +0.001, and the line said "1.000 ms on both sides", a change unsaid, where the verdict writes such E2E times
+    "0.9995 ms -> 1.0005 ms (+0.0010 ms, +0.10%)": 999 ns = 0.000999 ms -> +0.0010 at 4 decimals, 999 / 999,500 =
+    0.09995 % -> +0.10%. Times 3 ns apart still read "on both sides" (1.000 and 1.000, +0.000)."""
+    def line(base_ns: int, comparison_ns: int) -> str:
+        base = {"allreduce": {"ops": np.array([base_ns], dtype=np.int64), "tasks": {}}}
+        comp = {"allreduce": {"ops": np.array([comparison_ns], dtype=np.int64), "tasks": {}}}
+        return communication_line(communication_summary.totals(communication_summary._Columns(_sheet(base, comp))))
+
+    assert line(999_500, 1_000_499) == (
+        "No communication op type's total duration changed by 0.001 ms or more (1 op type); communication time "
+        "(CommunicationCompare's op rows) 0.9995 ms -> 1.0005 ms (+0.0010 ms, +0.10%).")
+    assert line(1_000_000, 1_000_003) == (
+        "No communication op type's total duration changed by 0.001 ms or more (1 op type); communication time "
+        "(CommunicationCompare's op rows) 1.000 ms on both sides.")
 
 
 def _ms3(v: Decimal) -> str:

@@ -305,3 +305,16 @@ def test_ms_change_shows_two_times_apart_and_no_percent_of_a_zero_base() -> None
     assert ms_change(2_000_000, 1_000_000) == "2.000 ms -> 1.000 ms (-1.000 ms, -50.00%)"
     assert ms_change(0, 5) == "0.00000 ms -> 0.00001 ms (+0.00001 ms, N/A)"
     assert pct_text(0, 0) == "N/A"
+
+
+def test_ms_alike_is_figures_and_change_alike_at_three_decimals() -> None:
+    """Two whole-ns times read as one at the 0.001 ms shown where both and their change do: 1,000,000 and 1,000,003
+    ns (1.000, 1.000, +0.000); 999,500 -> 1,000,499 read 1.000 and 1.000 but +0.001 (999 ns, a half up); 1,000,400
+    -> 1,000,600 read 1.000 and 1.001 (+0.000). ``ms_change`` without a 0 base's percentage: 0 -> 1 ms reads
+    "0.000 ms -> 1.000 ms (+1.000 ms)"."""
+    from msprof_compare.compare.table import ms_alike, ms_change
+
+    assert ms_alike(1_000_000, 1_000_003) and ms_alike(5, 5) and ms_alike(1_000_499, 1_000_000)
+    assert not ms_alike(999_500, 1_000_499) and not ms_alike(1_000_400, 1_000_600) and not ms_alike(0, 500)
+    assert ms_change(0, 1_000_000, zero_base_pct=False) == "0.000 ms -> 1.000 ms (+1.000 ms)"
+    assert ms_change(2_000_000, 1_000_000, zero_base_pct=False) == "2.000 ms -> 1.000 ms (-1.000 ms, -50.00%)"

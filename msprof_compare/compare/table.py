@@ -277,12 +277,23 @@ def pct_text(base: int, comp: int) -> str:
     return f"{(comp - base) / base * 100:+.2f}%" if base else "N/A"
 
 
-def ms_change(base_ns: int, comp_ns: int) -> str:
+def ms_change(base_ns: int, comp_ns: int, zero_base_pct: bool = True) -> str:
     """"base ms -> comparison ms (change ms, pct)" of two whole-ns times, to the decimals that show two different
-    times apart (``ms_places``): the verdict's, the ranks' and the cycles' lines."""
+    times apart (``ms_places``): the verdict's, the ranks', the cycles' and the communication line's.
+    ``zero_base_pct`` False: no percentage of a 0 base ("0.000 ms -> 1.000 ms (+1.000 ms)"), where "N/A" is
+    written otherwise."""
     places = ms_places(base_ns, comp_ns)
+    pct = f", {pct_text(base_ns, comp_ns)}" if base_ns or zero_base_pct else ""
     return (f"{ms_text(base_ns, places)} ms -> {ms_text(comp_ns, places)} ms "
-            f"({ms_text(comp_ns - base_ns, places, sign=True)} ms, {pct_text(base_ns, comp_ns)})")
+            f"({ms_text(comp_ns - base_ns, places, sign=True)} ms{pct})")
+
+
+def ms_alike(base_ns: int, comp_ns: int) -> bool:
+    """Whether two whole-ns times read as one at the 0.001 ms shown, their change too ("+0.000"): a text then says
+    "X ms on both sides", where ``ms_change`` would need more decimals to show them apart. 999,500 -> 1,000,499 ns
+    are not alike (1.000 and 1.000, but +0.001: a change that shows), 1,000,400 -> 1,000,600 neither (1.000 and
+    1.001)."""
+    return ms3(base_ns) == ms3(comp_ns) and not ms3(comp_ns - base_ns)
 
 
 def half_up(value: float, places: int) -> float:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from . import checks
-from .table import ms3, ms_change
+from .table import ms3, ms_alike, ms_change
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -125,7 +125,7 @@ def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "") -> st
     if base == comp:
         return f"E2E time{scope} {ms3(base):.3f} ms on both sides: the comparison is as fast as the base{after}"
     diff = comp - base
-    if ms3(base) == ms3(comp) and not ms3(diff):
+    if ms_alike(base, comp):
         # "11.773 ms -> 11.773 ms (+0.000 ms, +0.00%): the comparison is slower" of a kernel 3 ns longer
         return (f"E2E time{scope} {ms3(base):.3f} ms on both sides: the comparison is as fast as the base to the 0.001 "
                 f"ms shown ({abs(diff)} ns {'slower' if diff > 0 else 'faster'}){after}")

@@ -20,7 +20,7 @@ from ..compare.communication_summary import overlap_shift, overlap_words
 from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_contributors_note, outside_modules_note
 from ..compare.summary_notes import unexplained_note
-from ..compare.table import decimal_diff, half_up
+from ..compare.table import half_up, ms_alike, ms_change, ms_text
 from ..textsafe import and_list, cut_columns, cut_module_columns, term_safe, text_width
 
 
@@ -128,21 +128,35 @@ def render_communication_contributors(frame: pd.DataFrame | None) -> str:
     return _top(frame, "communication", communication_summary.SHARE_BASIS, "ms", 3)
 
 
-def _change(base: float, comp: float, unit: str, digits: int = 2, pct: bool = True) -> str:
-    """"1.00 MB -> 3.00 MB (+2.00 MB, +200.00%)" ("... on both sides" when both read the same to ``digits``
-    decimals: "5.96 MB -> 5.96 MB (+0.00 MB, +0.07%)" told of a change it did not show; no percentage of a 0
-    base; none without ``pct``)."""
-    b, c = _fixed(base, unit, digits=digits), _fixed(comp, unit, digits=digits)
+def _change(base: float, comp: float, unit: str, pct: bool = True) -> str:
+    """"1.00 MB -> 3.00 MB (+2.00 MB, +200.00%)" of memory (MB, GB) to 2 decimals ("... on both sides" when both
+    read the same: "5.96 MB -> 5.96 MB (+0.00 MB, +0.07%)" told of a change it did not show; no percentage of a 0
+    base; none without ``pct``). Times: ``_ms_change``."""
+    b, c = _fixed(base, unit), _fixed(comp, unit)
     if b == c:
         return f"{b} on both sides"
     pct = f", {(comp - base) / base * 100:+.2f}%" if base and pct else ""
-    diff = decimal_diff(base, comp) if digits == 3 else comp - base  # the change of the figures shown
-    shown = _fixed(diff, unit, True, digits)
-    # 1.005 -> 1.003 MB: "1.01 MB -> 1.00 MB (-0.00 MB, -0.20%)", not "+0.00". Not ms: the contributors table
-    # above the line, the waterfall and the verdict write a change that rounds to 0 as +0.000
-    if digits == 2 and diff < 0 and shown.startswith("+"):
+    diff = comp - base
+    shown = _fixed(diff, unit, True)
+    # 1.005 -> 1.003 MB: "1.01 MB -> 1.00 MB (-0.00 MB, -0.20%)", not "+0.00"
+    if diff < 0 and shown.startswith("+"):
         shown = "-" + shown[1:]
     return f"{b} -> {c} ({shown}{pct})"
+
+
+def _ns(ms: float) -> int:
+    """A time of the communication totals (whole ns / 1e6) as its ns again."""
+    return round(ms * 1e6)
+
+
+def _ms_change(base: float, comp: float) -> str:
+    """Two times of the communication totals (ms of whole ns) as the verdict writes E2E times: "X ms on both sides"
+    where they and their change read alike at the 0.001 ms shown (``table.ms_alike``), else "base ms -> comparison
+    ms (change ms, pct)" with the decimals that show them apart (``table.ms_change``; no percentage of a 0 base).
+    To 3 decimals alone, 1.0006 -> 1.0004 ms read "1.001 ms -> 1.000 ms (+0.000 ms, -0.02%)", and 0.9995 ->
+    1.0005 ms "1.000 ms on both sides", a change of 0.001 ms unsaid."""
+    b, c = _ns(base), _ns(comp)
+    return f"{ms_text(b)} ms on both sides" if ms_alike(b, c) else ms_change(b, c, zero_base_pct=False)
 
 
 def _value(v: object) -> float | None:
@@ -279,10 +293,10 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
         # "changed" counts the op types whose totals read apart to the 0.001 ms shown; others may have moved less
         small = " by 0.001 ms or more" if gross_ns else ""
         text = (f"No communication op type's total duration changed{small} ({n} op type{'s' if n != 1 else ''}); "
-                f"{what} " + _change(*ms, "ms", 3))
+                f"{what} " + _ms_change(*ms))
     else:
-        text = f"{what[0].upper()}{what[1:]} {_change(*ms, 'ms', 3)}"
-        if int(t["changed"]) > 1 and _fixed(ms[0], digits=3) == _fixed(ms[1], digits=3) \
+        text = f"{what[0].upper()}{what[1:]} {_ms_change(*ms)}"
+        if int(t["changed"]) > 1 and ms_alike(_ns(ms[0]), _ns(ms[1])) \
                 and 2e6 * abs(float(t["diff_ms"])) <= gross_ns:
             # +x on one op type, -x on another: "... on both sides" alone read as no change; the figures shown
             # decide, as in _change (a net 0.0003 ms reads "on both sides" too), and the net must be well under
@@ -301,7 +315,7 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
         alone = [side for side, v in zip(("base", "comparison"), ms, strict=True) if v][:1] if 0.0 in ms else []
         why = _rest_words(t, alone[0], computing_ns) if alone else overlap_words(shift)
         text += ("; the part no computing overlaps (the waterfall's communication steps) "
-                 f"{_change(float(t['uncovered_base_ms']), float(t['uncovered_comparison_ms']), 'ms', 3)}: {why}")
+                 f"{_ms_change(float(t['uncovered_base_ms']), float(t['uncovered_comparison_ms']))}: {why}")
     tasks = (bool(t["base_tasks_recorded"]), bool(t["comparison_tasks_recorded"]))
     if all(tasks):
         tb, tc = _value(t["task_base_ms"]), _value(t["task_comparison_ms"])
@@ -316,7 +330,7 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
                 if len(named) == 1 else (f"the {len(named)} tasks that changed most, by as much each (summed over "
                                          "their parallel planes, so they may exceed the op's time)")
             text += f"; {which}: " + _and_list([f"{cut_columns(term_safe(f'{n} (in {op})'), 70)} "
-                                                f"{_change(b, c, 'ms', 3)}" for n, op, b, c in named])
+                                                f"{_ms_change(b, c)}" for n, op, b, c in named])
             text += _against_words(ms, [(b, c) for _, _, b, c in named])
     elif any(tasks) and ("comparison" if tasks[0] else "base") not in no_collectives:
         only = "base" if tasks[0] else "comparison"
@@ -329,9 +343,9 @@ def _against_words(ms: tuple[float, float], tasks: list[tuple[float, float]]) ->
     the figures shown read (to the 0.001 ms): text pair L2 -> L1 read "99.973 ms -> 105.992 ms (+6.019 ms ...); the
     task that changed most ...: Notify_Wait ... (-21.917 ms ...)" and sent a reader of a slower all-reduce to a task
     that got faster, without a word. "" where they moved alike, or where the time or a named task shows no change."""
-    def sign(b: float, c: float) -> int:
-        diff = decimal_diff(b, c)
-        return 0 if _fixed(b, digits=3) == _fixed(c, digits=3) else (1 if diff > 0 else -1)
+    def sign(b: float, c: float) -> int:  # of the change shown (``_ms_change``): none where it reads "on both sides"
+        nb, nc = _ns(b), _ns(c)
+        return 0 if ms_alike(nb, nc) else (1 if nc > nb else -1)
 
     op = sign(*ms)
     if not op or any(sign(b, c) != -op for b, c in tasks):
