@@ -991,6 +991,42 @@ def test_job_line_ties_and_a_zero_base():
                                                                                    1: ["1", "-"]}
 
 
+def test_table_shows_each_ranks_two_times_apart_as_its_line():
+    """Rank 0's E2E 1,000,400 -> 1,000,600 ns read "1.000 | 1.001 | +0.000" in the table at 3 decimals, a change
+    unsaid under its line's "1.0004 ms -> 1.0006 ms (+0.0002 ms, +0.02%)": the table takes the decimals its ranks
+    need to read true (4), for every ms in it, so its columns line up. By hand: 200 ns = +0.0002 ms, 200 / 1,000,400
+    = 0.019992 % -> +0.02%; rank 1 100 -> 131.913 ms, +31.913 ms, +31.91%; its computing +65 us = +0.0650, its step
+    31,743,000 ns = +31.7430. Alike times (3 ns apart) keep 3."""
+    from msprof_compare.report.ranks_console import COMMUNICATION, rank_line, render_ranks
+
+    def figs(e2e: tuple[int, int]) -> dict:
+        return {"e2e": e2e, "computing": (0, 65_000), "uncovered_communication": (0, 0), "free": (0, 0),
+                "step": ("Matmul", 31_743_000)}
+
+    rows = [(0, figs((1_000_400, 1_000_600)), []), (1, figs((100_000_000, 131_913_000)), [])]
+    out = render_ranks(rows)
+    assert table_rows(out) == {
+        0: ["0", "1.0004", "1.0006", "+0.0002", "+0.02%", "+0.0650", "+0.0000", "+0.0000", "A +31.7430"],
+        1: ["1", "100.0000", "131.9130", "+31.9130", "+31.91%", "+0.0650", "+0.0000", "+0.0000", "A +31.7430"]}
+    assert rank_line(0, rows[0][1], []).startswith("rank 0: E2E 1.0004 ms -> 1.0006 ms (+0.0002 ms, +0.02%)")
+    table = [line for line in out.splitlines() if line[:1] in "+|"]
+    assert len({len(line) for line in table}) == 1  # every line of the table as wide: its columns line up
+    alike = render_ranks([(0, figs((1_000_000, 1_000_003)), [])])
+    assert table_rows(alike)[0][1:4] == ["1.000", "1.000", "+0.000"]
+    # 1 ns across the edge of 3 decimals: 1.000 | 1.001 | +0.000 there, 1.0005 | 1.0005 | +0.0000 at 4 (its line
+    # writes 1.000499 -> 1.000500); a table of cycles stays within 120 columns (113 at 3 decimals, +3)
+    edge = figs((1_000_499, 1_000_500))
+    assert table_rows(render_ranks([(0, edge, [])]))[0][1:4] == ["1.0005", "1.0005", "+0.0000"]
+    cycles = render_ranks([(RankCycle(r, k), edge if r else figs((100_000_000, 131_913_000)), [])
+                           for k in (1, 2) for r in (0, 1)])
+    assert max(map(len, cycles.splitlines()[:-1])) == 116
+    # communication alone: 999,500 -> 1,000,499 ns read 1.000 and 1.000 (+0.001): 0.9995 -> 1.0005 (+0.0010)
+    shown = render_ranks([(0, {COMMUNICATION: (999_500, 1_000_499)}, ["a/r0.xlsx"]),
+                          (1, {COMMUNICATION: (2_000_000, 3_000_000)}, ["a/r1.xlsx"])])
+    assert table_rows(shown) == {0: ["0", "0.9995", "1.0005", "+0.0010", "+0.10%", "r0.xlsx"],
+                                 1: ["1", "2.0000", "3.0000", "+1.0000", "+50.00%", "r1.xlsx"]}
+
+
 def test_largest_steps_are_keyed_and_named_under_the_table():
     """The table fits a 120-column terminal: each rank's largest step is a key and its change in the table, one
     line per key under it naming the step whole (a communication group's name made the table 160 columns wide and

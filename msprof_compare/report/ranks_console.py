@@ -13,7 +13,7 @@ import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare.gate import e2e_ns
-from ..compare.table import ms3, ms_change, ms_places, ms_text, pct_text
+from ..compare.table import half_up_ns, ms3, ms_change, ms_places, ms_text, pct_text
 from ..textsafe import short_list, term_safe
 from ..units import RankCycle, Unit, job_noun, unit_label, unit_rank
 
@@ -135,7 +135,7 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
     reports), beside each side's communication time and its change where some rank holds it (``COMMUNICATION``).
     Units of cycles are named by a Cycle column after Rank (``unit_columns``); a single device's cycles title the
     table "Cycles" (``units.job_noun``). With each rank's largest step, the lines naming its keys follow the table
-    (``step_legend``)."""
+    (``step_legend``). Its ms have 3 decimals, or as many as a rank's times take to read true (``table_places``)."""
     metrics = shown_metrics([f for _, f, _ in rows])
     timed = bool(metrics)
     stepped = any(f is not None and STEP in f for _, f, _ in rows)
@@ -146,26 +146,49 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
     table = PrettyTable()
     communication = not timed and any(f is not None and COMMUNICATION in f for _, f, _ in rows)
     table.field_names = headers if timed else [*named, *(COMMUNICATION_HEADERS if communication else ()), "Report"]
+    places = table_places([f for _, f, _ in rows], "e2e" if timed else COMMUNICATION)
     for key, (_, figures, reports) in zip(keys, rows, strict=True):
         if not timed:
             pair = (figures or {}).get(COMMUNICATION)
             cells = [] if not communication else ["-"] * 4 if pair is None else [
-                f"{ms3(pair[0]):.3f}", f"{ms3(pair[1]):.3f}", f"{ms3(pair[1] - pair[0]):+.3f}", pct_text(*pair)]
+                *_pair_cells(*pair, places), pct_text(*pair)]
             table.add_row([*key, *cells, ", ".join(term_safe(os.path.basename(p)) for p in reports) or "-"])
             continue
         if figures is None:  # cannot happen in one run (the options are the same), kept for safety
             table.add_row([*key, *["-"] * (len(headers) - len(key))])
             continue
         base, comp = figures["e2e"]
-        diffs = [f"{ms3(c - b):+.3f}" for b, c in (figures[m] for m in metrics[1:])]
-        table.add_row([*key, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", pct_text(base, comp),
-                       *diffs, *([step_cell(figures.get(STEP), keys_of)] if stepped else [])])
+        diffs = [ms_text(c - b, places, sign=True) for b, c in (figures[m] for m in metrics[1:])]
+        table.add_row([*key, *_pair_cells(base, comp, places), pct_text(base, comp), *diffs,
+                       *([step_cell(figures.get(STEP), keys_of, places)] if stepped else [])])
     noun = job_noun(u for u, _, _ in rows)
     title = (PARTS_TITLE if len(metrics) > 1 else TABLE_TITLE) if timed else COMMUNICATION_TITLE if communication \
         else "{}"
     table.title = title.format(noun)
     table.align = "c"
     return "\n".join([table.get_string(), *(step_legend(keys_of) if timed and stepped else [])])
+
+
+def table_places(figures: list[dict[str, Any] | None], metric: str) -> int:
+    """The decimals of every ms of the table over ranks: the fewest, 3 to 6, at which each rank's ``metric`` pair
+    (E2E, or the communication time) reads true, its two times alike where its change reads 0 and apart where it
+    does not. At 3, a rank 1,000,400 -> 1,000,600 ns read "1.000 | 1.001 | +0.000" and one 999,500 -> 1,000,499
+    "1.000 | 1.000 | +0.001"; at 4 they read 1.0004 | 1.0006 | +0.0002 and 0.9995 | 1.0005 | +0.0010. One count
+    for the table, so that its columns line up. Fewer than the rank line's (``table.ms_places``, which shows any
+    two times apart): 1 ns across a rounding edge (1,000,499 -> 1,000,500) reads "1.0005 | 1.0005 | +0.0000"
+    where the line writes 1.000499 -> 1.000500, and 6 decimals took a table of cycles past 120 columns."""
+    pairs = [f[metric] for f in figures if f is not None and metric in f]
+
+    def reads_true(base: int, comp: int, places: int) -> bool:
+        alike = half_up_ns(base, 10**6, places) == half_up_ns(comp, 10**6, places)
+        return alike == (not half_up_ns(comp - base, 10**6, places))
+
+    return next((p for p in range(3, 6) if all(reads_true(b, c, p) for b, c in pairs)), 6)
+
+
+def _pair_cells(base: int, comp: int, places: int) -> list[str]:
+    """A rank's Base, Comparison and Diff cells (ms to ``places`` decimals)."""
+    return [ms_text(base, places), ms_text(comp, places), ms_text(comp - base, places, sign=True)]
 
 
 def step_key(index: int) -> str:
@@ -184,12 +207,12 @@ def step_keys(steps: list[tuple[str, int] | None]) -> dict[str, str]:
     return {name: step_key(i) for i, name in enumerate(names)}
 
 
-def step_cell(step: tuple[str, int] | None, keys: dict[str, str]) -> str:
-    """A rank's largest waterfall step as the table shows it, its key and change, "A +0.030" (``step_legend``
-    names the step); "-" where no step moved."""
+def step_cell(step: tuple[str, int] | None, keys: dict[str, str], places: int = 3) -> str:
+    """A rank's largest waterfall step as the table shows it, its key and change (ms to ``places`` decimals, as the
+    table's other ms: ``table_places``), "A +0.030" (``step_legend`` names the step); "-" where no step moved."""
     if step is None:
         return "-"
-    return f"{keys[step[0]]} {ms3(step[1]):+.3f}"
+    return f"{keys[step[0]]} {ms_text(step[1], places, sign=True)}"
 
 
 def step_legend(keys: dict[str, str]) -> list[str]:
