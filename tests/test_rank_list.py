@@ -142,7 +142,8 @@ def test_listed_rank_neither_folder_holds_is_warned_and_recorded(runs):
     job = f"Job (slowest rank per side): base rank {rb} {ms(b)} ms -> comparison rank {rc} {ms(c)} ms ("
     # the console's job line names the selection as given and says which of it was not compared
     assert job.replace("per side)", "per side of ranks 0, 1, 7 selected, rank 7 not compared)") in seven.stdout
-    assert row2(ws).startswith(f"Ranks selected: 0, 1, 7; {job}")  # the workbook alone says ranks were selected
+    # the workbook alone says ranks were selected, and which of them were not compared, as the job line does
+    assert row2(ws).startswith(f"Ranks selected: 0, 1, 7 (rank 7 not compared); {job}")
     (book,) = runs["all"][1].glob("performance_comparison_result_ranks_*.xlsx")
     assert row2(openpyxl.load_workbook(book)["Ranks"]).startswith(job)
 
@@ -158,13 +159,41 @@ def test_many_ranks_selected_are_named_a_few():
     from msprof_compare.report.ranks_report import overview, sheet
 
     figures = {"e2e": (2_000_000, 3_000_000)}
-    doc = overview([(0, figures, [])], {0: ("b/0", "c/0")}, ("b", "c"), rank_list=tuple(range(0, 80, 2)))
+    ranks = range(0, 80, 2)  # each compared, alike: the slowest per side is the lowest, rank 0
+    doc = overview([(r, figures, []) for r in ranks], {r: (f"b/{r}", f"c/{r}") for r in ranks}, ("b", "c"),
+                   rank_list=tuple(ranks))
     assert doc["rank_list"] == list(range(0, 80, 2))
     ids = ", ".join(map(str, range(0, 64, 2)))
     assert sheet(doc).note == (f"Ranks selected: {ids}, ... (40 in all); Job (slowest rank per side): base rank 0 "
                                "2.000 ms -> comparison rank 0 3.000 ms (+1.000 ms, +50.00%)")
-    assert sheet({**doc, "job_line": None, "rank_list": [3]}).note == "Ranks selected: 3"
+    assert sheet({**doc, "job_line": None, "rank_list": [2]}).note == "Ranks selected: 2"
     assert sheet({**doc, "rank_list": None}).note == doc["job_line"]
+
+
+def test_row_2_names_the_selected_ranks_not_compared():
+    """Row 2 listed the ranks of --rank_list alike, compared or not ("Ranks selected: 0, 1, 7"): those without a
+    compared record are named after them, as the console's job line names them; a rank one folder alone holds
+    counts as not compared too. A schedule's cycles: ranks compared in no cycle, then per cycle those compared in
+    another only. A few of many with the count."""
+    from msprof_compare.report.ranks_report import overview, sheet
+    from msprof_compare.units import RankCycle
+
+    figures = {"e2e": (2_000_000, 3_000_000)}
+    job = "Job (slowest rank per side): base rank 0 2.000 ms -> comparison rank 0 3.000 ms (+1.000 ms, +50.00%)"
+    inputs = {0: ("b/0", "c/0"), 1: ("b/1", "c/1")}
+    doc = overview([(0, figures, [])], inputs, ("b", "c"), rank_list=(0, 7, 1),
+                   not_compared={7: (None, None), 1: ("b/1", None)})
+    assert sheet(doc).note == f"Ranks selected: 0, 7, 1 (ranks 7, 1 not compared); {job}"
+    assert sheet({**doc, "rank_list": [0]}).note == f"Ranks selected: 0; {job}"
+    many = overview([(0, figures, [])], inputs, ("b", "c"), rank_list=tuple(range(40)))
+    listed, missing = ", ".join(map(str, range(32))), ", ".join(map(str, range(1, 33)))
+    assert sheet(many).note.startswith(f"Ranks selected: {listed}, ... (40 in all) (ranks {missing}, ... (39 in all) "
+                                       "not compared); Job (")
+    cycles = [(RankCycle(0, 1), figures, []), (RankCycle(0, 2), figures, []), (RankCycle(1, 2), figures, [])]
+    inputs = {u: ("b", "c") for u, _, _ in cycles}
+    doc = overview(cycles, inputs, ("b", "c"), rank_list=(0, 1, 5))
+    assert sheet(doc).note.startswith("Ranks selected: 0, 1, 5 (rank 5 not compared; rank 1 not compared in cycle 1)"
+                                      "; Job cycle 1 (")
 
 
 def test_job_line_names_the_selected_ranks_not_compared():

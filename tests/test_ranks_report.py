@@ -464,7 +464,8 @@ def test_printed_pages_cut_no_repeated_row(tmp_path):
     (path,) = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))
     ws = openpyxl.load_workbook(path)["Ranks"]
     note = " ".join(map(str, range(32))).replace(" ", ", ")
-    note = f"Ranks selected: {note}, ... (151 in all); {doc['job_line']}"
+    # rank 150, selected, has no row (compared or not): row 2 names it, as the console's job line would
+    note = f"Ranks selected: {note}, ... (151 in all) (rank 150 not compared); {doc['job_line']}"
     assert ws["B2"].value == note and ws["A2"].value is None and ws["B2"].alignment.wrap_text
     assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1", "B2:I2"}
     profile = tmp_path / "profile"

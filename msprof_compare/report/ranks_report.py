@@ -252,11 +252,36 @@ def _ratio_cell(record: dict[str, Any], pct: float | None) -> float | None:
 
 def _note(document: dict[str, Any]) -> str:
     """Row 2: the ranks selected (``rank_list``, not all: a reader of the workbook alone knows the job was
-    narrowed; a few of many, as every listed rank has its row) and the job's line."""
+    narrowed; a few of many, as every listed rank has its row) and those of them not compared (``_unmatched``),
+    then the job's line."""
     selected = document["rank_list"]
-    said = [f"Ranks selected: {short_list(selected, _LISTED, escape=False)}" if selected is not None else "",
-            document["job_line"] or "", document.get("straggler_line") or ""]
+    said = [f"Ranks selected: {short_list(selected, _LISTED, escape=False)}{_unmatched(document, selected)}"
+            if selected is not None else "", document["job_line"] or "", document.get("straggler_line") or ""]
     return "; ".join(part for part in said if part)
+
+
+def _ids(ids: list[int]) -> str:
+    """"rank 7", "ranks 1, 7": ids as row 2 names them (``_LISTED`` at most, then the count)."""
+    return f"{'rank' if len(ids) == 1 else 'ranks'} {short_list(ids, _LISTED, escape=False)}"
+
+
+def _unmatched(document: dict[str, Any], selected: list[int]) -> str:
+    """" (rank 7 not compared)" of the selected ranks without a compared record, as the console's job line names
+    them ("of ranks 0, 7 selected, rank 7 not compared"), where row 2 listed them alike with the compared ones
+    and only the Compared column of their rows told them apart; of a schedule's cycles, those compared in no cycle,
+    then per cycle those missing from it (" (rank 1 not compared in cycle 2)"). "" where every one was compared."""
+    compared: dict[int | None, set[int]] = {}
+    for r in document["ranks"]:
+        compared.setdefault(r.get("cycle"), set()).add(r["rank"])
+    if not compared or any(r["rank"] is None for r in document["ranks"]):  # a single device's cycles: no ranks
+        return ""
+    anywhere = set().union(*compared.values())
+    nowhere = [r for r in selected if r not in anywhere]
+    said = [f"{_ids(nowhere)} not compared"] if nowhere else []
+    if None not in compared:  # a schedule's cycles: a rank compared in some cycles is named for the others
+        said += [f"{_ids(missing)} not compared in cycle {cycle}" for cycle in sorted(compared)
+                 if (missing := [r for r in selected if r in anywhere and r not in compared[cycle]])]
+    return f" ({'; '.join(said)})" if said else ""
 
 
 #: The widest the Largest Step column grows (a communication group's name can be long; the cell keeps it whole).
