@@ -1430,8 +1430,9 @@ def test_host_events_without_a_name_are_counted(samples, tmp_path: Path) -> None
     opts = Options(enable_operator_compare=True)
     profile = load_profile(str(out), opts)
     assert [w for w in profile.warnings if "without a name" in w] == [
-        f"{trace}: 3 host event(s) (cpu_op, python_function, enqueue, dequeue) without a name; read with the name "
-        "\"\", so such an operator is listed under that name and such a python_function marks no module"]
+        f"{trace}: 3 host events (cpu_op, python_function, enqueue, dequeue) without a name (or with an empty one): "
+        "read as named \"\", so such an operator is listed under that name and such a python_function marks no "
+        "module"]
     assert (profile.python_functions["name"] == "").sum() == 2 and (profile.ops["name"] == "").sum() == 1
     assert not [w for w in load_profile(str(src), opts).warnings if "without a name" in w]
 

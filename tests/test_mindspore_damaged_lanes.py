@@ -159,6 +159,14 @@ def test_hccl_tasks_without_a_name_are_counted(samples: Path, tmp_path: Path) ->
     assert round(wait_ms(str(samples / TIMELINE)), 5) == 34.20951
     assert wait_ms(path) == 0
     assert [w for w in load_profile(path, build_options()[0]).warnings if "without a name" in w] == [
-        f"{path}: 337 device task(s) on the Ascend Hardware / HCCL lanes without a name; read with the name \"\", so "
-        "no figure that goes by name holds them (an HCCL plane's Notify_Wait tasks are its Wait time; kernels and "
-        "communication rows are keyed by name)"]
+        f"{path}: 337 device tasks on the Ascend Hardware / HCCL lanes without a name (or with an empty one): read as "
+        "named \"\", so no figure that goes by name holds them (an HCCL plane's Notify_Wait tasks are its Wait time; "
+        "kernels and communication rows are keyed by name)"]
+    # an empty name is no name either, counted in the same words (one task: "holds it")
+    events = json.loads((samples / TIMELINE).read_text())
+    events[tasks[0]]["name"] = ""
+    one = _write(tmp_path, events, "one")
+    assert [w for w in load_profile(one, build_options()[0]).warnings if "without a name" in w] == [
+        f"{one}: 1 device task on the Ascend Hardware / HCCL lanes without a name (or with an empty one): read as "
+        "named \"\", so no figure that goes by name holds it (an HCCL plane's Notify_Wait tasks are its Wait time; "
+        "kernels and communication rows are keyed by name)"]

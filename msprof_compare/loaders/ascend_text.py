@@ -918,9 +918,10 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         # a task without a name (the key lost: read as "") is held by no figure that goes by name: the HCCL planes'
         # Notify_Wait tasks are the Wait time, so the MindSpore timeline's Wait read 34.2 ms -> 0 unsaid (msfuzz62)
         if c["blank_names"] and (nameless := int(np.count_nonzero(cols[4] == ""))):
-            warnings.append(f"{path}: {nameless:,} device task(s) on the Ascend Hardware / HCCL lanes without a name; "
-                            "read with the name \"\", so no figure that goes by name holds them (an HCCL plane's "
-                            "Notify_Wait tasks are its Wait time; kernels and communication rows are keyed by name)")
+            warnings.append(traceio.nameless_note(
+                path, [f"{traceio.counted(nameless, 'device tasks')} on the Ascend Hardware / HCCL lanes"],
+                f"no figure that goes by name holds {'it' if nameless == 1 else 'them'} (an HCCL plane's Notify_Wait "
+                "tasks are its Wait time; kernels and communication rows are keyed by name)"))
     tables["flows"], tables["backward_tid"], hidden, hidden_s, no_id = _flows(c)
     if hidden:
         warnings.append(f"{path}: {hidden:,} flow end(s) (async_npu, fwdbwd) are followed by another end of the same "
@@ -965,9 +966,9 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     if c["blank_names"] and (n := int(np.count_nonzero(is_x & (c["name"] == "") & _cat_is(c, *HOST_CATS)))):
         # torch_npu names every host event: one without a name (a damaged trace) was read as an operator named ""
         # or, a python_function, as no module, its children moved to the module around it, without a word
-        warnings.append(f"{path}: {n:,} host event(s) ({', '.join(HOST_CATS)}) without a name; read with the "
-                        "name \"\", so such an operator is listed under that name and such a python_function marks "
-                        "no module")
+        warnings.append(traceio.nameless_note(
+            path, [f"{traceio.counted(n, 'host events')} ({', '.join(HOST_CATS)})"],
+            "such an operator is listed under that name and such a python_function marks no module"))
     # host events written again (a trace joined from two copies) double their calls and times, as device tasks do
     host = np.flatnonzero(is_x & _cat_is(c, "cpu_op", "python_function"))
     if host.size and (repeated := _repeated_events([c[k][host] for k in ("ts", "pid", "tid", "dur", "name",

@@ -399,8 +399,7 @@ def _nameless_note(path: str, nameless: dict[str, int]) -> str:
     made an op row named "" without a word (commfuzz62)."""
     counted = [traceio.counted(n, what) for what, n in nameless.items()]
     they = "it" if sum(nameless.values()) == 1 else "they"
-    return (f"{path}: {'; '.join(counted)} without a name (or with an empty one): read as named \"\", so no category, "
-            f"operator or API row can tell what {they} ran")
+    return traceio.nameless_note(path, counted, f"no category, operator or API row can tell what {they} ran")
 
 
 def _reads_correlations(ev: _Events, opts: Options) -> bool:

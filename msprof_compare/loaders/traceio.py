@@ -1051,6 +1051,14 @@ def counted(n: int, what: str) -> str:
     return f"{n:,} {what.removesuffix('s') if n == 1 else what}"
 
 
+def nameless_note(path: str, counts: list[str], effect: str) -> str:
+    """The one wording of the Kineto and trace_view.json loaders' warnings for events without a name (or with an
+    empty one), which both read as named "": ``counts`` each kind's (``counted``), ``effect`` what that name
+    does to the figures. The two loaders said the same thing in two wordings ("... (or with an empty one): read
+    as named" against "...; read with the name")."""
+    return f'{path}: {"; ".join(counts)} without a name (or with an empty one): read as named "", so {effect}'
+
+
 def lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
     """One warning per kind of damaged lane id (the Kineto loader's ``_Events.odd_lanes``,
     the trace_view.json loader's complete events): an event without a pid or tid was read on
