@@ -105,6 +105,21 @@ def _gc_paused(build: Comparator) -> Comparator:
     return run
 
 
+@dataclass(frozen=True)
+class GateVerdict:
+    """What the ``--fail_on_regression`` gate decided and why (``compare.gate``): the exit code, the message it
+    writes, and the reasons that message lists as records (the JSON report's ``gate``): the contributors that grew
+    (``contributors``: name, level, diff_ms, share, share_of) and the waterfall steps (``steps``: step, delta_ns,
+    delta_ms), as listed, in its order. Defined here, where ``CompareResult`` keeps them: the gate's module loads
+    the Summary's checks (~0.3 s of imports), which a result's field type would pull in with every import of the
+    API, and a name imported for type checkers alone left ``typing.get_type_hints(CompareResult)`` unresolved."""
+
+    code: int
+    message: str
+    contributors: list[dict] = field(default_factory=list)
+    steps: list[dict] = field(default_factory=list)
+
+
 @dataclass
 class CompareResult:
     """The outcome of one comparison: the sheets (``.sheet(name)`` gives one as a DataFrame), the console summary
@@ -123,7 +138,7 @@ class CompareResult:
     #: The gate's verdicts by threshold (``gate.verdict_of``), before the face words its message: a run that writes
     #: the JSON report (its ``gate``) and then applies the gate judged the same result twice. Shared by a slim copy,
     #: whose every method answers as this result's.
-    _verdicts: dict[float, Any] = field(default_factory=dict, repr=False, compare=False)
+    _verdicts: dict[float, GateVerdict] = field(default_factory=dict, repr=False, compare=False)
 
     def __repr__(self) -> str:
         # the generated repr printed both profiles' tables and every sheet's frame (59 KB for the README's pair)

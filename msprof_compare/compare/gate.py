@@ -6,7 +6,7 @@ frames it reads for a result compared without the time breakdown.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..api import GateVerdict
 from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .contributors import share_basis, top_contributors
@@ -122,18 +123,6 @@ def _gate_shares_basis(note: str, listed: bool) -> str:
         return note.replace(SHARES_BASIS_LEAD, "; the percentages above are of ", 1)
     end = note.find(SHARES_BASIS_END, at) + len(SHARES_BASIS_END)
     return note[:at] + note[end:]
-
-
-@dataclass(frozen=True)
-class GateVerdict:
-    """What the gate decided and why: the exit code, the message it writes, and the reasons that message lists
-    as records (the JSON report's ``gate``): the contributors that grew (``contributors``: name, level, diff_ms,
-    share, share_of) and the waterfall steps (``steps``: step, delta_ns, delta_ms), as listed, in its order."""
-
-    code: int
-    message: str
-    contributors: list[dict] = field(default_factory=list)
-    steps: list[dict] = field(default_factory=list)
 
 
 def verdict_of(result: CompareResult, pct: float, face: Face, method: bool = True) -> GateVerdict:
