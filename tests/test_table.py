@@ -15,7 +15,6 @@ from msprof_compare.compare.table import (
     TEXT_DTYPE,
     column_at,
     diff_ratio,
-    exact_diff,
     exact_diffs,
     frame_from_rows,
     own_array,
@@ -285,13 +284,16 @@ _CELLS = st.one_of(st.integers(-10**12, 10**12).map(lambda ns: ns / 1e6),
                    st.sampled_from([4.611686018427388e12, 4.6116860184273874e12, -4.6116860184273874e12, 0.0, -0.0]))
 
 
-@given(_CELLS, _CELLS, st.sampled_from([1000, 10**6]))
-def test_exact_diff_is_exact_diffs_of_one_pair(base, comparison, ns_per_unit):
-    """``exact_diff`` (Python arithmetic, one pair) gives ``exact_diffs``' cell bit for bit: its sign, its
-    halves, cells at the 2**62 ns bound (ms cells of 4.6e12) and non-finite ones."""
-    want = float(exact_diffs([base], [comparison], ns_per_unit)[0])
-    got = exact_diff(base, comparison, ns_per_unit)
-    assert (math.isnan(got) and math.isnan(want)) or (got == want and math.copysign(1, got) == math.copysign(1, want))
+@given(st.lists(st.tuples(_CELLS, _CELLS), min_size=1, max_size=8), st.sampled_from([1000, 10**6]))
+def test_exact_diffs_of_rows_are_each_rows_alone(pairs, ns_per_unit):
+    """OverallMetrics and CommunicationCompare's op rows take their Diff Duration from one ``exact_diffs`` pass over
+    all their rows (a scalar twin of the rule did one row at a time): each cell is the one the row alone gives, bit
+    for bit, its sign included, whatever the other rows hold (cells at the 2**62 ns bound, non-finite ones)."""
+    base, comparison = [b for b, _ in pairs], [c for _, c in pairs]
+    got = exact_diffs(base, comparison, ns_per_unit).tolist()
+    for g, b, c in zip(got, base, comparison, strict=True):
+        want = float(exact_diffs([b], [c], ns_per_unit)[0])
+        assert (math.isnan(g) and math.isnan(want)) or (g == want and math.copysign(1, g) == math.copysign(1, want))
 
 
 def test_ms_change_shows_two_times_apart_and_no_percent_of_a_zero_base() -> None:

@@ -31,7 +31,7 @@ from .table import (
     STYLE_RATIO,
     Column,
     Sheet,
-    exact_diff,
+    exact_diffs,
     frame_from_rows,
     ms3,
     ratio_of,
@@ -481,12 +481,13 @@ def _stats(name: str | None, task: str | None, values: np.ndarray | None) -> lis
 def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
     """Summary and task rows for every family: base families first, then comparison-only ones."""
     rows: list[list] = []
+    ops: list[int] = []  # the op rows' indices
     for key in list(base) + [k for k in comparison if k not in base]:
         b, c = base.get(key), comparison.get(key)
         bs = _stats(key, None, b["ops"] if b else None)
         cs = _stats(key, None, c["ops"] if c else None)
-        # the totals are whole ns: Diff Duration(us) is their exact change to 0.01 us (``exact_diffs``)
-        rows.append([None, *bs, *cs, exact_diff(bs[3], cs[3], 1000), ratio_of(bs[3], cs[3])])
+        ops.append(len(rows))
+        rows.append([None, *bs, *cs, None, ratio_of(bs[3], cs[3])])  # Diff Duration(us): below, of all op rows
         b_tasks = list((b or {}).get("tasks", {}).items())
         c_tasks = list((c or {}).get("tasks", {}).items())
         for i, (tname, vals) in enumerate(b_tasks):
@@ -494,6 +495,12 @@ def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
             rows.append([None, *_stats("|", tname, vals), *other, None, None])
         for tname, vals in c_tasks[len(b_tasks):]:
             rows.append([None, *_stats(None, None, None), *_stats("|", tname, vals), None, None])
+    # the totals are whole ns: Diff Duration(us) is their exact change to 0.01 us, in one pass (``exact_diffs``)
+    if ops:
+        op_rows = [rows[i] for i in ops]
+        for r, diff in zip(op_rows, exact_diffs([r[4] for r in op_rows], [r[11] for r in op_rows], 1000).tolist(),
+                           strict=True):
+            r[15] = diff
     for i, r in enumerate(rows):
         r[0] = i + 1
     return rows

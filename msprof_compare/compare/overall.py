@@ -20,7 +20,7 @@ from ..options import Options
 from ..textsafe import and_list, text_width
 from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem
 from .classify import Keywords, load_keywords
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, exact_diff, half_up_ns, plain_frame, ratio_of
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, exact_diffs, half_up_ns, plain_frame, ratio_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -107,14 +107,6 @@ def _ms(ns: int | float) -> float:
     return ns / 1e6
 
 
-def _exact_diff(base_ms: float, comparison_ms: float) -> float:
-    """Diff Duration(ms): the exact change (the cells are whole ns) to 0.01 ms, a half away from zero. The float
-    difference rounded as reference-2 §0.1 says read one change three ways: an attention kernel 5 us longer made
-    Computing Time +0.01, Free Time -0.01 and its ``\tFree`` 0.00 (0.0050000000000000044, -0.0050000000000003375
-    and -0.004999999999999893 ms)."""
-    return exact_diff(base_ms, comparison_ms, 10**6)  # the rule of every sheet's duration diffs (``exact_diffs``)
-
-
 class _Side:
     """One side's E2E time, which every row's Duration Ratio divides by."""
 
@@ -142,9 +134,20 @@ class _Rows:
         if bcell[0] == 0 and ccell[0] == 0:
             return False
         ratio = ratio_of(bcell[0], ccell[0])
-        self.rows.append([label, *bcell, *ccell, _exact_diff(bcell[0], ccell[0]), ratio])
+        self.rows.append([label, *bcell, *ccell, None, ratio])  # Diff Duration(ms): ``diffs``, once all are added
         self.styles.append(style)
         return True
+
+    def diffs(self) -> None:
+        """Each row's Diff Duration(ms), in one pass over the rows: the exact change (the cells are whole ns) to
+        0.01 ms, a half away from zero (``exact_diffs``, the rule of every sheet's duration diffs). The float
+        difference rounded as reference-2 §0.1 says read one change three ways: an attention kernel 5 us longer
+        made Computing Time +0.01, Free Time -0.01 and its ``\tFree`` 0.00 (0.0050000000000000044,
+        -0.0050000000000003375 and -0.004999999999999893 ms)."""
+        if self.rows:
+            diffs = exact_diffs([r[1] for r in self.rows], [r[4] for r in self.rows], 10**6).tolist()
+            for row, diff in zip(self.rows, diffs, strict=True):
+                row[7] = diff
 
 
 def _bucket_pair(bd: Breakdown, names: tuple[str, ...]) -> tuple[float, int]:
@@ -281,6 +284,7 @@ def overall_rows(base: Breakdown, comp: Breakdown) -> tuple[list[list[Any]], lis
     rows.add("\tFree", "", (_ms(base.free_ns - base.sdma_stream.ns), "/"),
              (_ms(comp.free_ns - comp.sdma_stream.ns), "/"))
     rows.add("E2E Time", BLUE, (_ms(base.e2e_ns), "/"), (_ms(comp.e2e_ns), "/"))
+    rows.diffs()
     return rows.rows, rows.styles
 
 

@@ -337,21 +337,6 @@ def exact_diffs(base: np.ndarray | list, comparison: np.ndarray | list, ns_per_u
     return out
 
 
-def exact_diff(base: float, comparison: float, ns_per_unit: int) -> float:
-    """``exact_diffs`` of one pair of cells, in Python arithmetic, bit for bit (``round`` of a float is numpy's
-    ``rint``, half to even): the numpy rule over one-cell arrays took ~20 us a call, once per OverallMetrics row.
-    A cell no ns count holds (inf, nan, beyond 2**62 ns) goes to ``exact_diffs`` itself."""
-    scale = float(ns_per_unit)
-    b, c = float(base) * scale, float(comparison) * scale
-    if not (abs(b) < 2.0 ** 62 and abs(c) < 2.0 ** 62):  # also false for nan; rint of these stays below 2**62
-        return float(exact_diffs([base], [comparison], ns_per_unit)[0])
-    change = round(c) - round(b)
-    step = ns_per_unit // 100
-    hundredths, rest = divmod(abs(change), step)
-    hundredths += 2 * rest >= step
-    return math.copysign(float(hundredths), change) / 100 + 0.0
-
-
 #: Cell types pandas never converts: a column holding any of them is an object column of the cells as they are.
 _CONTAINERS = frozenset({list, tuple, dict})
 #: Mixes of text and these (no float: NaN is a missing text) that pandas infers as object cells as they are.
