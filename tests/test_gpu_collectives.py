@@ -564,6 +564,50 @@ def test_recorded_collective_records_touching_the_launch(tmp_path, case):
     assert fams == {f: (len(c), pytest.approx(sum(kernels[i] for i in c))) for f, c in want.items()}
 
 
+@pytest.mark.parametrize("text", ["wait", "coalesced", "braodcast"])
+def test_a_kernel_text_naming_no_collective_leaves_the_record_around_its_launch(tmp_path, text):
+    """A ``Collective name`` on the kernel that names no collective (``wait``, ``coalesced``, a misspelt one) is no
+    record: the ``record_param_comms`` op around its launch names it, as for a kernel without the arg. The RCCL
+    excerpt with that text on the first broadcast kernel (correlation 5183): its family stays the raw JSON's
+    (``_recorded_families`` of the unedited events), where the text hid the record and the kernel read
+    ``nccldevkernel`` (2 kernels, 8,530.789 + 14.319 us, beside 1 broadcast)."""
+    def edit(events):
+        kernel = next(k for k in events if k.get("cat") == "kernel" and k["args"]["correlation"] == 5183)
+        assert kernel["args"]["Collective name"] == "broadcast"
+        kernel["args"]["Collective name"] = text
+
+    want = _recorded_families(json.loads(RCCL.read_text())["traceEvents"])
+    assert sorted(len(d) for d in want.values()) == [1, 1, 2] and len(want["broadcast"]) == 2
+    assert _sheet_families(_rccl(tmp_path, edit=edit)) == {f: (len(d), pytest.approx(sum(d)))
+                                                           for f, d in want.items()}
+
+
+@pytest.mark.parametrize("case", ["range", "outer_record"])
+def test_a_record_naming_no_collective_leaves_the_next_source(tmp_path, case):
+    """A ``record_param_comms`` op around the launch that names no collective (``barrier``) is no record: the
+    next source names the kernel (the RCCL excerpt without the names on the kernels). ``range``: the broadcast
+    record around the first broadcast's launch (correlation 5183) says ``barrier``, so the ``nccl:broadcast`` range
+    inside it, around the launch, names it; ``outer_record``: a made-up ``barrier`` record inside the broadcast
+    record, around the launch, with the ranges taken out, so the outer broadcast record names it. Either way the
+    kernel stays ``broadcast``, where the barrier made it ``nccldevkernel``."""
+    def edit(events):
+        call, record = _launch_5183(events)
+        if case == "range":
+            ranges = [e for e in events if e.get("name") == "nccl:broadcast" and e["tid"] == call["tid"]
+                      and e["ts"] <= call["ts"] <= e["ts"] + e["dur"]]
+            assert len(ranges) == 1
+            record["args"]["Collective name"] = "barrier"
+        else:
+            events[:] = [e for e in events if not str(e.get("name", "")).startswith("nccl:")]
+            start = round(record["ts"] + 1, 3)
+            events.append(dict(record, ts=start, dur=round(call["ts"] + call["dur"] + 1 - start, 3),
+                               args={"Collective name": "barrier"}))
+
+    want = _recorded_families(json.loads(RCCL.read_text())["traceEvents"])
+    assert _sheet_families(_rccl(tmp_path, kernel_names=False, edit=edit)) == {
+        f: (len(d), pytest.approx(sum(d))) for f, d in want.items()}
+
+
 def test_no_line_when_no_kernel_names_a_collective(tmp_path, caplog):
     """The INFO line on unnamed kernels is for a side where others were named (docs/differences.md): the RCCL
     excerpt without the names on the kernels, the launch flows and the kernels' correlation ids names none, so its

@@ -200,7 +200,7 @@ def launch_collectives(profile: Profile, rows: np.ndarray) -> np.ndarray:
     names no collective); for a kernel no launch flow ends at, from the runtime call with the kernel's
     ``correlation`` id (the loader's ``extra["correlation_launches"]``: traces written without flows)."""
     coll = col_of(profile.ops, "collective", object)
-    out = _innermost_record(profile, rows, np.flatnonzero(coll != ""), coll)
+    out = _innermost_record(profile, rows, naming(coll), coll)
     left = np.flatnonzero(out == "")
     if len(left) and len(profile.ops):
         # the ranges' names are read only here, for the kernels no record names (a factorization of every op
@@ -210,8 +210,22 @@ def launch_collectives(profile: Profile, rows: np.ndarray) -> np.ndarray:
                         dtype=object)
         if (said != "").any():
             titles = said[codes]
-            out[left] = _innermost_record(profile, rows[left], np.flatnonzero(titles != ""), titles)
+            out[left] = _innermost_record(profile, rows[left], naming(titles), titles)
     return out
+
+
+def naming(texts: np.ndarray) -> np.ndarray:
+    """Positions of the ``texts`` (recorded ``Collective name`` texts, "" where none) that name a collective
+    (``collective_word``), each distinct text tested once. A record that names none (``wait``, ``barrier``,
+    ``coalesced``, a damaged text) is no record: the next source, an outer record, the ProcessGroupNCCL range
+    or the kernel's name, says the collective, where such a record hid them all (an RCCL generic kernel whose
+    own text said ``wait`` read ``nccldevkernel`` beside the ``broadcast`` record around its launch)."""
+    rows = np.flatnonzero(texts != "")
+    if not len(rows):
+        return rows
+    codes, uniq = factorize(texts[rows])
+    return rows[np.array([isinstance(t, str) and collective_word(t) is not None for t in uniq.tolist()],
+                         dtype=bool)[codes]]
 
 
 def _innermost_record(profile: Profile, rows: np.ndarray, rec: np.ndarray, coll: np.ndarray) -> np.ndarray:
@@ -321,7 +335,7 @@ def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[
         ops = cols(k, rows, np.full(len(rows), -1, np.int64))
         # PyTorch's Collective name: on the kernel itself, else on the record around its launch call
         recorded = col_of(k, "collective", object)[rows]
-        lacking = np.flatnonzero(recorded == "")
+        lacking = np.setdiff1d(np.arange(len(rows)), naming(recorded), assume_unique=True)
         if len(lacking):
             recorded[lacking] = launch_collectives(profile, rows[lacking])
         ops["family"], named = gpu_family(ops["name"], kw, recorded)
