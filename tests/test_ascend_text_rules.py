@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from msprof_compare import model
+from msprof_compare.api import compare
 from msprof_compare.compare import breakdown_npu
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import ascend_text, load_profile
@@ -1834,3 +1835,61 @@ def test_nul_bytes_in_the_rows_are_said(tmp_path):
     assert st_df["Core Type"].iloc[0] in ("AI_VEC\0TOR_CORE", "AI_VEC")
     assert warnings == [f"{f}: 1 NUL byte(s) in the rows (a damaged copy?); a cell holding one reads otherwise than "
                         "written: a text cell as another name, a number cell as missing or cut short at it"]
+
+
+def _renamed_flow_ends(events: list[dict], cat: str) -> int:
+    """The ``cat`` flow ends on the Ascend Hardware / HCCL lanes, of a category whose starts lie on the Python lane,
+    at a lane and time no async_npu end shares, counted from the raw events (times as written: the excerpt's are
+    text)."""
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    device = {p for p, n in lanes.items() if n in ("Ascend Hardware", "HCCL")}
+    assert any(e.get("cat") == cat and e["ph"] == "s" and lanes[e["pid"]] == "Python" for e in events)
+    read = {(e["pid"], e["tid"], ns(e["ts"])) for e in events if e.get("cat") == "async_npu" and e["ph"] == "f"}
+    return sum(1 for e in events if e.get("cat") == cat and e["ph"] == "f" and e["pid"] in device
+               and (e["pid"], e["tid"], ns(e["ts"])) not in read)
+
+
+def test_flows_of_a_renamed_category_that_leave_tasks_unlinked_are_counted(tmp_path: Path, caplog) -> None:
+    """async_npu flows link an op (Python lane) to its device task; a trace whose flows of that kind were written
+    under another category linked those tasks to no op without a word, where CANN's own flows (HostToDevice from
+    the CANN lane, async_task_queue within the Python lane: both in the excerpt) are none. The torch excerpt
+    (tests/data/npu) with its first three paired async_npu flows renamed ``torch_to_npu``: the ends no async_npu
+    flow shares, counted from the raw events (3), are said, and those flows are not read; the same three copied
+    under another category beside the async_npu ones cost nothing and are not said; every async_npu flow renamed
+    also names the category in the missing-flow line."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    assert not [w for w in load_profile(str(PT), OPTS).warnings if "renamed" in w]
+    flows = [e for e in events if e.get("cat") == "async_npu"]
+    paired = [i for i in dict.fromkeys(e["id"] for e in flows if e["ph"] == "f")
+              if any(e["id"] == i and e["ph"] == "s" for e in flows)][:3]
+    assert len(paired) == 3
+    renamed = json.loads(json.dumps(events))
+    for e in renamed:
+        if e.get("cat") == "async_npu" and e["id"] in paired:
+            e["cat"] = "torch_to_npu"
+    lost = _renamed_flow_ends(renamed, "torch_to_npu")
+    assert lost == 3
+    out, trace = _with_trace(tmp_path / "renamed", renamed)
+    profile = load_profile(str(out), OPTS)
+    assert [w for w in profile.warnings if "renamed" in w] == [
+        f"{trace}: {lost} flow(s) of category 'torch_to_npu' run from ops on the Python lane to Ascend Hardware / HCCL "
+        "tasks, as async_npu flows do, and no async_npu flow reaches those tasks; only async_npu flows are read (a "
+        "renamed category?), so those tasks are linked to no operator: the operator and module sheets leave them out"]
+    before = load_profile(str(PT), OPTS).flows
+    assert len(profile.flows) == len(before) - 3
+
+    copied = events + [dict(e, cat="mirror") for e in events if e.get("cat") == "async_npu" and e["id"] in paired]
+    assert _renamed_flow_ends(copied, "mirror") == 0
+    out, _ = _with_trace(tmp_path / "copied", copied)
+    assert not [w for w in load_profile(str(out), OPTS).warnings if "renamed" in w]
+
+    every = [dict(e, cat="torch_to_npu") if e.get("cat") == "async_npu" else e for e in events]
+    n = _renamed_flow_ends(every, "torch_to_npu")
+    out, trace = _with_trace(tmp_path / "every", every)
+    assert [w for w in load_profile(str(out), OPTS).warnings if "renamed" in w][0].startswith(f"{trace}: {n} flow(s)")
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        compare(str(out), str(out), enable_operator_compare=True)
+    assert [r.getMessage() for r in caplog.records if "Can't find any flow event" in r.getMessage()] == [
+        f"Can't find any flow event in the file: {out} (its flows from ops to device tasks are of category "
+        "'torch_to_npu', not async_npu, and are not read, so no op gets a kernel)"]

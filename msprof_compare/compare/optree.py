@@ -856,6 +856,10 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
                             "such flows too)")
                 else:
                     hint = f" (it holds flows of category {named}: if those link ops to kernels, pass --gpu_flow_cat)"
+            elif not prof.is_gpu and prof.extra.get("renamed_flow_cats"):  # said by the loader's warning
+                named = ", ".join(repr(term_safe(c)) for c in prof.extra["renamed_flow_cats"][:3])
+                hint = (f" (its flows from ops to device tasks are of category {named}, not async_npu, and are not "
+                        "read, so no op gets a kernel)")
             else:  # GPU or NPU alike: no option can help
                 hint = " (the trace holds no flow linking an op to its kernels, so no op gets a kernel)"
             log.warning("Can't find any flow event in the file: %s%s", prof.path, hint)

@@ -79,7 +79,7 @@ from ..model import (
     threads_in_order,
 )
 from ..options import Options
-from ..textsafe import short_repr, short_text
+from ..textsafe import short_repr, short_text, term_safe
 from ..units import MAX_RANK
 from . import paths, traceio
 from .numparse import (
@@ -288,6 +288,52 @@ def _among(values: np.ndarray, keys: Any) -> np.ndarray:
     return out
 
 
+def _renamed_flows(path: str, ev: list, ph: np.ndarray, rows: np.ndarray, cat_code: np.ndarray, pid: np.ndarray,
+                   python_pids: list[int], device_pids: list[int], raw: bool) -> tuple[list[str], np.ndarray] | None:
+    """(the categories, and the (pid, tid, ns ts) rows of their flow ends on the device lanes) of the flows outside
+    ``FLOW_CATS`` (``rows``: their positions in ``ev``) that run as async_npu flows do, from the Python lane to the
+    Ascend Hardware / HCCL lanes: a renamed category, which links no op to its task. None where there is none. A
+    CANN timeline's own flows start elsewhere (HostToDevice on the CANN lane) or end elsewhere (async_task_queue on
+    the Python lane), so they are none. Only the few flows are looked at (level-1 sample: ~0.06 ms a trace)."""
+    if not rows.size or not python_pids or not device_pids:
+        return None
+    code, lane = cat_code[rows], pid[rows]
+    starts = code[(ph[rows] == PH_S) & _among(lane, python_pids)]
+    ends = (ph[rows] == PH_F) & _among(lane, device_pids)
+    both = np.intersect1d(starts, code[ends])
+    if not both.size:
+        return None
+    sel = rows[ends & np.isin(code, both)]
+    picked = [ev[i] for i in sel.tolist()]
+    names = list(dict.fromkeys(e.cat for e in picked))
+    vals = _field(picked, "ts")
+    try:
+        ts = traceio.raw_times_to_ns(vals, path, "ts") if raw else traceio.times_to_ns(vals, path, "ts")[0]
+    except ProfileError:  # a damaged time: those ends cannot be told from the read flows' (each counted below)
+        ts = np.full(len(picked), -1, dtype=np.int64)
+    return names, np.column_stack([pid[sel], traceio.to_int(_field(picked, "tid")), ts])
+
+
+def _renamed_flow_note(path: str, c: dict[str, Any]) -> str:
+    """The warning for the flows ``_renamed_flows`` found whose end no read async_npu flow shares (lane and
+    time): the task there is linked to no op, so its time leaves the operator and module figures; where each
+    such task also ends an async_npu flow nothing is lost, and nothing is said."""
+    found = c.get("renamed_flows")
+    if found is None:
+        return ""
+    names, ends = found
+    f = np.flatnonzero((c["ph"] == PH_F) & _cat_is(c, "async_npu"))
+    read = set(zip(c["pid"][f].tolist(), c["tid"][f].tolist(), c["ts"][f].tolist(), strict=True))
+    lost = sum(1 for key in map(tuple, ends.tolist()) if key not in read)
+    if not lost:
+        return ""
+    named = ", ".join(repr(term_safe(n)) for n in names[:3]) + (", ..." if len(names) > 3 else "")
+    return (f"{path}: {lost:,} flow(s) of category {named} run from ops on the Python lane to Ascend Hardware / HCCL "
+            "tasks, as async_npu flows do, and no async_npu flow reaches those tasks; only async_npu flows are read "
+            "(a renamed category?), so those tasks are linked to no operator: the operator and module sheets leave "
+            "them out")
+
+
 def _wanted_cats(opts: Options) -> frozenset[str]:
     """Lower-cased categories of the host events some enabled comparator reads."""
     cats = {"cpu_op"}
@@ -394,6 +440,9 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             # an async_npu / fwdbwd event of another ph is said above, not again as a lane event
             _other_lane_phases(path, ev, np.where(flow_cat, PH_S, ph) if odd_flow.any() else ph, pid, lane_pids,
                                warnings)
+        flows = np.flatnonzero(is_flow)  # one pass over the events; the flows are few
+        renamed = _renamed_flows(path, ev, ph, flows[~flow_cat[flows]], cat_code, pid, python_pids,
+                                 [p for p in lanes[:2] if p is not None], raw)
         if opts.step_given and "cpu_op" not in lid:
             # no torch op: step markers outside the read categories (``extra["step_marks"]``); names read only
             # then, of events of any phase but metadata (an instant marker: dur 0), as the original's scan
@@ -441,6 +490,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             "args": _objects(ev, "args"),
         }
         cols["blank_names"] = "" in texts  # one lookup: the host events without a name are counted only then
+        cols["renamed_flows"] = renamed
     # an absent pid read as 0 put an event on no named process (pid 0 is none: a device task, HCCL task or overlap
     # span there counted in no figure), an absent tid on lane 0 (an HCCL op onto plane 0, a task of its own): figures
     # moved without a word (tvfuzz62, msfuzz62), as in the Kineto loader before kfuzz61's fix
@@ -934,6 +984,9 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     if no_id:
         warnings.append(f"{path}: {no_id:,} flow event(s) (async_npu, fwdbwd) have no id; they pair with no other, so "
                         "the op or forward op of such a flow links to no task")
+    if note := _renamed_flow_note(path, c):
+        warnings.append(note)
+        extra["renamed_flow_cats"] = c["renamed_flows"][0]
     tables["comm"], tables["rank_span"] = _comm(path, c, hccl_pid, threads, warnings)
 
     if ovl_pid is not None:
