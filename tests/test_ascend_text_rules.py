@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from msprof_compare import model
 from msprof_compare.api import compare
 from msprof_compare.compare import breakdown_npu
-from msprof_compare.errors import ProfileError
+from msprof_compare.errors import ProfileError, StepError
 from msprof_compare.loaders import ascend_text, load_profile
 from msprof_compare.model import Profile
 from msprof_compare.options import Options
@@ -1893,3 +1893,27 @@ def test_flows_of_a_renamed_category_that_leave_tasks_unlinked_are_counted(tmp_p
     assert [r.getMessage() for r in caplog.records if "Can't find any flow event" in r.getMessage()] == [
         f"Can't find any flow event in the file: {out} (its flows from ops to device tasks are of category "
         "'torch_to_npu', not async_npu, and are not read, so no op gets a kernel)"]
+
+
+def test_a_step_marker_in_another_case_is_said(samples: Path, tmp_path: Path) -> None:
+    """``profilerstep#50`` is no step to the step scan ("ProfilerStep#" as written, as the original's): in a
+    torch_npu export it was one op holding the whole step and no step to choose, unsaid. The level1 rank0 sample
+    with its one marker (cpu_op ``ProfilerStep#50``, counted from the raw events) renamed so: counted in the
+    warning; the step options find no marker; the sample as written gets no such line."""
+    src = samples / LEVEL1
+    out = shutil.copytree(src, tmp_path / "r_ascend_pt")
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    marks = [e for e in events if "ProfilerStep#" in str(e.get("name", ""))]
+    assert [(e["cat"], e["name"]) for e in marks] == [("cpu_op", "ProfilerStep#50")]
+    marks[0]["name"] = "profilerstep#50"
+    trace.write_text(json.dumps(events))
+    opts = Options(enable_operator_compare=True)
+    assert [w for w in load_profile(str(out), opts).warnings if "another case" in w] == [
+        f"{trace}: 1 host event named as a step marker in another case (the first: 'profilerstep#50'): the step scan "
+        "reads \"ProfilerStep#\" as written, as the original does, so each is no step (--base_step / "
+        "--comparison_step cannot choose it) but one op holding its step's ops (one operator row, which pairs with "
+        "nothing)"]
+    with pytest.raises(StepError, match="no ProfilerStep# markers"):
+        compare(str(out), str(src), base_step=50, comparison_step=50, enable_operator_compare=True)
+    assert not [w for w in load_profile(str(src), opts).warnings if "step marker" in w]

@@ -608,3 +608,61 @@ def test_calls_of_one_thread_that_start_and_end_together_are_no_copies(samples, 
     doc["traceEvents"].append(dict(twins[0]))
     notes = _copy_notes(_write(tmp_path, doc))
     assert len(notes) == 1 and ": 1 host event(s) with a duration repeat another" in notes[0]
+
+
+ALEXNET = DATA / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+
+
+def _alexnet_marker(edit) -> tuple[dict, dict]:
+    """The H200 AlexNet trace (tests/data/kineto, recorded by this project) with its one step marker, the
+    user_annotation ``ProfilerStep#50``, changed by ``edit(marker)``: (the trace, the marker)."""
+    doc = _doc(ALEXNET)
+    marks = [e for e in doc["traceEvents"]
+             if e.get("cat") == "user_annotation" and "ProfilerStep#" in e.get("name", "")]
+    assert [e["name"] for e in marks] == ["ProfilerStep#50"]
+    edit(marks[0])
+    return doc, marks[0]
+
+
+def test_a_step_marker_in_another_case_is_said(tmp_path):
+    """``profilerstep#50`` is no step marker to the step scan ("ProfilerStep#" as written, as the original's), so
+    the op tree kept it as one op holding the whole step: against the trace as written, operator match 0 of 112
+    base ops, its row the step's whole device time, without a word. The warning counts it; the row holds the
+    step's device time, summed from the raw JSON: the kernels and memcpys (an op owns no memset, as in the
+    original) whose launch flow starts inside the marker's span, on any thread (the backward's too)."""
+    doc, mark = _alexnet_marker(lambda m: m.update(name="profilerstep#50"))
+    path = _write(tmp_path, doc)
+    notes = [w for w in load_profile(path, _opts(enable_operator_compare=True)).warnings if "another case" in w]
+    assert notes == [f"{path}: 1 host event named as a step marker in another case (the first: 'profilerstep#50'): "
+                     "the step scan reads \"ProfilerStep#\" as written, as the original does, so each is no step but "
+                     "one op holding its step's ops (one operator row, which pairs with nothing)"]
+    rows = compare(str(ALEXNET), path, enable_operator_compare=True, disable_module=True).sheet(
+        "OperatorCompareStatistic").set_index("Operator Name")
+    start, end = _ns(mark["ts"]), _ns(mark["ts"]) + _ns(mark["dur"])
+    launched = {e["id"] for e in doc["traceEvents"] if e.get("cat") == "ac2g" and e["ph"] == "s"
+                and start <= _ns(e["ts"]) <= end}
+    ends = {(e["pid"], e["tid"], e["ts"]) for e in doc["traceEvents"] if e.get("cat") == "ac2g" and e["ph"] == "f"
+            and e["id"] in launched}
+    device = sum(_ns(e["dur"]) for e in doc["traceEvents"] if e.get("cat") in ("kernel", "gpu_memcpy")
+                 and (e["pid"], e["tid"], e["ts"]) in ends)
+    assert rows.loc["profilerstep#50", "Comparison Device Duration(ms)"] == pytest.approx(device / 1e6, abs=1e-9)
+    assert rows.loc["profilerstep#50", "Base Operator Number"] == 0
+    assert not [w for w in load_profile(str(ALEXNET), _opts(enable_operator_compare=True)).warnings
+                if "step marker" in w]
+
+
+def test_a_step_marker_written_as_a_python_function_is_said(tmp_path):
+    """A ``ProfilerStep#50`` of cat python_function is no step (steps are read from the host ops), so the step
+    count check read none on that side without a word: the warning counts it where the Python functions are
+    read (the operator comparison), and only where no host op marks that step."""
+    doc, _ = _alexnet_marker(lambda m: m.update(cat="python_function"))
+    path = _write(tmp_path, doc)
+    notes = [w for w in load_profile(path, _opts(enable_operator_compare=True)).warnings if "step marker" in w]
+    assert notes == [f"{path}: 1 Python function named as a step marker whose step no host op marks (the first: "
+                     "'ProfilerStep#50'): steps are read from the host ops (cpu_op, user_annotation), so that step is "
+                     "none (the step count check does not count it)"]
+    guards = compare(str(ALEXNET), path, enable_operator_compare=True).guards.set_index("Check")
+    assert guards.loc["step count", ["Base", "Comparison"]].tolist() == [1, None]
+    doc["traceEvents"].append(dict(_alexnet_marker(lambda m: None)[1]))  # the marker as a host op again: a step
+    again = _write(tmp_path, doc, "again.pt.trace.json")
+    assert not [w for w in load_profile(again, _opts(enable_operator_compare=True)).warnings if "step marker" in w]

@@ -491,6 +491,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         }
         cols["blank_names"] = "" in texts  # one lookup: the host events without a name are counted only then
         cols["renamed_flows"] = renamed
+        cols["odd_marks"] = traceio.odd_step_marks(texts)  # the distinct names: no pass over the events
     # an absent pid read as 0 put an event on no named process (pid 0 is none: a device task, HCCL task or overlap
     # span there counted in no figure), an absent tid on lane 0 (an HCCL op onto plane 0, a task of its own): figures
     # moved without a word (tvfuzz62, msfuzz62), as in the Kineto loader before kfuzz61's fix
@@ -932,6 +933,9 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     if steps is not None:
         warnings.extend(step_notes(path, steps["name"].to_numpy(), steps["ts"].to_numpy(), steps["dur"].to_numpy(),
                                    selectable=True))
+        if c["odd_marks"] and (note := traceio.odd_step_mark_note(path, steps["name"].to_numpy(), c["odd_marks"],
+                                                                  "host events", True)):
+            warnings.append(note)
 
     # device tasks
     if hw_pid is not None:

@@ -32,6 +32,7 @@ from ..model import (
     LAUNCH_CATS,
     NO_DEVICE_TIME,
     RUNTIME_CATS,
+    STEP_MARK,
     Profile,
     frame,
     gpu_framework_ops,
@@ -40,9 +41,11 @@ from ..model import (
     row_keys,
     starts_at,
     step_notes,
+    step_number,
     unread_categories,
 )
 from ..options import Options
+from ..textsafe import short_repr
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
 
@@ -207,6 +210,9 @@ class _Events:
         self.other_ph: dict[str, tuple[int, Any]] = {}
         #: what the events whose name was read are -> how many have none or an empty one (``_nameless_note``)
         self.nameless: dict[str, int] = {}
+        #: what the events whose name was read are -> their distinct names (``traceio.SharedTexts``), for the looks
+        #: at names that cost no pass over the events (``_step_mark_notes``)
+        self.distinct_names: dict[str, traceio.SharedTexts] = {}
 
     def where(self, cats: set | frozenset, ph: tuple[str, ...] | None, what: str = "") -> tuple[np.ndarray, list]:
         """(indices in file order, events) of the events whose lower-cased cat is in ``cats``
@@ -282,6 +288,8 @@ class _Events:
                 if f not in ("ts", "dur"):  # text (names): equal ones as one object
                     seen = traceio.SharedTexts()
                     out[f] = traceio.shared_texts(map(get, sub), n, seen)
+                    if what:
+                        self.distinct_names[what] = seen
                     if what and "" in seen:  # no name, or an empty one: counted only then (the distinct texts)
                         self.nameless[what] = self.nameless.get(what, 0) + int(np.count_nonzero(out[f] == ""))
                     continue
@@ -379,6 +387,7 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
         prof.warnings.append(note)
     if opts.enable_operator_compare:
         _load_python(prof, ev)
+    prof.warnings.extend(_step_mark_notes(prof, ev))
     if ev.ts_read is not None:  # RawTsEvents: the ts no loader parsed are checked still
         traceio.check_raw_ts(path, data, events, ev.ts_read)
     prof.warnings.extend(duration_notes(path, ev.negative, ev.too_long))
@@ -390,6 +399,32 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
         prof.warnings.append(_nameless_note(path, ev.nameless))
     prof.warnings.extend(traceio.other_ph_note(path, n, what, first) for what, (n, first) in ev.other_ph.items())
     return prof
+
+
+def _step_mark_notes(prof: Profile, ev: _Events) -> list[str]:
+    """Warnings for step markers the step scan does not take: a host op named so in another case
+    (``traceio.odd_step_mark_note``), and a Python function named ``ProfilerStep#N`` whose id no host op marks,
+    which is no step (the step count check reads none).
+    Only the distinct names are looked at, and the rows only where some name is such a marker."""
+    notes = []
+    ops = ev.distinct_names.get("host events")
+    odd = traceio.odd_step_marks(ops or ())
+    if odd and (note := traceio.odd_step_mark_note(ev.path, prof.ops["name"].to_numpy(), odd, "host events", False)):
+        notes.append(note)
+    python = ev.distinct_names.get("Python functions")
+    marks = [n for n in (python or ()) if isinstance(n, str) and STEP_MARK in n]
+    if marks:
+        ids = {step_number(n.rsplit("#", 1)[-1]) for n in ops or () if isinstance(n, str) and STEP_MARK in n}
+        lost = [n for n in marks if step_number(n.rsplit("#", 1)[-1]) not in ids]
+        if lost:
+            names = prof.python_functions["name"].to_numpy()
+            rows = np.flatnonzero(np.fromiter(map(set(lost).__contains__, names.tolist()), dtype=bool,
+                                              count=len(names)))
+            notes.append(f"{ev.path}: {traceio.counted(len(rows), 'Python functions')} named as a step marker whose "
+                         f"step no host op marks (the first: {short_repr(names[rows[0]])}): steps are read from the "
+                         "host ops (cpu_op, user_annotation), so that step is none (the step count check does not "
+                         "count it)")
+    return notes
 
 
 def _nameless_note(path: str, nameless: dict[str, int]) -> str:

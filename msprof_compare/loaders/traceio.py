@@ -22,7 +22,7 @@ import os
 import re
 import zlib
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import accumulate, compress
 from operator import attrgetter, not_
 from typing import Any, NamedTuple
@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import ProfileError
 from ..gcpause import gc_paused
+from ..model import STEP_MARK
 from ..options import Options
 from ..textsafe import and_list, short_repr
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
@@ -1043,6 +1044,26 @@ def absent_lanes_as_zero(ids: np.ndarray) -> np.ndarray:
     if absent.any():
         ids[absent] = 0
     return ids
+
+
+def odd_step_marks(names: Iterable[Any]) -> list[str]:
+    """The ``names`` (distinct ones) that name a step marker in another case only (``profilerstep#3``,
+    ``PROFILERSTEP#3``): the step scan takes ``ProfilerStep#`` as written (``model.step_marks``, the original's
+    "contains" test), so such an event is no step, where a user reading the name sees one."""
+    return [n for n in names if isinstance(n, str) and "profilerstep#" in n.lower() and STEP_MARK not in n]
+
+
+def odd_step_mark_note(path: str, names: np.ndarray, odd: list[str], what: str, selectable: bool) -> str:
+    """The warning for the ``names`` (an op column) among ``odd`` (``odd_step_marks``), "" where none is: each is
+    one op holding its step's ops, a row that pairs with nothing (the H200 AlexNet trace with ``profilerstep#50``:
+    operator match 0 of 112 against the trace as written), where the user reading its name sees a step."""
+    rows = np.flatnonzero(np.fromiter(map(set(odd).__contains__, names.tolist()), dtype=bool, count=len(names)))
+    if not rows.size:
+        return ""
+    step = " (--base_step / --comparison_step cannot choose it)" if selectable else ""
+    return (f"{path}: {counted(rows.size, what)} named as a step marker in another case (the first: "
+            f"{short_repr(names[rows[0]])}): the step scan reads \"{STEP_MARK}\" as written, as the original does, so "
+            f"each is no step{step} but one op holding its step's ops (one operator row, which pairs with nothing)")
 
 
 def counted(n: int, what: str) -> str:
