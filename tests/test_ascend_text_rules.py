@@ -1917,3 +1917,30 @@ def test_a_step_marker_in_another_case_is_said(samples: Path, tmp_path: Path) ->
     with pytest.raises(StepError, match="no ProfilerStep# markers"):
         compare(str(out), str(src), base_step=50, comparison_step=50, enable_operator_compare=True)
     assert not [w for w in load_profile(str(src), opts).warnings if "step marker" in w]
+
+
+def test_lane_ids_of_another_json_type_are_counted(tmp_path: Path) -> None:
+    """A tid written as ``true`` or ``false`` refused the whole trace_view.json ("not a trace event file"); it is now
+    a damaged lane, read as a lane of its own and counted, as a tid beyond int64 is. The torch excerpt with its
+    first Ascend Hardware task's tid ``true`` and its first cpu_op's ``false`` (file order gives the first named):
+    2 complete events; the task is on no Ascend Hardware lane of the excerpt any more, the op's tid neither 0 nor
+    any of the excerpt's."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    hw = _pid_of(events, "Ascend Hardware")
+    task = next(i for i, e in enumerate(events) if e.get("ph") == "X" and e["pid"] == hw)
+    op = next(i for i, e in enumerate(events) if e.get("ph") == "X" and e.get("cat") == "cpu_op")
+    events[task]["tid"], events[op]["tid"] = True, False
+    out, trace = _with_trace(tmp_path, events)
+    profile = load_profile(str(out), Options(enable_operator_compare=True))
+    first = "true" if task < op else "false"
+    assert [w for w in profile.warnings if "whole number within" in w] == [
+        f"{trace}: 2 complete events whose tid is no whole number within int64 (the first: {first}): each such value "
+        "is read as a lane of its own"]
+    before = load_profile(str(PT), Options(enable_operator_compare=True))
+    lanes = set(before.ops["tid"].tolist()) | set(before.kernels["tid"].tolist()) | {0, 1}
+    moved = profile.ops.loc[profile.ops["ts"] == ns(events[op]["ts"]), "tid"].tolist()
+    assert len(moved) >= 1 and not set(moved) & lanes
+    assert len(profile.kernels) == len(before.kernels)
+    kernel = profile.kernels.loc[profile.kernels["ts"] == ns(events[task]["ts"]), "tid"].tolist()
+    assert len(kernel) == 1 and kernel[0] not in lanes

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from msprof_compare.api import compare
+from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
 
@@ -425,3 +426,43 @@ def test_events_without_a_name_are_counted(tmp_path):
         "API row can tell what it ran"]
     # the undamaged excerpt: no such note
     assert not [w for w in load_profile(str(VLLM), build_options()[0]).warnings if "without a name" in w]
+
+
+def test_lane_ids_of_another_json_type_are_counted_and_read_as_lanes_of_their_own(tmp_path):
+    """A pid or tid written as ``true``, ``false``, ``7.5`` or ``null`` refused the whole trace ("not a trace event
+    file: Expected `int | str`, got `bool`"), where a tid beyond int64 or "NaN" is read as a lane of its own and
+    counted; and ``int(True)`` would have made it lane 1. Each is now such a lane, counted in the same warning
+    (the first named is the first field's, pid before tid, written as the JSON writes it), and the other events'
+    lanes are the trace's as written. Timesformer excerpt, ops picked from the JSON; counts by hand: 1 pid, 3 tids.
+    Another field of another type is refused as before."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    ops = [i for i, e in enumerate(ev) if e.get("cat") == "cpu_op" and e.get("ph") == "X"]
+    damaged = [dict(e) for e in ev]
+    damaged[ops[3]]["tid"] = True
+    damaged[ops[4]]["pid"] = 7.5
+    damaged[ops[5]]["tid"] = None
+    damaged[ops[6]]["tid"] = False
+    path = _write(tmp_path, dict(doc, traceEvents=damaged), "types")
+    prof = load_profile(path, build_options()[0])
+    assert [w for w in prof.warnings if "whole number within" in w] == [
+        f"{path}: 1 host event whose pid is no whole number within int64; 3 host events whose tid is no whole number "
+        "within int64 (the first: 7.5): each such value is read as a lane of its own"]
+    clean = load_profile(str(H100), build_options()[0]).ops
+    tids, written = prof.ops["tid"].tolist(), clean["tid"].tolist()
+    pids = prof.ops["pid"].tolist()
+    read = [i for i, e in enumerate(ev) if e.get("cat") in ("cpu_op", "cuda_runtime") and e.get("ph") == "X"]
+    rows = {i: k for k, i in enumerate(read)}  # the excerpt's host events (ops, runtime calls), read in file order
+    assert prof.ops["name"].tolist() == clean["name"].tolist() == [ev[i]["name"] for i in read]
+    assert prof.ops["ts"].tolist() == [_ns(ev[i]["ts"]) for i in read]
+    own = {tids[rows[ops[3]]], tids[rows[ops[5]]], tids[rows[ops[6]]]}
+    assert len(own) == 3 and not own & ({0, 1} | set(written))
+    assert pids[rows[ops[4]]] not in set(clean["pid"].tolist()) | {7}
+    changed = {rows[ops[k]] for k in (3, 4, 5, 6)}
+    assert [(p, t) for k, (p, t) in enumerate(zip(pids, tids, strict=True)) if k not in changed] == [
+        (p, t) for k, (p, t) in enumerate(zip(clean["pid"].tolist(), written, strict=True)) if k not in changed]
+    damaged[ops[7]]["ph"] = 5
+    refused = _write(tmp_path, dict(doc, traceEvents=damaged), "ph")
+    with pytest.raises(ProfileError, match=r"not a trace event file: Expected `str`, got `int` - at "
+                                           rf"`\$\.traceEvents\[{ops[7]}\]\.ph`"):
+        load_profile(refused, build_options()[0])

@@ -311,7 +311,7 @@ def _renamed_flows(path: str, ev: list, ph: np.ndarray, rows: np.ndarray, cat_co
         ts = traceio.raw_times_to_ns(vals, path, "ts") if raw else traceio.times_to_ns(vals, path, "ts")[0]
     except ProfileError:  # a damaged time: those ends cannot be told from the read flows' (each counted below)
         ts = np.full(len(picked), -1, dtype=np.int64)
-    return names, np.column_stack([pid[sel], traceio.to_int(_field(picked, "tid")), ts])
+    return names, np.column_stack([pid[sel], traceio.lane_ids(picked, "tid")[0], ts])
 
 
 def _renamed_flow_note(path: str, c: dict[str, Any]) -> str:
@@ -603,8 +603,8 @@ def _metadata(path: str, meta: list, warnings: list[str]) -> tuple[pd.DataFrame,
     kept = [i for i, n in enumerate(names) if n in traceio.META_KINDS]  # only their args are decoded
     meta = list(map(meta.__getitem__, kept))
     procs, threads, order = traceio.meta_records(
-        list(map(names.__getitem__, kept)), traceio.to_int(_field(meta, "pid")).tolist(),
-        traceio.to_int(_field(meta, "tid")).tolist(),
+        list(map(names.__getitem__, kept)), traceio.lane_ids(meta, "pid")[0].tolist(),
+        traceio.lane_ids(meta, "tid")[0].tolist(),
         traceio.decode_args(path, object_array(_field(meta, "args")), _MetaArgs))
     p = frame("processes", {"pid": list(procs), "name": [v[0] for v in procs.values()],
                             "sort_index": [v[1] for v in procs.values()]}) if procs else empty("processes")
@@ -630,7 +630,7 @@ def _lanes_named_twice(path: str, events: list, is_x: np.ndarray, names_of: dict
              if pid is not None and sum(n in names for n in names_of.values()) > 1]
     if not twice:
         return
-    x_pids = traceio.to_int(_field(_pick(events, is_x), "pid"))
+    x_pids = traceio.lane_ids(_pick(events, is_x), "pid")[0]
     for names, pid in twice:
         others = sorted(p for p, n in names_of.items() if n in names and p != pid)
         left = int(np.count_nonzero(np.isin(x_pids, others)))

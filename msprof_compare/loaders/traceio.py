@@ -34,7 +34,7 @@ from ..errors import ProfileError
 from ..gcpause import gc_paused
 from ..model import STEP_MARK
 from ..options import Options
-from ..textsafe import and_list, short_repr
+from ..textsafe import and_list, short_repr, short_text
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
 from .paths import GZIP_MAX_RATIO, PROFILER_DB_NAMES, export_hint, size_cap
 
@@ -58,6 +58,16 @@ class Event(msgspec.Struct, gc=False):
     dur: _NUM | msgspec.UnsetType = msgspec.UNSET  # UNSET: absent, read as 0 and counted (``durs_to_ns``)
     id: int | str | None = None
     args: msgspec.Raw = msgspec.Raw(b"")
+
+
+class LaxLaneEvent(Event, gc=False):
+    """``Event`` whose pid / tid take any JSON value: what ``decode_events`` decodes again with where the typed
+    decode refused a pid or tid of another type (``true``, ``7.5``, ``null``, an array). Such a value is a damaged
+    lane, counted and read as a lane of its own as one beyond int64 is (``lane_ids``, ``odd_lanes``), where the
+    whole trace was refused for it. Only a refused trace pays this second decode."""
+
+    pid: Any = ABSENT_LANE
+    tid: Any = ABSENT_LANE
 
 
 class KinetoFile(msgspec.Struct, gc=False):
@@ -131,6 +141,21 @@ _KINETO = msgspec.json.Decoder(KinetoFile)
 _KINETO_RAW_TS = msgspec.json.Decoder(_KinetoRawTs)
 _EVENTS_RAW_TIMES = msgspec.json.Decoder(list[RawTimesEvent])
 _TIMES = msgspec.json.Decoder(list[_NUM | None])
+
+
+class _LaxKinetoFile(msgspec.Struct, gc=False):
+    """``KinetoFile`` of ``LaxLaneEvent``s."""
+
+    traceEvents: list[LaxLaneEvent] | msgspec.UnsetType = msgspec.UNSET
+    deviceProperties: Any = None
+    distributedInfo: Any = None
+    metadata: Any = None
+
+
+_LAX_EVENTS = msgspec.json.Decoder(list[LaxLaneEvent])
+_LAX_KINETO = msgspec.json.Decoder(_LaxKinetoFile)
+#: Where a typed decode's ValidationError points at an event's pid or tid (``$.traceEvents[7].tid``, ``$[7].pid``).
+_LANE_ERROR = re.compile(r"- at `\$(?:\.traceEvents)?\[\d+\]\.(?:pid|tid)`$")
 
 
 class _Times(msgspec.Struct, gc=False):
@@ -499,16 +524,16 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
                 got = _decode_raw_times(kind, data)
                 if got is not None:
                     return got
-            if kind == "{":
-                top = _KINETO.decode(data)
-                if top.traceEvents is msgspec.UNSET:
-                    # communication.json, profiler_info_0.json: name the input to pass
-                    raise ProfileError(path, "not a trace: a JSON object without traceEvents",
-                                       hint=export_hint(path) or "a profiler side file? pass the trace, or the "
-                                       "profiling directory it belongs to")
-                return top.traceEvents, top
-            if kind == "[":
-                return _EVENTS.decode(data), None
+            try:
+                got = _typed_decode(path, data, kind, _KINETO, _EVENTS)
+            except msgspec.ValidationError as exc:
+                if not _LANE_ERROR.search(str(exc)):
+                    raise
+                # a pid / tid of another type (true, 7.5): a damaged lane, counted by the loaders, not a refusal;
+                # only such a trace pays this second decode
+                got = _typed_decode(path, data, kind, _LAX_KINETO, _LAX_EVENTS)
+            if got is not None:
+                return got
     except msgspec.ValidationError as exc:
         raise ProfileError(path, f"not a trace event file: {exc}") from None
     except DECODE_ERRORS as exc:
@@ -528,6 +553,22 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
         raise ProfileError(path, f"not a JSON trace: the file is {archive}",
                            hint="unpack it and pass the trace it holds, or its profiling directory")
     raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
+
+
+def _typed_decode(path: str, data: bytes | memoryview, kind: str, top_decoder: msgspec.json.Decoder,
+                  list_decoder: msgspec.json.Decoder) -> tuple[list, Any] | None:
+    """``decode_events``' decode of a Kineto object (``top_decoder``) or an event list; None for other text."""
+    if kind == "{":
+        top = top_decoder.decode(data)
+        if top.traceEvents is msgspec.UNSET:
+            # communication.json, profiler_info_0.json: name the input to pass
+            raise ProfileError(path, "not a trace: a JSON object without traceEvents",
+                               hint=export_hint(path) or "a profiler side file? pass the trace, or the "
+                               "profiling directory it belongs to")
+        return top.traceEvents, top
+    if kind == "[":
+        return list_decoder.decode(data), None
+    return None
 
 
 _SQLITE = "an SQLite database"
@@ -1006,16 +1047,26 @@ def to_int(values: list[Any]) -> np.ndarray:
     try:
         return absent_lanes_as_zero(np.fromiter(values, dtype=np.int64, count=len(values)))
     except (ValueError, TypeError, OverflowError):
-        pass
+        return _value_ints(values)
+
+
+def _value_ints(values: list[Any]) -> np.ndarray:
+    """``to_int`` value by value: ``np.fromiter`` reads true as 1 and 7.5 as 7, so values of any type
+    (``LaxLaneEvent``'s lanes) come here straight."""
     out = np.empty(len(values), dtype=np.int64)
     for i, v in enumerate(values):
         if type(v) is int and -(2**63) <= v < 2**63:
             out[i] = v
             continue
-        try:
-            out[i] = int(v)
-        except (TypeError, ValueError, OverflowError):
-            out[i] = -2 - (zlib.crc32(str(v).encode()) & 0x7FFFFFFF)
+        if isinstance(v, str):  # a text "7" is lane 7
+            try:
+                out[i] = int(v)
+                continue
+            except (ValueError, OverflowError):
+                pass
+        # a name, a number beyond int64, a value of another type (``LaxLaneEvent``: true, 7.0; ``int(True)`` made
+        # it lane 1): a lane of its own, as ``odd_lanes`` counts it
+        out[i] = -2 - (zlib.crc32(str(v).encode()) & 0x7FFFFFFF)
     return absent_lanes_as_zero(out)
 
 
@@ -1026,12 +1077,15 @@ def lane_ids(events: list, name: str) -> tuple[np.ndarray, np.ndarray, list | No
     C-level pass with no list in between. Both trace loaders read their lanes so and count the damage for
     ``lane_notes``."""
     get, n = attrgetter(name), len(events)
+    lax = bool(events) and type(events[0]) is LaxLaneEvent  # values of any type: fromiter reads true as 1
     try:
+        if lax:
+            raise TypeError
         ids = np.fromiter(map(get, events), dtype=np.int64, count=n)
     except (ValueError, TypeError, OverflowError):
         vals = list(map(get, events))
         absent = np.fromiter((type(v) is int and v == ABSENT_LANE for v in vals), dtype=bool, count=n)
-        return to_int(vals), absent, vals
+        return (_value_ints(vals) if lax else to_int(vals)), absent, vals
     absent = ids == ABSENT_LANE
     if absent.any():
         ids[absent] = 0
@@ -1094,7 +1148,9 @@ def lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
         notes.append(f"{path}: {'; '.join(absent)}: each read as 0, so they share that lane with one another and "
                      "with any event written there")
     if bad:
-        notes.append(f"{path}: {'; '.join(w for w, _ in bad)} (the first: {short_repr(bad[0][1])}): each such value "
+        first = bad[0][1]  # a value of another type as JSON writes it (true, 7.5, null), a text quoted
+        shown = short_repr(first) if isinstance(first, str) else short_text(msgspec.json.encode(first).decode())
+        notes.append(f"{path}: {'; '.join(w for w, _ in bad)} (the first: {shown}): each such value "
                      "is read as a lane of its own")
     return notes
 
