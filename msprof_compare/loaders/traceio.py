@@ -1139,7 +1139,10 @@ def lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
     the trace_view.json loader's complete events): an event without a pid or tid was read on
     lane 0 and one whose id is a number beyond int64 or the text "NaN" on a lane of its own, where each moved
     ops between threads (the op tree, Self Time) or kernels between streams without a word (kfuzz61;
-    msfuzz62: an HCCL op without a tid became a task of plane 0, its CommunicationCompare row gone)."""
+    msfuzz62: an HCCL op without a tid became a task of plane 0, its CommunicationCompare row gone). A written 0
+    or a negative id is no damage: Kineto writes GPU 0's events on pid 0, and CUPTI's callback threads with a tid
+    wrapped below 0 (hta's nccl_parser_config, ns_resolution_trace and negative_queue_length_values_check:
+    cuda_runtime calls on tids -549452224, -247463936, ...), each a lane like any other."""
     absent = [f"{counted(n, what)} without a {f}" for (what, f), (n, _, _) in odd.items() if n]
     bad = [(f"{counted(n, what)} whose {f} is no whole number within int64", first)
            for (what, f), (_, n, first) in odd.items() if n]
