@@ -1944,3 +1944,27 @@ def test_lane_ids_of_another_json_type_are_counted(tmp_path: Path) -> None:
     assert len(profile.kernels) == len(before.kernels)
     kernel = profile.kernels.loc[profile.kernels["ts"] == ns(events[task]["ts"]), "tid"].tolist()
     assert len(kernel) == 1 and kernel[0] not in lanes
+
+
+def test_damaged_step_ids_are_said_only_where_a_step_reads_them(samples: Path, tmp_path: Path) -> None:
+    """kernel_details.csv's step column is read by the kernel comparisons of a step asked for alone (a MindSpore
+    export without step markers can be given none), so its damaged cells are said there and nowhere else: the
+    warning named them on every run, where they moved no figure. The level1 rank0 sample (191 rows, all of step 50,
+    counted from the raw CSV) with its first two Step Id cells made ``5x0`` and ``abc``: no line without a step;
+    with step 50 the line, and KernelCompare holds 189 base kernels against the sample's 191."""
+    src = samples / LEVEL1
+    out = shutil.copytree(src, tmp_path / "r_ascend_pt")
+    kd = out / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = list(csv.reader(io.StringIO(kd.read_text(encoding="utf-8"), newline="")))
+    assert rows[0][0] == "Step Id" and [r[0] for r in rows[1:]] == ["50"] * 191
+    rows[1][0], rows[2][0] = "5x0", "abc"
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    kd.write_text(buf.getvalue(), encoding="utf-8")
+    said = f"{kd}: 2 Step Id value(s) are not whole numbers; those rows belong to no step"
+    assert said not in load_profile(str(out), Options(enable_kernel_compare=True)).warnings
+    assert said in load_profile(str(out), Options(enable_kernel_compare=True, base_step=50,
+                                                  comparison_step=50)).warnings
+    sheet = compare(str(out), str(src), enable_kernel_compare=True, base_step=50, comparison_step=50).sheet(
+        "KernelCompare")
+    assert (int(sheet["Calls"].fillna(0).sum()), int(sheet["Calls.1"].fillna(0).sum())) == (189, 191)

@@ -1471,14 +1471,15 @@ def _step_id(text: str) -> int | None:
     return value if value is not None and -(2**63) <= value < 2**63 else None
 
 
-def _step_ids(texts: list[str], path: str, warnings: list[str]) -> np.ndarray:
+def _step_ids(texts: list[str], path: str, warnings: list[str] | None, column: str = "Step Id") -> np.ndarray:
     """Step Id cells -> int64, -1 for "no step" (""/N/A). A cell that is no whole number (text, ``50.7``)
-    is no step either, counted in one warning: cut to 50 it would put the row into another step."""
+    is no step either, counted in one warning (``warnings`` None: not said): cut to 50 it would put the row into
+    another step."""
     texts = [v.strip() for v in texts]
     read = {t: _step_id(t) for t in set(texts)}  # once per distinct text: a column repeats a few ids
-    bad = sum(1 for t in texts if read[t] is None and t not in _NA_TEXTS)
+    bad = sum(1 for t in texts if read[t] is None and t not in _NA_TEXTS) if warnings is not None else 0
     if bad:
-        warnings.append(f"{path}: {bad:,} Step Id value(s) are not whole numbers; those rows belong to no step")
+        warnings.append(f"{path}: {bad:,} {column} value(s) are not whole numbers; those rows belong to no step")
     return np.array([-1 if read[t] is None else read[t] for t in texts], dtype=np.int64)
 
 
@@ -1504,10 +1505,13 @@ def _floats(texts: list[str], path: str, column: str, warnings: list[str]) -> np
 _MAX_PMU_US = MAX_DURATION_NS / 1000
 
 
-def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
+def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read: bool = True) -> pd.DataFrame:
     """kernel_details.csv with typed columns and exact ``ts``/``dur`` (see module docstring).
 
     Non-numeric or negative durations are kept (as NaN / as is) and counted in one line each of ``warnings``.
+    ``steps_read``: a figure reads the step column (a step was asked for: the kernel comparisons keep its rows);
+    only then are its damaged cells said, as no other figure reads them (a MindSpore export without step markers
+    can be given no step at all).
     """
     warnings = [] if warnings is None else warnings
     cols = _read_csv(path, ("Step Id", "Step ID") + KERNEL_TEXT_COLUMNS + ("Start Time(us)", "Duration(us)"),
@@ -1515,10 +1519,10 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     step_col = "Step Id" if "Step Id" in cols else "Step ID" if "Step ID" in cols else None
     out: dict[str, np.ndarray] = {}
     if step_col:
-        out["Step Id"] = _step_ids(cols[step_col].tolist(), path, warnings)
+        out["Step Id"] = _step_ids(cols[step_col].tolist(), path, warnings if steps_read else None, step_col)
     else:
         out["Step Id"] = np.full(len(cols["Name"]), -1, np.int64)
-    if step_col == "Step Id" and "Step ID" in cols:  # both spellings (a file joined from two exports?)
+    if steps_read and step_col == "Step Id" and "Step ID" in cols:  # both spellings (joined from two exports?)
         differ = int(np.count_nonzero(_step_ids(cols["Step ID"].tolist(), path, []) != out["Step Id"]))
         if differ:
             warnings.append(f"{path}: columns Step Id and Step ID disagree in {differ} row(s); Step Id is read "
@@ -1887,7 +1891,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
 
     p = path_of("kernel_details.csv")  # read by every run
     if p:
-        profile.kernel_details = read_kernel_details(p, profile.warnings)
+        profile.kernel_details = read_kernel_details(p, profile.warnings, steps_read=opts.step_given)
     if "memory_record.csv" in wanted:
         if opts.enable_profiling_compare:  # Mem Usage: a missing file is warned of
             p = path_of("memory_record.csv")
