@@ -1537,6 +1537,24 @@ def test_npu_profiler_settings_note(samples, caplog):
     two.extra.update(profiler_level="Level0")
     row = checks.guards(_Ctx(one, two)).set_index("Check").loc["NPU profiler settings"]
     assert row[["Status", "Base", "Comparison"]].tolist() == ["note", "Level1", "Level0"]
+    assert row["Detail"].startswith("profiler level / AI Core metrics of profiler_info.json: levels record different "
+                                    "data at different overhead (Level0 has no PMU counters), and ")
+    # the note names what differs: the metrics alone
+    two.extra.update(profiler_level="Level1", aic_metrics="ACL_AICORE_MEMORY")
+    row = checks.guards(_Ctx(one, two)).set_index("Check").loc["NPU profiler settings"]
+    assert row["Status"] == "note"
+    assert row["Detail"].startswith("profiler level / AI Core metrics of profiler_info.json: metrics record different "
+                                    "data at different overhead, and ")
+    # a Level0 run (no AI Core metrics) against Level1: both differ, and so does the time breakdown's split
+    l0 = samples / NPU_L1.replace("level1", "level0")
+    info = json.loads((l0 / "profiler_info_0.json").read_text())["config"]["experimental_config"]
+    assert (info["_profiler_level"], info["_aic_metrics"]) == ("Level0", "ACL_AICORE_NONE")
+    row = compare(str(l0), str(l1), enable_profiling_compare=True).guards.set_index("Check").loc[
+        "NPU profiler settings"]
+    assert row["Detail"] == ("profiler level / AI Core metrics of profiler_info.json: levels and metrics record "
+                             "different data at different overhead (Level0 has no PMU counters), and this run's time "
+                             "breakdown figures include that overhead; the metrics also decide the time breakdown's "
+                             "Cube / Vector split; for timings, collect both runs alike")
 
 
 def test_npu_profiler_settings_of_the_wrong_type_are_said_where_the_note_is(tmp_path):
@@ -1587,9 +1605,10 @@ def test_npu_profiler_settings_note_in_a_gate_run(samples):
         assert res.sheet_names[0] == "Summary"
         g = res.guards.set_index("Check")
         assert g.loc["NPU profiler settings", ["Status", "Base", "Comparison"]].tolist() == expected, base
-        assert "this run's time breakdown figures and operator and module device times include that overhead; " \
-            "the metrics also decide the time breakdown's Cube / Vector split;" in g.loc["NPU profiler settings",
-                                                                                     "Detail"]
+        # the same metrics on both sides: the Cube / Vector split is not said to differ (levels alone do)
+        assert "levels record different data at different overhead, and this run's time breakdown figures and " \
+            "operator and module device times include that overhead; for timings" in g.loc["NPU profiler settings",
+                                                                                         "Detail"]
 
 
 @pytest.mark.parametrize("options, figures", [
@@ -1618,9 +1637,10 @@ def test_npu_profiler_settings_note_in_every_npu_run(samples, caplog, options, f
             res = compare(str(samples / base), str(samples / comparison), **options)
         row = res.guards.set_index("Check").loc["NPU profiler settings"]
         assert row[["Status", "Base", "Comparison"]].tolist() == expected, (base, options)
-        split = "; the metrics also decide the time breakdown's Cube / Vector split" if not options else ""
-        assert row["Detail"].endswith(f"and this run's {figures} include that overhead{split}; for timings, "
-                                      "collect both runs alike"), (base, row["Detail"])
+        # Level1 against Level2, both PipeUtilization: what differs is the level, which adds no Cube / Vector split
+        assert row["Detail"] == ("profiler level / AI Core metrics of profiler_info.json: levels record different "
+                                 f"data at different overhead, and this run's {figures} include that overhead; for "
+                                 "timings, collect both runs alike"), (base, row["Detail"])
         assert [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS["NPU profiler settings"])] == [
             f"Base and comparison were collected with different NPU profiler settings (base {expected[1]}, "
             f"comparison {expected[2]}): {row['Detail']}."]

@@ -999,11 +999,22 @@ def _settings_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> d
             return None  # no note would be shown: a side without a level written at all
         return _guard(SETTINGS_CHECK, None, *(v if isinstance(v, str) else "unread" for v in levels),
                       f"profiler level / AI Core metrics of profiler_info.json: not compared, {said}")
-    split = "; the metrics also decide the time breakdown's Cube / Vector split" if bds is not None else ""
-    return _guard(SETTINGS_CHECK, settings[0] == settings[1], *settings,
-                  "profiler level / AI Core metrics of profiler_info.json: levels and metrics record different data "
-                  f"at different overhead (Level0 has no PMU counters), and this run's {_timed_figures(ctx, bds)} "
-                  f"include that overhead{split}; for timings, collect both runs alike" + (f"; {said}" if said else ""))
+    # a note names what differs: Level1 against Level2 with the same metrics said "levels and metrics", "Level0
+    # has no PMU counters" and that the metrics decide the Cube / Vector split, none of which applied
+    levels = [p.extra.get("profiler_level") for p in sides]
+    metrics = [p.extra.get("aic_metrics") for p in sides]
+    ok = settings[0] == settings[1]
+    level0 = "Level0" in levels
+    other_metrics = all(isinstance(m, str) for m in metrics) and metrics[0] != metrics[1]
+    what = ("levels and metrics" if ok or (levels[0] != levels[1] and other_metrics)
+            else "levels" if levels[0] != levels[1] else "metrics")
+    split = ("; the metrics also decide the time breakdown's Cube / Vector split"
+             if bds is not None and (ok or other_metrics or level0) else "")
+    return _guard(SETTINGS_CHECK, ok, *settings,
+                  f"profiler level / AI Core metrics of profiler_info.json: {what} record different data at different "
+                  f"overhead{' (Level0 has no PMU counters)' if ok or level0 else ''}, and this run's "
+                  f"{_timed_figures(ctx, bds)} include that overhead{split}; for timings, collect both runs alike"
+                  + (f"; {said}" if said else ""))
 
 
 def _gpu_vendor(p: Any) -> str | None:
