@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from dbutil import sql
+from logutil import blocks
 from refpairs import PAIRS as REF_PAIRS
 from spans import longest_free
 
@@ -144,14 +145,18 @@ def test_sglang_decode_note(samples, caplog):
     assert "the base side's E2E and Free Time mostly measure that stretch" in row["Detail"]
     assert "so does the E2E difference" not in row["Detail"]  # 463.3 vs 493.3 ms: the difference is computing
     assert verdict.IDLE_ASIDE not in res.verdict  # the verdict points to the stretch only where it is the change
-    notes = [r.getMessage() for r in caplog.records if checks.NOTE_CHECKS[checks.IDLE_CHECK] in r.getMessage()]
+    notes = blocks(caplog.messages, checks.NOTE_CHECKS[checks.IDLE_CHECK])
     # 49.96 % read "comparison 50.0%" beside "is half or more of a side's E2E time", which holds for the base alone:
     # a share under the threshold that one decimal rounds up to it is cut at two
     assert 0.4996 <= want_c[1] / e2e_c < 0.4997
-    assert len(notes) == 1 and "(base 97.8%, comparison 49.96%)" in notes[0]
-    # the log's note says once what the shares are (it repeated it, then gave a length under "as a share of E2E")
-    assert f"(base 97.8%, comparison 49.96%): base {want_b[1] / 1e6:.3f} ms long, " in notes[0]
-    assert "as a share of E2E" not in notes[0] and row["Detail"].startswith(checks.IDLE_LEAD)
+    assert len(notes) == 1 and "(base 97.8%, comparison 49.96%)" in notes[0][0]
+    # the log's note says once what the shares are (it repeated it, then gave a length under "as a share of E2E"),
+    # then a line per side's stretch and one on how to read them
+    assert notes[0][0].endswith("(base 97.8%, comparison 49.96%): its length and start:")
+    assert notes[0][1].startswith(f"base {want_b[1] / 1e6:.3f} ms long, ") and notes[0][2].startswith("comparison ")
+    assert notes[0][3].startswith("the base side's E2E and Free Time mostly measure that stretch")
+    assert len(notes[0]) == 4 and row["Detail"].startswith(checks.IDLE_LEAD)
+    assert not [line for line in notes[0] if "as a share of E2E" in line]
 
 
 def _window_lo(path: Path) -> int:
@@ -346,8 +351,8 @@ def test_a_side_without_idle_time_has_no_stretch_placed(samples, caplog):
     none = "comparison none (computing and communication fill its E2E window)"
     assert f"base {free_b / 1e6:.3f} ms long, " in row["Detail"] and f", {none};" in row["Detail"]
     assert "comparison 0.000 ms long" not in row["Detail"]
-    notes = [r.getMessage() for r in caplog.records if checks.NOTE_CHECKS[checks.IDLE_CHECK] in r.getMessage()]
-    assert len(notes) == 1 and none in notes[0] and "0.000 ms into the E2E window" not in notes[0]
+    notes = blocks(caplog.messages, checks.NOTE_CHECKS[checks.IDLE_CHECK])
+    assert len(notes) == 1 and notes[0][2] == none and "0.000 ms into the E2E window" not in "".join(notes[0])
 
 
 def test_a_stretch_of_one_ns_is_a_stretch():
@@ -431,9 +436,10 @@ def test_idle_advice_beside_a_side_without_time_breakdown_compares_nothing(sampl
                   f"breakdown (no E2E time) to compare with: read the {gpu} side's Computing Time and its categories "
                   "alone")
         assert row["Detail"].endswith(advice) and checks.IDLE_ADVICE not in row["Detail"]
-        line = [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS[checks.IDLE_CHECK])]
+        line = blocks(caplog.messages, checks.NOTE_CHECKS[checks.IDLE_CHECK])
         shares = "(base 84.0%, comparison n/a)" if gpu == "base" else "(base n/a, comparison 84.0%)"
-        assert len(line) == 1 and line[0].endswith(advice + ".") and shares in line[0]
+        assert len(line) == 1 and line[0][-1].endswith(advice) and shares in line[0][0]
+        assert len(line[0]) == 3 and line[0][1].startswith(f"{gpu} 10857.887 ms long")  # the side with E2E time
         assert not res.verdict  # no E2E on one side: no verdict, so no aside either
     # a side alone whose computing has no categories is not asked for them (figures exact in binary)
     split = _bd(100, 60)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from dbutil import sql
+from logutil import blocks
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import RunContext, compare
@@ -614,8 +615,8 @@ def test_gpu_against_mindspore_layout_is_not_called_another_workload(caplog):
     assert g.loc["input shapes of top operators", ["Status", "Detail"]].tolist() == [
         "unknown", "no operators on the comparison side: nothing to check"]  # not "recorded without record_shapes"
     # the one check that warns: the fixture's HCCL tasks (cut from an 8-rank run) name 8 ranks, the GPU job had 1
-    warned = [r.getMessage() for r in caplog.records if r.getMessage().startswith("  - ")]
-    assert [w.split(" (")[0] for w in warned] == ["  - world size"]
+    (warned,) = blocks(caplog.messages, "The two profiles may not be the same workload")
+    assert [w.split(" (")[0] for w in warned[1:]] == ["world size"]
     assert g.loc["world size", ["Status", "Base", "Comparison"]].tolist() == ["warn", 1, "at least 8"]
     # the MindSpore side has no torch op: the sheets pairing ops would hold the GPU side alone, so they are left
     # out with one warning (the original writes them, every GPU op "100 %" slower)
@@ -1157,13 +1158,26 @@ def test_gpu_vendor_note_says_the_flash_attention_num_counts_kernels():
     assert detail.endswith("compare the Flash Attention totals first, then their split")
 
 
-def test_gpu_vendor_note_on_qwen_h100_vs_mi300(samples):
-    """The same clause on the real pair, whose console Num reads 0.003s(24) and 0.004s(48)."""
-    g = compare(str(samples / "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
-                str(samples / "tracelens/tests/traces/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
-                enable_profiling_compare=True).guards
-    assert g.set_index("Check").loc["GPU vendor", "Detail"].endswith(
-        ": base 24 (Cube 24, Vector 0), comparison 48 (Cube 24, Vector 24)")
+def test_gpu_vendor_note_on_qwen_h100_vs_mi300(samples, caplog):
+    """The same clause on the real pair, whose console Num reads 0.003s(24) and 0.004s(48); the log says the note
+    and the clause each on a line of its own (one line of 623 characters before), and so the note of the kernels
+    launched before the profile, a line per side's figures (994 characters on one line before)."""
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        g = compare(str(samples / "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+                    str(samples / "tracelens/tests/traces/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+                    enable_profiling_compare=True).guards.set_index("Check")
+    detail = g.loc["GPU vendor", "Detail"]
+    assert detail.endswith(": base 24 (Cube 24, Vector 0), comparison 48 (Cube 24, Vector 24)")
+    (vendor,) = blocks(caplog.messages, checks.NOTE_CHECKS[checks.VENDOR_CHECK])
+    assert vendor[0].endswith("(base NVIDIA, comparison AMD):") and len(vendor) == 3
+    assert "; ".join(vendor[1:]) == detail and vendor[2].startswith("its Num counts kernels")
+    (early,) = blocks(caplog.messages, checks.NOTE_CHECKS[checks.EARLY_CHECK])
+    assert early[0].endswith("(base 29.7%, comparison 29.6%): the share of E2E before the first kernel the trace "
+                             "holds a launch of (the previous step's tail):")
+    assert early[1:3] == ["base: the first 14.760 ms of E2E, where 436 computing kernels run (13.673 ms busy)",
+                          "comparison: the first 13.954 ms of E2E, where 463 computing kernels run (13.319 ms busy)"]
+    assert "; ".join(early[1:]) in g.loc[checks.EARLY_CHECK, "Detail"] and early[-1].startswith("a note from 10%")
+    assert max(len(line) for line in caplog.messages) < 300
 
 
 HTA_ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
@@ -1188,16 +1202,18 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         row = compare(str(gpu), str(npu), enable_profiling_compare=True).guards.set_index("Check").loc[
             checks.KINDS_CHECK]
-    detail = ("an NPU's Vector kernels named cast, TransData or Transpose are Vector (Trans), a GPU's are Vector "
-              "(No Trans) (comparison: Vector (Trans) 0.477 ms): compare Vector, not its split; an NPU's "
-              "TensorMove copies are SDMA (Tensor Move), in Computing Time, and copies on a compute stream (a GPU's "
-              "memory copies) SDMA in Free Time (base: SDMA in Free Time 55.503 ms; comparison: SDMA (Tensor Move) "
-              "0.574 ms): compare SDMA Time, which adds both, and read Computing Time and Free Time with this in "
-              "mind; the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU")
-    assert row.tolist() == ["note", "GPU", "NPU", detail]
-    assert [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS[checks.KINDS_CHECK])] == [
-        "A GPU profile and an NPU profile count some work in different categories (base GPU, comparison NPU): "
-        f"{detail}."]
+    parts = ["an NPU's Vector kernels named cast, TransData or Transpose are Vector (Trans), a GPU's are Vector "
+             "(No Trans) (comparison: Vector (Trans) 0.477 ms): compare Vector, not its split",
+             "an NPU's TensorMove copies are SDMA (Tensor Move), in Computing Time, and copies on a compute stream (a "
+             "GPU's memory copies) SDMA in Free Time (base: SDMA in Free Time 55.503 ms; comparison: SDMA (Tensor "
+             "Move) 0.574 ms): compare SDMA Time, which adds both, and read Computing Time and Free Time with this "
+             "in mind",
+             "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU"]
+    assert row.tolist() == ["note", "GPU", "NPU", "; ".join(parts)]
+    # the log says it as a block, a line per part (one line of 695 characters before)
+    assert blocks(caplog.messages, checks.NOTE_CHECKS[checks.KINDS_CHECK]) == [[
+        "A GPU profile and an NPU profile count some work in different categories (base GPU, comparison NPU):",
+        *parts]]
     swapped = compare(str(npu), str(gpu), enable_profiling_compare=True).guards.set_index("Check").loc[
         checks.KINDS_CHECK]
     assert swapped["Base":"Comparison"].tolist() == ["NPU", "GPU"]
@@ -1375,8 +1391,8 @@ def test_gpu_vs_npu_categories_note_says_a_mindspore_side_files_the_ops_vector_k
     row = res.guards.set_index("Check").loc[checks.KINDS_CHECK]
     assert row["Status"] == "note" and "; the comparison " + part.format(gpu="base") + "; the Cube / Vector" in \
         row["Detail"]
-    assert any(m.startswith(checks.NOTE_CHECKS[checks.KINDS_CHECK]) and part.format(gpu="base") in m
-               for m in caplog.messages)
+    assert any(part.format(gpu="base") in item for block in blocks(caplog.messages, checks.NOTE_CHECKS[
+        checks.KINDS_CHECK]) for item in block)
     swapped = compare(str(MS_LAYOUT), gpu, enable_profiling_compare=True).guards.set_index("Check")
     assert "the base " + part.format(gpu="comparison") in swapped.loc[checks.KINDS_CHECK, "Detail"]
     # the same kernels with their framework ops: 3 kernels move from Matmul (Vector) into Vector, nothing else

@@ -23,6 +23,7 @@ from typing import Any
 import openpyxl
 import pytest
 from dbutil import edited_copy, sql
+from logutil import blocks
 from test_json_report import SCHEMA, validate
 
 from msprof_compare.api import compare
@@ -287,7 +288,8 @@ def test_previous_steps_tail_is_said_once(samples: Path, tmp_path: Path, caplog:
     assert figures == [(436, "13.673"), (463, "13.319")]
     assert _row(*traces, tmp_path, caplog) is None  # nor any line on "kernels no flow links to an operator"
     said = [m for m in caplog.messages if "436" in m]
-    assert len(said) == 1 and said[0].startswith("Part of a side's E2E time runs kernels launched before")
+    (block,) = blocks(caplog.messages, "Part of a side's E2E time runs kernels launched before")
+    assert said == ["  - " + block[1]] and block[1].startswith("base: the first ")  # a line of the note's block
     res = compare(str(traces[0]), str(traces[1]), enable_operator_compare=True, enable_profiling_compare=True)
     row = _early(res)
     assert row["Status"] == "note"

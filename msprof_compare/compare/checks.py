@@ -368,6 +368,17 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
 KERNEL_TYPES_WHOLE = "; KernelTypeCompare reads a text export's op_statistic.csv, which holds no step ids"
 #: A row's key for words of its Detail that the log line leaves out (said by another warning of the run)
 LOG_CUT = "log_cut"
+#: A row's key for its note as the log says it, a block: (the title line's words after the figures, or "";
+#: the items, each on a line of its own). A Detail of several parts read as one line of 500 to 1,000 characters
+#: (tracelens' Qwen1.5 pair: the kernels launched before the profile, 994).
+LOG_PARTS = "log_parts"
+
+
+def _in_parts(row: dict[str, Any], lead: str, items: list[str]) -> dict[str, Any]:
+    """``row`` with its log block (``LOG_PARTS``): where there is more than one item; one item stays one line."""
+    if len(items) > 1:
+        row[LOG_PARTS] = (lead, items)
+    return row
 _EXPORT_KINDS = {"ascend_db": "db", "ascend_text": "text"}
 #: The "NPU export kind" note's Detail: this lead, then its figures joined by ``EXPORT_PART_SEP``; the log shows
 #: each figure on a line of its own (up to seven, ~1,500 characters on one line before).
@@ -508,9 +519,9 @@ def _early_row(bds: tuple[Breakdown, Breakdown],
         return None, []
     shares = [bd.early_ns / bd.e2e_ns if bd.has_launches and bd.e2e_ns > 0 else None for bd in bds]
     ok = not any(x is not None and x >= EARLY_SHARE for x in shares)
-    where = "; ".join(f"{side}: the first {_ms(bd.early_ns)} ms of E2E, where "
-                      f"{bd.early_kernels.count:,} computing kernels run ({_ms(bd.early_kernels.ns)} ms busy)"
-                      for side, bd in zip(_SIDES, bds, strict=True) if bd.early_ns)
+    wheres = [f"{side}: the first {_ms(bd.early_ns)} ms of E2E, where "
+              f"{bd.early_kernels.count:,} computing kernels run ({_ms(bd.early_kernels.ns)} ms busy)"
+              for side, bd in zip(_SIDES, bds, strict=True) if bd.early_ns]
     told = [(side, bd, u) for side, bd, u in zip(_SIDES, bds, unlinked or (None, None), strict=True)
             if not ok and bd.early_ns and u is not None and u.early]
     sheets, read = "", "E2E and the categories"
@@ -523,17 +534,20 @@ def _early_row(bds: tuple[Breakdown, Breakdown],
             them = "the kernels of that stretch, computing or not,"
             figures = " (" + "; ".join(f"{side} {_unlinked_words(None, u.early, u.early_copies)[0]}, "
                                        f"{_ms(u.early_ns)} ms" for side, _, u in told) + ")"
-        sheets = (f"; with no launch in the trace, no flow links {them} to an operator either, so the operator and "
+        sheets = (f"with no launch in the trace, no flow links {them} to an operator either, so the operator and "
                   f"module sheets and their top contributors leave them out{figures}, while the overall time "
                   "breakdown counts them")
+    items = [*wheres, "they count in E2E, and the computing ones, by their names only, in the categories "
+             "(collectives in communication), so windows holding different amounts of that step differ by them",
+             *([sheets] if sheets else []),
+             f"a note from {EARLY_SHARE:.0%}: read {read} with this in mind, or profile so that the previous step "
+             "has ended (a warmup step, a synchronize before the profiled one)"]
     row = _guard(EARLY_CHECK, ok, shares[0], shares[1],
-                 f"share of E2E before the first kernel the trace holds a launch of, run by kernels launched before "
-                 f"the profile began (the previous step's tail): {where}; they count in E2E, and the computing "
-                 "ones, by their names only, in the categories (collectives in communication), so windows holding "
-                 f"different amounts of that step differ by them{sheets}; a note from {EARLY_SHARE:.0%}: read "
-                 f"{read} with this in mind, or profile so that the previous step has ended (a warmup step, a "
-                 "synchronize before the profiled one)")
-    return row, [side for side, _, _ in told]
+                 "share of E2E before the first kernel the trace holds a launch of, run by kernels launched before "
+                 f"the profile began (the previous step's tail): {'; '.join(items)}")
+    # the log's title says "kernels launched before the profile began": its lead says the rest once
+    return _in_parts(row, "the share of E2E before the first kernel the trace holds a launch of (the previous "
+                     "step's tail)", items), [side for side, _, _ in told]
 
 
 #: The "kernels linked to no operator" row's Detail opens with what its figures count; the log leaves it out, as
@@ -706,10 +720,10 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     shares = [bd.longest_idle.length_ns / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
     crossed = [side for side, x in zip(_SIDES, shares, strict=True) if x is not None and x >= IDLE_SHARE]
     ok = False if crossed else (True if None not in shares else None)
-    where = ", ".join(_idle_where(side, bd) for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0)
-    if not where:
+    wheres = [_idle_where(side, bd) for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0]
+    if not wheres:
         return _guard(IDLE_CHECK, None, None, None, "no E2E time on either side")
-    detail = f"{IDLE_LEAD}{where}"
+    detail = f"{IDLE_LEAD}{', '.join(wheres)}"
     split_apart = unsplit(*bds)
     if crossed:
         whose = "both sides'" if len(crossed) == 2 else f"the {crossed[0]} side's"
@@ -730,13 +744,15 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
                 categories=" and its categories" if alone.categorised_ns > 0 else "")
         else:
             advice = IDLE_ADVICE_UNSPLIT if split_apart else IDLE_ADVICE
-        detail += (f"; {whose} E2E and Free Time mostly measure that stretch"
+        reading = (f"{whose} E2E and Free Time mostly measure that stretch"
                    f"{IDLE_DIFF if measures else ''} (a profile opened long before the work, "
                    f"a stall, a host-side wait): {advice}")
     else:
-        detail += f"; a note from {IDLE_SHARE:.0%}"
-    return {**_guard(IDLE_CHECK, ok, shares[0], shares[1], detail), IDLE_EXPLAINS: bool(crossed and also),
-            IDLE_UNSPLIT: split_apart}
+        reading = f"a note from {IDLE_SHARE:.0%}"
+    row = _guard(IDLE_CHECK, ok, shares[0], shares[1], f"{detail}; {reading}")
+    # the log's title says what the shares are (``_LOG_LEADS``): its lead names the figures of the lines below
+    return {**_in_parts(row, IDLE_LEAD.rpartition("; ")[2][:-2], [*wheres, reading]),
+            IDLE_EXPLAINS: bool(crossed and also), IDLE_UNSPLIT: split_apart}
 
 
 _FA_BUCKETS = tuple(b for b in BUCKETS if b.startswith("fa_"))
@@ -757,9 +773,8 @@ def _vendor_row(vb: str | None, vc: str | None, bds: tuple[Breakdown, Breakdown]
               "and the vendors' attention libraries name their kernels differently (AMD aotriton's attn_fwd "
               "is Cube; an attention kernel no keyword names is Vector): across vendors "
               "compare the Flash Attention totals first, then their split")
-    if ok is False:
-        detail += _fa_count_clause(bds)
-    return _guard(VENDOR_CHECK, ok, vb, vc, detail)
+    clause = _fa_count_clause(bds) if ok is False else ""
+    return _in_parts(_guard(VENDOR_CHECK, ok, vb, vc, detail + clause), "", [detail, clause[2:]] if clause else [])
 
 
 def _fa_count_clause(bds: tuple[Breakdown, Breakdown]) -> str:
@@ -945,7 +960,8 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
                       "no Vector (Trans) time, and no copies (SDMA (Tensor Move), SDMA in Free Time) of "
                       f"{KINDS_SHARE:.1%} or more of a side's E2E time: the categories a GPU and an NPU file "
                       f"differently; {cube}")
-    return _guard(KINDS_CHECK, False, bds[0].kind, bds[1].kind, "; ".join([*parts, cube]))
+    return _in_parts(_guard(KINDS_CHECK, False, bds[0].kind, bds[1].kind, "; ".join([*parts, cube])), "",
+                     [*parts, cube])
 
 
 def _npu_settings(b: Any, c: Any) -> tuple[str, str] | None:
@@ -1267,12 +1283,13 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
 
 def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The checks' rows as the guards frame (GUARD_COLUMNS), with the flags some rows carry for other faces in
-    its attrs (``IDLE_EXPLAINS``, ``IDLE_UNSPLIT``, ``LOG_CUT``)."""
+    its attrs (``IDLE_EXPLAINS``, ``IDLE_UNSPLIT``, ``LOG_CUT``, ``LOG_PARTS``)."""
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
     frame = plain_frame({c: object_array([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
     frame.attrs[IDLE_EXPLAINS] = any(r.get(IDLE_EXPLAINS, False) for r in rows)
     frame.attrs[IDLE_UNSPLIT] = any(r.get(IDLE_UNSPLIT, False) for r in rows)
     frame.attrs[LOG_CUT] = {r["Check"]: r[LOG_CUT] for r in rows if LOG_CUT in r}
+    frame.attrs[LOG_PARTS] = {r["Check"]: r[LOG_PARTS] for r in rows if LOG_PARTS in r}
     return frame
 
 
@@ -1306,16 +1323,24 @@ def _shown_against(check: str, v: Any) -> str:
 
 def log_guards(frame: pd.DataFrame) -> None:
     """One warning block for the failed checks (nothing when all pass). A "note" (a failed NOTE_CHECKS check)
-    holds for the same workload too: each is its own warning."""
+    holds for the same workload too: each is its own warning, a line per part where its Detail has parts
+    (``LOG_PARTS``, the export kind's figures)."""
     rows = list(zip(*(frame[c].tolist() for c in ("Check", "Status", "Base", "Comparison", "Detail")), strict=True))
     for check, status, b, c, detail in rows:
         if status != "note":
             continue
+        parts = frame.attrs.get(LOG_PARTS, {}).get(check)
         if check == EXPORT_CHECK and detail.startswith(EXPORT_LEAD):  # a line per figure
             log.warning("%s (base %s, comparison %s): %s:", NOTE_CHECKS[check], shown(b), shown(c),
                         EXPORT_LEAD[:-2])
             for part in detail[len(EXPORT_LEAD):].split(EXPORT_PART_SEP):
                 log.warning("  - %s", part)
+        elif parts:  # a line per part (``LOG_PARTS``)
+            lead, items = parts
+            log.warning("%s (base %s, comparison %s)%s:", NOTE_CHECKS[check], _shown_against(check, b),
+                        _shown_against(check, c), f": {lead}" if lead else "")
+            for item in items:
+                log.warning("  - %s", item)
         else:
             lead = _LOG_LEADS.get(check, "")
             if lead and detail.startswith(lead):  # the note's words already say what it is
