@@ -914,6 +914,20 @@ def test_guard_block_shows_a_rate_just_under_its_threshold_under_it(caplog):
     assert checks._shown_against("world size", 0.59964) == "60.0%"  # no threshold of shares: as shown() says
 
 
+def test_the_workload_warning_comes_before_the_notes(caplog):
+    """Whether the two profiles are the same workload decides whether the figures compare at all, so its block is
+    logged first, then the notes on how to read them (PARAM AlexNet against the NPU text export printed its
+    categories and idle notes, nine lines, before "The two profiles may not be the same workload")."""
+    frame = pd.DataFrame([{"Check": checks.IDLE_CHECK, "Status": "note", "Base": 0.84, "Comparison": 0.01,
+                           "Detail": "d"},
+                          {"Check": "operator match rate", "Status": "warn", "Base": 0.0, "Comparison": 0.0,
+                           "Detail": "w"}])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        checks.log_guards(frame)
+    assert caplog.messages == ["The two profiles may not be the same workload:", "  - operator match rate (0.0%): w",
+                               f"{checks.NOTE_CHECKS[checks.IDLE_CHECK]} (base 84.0%, comparison 1.0%): d."]
+
+
 def test_a_note_share_just_under_its_threshold_is_cut_not_rounded(caplog):
     """The early-launch note (from 10 % of E2E) shows a side's 9.996 % as 9.99 %: cut, since two decimals rounded
     read 10.00 %, the threshold again; 30 % is over it and keeps one decimal."""

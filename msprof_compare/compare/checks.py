@@ -1322,10 +1322,23 @@ def _shown_against(check: str, v: Any) -> str:
 
 
 def log_guards(frame: pd.DataFrame) -> None:
-    """One warning block for the failed checks (nothing when all pass). A "note" (a failed NOTE_CHECKS check)
-    holds for the same workload too: each is its own warning, a line per part where its Detail has parts
-    (``LOG_PARTS``, the export kind's figures)."""
+    """One warning block for the failed checks (nothing when all pass), first; then the notes. A "note" (a failed
+    NOTE_CHECKS check) holds for the same workload too: each is its own warning, a line per part where its Detail
+    has parts (``LOG_PARTS``, the export kind's figures)."""
     rows = list(zip(*(frame[c].tolist() for c in ("Check", "Status", "Base", "Comparison", "Detail")), strict=True))
+    bad = [r for r in rows if r[1] == "warn"]
+    if bad:  # first: whether the figures compare at all comes before how to read them
+        log.warning("The two profiles may not be the same workload:")
+    for check, _status, b, c, detail in bad:
+        b = None if pd.isna(b) else _shown_against(check, b)
+        c = None if pd.isna(c) else _shown_against(check, c)
+        if b is not None and c is not None and b != c:
+            sides = f" (base {b}, comparison {c})"
+        elif b is not None or c is not None:  # one figure for both sides (a Jaccard index, equal rates)
+            sides = f" ({b if b is not None else c})"
+        else:
+            sides = ""
+        log.warning("  - %s%s: %s", check, sides, detail)
     for check, status, b, c, detail in rows:
         if status != "note":
             continue
@@ -1348,19 +1361,3 @@ def log_guards(frame: pd.DataFrame) -> None:
             detail = detail.replace(frame.attrs.get(LOG_CUT, {}).get(check) or "\0", "")
             log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[check], _shown_against(check, b),
                         _shown_against(check, c), detail)
-    bad = [r for r in rows if r[1] == "warn"]
-    if not bad:
-        return
-    lines = ["The two profiles may not be the same workload:"]
-    for check, _status, b, c, detail in bad:
-        b = None if pd.isna(b) else _shown_against(check, b)
-        c = None if pd.isna(c) else _shown_against(check, c)
-        if b is not None and c is not None and b != c:
-            sides = f" (base {b}, comparison {c})"
-        elif b is not None or c is not None:  # one figure for both sides (a Jaccard index, equal rates)
-            sides = f" ({b if b is not None else c})"
-        else:
-            sides = ""
-        lines.append(f"  - {check}{sides}: {detail}")
-    for line in lines:
-        log.warning(line)
