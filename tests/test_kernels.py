@@ -354,6 +354,17 @@ def test_level0_sample_says_its_kernels_have_no_type(samples, caplog):
             compare(*map(str, pair), enable_kernel_compare=True)
         (line,) = [m for m in caplog.messages if m.startswith(failed)]
         assert line.endswith(f"writes it). Input: {side} {pair[side == 'comparison']}.")
+    # a run without --enable_* flags: with neither side's kernels, the comparison nobody asked for has nothing to
+    # work with, and its lines are INFO (as "Can't find any memory event" of two sides without memory); beside the
+    # other side's kernels, whose sheet this side's lack takes away, they stay warnings
+    for pair, level in (((l0[0], l0[1]), logging.INFO), ((l0[0], level1), logging.WARNING)):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+            compare(*map(str, pair))
+        kernel_lines = [r for r in caplog.records
+                        if r.getMessage().startswith((failed, "Can't find any valid kernels"))]
+        assert len(kernel_lines) == (3 if level == logging.INFO else 2)
+        assert {r.levelno for r in kernel_lines} == {level}, pair
 
 
 def test_kernel_type_compare_with_a_step(samples, caplog):

@@ -246,20 +246,20 @@ def _npu_pair(ctx: RunContext) -> bool:
     return False
 
 
-def _no_kernels(profile: Profile, step: int = -1) -> str:
-    """Warn why ``profile`` gives KernelCompare no kernel where its path says it all; else return what its
-    kernel_details.csv lacks, for the original's "Failed to enable" line (``_failed_sides``)."""
+def _no_kernels(profile: Profile, step: int = -1, level: int = logging.WARNING) -> str:
+    """Say at ``level`` why ``profile`` gives KernelCompare no kernel where its path says it all; else return what
+    its kernel_details.csv lacks, for the original's "Failed to enable" line (``_failed_sides``)."""
     if profile.source == "ascend_db":  # the original's advice below names a CSV a DB export does not have
         where = f" in step {step}" if step >= 0 else ""
-        log.warning("Can't find any valid kernels in the file: %s (no compute task%s: the database's TASK / "
-                    "COMPUTE_TASK_INFO tables hold none).", profile.path, where)
+        log.log(level, "Can't find any valid kernels in the file: %s (no compute task%s: the database's TASK / "
+                "COMPUTE_TASK_INFO tables hold none).", profile.path, where)
         return ""
     if profile.level == "trace":  # the original's advice below (level, aic_metrics) would mislead here
-        log.warning("Can't find any valid kernels in the file: %s (%s has no kernel_details.csv).", profile.path,
-                    bare_trace(profile))
+        log.log(level, "Can't find any valid kernels in the file: %s (%s has no kernel_details.csv).", profile.path,
+                bare_trace(profile))
         return ""
     if profile.kernel_details is None:  # the loader said the file is absent; "lacks duration" would mislead
-        log.warning("Can't find any valid kernels in the file: %s (no kernel_details.csv).", profile.path)
+        log.log(level, "Can't find any valid kernels in the file: %s (no kernel_details.csv).", profile.path)
         return ""
     if "Duration(us)" in profile.kernel_details.columns:
         # the loader requires the column: what is missing is a Type (Level0 writes N/A), which "lacks duration" hid
@@ -268,22 +268,27 @@ def _no_kernels(profile: Profile, step: int = -1) -> str:
     return "lacks duration"
 
 
-def _failed_sides(failed: list[tuple[str, Profile, int]]) -> None:
+def _failed_sides(ctx: RunContext, failed: list[tuple[str, Profile, int]]) -> None:
     """The warnings of the sides (side, profile, step) that give KernelCompare no kernel: the original's "Failed
     to enable" line is followed by the sides it is about and their paths, which it did not name (a Level0 export
     on one side of two: the line named no input, the lines after it a path each), once for the sides it says
-    alike."""
+    alike. Where neither side gives a kernel in a run without ``--enable_*`` flags they are INFO lines
+    (``Options.notice_level``), as the memory comparison's "Can't find any memory event" of two sides without
+    memory records: the user did not ask for the comparison and neither side has anything for it (two bare
+    trace_view.json files printed two warnings after the loaders' that they have no kernel_details.csv); with the
+    other side's kernels, or the comparison asked for, a warning."""
+    level = ctx.options.notice_level() if len(failed) == 2 else logging.WARNING
     lacking: dict[str, list[tuple[str, Profile]]] = {}
     for side, profile, step in failed:
-        what = _no_kernels(profile, step)
+        what = _no_kernels(profile, step, level)
         if what:
             lacking.setdefault(what, []).append((side, profile))
     for what, sides in lacking.items():
-        log.warning("Failed to enable enable_kernel_compare,kernel_details.csv %s. Input%s: %s.", what,
-                    "s" if len(sides) > 1 else "", " and ".join(f"{side} {profile.path}" for side, profile in sides))
+        log.log(level, "Failed to enable enable_kernel_compare,kernel_details.csv %s. Input%s: %s.", what,
+                "s" if len(sides) > 1 else "", " and ".join(f"{side} {profile.path}" for side, profile in sides))
         for _side, profile in sides:
-            log.warning("Can't find any valid kernels in the file: %s. Please make sure that the profiling data is "
-                        "greater than level0 and aic_metrics=PipeUtilization.", profile.path)
+            log.log(level, "Can't find any valid kernels in the file: %s. Please make sure that the profiling data "
+                    "is greater than level0 and aic_metrics=PipeUtilization.", profile.path)
 
 
 def _step_ids(profile: Profile) -> np.ndarray | None:
@@ -409,7 +414,7 @@ def build(ctx: RunContext) -> list[Sheet]:
                                 f"step {step}, please check whether the data contains this step.{_steps_held(p)}")
             failed.append((side, p, step))
         groups.append(g)
-    _failed_sides(failed)
+    _failed_sides(ctx, failed)
     if untold or not all(g is not None for g in groups):
         return []
     for p, g in zip((ctx.base, ctx.comparison), groups, strict=True):
