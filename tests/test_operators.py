@@ -449,12 +449,21 @@ def test_neither_side_with_torch_ops_is_not_one_sided(tmp_path: Path, caplog) ->
     assert len(events) - len(kept) == 208
     trace.write_text(json.dumps(kept), encoding="utf-8")
     ms = npu / "profiler" / "rank-0_20250101000000000_ascend_ms"
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(base), str(ms))
-    assert sorted(m for m in caplog.messages if "torch op" in m) == [
+    said = [r for r in caplog.records if "torch op" in r.getMessage()]
+    assert sorted(r.getMessage() for r in said) == [
         f"Can't find any torch op in the file: {p}" for p in sorted((str(base), str(ms)))]
+    # a run without --enable_* flags: the comparisons nobody asked for have nothing on either side, INFO lines
+    # (as "Can't find any memory event" of two sides without records); asked for, warnings
+    assert {r.levelno for r in said} == {logging.INFO}
     assert [n for n in res.sheet_names if n.startswith(("Operator", "Module", "Memory", "Api"))] == []
     assert "KernelCompare" in res.sheet_names
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        compare(str(base), str(ms), enable_operator_compare=True)
+    said = [r for r in caplog.records if "torch op" in r.getMessage()]
+    assert len(said) == 2 and {r.levelno for r in said} == {logging.WARNING}
 
 
 def test_gpu_backward_parts_of_real_traces_against_an_independent_pairing(samples: Path) -> None:

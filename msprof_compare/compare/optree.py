@@ -840,7 +840,12 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
             if ctx.has_ops(prof):  # a DB export's ops cut to a step that holds none: the step's own message follows
                 log.info("No torch op of %s lies in the step asked for", prof.path)
             else:
-                log.warning("Can't find any torch op in the file: %s", prof.path)
+                # neither side has ops in a run without --enable_* flags (two MindSpore timelines): the sheets
+                # that pair them were not asked for and have nothing on either side, an INFO line as the memory
+                # comparison's "Can't find any memory event" of two sides without records
+                level = logging.WARNING if ctx.has_ops(ctx.base) or ctx.has_ops(ctx.comparison) else \
+                    opts.notice_level()
+                log.log(level, "Can't find any torch op in the file: %s", prof.path)
         elif not tree.has_flows:
             if prof.is_gpu and opts.gpu_flow_cat:
                 hint = f" (none of category {opts.gpu_flow_cat!r}, the --gpu_flow_cat given, so no op gets a kernel)"
