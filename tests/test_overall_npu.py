@@ -633,8 +633,21 @@ def test_level0_reports_missing_rows(samples, caplog):
     assert p.warnings == [f"{base / 'ASCEND_PROFILER_OUTPUT'}: The file communication.json does not exist."]
     bd = B.npu_breakdown(p, OPTS)
     assert bd.hide_op_details and bd.computing_count == 0
-    assert any("no PMU columns" in m for m in bd.missing)
+    # profiler_info_0.json says Level0: the line says so, and how PMU columns are recorded (it guessed "Level0
+    # export or aic_metrics other than PipeUtilization")
+    assert p.extra["profiler_level"] == "Level0"
+    assert f"{base}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: " \
+        "kernel_details.csv has no PMU columns (a Level0 export records none: Level1 or Level2 with aic_metrics " \
+        "PipeUtilization does)" in bd.missing
     assert bd.bandwidth_missing == "no usable communication.json (a Level0 export records none)"
+    # a Level1 run with other AI Core metrics names them; a profile whose profiler_info says neither, the guess
+    p.extra.update(profiler_level="Level1", aic_metrics="ACL_AICORE_MEMORY")
+    assert any(m.endswith("has no PMU columns (recorded with aic_metrics ACL_AICORE_MEMORY: PipeUtilization records "
+                          "them)") for m in B.npu_breakdown(p, OPTS).missing)
+    p.extra.pop("profiler_level")
+    p.extra.pop("aic_metrics")
+    assert any(m.endswith("has no PMU columns (Level0 export or aic_metrics other than PipeUtilization)")
+               for m in B.npu_breakdown(p, OPTS).missing)
 
 
 def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplog):

@@ -146,13 +146,25 @@ def _hccl_core(core: str) -> bool:
     return core.strip().upper() == "HCCL"
 
 
+def _no_pmu_why(profile: Profile) -> str:
+    """Why a kernel_details.csv has no PMU columns, from profiler_info.json where it says (the level, the AI Core
+    metrics), with how to record them: a Level0 export's line guessed "Level0 export or aic_metrics other than
+    PipeUtilization" beside the profiler_info.json that said Level0."""
+    level, metrics = profile.extra.get("profiler_level"), profile.extra.get("aic_metrics")
+    if level == "Level0":
+        return "a Level0 export records none: Level1 or Level2 with aic_metrics PipeUtilization does"
+    if isinstance(metrics, str) and "PIPE" not in metrics.upper():  # ACL_AICORE_PIPE_UTILIZATION, PipeUtilization
+        return f"recorded with aic_metrics {metrics}: PipeUtilization records them"
+    return "Level0 export or aic_metrics other than PipeUtilization"
+
+
 def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     """kernel_details.csv rows -> buckets and MC2 (reference-1 §3.7, §5.3, §5.6)."""
     kd = profile.kernel_details
     if kd is None or not len(kd) or not has_pmu(kd):
         bd.hide_op_details = True
-        why = "no kernel_details.csv" if kd is None else (
-            "kernel_details.csv has no PMU columns (Level0 export or aic_metrics other than PipeUtilization)")
+        why = ("no kernel_details.csv" if kd is None else
+               f"kernel_details.csv has no PMU columns ({_no_pmu_why(profile)})")
         bd.missing.append(f"{profile.path}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are "
                           f"absent: {why}")
         return
