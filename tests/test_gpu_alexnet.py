@@ -124,7 +124,7 @@ def test_gpu_vs_npu_same_workload(samples_dir_or_skip, caplog: pytest.LogCapture
                            "communicate differently (") and ": compare runs of the same world size; sizes from " \
         "distributed metadata (" in line
     assert WITH_STACK not in caplog.messages
-    assert "modules matched: 55/55 base, 55/55 comparison" in caplog.messages
+    assert "Modules matched: 55/55 base, 55/55 comparison" in caplog.messages
     detail = res.sheet("ModuleCompare")
     conv = detail[(detail["Operator Name"] == "aten::conv2d") & detail["Base Call Stack"].notna()].iloc[0]
     base_frames = conv["Base Call Stack"].split(";\n")

@@ -52,7 +52,7 @@ def test_operator_match_rate_counts_each_sides_own_operators(tmp_path: Path, cap
     comp.write_text(json.dumps({"traceEvents": kept}))
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(EXCERPT), str(comp), enable_operator_compare=True)
-    assert "operators matched: 8/9 base, 8/8 comparison" in caplog.messages
+    assert "Operators matched: 8/9 base, 8/8 comparison" in caplog.messages
     rate = res.frames["match_rate"].iloc[0]
     assert rate[["what", "matched", "base_total", "comparison_total"]].tolist() == ["operators", 8, 9, 8]
 
@@ -91,7 +91,7 @@ def test_module_match_rate_counts_each_sides_own_modules(l1_edited, caplog) -> N
     assert (n_mod, n_opt, n_bwd) == (26, 2, 27)
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(src), str(comp), enable_operator_compare=True)
-    assert "modules matched: 51/55 base, 51/54 comparison" in caplog.messages
+    assert "Modules matched: 51/55 base, 51/54 comparison" in caplog.messages
     rate = res.frames["match_rate"].iloc[0]
     assert rate[["what", "matched", "base_total", "comparison_total"]].tolist() == ["modules", 51, 55, 54]
 
@@ -376,7 +376,7 @@ def test_operator_match_rate_counts_the_pairs_left_after_drill_down(caplog) -> N
     n = len(res.sheet("OperatorCompare"))
     rate = res.frames["match_rate"].iloc[0]
     assert rate[["matched", "base_total", "comparison_total"]].tolist() == [n, n, n]
-    assert f"operators matched: {n}/{n} base, {n}/{n} comparison" in caplog.messages
+    assert f"Operators matched: {n}/{n} base, {n}/{n} comparison" in caplog.messages
 
 
 def test_backward_pid_is_the_first_fwdbwd_flow_ends(l1_events, tmp_path) -> None:

@@ -170,7 +170,7 @@ def test_low_match_rate_hint(caplog) -> None:
     ctx = RunContext(base, comp, o)
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         operators.build(ctx)
-    line = "operators matched: 1/3 base, 1/3 comparison"
+    line = "Operators matched: 1/3 base, 1/3 comparison"
     assert [(r.levelname, r.getMessage()) for r in caplog.records if "matched" in r.getMessage()] == \
         [("INFO", line)]  # once; the low rate and its hint are the validity check's (test_low_match_rate_once)
     assert ctx.frames["match_rate"].iloc[0][["matched", "base_total", "comparison_total"]].tolist() == [1, 3, 3]
@@ -182,8 +182,8 @@ def test_low_match_rate_threshold_is_one_half(caplog) -> None:
     comp = gpu_profile([(f"op{i}" if i < 9 else f"new{i}", 2 * i, 1) for i in range(20)])
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         operators.build(RunContext(base, comp, build_options(enable_operator_compare=True)[0]))
-    assert operators.match_note("operators", 9, 20, 20) == ("operators matched: 9/20 base, 9/20 comparison", True)
-    assert operators.match_note("operators", 10, 20, 20) == ("operators matched: 10/20 base, 10/20 comparison", False)
+    assert operators.match_note("operators", 9, 20, 20) == ("Operators matched: 9/20 base, 9/20 comparison", True)
+    assert operators.match_note("operators", 10, 20, 20) == ("Operators matched: 10/20 base, 10/20 comparison", False)
 
 
 # ---------------------------------------------------------------------------------- reference pairs
@@ -419,8 +419,8 @@ def test_match_rate_of_each_side_and_empty_sides(caplog) -> None:
     assert operators.match_note("operators", 4, 10, 5)[1] is True        # base 0.4
     assert operators.match_note("operators", 3, 5, 10)[1] is True        # comparison 0.3
     assert operators.match_note("operators", 5, 10, 6)[1] is False       # 0.5 and 0.83
-    assert operators.match_note("operators", 0, 1, 0) == ("operators matched: 0/1 base, 0/0 comparison", True)
-    assert operators.match_note("operators", 0, 0, 1) == ("operators matched: 0/0 base, 0/1 comparison", True)
+    assert operators.match_note("operators", 0, 1, 0) == ("Operators matched: 0/1 base, 0/0 comparison", True)
+    assert operators.match_note("operators", 0, 0, 1) == ("Operators matched: 0/0 base, 0/1 comparison", True)
     assert operators.match_note("operators", 0, 0, 0)[1] is False
     ctx = RunContext(None, None, Options())  # type: ignore[arg-type]
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
@@ -430,8 +430,8 @@ def test_match_rate_of_each_side_and_empty_sides(caplog) -> None:
     assert rates.iloc[0][["base_rate", "comparison_rate"]].tolist() == [0.75, 0.5]
     assert math.isnan(rates.iloc[1]["base_rate"]) and rates.iloc[1]["comparison_rate"] == 0.0
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
-        ("INFO", "operators matched: 3/4 base, 3/6 comparison"),
-        ("WARNING", "modules matched: 0/0 base, 0/5 comparison")]
+        ("INFO", "Operators matched: 3/4 base, 3/6 comparison"),
+        ("WARNING", "Modules matched: 0/0 base, 0/5 comparison")]
 
 
 def test_neither_side_with_torch_ops_is_not_one_sided(tmp_path: Path, caplog) -> None:
@@ -576,7 +576,7 @@ def test_match_rate_frame_is_the_records_frame(rows: list) -> None:
 def test_low_match_rate_hint_with_a_map_given_says_the_map_pairs_too_few(caplog, samples: Path) -> None:
     """A run given --op_name_map was told "try --op_name_map" again (the H100 TimeSformer trace against the NPU
     level-1 export, modules 0/358 and 0/55): the hint now says the map given pairs too few names. It is the
-    validity check's; the "modules matched" line gives the counts only, at INFO."""
+    validity check's; the "Modules matched" line gives the counts only, at INFO."""
     base = str(samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz")
     comp = str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt")
     mapped = "the op_name_map given pairs too few names: add entries"
@@ -587,7 +587,7 @@ def test_low_match_rate_hint_with_a_map_given_says_the_map_pairs_too_few(caplog,
         with caplog.at_level(logging.INFO, logger="msprof-analyze"):
             res = compare(base, comp, enable_operator_compare=True, op_name_map=op_map)
         lines = [(r.levelname, r.getMessage()) for r in caplog.records if "matched:" in r.getMessage()]
-        assert lines == [("INFO", "modules matched: 0/358 base, 0/55 comparison")]
+        assert lines == [("INFO", "Modules matched: 0/358 base, 0/55 comparison")]
         row = res.guards.set_index("Check").loc["operator match rate"]
         assert row["Detail"] == ("matched / compared modules per side (operator comparison); warn below 60%; "
                                  f"different models? {hint}")
@@ -597,7 +597,7 @@ def test_low_match_rate_hint_with_a_map_given_says_the_map_pairs_too_few(caplog,
 
 def test_low_match_rate_once(caplog, samples: Path) -> None:
     """The vLLM decode graph against its piecewise prefill (modules 1/1 and 1/27): the low rate was said twice on
-    stderr, a WARNING "modules matched: 1/1 base, 1/27 comparison (low match rate: different models? try
+    stderr, a WARNING "Modules matched: 1/1 base, 1/27 comparison (low match rate: different models? try
     --op_name_map)" and the check "operator match rate (base 100.0%, comparison 3.7%)". Now the check says it,
     with the hint (naming the option bare, as the check's Detail in the result does), and the counts line is INFO."""
     root = samples / "tracelens/tests/traces/inference"
@@ -605,7 +605,7 @@ def test_low_match_rate_once(caplog, samples: Path) -> None:
         compare(str(root / "vllm_decode_full/graph_execution.json.gz"),
                 str(root / "vllm_prefilldecode_piecewise/graph_execution.json.gz"))
     said = [(r.levelname, r.getMessage()) for r in caplog.records if "match" in r.getMessage()]
-    assert said == [("INFO", "modules matched: 1/1 base, 1/27 comparison"),
+    assert said == [("INFO", "Modules matched: 1/1 base, 1/27 comparison"),
                     ("WARNING", "  - operator match rate (base 100.0%, comparison 3.7%): matched / compared modules "
                                 "per side (operator comparison); warn below 60%; different models? try the "
                                 "op_name_map option")]
