@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from dbutil import edited_copy, sql
+from logutil import blocks
 
 from msprof_compare.api import compare
+from msprof_compare.compare import checks
 from msprof_compare.compare.breakdown_db import cube_mask
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
@@ -513,7 +516,7 @@ def test_replay_search_tests_the_cat_of_graph_launches_only(monkeypatch):
     assert seen == [] and len(eager.ops) and len(eager.flows)
 
 
-def test_graph_replays_of_inference_samples(samples):
+def test_graph_replays_of_inference_samples(samples, caplog):
     """The full samples: SGLang decode (one HIP graph) against its eager prefill is a note naming the prefill's
     Matmul time; vLLM full-graph decode against piecewise prefill+decode replays alike (ok); hta's NVIDIA
     cudaGraphLaunch trace counts every graph kernel, also the 25 graphs of a single kernel whose one flow
@@ -524,8 +527,15 @@ def test_graph_replays_of_inference_samples(samples):
     assert (n, rep_ns, comp_ns) == (544, 9_656_404, 9_765_437)
     by_op = _op_launched_ns(_events(pre))
     assert by_op == 420_305_748
-    row = _replay_row(compare(str(dec), str(pre), enable_profiling_compare=True))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        row = _replay_row(compare(str(dec), str(pre), enable_profiling_compare=True))
     assert (row["Status"], row["Base"], row["Comparison"]) == ("note", pytest.approx(rep_ns / comp_ns), 0.0)
+    # the log: the figures on the title line, then the rule, the sheets and the reading each on a line (862
+    # characters on one line before)
+    (block,) = blocks(caplog.messages, checks.NOTE_CHECKS[checks.REPLAY_CHECK])
+    assert block[0].endswith(f"(base {rep_ns / comp_ns:.1%}, comparison 0.0%): share of computing kernel time "
+                             f"replayed from CUDA / HIP graphs (base {n} kernels, {rep_ns / 1e6:.3f} ms):")
+    assert len(block) == 4 and block[3].startswith("the comparison side replays less and has 420.306 ms")
     assert (f"the comparison side replays less and has 420.306 ms ({by_op / _replayed_share(_events(pre))[2]:.1%} "
             "of its computing) in those steps") in row["Detail"]
     shares = [_replayed_share(_events(samples / p)) for p in (DECODE, PIECEWISE)]
@@ -823,14 +833,15 @@ def _module_held(events: list[dict]) -> tuple[int, int]:
     (DECODE, PIECEWISE),
     (SGLANG, "tracelens/tests/traces/inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz"),
 ])
-def test_module_sheets_coverage_note(samples, base, comparison):
+def test_module_sheets_coverage_note(samples, base, comparison, caplog):
     """vLLM's and SGLang's full-graph decode launch the graph outside the model's forward, so the base's module
     rows held 0.277 of 10.718 ms (vLLM) and its GptOssForCausalLM_0 read 0 ms beside the piecewise run's
     155.653 ms, silently (found by the session-41 inference audit). A "module sheets coverage" note now gives
     each side's share; the figures are recomputed from the raw JSON (kernels launched inside an nn.Module
     frame). NPU pair 1 (both sides' module rows miss the all-reduce alike, 4 %) gets no row."""
     want = [_module_held(_events(samples / p)) for p in (base, comparison)]
-    res = compare(str(samples / base), str(samples / comparison))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(samples / base), str(samples / comparison))
     assert "ModuleCompareStatistic" in res.sheet_names
     row = res.guards.set_index("Check").loc["module sheets coverage"]
     assert row["Status"] == "note"
@@ -841,6 +852,12 @@ def test_module_sheets_coverage_note(samples, base, comparison):
     # the option named bare: this result's caller wrote compare(...), a CLI user --disable_module
     assert row["Detail"].endswith("reads 0 ms): the disable_module option writes every operator's row "
                                   "(OperatorCompareStatistic)") and " --" not in row["Detail"]
+    # the log: a line per side's figures and one for the reading (one line of 710 characters before)
+    (block,) = blocks(caplog.messages, checks.NOTE_CHECKS[checks.MODULE_CHECK])
+    assert block[0].endswith("(their level-1 modules' Device Total Time):")
+    assert block[1:3] == [f"base {hb / 1e6:.3f} of {tb / 1e6:.3f} ms",
+                          f"comparison {hc / 1e6:.3f} of {tc / 1e6:.3f} ms"]
+    assert block[3].startswith("device time launched outside every module") and len(block) == 4
 
 
 def test_no_module_coverage_row_where_both_sides_miss_alike(samples):

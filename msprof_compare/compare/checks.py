@@ -652,10 +652,12 @@ def _replay_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
     ok = not (gap and op_share >= REPLAY_OP_SHARE)  # a share >= 5 % holds some op-decided time
     where = "; ".join(f"{side} {bd.replayed.count:,} kernels, {_ms(bd.replayed.ns)} ms"
                       for side, bd in zip(_SIDES, bds, strict=True) if bd.replayed.count)
-    detail = (f"share of computing kernel time replayed from CUDA / HIP graphs ({where}): a replayed kernel's "
-              "launch is the graph launch, inside no Matmul, Conv or Flash Attention op, so it is Cube (other) or "
-              "Vector by its name (the original's rules), where the same kernel launched eagerly counts for its "
-              "op; OperatorCompare and the module sheets give it to the graph launch call")
+    lead = f"share of computing kernel time replayed from CUDA / HIP graphs ({where})"
+    rule = ("a replayed kernel's launch is the graph launch, inside no Matmul, Conv or Flash Attention op, so it is "
+            "Cube (other) or Vector by its name (the original's rules), where the same kernel launched eagerly "
+            "counts for its op")
+    sheets = "OperatorCompare and the module sheets give it to the graph launch call"
+    detail = f"{lead}: {rule}; {sheets}"
     shown_share = op_share
     if op_share < REPLAY_OP_SHARE <= round(op_share, 3):  # cut, not rounded: an "ok" row must not say 4.96 % is
         shown_share = math.floor(op_share * 1000) / 1000  # "5.0%" beside "a note from 5%"
@@ -666,10 +668,12 @@ def _replay_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
         if gap and by_op > 0:  # say why a launch-mode gap is no note here
             detail += f" (the {_SIDES[less]} side replays less and {holds}: those steps barely move)"
     else:
-        detail += (f"; the {_SIDES[less]} side replays less and {holds}, where the other side's kernels of the "
+        reading = (f"the {_SIDES[less]} side replays less and {holds}, where the other side's kernels of the "
                    "same kind are Cube (other) or Vector, so those steps differ by the launch mode too, not only the "
                    "work: compare Computing Time, or the Matmul, Conv, Flash Attention, Cube (other) and Vector "
                    "steps summed")
+        return _in_parts(_guard(REPLAY_CHECK, ok, shares[0], shares[1], f"{detail}; {reading}"), lead,
+                         [rule, sheets, reading])
     return _guard(REPLAY_CHECK, ok, shares[0], shares[1], detail)
 
 
@@ -1182,15 +1186,15 @@ def _module_row(op_rows: list[list] | None, sheets: Sequence[Sheet]) -> dict[str
     shares = [min(h / t, 1.0) if t > 0 else None for h, t in zip(held, total, strict=True)]
     if None in shares or abs(shares[0] - shares[1]) < MODULE_SHARE:
         return None
-    where = ", ".join(f"{side} {h:.3f} of {t:.3f} ms"
-                      for side, h, t in zip(("base", "comparison"), held, total, strict=True))
-    return _guard(
-        MODULE_CHECK, False, shares[0], shares[1],
-        f"share of each side's operator device time that the module sheets hold (their level-1 modules' Device "
-        f"Total Time): {where}; device time launched outside every module (a CUDA / HIP graph launched outside the "
-        "model's forward, an optimizer step, a collective under AccumulateGrad) is on no module row, so the module "
-        "rows of the two sides compare different parts of their work (a module that holds the other side's graph "
-        "reads 0 ms): the disable_module option writes every operator's row (OperatorCompareStatistic)")
+    wheres = [f"{side} {h:.3f} of {t:.3f} ms" for side, h, t in zip(("base", "comparison"), held, total, strict=True)]
+    lead = ("share of each side's operator device time that the module sheets hold (their level-1 modules' Device "
+            "Total Time)")
+    reading = ("device time launched outside every module (a CUDA / HIP graph launched outside the model's forward, an "
+               "optimizer step, a collective under AccumulateGrad) is on no module row, so the module rows of the two "
+               "sides compare different parts of their work (a module that holds the other side's graph reads 0 ms): "
+               "the disable_module option writes every operator's row (OperatorCompareStatistic)")
+    return _in_parts(_guard(MODULE_CHECK, False, shares[0], shares[1], f"{lead}: {', '.join(wheres)}; {reading}"),
+                     lead, [*wheres, reading])
 
 
 def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[Sheet] = ()) -> pd.DataFrame:
