@@ -67,13 +67,16 @@ def _row(base: Path, comparison: Path, out: Path, caplog: pytest.LogCaptureFixtu
     assert validate(doc, json.loads(SCHEMA.read_text())) == []
     assert [g for g in doc["summary"]["guards"] if g["Check"] == CHECK] == rows
     if not rows:
-        assert said == []
+        assert said == [] and blocks(caplog.messages, NOTE) == []
         return None
     (row,) = rows
     assert row["Status"] == "note"
     figures = ["n/a" if v is None else str(v) for v in (row["Base"], row["Comparison"])]
     assert row["Detail"].startswith(LEAD)
-    assert said == [f"{NOTE} (base {figures[0]}, comparison {figures[1]}): {row['Detail'][len(LEAD):]}."]
+    # the console's note: its title with the figures, then a line per side's part and one for the reading
+    (block,) = blocks(caplog.messages, NOTE)
+    assert block[0] == f"{NOTE} (base {figures[0]}, comparison {figures[1]}):"
+    assert "; ".join(block[1:]) == row["Detail"][len(LEAD):] and block[-1] == TAIL[2:]
     if opts["enable_profiling_compare"]:
         ws = openpyxl.load_workbook(res.to_excel(str(out)))["Summary"]
         cells = [[c.value for c in r] for r in ws.iter_rows(min_col=1, max_col=5)]

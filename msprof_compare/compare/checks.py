@@ -620,10 +620,12 @@ def _unlinked_row(ctx: RunContext, counts: list[Unlinked | None] | None, early_r
             part += (f" ({who} before the first kernel the trace holds a launch of: the previous step's tail"
                      + (f', which "{EARLY_CHECK}" measures' if early_row else "") + ")")
         parts.append(part)
-    return _guard(UNLINKED_CHECK, False, *(None if c is None else c.n for c in rest),
-                  f"{UNLINKED_LEAD}{'; '.join(parts)}; the overall time breakdown (OverallMetrics, the waterfall) "
-                  "counts them, so the operator rows miss that much of the side's device time: read the operator and "
-                  "module figures with this in mind, or profile a window that holds their launches")
+    reading = ("the overall time breakdown (OverallMetrics, the waterfall) counts them, so the operator rows miss "
+               "that much of the side's device time: read the operator and module figures with this in mind, or "
+               "profile a window that holds their launches")
+    # the log's title says what the figures count (``_LOG_LEADS``): a line per side's part, one for the reading
+    return _in_parts(_guard(UNLINKED_CHECK, False, *(None if c is None else c.n for c in rest),
+                            f"{UNLINKED_LEAD}{'; '.join(parts)}; {reading}"), "", [*parts, reading])
 
 
 #: The categories whose kernels need the op around their launch (a replayed kernel has none): Flash Attention,
