@@ -255,8 +255,10 @@ def left_out_line(repeated: int, noun: str = "rank") -> str:
     names the units (``units.unit_noun``: "rank cycle", "cycle" for a schedule's cycles)."""
     if not repeated:
         return ""
-    return (f"Left out {repeated} notice{'s' if repeated > 1 else ''} of later {noun}s that repeated an earlier "
-            f"{noun}'s but for the {noun}'s own paths.")
+    # "that repeated an earlier rank's but for the rank's own paths" named the unit three times ("rank cycle's")
+    if repeated == 1:
+        return f"Left out 1 notice of a later {noun}, the same as an earlier {noun}'s but for its paths."
+    return f"Left out {repeated} notices of later {noun}s, each the same as an earlier {noun}'s but for its paths."
 
 
 @contextmanager
