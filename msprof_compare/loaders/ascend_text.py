@@ -73,6 +73,7 @@ from ..model import (
     frame,
     frame_of,
     object_array,
+    object_full,
     repeats,
     step_marks,
     step_notes,
@@ -167,12 +168,13 @@ def _text(v: Any) -> str:
     return v if isinstance(v, str) else str(v)
 
 
-def _arg_texts(values: list) -> list:
-    """Arg values -> the texts the tables hold: "" when absent, else ``_text``; a column of str (the usual one)
-    is taken as it is."""
+def _arg_texts(values: list) -> np.ndarray:
+    """Arg values -> the texts the tables hold: "" when absent, else ``_text``; equal texts as one object
+    (``traceio.shared_texts``: each decoded args struct holds a fresh one, and a task type or an HCCL task's
+    type repeats in every step: 282k device tasks kept ~17 MB of copies of a dozen texts)."""
     if values and traceio.all_text(values):
-        return values
-    return [v if type(v) is str else "" if v is None else _text(v) for v in values]
+        return traceio.shared_texts(values)
+    return traceio.shared_texts([v if type(v) is str else "" if v is None else _text(v) for v in values])
 
 
 def _shared_arg_texts(args: list, name: str) -> np.ndarray:
@@ -693,6 +695,10 @@ def _rank_span(args: list, path: str = "", warnings: list[str] | None = None) ->
     return int(ranks.max()) + 1 if ranks.size else 0
 
 
+#: ``comm.lane`` by whether the event is on a group (op) lane: taken by index, so the column holds these two texts
+_LANES = object_array(["task", "op"])
+
+
 def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd.DataFrame,
           warnings: list[str]) -> tuple[pd.DataFrame, int]:
     """HCCL lanes (reference-1 §5.1): group (op) lanes and the plane (task) lanes attached to them; and
@@ -727,7 +733,7 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd
     return frame("comm", {
         "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
         "pid": c["pid"][sel], "tid": tids,
-        "lane": np.where(is_op, "op", "task").astype(object),
+        "lane": _LANES[is_op.view(np.int8)],  # one text object each, not one a row
         "group": group,
         "plane": list(map(plane_of.get, tid_list, repeat(""))),
         "task_type": _arg_texts(_field(args, "task_type")),
@@ -924,7 +930,7 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
                 "input_type": _shared_arg_texts(a, "input_type"),
                 "call_stack": _shared_arg_texts(a, "call_stack")})
         else:
-            cols["input_dims"] = cols["input_type"] = cols["call_stack"] = np.full(sel.size, "N/A", dtype=object)
+            cols["input_dims"] = cols["input_type"] = cols["call_stack"] = object_full(sel.size, "N/A")
         tables["ops"] = frame("ops", cols)
     elif opts.step_given:
         sel = np.flatnonzero(step_marks(c["name"]) & ~np.isin(ph, (PH_M, PH_S, PH_F)))
@@ -943,7 +949,7 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         if sel.size:
             a = traceio.decode_args(path, c["args"][sel], _TaskArgs)
             tables["kernels"] = frame("kernels", {
-                "name": c["name"][sel], "cat": np.full(sel.size, "npu_task", dtype=object),
+                "name": c["name"][sel], "cat": object_full(sel.size, "npu_task"),
                 "ts": c["ts"][sel], "dur": c["dur"][sel], "pid": c["pid"][sel], "tid": c["tid"][sel],
                 "stream": traceio.checked_ints(path, [x.stream for x in a], traceio.STREAM_ID, warnings),
                 "task_type": _arg_texts(_field(a, "task_type")),
@@ -1723,7 +1729,7 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
         "Duration(us)": np.asarray(cols["Duration(us)"], dtype=np.float64) if "Duration(us)" in cols
         else np.full(n, np.nan),
         "Device Type": np.asarray(cols["Device Type"], dtype=object) if "Device Type" in cols
-        else np.full(n, "", dtype=object),
+        else object_full(n, ""),
     }
     # the allocation start first: it picks the rows to compare (those sharing one)
     # (and the time texts: rows of no time, whose ns read 0, differ in them)

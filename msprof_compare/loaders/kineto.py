@@ -37,6 +37,7 @@ from ..model import (
     frame,
     gpu_framework_ops,
     object_array,
+    object_full,
     repeats,
     row_keys,
     starts_at,
@@ -575,14 +576,14 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False, c
         cols["input_type"] = _text_raw(ev.path, [a.input_type for a in args])
         cols["call_stack"] = _text([a.call_stack for a in args])
     else:
-        na = np.full(n, "N/A", dtype=object)
+        na = object_full(n, "N/A")
         cols["input_dims"] = na
         cols["input_type"] = na
         cols["call_stack"] = na
     if comm and with_args:  # CommunicationCompare names RCCL's generic kernels by the record around their launch
         records = np.flatnonzero(cols["name"] == COMM_RECORD_OP).tolist()
         if records:
-            coll = np.full(n, "", dtype=object)
+            coll = object_full(n, "")
             coll[records] = _collective_texts([args[i].collective for i in records])
             cols["collective"] = coll
     if copies := _op_copies(cols, sub):
