@@ -233,8 +233,9 @@ class _Events:
         idx = np.flatnonzero(mask)
         if 5 * len(idx) > 2 * len(self.codes):
             # a large share (the Python frames): one C-level pass over all events, which makes no int per
-            # event as indexing does (42k of 50k events: 2.2 -> 1.0 ms)
-            sub = list(compress(self.events, mask.tolist()))
+            # event as indexing does (42k of 50k events: 2.2 -> 1.0 ms), over the mask's bytes, as ascend_text._pick
+            # does, with no list of a bool per event (the 1 GB timesformer trace's 4.1M of 4.9M: 0.13 -> 0.074 s)
+            sub = list(compress(self.events, mask.view(np.uint8).tobytes()))
         else:
             sub = list(map(self.events.__getitem__, idx.tolist()))
         phs = list(map(attrgetter("ph"), sub))
