@@ -143,6 +143,16 @@ def test_module_name_test_is_str_lower_startswith() -> None:
     want = [isinstance(n, str) and n.lower().startswith("nn.module:") for n in names]
     assert modules._is_module(np.array(names, dtype=object)).tolist() == want
     assert modules._is_module(np.array([], dtype=object)).tolist() == []
+    # a long column is tested once per distinct value (numbered by a dict): the same verdicts, each name's own,
+    # with equal names as one object or as copies, and values that are equal as keys (1, 1.0, True) or no key
+    # equal to themselves (NaN) kept apart
+    rng = np.random.default_rng(63)
+    pool = [*names, 1, 1.0, True, float("nan"), "1"]
+    picks = rng.integers(0, len(pool), modules.PER_NAME_MIN + 5).tolist()
+    long = [pool[i] if i % 2 else (pool[i] + "x")[:-1] if isinstance(pool[i], str) else pool[i] for i in picks]
+    got = modules._is_module(np.array(long, dtype=object))
+    assert got.tolist() == [isinstance(n, str) and n.lower().startswith("nn.module:") for n in long]
+    assert got.sum() > 0 and not got.all()
 
 
 def _descent(start: list[int], end: list[int], parent: list[int], q: int) -> int:
