@@ -587,6 +587,39 @@ def test_deleted_working_directory_and_long_output_names(kineto: Path, tmp_path:
     assert code == 2 and "is longer than 255 bytes" in err.strip().splitlines()[-1], err
 
 
+@pytest.mark.skipif(not hasattr(os, "pathconf"), reason="PATH_MAX is a POSIX limit")
+def test_output_path_over_the_systems_path_limit_is_refused_before_loading(kineto: Path, tmp_path: Path) -> None:
+    """-o with every name under 255 bytes but a whole path past PATH_MAX (4,096 bytes on Linux) passed the checks
+    (the probe runs in the nearest existing folder), compared both inputs, printed the tables, then failed to make
+    the folder: exit 1, "File name too long" (found by option fuzzing, optfuzz63). A folder the reports still fit in
+    (100 bytes left for "/", the report's temporary or final name) goes on to the inputs."""
+    from msprof_compare.report.output import PATH_ROOM
+
+    limit = os.pathconf(tmp_path, "PC_PATH_MAX") - 1  # the NUL counted
+    missing = tmp_path / "no_such_input.json"
+
+    def deep(total: int) -> str:  # an absolute path of ``total`` bytes under tmp_path, in names of 200 bytes at most
+        sizes, left = [], total - len(os.fsencode(str(tmp_path)))  # each name takes "/" and its own bytes
+        while left > 201:
+            sizes.append(200)
+            left -= 201
+        if left == 1:
+            sizes[-1], left = 199, 2
+        path = str(tmp_path.joinpath(*("d" * n for n in (*sizes, left - 1))))
+        assert len(os.fsencode(path)) == total
+        return path
+
+    for target in (deep(limit - PATH_ROOM + 1), deep(limit + 900), deep(limit - 50) + "/run.xlsx"):
+        code, out, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", target])
+        line = _one_error(err)
+        assert code == 2 and "with the reports' names in it, it passes this system's limit of" in line, err
+        assert f"{limit:,} bytes for a path; give a shorter path" in line and len(line) < 400, line
+        assert out == "" and os.listdir(tmp_path) == []  # refused before the compare: no table, nothing made
+    fits = deep(limit - PATH_ROOM)
+    code, _, err = run_cli(["-bp", str(missing), "-d", str(missing), "-o", fits])
+    assert code == 1 and "no_such_input.json" in _one_error(err), err  # on to the inputs
+
+
 def test_taken_output_name_without_room_for_a_suffix(tmp_path: Path) -> None:
     """An -o file name that exists and is too long for its _1 form is refused before loading (it failed
     at the end of the run); the same name when free, and a taken name with room, are fine."""

@@ -38,6 +38,10 @@ DIR_MODE = 0o750
 MAX_NAME_BYTES = 255
 #: How many ``_N`` suffixes are tried before giving up on a taken name.
 MAX_SUFFIX = 10_000
+#: The bytes a report needs inside its folder's path, beyond the folder: "/", its temporary folder and file
+#: (``/.performance_comparison_result_XXXXXXXX.tmp/report.xlsx``, 56) or its longest default name
+#: (``/performance_comparison_result_rank2147483647_cycle99_YYYYmmddHHMMSS_9999.xlsx``, 79), with room to spare.
+PATH_ROOM = 100
 
 
 def utc_now() -> datetime:
@@ -92,6 +96,7 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         raise UsageError(f"output {say}: the name {term_safe(long[:40])}... is longer than {MAX_NAME_BYTES} bytes")
     name: str | None = None
     low = path.lower()
+    _check_path_length(path, say, low.endswith(suffix) and not os.path.isdir(path))
     # "run.json/" (and "run.json/.") is a directory
     as_dir = os.path.isdir(path) or raw.endswith(("/", os.sep, "/.", os.sep + "."))
     other = next((x for x in REPORT_SUFFIXES if x != suffix and low.endswith(x)), None)
@@ -144,6 +149,44 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is not writable")
     _probe(parent, f"cannot create output directory {where}")
     return path, name
+
+
+def _check_path_length(path: str, say: str, names_file: bool) -> None:
+    """Refuse a target whose reports' paths would pass the system's limit on a path (PATH_MAX, 4,096 bytes on
+    Linux): each name in it was short enough, and the probe in its nearest existing parent passed, so -o with a
+    deep enough path ran the whole compare and then failed to make the folder ("File name too long", exit 1).
+    ``path``: absolute; ``names_file``: it ends in the report's own name (``-o deep/run.xlsx``)."""
+    limit = _path_max(path)
+    if limit is None:
+        return
+    folder = os.path.dirname(path) if names_file else path
+    room = max(PATH_ROOM, len(os.fsencode(os.path.basename(path))) + 7) if names_file else PATH_ROOM  # "_9999"
+    size = len(os.fsencode(folder)) + room
+    if size <= limit - 1:  # the limit counts the closing NUL
+        return
+    shown = say if len(say) <= 80 else f"{say[:40]}...{say[-30:]}"
+    raise UsageError(f"output {shown}: the path is {len(os.fsencode(path)):,} bytes long (absolute); with the "
+                     f"reports' names in it, it passes this system's limit of {limit - 1:,} bytes for a path; give a "
+                     "shorter path")
+
+
+def _path_max(path: str) -> int | None:
+    """The system's limit on a path's length in bytes (NUL included), asked of the nearest existing folder above
+    ``path``; None where the system does not say (Windows)."""
+    if not hasattr(os, "pathconf"):
+        return None
+    parent = path
+    while True:
+        try:
+            if os.path.isdir(parent):
+                limit = os.pathconf(parent, "PC_PATH_MAX")
+                return limit if limit and limit > 0 else None
+        except (OSError, ValueError):
+            pass
+        up = os.path.dirname(parent)
+        if up == parent:
+            return None
+        parent = up
 
 
 #: What a refused new entry says when the folder is not writable (a read-only mount, /sys, no permission); any
