@@ -413,3 +413,35 @@ def test_gate_error_names_the_trace_as_typed(tmp_path, monkeypatch):
     monkeypatch.chdir(path.parent)
     code, message = compare(path.name, path.name, enable_operator_compare=True).regression_gate(5)
     assert code == 1 and message.startswith(f"error: {path.name}: ") and str(tmp_path) not in message, message
+
+
+def test_gpu_flow_cat_matching_no_flow_is_said_by_the_time_breakdown_too(caplog):
+    """--gpu_flow_cat naming no flow of the trace links no kernel to its op, so the breakdown's Flash Attention and
+    Matmul rows fold into Cube (other): with the time breakdown alone (--enable_profiling_compare, or the gate) no op
+    tree is built, and its warning was the only word of it (found by option fuzzing, optfuzz63). Each trace is named
+    once, whether one comparator or several read the flows; the trace's own category (ac2g) draws no warning."""
+    import logging
+
+    base, comp = (str(Path(__file__).resolve().parents[1] / "sample_data" / f"bert-small_{g}.json.gz")
+                  for g in ("h100", "mi300"))
+    said = "(none of category 'xyz', the --gpu_flow_cat given, so no op gets a kernel)"
+
+    def warned(**options):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            result = compare(base, comp, **options)
+        return result, [r.getMessage() for r in caplog.records if "Can't find any flow event" in r.getMessage()]
+
+    usual, lines = warned(enable_profiling_compare=True)
+    assert lines == []
+    steps = usual.waterfall.set_index("Step")["Base(ms)"]
+    for options in ({"enable_profiling_compare": True}, {"fail_on_regression": 5}, {}):
+        result, lines = warned(gpu_flow_cat="xyz", **options)
+        # compare() names the keyword, as its other messages do
+        assert lines == [f"Can't find any flow event in the file: {p} {said.replace('--gpu_flow_cat', 'gpu_flow_cat')}"
+                         for p in (base, comp)], (options, lines)
+        if options.get("enable_profiling_compare"):
+            unlinked = result.waterfall.set_index("Step")["Base(ms)"]
+            assert "Flash Attention (Forward)" not in unlinked and "Matmul" not in unlinked
+            assert unlinked["Cube (other)"] == pytest.approx(steps["Flash Attention (Forward)"] + steps["Matmul"])
+    assert warned(enable_profiling_compare=True, gpu_flow_cat="ac2g")[1] == []

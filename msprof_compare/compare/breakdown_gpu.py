@@ -55,6 +55,25 @@ def _launch_cats(opts: Options | None) -> tuple[str, ...]:
     return (opts.gpu_flow_cat.lower(),) if opts is not None and opts.gpu_flow_cat else LAUNCH_FLOW_CATS
 
 
+def unmatched_flow_cat(cat: str) -> str:
+    """The hint of the "Can't find any flow event" warning for a trace without a flow of ``--gpu_flow_cat``: one
+    text for the op tree's warning and the time breakdown's, so a run that builds both says it once
+    (``logs.said_once``)."""
+    return f" (none of category {cat!r}, the --gpu_flow_cat given, so no op gets a kernel)"
+
+
+def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None) -> None:
+    """A ``--gpu_flow_cat`` that names no flow of the trace links no kernel to its op, so the Flash Attention, Conv
+    and Matmul rows lose their kernels (to Cube (other) / Vector): a run with the time breakdown alone
+    (``--enable_profiling_compare``, ``--fail_on_regression``) builds no op tree, whose warning said so, and changed
+    those rows without a word."""
+    if opts is None or not opts.gpu_flow_cat:
+        return
+    flows = profile.flows
+    if not len(flows) or not np.isin(col_of(flows, "cat", object), _launch_cats(opts)).any():
+        log.warning("Can't find any flow event in the file: %s%s", profile.path, unmatched_flow_cat(opts.gpu_flow_cat))
+
+
 def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None = None) -> np.ndarray:
     """Per kernel start (ns): start of the launch flow ending there, 0 when none (reference-1 §3.3)."""
     flows = profile.flows
@@ -222,6 +241,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
                f"its only kernels are {n:,} collective(s) (communication), no computing kernel")
         raise ProfileError(profile.files.get("trace", profile.path),
                            "The profiling data does not contain kernel running data.", hint=why)
+    _warn_unmatched_flow_cat(profile, opts)
     codes, uniq = pd.factorize(stream[cand])
     compute_stream = int(uniq[int(np.argmax(np.bincount(codes)))])
 

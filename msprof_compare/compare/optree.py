@@ -848,7 +848,9 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
                 log.log(level, "Can't find any torch op in the file: %s", prof.path)
         elif not tree.has_flows:
             if prof.is_gpu and opts.gpu_flow_cat:
-                hint = f" (none of category {opts.gpu_flow_cat!r}, the --gpu_flow_cat given, so no op gets a kernel)"
+                from .breakdown_gpu import unmatched_flow_cat
+
+                hint = unmatched_flow_cat(opts.gpu_flow_cat)
             elif prof.is_gpu and prof.extra.get("other_flow_cats"):
                 cats = prof.extra["other_flow_cats"]
                 named = ", ".join(repr(term_safe(c)) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
