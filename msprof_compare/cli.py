@@ -27,7 +27,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from .errors import OutOfMemory, ProfileError, UsageError
 from .logs import RankNotices, run_logging
-from .textsafe import one_line, term_safe, wrap_prose, write_line
+from .textsafe import one_line, short_repr, term_safe, wrap_prose, write_line
 from .units import Unit, named_units, unit_label, unit_stem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -155,7 +155,9 @@ def _cli_int(text: str) -> int:
         return strict_int(text)
     except ValueError as exc:
         why = " (digits 0-9 only)" if "digits 0-9" in str(exc) else ""
-        raise typer.BadParameter(f"{text!r} is not a valid int{why}.") from None
+        if "digits 0-9" not in str(exc) and text.strip().lstrip("+-").isdigit():  # past int()'s 4,300 digits
+            why = f" ({len(text.strip().lstrip('+-')):,} digits)"
+        raise typer.BadParameter(f"{short_repr(text)} is not a valid int{why}.") from None
 
 
 def _script_int(text: str) -> int:
@@ -164,8 +166,13 @@ def _script_int(text: str) -> int:
     from .options import plain_number_text
 
     if not plain_number_text(text):
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r} (digits 0-9 only)")
-    return int(text)
+        raise argparse.ArgumentTypeError(f"invalid int value: {short_repr(text)} (digits 0-9 only)")
+    try:
+        return int(text)
+    except ValueError:  # argparse's own message quotes the text whole (a 5,000-digit one too)
+        digits = text.strip().lstrip("+-")
+        why = f" ({len(digits):,} digits)" if digits.isdigit() else ""
+        raise argparse.ArgumentTypeError(f"invalid int value: {short_repr(text)}{why}") from None
 
 
 _script_int.__name__ = "int"  # argparse names the type by it: "argument --max_kernel_num: invalid int value: ..."
@@ -708,9 +715,9 @@ def _refuse_rank_list(base: str, comparison: str, rank_list: str, force: bool) -
     from .options import CLI_FACE
 
     _refuse_rank_folders(base, comparison, CLI_FACE, force)
-    raise UsageError(f"--rank_list {rank_list!r} selects ranks of two folders of ranks (-bp and -d each holding "
-                     "rank0_ascend_pt, ... or one Kineto trace per rank); these inputs are one profile each: leave "
-                     "it out")
+    raise UsageError(f"--rank_list {short_repr(rank_list)} selects ranks of two folders of ranks (-bp and -d each "
+                     "holding rank0_ascend_pt, ... or one Kineto trace per rank); these inputs are one profile each: "
+                     "leave it out")
 
 
 def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict[str, Any], output: str,

@@ -130,7 +130,8 @@ class Face:
         return option if self.api else f"--{option}"
 
     def given(self, option: str, value: Any) -> str:
-        return f"{option}={value!r}" if self.api else f"--{option} {value!r}"
+        shown = short_repr(value)  # a 5,000-digit step would bury the line (an int past 4,300 digits has no repr)
+        return f"{option}={shown}" if self.api else f"--{option} {shown}"
 
     def words(self, text: str, keep: tuple[str, ...] = ()) -> str:
         """``text`` naming the options as this face takes them: unchanged for the CLI; for ``compare()`` each CLI
@@ -214,8 +215,8 @@ def parse_op_name_map(text: Any, face: Face = CLI_FACE) -> Any:
     if not isinstance(text, str):  # a value the API got (a dict, or what rule 2 refuses): nothing to parse
         return text
     if not text.strip():  # "$MAP" with MAP a space or a line break: literal_eval said only "invalid syntax"
-        raise UsageError(f"Invalid param, {face.name('op_name_map')} is blank (got {text!r}); leave it out or "
-                         "write a literal dict such as \"{'aten::mm': 'aclnnMm'}\"")
+        raise UsageError(f"Invalid param, {face.name('op_name_map')} is blank (got {short_repr(text)}); leave it out "
+                         "or write a literal dict such as \"{'aten::mm': 'aclnnMm'}\"")
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
@@ -246,7 +247,7 @@ def strict_int(text: str) -> int:
     """``int(text)`` for an option's text, refusing what ``plain_number_text`` refuses (ValueError, as
     ``int()`` raises for "abc", so the faces' parsers report it as any other non-integer)."""
     if not plain_number_text(text):
-        raise ValueError(f"{text!r} is not a valid int (digits 0-9 only)")
+        raise ValueError(f"{short_repr(text)} is not a valid int (digits 0-9 only)")
     return int(text)
 
 
@@ -260,9 +261,20 @@ def _parse_step(value: Any, given: str) -> str:
     whole = whole_number(value)
     if value is None or whole == -1:
         return ""
+    if whole is not None and abs(whole) > MAX_STEP:  # str() of an int past 4,300 digits raised ValueError
+        raise _step_too_large(given)
     if whole is not None:
         return str(whole)
     return str(value)
+
+
+#: The largest step id: profiles record steps as int64 (a DB export's STEP_TIME.id).
+MAX_STEP = 2**63 - 1
+
+
+def _step_too_large(given: str) -> UsageError:
+    return UsageError(f"Invalid param, base_step and comparison_step must be a number. (got {given}: a step id is a "
+                      f"whole number from 0 to {MAX_STEP} (int64), the N of ProfilerStep#N)")
 
 
 #: The on/off options (the faces pass bools; the Python API is checked so "no" cannot mean True).
@@ -286,7 +298,7 @@ def on_off(value: Any, name: str) -> bool:
     whole = whole_number(value)
     if whole in (0, 1):
         return bool(whole)
-    raise UsageError(f"Invalid param, {name} must be True or False (got {value!r})")
+    raise UsageError(f"Invalid param, {name} must be True or False (got {short_repr(value)})")
 
 
 #: Keywords a caller of the API may pass for the CLI's ``-o``: the result's ``to_excel`` / ``to_json`` take it.
@@ -323,7 +335,7 @@ def _max_kernel_num(value: Any, face: Face) -> int | None:
     if value is None:
         return None
     not_int = UsageError(f"Invalid param, {face.name('max_kernel_num')} has to be an integer greater than 3 "
-                         f"(got {value!r})")
+                         f"(got {short_repr(value)})")
     if isinstance(value, (str, bytes, bytearray, memoryview)):
         if not plain_number_text(value):
             raise not_int
@@ -373,10 +385,10 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
     gpu_flow_cat = raw.get("gpu_flow_cat")
     gpu_flow_cat = "" if gpu_flow_cat is None else gpu_flow_cat  # False, 0 or [] was taken as "not given"
     if not isinstance(gpu_flow_cat, str):
-        raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} must be text (got {gpu_flow_cat!r})")
+        raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} must be text (got {short_repr(gpu_flow_cat)})")
     if gpu_flow_cat and not gpu_flow_cat.strip():
-        raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} is blank (got {gpu_flow_cat!r}); leave it "
-                         "out to use the usual flow categories")
+        raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} is blank (got {short_repr(gpu_flow_cat)}); "
+                         "leave it out to use the usual flow categories")
     if len(gpu_flow_cat) > 20:
         raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} exceeded the maximum value 20")
 
@@ -399,6 +411,10 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
             if bad:  # the original's sentence, then which value and why (-3 is a number, but no step id)
                 raise UsageError("Invalid param, base_step and comparison_step must be a number. (got "
                                  f"{' and '.join(bad)}: a step id is a whole number >= 0, the N of ProfilerStep#N)")
+            for n, v in (("base_step", bstep), ("comparison_step", cstep)):
+                # int() of over 4,300 digits raised ValueError: an internal error (exit 1)
+                if len(v.lstrip("0")) > len(str(MAX_STEP)) or int(v) > MAX_STEP:
+                    raise _step_too_large(face.given(n, raw[n] if face.api else v))
             base_step, comparison_step = int(bstep), int(cstep)
         elif bstep or cstep:
             raise UsageError("Invalid param, base_step and comparison_step must be set at the same time.")
@@ -477,12 +493,14 @@ def parse_output_format(value: Any, name: str = "--output_format") -> str:
         return "xlsx"
 
     def bad(why: str = "") -> UsageError:
-        return UsageError(f"Invalid param, {name} must be xlsx, json or xlsx,json (got {value!r}{why})")
+        return UsageError(f"Invalid param, {name} must be xlsx, json or xlsx,json (got {short_repr(value)}{why})")
 
     if isinstance(value, (list, tuple)):  # the API's list of formats: each item one format
-        items = [str(i).strip() for i in value]
-    else:
-        items = list_items(str(value))
+        items = [i.strip() if isinstance(i, str) else "?" for i in value]  # str() of a 5,000-digit int raised
+    elif isinstance(value, str):
+        items = list_items(value)
+    else:  # a number, a dict, ...: no format
+        raise bad()
     if len(items) > 1 and "" in items:
         raise bad(": an empty item")
     chosen = {i.lower() for i in items if i}
@@ -497,18 +515,20 @@ def parse_regression_pct(value: Any, name: str = "--fail_on_regression") -> floa
     if value is None or value == "":
         return None
     if _is_bool(value):  # True is not "1 percent"
-        raise UsageError(f"Invalid param, {name} must be a number of percent (got {value!r})")
+        raise UsageError(f"Invalid param, {name} must be a number of percent (got {short_repr(value)})")
     number = value.strip().removesuffix("%") if isinstance(value, str) else value  # "5%" reads as 5
     # float() takes "_" between digits: "1_0" read as 10 would pass a 9 % regression meant to fail above 1.0;
     # and any script's digits ("\u0661\u0660", full-width "\uff11\uff10")
     if not plain_number_text(number):
-        raise UsageError(f"Invalid param, {name} must be a number of percent (got {value!r})")
+        raise UsageError(f"Invalid param, {name} must be a number of percent (got {short_repr(value)})")
     try:
         pct = float(number)
+    except OverflowError:  # an int past float's range (10**400): no finite percentage
+        pct = float("inf")
     except (TypeError, ValueError):
-        raise UsageError(f"Invalid param, {name} must be a number of percent (got {value!r})") from None
+        raise UsageError(f"Invalid param, {name} must be a number of percent (got {short_repr(value)})") from None
     if not (pct >= 0.0) or pct == float("inf"):
-        raise UsageError(f"Invalid param, {name} must be a finite percentage >= 0 (got {value!r})")
+        raise UsageError(f"Invalid param, {name} must be a finite percentage >= 0 (got {short_repr(value)})")
     return pct + 0.0  # -0.0 -> 0.0: the gate line would read "threshold +-0%"
 
 

@@ -56,6 +56,22 @@ def test_a_step_given_as_a_whole_float_or_numpy_number_is_that_step(samples: Pat
     ({"gpu_flow_cat": "c" * 21}, "Invalid param, gpu_flow_cat exceeded the maximum value 20"),
     # found by fuzzing the API: a falsy non-text gpu_flow_cat was "not given"; a bool step named neither step;
     # a blank op_name_map said only "invalid syntax"
+    # found by option fuzzing (optfuzz63): an int past 4,300 digits has no str() or repr() (ValueError), nor a
+    # float() (OverflowError): each escaped as that exception
+    ({"base_step": 10**5000, "comparison_step": 1}, "Invalid param, base_step and comparison_step must be a number. "
+     "(got base_step=<too long to show>: a step id is a whole number from 0 to 9223372036854775807 (int64), the N of "
+     "ProfilerStep#N)"),
+    ({"base_step": 1, "comparison_step": -2**63}, "Invalid param, base_step and comparison_step must be a number. "
+     "(got comparison_step=-9223372036854775808: a step id is a whole number from 0 to 9223372036854775807 (int64), "
+     "the N of ProfilerStep#N)"),
+    ({"fail_on_regression": 10**5000}, "Invalid param, fail_on_regression must be a finite percentage >= 0 "
+     "(got <too long to show>)"),
+    ({"fail_on_regression": 10**400}, "Invalid param, fail_on_regression must be a finite percentage >= 0 "
+     "(got 1000000000000000000000000000000000000...)"),
+    ({"output_format": 10**5000}, "Invalid param, output_format must be xlsx, json or xlsx,json "
+     "(got <too long to show>)"),
+    ({"output_format": ["json", 10**5000]}, "Invalid param, output_format must be xlsx, json or xlsx,json "
+     "(got <too long to show>)"),
     ({"gpu_flow_cat": False}, "Invalid param, gpu_flow_cat must be text (got False)"),
     ({"gpu_flow_cat": []}, "Invalid param, gpu_flow_cat must be text (got [])"),
     ({"base_step": 1, "comparison_step": True},
@@ -192,3 +208,11 @@ def test_options_made_or_replaced_with_a_plain_dict_keep_a_read_only_map() -> No
         assert opts.op_name_map == {"a": "b"}
         with pytest.raises(TypeError, match="op_name_map of Options cannot be changed"):
             opts.op_name_map["c"] = "d"
+
+
+def test_a_flag_given_as_a_huge_int_is_refused() -> None:
+    """``force=10**5000``: the refusal's repr of it raised ValueError (an int past 4,300 digits has no repr), which
+    escaped compare() (found by option fuzzing, optfuzz63)."""
+    with pytest.raises(UsageError) as info:
+        msprof_compare.compare(BASE, COMP, force=10**5000)
+    assert str(info.value) == "Invalid param, force must be True or False (got <too long to show>)"

@@ -122,6 +122,42 @@ def test_negative_steps_from_the_api_are_no_number() -> None:
                                     "ProfilerStep#N)")
 
 
+def test_huge_option_values_are_refused_in_a_short_line(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A step past int()'s 4,300 digits was an internal error (exit 1, "Exceeds the limit (4300 digits)"), and a
+    5,000-digit --max_kernel_num or --fail_on_regression was quoted whole in a 5,100-character line; a step past
+    int64 (no profile records one) is refused before the load. Found by option fuzzing (optfuzz63)."""
+    huge = "9" * 5000
+    cut = "'" + "9" * 36 + "..."  # textsafe.short_repr: 40 characters
+    step = ("Invalid param, base_step and comparison_step must be a number. (got --{} {}: a step id is a whole "
+            "number from 0 to 9223372036854775807 (int64), the N of ProfilerStep#N)")
+    cases = [
+        (["--base_step", huge, "--comparison_step", "1"], step.format("base_step", cut)),
+        (["--base_step", "1", "--comparison_step", "9223372036854775808"],
+         step.format("comparison_step", "'9223372036854775808'")),
+        (["--base_step", "0" * 30 + "1", "--comparison_step", "-" + huge],  # the non-number first, leading 0s taken
+         "Invalid param, base_step and comparison_step must be a number. (got --comparison_step '-"
+         + "9" * 35 + "...: a step id is a whole number >= 0, the N of ProfilerStep#N)"),
+        (["--max_kernel_num", huge], f"Invalid value for '--max_kernel_num': {cut} is not a valid int (5,000 digits)."),
+        (["--fail_on_regression", huge], f"Invalid param, --fail_on_regression must be a finite percentage >= 0 "
+                                         f"(got {cut})"),
+    ]
+    for args, message in cases:
+        code, out, err = run_inproc(capsys, "-d", str(NPU), "-bp", str(NPU), *args, "-o", str(tmp_path / "never"))
+        assert code == 2 and error_lines(err) == [f"error: {message} (see 'msprof-analyze compare --help')"
+                                                  if message.startswith("Invalid value") else f"error: {message}"], err
+        assert out == "" and not (tmp_path / "never").exists()
+    # the largest int64 is a step id: on to the data, which holds step 50 only
+    code, _, err = run_inproc(capsys, "-d", str(NPU), "-bp", str(NPU), "--base_step", "9223372036854775807",
+                              "--comparison_step", "9223372036854775807", "-o", str(tmp_path / "never"))
+    assert code == 2 and "Invalid step id: 9223372036854775807" in error_lines(err)[0], err
+    # the script's argparse quoted the text whole too
+    with pytest.raises(SystemExit) as info:
+        cli.script_main([str(NPU), str(NPU), "--max_kernel_num", huge])
+    assert info.value.code == 2
+    assert error_lines(capsys.readouterr().err) == [f"error: argument --max_kernel_num: invalid int value: {cut} "
+                                                    "(5,000 digits) (see 'performance_compare.py --help')"]
+
+
 def test_flags_given_as_0_or_1_through_the_api() -> None:
     """The API takes 0 / 1 for a flag as well as False / True (numpy and C callers pass ints): 0 is off."""
     res = compare(str(SMALL), str(SMALL), enable_api_compare=1, enable_kernel_compare=0, force=0, disable_module=0)
