@@ -472,8 +472,18 @@ class _ScriptParser(argparse.ArgumentParser):
             # the command line of msprof-analyze compare given to the script (README: "-d COMPARISON -bp BASE")
             message += (f"; {self.prog} takes the two paths without -d / -bp, base first: "
                         f"{self.prog} BASE COMPARISON [options]")
+        elif message.startswith("unrecognized arguments:") and getattr(self, "given", [])[:1] == ["compare"]:
+            # msprof-analyze's sub-command word, typed out of habit: argparse took it as BASE, BASE as COMPARISON,
+            # and named COMPARISON as the argument it did not recognise
+            message += (f"; {self.prog} has no sub-command: leave out 'compare' ({self.prog} BASE COMPARISON "
+                        "[options])")
         _error(f"{message} (see '{self.prog} --help')")
         sys.exit(2)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """argparse's, keeping the arguments for ``error``'s hints."""
+        self.given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         """argparse's, with a ``%`` of the help texts both faces share taken as it is written ("5 or 5%"): argparse

@@ -1509,6 +1509,25 @@ def test_script_given_the_cli_path_flags_says_how_it_takes_paths(capsys: pytest.
         assert line.endswith("(see 'performance_compare.py --help')")
 
 
+def test_script_given_the_compare_word_says_it_has_no_sub_command(capsys: pytest.CaptureFixture) -> None:
+    """`python performance_compare.py compare BASE COMPARISON` (msprof-analyze's sub-command word, out of habit)
+    read "unrecognized arguments: COMPARISON": argparse took 'compare' as the base and the base as the comparison,
+    and named the comparison, a path the user gave right, as the stray (found by option fuzzing, optfuzz63).
+    msprof-compare passes the word over; the script, whose paths are positional, says to leave it out. The word
+    elsewhere, or the CLI's path flags after it, read as before."""
+    parser = cli.build_script_parser()
+    hint = "; performance_compare.py has no sub-command: leave out 'compare' (performance_compare.py BASE COMPARISON"
+    for argv, stray, hinted in ((["compare", "b", "c"], "c", True), (["compare", "b", "c", "--force"], "c", True),
+                                (["b", "c", "compare"], "compare", False), (["compare", "-d", "c", "-bp", "b"],
+                                                                           "-d -bp b", False)):
+        with pytest.raises(SystemExit) as exc:
+            parser.parse_args(argv)
+        assert exc.value.code == 2
+        line = assert_one_error(capsys.readouterr().err)
+        assert line.startswith(f"error: unrecognized arguments: {stray}" + (hint if hinted else "")), line
+        assert line.endswith("(see 'performance_compare.py --help')")
+
+
 def test_cli_given_the_script_paths_says_where_paths_go(capsys: pytest.CaptureFixture) -> None:
     """`msprof-compare BASE COMPARISON` (the script's command line) read only "Missing option '--profiling_path'",
     as click reports the missing option before the extra arguments: the reverse of the script's hint above. A
