@@ -158,6 +158,22 @@ def test_huge_option_values_are_refused_in_a_short_line(capsys: pytest.CaptureFi
                                                     "(5,000 digits) (see 'performance_compare.py --help')"]
 
 
+def test_forced_input_link_to_nothing_is_named_a_broken_link(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """-d LINK --force where the link leads nowhere (a missing target, or a loop of links) read "LINK: no such file
+    or directory", of a path ``ls`` shows; it is a broken symbolic link, as the loader names a side file's (found by
+    option fuzzing, optfuzz63). Without --force the link is refused as any link is."""
+    (tmp_path / "gone").symlink_to(tmp_path / "missing.json")
+    (tmp_path / "loop_a").symlink_to(tmp_path / "loop_b")
+    (tmp_path / "loop_b").symlink_to(tmp_path / "loop_a")
+    for name, why in (("gone", "No such file or directory"), ("loop_a", "Too many levels of symbolic links")):
+        link = str(tmp_path / name)
+        code, _, err = run_inproc(capsys, "-d", link, "-bp", str(SMALL), "--force", "-o", str(tmp_path / "never"))
+        assert code == 1 and error_lines(err) == [f"error: {link}: broken symbolic link: {why}"], err
+        code, _, err = run_inproc(capsys, "-d", link, "-bp", str(SMALL), "-o", str(tmp_path / "never"))
+        assert code == 1 and error_lines(err)[0].startswith(f"error: {link}: is a symbolic link; refusing"), err
+    assert not (tmp_path / "never").exists()
+
+
 def test_flags_given_as_0_or_1_through_the_api() -> None:
     """The API takes 0 / 1 for a flag as well as False / True (numpy and C callers pass ints): 0 is off."""
     res = compare(str(SMALL), str(SMALL), enable_api_compare=1, enable_kernel_compare=0, force=0, disable_module=0)

@@ -127,6 +127,11 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
     if os.path.islink(path) and not force:
         raise paths.link_refused(given)
     if not os.path.exists(path):
+        if os.path.islink(path):  # followed (--force) to nothing: "no such file or directory" named a path ls shows
+            try:
+                os.stat(path)
+            except OSError as exc:  # a missing target, or a loop (ELOOP)
+                raise ProfileError(given, f"broken symbolic link: {exc.strerror or exc}") from None
         # "-" names standard input in many tools (and -o - writes JSON there); a profile is a path
         stdin = "a profile is not read from standard input: pass its file or directory" if given == "-" else None
         raise ProfileError(given, "no such file or directory", hint=stdin or _gz_twin_hint(given, path))
