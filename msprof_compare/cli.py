@@ -401,6 +401,10 @@ def repeated(given: dict[str, list[tuple[str, str]]]) -> list[str]:
     return said
 
 
+#: The options whose value ``clean_path`` reads (a leading "=" dropped): ``-d``, ``-bp``, ``-o``.
+_CLEANED_PATHS = frozenset({"comparison_profiling_path", "base_profiling_path", "output_path"})
+
+
 def _repeated_values(command: Any, args: list[str]) -> list[str]:
     """``repeated`` of the options that take a value in the arguments of ``compare`` (``--name value``,
     ``--name=value``, ``-bp=value``, and a short option with its value attached, ``-oDIR``, as click reads them)."""
@@ -411,6 +415,7 @@ def _repeated_values(command: Any, args: list[str]) -> list[str]:
         command, args = subs["compare"], args[args.index("compare") + 1:]
     names = {o: p.name for p in getattr(command, "params", None) or () if not getattr(p, "is_flag", False)
              for o in getattr(p, "opts", ())}
+    cleaned = {o: names[o] in _CLEANED_PATHS for o in names}  # typer wraps each callback: told by the name
     given: dict[str, list[tuple[str, str]]] = {}
     i = 0
     while i < len(args) and args[i] != "--":
@@ -422,6 +427,8 @@ def _repeated_values(command: Any, args: list[str]) -> list[str]:
         elif not arg.startswith("--") and arg[:2] in names and len(arg) > 2:
             found = (arg[:2], arg[2:])
         if found:
+            if cleaned.get(found[0]):  # as the option reads it: "-d=run" is run (clean_path), as is "-d run"
+                found = (found[0], clean_path(found[1]) or "")
             given.setdefault(names[found[0]], []).append(found)
         i += step
     return repeated(given)

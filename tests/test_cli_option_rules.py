@@ -664,6 +664,18 @@ def _warnings(err: str, word: str) -> list[str]:
     return [line.split("[WARNING] ", 1)[1] for line in err.splitlines() if "[WARNING]" in line and word in line]
 
 
+def test_repeated_short_path_options_are_warned_of_as_they_are_read(capsys: pytest.CaptureFixture,
+                                                                       tmp_path: Path) -> None:
+    """``-d=RUN`` is RUN (clean_path drops the "="), but the repeat warning quoted '=RUN': ``-d=RUN -d RUN`` was
+    warned of as two values, and ``-o=a -o b`` named '=a', a path never used (found by option fuzzing, optfuzz63)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    code, _, err = run_inproc(capsys, f"-d={SMALL}", "-d", str(SMALL), "-bp", str(SMALL), "--enable_api_compare",
+                              f"-o={a}", "-o", str(b))
+    assert code == 0, err
+    assert _warnings(err, " is given ") == [f"-o is given 2 times ('{a}', '{b}'): the last value, '{b}', is used"]
+    assert not a.exists() and len(list(b.glob("*.xlsx"))) == 1
+
+
 def test_option_given_twice_with_different_values_is_warned(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """The parsers keep an option's last value without a word (as the original's argparse does): ``-o a -o b``
     wrote into b alone, and ``-bp run1 ... -bp run2`` (a base appended to a command kept in a script) compared
