@@ -971,6 +971,13 @@ def test_output_below_a_broken_symbolic_link_is_refused_before_loading(tmp_path:
         assert code == 2, err
         assert _one_error(err).endswith(f": {tmp_path / 'gone'} is a broken symbolic link")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gone"]
+    # two links naming each other: both exist, so "broken" alone sent the user looking for a missing target
+    # (found by option fuzzing, optfuzz63)
+    (tmp_path / "loop_a").symlink_to(tmp_path / "loop_b")
+    (tmp_path / "loop_b").symlink_to(tmp_path / "loop_a")
+    code, _, err = run_cli(["-bp", missing, "-d", missing, "-o", str(tmp_path / "loop_a" / "run")])
+    assert code == 2 and _one_error(err).endswith(f": {tmp_path / 'loop_a'} is a broken symbolic link (a loop of "
+                                                  "links: Too many levels of symbolic links)"), err
 
 
 # A child that runs the CLI under a file-size limit (RLIMIT_FSIZE) with SIGXFSZ ignored, so an over-long write

@@ -138,7 +138,7 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     while parent and not os.path.exists(parent):
         if os.path.islink(parent):  # makedirs cannot go through it: found here, not after the load (exit 1)
             raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is a broken symbolic "
-                             "link")
+                             f"link{_loop_note(parent)}")
         nxt = os.path.dirname(parent)
         if nxt == parent:
             break
@@ -149,6 +149,17 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is not writable")
     _probe(parent, f"cannot create output directory {where}")
     return path, name
+
+
+def _loop_note(link: str) -> str:
+    """" (a loop of links ...)" for a link that leads back to itself (two links naming each other), which reads as
+    a broken one but points at a name that exists; "" for a link to a missing name."""
+    try:
+        os.stat(link)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f" (a loop of links: {exc.strerror})"
+    return ""
 
 
 def _check_path_length(path: str, say: str, names_file: bool) -> None:
