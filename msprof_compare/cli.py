@@ -74,7 +74,9 @@ HELP = {
     "debug": "Debug Mode. Shows full stack trace when error occurs.",
     "output_format": "Reports to write: xlsx (default), json, or xlsx,json; with -o - the JSON goes to stdout "
                      "(and xlsx,json writes the workbook into the current directory)",
-    "rank_list": "Ranks to compare when -bp and -d are folders of ranks: all (default) or rank ids separated by "
+    # both faces: the script has no -bp / -d, so its help names its two paths too
+    "rank_list": "Ranks to compare when both inputs are folders of ranks (-bp and -d, or both paths of "
+                 "performance_compare.py): all (default) or rank ids separated by "
                  "commas or blanks, e.g. 0,3 (as msprof-analyze's cluster modes take it; a listed rank a folder "
                  "lacks is not compared)",
     "fail_on_regression": "Exit with status 3 when the comparison E2E time exceeds the base by more than PCT percent, "
@@ -732,9 +734,9 @@ def _refuse_rank_list(base: str, comparison: str, rank_list: str, force: bool) -
     from .options import CLI_FACE
 
     _refuse_rank_folders(base, comparison, CLI_FACE, force)
-    raise UsageError(f"--rank_list {short_repr(rank_list)} selects ranks of two folders of ranks (-bp and -d each "
-                     "holding rank0_ascend_pt, ... or one Kineto trace per rank); these inputs are one profile each: "
-                     "leave it out")
+    raise UsageError(f"--rank_list {short_repr(rank_list)} selects ranks of two folders of ranks (-bp and -d, or both "
+                     "paths of performance_compare.py, each holding rank0_ascend_pt, ... or one Kineto trace per "
+                     "rank); these inputs are one profile each: leave it out")
 
 
 def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict[str, Any], output: str,

@@ -266,8 +266,10 @@ def test_single_compare_refuses_a_rank_list(capsys, tmp_path):
     """A single compare: --rank_list other than all is a usage error of both faces; all is the default. A folder of
     ranks against one profile keeps its refusal, which says what to pass."""
     one0, one1 = TEXT0 / "rank0_ascend_pt", TEXT1 / "rank0_ascend_pt"
-    said = ("error: --rank_list '0' selects ranks of two folders of ranks (-bp and -d each holding rank0_ascend_pt, "
-            "... or one Kineto trace per rank); these inputs are one profile each: leave it out")
+    # the script's paths named too: it has no -bp / -d (found by option fuzzing, optfuzz63)
+    said = ("error: --rank_list '0' selects ranks of two folders of ranks (-bp and -d, or both paths of "
+            "performance_compare.py, each holding rank0_ascend_pt, ... or one Kineto trace per rank); these inputs are "
+            "one profile each: leave it out")
     code, _, err = run_inproc(capsys, "-bp", str(one0), "-d", str(one1), "-o", str(tmp_path), "--rank_list", "0")
     assert code == 2 and error_lines(err) == [said]
     assert cli.script_main([str(one0), str(one1), "-o", str(tmp_path), "--rank_list", "0"]) == 2
@@ -345,7 +347,7 @@ def test_ranks_overview_takes_the_rank_list():
 def test_help_names_the_flag(capsys):
     code, out, _ = run_inproc(capsys, "--help")
     flat = " ".join(out.split())
-    text = ("--rank_list LIST Ranks to compare when -bp and -d are folders of ranks: all (default) or rank ids "
-            "separated by commas or blanks, e.g. 0,3")
+    text = ("--rank_list LIST Ranks to compare when both inputs are folders of ranks (-bp and -d, or both paths of "
+            "performance_compare.py): all (default) or rank ids separated by commas or blanks, e.g. 0,3")
     assert code == 0 and text in flat
     assert text.replace("--rank_list LIST ", "") in " ".join(cli.build_script_parser().format_help().split())
