@@ -210,7 +210,7 @@ def _is_bool(value: Any) -> bool:
 
 def parse_op_name_map(text: Any, face: Face = CLI_FACE) -> Any:
     """Parse ``--op_name_map`` as a Python literal (never eval)."""
-    if text is None or text == "":
+    if text is None or _empty_text(text):
         return {}
     if not isinstance(text, str):  # a value the API got (a dict, or what rule 2 refuses): nothing to parse
         return text
@@ -229,6 +229,12 @@ def parse_op_name_map(text: Any, face: Face = CLI_FACE) -> Any:
         raise UsageError(f"Invalid value for '{face.name('op_name_map')}': {why}; write a literal dict such as "
                          "\"{'aten::mm': 'aclnnMm'}\"") from None
     return value
+
+
+def _empty_text(value: Any) -> bool:
+    """Whether an option's value is the empty text ("$VAR" with VAR unset: not given). Only text is compared: ``==``
+    of a NumPy array or ``pd.NA`` (a notebook's cell) is no bool, and raised ValueError / TypeError in the test."""
+    return isinstance(value, str) and not value
 
 
 def plain_number_text(value: Any) -> bool:
@@ -265,7 +271,8 @@ def _parse_step(value: Any, given: str) -> str:
         raise _step_too_large(given)
     if whole is not None:
         return str(whole)
-    return str(value)
+    # text as given; any other value by a repr the step rule refuses (str() of [10**5000] raised ValueError)
+    return value if isinstance(value, str) else short_repr(value)
 
 
 #: The largest step id: profiles record steps as int64 (a DB export's STEP_TIME.id).
@@ -489,7 +496,7 @@ def parse_output_format(value: Any, name: str = "--output_format") -> str:
     "xlsx,json"; ``name``: the option as an error names it. An empty item between commas (``xlsx,``, ``xlsx,,json``:
     a list built from a variable that was unset) is refused, as ``--rank_list 0,,1`` is: "xlsx," ran with the
     workbook alone where the second format was meant; blanks around an item are no item (``xlsx, json``)."""
-    if value is None or value == "":
+    if value is None or _empty_text(value):
         return "xlsx"
 
     def bad(why: str = "") -> UsageError:
@@ -512,7 +519,7 @@ def parse_output_format(value: Any, name: str = "--output_format") -> str:
 def parse_regression_pct(value: Any, name: str = "--fail_on_regression") -> float | None:
     """``--fail_on_regression PCT``: a finite percentage >= 0, or None when not given; ``name``: the option as an
     error names it."""
-    if value is None or value == "":
+    if value is None or _empty_text(value):
         return None
     if _is_bool(value):  # True is not "1 percent"
         raise UsageError(f"Invalid param, {name} must be a number of percent (got {short_repr(value)})")

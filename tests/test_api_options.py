@@ -72,6 +72,16 @@ def test_a_step_given_as_a_whole_float_or_numpy_number_is_that_step(samples: Pat
      "(got <too long to show>)"),
     ({"output_format": ["json", 10**5000]}, "Invalid param, output_format must be xlsx, json or xlsx,json "
      "(got <too long to show>)"),
+    # a notebook's missing cell (pd.NA) or a column's array: the test for the empty text ("$VAR" unset) compared them
+    # with "", whose result is no bool (TypeError / ValueError escaped); a list holding a huge int had no str()
+    ({"fail_on_regression": pd.NA}, "Invalid param, fail_on_regression must be a number of percent (got <NA>)"),
+    ({"fail_on_regression": np.array([5, 6])}, "Invalid param, fail_on_regression must be a number of percent "
+     "(got array([5, 6]))"),
+    ({"output_format": np.array(["json", "xlsx"])}, "Invalid param, output_format must be xlsx, json or xlsx,json "
+     "(got array(['json', 'xlsx'], dtype='<U4'))"),
+    ({"op_name_map": pd.NA}, "Invalid param, op_name_map must be dict, for example: op_name_map={'name1':'name2'}"),
+    ({"base_step": [10**5000], "comparison_step": 1}, "Invalid param, base_step and comparison_step must be a number. "
+     "(got base_step=<too long to show>: a step id is a whole number >= 0, the N of ProfilerStep#N)"),
     ({"gpu_flow_cat": False}, "Invalid param, gpu_flow_cat must be text (got False)"),
     ({"gpu_flow_cat": []}, "Invalid param, gpu_flow_cat must be text (got [])"),
     ({"base_step": 1, "comparison_step": True},
