@@ -1109,13 +1109,40 @@ def test_task_links_that_joins_would_drop(tmp_path: Path) -> None:
                      "DELETE FROM TASK WHERE globalTaskId IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO "
                      "ORDER BY globalTaskId LIMIT 2)",
                      "INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = (SELECT max(globalTaskId) FROM "
-                     "COMPUTE_TASK_INFO)")
+                     "COMPUTE_TASK_INFO)",
+                     # the second run starts 1 s after the first, as a replay's runs start apart
+                     "UPDATE TASK SET startNs = startNs + 1000000000, endNs = endNs + 1000000000 "
+                     "WHERE rowid = (SELECT max(rowid) FROM TASK)")
     p = load_profile(str(db), OPTS)
     assert f"{db}: 2 globalTaskId(s) of COMPUTE_TASK_INFO have no TASK row (no time); left out" in p.warnings
     assert not any("repeat" in w for w in p.warnings)
     n = sql(db, "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId")[0][0]
     assert len(p.kernels) == n == 187 - 2 + 1
     assert not any("TASK row" in w for w in load_profile(str(L1), OPTS).warnings)
+
+
+def test_task_rows_written_twice_are_counted(tmp_path: Path) -> None:
+    """TASK rows repeating an earlier row's globalTaskId and startNs (synthetic: the excerpt's first compute task
+    and its first SDMA task written again, word for word) are no graph replay, whose runs start apart: they are
+    read as written, two tasks each, as a text export's device tasks written twice are, and counted in one
+    warning. Before, such a copy took its kernel's count and time twice without a word. Counts by SQL."""
+    first = "(SELECT min(t.startNs) FROM TASK t JOIN {} ON s.id = t.taskType AND s.value = 'SDMA')"
+    db = edited_copy(L1, _db(tmp_path),
+                     "INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = (SELECT min(globalTaskId) FROM "
+                     "COMPUTE_TASK_INFO)",
+                     "INSERT INTO TASK SELECT t.* FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+                     f"WHERE s.value = 'SDMA' AND t.startNs = {first.format('STRING_IDS s')}")
+    p = load_profile(str(db), OPTS)
+    assert [w for w in p.warnings if "repeat" in w] == [
+        f"{db}: 2 TASK row(s) repeat an earlier row's globalTaskId and startNs (the same task written again, as in "
+        "a file joined from two copies: a graph replay's runs start apart); they are read as written, so figures "
+        "that sum tasks count those tasks more than once"]
+    n = sql(db, "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId")[0][0]
+    assert len(p.kernels) == n == 187 + 1
+    sdma = sql(db, "SELECT count(*) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType WHERE s.value = 'SDMA'")[0][0]
+    ts = p.extra["task_summary"]
+    assert ts.loc[ts["rts_type"] == "SDMA", "count"].sum() == sdma == sql(
+        L1, "SELECT count(*) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType WHERE s.value = 'SDMA'")[0][0] + 1
 
 
 def test_step_rows_without_times_and_repeated_ids(tmp_path: Path) -> None:
