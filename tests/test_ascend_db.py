@@ -132,6 +132,29 @@ def test_operator_memory_uses_csv_column_names() -> None:
     assert {"Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"} <= set(om.columns)
 
 
+def test_operator_memory_rows_written_again_are_said(tmp_path: Path) -> None:
+    """OP_MEMORY rows repeating an earlier row in every column read (synthetic: the excerpt's first row written twice
+    more, its second once more with another size) are counted as operator_memory.csv's are: they doubled those
+    blocks' memory in the memory comparison without a word. Every row still counts, as in the original; the row of
+    another size is no repeat. Counts and sizes by SQL."""
+    db = edited_copy(L1, _db(tmp_path),
+                     *["INSERT INTO OP_MEMORY SELECT * FROM OP_MEMORY WHERE rowid = (SELECT min(rowid) FROM OP_MEMORY)"]
+                     * 2,
+                     "INSERT INTO OP_MEMORY SELECT name, size + 512, allocationTime, releaseTime, activeReleaseTime, "
+                     "duration, activeDuration, allocationTotalAllocated, allocationTotalReserved, "
+                     "allocationTotalActive, releaseTotalAllocated, releaseTotalReserved, releaseTotalActive, "
+                     "streamPtr, deviceId FROM OP_MEMORY WHERE rowid = (SELECT min(rowid) + 1 FROM OP_MEMORY)")
+    p = load_profile(str(db), build_options(enable_memory_compare=True)[0])
+    assert [w for w in p.warnings if "repeat" in w] == [
+        f"{db}: 2 OP_MEMORY row(s) repeat an earlier row in every column read (the same allocation written again, as "
+        "in a file joined from two copies); each row counts, as in the original, so those blocks' memory and time "
+        "count more than once"]
+    count, total = sql(db, "SELECT count(*), sum(size) FROM OP_MEMORY")[0]
+    assert len(p.operator_memory) == count == sql(L1, "SELECT count(*) FROM OP_MEMORY")[0][0] + 3
+    assert p.operator_memory["Size(KB)"].sum() == total / 1024
+    assert not any("repeat" in w for w in load_profile(str(L1), build_options(enable_memory_compare=True)[0]).warnings)
+
+
 def test_file_is_not_modified(tmp_path: Path) -> None:
     copy = tmp_path / "ascend_pytorch_profiler_0.db"
     shutil.copyfile(L1, copy)

@@ -75,6 +75,7 @@ from ..model import (
     Profile,
     frame,
     positions_in_runs,
+    repeats,
     us_text,
     zero_readings_text,
 )
@@ -1577,6 +1578,13 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     if note:
         db.notes.append(note)
         size = np.maximum(size, 0)
+    # rows whose allocation another row shares, compared in every column read (as operator_memory.csv's): a block
+    # written again counted its memory and time twice without a word (dbfuzz63)
+    if repeated := repeats([alloc, a[:, 0], a[:, 1], rel, a[:, 4]],
+                           np.flatnonzero(pd.Index(alloc).duplicated(keep=False))):
+        db.notes.append(f"{repeated:,} OP_MEMORY row(s) repeat an earlier row in every column read (the same "
+                        "allocation written again, as in a file joined from two copies); each row counts, as in the "
+                        "original, so those blocks' memory and time count more than once")
     dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0), 0)
     return pd.DataFrame({
         "Name": names, "Size(KB)": size / 1024.0,
