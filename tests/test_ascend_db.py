@@ -536,6 +536,23 @@ def test_missing_required_table(tmp_path: Path) -> None:
     assert str(f) in str(e.value)
 
 
+def test_empty_file_and_a_database_without_either_required_table(tmp_path: Path) -> None:
+    """A 0-byte .db (a profiler stopped before it wrote it), which SQLite opens as a database without tables, is
+    said to be empty, where it read "table TASK, STRING_IDS is missing"; a database lacking both tables names them
+    in a sentence (synthetic: the excerpt's copy without them)."""
+    f = _db(tmp_path)
+    f.write_bytes(b"")
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f), OPTS)
+    assert str(e.value) == (f"{f}: the file is empty (0 bytes), not a profiler database: was the profiler stopped "
+                            "before it wrote it?")
+    (tmp_path / "both").mkdir()
+    g = edited_copy(L1, tmp_path / "both" / "ascend_pytorch_profiler_0.db", "DROP TABLE TASK", "DROP TABLE STRING_IDS")
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(g), OPTS)
+    assert str(e.value) == f"{g}: not a profiler database: tables TASK and STRING_IDS are missing"
+
+
 def test_empty_task_table(tmp_path: Path) -> None:
     f = _db(tmp_path)
     edited_copy(L1, f, "DELETE FROM TASK")

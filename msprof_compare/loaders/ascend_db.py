@@ -187,6 +187,14 @@ def db_kind(path: str) -> str:
     return "pytorch"
 
 
+def _size(path: str) -> int:
+    """The file's size in bytes, -1 where it cannot be read."""
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return -1
+
+
 def _pending_wal(path: str) -> bool:
     """True when a write-ahead log beside the database may hold changes not yet copied into it: a WAL header
     (magic number, page size) and at least one frame after it. SQLite ignores any other -wal file (a header
@@ -1728,7 +1736,11 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     path = db.path
     missing = [t for t in REQUIRED_TABLES if not db.has(t)]
     if missing:
-        raise ProfileError(path, f"not a profiler database: table {', '.join(missing)} is missing")
+        if not db.tables and _size(path) == 0:  # SQLite reads a 0-byte file as a database without tables
+            raise ProfileError(path, "the file is empty (0 bytes), not a profiler database: was the profiler "
+                                     "stopped before it wrote it?")
+        raise ProfileError(path, f"not a profiler database: table{'s' if len(missing) > 1 else ''} "
+                                 f"{and_list(missing)} {'are' if len(missing) > 1 else 'is'} missing")
     db.need_times("TASK")
     if db.scalar("SELECT 1 FROM TASK LIMIT 1") is None:
         raise ProfileError(path, "the TASK table is empty: no device activity was recorded")
