@@ -801,7 +801,10 @@ def test_db_without_an_optional_table(tmp_path: Path, table: str, warning: str, 
     ("TASK", "startNs", "x1736410538306028", r"table TASK: column startNs holds 'x1736410538306028', not an integer"),
     ("COMMUNICATION_OP", "endNs", "", r"table COMMUNICATION_OP: column endNs holds '', not an integer"),
     # a fraction: read as its whole part before (a kernel named after name id 12, step 50.5 chosen as step 50)
-    ("COMPUTE_TASK_INFO", "name", 12.5, r"table TASK, COMPUTE_TASK_INFO: column name holds 12\.5, not an integer"),
+    ("COMPUTE_TASK_INFO", "name", 12.5, r"table COMPUTE_TASK_INFO: column name holds 12\.5, not an integer"),
+    # a column of a join names its own table, where "table TASK, COMPUTE_TASK_INFO" named both
+    ("COMMUNICATION_TASK_INFO", "planeId", "abc",
+     r"table COMMUNICATION_TASK_INFO: column planeId holds 'abc', not an integer"),
     ("TASK", "streamId", 0.5, r"table TASK: column streamId holds 0\.5, not an integer"),  # read as stream 0 once
     ("STEP_TIME", "id", 50.5, r"table STEP_TIME: column id holds 50\.5, not an integer"),
     ("CONNECTION_IDS", "connectionId", "abc", r"table CONNECTION_IDS: column connectionId holds 'abc', not an integer"),
@@ -819,6 +822,17 @@ def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, val
         load_profile(str(copy), build_options(enable_memory_compare=True, enable_communication_compare=True,
                                               enable_profiling_compare=True)[0])
     assert info.value.path == str(copy)
+
+
+def test_db_cell_that_is_no_integer_names_its_own_table_of_a_join(tmp_path: Path) -> None:
+    """A TASK cell read through the compute tasks' join (TASK t JOIN COMPUTE_TASK_INFO c) names TASK alone, where
+    the error said "table TASK, COMPUTE_TASK_INFO" (synthetic: the first compute task's deviceId written 'abc')."""
+    copy = edited_copy(L1, tmp_path / "ascend_pytorch_profiler_0.db",
+                       "UPDATE TASK SET deviceId = 'abc' WHERE globalTaskId = (SELECT min(globalTaskId) FROM "
+                       "COMPUTE_TASK_INFO)")
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(copy), OPTS)
+    assert str(info.value) == f"{copy}: table TASK: column deviceId holds 'abc', not an integer"
 
 
 def test_db_column_no_figure_reads_is_not_checked(tmp_path: Path) -> None:

@@ -465,13 +465,20 @@ class _Db:
         """The error for a cell an integer query cannot use (NULL where a value is needed, text, a blob, a
         fraction, a number out of int64 range: ``_int_cell``), naming its column and table."""
         tables = ", ".join(dict.fromkeys(re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", sql))) or "?"
+        # each table's alias ("FROM TASK t JOIN COMPUTE_TASK_INFO c"): a TASK cell was said to be in "table TASK,
+        # COMPUTE_TASK_INFO", which sent the user to both
+        aliases = dict((a, t) for t, a in re.findall(r"\b(?:FROM|JOIN)\s+(\w+)\s+(?!(?:ON|WHERE|JOIN|CROSS|ORDER|"
+                                                     r"GROUP|LIMIT|UNION)\b)(\w+)", sql))
         for row in rows:
             for j, v in enumerate(row):
                 if _int_cell(v) is None:
                     # the selected expression names its columns as alias.column ("max(t.endNs)")
                     expr = description[j][0]
-                    column = " / ".join(dict.fromkeys(re.findall(r"\b\w+\.(\w+)", expr))) or expr
-                    return ProfileError(self.path, f"table {tables}: column {column} holds {v!r}, not an integer")
+                    pairs = re.findall(r"\b(\w+)\.(\w+)", expr)
+                    column = " / ".join(dict.fromkeys(c for _, c in pairs)) or expr
+                    owners = list(dict.fromkeys(aliases.get(a, "") for a, _ in pairs))
+                    where = ", ".join(owners) if owners and all(owners) else tables
+                    return ProfileError(self.path, f"table {where}: column {column} holds {v!r}, not an integer")
         return ProfileError(self.path, f"table {tables}: a value is not an integer")
 
     # ------------------------------------------------------------------ strings
