@@ -155,6 +155,27 @@ def test_operator_memory_rows_written_again_are_said(tmp_path: Path) -> None:
     assert not any("repeat" in w for w in load_profile(str(L1), build_options(enable_memory_compare=True)[0]).warnings)
 
 
+def test_connection_ids_in_another_table_order_link_alike(tmp_path: Path) -> None:
+    """CONNECTION_IDS written in another row order (synthetic: the excerpt's rows in descending connectionId order;
+    msprof writes them by id, then connectionId) gives every op the same first connection id, the smallest of its
+    id (SQL), and the same (op, connection id) pairs in the same order: an op's first id and the order of its
+    kernels in the Kernel Details lists followed the table order (34 lists of the level-2 sample moved)."""
+    db = edited_copy(L1, _db(tmp_path), "CREATE TABLE zz AS SELECT * FROM CONNECTION_IDS ORDER BY connectionId DESC",
+                     "DELETE FROM CONNECTION_IDS", "INSERT INTO CONNECTION_IDS SELECT * FROM zz", "DROP TABLE zz")
+    assert sql(db, "SELECT connectionId FROM CONNECTION_IDS LIMIT 1") == sql(L1, "SELECT max(connectionId) FROM "
+                                                                                 "CONNECTION_IDS")
+    got, clean = load_profile(str(db), OPTS), load_profile(str(L1), OPTS)
+    first = dict(sql(L1, "SELECT CAST(p.startNs AS INTEGER), min(c.connectionId) FROM PYTORCH_API p "
+                         "JOIN CONNECTION_IDS c ON c.id = p.connectionId "
+                         "JOIN ENUM_API_TYPE e ON e.id = p.type AND e.name = 'op' "
+                         "GROUP BY p.rowid"))
+    ops = got.ops[got.ops["connection_id"] >= 0]
+    assert len(ops) == len(first) > 0
+    assert {int(t): int(c) for t, c in zip(ops["ts"], ops["connection_id"], strict=True)} == first
+    pd.testing.assert_frame_equal(got.ops, clean.ops)
+    pd.testing.assert_frame_equal(got.extra["op_connections"], clean.extra["op_connections"])
+
+
 def test_file_is_not_modified(tmp_path: Path) -> None:
     copy = tmp_path / "ascend_pytorch_profiler_0.db"
     shutil.copyfile(L1, copy)

@@ -1420,6 +1420,12 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         # connection id links nothing and is dropped (kept, its -1 could be an op's or an Enqueue / Dequeue row's
         # first id, ahead of a real one)
         c = c[(c[:, 0] >= 0) & (c[:, 1] >= 0)]
+        d_id, d_cid = np.diff(c[:, 0]), np.diff(c[:, 1])
+        if not ((d_id > 0) | ((d_id == 0) & (d_cid >= 0))).all():
+            # by (id, connectionId), as msprof writes the table: an op's first connection id, and the order of its
+            # kernels in the Kernel Details lists, followed the table order (a shuffled copy of the level-2
+            # sample's moved 34 lists, dbfuzz63); the check is two diffs, the sort only for such a table
+            c = c[np.lexsort((c[:, 1], c[:, 0]))]
         cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]}).drop_duplicates()
         conn = links.merge(cids, on="link", how="inner", sort=False)[["row", "connection_id"]]
     first_cid = np.full(len(got), -1, dtype=np.int64)
