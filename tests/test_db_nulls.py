@@ -385,6 +385,24 @@ def test_null_read_as_before_is_said(tmp_path: Path, column: str, rows: str, eff
         assert int(np.count_nonzero(got == value)) == 3 + int(np.count_nonzero(clean.to_numpy() == value))
 
 
+def test_negative_global_tid_reads_as_a_null_one_and_is_said(tmp_path: Path) -> None:
+    """A PYTORCH_API.globalTid below -1 packs no process and thread (pid << 32 | tid; synthetic: -5 in three op
+    rows) and reads as a NULL one (process and thread -1), as before, now said with its count: -5 in 352 rows of
+    the level-2 sample moved 1,212 module and operator figures without a word. The ops equal a copy's with those
+    three cells NULL."""
+    ops = ("SELECT rowid FROM PYTORCH_API WHERE type = (SELECT id FROM ENUM_API_TYPE WHERE name = 'op') "
+           "ORDER BY 1 LIMIT 3")
+    neg = _db(tmp_path / "neg", f"UPDATE PYTORCH_API SET globalTid = -5 WHERE rowid IN ({ops})")
+    null = _db(tmp_path / "null", f"UPDATE PYTORCH_API SET globalTid = NULL WHERE rowid IN ({ops})")
+    assert sql(neg, "SELECT count(*) FROM PYTORCH_API WHERE globalTid < 0") == [(3,)]
+    p = load_profile(str(neg), OPTS)
+    assert [w for w in p.warnings if "globalTid" in w] == [
+        f"{neg}: 3 PYTORCH_API.globalTid value(s) are negative, no process and thread id: those rows are on no "
+        "thread (read as process and thread -1, where they nest with each other)"]
+    pd.testing.assert_frame_equal(p.ops, load_profile(str(null), OPTS).ops)
+    assert int(np.count_nonzero(p.ops["tid"].to_numpy() == -1)) == 3
+
+
 UNTYPED = ("those rows are of no kind (torch op, queue or Python row) and are left out, so the comparisons that read "
            "such rows (operator, API, memory, module) miss those among them")
 
