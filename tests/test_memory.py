@@ -452,6 +452,21 @@ def test_operator_memory_sizes_over_a_petabyte(samples, caplog, tmp_path):
     assert f"{f}: {len(rows) - 1} Size(KB) value(s) over 1 PB read as 0" in caplog.messages
 
 
+def test_db_operator_memory_sizes_over_a_petabyte(tmp_path):
+    """An OP_MEMORY size over 1 PB (synthetic: 2**62 bytes in the level-1 excerpt's first three blocks) is no size,
+    as operator_memory.csv's: read as 0 and counted, where it moved the memory figures without a word (351 of the
+    level-2 sample's, dbfuzz63). The sizes, by SQL on the copy: every other block's, in KB."""
+    first3 = "SELECT rowid FROM OP_MEMORY ORDER BY rowid LIMIT 3"
+    db = edited_copy(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db",
+                     tmp_path / "ascend_pytorch_profiler_0.db",
+                     f"UPDATE OP_MEMORY SET size = 4611686018427387904 WHERE rowid IN ({first3})")
+    prof = load_profile(str(db), build_options(enable_memory_compare=True)[0])
+    assert f"{db}: 3 OP_MEMORY size value(s) over 1 PB read as 0" in prof.warnings
+    (kb,) = sql(db, f"SELECT sum(size) / 1024.0 FROM OP_MEMORY WHERE rowid NOT IN ({first3})")[0]
+    assert prof.operator_memory["Size(KB)"].sum() == pytest.approx(kb, abs=1e-6)
+    assert int((prof.operator_memory["Size(KB)"] == 0).sum()) >= 3
+
+
 def test_operator_memory_times_that_are_not_times(tmp_path):
     """An Allocation / Release Time cell that is neither a number nor a "no value" text is read as missing (the
     row is not placed / the block is never released) and counted in one warning; "" and N/A are no junk, but an
