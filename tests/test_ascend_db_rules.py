@@ -12,8 +12,11 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from dbutil import edited_copy, sql, string_id
 from frameutil import npu_records
@@ -73,6 +76,39 @@ def test_write_ahead_log_without_frames_leaves_the_database_immutable(tmp_path: 
     (tmp_path / "ascend_pytorch_profiler_0.db-wal").write_bytes(log)
     assert len(load_profile(str(db), OPTS).kernels) == 187
     assert sorted(os.listdir(tmp_path)) == ["ascend_pytorch_profiler_0.db", "ascend_pytorch_profiler_0.db-wal"]
+
+
+def test_journal_of_an_interrupted_write_is_said(tmp_path: Path) -> None:
+    """A rollback journal holding pages (a write a crash interrupted: synthetic, a child process shifts every TASK
+    start by 1 us in a transaction whose pages spill to the file, then exits without committing) means the file
+    holds part of that write, which the immutable open reads as it is: 210 tasks ended before they started, with
+    no word of the cause. Now said. SQLite undoes the write on an open that may write: a copy so opened loads as
+    the excerpt does, without the note."""
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, db)
+    crash = ("import os, sqlite3, sys\n"
+             "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+             "c.execute('PRAGMA cache_size=1'); c.execute('BEGIN')\n"
+             "c.execute('UPDATE TASK SET startNs = startNs + 1000')\n"
+             "os._exit(0)\n")
+    subprocess.run([sys.executable, "-c", crash, str(db)], check=True)
+    assert (tmp_path / "ascend_pytorch_profiler_0.db-journal").read_bytes()[:8] == bytes.fromhex("d9d505f920a163d7")
+    p = load_profile(str(db), OPTS)
+    assert p.warnings[0] == (f"{db}: ascend_pytorch_profiler_0.db-journal beside it holds pages of a write in "
+                             "progress or interrupted (SQLite undoes such a write when it opens the file to write); "
+                             "read as the file holds it, which may include part of that write: compare a copy taken "
+                             "once the profiler has finished")
+    rolled = tmp_path / "rolled"
+    rolled.mkdir()
+    for name in ("ascend_pytorch_profiler_0.db", "ascend_pytorch_profiler_0.db-journal"):
+        shutil.copyfile(tmp_path / name, rolled / name)
+    con = sqlite3.connect(rolled / "ascend_pytorch_profiler_0.db")
+    assert con.execute("SELECT count(*) FROM TASK").fetchone() == (552,)  # the read rolls the write back
+    con.close()
+    assert not (rolled / "ascend_pytorch_profiler_0.db-journal").exists()
+    got, clean = load_profile(str(rolled / "ascend_pytorch_profiler_0.db"), OPTS), load_profile(str(L1), OPTS)
+    assert got.warnings == clean.warnings == []
+    pd.testing.assert_frame_equal(got.kernels, clean.kernels)
 
 
 def test_pmu_set_stamped_at_the_end_of_a_run_belongs_to_it(tmp_path: Path) -> None:

@@ -195,6 +195,28 @@ def _size(path: str) -> int:
         return -1
 
 
+#: the first bytes of a rollback journal that holds pages to restore (SQLite's "hot journal" header)
+_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+
+
+def _hot_journal(path: str) -> str:
+    """The note for a rollback journal beside the database that still holds pages (a write in progress, or one a
+    crash interrupted), "" where none: SQLite rolls such a journal back on an open that may write, but the input is
+    opened immutable, so it is read as the file holds it, part of that write included (dbfuzz63: a copy taken while
+    a writer held the file loaded without a word). A journal emptied or zeroed after a commit is no such file."""
+    try:
+        with open(path + "-journal", "rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return ""
+    if head != _JOURNAL_MAGIC:
+        return ""
+    name = os.path.basename(path)
+    return (f"{name}-journal beside it holds pages of a write in progress or interrupted (SQLite undoes such a write "
+            "when it opens the file to write); read as the file holds it, which may include part of that write: "
+            "compare a copy taken once the profiler has finished")
+
+
 def _pending_wal(path: str) -> bool:
     """True when a write-ahead log beside the database may hold changes not yet copied into it: a WAL header
     (magic number, page size) and at least one frame after it. SQLite ignores any other -wal file (a header
@@ -300,7 +322,7 @@ class _Db:
         #: rows whose endNs is before their startNs, per table (their duration is read as 0)
         self.negative: dict[str, int] = {}
         #: other recoverable oddities, one warning line each
-        self.notes: list[str] = []
+        self.notes: list[str] = list(filter(None, [_hot_journal(path)]))
         self.untimed: dict[str, int] = {}  # rows without a start or end time, per table
         self.too_long: dict[str, int] = {}  # rows lasting over MAX_DURATION_NS (read as 0), per table
         self.unnamed = 0  # name references that STRING_IDS lacks or holds as NULL (read as "")
