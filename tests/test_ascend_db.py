@@ -1688,6 +1688,25 @@ def _op_ids(db: Path, starts: list[int]) -> list[int]:
     return task[task["ts"].isin(starts)].sort_values("ts")["op_id"].tolist()
 
 
+def test_info_rows_outnumbering_their_task_runs_are_said(tmp_path: Path) -> None:
+    """A second COMMUNICATION_TASK_INFO row of a task TASK holds once (synthetic: the Notify_Wait's row written again
+    with opId 9999, as an edited or merged copy could write it) pairs with no run: the one run takes its first row,
+    as before, and the spare row, left out, is said. Where every row has its run (the replay tests) nothing is."""
+    gid = sql(L1, _WAIT_GID)[0][0]
+    db = _variant(tmp_path, "spare", _SECOND_ROW.format(op=9999, ts="").format(gid=gid))
+    (op_id,) = sql(L1, "SELECT opId FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = ?", (gid,))[0]
+    (start,) = sql(L1, "SELECT startNs FROM TASK WHERE globalTaskId = ?", (gid,))[0]
+    assert sql(db, "SELECT count(*) FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = ?", (gid,)) == [(2,)]
+    opts = build_options(enable_communication_compare=True)[0]
+    p = load_profile(str(db), opts)
+    assert [w for w in p.warnings if "pair with no TASK run" in w] == [
+        f"{db}: 1 COMMUNICATION_TASK_INFO row(s) of a globalTaskId that TASK holds fewer times pair with no TASK run; "
+        "left out"]
+    (n,) = sql(L1, "SELECT count(*) FROM COMMUNICATION_TASK_INFO")[0]
+    task = p.comm.query("lane == 'task'")
+    assert len(task) == n and task.loc[task["ts"] == start, "op_id"].tolist() == [op_id]
+
+
 def test_replayed_rows_without_a_time_fall_back_to_rank(tmp_path: Path) -> None:
     """A repeating info table with a timestampNs column whose cells are NULL: each run falls back to its rank's
     row (the second run the second row, opId 9999) instead of being dropped (the time join dropped every task)."""
