@@ -872,6 +872,26 @@ def test_folder_of_one_trace_stays_one_profile(tmp_path):
                                                                       "u.pt.trace.json.gz")]
 
 
+@pytest.mark.parametrize("held", ["profiler_info_1.json", "ASCEND_PROFILER_OUTPUT"])
+def test_one_trace_beside_a_subfolder_holding_either_part_of_an_npu_profile_is_a_folder_of_ranks(tmp_path, held):
+    """Beside one Kineto trace, a rank1_ascend_pt holding only its profiler_info_1.json, or only its
+    ASCEND_PROFILER_OUTPUT, holds a profile (``ranks._holds_profile`` tests each apart): the folder is one of ranks,
+    whose rank 1 then fails to load, not one trace compared alone with rank 1 left out without a word (mutation
+    testing, session 63: dropping either test kept the other's case passing). Real files of msinsight's text
+    level1 rank 1; an empty rank1_ascend_pt stays no profile (the test above)."""
+    from msprof_compare.loaders.ranks import rank_inputs
+
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", tmp_path / "t.pt.trace.json.gz")
+    sub = tmp_path / "rank1_ascend_pt"
+    sub.mkdir()
+    src = TEXT1 / "rank1_ascend_pt" / held
+    if src.is_dir():
+        shutil.copytree(src, sub / held)
+    else:
+        shutil.copy(src, sub / held)
+    assert rank_inputs(str(tmp_path)) == [str(sub), str(tmp_path / "t.pt.trace.json.gz")]
+
+
 def test_rank_notice_of_the_other_side_is_said(capsys, tmp_path):
     """The Level0 export is the base's rank 0 but the comparison's rank 1: rank 1's notices that its comparison
     lacks communication.json and PMU columns are no repeat of rank 0's about its base (paths stripped alike, they
@@ -1699,3 +1719,81 @@ def test_side_json_beside_npu_rank_folders_is_no_rank(tmp_path, capsys):
     shutil.copy(KINETO / "sampled_rank-1.json.gz", job / "trace.json.gz")
     with pytest.raises(ProfileError, match="holds rank 1 twice"):
         api.ranks(job)
+
+
+def test_db_rank_check_reads_the_map_only_where_it_names_one_rank_and_meta_data_no_other():
+    """``check_db_rank`` on msinsight's level0 DB rank 0 (RANK_DEVICE_MAP (0, 0), no META_DATA distributed_args), its
+    recorded ranks set in copies of the loaded profile (mutation testing, session 63: each case below passed with
+    its condition dropped). A META_DATA rank that agrees leaves the map to check (rank 1 there is refused); a map of
+    two ranks names none (passes); a META_DATA rank that differs is the one said, with the plain hint, though the
+    map differs too; --force passes the map's rank, never META_DATA's."""
+    import copy
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.loaders.ranks import check_db_rank
+    from msprof_compare.options import build_options
+
+    folder = PT / "db" / "level0" / "rank0_ascend_pt"
+    loaded = load_profile(str(folder), build_options()[0])
+    assert (loaded.source, loaded.extra["device_ranks"], loaded.metadata.get("distributed_args")) == (
+        "ascend_db", (0,), None)
+
+    def recorded(meta: int | None, devices: tuple[int, ...]):
+        p = copy.copy(loaded)
+        p.metadata = {**loaded.metadata, **({} if meta is None else {"distributed_args": {"rank": meta}})}
+        p.extra = {**loaded.extra, "device_ranks": devices}
+        return p
+
+    check_db_rank(0, loaded)  # as written: its map agrees
+    db = "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+    with pytest.raises(ProfileError) as err:
+        check_db_rank(0, recorded(0, (1,)))
+    assert str(err.value) == (f"{folder}: records two rank ids: rank 0 by the name of profiler_info_0.json, rank 1 by "
+                              f"{db}'s RANK_DEVICE_MAP rankId (pass the directory the profiler wrote, unchanged, or "
+                              "add --force to compare it as rank 0, as profiler_info_0.json names it)")
+    check_db_rank(0, recorded(0, (1,)), force=True)
+    check_db_rank(0, recorded(None, (0, 1)))
+    check_db_rank(0, recorded(None, (1, 2)))
+    with pytest.raises(ProfileError) as err:
+        check_db_rank(0, recorded(2, (3,)))
+    assert str(err.value) == (f"{folder}: records two rank ids: rank 0 by the name of profiler_info_0.json, rank 2 by "
+                              f"{db}'s META_DATA distributed_args (pass the directory the profiler wrote, unchanged)")
+    with pytest.raises(ProfileError, match="rank 2 by .*META_DATA distributed_args"):
+        check_db_rank(0, recorded(2, (0,)), force=True)
+
+
+@pytest.mark.parametrize(("statements", "want"), [
+    # rank 0 on two devices: one rank, named once
+    (("INSERT INTO RANK_DEVICE_MAP VALUES (0, 1)",), (0,)),
+    # cells that are no rank id (a fraction, a negative, text, NULL) are passed over, a rank id beside them read
+    (("UPDATE RANK_DEVICE_MAP SET rankId = 1.5", "INSERT INTO RANK_DEVICE_MAP VALUES (-1, 1)",
+      "INSERT INTO RANK_DEVICE_MAP VALUES ('x', 2)", "INSERT INTO RANK_DEVICE_MAP VALUES (NULL, 3)",
+      "INSERT INTO RANK_DEVICE_MAP VALUES (3, 4)"), (3,)),
+    # no rankId column: no rank recorded, and the export loads
+    (("ALTER TABLE RANK_DEVICE_MAP RENAME COLUMN rankId TO rank",), ()),
+])
+def test_db_device_ranks_are_the_distinct_rank_ids_of_the_map(tmp_path, statements, want):
+    """The ranks a DB export's RANK_DEVICE_MAP records (``ascend_db._device_ranks``, which ``check_db_rank`` reads):
+    msinsight's level0 DB rank 0, whose map is one row (0, 0), edited in a copy (mutation testing, session 63: the
+    DISTINCT, the integer test and the column test could each be dropped with every test passing)."""
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    src = PT / "db" / "level0" / "rank0_ascend_pt"
+    dest = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("ascend_pytorch_profiler_0.db"))
+    name = "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+    edited_copy(src / name, dest / name, *statements)
+    assert load_profile(str(dest), build_options()[0]).extra["device_ranks"] == want
+
+
+def test_a_json_list_naming_trace_events_beside_one_trace_is_no_rank(tmp_path):
+    """Beside hta's sampled rank 0 trace, a JSON list whose text names "traceEvents" (a manifest of the traces, say)
+    is no rank's trace: only a JSON object's head is read for the key (``ranks._rank_traces``), so the folder stays
+    the one trace's input (mutation testing, session 63: the object test could be dropped with every test passing,
+    and the list then made the folder one of two ranks)."""
+    from msprof_compare.loaders.ranks import rank_inputs
+
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", tmp_path / "rank0.pt.trace.json.gz")
+    (tmp_path / "manifest.json").write_text('[{"file": "rank0.pt.trace.json.gz", "traceEvents": 2}]')
+    assert rank_inputs(str(tmp_path)) is None
