@@ -446,3 +446,35 @@ def test_undirected_memcpys_are_counted_with_thousands_separators(caplog: pytest
         f"{prof.files.get('trace', prof.path)}: 1,200 memcpy event(s) on the compute stream (84.557 ms; 'Memcpy PtoP "
         "(Device -> Device)') name no HtoD / DtoH / DtoD direction, so OverallMetrics' SDMA row and the SDMA "
         "Time(Num) leave them out (the original's name rule), and their time stays in Free"]
+
+
+def test_undirected_memcpys_name_their_most_frequent_name_and_only_the_compute_streams(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The warning names the commonest undirected name, not the first in the file, and counts the compute stream's
+    copies alone: a copy on another stream is in no SDMA row whatever its name (mutation testing, session 63). The
+    AlexNet trace's DtoD copies of 1.312 us (the first), 8.64 us and 1.152 us renamed "Memcpy HtoH (Pinned ->
+    Pinned)", "Memcpy PtoP (Device -> Device)" twice, and its 32.64 us one renamed PtoP and moved to stream 99
+    (a synthetic edit): 3 copies warned, 1.312 + 8.64 + 1.152 = 11.104 us (0.011 ms), named PtoP (2 of 3); SDMA
+    487.907 - 11.104 - 32.64 = 444.163 us (17 of 21)."""
+    renamed = {1.312: "Memcpy HtoH (Pinned -> Pinned)", 8.64: "Memcpy PtoP (Device -> Device)",
+               1.152: "Memcpy PtoP (Device -> Device)", 32.64: "Memcpy PtoP (Device -> Device)"}
+    doc = []
+    for e in _gpu_events():
+        if e.get("cat") == "gpu_memcpy" and e["dur"] in renamed:
+            assert e["name"] == "Memcpy DtoD (Device -> Device)" and e["args"]["stream"] == 7
+            e = {**e, "name": renamed[e["dur"]]}
+            if e["dur"] == 32.64:
+                e = {**e, "tid": 99, "args": {**e["args"], "stream": 99}}
+        doc.append(e)
+    assert [e["dur"] for e in doc if e.get("cat") == "gpu_memcpy" and e["dur"] in renamed] == [1.312, 8.64, 1.152,
+                                                                                              32.64]
+    edited = tmp_path / "renamed.pt.trace.json"
+    edited.write_text(json.dumps({"traceEvents": doc}), encoding="utf-8")
+    opts = build_options(enable_profiling_compare=True)[0]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        bd = gpu_breakdown(load_profile(str(edited), opts))
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (487907 - 1312 - 8640 - 1152 - 32640, 17)
+    said = [r.getMessage() for r in caplog.records if "direction" in r.getMessage()]
+    assert said == [f"{edited}: 3 memcpy event(s) on the compute stream (0.011 ms; 'Memcpy PtoP (Device -> Device)' "
+                    "and 1 other name(s)) name no HtoD / DtoH / DtoD direction, so OverallMetrics' SDMA row and the "
+                    "SDMA Time(Num) leave them out (the original's name rule), and their time stays in Free"]
