@@ -283,6 +283,10 @@ def test_mem_usage_leaves_out_impossible_readings(tmp_path):
     assert bd.memory_missing == "its 2 memory_record.csv Total Reserved(MB) readings are all 0"
     bd, _ = side(["0"])
     assert bd.memory_missing == "its 1 memory_record.csv Total Reserved(MB) reading is 0"
+    # as many readings as the sample file's 1,004 rows, all 0: the count with a thousands separator, as the
+    # loaders' counts are (mutation testing, session 63)
+    bd, _ = side(["0"] * 1004)
+    assert bd.memory_missing == "its 1,004 memory_record.csv Total Reserved(MB) readings are all 0"
     assert (side(["1024"])[0].memory_zero, side(["", "-1"])[0].memory_zero) == (False, False)
 
 
