@@ -1474,7 +1474,8 @@ def test_flow_starts_written_again_elsewhere_and_flows_without_an_id_are_counted
 
 def test_flow_counts_take_thousands_separators(tmp_path: Path) -> None:
     """The flow notes count as their neighbours do ("1,200", not "1200"): the torch excerpt (tests/data/npu) with
-    its first paired async_npu end written again 1,200 times without an id (copies of one event, 1 us apart)."""
+    its first async_npu end written again 1,200 times without an id (copies of one event, 1 us apart), then its
+    first paired async_npu end and that end's start each written again 1,200 times with their id."""
     src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     events = json.loads(src.read_text())
     end = next(e for e in events if e.get("cat") == "async_npu" and e.get("ph") == "f")
@@ -1486,6 +1487,15 @@ def test_flow_counts_take_thousands_separators(tmp_path: Path) -> None:
     assert [w for w in profile.warnings if "have no id" in w] == [
         f"{trace}: 1,200 flow event(s) (async_npu, fwdbwd) have no id; they pair with no other, so the op or forward "
         "op of such a flow links to no task"]
+    # a paired end and its start each written again 1,200 times with their id, 1 us apart: all but the last of each
+    # lie elsewhere than the last, 1,200 of each (mutation testing, session 63: these two counts' separators passed)
+    starts = {e["id"]: e for e in events if e.get("cat") == "async_npu" and e.get("ph") == "s"}
+    paired = next(e for e in events if e.get("cat") == "async_npu" and e.get("ph") == "f" and e["id"] in starts)
+    again = [dict(e, ts=str(Decimal(str(e["ts"])) + i + 1)) for e in (paired, starts[paired["id"]])
+             for i in range(1200)]
+    out, trace = _with_trace(tmp_path / "again", events + again)
+    said = [w for w in load_profile(str(out), OPTS).warnings if "flow end(s)" in w or "flow start(s)" in w]
+    assert [w.split(" (async_npu")[0] for w in said] == [f"{trace}: 1,200 flow end(s)", f"{trace}: 1,200 flow start(s)"]
 
 
 def test_flow_events_of_another_phase_are_counted(tmp_path: Path) -> None:
