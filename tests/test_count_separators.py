@@ -2,8 +2,9 @@
 them ("2,460 PYTORCH_API.type value(s) missing"). Mutation testing (session 63) found the separator of these notes
 could be dropped with every test passing: their tests count fewer than 1,000 events. Here each note counts
 thousands, on msinsight's level1 DB and text exports of rank 0 (``../shared/samples``, PROVENANCE.md; skipped
-without them) and the bert-small H100 trace of ``sample_data/`` (its README), edited in a copy; the expected counts
-come from the DB by SQL or from the raw JSON, not from the loader."""
+without them), the bert-small H100 trace of ``sample_data/`` (its README) and vLLM's MI300X excerpt
+(tests/data/kineto/README.md), edited in a copy; the expected counts come from the DB by SQL or from the raw JSON,
+not from the loader."""
 
 from __future__ import annotations
 
@@ -138,3 +139,35 @@ def test_kineto_durations_read_as_0_are_counted_with_separators(tmp_path, dur, s
     path.write_text(json.dumps(doc))
     assert [w for w in load_profile(str(path), build_options()[0]).warnings if said in w] == [
         f"{path}: 1,385 event(s) {said}"]
+
+
+def test_kineto_host_events_written_twice_are_counted_with_separators(tmp_path):
+    """Every host event with a duration of vLLM's MI300X excerpt (tests/data/kineto/README.md) written again, args
+    and all: 642 cpu_op, 381 cuda_runtime and 1 user_annotation events, 1,024 copies."""
+    path = ROOT / "tests" / "data" / "kineto" / "vllm_mi300x_piecewise_graphs_excerpt.pt.trace.json.gz"
+    doc = json.loads(gzip.decompress(path.read_bytes()))
+    host = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("dur", 0) > 0
+            and e.get("cat") in ("cpu_op", "cuda_runtime", "user_annotation")]
+    assert len(host) == 1024
+    doc["traceEvents"] += [dict(e) for e in host]
+    twice = tmp_path / "twice.pt.trace.json"
+    twice.write_text(json.dumps(doc))
+    assert [w for w in load_profile(str(twice), build_options()[0]).warnings if "repeat another exactly" in w] == [
+        f"{twice}: 1,024 host event(s) with a duration repeat another exactly (name, time, duration, thread and args: "
+        "a trace merged or written twice?); each is read as written, so ApiCompare counts it again in its op's Calls "
+        "and Total Duration"]
+
+
+def test_trace_view_device_tasks_written_again_are_counted_with_separators(tmp_path):
+    """The level1 text trace's 535 Ascend Hardware and 300 HCCL tasks each written twice more: 1,670 repeats."""
+    def thrice(events):
+        lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+        device = [e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) in ("Ascend Hardware", "HCCL")]
+        assert len(device) == 835
+        events += [dict(e) for e in device] * 2
+
+    out, _ = _edited_trace(tmp_path, thrice)
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    warnings = load_profile(str(out), build_options(enable_profiling_compare=True)[0]).warnings
+    assert [w.split(" (same")[0] for w in warnings if "repeat an earlier one" in w] == [
+        f"{trace}: 1,670 device task(s) on the Ascend Hardware / HCCL lanes repeat an earlier one"]
