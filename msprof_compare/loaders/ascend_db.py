@@ -74,6 +74,7 @@ from ..model import (
     OP_OUT_OF_STEP,
     Profile,
     frame,
+    object_full,
     positions_in_runs,
     repeats,
     us_text,
@@ -571,7 +572,7 @@ class _Db:
             self.null(column, np.count_nonzero(ids == -1), NULL_EFFECTS.get(
                 column, "those names read as empty" if names else "read as empty"))
         if sid.size == 0 or ids.size == 0:
-            out = np.full(ids.size, missing, dtype=object)
+            out = object_full(ids.size, missing)
             bad = ids != -1
         else:
             pos = np.minimum(np.searchsorted(sid, ids), sid.size - 1)
@@ -728,7 +729,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     shapes = db.text(a[:, 12], missing="N/A")
     rts = db.text(a[:, 8], count=False)  # TASK.taskType: counted over every TASK row by _task_summary
     kernels = frame("kernels", {
-        "name": names, "cat": np.full(len(a), "npu_task", dtype=object), "ts": ts, "dur": dur,
+        "name": names, "cat": object_full(len(a), "npu_task"), "ts": ts, "dur": dur,
         "pid": a[:, 7], "tid": _own_lanes(a[:, 7], a[:, 2], ts), "stream": a[:, 2], "device": a[:, 6],
         "task_type": core, "task_id": a[:, 5], "connection_id": a[:, 3],
     })
@@ -737,7 +738,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     sid = _step_ids(steps, ts)
     step_col = np.where(sid >= 0, sid.astype(str), "").astype(object)
     if step >= 0:
-        step_col = np.full(len(a), str(step), dtype=object)
+        step_col = object_full(len(a), str(step))
     # "ts"/"dur" are the exact ns values (as the text loader's); the start text is kernel_details.csv's
     details = pd.DataFrame({
         "Step Id": step_col, "Name": names, "Type": op_type, "Accelerator Core": core,
@@ -1166,7 +1167,7 @@ def _communication(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.
             "name": db.text(a[:, 2], names=True, column=db.named("COMMUNICATION_OP", "opName") if breakdown else ""),
             "ts": a[:, 0],
             "dur": db.durations(a[:, 0], a[:, 1], "COMMUNICATION_OP"),
-            "lane": np.full(len(a), "op", dtype=object),
+            "lane": object_full(len(a), "op"),
             "group": db.text(a[:, 3], column=db.named("COMMUNICATION_OP", "groupName")),
             "op_id": a[:, 4], "task_type": db.text(a[:, 5]),
         }))
@@ -1186,7 +1187,7 @@ def _communication(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.
             "name": db.text(a[:, 3], names=True, column=db.named("COMMUNICATION_TASK_INFO", "taskType")), "ts": a[:, 0],
             "dur": db.durations(a[:, 0], a[:, 1]),
             "pid": a[:, 2], "tid": a[:, 4],
-            "lane": np.full(len(a), "task", dtype=object),
+            "lane": object_full(len(a), "task"),
             "group": db.text(a[:, 5], column=db.named("COMMUNICATION_TASK_INFO", "groupName")),
             "plane": a[:, 4].astype(str).astype(object), "op_id": a[:, 6], "task_type": db.text(a[:, 3], count=False),
         }))
@@ -1504,10 +1505,10 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     # writes as an empty Input Dims; "N/A" stays for an op that recorded neither
     shapes[(shape_ids < 0) & (dtype_ids >= 0)] = ""
     profile.ops = frame("ops", {
-        "name": names[is_op], "cat": np.full(is_op.size, "cpu_op", dtype=object),
+        "name": names[is_op], "cat": object_full(is_op.size, "cpu_op"),
         "ts": ts[is_op], "dur": dur[is_op], "pid": pid[is_op], "tid": tid[is_op],
         "input_dims": shapes, "input_type": dtypes,
-        "call_stack": np.full(is_op.size, "N/A", dtype=object),
+        "call_stack": object_full(is_op.size, "N/A"),
         "connection_id": first_cid[is_op],
     })
     # op_row: position in profile.ops
@@ -1575,7 +1576,7 @@ def _flows(profile: Profile) -> pd.DataFrame:
     src = op_row[pick]
     npu = frame("flows", {
         "id": np.array([str(v) for v in ids.tolist()], dtype=object)[t_code],
-        "cat": np.full(task.size, "async_npu", dtype=object),
+        "cat": object_full(task.size, "async_npu"),
         "s_ts": o_ts[pick], "s_pid": ops["pid"].to_numpy()[src], "s_tid": ops["tid"].to_numpy()[src],
         "f_ts": t_ts, "f_pid": k["pid"].to_numpy()[task], "f_tid": k["tid"].to_numpy()[task],
     })
@@ -1620,7 +1621,7 @@ def _fwdbwd_flows(profile: Profile) -> pd.DataFrame:
     pid, tid = ops["pid"].to_numpy(np.int64), ops["tid"].to_numpy(np.int64)
     return frame("flows", {
         "id": np.array([str(v) for v in cid[end].tolist()], dtype=object),
-        "cat": np.full(end.size, "fwdbwd", dtype=object),
+        "cat": object_full(end.size, "fwdbwd"),
         "s_ts": ts[s], "s_pid": pid[s_row], "s_tid": tid[s_row],
         "f_ts": ts[end], "f_pid": pid[f_row], "f_tid": tid[f_row],
     })
