@@ -1373,10 +1373,11 @@ def test_one_stray_task_one_nameless_task_and_lane_damage_are_each_said_once(tmp
         "any event written there",
         f"{trace}: 1 complete event whose pid is no whole number within int64 (the first: 'NaN'): each such value is "
         "read as a lane of its own",
-        f"{trace}: 1 device task(s) on the Ascend Hardware / HCCL lanes without a name; read with the name \"\", so no "
-        "figure that goes by name holds them (an HCCL plane's Notify_Wait tasks are its Wait time; kernels and "
-        "communication rows are keyed by name)"]
+        f"{trace}: 1 device task on the Ascend Hardware / HCCL lanes without a name (or with an empty one): read as "
+        "named \"\", so no figure that goes by name holds it (an HCCL plane's Notify_Wait tasks are its Wait time; "
+        "kernels and communication rows are keyed by name)"]
     assert len(profile.kernels) == len(hw) - 2
+
 
 def test_a_trace_naming_no_process_says_its_unnamed_events_beside_each_missing_lane(tmp_path: Path) -> None:
     """With no process named at all (every process_name record lost) no device lane is found, so the missing-lane
