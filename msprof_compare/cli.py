@@ -477,11 +477,19 @@ class _ScriptParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         given = {t.split("=", 1)[0] for t in message.split()[2:]}  # "--profiling_path=x" is that flag too
-        if message.startswith("unrecognized arguments:") and _PATH_FLAGS.intersection(given):
+        typed = getattr(self, "given", [])
+        word = typed[:1] == ["compare"]
+        if word and _PATH_FLAGS.intersection(t.split("=", 1)[0] for t in typed) and (
+                message.startswith(("unrecognized arguments:", "the following arguments are required:"))):
+            # msprof-analyze's whole command line ("compare -d C -bp B"): the -d / -bp hint alone left the word in,
+            # and "compare -d=C -bp=B" (the word the one positional) read only that an argument is required
+            message += (f"; {self.prog} has no sub-command and takes the two paths without -d / -bp: leave out "
+                        f"'compare' and give the paths base first: {self.prog} BASE COMPARISON [options]")
+        elif message.startswith("unrecognized arguments:") and _PATH_FLAGS.intersection(given):
             # the command line of msprof-analyze compare given to the script (README: "-d COMPARISON -bp BASE")
             message += (f"; {self.prog} takes the two paths without -d / -bp, base first: "
                         f"{self.prog} BASE COMPARISON [options]")
-        elif message.startswith("unrecognized arguments:") and getattr(self, "given", [])[:1] == ["compare"]:
+        elif message.startswith("unrecognized arguments:") and word:
             # msprof-analyze's sub-command word, typed out of habit: argparse took it as BASE, BASE as COMPARISON,
             # and named COMPARISON as the argument it did not recognise
             message += (f"; {self.prog} has no sub-command: leave out 'compare' ({self.prog} BASE COMPARISON "

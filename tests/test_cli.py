@@ -1518,14 +1518,25 @@ def test_script_given_the_compare_word_says_it_has_no_sub_command(capsys: pytest
     parser = cli.build_script_parser()
     hint = "; performance_compare.py has no sub-command: leave out 'compare' (performance_compare.py BASE COMPARISON"
     for argv, stray, hinted in ((["compare", "b", "c"], "c", True), (["compare", "b", "c", "--force"], "c", True),
-                                (["b", "c", "compare"], "compare", False), (["compare", "-d", "c", "-bp", "b"],
-                                                                           "-d -bp b", False)):
+                                (["b", "c", "compare"], "compare", False)):
         with pytest.raises(SystemExit) as exc:
             parser.parse_args(argv)
         assert exc.value.code == 2
         line = assert_one_error(capsys.readouterr().err)
         assert line.startswith(f"error: unrecognized arguments: {stray}" + (hint if hinted else "")), line
         assert line.endswith("(see 'performance_compare.py --help')")
+    # msprof-analyze's whole command line: both hints in one, where the -d / -bp one alone left 'compare' in
+    for argv, stray in ((["compare", "-d", "c", "-bp", "b"], "-d -bp b"),
+                        (["compare", "-d=c", "-bp=b"], None)):
+        with pytest.raises(SystemExit) as exc:
+            parser.parse_args(argv)
+        line = assert_one_error(capsys.readouterr().err)
+        assert exc.value.code == 2
+        said = f"unrecognized arguments: {stray}" if stray else "the following arguments are required: " \
+            "comparison_profiling_path"
+        assert line == (f"error: {said}; performance_compare.py has no sub-command and "
+                        "takes the two paths without -d / -bp: leave out 'compare' and give the paths base first: "
+                        "performance_compare.py BASE COMPARISON [options] (see 'performance_compare.py --help')"), line
 
 
 def test_cli_given_the_script_paths_says_where_paths_go(capsys: pytest.CaptureFixture) -> None:
