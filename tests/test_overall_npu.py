@@ -654,6 +654,33 @@ def test_level0_reports_missing_rows(samples, caplog):
                for m in B.npu_breakdown(p, OPTS).missing)
 
 
+def test_level0_without_categories_is_said_once(samples, caplog):
+    """A Level0 export beside a Level2 one: the breakdown's "categorised computing rows are absent" line and the
+    category check ("One side's computing time is not split into categories") said the same of the same side. The
+    check says it, with the breakdown's reason (how PMU columns are recorded), and the breakdown's line is left
+    out; two Level0 exports, which the check does not note (neither side is split), keep each side's line."""
+    pt = samples / "msinsight/test/data/pytorch/text"
+    level0, level2 = pt / "level0/rank0_ascend_pt", pt / "level2/rank0_ascend_pt"
+    if not (level0.exists() and level2.exists()):
+        pytest.skip("level0 / level2 samples absent")
+    reason = ("kernel_details.csv has no PMU columns (a Level0 export records none: Level1 or Level2 with "
+              "aic_metrics PipeUtilization does)")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        r = compare(str(level0), str(level2), enable_profiling_compare=True)
+    said = [m for m in caplog.messages if "categor" in m]
+    assert len(said) == 1 and said[0].startswith("One side's computing time is not split into categories "
+                                                 "(base 0.0%, comparison 99.9%)"), said
+    assert f"no data to split it by (base: {reason}), so the waterfall" in said[0]
+    detail = r.guards.set_index("Check").loc["computing split into categories", "Detail"]
+    assert f"(base: {reason})" in detail  # the Summary sheet and the JSON say it too
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(level0), str(level0 / ".." / "rank1_ascend_pt"), enable_profiling_compare=True)
+    said = [m for m in caplog.messages if "categor" in m]
+    assert said == [f"{p}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: {reason}"
+                    for p in (level0, level0 / ".." / "rank1_ascend_pt")], said
+
+
 def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplog):
     """Two Level0 text exports (no communication.json) have no bandwidth column: each side's "RDMA/SDMA bandwidth
     is absent" line spoke of a figure no output shows, under the loader's line that the file does not exist. Beside

@@ -177,6 +177,10 @@ class Breakdown:
     #: Rows the data could not provide, with the reason, and figures it gives that cannot be right (a negative
     #: group Transmit): shown as one log line (WARNING) each.
     missing: list[str] = field(default_factory=list)
+    #: Why a text export's computing lies in no category ("kernel_details.csv has no PMU columns (...)"), its line
+    #: of ``missing`` without the path: where one side alone is so, the category check says it with this reason
+    #: and that line is not logged as well (``overall.build``; a Level0 run said it twice)
+    categories_missing: str = ""
     #: Why this side has no RDMA / SDMA bandwidth (a GPU trace or a DB export holds none to read; a text export
     #: without a usable communication.json, of which the loader has warned). Said under the console table only
     #: where the other side has a bandwidth, whose column then shows this side's 0.000GB/s

@@ -165,6 +165,7 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
         bd.hide_op_details = True
         why = ("no kernel_details.csv" if kd is None else
                f"kernel_details.csv has no PMU columns ({_no_pmu_why(profile)})")
+        bd.categories_missing = why
         bd.missing.append(f"{profile.path}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are "
                           f"absent: {why}")
         return

@@ -493,7 +493,10 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
     if None in shares:
         return None
     ok = not unsplit(*bds)  # the waterfall's one Computing step and this note: one rule
-    why = "; ".join(f"{side}: {_why_no_categories(p)}" for side, p, share in zip(_SIDES, sides, shares, strict=True)
+    # a text export's reason is the breakdown's (what its kernel_details.csv lacks, and how to record it), whose own
+    # line ``overall.build`` then leaves out
+    why = "; ".join(f"{side}: {bd.categories_missing or _why_no_categories(p)}"
+                    for side, p, bd, share in zip(_SIDES, sides, bds, shares, strict=True)
                     if share == 0) if not ok else "a Level0 NPU export, for one, has no kernel types or PMU counters"
     return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
                   "share of computing time in categories (Flash Attention, Conv, Matmul, Paged Attention, Vector, "

@@ -21,6 +21,7 @@ from ..textsafe import and_list, text_width
 from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem
 from .classify import Keywords, load_keywords
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, exact_diffs, half_up_ns, plain_frame, ratio_of
+from .waterfall import unsplit
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -448,9 +449,14 @@ def breakdown_frame(base: Breakdown, comp: Breakdown) -> pd.DataFrame:
 def build(ctx: RunContext) -> list[Sheet]:
     """OverallMetrics sheet (omitted when either E2E is 0) plus ``ctx.summary`` and ``ctx.frames["overall"]``."""
     base, comp = breakdowns(ctx)
+    # one side without categories beside a split one: the category check ("One side's computing time is not split
+    # into categories") names that side with this reason, so its own line here would say the same again
+    told = unsplit(base, comp)
     for bd in (base, comp):
         for reason in bd.missing:
-            log.warning(reason)
+            if not (told and bd.categories_missing and not bd.categorised_ns
+                    and reason.endswith(f" are absent: {bd.categories_missing}")):
+                log.warning(reason)
     ctx.summary = summary_table(base, comp)
     ctx.frames["overall"] = breakdown_frame(base, comp)
     if not base.e2e_ns or not comp.e2e_ns:
