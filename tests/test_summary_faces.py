@@ -15,12 +15,23 @@ import pytest
 
 TEXT = "msinsight/test/data/pytorch/text"
 DB = "msinsight/test/data/pytorch/db"
+XDIT = "tracelens/tests/traces/inference"
 REPO = Path(__file__).resolve().parents[1]
 PAIRS = {
     "npu-text-level1-level2": (f"{TEXT}/level1/rank0_ascend_pt", f"{TEXT}/level2/rank0_ascend_pt"),
     "npu-db-level2-level1": (f"{DB}/level2/rank0_ascend_pt", f"{DB}/level1/rank0_ascend_pt"),
     "bundled-h100-mi300": ("sample_data/bert-small_h100.json.gz", "sample_data/bert-small_mi300.json.gz"),
+    # two operators that run modules, 367 operators that run in another module on each side: the module lead is a
+    # block on the console (it was one line of 981 characters)
+    "xdit-flux-sd35": (f"{XDIT}/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz",
+                       f"{XDIT}/xdit_sd_3.5/profile_trace_rank_0.json.gz"),
 }
+#: The titles of the module lead's lists on the console (``module_contributors_lines``), which the one-line note of
+#: the sheet and the JSON words as a sentence around the list.
+LIST_TITLES = ("The module rows hold this much of the time of the operators that run modules:",
+               "Operators that run inside modules:",
+               "Operators that run in another module on each side (each one's two module rows count as one, under "
+               "its comparison module):")
 
 
 def _faces(samples: Path, tmp_path: Path, pair: str) -> tuple[list[str], list[str], dict]:
@@ -35,6 +46,36 @@ def _faces(samples: Path, tmp_path: Path, pair: str) -> tuple[list[str], list[st
     sheet = pd.read_excel(tmp_path / "r.xlsx", sheet_name="Summary", header=None)
     col_a = [v for v in sheet[0].tolist() if isinstance(v, str)]
     return proc.stdout.splitlines(), col_a, json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+
+
+def _module_lead(lines: list[str]) -> list[str]:
+    """The console's module lead: the lines above the "Top Module Contributors" table back to the last line that
+    is neither a "  - " item nor a list's title ([] without that table)."""
+    top = next((i for i, line in enumerate(lines) if line.startswith("| Top Module Contributors")), None)
+    if top is None:
+        return []
+    start = end = top - 2  # the line above the table's top border
+    while start > 0 and (lines[start - 1].startswith("  - ") or lines[start - 1] in LIST_TITLES):
+        start -= 1
+    return lines[start:end + 1]
+
+
+def _lead_says_the_note(lead: list[str], note: str) -> None:
+    """The console's module lead says what the one-line ``note`` of the sheet and the JSON says: the note itself
+    (then a colon, into the table), or a block whose every listed operator (with its figures) the note names, in
+    the note's order, and whose last sentence (then the colon) the note holds."""
+    if len(lead) == 1:
+        assert lead == [f"{note}:"]
+        return
+    assert lead[0] in LIST_TITLES and lead[-1].endswith(":"), lead
+    at = 0
+    for line in lead[:-1]:
+        if line.startswith("  - "):
+            at = note.index(line[4:], at) + len(line) - 4  # ValueError: an item the note does not name, or out of order
+        else:
+            assert line in LIST_TITLES, line
+    last = lead[-1][:-1]
+    assert last in note or (last[0].lower() + last[1:]) in note, (last, note)
 
 
 def _console_titles(lines: list[str]) -> list[str]:
@@ -54,23 +95,26 @@ def test_titles_and_sentences_read_alike_on_every_face(samples, tmp_path, pair):
         [t for t in sheet_titles]
     # every sentence under the waterfall (verdict, notes, the module lead, communication and memory lines)
     start = next(i for i, line in enumerate(lines) if "E2E Time Difference" in line)
-    sentences = [line for line in lines[start:] if line and line[0] not in "+|["]
-    assert sentences and [s for s in sentences if s not in col_a] == []
+    lead = _module_lead(lines)  # a block where the note lists several operators: checked against the note below
+    sentences = [line for line in lines[start:] if line and line[0] not in "+|[" and line not in lead[:-1]]
+    assert sentences and [s for s in sentences if s not in col_a and s != lead[-1]] == []
     summary = doc["summary"]
     assert f"{summary['verdict']}." in sentences
     for key, end in (("contributors_note", "."), ("memory_contributors_note", ".")):
         if summary[key]:
             assert f"Note: {summary[key]}{end}" in sentences
-    if summary["module_contributors_note"]:
-        assert f"{summary['module_contributors_note']}:" in sentences
+    note = summary["module_contributors_note"]
+    assert bool(note) == bool(lead)
+    if note:
+        _lead_says_the_note(lead, note)
+        assert f"{note}:" in col_a  # the sheet keeps the note's one line
     if summary["outside_modules_note"]:
         assert summary["outside_modules_note"] in sentences
     # in the sheet's order: the note on the contributors, the line on those off the module sheets, the module lead
     said = [s for s in (f"Note: {summary['contributors_note']}." if summary["contributors_note"] else None,
-                        summary["outside_modules_note"],
-                        f"{summary['module_contributors_note']}:" if summary["module_contributors_note"] else None)
-            if s]
-    assert [s for s in sentences if s in said] == said
+                        summary["outside_modules_note"], lead[0] if lead else None) if s]
+    assert [s for s in sentences + lead[:1 if len(lead) > 1 else 0] if s in said] == said
+    said[-1:] = [f"{note}:"] if note else said[-1:]
     assert [v for v in col_a if v in said] == said
 
 
@@ -91,7 +135,9 @@ def test_contributors_off_the_module_sheets_are_named_on_every_face(samples, tmp
     # under the contributors' note, above the module contributors' lead, on the console as on the sheet
     i = lines.index(line)
     assert lines[i - 1] == f"Note: {doc['summary']['contributors_note']}."
-    assert lines[i + 1] == f"{doc['summary']['module_contributors_note']}:"
+    lead = _module_lead(lines)  # two operators that run modules (and three more): a block
+    assert lines[i + 1:i + 1 + len(lead)] == lead and lead[0] == LIST_TITLES[0]
+    _lead_says_the_note(lead, doc["summary"]["module_contributors_note"])
 
 
 def test_contributors_all_on_the_module_sheets_say_nothing_of_them(samples, tmp_path):

@@ -990,3 +990,51 @@ def test_module_notes_name_the_operators_held_in_part_before_a_cut() -> None:
     assert mc.module_contributors_note(frame).startswith(
         f"a (its module rows hold {part}), b (its module rows hold {part}), c (its module rows hold {part}), ... "
         "(5 in all; the other 2, 1 of them in part) run inside modules")
+
+
+def test_module_lead_on_the_console_lists_several_operators_a_line_each() -> None:
+    """``module_contributors_lines``: the console's module lead. Where the note lists several operators (those that
+    run modules, those the rows run inside, those moved), each list is a title and a "  - " line per operator, the
+    sentence on what the contributors rank last (it leads into the table); one operator of each kind keeps the
+    note's one line. The xdit pair's note was one line of 981 characters. Figures: pair 3's (as above)."""
+    from msprof_compare.compare import module_contributors as mc
+
+    full = [("base", 1.0, 1.0), ("comparison", 2.0, 2.0)]
+    addmm = [("base", 0.560232, 0.612633), ("comparison", 0.549771, 0.605671)]
+    part = "base 0.560 of its 0.613 ms, comparison 0.550 of its 0.606 ms"
+    frame = pd.DataFrame({"Name": ["/ A_0 > op"]})
+    assert mc.module_contributors_lines(None) == [] == mc.module_contributors_lines(frame)
+    frame.attrs["runs_modules"] = [("ddp", addmm)]
+    one = mc.module_contributors_note(frame)
+    assert mc.module_contributors_lines(frame) == [one] and one == (
+        f"The module rows hold part of the time of ddp ({part}), which runs modules: the module contributors rank "
+        "the module rows inside it by their change")
+    frame.attrs["moved"] = [("relu", "/ A_0/ ReLU_0", "/ A_0/ Conv_0", 1.0, 1.0)]
+    assert mc.module_contributors_lines(frame) == [mc.module_contributors_note(frame)]  # one of each: one line
+    frame.attrs["runs_modules"] = [("conv", full), ("relu", full), ("ddp", full), ("addmm", addmm), ("nll", full)]
+    assert mc.module_contributors_lines(frame) == [
+        "The module rows hold this much of the time of the operators that run modules:",
+        "  - conv (all of it)", "  - relu (all of it)", f"  - addmm ({part})",
+        "  - ... (5 in all; the other 2: all of it)",
+        "relu runs in another module on each side (base / A_0/ ReLU_0, comparison / A_0/ Conv_0): its two module "
+        "rows count as one, under its comparison module.",
+        "The module contributors rank the module rows inside them by their change"]
+    # one operator that runs modules, four moved: the operator's sentence leads into the table, after the moves
+    frame.attrs["runs_modules"] = [("ddp", full)]
+    frame.attrs["moved"] = [(f"op{k}", f"/ A_{k}", f"/ B_{k}", 1.0, 1.0) for k in range(4)]
+    assert mc.module_contributors_lines(frame) == [
+        "Operators that run in another module on each side (each one's two module rows count as one, under its "
+        "comparison module):",
+        "  - op0 (base / A_0, comparison / B_0)", "  - op1 (base / A_1, comparison / B_1)",
+        "  - op2 (base / A_2, comparison / B_2)", "  - ... (4 in all)",
+        "The module rows hold all of the time of ddp, which runs modules: the module contributors rank the module "
+        "rows inside it by their change"]
+    # the operators the rows run inside (no operator runs modules)
+    inside = pd.DataFrame({"Name": ["/ A_0 > a"]})
+    inside.attrs["module_rows_of"] = ["a", "b"]
+    inside.attrs["module_rows_held"] = {"b": addmm}
+    assert mc.module_contributors_lines(inside) == [
+        "Operators that run inside modules:", "  - a", f"  - b (its module rows hold {part})",
+        "The module contributors rank their module rows by their change"]
+    inside.attrs["module_rows_of"] = ["a"]
+    assert mc.module_contributors_lines(inside) == [mc.module_contributors_note(inside)]

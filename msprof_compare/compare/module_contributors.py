@@ -326,11 +326,7 @@ def _lead(frame: pd.DataFrame | None) -> str:
     runners = frame.attrs.get("runs_modules") if frame is not None and len(frame) else None
     inside = frame.attrs.get("module_rows_of") if frame is not None and len(frame) else None
     if inside:
-        held = frame.attrs.get("module_rows_held") or {}
-        figures = [_held_figures(held.get(n, [])) for n in inside]
-        names = _partial_shown([(n, False) if f == _ALL else (f"{n} (its module rows hold {f})", True)
-                                for n, f in zip(inside, figures, strict=True)],
-                               lambda rest, part: _others(rest) + (f", {part} of them in part" if part else " wholly"))
+        names = ", ".join(_inside_items(frame, inside))
         return (f"{names} run{'s' if len(inside) == 1 else ''} inside modules: the module contributors rank "
                 f"{'its' if len(inside) == 1 else 'their'} module rows by their change")
     if not runners:
@@ -351,9 +347,64 @@ def _held_list(named: list[tuple[str, list[tuple[str, float, float]]]]) -> str:
     """"a (all of it), b (base 0.560 of its 0.613 ms), c (all of it), ... (5 in all; the other 2: all of it)": three
     operators with ``_held_figures`` (those held in part among them: ``_partial_shown``), as the module
     contributors' lead and the row on those outside every module name them."""
+    return ", ".join(_held_items(named))
+
+
+def _held_items(named: list[tuple[str, list[tuple[str, float, float]]]]) -> list[str]:
+    """``_held_list``'s entries, one per operator shown, then the cut's."""
     entries = [(f"{n} ({f})", f != _ALL) for n, f in ((n, _held_figures(f)) for n, f in named)]
-    return _partial_shown(entries, lambda rest, part: f"{_others(rest)}: " + (
+    return _partial_items(entries, lambda rest, part: f"{_others(rest)}: " + (
         _ALL if not part else f"{part} of them in part"))
+
+
+def _inside_items(frame: pd.DataFrame, inside: list[str]) -> list[str]:
+    """The operators the module contributors' rows run inside (``_rows_run_by``), with how much of their time those
+    rows hold where it is part: ``_lead``'s list, an entry per operator shown, then the cut's."""
+    held = frame.attrs.get("module_rows_held") or {}
+    figures = [_held_figures(held.get(n, [])) for n in inside]
+    return _partial_items([(n, False) if f == _ALL else (f"{n} (its module rows hold {f})", True)
+                           for n, f in zip(inside, figures, strict=True)],
+                          lambda rest, part: _others(rest) + (f", {part} of them in part" if part else " wholly"))
+
+
+def module_contributors_lines(frame: pd.DataFrame | None) -> list[str]:
+    """The console's form of ``module_contributors_note`` (whose words the Summary sheet, the JSON and the chart
+    keep): where it lists several operators (those that run modules, those the rows run inside, or those that run
+    in another module on each side), a title line and a "  - " line per operator of each list, then the sentence on
+    what the module contributors rank, which leads into their table; else the note as one line ([] for none). The
+    xdit pair's note (flux.1 against SD 3.5) was one line of 981 characters: two operators with their figures and
+    three moved operators with both module paths of each."""
+    note = module_contributors_note(frame)
+    if not note or frame is None:
+        return [note] if note else []
+    runners, inside = frame.attrs.get("runs_modules"), frame.attrs.get("module_rows_of")
+    moved = frame.attrs.get("moved") or []
+    listed = _inside_items(frame, inside) if inside else _held_items(runners) if runners else []
+    if len(listed) < 2 and len(moved) < 2:
+        return [note]
+    lines: list[str] = []
+    if len(listed) >= 2 and inside:
+        lines += ["Operators that run inside modules:", *(f"  - {t}" for t in listed)]
+        rank = "The module contributors rank their module rows by their change"
+    elif len(listed) >= 2:
+        lines += ["The module rows hold this much of the time of the operators that run modules:",
+                  *(f"  - {t}" for t in listed)]
+        rank = "The module contributors rank the module rows inside them by their change"
+    else:
+        rank = _lead(frame)  # one operator: its sentence, after the moves, leads into the table
+    if len(moved) >= 2:
+        lines += ["Operators that run in another module on each side (each one's two module rows count as one, under "
+                  "its comparison module):",
+                  *(f"  - {t}" for t in _moved_items(moved))]
+    elif moved:
+        lines.append(_moves_text(moved) + ".")  # it opens with the operator's name, kept as it is written
+    return [*lines, rank]
+
+
+def _moved_items(moves: list[tuple[str, str, str, float, float]]) -> list[str]:
+    """``_moves_text``'s list of several operators, an entry per operator shown, then the cut's."""
+    named = [f"{op} (base {b}, comparison {c})" for op, b, c, _tb, _tc in moves]
+    return named[:_NAMED] + ([f"... ({len(named)} in all)"] if len(named) > _NAMED else [])
 
 
 def _others(n: int) -> str:
@@ -367,18 +418,22 @@ _ALL = "all of it"
 
 
 def _partial_shown(entries: list[tuple[str, bool]], rest: Callable[[int, int], str]) -> str:
+    """``_partial_items`` joined as a sentence lists them."""
+    return ", ".join(_partial_items(entries, rest))
+
+
+def _partial_items(entries: list[tuple[str, bool]], rest: Callable[[int, int], str]) -> list[str]:
     """``entries`` (text, whether the module rows hold only part of that operator's time), in their order, cut
     after three as ``short_list`` cuts them, but the three shown are the ones held in part first, then the others
     by rank, and the cut says what the ones left off hold: ``rest(how many, how many of them in part)``. Cut by
     rank alone, pair 3's lead named three operators "(all of it)" and hid the one the module rows hold part of
     (AddmmBackward0: base 0.560 of its 0.613 ms) behind "... (5 in all)"."""
     if len(entries) <= _NAMED:
-        return short_list([t for t, _ in entries], _NAMED, escape=False)
+        return [t for t, _ in entries]
     picked = sorted(range(len(entries)), key=lambda i: not entries[i][1])[:_NAMED]  # stable: by rank within each
     shown = sorted(picked)
     hidden = [part for i, (_, part) in enumerate(entries) if i not in shown]
-    return (", ".join(entries[i][0] for i in shown)
-            + f", ... ({len(entries)} in all; {rest(len(hidden), sum(hidden))})")
+    return [*(entries[i][0] for i in shown), f"... ({len(entries)} in all; {rest(len(hidden), sum(hidden))})"]
 
 
 def _held_figures(figures: list[tuple[str, float, float]]) -> str:
