@@ -177,11 +177,13 @@ class CompareResult:
 
     def to_excel(self, target: str | os.PathLike[str] = ".") -> str:
         """Write the workbook into a directory (or to a file path); returns the file written, "" when no sheet has
-        a row (nothing is written then, as by the CLI)."""
-        from .report.deliver import api_folder_notice
+        a row (nothing is written then, as by the CLI). A ``.json`` path writes the workbook of its stem
+        (``run.json``: ``run.xlsx``, with a warning), as the CLI's ``-o run.json`` does."""
+        from .report.deliver import api_folder_notice, api_report_file
         from .report.excel import write_workbook
 
-        notice = api_folder_notice(target, ".xlsx")  # before the write, which makes the folder
+        target, named = api_report_file(target, ".xlsx")  # "run.json": run.xlsx, as the CLI's -o run.json
+        notice = named or api_folder_notice(target, ".xlsx")  # before the write, which makes the folder
         with _api_words(target):
             return _noted(write_workbook(self, target), notice)
 
@@ -280,11 +282,13 @@ class CompareResult:
 
     def to_json(self, target: str | os.PathLike[str] = ".") -> str:
         """Write the JSON result into a directory, to a ``.json`` path, or to stdout ("-"); returns the path written
-        ("-" for stdout). Like ``to_excel``, it never replaces a file: a taken name gets a ``_1``, ``_2``... suffix."""
-        from .report.deliver import api_folder_notice
+        ("-" for stdout). Like ``to_excel``, it never replaces a file: a taken name gets a ``_1``, ``_2``... suffix; and
+        a ``.xlsx`` path writes the JSON of its stem (``run.xlsx``: ``run.json``, with a warning)."""
+        from .report.deliver import api_folder_notice, api_report_file
         from .report.json_report import write_json
 
-        notice = api_folder_notice(target, ".json")  # before the write, which makes the folder
+        target, named = api_report_file(target, ".json")  # "run.xlsx": run.json, as the CLI's -o run.xlsx
+        notice = named or api_folder_notice(target, ".json")  # before the write, which makes the folder
         with _api_words(target):  # the gate's lines too name the options as compare() takes them
             return _noted(write_json(self, target, face=API_FACE), notice)
 

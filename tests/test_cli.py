@@ -980,18 +980,36 @@ def test_both_reports_share_one_name(capsys: pytest.CaptureFixture, tmp_path: Pa
     assert len(stems) == 1 and len(list(out_dir.iterdir())) == 2
 
 
-def test_api_targets_options_and_gate(tmp_path: Path) -> None:
-    """The API refuses a target naming the other report, takes back the options its JSON recorded,
-    and checks the gate's percentage; the gate works whichever comparisons ran."""
+def test_api_targets_options_and_gate(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                      caplog: pytest.LogCaptureFixture) -> None:
+    """A target naming the other report writes this report of its stem with a warning, as the CLI's -o does
+    (``to_excel("run.json")`` was refused while ``-o run.json`` wrote run.xlsx): one path serves ``to_excel`` and
+    ``to_json`` as it serves -o with both formats, which writes the same two names. The API takes back the options
+    its JSON recorded, and checks the gate's percentage; the gate works whichever comparisons ran."""
     from msprof_compare import compare
     from msprof_compare.errors import UsageError
 
     r = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), enable_api_compare=True)
+    api, cli_dir = tmp_path / "api", tmp_path / "cli"
+    api.mkdir()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert r.to_excel(str(api / "c.json")) == str(api / "c.xlsx")
+        assert r.to_json(api / "c.json") == str(api / "c.json")
+        assert r.to_json(str(api / "d.XLSX")) == str(api / "d.json")
+    assert [m for m in caplog.messages if "names a" in m] == [
+        f"to_excel: {api / 'c.json'} names a .json file, so the workbook is written as {api / 'c.xlsx'}; to_json "
+        "writes the JSON report.",
+        f"to_json: {api / 'd.XLSX'} names a .xlsx file, so the JSON report is written as {api / 'd.json'}; to_excel "
+        "writes the workbook."]
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(cli_dir / "c.json"), "--output_format", "xlsx,json"))
+    assert code == 0, err
+    assert sorted(p.name for p in cli_dir.iterdir()) == ["c.json", "c.xlsx"]
+    assert sorted(p.name for p in api.iterdir()) == ["c.json", "c.xlsx", "d.json"]
+    # a folder named like a report is a folder; ".json" names no file
+    (tmp_path / "box.json").mkdir()
+    assert Path(r.to_excel(tmp_path / "box.json")).parent == tmp_path / "box.json"
     with pytest.raises(UsageError, match="names a .json file"):
-        r.to_excel(str(tmp_path / "c.json"))
-    with pytest.raises(UsageError, match="names a .xlsx file"):
-        r.to_json(str(tmp_path / "d.xlsx"))
-    assert list(tmp_path.iterdir()) == []
+        r.to_excel(str(tmp_path / ".json"))
     doc = json.loads(Path(r.to_json(str(tmp_path))).read_text())
     again = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), **doc["options"])
     assert again.sheet_names == r.sheet_names

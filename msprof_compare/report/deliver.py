@@ -133,6 +133,28 @@ def api_folder_notice(target: object, suffix: str) -> str:
             f"{suffix} file; end the path in {suffix} to name the file itself.")
 
 
+def api_report_file(target: object, suffix: str) -> tuple[object, str]:
+    """The API's ``to_excel`` / ``to_json`` ``target`` (``suffix``: the report's) where it names the other report's
+    file: that file's stem with ``suffix``, as the CLI's ``-o run.json`` writes run.xlsx (``_targets``), and the
+    notice that says so; else ``target`` as given and "". ``to_excel("run.json")`` was refused while the CLI wrote
+    run.xlsx, so one path could not serve a script's ``to_excel(p)`` and ``to_json(p)`` as it serves ``-o``."""
+    other = ".json" if suffix == ".xlsx" else ".xlsx"
+    if not isinstance(target, (str, bytes, os.PathLike)):
+        return target, ""
+    try:
+        output = os.fsdecode(target)
+    except TypeError:  # a PathLike that returns neither str nor bytes: refused by the writer
+        return target, ""
+    if not output.lower().endswith(other) or os.path.isdir(output) or names_no_file(os.path.basename(output), other):
+        return target, ""  # a folder named run.json is a folder; ".json" alone is refused as no file name
+    xlsx, json_target = _targets(output)
+    written, report = (xlsx, "workbook") if suffix == ".xlsx" else (json_target, "JSON report")
+    method, kind = ("to_excel", "to_json writes the JSON report") if suffix == ".xlsx" else \
+        ("to_json", "to_excel writes the workbook")
+    return written, (f"{method}: {term_safe(output)} names a {other} file, so the {report} is written as "
+                     f"{term_safe(written)}; {kind}.")
+
+
 def _targets(output: str) -> tuple[str, str]:
     """(xlsx target, json target) for one ``--output_path``: a directory, or a file of either kind."""
     low = output.lower()
