@@ -502,7 +502,9 @@ def parse_output_format(value: Any, name: str = "--output_format") -> str:
     def bad(why: str = "") -> UsageError:
         return UsageError(f"Invalid param, {name} must be xlsx, json or xlsx,json (got {short_repr(value)}{why})")
 
-    if isinstance(value, (list, tuple)):  # the API's list of formats: each item one format
+    # the API's formats as a sequence, each item one format: a 1-D array or a set too, as rank_list takes them
+    # (np.array(["json"]) was refused while rank_list=np.array([0, 1]) was taken)
+    if isinstance(value, (list, tuple, set, frozenset)) or getattr(value, "ndim", 0) == 1:
         items = [i.strip() if isinstance(i, str) else "?" for i in value]  # str() of a 5,000-digit int raised
     elif isinstance(value, str):
         items = list_items(value)

@@ -184,7 +184,16 @@ def short_repr(value: object) -> str:
         text = repr(value)
     except ValueError:  # an int (or a list holding one) past Python's 4,300-digit limit of int -> str
         return "<too long to show>"
+    except Exception:  # noqa: BLE001  (an API user's object whose __repr__ fails: the message, not its repr)
+        return f"<{_type_name(value)} object>"
+    if not isinstance(text, str):  # pragma: no cover  (repr() itself refuses a __repr__ that returns no str)
+        return f"<{_type_name(value)} object>"
     return short_text(text)
+
+
+def _type_name(value: object) -> str:
+    """The name of ``value``'s type for a message, cut as a repr is (a class made with a 5,000-character name)."""
+    return short_text(str(getattr(type(value), "__qualname__", "") or "unknown"))
 
 
 def short_text(text: str) -> str:

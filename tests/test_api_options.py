@@ -77,8 +77,15 @@ def test_a_step_given_as_a_whole_float_or_numpy_number_is_that_step(samples: Pat
     ({"fail_on_regression": pd.NA}, "Invalid param, fail_on_regression must be a number of percent (got <NA>)"),
     ({"fail_on_regression": np.array([5, 6])}, "Invalid param, fail_on_regression must be a number of percent "
      "(got array([5, 6]))"),
-    ({"output_format": np.array(["json", "xlsx"])}, "Invalid param, output_format must be xlsx, json or xlsx,json "
-     "(got array(['json', 'xlsx'], dtype='<U4'))"),
+    ({"output_format": np.array(["json", "excel"])}, "Invalid param, output_format must be xlsx, json or xlsx,json "
+     "(got array(['json', 'excel'], dtype='<U5'))"),
+    ({"output_format": np.array([["json"]])}, "Invalid param, output_format must be xlsx, json or xlsx,json "
+     "(got array([['json']], dtype='<U4'))"),
+    # an object whose repr() raises: the message names its type, where the repr's error escaped the message
+    ({"output_format": type("Unshown", (), {"__repr__": lambda self: 1 / 0})()},
+     "Invalid param, output_format must be xlsx, json or xlsx,json (got <Unshown object>)"),
+    ({"max_kernel_num": type("Unshown", (), {"__repr__": lambda self: 1 / 0})()},
+     "Invalid param, max_kernel_num has to be an integer greater than 3 (got <Unshown object>)"),
     ({"op_name_map": pd.NA}, "Invalid param, op_name_map must be dict, for example: op_name_map={'name1':'name2'}"),
     ({"base_step": [10**5000], "comparison_step": 1}, "Invalid param, base_step and comparison_step must be a number. "
      "(got base_step=<too long to show>: a step id is a whole number >= 0, the N of ProfilerStep#N)"),
@@ -100,6 +107,16 @@ def test_api_errors_name_the_keyword_argument(given: dict, message: str) -> None
     with pytest.raises(UsageError) as cli:
         build_options(**given)
     assert "--" in str(cli.value) and str(cli.value) != message
+
+
+def test_output_format_takes_a_sequence_of_any_kind_as_rank_list_does() -> None:
+    """``output_format`` given as a 1-D NumPy array, a pandas Series or a set of formats is those formats, as
+    ``rank_list`` takes a 1-D array (``output_format=np.array(["json"])`` was refused while
+    ``rank_list=np.array([0, 1])`` was taken); the formats are written in their fixed order, as from a list."""
+    for value, want in ((np.array(["json"]), ("json",)), (np.array(["json", "XLSX"]), ("xlsx", "json")),
+                        (pd.Series(["json"]), ("json",)), ({"json", "xlsx"}, ("xlsx", "json")),
+                        (frozenset({"xlsx"}), ("xlsx",)), (["json", "xlsx"], ("xlsx", "json"))):
+        assert build_options(output_format=value)[0].formats == want, value
 
 
 def test_op_name_map_literal_error_names_the_keyword() -> None:
