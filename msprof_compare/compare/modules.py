@@ -319,7 +319,12 @@ def _deepest(nodes_start: np.ndarray, nodes_end: np.ndarray, nodes_parent: np.nd
 def _chains(names: np.ndarray, parent: np.ndarray, nodes: list[int], innermost_first: bool = False,
             memo: dict[int, str] | None = None) -> list[str]:
     """``;\\n``-joined name chain from the top-level ancestor down to each node, or from the node up
-    (an op's "Call stack" order); shared parts are built once (across calls when given ``memo``)."""
+    (an op's "Call stack" order); shared parts are built once (across calls when given ``memo``).
+
+    A Python loop over the nodes asked, each chain built once from its parent's: session 63 measured it in a
+    default compare at 1.5 ms of timesformer's 0.19 s (CPU, 1,088 nodes), 6.7 ms of xdit's 0.9 s (5,477), 0.3 ms of
+    vLLM's, 0.1 ms of NPU pair 1's and 0.2 s of the 1 GB GPU pair's 23 s (99,696): under 1 %, so it stays a loop
+    (the chains are Python strings whatever builds them)."""
     memo = {} if memo is None else memo
     out = []
     for i in nodes:
