@@ -78,6 +78,30 @@ def _lead_says_the_note(lead: list[str], note: str) -> None:
     assert last in note or (last[0].lower() + last[1:]) in note, (last, note)
 
 
+def _note_block(lines: list[str]) -> list[str]:
+    """The console's note under the contributors where it is a block (each side's wrapper a "  - " line:
+    ``contributors_note_lines``): its "Note: ...:" line, the items and the line after them; [] otherwise."""
+    at = next((i for i, line in enumerate(lines[:-1]) if line.startswith("Note: ") and line.endswith(":")
+               and lines[i + 1].startswith("  - ")), None)
+    if at is None:
+        return []
+    end = at + 1
+    while lines[end].startswith("  - "):
+        end += 1
+    return lines[at:end + 1]
+
+
+def _note_says_the_note(block: list[str], note: str) -> None:
+    """The block says the one-line ``note`` of the sheet and the JSON word for word: the note opens the opening's
+    parenthesis with the two sides' wrappers ("(base NAME 10.718 ms, comparison NAME 156.086 ms; an annotation
+    ..."), then gives the closing sentence after a colon (first letter as the note writes it, less the period)."""
+    opening, items, last = block[0][len("Note: "):-1], [line[4:] for line in block[1:-1]], block[-1][:-1]
+    assert len(items) == 2 and opening.count("(an annotation around the step") == 1, block
+    said = opening.replace("(an annotation", f"({items[0]}, {items[1]}; an annotation") + ": " + last[0].lower() + \
+        last[1:]
+    assert said == note
+
+
 def _console_titles(lines: list[str]) -> list[str]:
     """The titles of the console's contributor tables (a title line is "|  Top ... |", centred)."""
     cells = [line.strip("|").strip() for line in lines if line.startswith("|")]
@@ -96,13 +120,23 @@ def test_titles_and_sentences_read_alike_on_every_face(samples, tmp_path, pair):
     # every sentence under the waterfall (verdict, notes, the module lead, communication and memory lines)
     start = next(i for i, line in enumerate(lines) if "E2E Time Difference" in line)
     lead = _module_lead(lines)  # a block where the note lists several operators: checked against the note below
-    sentences = [line for line in lines[start:] if line and line[0] not in "+|[" and line not in lead[:-1]]
+    block = _note_block(lines)  # the note under the contributors, where it names each side's wrapper
+    sentences = [line for line in lines[start:] if line and line[0] not in "+|[" and line not in lead[:-1]
+                 and line not in block]
     assert sentences and [s for s in sentences if s not in col_a and s != lead[-1]] == []
     summary = doc["summary"]
     assert f"{summary['verdict']}." in sentences
     for key, end in (("contributors_note", "."), ("memory_contributors_note", ".")):
-        if summary[key]:
+        if summary[key] and not (key == "contributors_note" and block):
             assert f"Note: {summary[key]}{end}" in sentences
+    if block:
+        _note_says_the_note(block, summary["contributors_note"])
+        assert f"Note: {summary['contributors_note']}." in col_a  # the sheet keeps the note's one line
+        # each side's wrapper with its figure: the contributors' rows of the two (their one-sided time)
+        rows = {r["Name"]: r for r in summary["contributors"]}
+        base, comp = (line[4:].split(" ", 1)[1].rsplit(" ", 2) for line in block[1:3])
+        assert [block[1][4:9], block[2][4:14]] == ["base ", "comparison"]
+        assert f"{rows[base[0]]['Base(ms)']:.3f}" == base[1] and f"{rows[comp[0]]['Comparison(ms)']:.3f}" == comp[1]
     note = summary["module_contributors_note"]
     assert bool(note) == bool(lead)
     if note:
@@ -111,10 +145,12 @@ def test_titles_and_sentences_read_alike_on_every_face(samples, tmp_path, pair):
     if summary["outside_modules_note"]:
         assert summary["outside_modules_note"] in sentences
     # in the sheet's order: the note on the contributors, the line on those off the module sheets, the module lead
-    said = [s for s in (f"Note: {summary['contributors_note']}." if summary["contributors_note"] else None,
+    said = [s for s in ((block[0] if block else f"Note: {summary['contributors_note']}.")
+                        if summary["contributors_note"] else None,
                         summary["outside_modules_note"], lead[0] if lead else None) if s]
-    assert [s for s in sentences + lead[:1 if len(lead) > 1 else 0] if s in said] == said
+    assert [line for line in lines[start:] if line in said] == said  # each a console line (a block's first)
     said[-1:] = [f"{note}:"] if note else said[-1:]
+    said[:1] = [f"Note: {summary['contributors_note']}."] if block else said[:1]
     assert [v for v in col_a if v in said] == said
 
 

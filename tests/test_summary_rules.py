@@ -1038,3 +1038,31 @@ def test_module_lead_on_the_console_lists_several_operators_a_line_each() -> Non
         "The module contributors rank their module rows by their change"]
     inside.attrs["module_rows_of"] = ["a"]
     assert mc.module_contributors_lines(inside) == [mc.module_contributors_note(inside)]
+
+
+def test_wrapper_note_on_the_console_gives_each_sides_wrapper_a_line() -> None:
+    """``contributors_note_lines``: where the note under the contributors names each side's wrapper (the tracelens
+    vLLM pair's 100-character batch names made one console line of 772 characters), the console gives the opening,
+    a "  - " line per side's wrapper and figure, then the advice and any parts after it; the one-line note of the
+    sheet and the JSON keeps its words. A note without wrappers stays one line. Names and figures made up."""
+    from msprof_compare.compare import summary_notes as sn
+
+    contrib = pd.DataFrame({"Name": ["A", "B"], "Base(ms)": [1.0, 0.0], "Comparison(ms)": [0.0, 2.0],
+                            "Diff(ms)": [-1.0, 2.0]})
+    assert sn.contributors_note_lines(contrib, None) == [] == sn.contributors_note_lines(None, None)
+    contrib.attrs["wrappers"] = ("A", 1.0, "B", 2.0)
+    opening = ("each side's operator device time lies under one top-level op that the other side has no op of (an "
+               "annotation around the step, named after its batch, is one), so the operator level compares these two, "
+               "not the ops inside them")
+    advice = ("to pair them and compare inside, give the op_name_map option the entry 'A': 'B' (beside any it holds) "
+              "and set the max_kernel_num option to 10")
+    assert sn.unexplained_note(contrib, None) == opening.replace(
+        "(an annotation", "(base A 1.000 ms, comparison B 2.000 ms; an annotation") + f": {advice}"
+    assert sn.contributors_note_lines(contrib, None) == [
+        f"Note: {opening}:", "  - base A 1.000 ms", "  - comparison B 2.000 ms", f"T{advice[1:]}."]
+    # the map pairs them already, under --disable_details: the advice's other words, capitalised as a sentence
+    contrib.attrs.update(wrappers_mapped=True, details_off=True)
+    assert sn.contributors_note_lines(contrib, None)[-1] == (
+        "The op_name_map option pairs them already, in the detail sheets only (the statistic sheets, which these rows "
+        "come from, keep a row per name): to compare inside, set the max_kernel_num option to 10 in a run without "
+        "the disable_details option (which pairs no operator, so neither option changes a sheet).")

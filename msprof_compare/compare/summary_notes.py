@@ -154,9 +154,34 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), then ``communication_note``
     (which of them hold collective communication, from ``comm``: the run's "contributor_communication" frame).
     "" when none applies."""
+    return "; ".join(_unexplained_parts(contrib, wf, comm))
+
+
+def _unexplained_parts(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
+                       comm: pd.DataFrame | None) -> list[str]:
+    """``unexplained_note``'s parts, those that apply, in its order."""
     parts = [fallback_note(contrib), wrapper_note(contrib), all_steps_note(contrib), name_map_note(contrib),
              _unexplained(contrib, wf), communication_note(contrib, comm, wf is not None and bool(len(wf)))]
-    return "; ".join(p for p in parts if p)
+    return [p for p in parts if p]
+
+
+def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
+                            comm: pd.DataFrame | None = None) -> list[str]:
+    """The console's note under the contributors: "Note: ``unexplained_note``." on one line ([] for none), or where
+    it holds the wrapper note (``wrapper_note``), a block: the note up to the wrapper note's opening, a "  - " line
+    per side's wrapper with its figure, then its advice and the parts after it. The Summary sheet and the JSON keep
+    the one line; on the tracelens vLLM pair, whose wrappers are 100-character batch names, it was 772 characters."""
+    parts = _unexplained_parts(contrib, wf, comm)
+    found = contrib.attrs.get("wrappers") if contrib is not None and parts else None
+    wrapper = wrapper_note(contrib) if found else ""
+    if not wrapper or wrapper not in parts:
+        return [f"Note: {'; '.join(parts)}."] if parts else []
+    i = parts.index(wrapper)
+    opening, items, advice = wrapper_pieces(found, *_TIME_WRAPPER, bool(contrib.attrs.get("details_off")),
+                                            bool(contrib.attrs.get("wrappers_mapped")))
+    rest = "; ".join([advice, *parts[i + 1:]])
+    return ["Note: " + "; ".join([*parts[:i], opening]) + ":", *(f"  - {t}" for t in items),
+            f"{rest[0].upper()}{rest[1:]}."]
 
 
 def paired_names_map(ctx: RunContext) -> Mapping[str, str]:
@@ -302,6 +327,22 @@ def wrapper_text(found: tuple[str, float, str, float], what: str, unit: str, dig
     the advice needs a run without it. ``mapped``: the run's --op_name_map pairs the two already (the statistic
     sheets keep a row per name all the same), so only --max_kernel_num is left to give: advising the entry the
     user gave read as if it had not been taken."""
+    opening, items, advice = wrapper_pieces(found, what, unit, digits, table, details_off, mapped)
+    # the sentence names each side's wrapper with its figure at the head of the parenthesis (the opening has no name
+    # in it, so the replace finds its own words)
+    return opening.replace(_ASIDE, f"({items[0]}, {items[1]}; {_ASIDE[1:]}", 1) + f": {advice}"
+
+
+#: The parenthesis of ``wrapper_pieces``' opening, which ``wrapper_text`` opens with each side's wrapper.
+_ASIDE = "(an annotation around the step, named after its batch, is one)"
+
+
+def wrapper_pieces(found: tuple[str, float, str, float], what: str, unit: str, digits: int, table: str,
+                   details_off: bool = False, mapped: bool = False) -> tuple[str, list[str], str]:
+    """``wrapper_text`` in pieces, for the console's block (``contributors_note_lines``): the opening ("each side's
+    ... (an annotation around the step, named after its batch, is one), so ... not the ops inside them"), each
+    side's wrapper with its figure ("base NAME 10.718 ms"), and the advice. The tracelens vLLM pair's wrappers are
+    100-character batch names, and the sentence was one console line of 772 characters."""
     nb, vb, nc, vc = found
     # options named bare: the result's text, read by compare()'s caller as by the CLI's user
     # "pairs them already" beside a row reading base 0.000 -> the comparison's whole figure (vLLM's capture
@@ -311,11 +352,11 @@ def wrapper_text(found: tuple[str, float, str, float], what: str, unit: str, dig
               if mapped else
               f"to pair them and compare inside, give the op_name_map option the entry {nb!r}: {nc!r} (beside any it "
               "holds) and set the max_kernel_num option to 10")
-    return (f"each side's {what} lies under one top-level op that the other side has no op of "
-            f"(base {nb} {vb:.{digits}f} {unit}, comparison {nc} {vc:.{digits}f} {unit}; an annotation around the "
-            f"step, named after its batch, is one), so {table} compares these two, not the ops inside them: "
-            + advice + (" in a run without the disable_details option (which pairs no operator, so neither option "
-                        "changes a sheet)" if details_off else ""))
+    return (f"each side's {what} lies under one top-level op that the other side has no op of {_ASIDE}, so {table} "
+            "compares these two, not the ops inside them",
+            [f"base {nb} {vb:.{digits}f} {unit}", f"comparison {nc} {vc:.{digits}f} {unit}"],
+            advice + (" in a run without the disable_details option (which pairs no operator, so neither option "
+                      "changes a sheet)" if details_off else ""))
 
 
 def split_wrapper_pair(contrib: pd.DataFrame, op_name_map: Mapping[str, str]) -> None:
@@ -342,7 +383,11 @@ def wrapper_note(contrib: pd.DataFrame | None) -> str:
     ``attrs["wrappers"]``): their table then shows one side's step appearing and the other's vanishing, which
     says nothing of the ops inside; --op_name_map pairs the two names, and --max_kernel_num drills into a pair.
     "" otherwise."""
-    return pair_notes(contrib, "operator device time", "ms", 3, "the operator level")[0]
+    return pair_notes(contrib, *_TIME_WRAPPER)[0]
+
+
+#: ``wrapper_text``'s words and figures for the time contributors (``wrapper_note``).
+_TIME_WRAPPER = ("operator device time", "ms", 3, "the operator level")
 
 
 def mark_pairs(ctx: RunContext, contrib: pd.DataFrame, rows: tuple[list[str], np.ndarray, np.ndarray] | None,

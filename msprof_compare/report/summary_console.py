@@ -19,7 +19,7 @@ from ..compare import communication_summary, memory_summary
 from ..compare.communication_summary import overlap_shift, overlap_words
 from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_contributors_lines, outside_modules_note
-from ..compare.summary_notes import unexplained_note
+from ..compare.summary_notes import contributors_note_lines
 from ..compare.table import half_up, ms_alike, ms_change, ms_text
 from ..textsafe import and_list, cut_columns, cut_module_columns, term_safe, text_width
 
@@ -391,10 +391,9 @@ def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     contrib = frames.get("contributors")
     parts = [render_waterfall(frames.get("waterfall")), term_safe(f"{verdict}.") if verdict else "",
              render_contributors(contrib)]
-    note = unexplained_note(contrib, frames.get("waterfall"), frames.get("contributor_communication")) \
-        if parts[2] else ""
-    if note:
-        parts.append(term_safe(f"Note: {note}."))
+    if parts[2]:  # a line, or a block where it names each side's wrapper (contributors_note_lines)
+        parts += [term_safe(line) for line in contributors_note_lines(contrib, frames.get("waterfall"),
+                                                                      frames.get("contributor_communication"))]
     modules = frames.get("module_contributors")
     # the operators not on the module sheets, where the Summary sheet and the JSON name them too: a reader looks in
     # ModuleCompareStatistic for a contributor the console lists, and one outside every module is not there
