@@ -1028,9 +1028,11 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
             "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel]})
     if c["blank_names"] and (n := int(np.count_nonzero(is_x & (c["name"] == "") & _cat_is(c, *HOST_CATS)))):
         # torch_npu names every host event: one without a name (a damaged trace) was read as an operator named ""
-        # or, a python_function, as no module, its children moved to the module around it, without a word
+        # or, a python_function, as no module, its children moved to the module around it, without a word. The
+        # categories named are those read (``_wanted_cats``): enqueue / dequeue only with the memory comparison
+        read = _wanted_cats(opts)
         warnings.append(traceio.nameless_note(
-            path, [f"{traceio.counted(n, 'host events')} ({', '.join(HOST_CATS)})"],
+            path, [f"{traceio.counted(n, 'host events')} ({', '.join(k for k in HOST_CATS if k in read)})"],
             "such an operator is listed under that name and such a python_function marks no module"))
     # host events written again (a trace joined from two copies) double their calls and times, as device tasks do
     host = np.flatnonzero(is_x & _cat_is(c, "cpu_op", "python_function"))
