@@ -412,6 +412,35 @@ def test_level0_db_sample_has_no_pmu_table_and_says_so(samples: Path) -> None:
     assert [m for m in bd.missing if "TASK_PMU_INFO is absent" in m and f": {cube} of its {n} computing" in m]
 
 
+def test_no_pmu_line_reads_the_reason_from_profiler_info(samples: Path, tmp_path: Path) -> None:
+    """Given its profiling directory, the real Level0 DB export's profiler_info_0.json says Level0: the TASK_PMU_INFO
+    line says so, and how PMU figures are recorded, as a text export's line does (it guessed "Level0, or aic_metrics
+    AiCoreNone"). The level-1 excerpt without PMU rows beside a profiler_info_0.json naming other AI Core metrics
+    names them; the bare .db (no profiler_info read) keeps the guess."""
+    rank = samples / "msinsight/test/data/pytorch/db/level0/rank0_ascend_pt"
+    assert json.loads((rank / "profiler_info_0.json").read_text())["config"]["experimental_config"][
+        "_profiler_level"] == "Level0"
+    (n, cube), = sql(rank / "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db", _COMPUTE_TYPES)
+    bd = db_breakdown(load_profile(str(rank), build_options(enable_profiling_compare=True)[0]))
+    assert [m for m in bd.missing if "TASK_PMU_INFO" in m] == [
+        f"{rank}: TASK_PMU_INFO is absent (a Level0 export records none: Level1 or Level2 with aic_metrics "
+        "PipeUtilization does), so Cube kernels are told by task type (KERNEL_AICORE / KERNEL_MIX_AIC), not by PMU "
+        f"figures: {cube} of its {n} computing tasks count as cube kernels by that rule, which PMU figures may split "
+        "otherwise"]
+    out = tmp_path / "rank0_ascend_pt"
+    (out / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    edited_copy(Path(L1), out / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db", "DELETE FROM TASK_PMU_INFO")
+    info = json.loads((samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt/profiler_info_0.json")
+                      .read_text())
+    info["config"]["experimental_config"]["_aic_metrics"] = "ACL_AICORE_MEMORY_BANDWIDTH"
+    (out / "profiler_info_0.json").write_text(json.dumps(info))
+    bd = db_breakdown(load_profile(str(out), build_options(enable_profiling_compare=True)[0]))
+    assert [m for m in bd.missing if "TASK_PMU_INFO" in m] == [
+        f"{out}: TASK_PMU_INFO is empty (recorded with aic_metrics ACL_AICORE_MEMORY_BANDWIDTH: PipeUtilization "
+        "records them), so Cube kernels are told by task type (KERNEL_AICORE / KERNEL_MIX_AIC), not by PMU figures: "
+        "31 of its 187 computing tasks count as cube kernels by that rule, which PMU figures may split otherwise"]
+
+
 @pytest.mark.parametrize(("edit", "why"), [
     ("DROP TABLE MEMORY_RECORD", "its DB has no MEMORY_RECORD table (profile_memory=True records it)"),
     ("DELETE FROM MEMORY_RECORD", "its MEMORY_RECORD table is empty"),

@@ -35,7 +35,7 @@ from ..model import Profile, factorize, pair_codes
 from ..options import Options
 from . import classify
 from .breakdown import Breakdown, peak_reserved_gb
-from .breakdown_npu import EVENT_WAIT_TASK, LCCL_KERNEL, SDMA_TASK_TYPES, add_mc2, wait_candidates
+from .breakdown_npu import EVENT_WAIT_TASK, LCCL_KERNEL, SDMA_TASK_TYPES, add_mc2, no_pmu_why, wait_candidates
 
 #: TASK types that are kernels themselves: excluded from the E2E task span (reference-1 §7.3.6).
 E2E_EXCLUDED = frozenset({"KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV",
@@ -146,8 +146,8 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords,
     flow_ts = starts[order]
     is_cube = cube_mask(profile)[order]
     if state := profile.extra.get("pmu_table"):  # as a text export's kernel_details.csv without PMU columns is said
-        bd.missing.append(f"{profile.path}: TASK_PMU_INFO is {state} (an export recorded without AI Core metrics: "
-                          f"Level0, or aic_metrics AiCoreNone), so Cube kernels are told by task type "
+        why = no_pmu_why(profile, "an export recorded without AI Core metrics: Level0, or aic_metrics AiCoreNone")
+        bd.missing.append(f"{profile.path}: TASK_PMU_INFO is {state} ({why}), so Cube kernels are told by task type "
                           f"({' / '.join(CUBE_RTS_TYPES)}), not by PMU figures: {int(is_cube.sum())} of its {len(k)} "
                           "computing tasks count as cube kernels by that rule, which PMU figures may split otherwise")
     ops = profile.ops

@@ -146,16 +146,21 @@ def _hccl_core(core: str) -> bool:
     return core.strip().upper() == "HCCL"
 
 
-def _no_pmu_why(profile: Profile) -> str:
-    """Why a kernel_details.csv has no PMU columns, from profiler_info.json where it says (the level, the AI Core
-    metrics), with how to record them: a Level0 export's line guessed "Level0 export or aic_metrics other than
-    PipeUtilization" beside the profiler_info.json that said Level0."""
+#: Why a text export's kernel_details.csv has no PMU columns where profiler_info.json does not say.
+NO_PMU_GUESS = "Level0 export or aic_metrics other than PipeUtilization"
+
+
+def no_pmu_why(profile: Profile, guess: str = NO_PMU_GUESS) -> str:
+    """Why an export holds no PMU figures (a text export's kernel_details.csv without PMU columns, a DB export's
+    absent or empty TASK_PMU_INFO), from profiler_info.json where it says (the level, the AI Core metrics), with
+    how to record them; ``guess`` where it does not. A Level0 export's line guessed "Level0 export or aic_metrics
+    other than PipeUtilization" beside the profiler_info.json that said Level0."""
     level, metrics = profile.extra.get("profiler_level"), profile.extra.get("aic_metrics")
     if level == "Level0":
         return "a Level0 export records none: Level1 or Level2 with aic_metrics PipeUtilization does"
     if isinstance(metrics, str) and "PIPE" not in metrics.upper():  # ACL_AICORE_PIPE_UTILIZATION, PipeUtilization
         return f"recorded with aic_metrics {metrics}: PipeUtilization records them"
-    return "Level0 export or aic_metrics other than PipeUtilization"
+    return guess
 
 
 def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
@@ -164,7 +169,7 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     if kd is None or not len(kd) or not has_pmu(kd):
         bd.hide_op_details = True
         why = ("no kernel_details.csv" if kd is None else
-               f"kernel_details.csv has no PMU columns ({_no_pmu_why(profile)})")
+               f"kernel_details.csv has no PMU columns ({no_pmu_why(profile)})")
         bd.categories_missing = why
         bd.missing.append(f"{profile.path}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are "
                           f"absent: {why}")
