@@ -427,6 +427,44 @@ def test_memory_records_with_negative_size_or_release_before_allocation(tmp_path
     assert prof.operator_memory["Duration(us)"].sum() == pytest.approx(us, abs=1e-6)
 
 
+def test_memory_blocks_released_over_a_week_late_read_as_never_released(tmp_path):
+    """A release time of 2**62 ns (4611686018427387.904 us) showed a block held 2.9e12 ms in Allocated Details and
+    the Allocated Duration(ms) figures. No block of a profile is held a week: such a release is a damaged time,
+    read as never released (duration 0, as the spec's missing release), with one warning naming the first.
+    Rows cut from operator_memory.csv of msinsight text level1 rank0, the second's release edited; then the
+    tests/data DB l1 excerpt with its longest-held block's releaseTime so edited, compared against itself."""
+    f, om, warnings = _operator_memory(tmp_path, [
+        "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0",
+        "aten::_convolution,512.0,1736408883736793.940\t,4611686018427387.904\t,2875277134690594.0\t,NPU:0"])
+    assert warnings == [f"{f}: 1 Release Time(us) value(s) come over a week after the block's allocation (a damaged "
+                        "time?; the first: allocated at 1736408883736793.940 us, released at 4611686018427387.904 us); "
+                        "read as never released (duration 0)"]
+    assert om["release_ns"].tolist() == [1736408883736793940, 0] and om["Release Time(us)"].tolist()[1] == ""
+    rec = _records(om)
+    assert rec["dur_ns"].tolist() == [34058240, 0] and rec["release_text"].tolist()[1] == "0"
+    # a week exactly is kept (the bound is "over"): 604800 s after the allocation
+    _, om, warnings = _operator_memory(tmp_path, [
+        "aten::_convolution,512.0,1736408883736793.940\t,1737013683736793.940\t,604800000000.0\t,NPU:0"])
+    assert warnings == [] and _records(om)["dur_ns"].tolist() == [604800 * 10**9]
+    # the DB export: the sheet's total falls by that block's duration (SQL), where it rose by 2.9e12 ms
+    l1 = Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    longest = "SELECT rowid FROM OP_MEMORY WHERE releaseTime > 0 ORDER BY releaseTime - allocationTime DESC LIMIT 1"
+    (alloc, held_ns), = sql(l1, f"SELECT allocationTime, releaseTime - allocationTime FROM OP_MEMORY "
+                                f"WHERE rowid = ({longest})")
+    (tmp_path / "db").mkdir()
+    db = edited_copy(l1, tmp_path / "db" / "ascend_pytorch_profiler_0.db",
+                     f"UPDATE OP_MEMORY SET releaseTime = {2**62} WHERE rowid = ({longest})")
+    prof = load_profile(str(db), build_options(enable_memory_compare=True)[0])
+    assert [w for w in prof.warnings if "over a week" in w] == [
+        f"{db}: 1 OP_MEMORY releaseTime value(s) come over a week after the block's allocation (a damaged time?; "
+        f"the first: allocated at {alloc // 1000}.{alloc % 1000:03d} us, released at 4611686018427387.904 us); "
+        "read as never released (duration 0)"]
+    col = "Comparison Allocated Duration(ms)"
+    whole = compare(str(l1), str(l1), enable_memory_compare=True).sheet("MemoryCompareStatistic")[col].sum()
+    edited = compare(str(l1), str(db), enable_memory_compare=True).sheet("MemoryCompareStatistic")[col].sum()
+    assert held_ns == 34807090 and edited == pytest.approx(whole - held_ns / 1e6, abs=1e-6)
+
+
 def test_operator_memory_sizes_over_a_petabyte(samples, caplog, tmp_path):
     """A Size(KB) over 1 PB (no reserved total is larger) is no size: read as 0, counted in the negative-size
     warning's line. At 1e308 KB the sizes summed per operator reached inf and a subtree's memory inf - inf = NaN:

@@ -84,7 +84,14 @@ from ..options import Options
 from ..textsafe import and_list, short_repr
 from ..units import MAX_RANK
 from . import traceio
-from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS, MAX_RESERVED_BYTES, memory_oddities, odd_pmu_note
+from .numparse import (
+    LONG_DURATION_TEXT,
+    MAX_DURATION_NS,
+    MAX_RESERVED_BYTES,
+    late_releases,
+    memory_oddities,
+    odd_pmu_note,
+)
 
 log = logging.getLogger("msprof-analyze")
 
@@ -1649,6 +1656,10 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     if unreleased := int(np.count_nonzero(rel < 0)):  # every rule read it as 0 (never released) but its text
         db.notes.append(f"{unreleased} OP_MEMORY releaseTime value(s) are negative; read as never released")
         rel = np.maximum(rel, 0)
+    late, note = late_releases(alloc, rel, "OP_MEMORY releaseTime")
+    if note:
+        db.notes.append(note)
+        rel = np.where(late, 0, rel)
     if untimed.any():
         db.null("OP_MEMORY.allocationTime", np.count_nonzero(untimed), "no allocation time, so the memory comparison "
                 "leaves those blocks out (as before)")

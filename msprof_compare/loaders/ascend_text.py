@@ -89,6 +89,7 @@ from .numparse import (
     MAX_RESERVED_BYTES,
     NumberError,
     duration_notes,
+    late_releases,
     lenient_us_to_ns,
     memory_oddities,
     odd_pmu_note,
@@ -1708,6 +1709,12 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
                         "released")
         release_ns[unreleased] = 0
         for i in np.flatnonzero(unreleased).tolist():
+            release[i] = ""
+    late, note = late_releases(alloc_ns, release_ns, "Release Time(us)")
+    if note:
+        warnings.append(f"{path}: {note}")
+        release_ns[late] = 0
+        for i in np.flatnonzero(late).tolist():
             release[i] = ""
     size_cells = np.asarray(cols["Size(KB)"], dtype=np.float64)
     if n_blank := int(np.count_nonzero(np.isnan(size_cells))):  # junk was said by _read_csv too

@@ -397,6 +397,26 @@ def duration_notes(path: str, negative: int, too_long: int) -> list[str]:
     return notes
 
 
+def late_releases(alloc_ns: np.ndarray, release_ns: np.ndarray, where: str) -> tuple[np.ndarray, str]:
+    """Memory blocks released over ``MAX_DURATION_NS`` after their allocation, and the one warning that says them
+    ("" where none), shared by the text and DB loaders, which read them as never released (as a negative release):
+    no block of a profile is held a week, and a release time of 2**62 ns reached the Allocated Duration figures as
+    2.9e12 ms. The spec's duration (release - allocation) is kept for every plausible block; bounding a damaged one
+    by the profile's end would make up a release time. ``where``: the release column, for the warning."""
+    late = (alloc_ns > 0) & (release_ns > 0) & (release_ns - alloc_ns > MAX_DURATION_NS)
+    if not late.any():
+        return late, ""
+    i = int(np.argmax(late))
+    first = (f"allocated at {_us(int(alloc_ns[i]))} us, released at {_us(int(release_ns[i]))} us")
+    return late, (f"{int(late.sum()):,} {where} value(s) come over a week after the block's allocation (a damaged "
+                  f"time?; the first: {first}); read as never released (duration 0)")
+
+
+def _us(ns: int) -> str:
+    """Exact microseconds of an ns time, as the text export writes them (``1736408883694624.810``)."""
+    return f"{'-' if ns < 0 else ''}{abs(ns) // 1000}.{abs(ns) % 1000:03d}"
+
+
 def memory_oddities(negative: np.ndarray, backwards: np.ndarray, size_name: str,
                     huge: np.ndarray | None = None) -> str:
     """One warning text for memory records with a negative size or one over 1 PB (``huge``; both read as 0) or
