@@ -1791,6 +1791,43 @@ def test_db_device_ranks_are_the_distinct_rank_ids_of_the_map(tmp_path, statemen
     assert load_profile(str(dest), build_options()[0]).extra["device_ranks"] == want
 
 
+@pytest.mark.parametrize(("statements", "named", "odd"), [
+    (("UPDATE RANK_DEVICE_MAP SET rankId = 'x'",), "no rank id", "1 rankId value(s) are no rank id (an integer from "
+     "0 to {top}; the first: 'x')"),
+    (("UPDATE RANK_DEVICE_MAP SET rankId = NULL",), "no rank id", "1 rankId value(s) are no rank id (an integer from "
+     "0 to {top}; the first: None)"),
+    (("UPDATE RANK_DEVICE_MAP SET rankId = -1", "INSERT INTO RANK_DEVICE_MAP VALUES (-2, 1)"), "no rank id",
+     "2 rankId value(s) are no rank id (an integer from 0 to {top}; the first: -1)"),
+    (("INSERT INTO RANK_DEVICE_MAP VALUES (1, 1)",), "ranks 0, 1", ""),
+])
+def test_db_rank_map_naming_no_one_rank_is_said(tmp_path, statements, named, odd):
+    """msinsight's level0 DB rank 0 (META_DATA without distributed_args, RANK_DEVICE_MAP one row (0, 0)) with its map
+    edited in a copy: a rankId that is text, NULL or negative, or a row written again with another rank, left the
+    rank check nothing to go by, and a copy of another rank renamed passed without a word. The check still passes
+    (no rank to refuse), and one warning says why it was not made; the map as written (one rank) says nothing."""
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.loaders.ranks import check_db_rank
+    from msprof_compare.options import build_options
+    from msprof_compare.units import MAX_RANK
+
+    src = PT / "db" / "level0" / "rank0_ascend_pt"
+    dest = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("ascend_pytorch_profiler_0.db"))
+    name = "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+    db = edited_copy(src / name, dest / name, *statements)
+    p = load_profile(str(dest), build_options()[0])
+    before = list(p.warnings)
+    check_db_rank(0, p)
+    bad = f"; {odd.format(top=MAX_RANK)}" if odd else ""
+    assert p.warnings[len(before):] == [
+        f"{db}: RANK_DEVICE_MAP names {named}{bad}, and META_DATA no distributed_args rank, so its rank is not checked "
+        "against rank 0, which its folder's profiler_info_N.json names"]
+    written = load_profile(str(src), build_options()[0])
+    n = len(written.warnings)
+    check_db_rank(0, written)
+    assert len(written.warnings) == n
+
+
 def test_a_json_list_naming_trace_events_beside_one_trace_is_no_rank(tmp_path):
     """Beside hta's sampled rank 0 trace, a JSON list whose text names "traceEvents" (a manifest of the traces, say)
     is no rank's trace: only a JSON object's head is read for the key (``ranks._rank_traces``), so the folder stays

@@ -1290,16 +1290,22 @@ def _metadata(db: _Db) -> dict[str, Any]:
     return out
 
 
-def _device_ranks(db: _Db) -> tuple[int, ...]:
+def _device_ranks(db: _Db) -> tuple[tuple[int, ...], tuple[int, str]]:
     """The rank ids RANK_DEVICE_MAP records (rankId, each once, sorted; cells that are no rank id passed over): the
     rank the DB itself names, which a folder of ranks' discovery checks against its profiler_info_N.json
     (``ranks.check_db_rank``). torch_npu writes it where META_DATA holds no ``distributed_args`` (msinsight's
-    2-rank DB exports: one row, (0, 0) and (1, 1)). () where the table or its column is missing."""
+    2-rank DB exports: one row, (0, 0) and (1, 1)). () where the table or its column is missing. With them, the
+    count of cells that are no rank id (NULL, negative, over ``MAX_RANK``, a fraction, text) and the first, for the
+    check's note where they leave it nothing to check."""
     if not db.has("RANK_DEVICE_MAP") or db.lacks("RANK_DEVICE_MAP", "rankId"):
-        return ()
-    rows = db.con.execute("SELECT DISTINCT rankId FROM RANK_DEVICE_MAP WHERE typeof(rankId) = 'integer' AND "
-                          f"rankId BETWEEN 0 AND {MAX_RANK} ORDER BY rankId")
-    return tuple(int(r) for r, in rows)
+        return (), (0, "")
+    rank = f"typeof(rankId) = 'integer' AND rankId BETWEEN 0 AND {MAX_RANK}"
+    rows = db.con.execute(f"SELECT DISTINCT rankId FROM RANK_DEVICE_MAP WHERE {rank} ORDER BY rankId")
+    ranks = tuple(int(r) for r, in rows)
+    odd = db.scalar(f"SELECT count(*) FROM RANK_DEVICE_MAP WHERE NOT ({rank})") or 0
+    first = db.scalar(f"SELECT rankId FROM RANK_DEVICE_MAP WHERE NOT ({rank}) ORDER BY "
+                      f"{db.rowid('RANK_DEVICE_MAP')} LIMIT 1") if odd else None
+    return ranks, (int(odd), short_repr(first) if odd else "")
 
 
 def _rank_span(db: _Db) -> int:
@@ -1870,7 +1876,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.comm = _communication(db, rng, opts.time_breakdown)
     profile.extra[COMM_STEP_CUT] = _comm_step_cut(db, rng, profile.comm)
     profile.metadata = _metadata(db)
-    profile.extra["device_ranks"] = _device_ranks(db)
+    profile.extra["device_ranks"], profile.extra["device_ranks_odd"] = _device_ranks(db)
     profile.rank_span = _rank_span(db)
     profile.extra["memory_peak_bytes"] = _memory_peak(db, rng)
     if not profile.extra["memory_peak_bytes"]:

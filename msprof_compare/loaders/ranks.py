@@ -380,6 +380,9 @@ def check_db_rank(rank: int, profile: Profile, force: bool = False) -> None:
     value = _rank_id(args.get("rank") if isinstance(args, dict) else None)
     table = "META_DATA distributed_args"
     devices = profile.extra.get("device_ranks") or ()
+    if value is None and len(devices) != 1 and (len(devices) > 1 or profile.extra.get("device_ranks_odd", (0,))[0]):
+        # the map names no one rank (two, or none but cells that are no rank id): the check has nothing to go by
+        profile.warnings.append(_unchecked_rank(profile, rank, devices))
     if (value is None or value == rank) and len(devices) == 1 and devices[0] != rank and not force:
         # the rank the DB names where META_DATA names none (torch_npu's DB exports): a copy of rank 1 renamed
         # rank 0 (profiler_info_0.json, ascend_pytorch_profiler_0.db) was compared as rank 0 without a word
@@ -399,6 +402,19 @@ def check_db_rank(rank: int, profile: Profile, force: bool = False) -> None:
     hint = None if table.startswith("META") else (f"pass the directory the profiler wrote, unchanged, or add --force "
                                                   f"to compare it as rank {rank}, as {short_text(info)} names it")
     raise _two_ranks(path, rank, info, value, f"{db}'s {table}", hint)
+
+
+def _unchecked_rank(profile: Profile, rank: int, devices: tuple[int, ...]) -> str:
+    """The warning of a DB export whose rank ``check_db_rank`` cannot check: no META_DATA rank, and a RANK_DEVICE_MAP
+    naming several ranks (a row written again with another rankId) or none but cells that are no rank id (NULL,
+    negative, text), where a copy of another rank's export renamed to ``rank`` passed without a word."""
+    odd, first = profile.extra.get("device_ranks_odd", (0, ""))
+    named = f"ranks {', '.join(str(r) for r in devices)}" if devices else "no rank id"
+    bad = f"; {odd:,} rankId value(s) are no rank id (an integer from 0 to {MAX_RANK}; the first: {first})" if odd \
+        else ""
+    return (f"{profile.files.get('db', profile.path)}: RANK_DEVICE_MAP names {named}{bad}, and META_DATA no "
+            f"distributed_args rank, so its rank is not checked against rank {rank}, which its folder's "
+            "profiler_info_N.json names")
 
 
 def _two_ranks(path: str, rank: int, info: str, value: int, where: str, hint: str | None = None) -> ProfileError:
