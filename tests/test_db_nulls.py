@@ -435,6 +435,36 @@ def test_rows_of_a_type_the_enum_lacks_are_said(tmp_path: Path) -> None:
     assert not [w for w in clean.warnings if "ENUM_API_TYPE" in w]
 
 
+def test_rows_of_a_type_stored_as_text_are_read_or_said(tmp_path: Path) -> None:
+    """A PYTORCH_API type stored other than as an integer passed neither the IN pairs nor the test of an integer
+    type no ENUM names, so its rows were left out without a word. Three op rows typed 'op' and two Python rows typed
+    2.5 (synthetic) are left out and said (three ops and two Python frames fewer than the clean load, the first by
+    SQL); in a type column of no affinity (the table rebuilt so) three op rows typed '50001' as text are read as
+    the integer they spell, as every integer query reads digits: the ops of the clean load, nothing said."""
+    clean = load_profile(str(L1), OPTS)
+    kind = "SELECT rowid FROM PYTORCH_API WHERE type = (SELECT id FROM ENUM_API_TYPE WHERE name = '{}') LIMIT {}"
+    db = _db(tmp_path / "a", f"UPDATE PYTORCH_API SET type = 'op' WHERE rowid IN ({kind.format('op', 3)})",
+             f"UPDATE PYTORCH_API SET type = 2.5 WHERE rowid IN ({kind.format('trace', 2)})")
+    (first,), = sql(db, "SELECT type FROM PYTORCH_API WHERE typeof(type) NOT IN ('integer', 'null') ORDER BY rowid "
+                        "LIMIT 1")
+    p = load_profile(str(db), OPTS)
+    assert [w for w in p.warnings if "stored other than" in w] == [
+        f"{db}: 5 PYTORCH_API row(s) have a type stored other than as an integer (the first: {first!r}): {UNTYPED}"]
+    assert len(p.ops) == len(clean.ops) - 3 and len(p.python_functions) == len(clean.python_functions) - 2
+    cols = ("startNs, endNs, globalTid, connectionId, name, sequenceNumber, fwdThreadId, inputDtypes, inputShapes, "
+            "callchainId, type, depth")
+    db = _db(tmp_path / "b", "CREATE TABLE P2 (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, "
+             "name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, "
+             "callchainId INTEGER, type, depth INTEGER)",
+             f"INSERT INTO P2 SELECT {cols} FROM PYTORCH_API ORDER BY rowid",
+             "DROP TABLE PYTORCH_API", "ALTER TABLE P2 RENAME TO PYTORCH_API",
+             f"UPDATE PYTORCH_API SET type = '50001' WHERE rowid IN ({kind.format('op', 3)})")
+    assert sql(db, "SELECT count(*) FROM PYTORCH_API WHERE typeof(type) = 'text'") == [(3,)]
+    p = load_profile(str(db), OPTS)
+    assert not [w for w in p.warnings if "PYTORCH_API" in w and "type" in w]
+    assert len(p.ops) == len(clean.ops) and len(p.python_functions) == len(clean.python_functions)
+
+
 def test_a_few_rows_of_no_type_beside_ops_are_said(tmp_path: Path) -> None:
     """Three op rows and two Python rows of the excerpt typed NULL beside the others: those five are left out
     (three ops fewer, two Python frames fewer than the clean load) and said with their count. They were dropped

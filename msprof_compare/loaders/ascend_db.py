@@ -461,8 +461,10 @@ class _Db:
         row = self.con.execute(sql, params).fetchone()
         return None if row is None else row[0]
 
-    def ints(self, sql: str, params: tuple, ncols: int) -> np.ndarray:
-        """Run a query whose columns are all integers; an (n, ncols) int64 array, fetched in chunks."""
+    def ints(self, sql: str, params: tuple, ncols: int, lenient: tuple[int, int] | None = None) -> np.ndarray:
+        """Run a query whose columns are all integers; an (n, ncols) int64 array, fetched in chunks. ``lenient``
+        (column, value): that column's cells that are no integer read as that value, where they stop the run
+        otherwise (read only in a chunk that holds one: the fast path is unchanged)."""
         cur = self.con.execute(sql, params)
         parts = []
         while True:
@@ -475,6 +477,9 @@ class _Db:
                 flat = np.frombuffer(array.array("q", itertools.chain.from_iterable(rows)), dtype=np.int64)
             except (TypeError, OverflowError):
                 cells = [_int_cell(v) for row in rows for v in row]
+                if lenient is not None:
+                    at, value = lenient
+                    cells[at::ncols] = [value if c is None else c for c in cells[at::ncols]]
                 if None in cells:
                     raise self._not_an_integer(sql, cur.description, rows) from None
                 flat = np.array(cells, dtype=np.int64)
@@ -1376,6 +1381,25 @@ def _api_kind(db: _Db, types: dict[str, tuple[int, ...]]) -> str | None:
     return f"(CASE WHEN p.sequenceNumber IS NOT NULL THEN {types['op'][0]} {queue}ELSE {types['trace'][0]} END)"
 
 
+#: A PYTORCH_API type that is no integer (text other than ASCII digits, a fraction, a blob), as the row query
+#: reads it (``_Db.ints`` lenient): no ENUM_API_TYPE id is int64's least.
+_NOT_A_TYPE = -(2**63)
+#: The SQL test of a PYTORCH_API row whose type is stored other than as an integer (or NULL).
+_ODD_TYPE = "typeof(p.type) NOT IN ('integer', 'null')"
+
+
+def _odd_api_types(db: _Db, count: int, effect: str, digits_read: bool = True) -> None:
+    """Say ``count`` PYTORCH_API rows whose type is no integer (the first named): they are of no kind, and were
+    left out without a word (an integer type no ENUM names was already counted). ``digits_read``: the rows whose
+    type is ASCII digits were read as that integer (not counted, not the first named)."""
+    if not count:
+        return
+    cur = db.con.execute(f"SELECT p.type FROM PYTORCH_API p WHERE {_ODD_TYPE} ORDER BY {db.rowid('PYTORCH_API')}")
+    first = next((v for v, in cur if not digits_read or _int_cell(v) is None), None)
+    db.notes.append(f"{count:,} PYTORCH_API row(s) have a type stored other than as an integer (the first: "
+                    f"{short_repr(first)}): {effect}")
+
+
 def _swapped(shapes: np.ndarray, dtypes: np.ndarray) -> bool:
     """Whether a DB holds each op's data types under ``inputShapes`` and its shapes under ``inputDtypes``.
 
@@ -1419,6 +1443,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     null_kinds = kind_sql == "p.type" and profile.extra["any_op"]
     if not profile.extra["any_op"] and kind_sql == "p.type":  # why no op
         db.null("PYTORCH_API.type", db.scalar("SELECT count(*) FROM PYTORCH_API WHERE type IS NULL"), untyped_effect)
+        _odd_api_types(db, db.scalar(f"SELECT count(*) FROM PYTORCH_API p WHERE {_ODD_TYPE}"), untyped_effect,
+                       digits_read=False)
     wanted = list(types["op"])
     if opts.enable_memory_compare:
         wanted.extend(types["queue"])
@@ -1438,6 +1464,10 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     # level-2 sample's PYTORCH_API copied to 650k rows took 0.59 -> 0.62 s CPU an API-only load, NOT of IN pairs
     # 0.66 s; a full run's load 1.3 s alike)
     stray = f" OR (p.type NOT IN ({','.join('?' * len(known))}) AND typeof(p.type) = 'integer')" if known else ""
+    # types that are no integer (text, a fraction, a blob), read beside them at no cost to integer rows (the test is
+    # made of rows no IN pair takes): ASCII digits read as the integer (as every integer query reads them), others
+    # as no kind (``_NOT_A_TYPE``), counted; both were left out unsaid
+    stray += f" OR {_ODD_TYPE}" if null_kinds else ""
     kinds = (f"({_in_pairs(kind_sql, len(wanted))}{' OR p.type IS NULL' if null_kinds else ''}{stray})"
              if kind_sql == "p.type" else f"{kind_sql} IN ({','.join('?' * len(wanted))})")
     sql = (f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE {kinds} "
@@ -1450,19 +1480,25 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         sql += (" AND CAST(p.startNs AS INTEGER) <= ? AND (CAST(p.startNs AS INTEGER) >= ? OR "
                 f"({kind_sql} IN ({','.join('?' * len(types['trace']))}) AND CAST(p.endNs AS INTEGER) >= ?))")
         params += (rng[1], rng[0], *types["trace"], rng[0])
-    got = db.ints(sql, params, len(cols))
-    if null_kinds:  # the step's rows of no type (-1): counted, then left out
+    got = db.ints(sql, params, len(cols), lenient=(list(cols).index("type"), _NOT_A_TYPE))
+    if null_kinds:  # the step's rows of no type (-1), or of a type that is no integer: counted, then left out
         untyped = got[:, list(cols).index("type")] == -1
         if untyped.any():
             db.null("PYTORCH_API.type", np.count_nonzero(untyped), untyped_effect)
             got = got[~untyped]
+        odd = got[:, list(cols).index("type")] == _NOT_A_TYPE
+        if odd.any():
+            _odd_api_types(db, int(np.count_nonzero(odd)), untyped_effect)
+            got = got[~odd]
     if known:
         kind = got[:, list(cols).index("type")]
-        unknown = ~np.isin(kind, wanted)
+        unwanted = ~np.isin(kind, wanted)
+        unknown = unwanted & ~np.isin(kind, known)  # the rest: a kind not read, of a type written as digits text
         if unknown.any():
             db.notes.append(f"{int(unknown.sum()):,} PYTORCH_API row(s) have a type ENUM_API_TYPE lacks (the first: "
                             f"{int(kind[unknown][0])}): {untyped_effect}")
-            got = got[~unknown]
+        if unwanted.any():
+            got = got[~unwanted]
     none = np.full(len(got), -1, dtype=np.int64)
     col = {k: got[:, i] for i, k in enumerate(cols)}  # views: a reordered copy cost 0.09 s at 650k rows
     ts, link, gtid = col["ts"], col["link"], col["gtid"]
