@@ -202,6 +202,25 @@ def test_step_row_without_an_id_is_no_step(tmp_path: Path) -> None:
     assert len(p.kernels) == 187
 
 
+@pytest.mark.parametrize("start", [0, -5, -(2**63)])
+def test_step_row_starting_at_zero_is_no_step(tmp_path: Path, start: int) -> None:
+    """A STEP_TIME startNs of 0 (or below) of an export timed in epoch ns is a damaged time, as a NULL one: read as
+    a time, step 51 (ending where step 50 ends) spanned every task before its end, step 50's 187 computing tasks
+    (SQL) with it, and took them from step 50 in Step Id, unsaid. A step over a week long (the bound of any
+    duration) is no step now, named in one warning; step 50 loads as before. Synthetic: such a row added to the
+    excerpt (int64's least: the length is taken without a wrap)."""
+    s50, e50 = STEP
+    db = _db(tmp_path, f"INSERT INTO STEP_TIME VALUES (51, {start}, {e50})")
+    (n,), = sql(db, f"SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+                    f"WHERE t.startNs BETWEEN {s50} AND {e50}")
+    p = load_profile(str(db), OPTS, step=50)
+    assert [w for w in p.warnings if "STEP_TIME" in w] == [
+        f"{db}: STEP_TIME step(s) 51 last over a week (a startNs of 0, or another damaged time?); they are no steps"]
+    assert p.extra["steps"]["id"].tolist() == [50] and len(p.kernels) == n == 187
+    with pytest.raises(StepError, match=r"Invalid Step Id: 51, please choose from the valid steps: 50$"):
+        load_profile(str(db), OPTS, step=51)
+
+
 def _step_end_at(tmp_path: Path, end: int) -> Path:
     return _db(tmp_path, f"UPDATE STEP_TIME SET endNs = {end} WHERE id = 50")
 

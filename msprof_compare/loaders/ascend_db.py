@@ -619,6 +619,13 @@ def _steps(db: _Db) -> pd.DataFrame:
     if partial:  # a NULL start read as 0 made the step span everything before its end
         db.notes.append(f"{partial} STEP_TIME row(s) lack an id, a start or an end; they are no steps")
     a = db.ints(f"SELECT id, startNs, endNs FROM STEP_TIME WHERE NOT ({where}) ORDER BY {db.rowid('STEP_TIME')}", (), 3)
+    # a step over a week long (the bound of any duration) has a damaged time, as a NULL start (read as 0 it spanned
+    # every task before its end, unsaid): startNs 0 of an export in epoch ns. Synthetic exports timed from 0 keep
+    # their steps; the difference of two int64 values is taken in Python ints (no wrap)
+    if (long := np.array([e - s > MAX_DURATION_NS for s, e in a[:, 1:].tolist()], dtype=bool)).any():
+        db.notes.append(f"STEP_TIME step(s) {', '.join(str(i) for i in a[long, 0].tolist())} last over a week (a "
+                        "startNs of 0, or another damaged time?); they are no steps")
+        a = a[~long]
     ids, first, counts = np.unique(a[:, 0], return_index=True, return_counts=True)
     if (counts > 1).any():
         db.notes.append(f"STEP_TIME holds step(s) {', '.join(str(i) for i in ids[counts > 1].tolist())} more than "
