@@ -456,6 +456,28 @@ def test_release_time_of_minus_one_ns_is_no_junk(tmp_path):
     assert warnings == [f"{f}: 1 Release Time(us) value(s) are negative; read as never released"]
 
 
+def test_memory_counts_of_thousands_carry_separators(tmp_path):
+    """operator_memory.csv of 2,500 blocks built from a row of msinsight text level1 rank0's (columns cut), each
+    allocated 1 us after the one before (no repeat), edited (synthetic): 1,200 released at -1 us, 1,050 of those
+    and 200 others of size -1 KB, and 1,001 of the others released 1 us before their allocation. Each count, made
+    here by construction, reads with its thousands separator, as the loaders' newer notes (session 63) write
+    theirs: "1200" beside "1,200" read as two styles in one log."""
+    rows = []
+    for i in range(2500):
+        alloc = 1736408883700000 + i
+        size = "-1.0" if i < 1050 or 1200 <= i < 1400 else "512.5"
+        release = "-1.000" if i < 1200 else f"{alloc - 1}.000" if i < 2201 else f"{alloc + 5}.000"
+        rows.append(f"aten::empty_strided,{size},{alloc}.000\t,{release}\t,0.000\t,NPU:0\n")
+    f = tmp_path / "operator_memory.csv"
+    f.write_text(OPERATOR_MEMORY_HEAD + "".join(rows))
+    warnings: list[str] = []
+    om = ascend_text.read_operator_memory(str(f), warnings)
+    assert warnings == [f"{f}: 1,200 Release Time(us) value(s) are negative; read as never released",
+                        f"{f}: 1,250 negative Size(KB) value(s) read as 0; 1,001 block(s) released before their "
+                        "allocation (duration read as 0)"]
+    assert int((om["release_ns"] == 0).sum()) == 1200 and int((om["Size(KB)"] == 0).sum()) == 1250
+
+
 # --------------------------------------------------------------------------- memory side files
 
 

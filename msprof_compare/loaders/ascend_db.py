@@ -617,7 +617,7 @@ def _steps(db: _Db) -> pd.DataFrame:
     where = "id IS NULL OR startNs IS NULL OR endNs IS NULL"
     partial = db.scalar(f"SELECT count(*) FROM STEP_TIME WHERE {where}")
     if partial:  # a NULL start read as 0 made the step span everything before its end
-        db.notes.append(f"{partial} STEP_TIME row(s) lack an id, a start or an end; they are no steps")
+        db.notes.append(f"{partial:,} STEP_TIME row(s) lack an id, a start or an end; they are no steps")
     a = db.ints(f"SELECT id, startNs, endNs FROM STEP_TIME WHERE NOT ({where}) ORDER BY {db.rowid('STEP_TIME')}", (), 3)
     # a step over a week long (the bound of any duration) has a damaged time, as a NULL start (read as 0 it spanned
     # every task before its end, unsaid): startNs 0 of an export in epoch ns. Synthetic exports timed from 0 keep
@@ -877,7 +877,7 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
             col[(col < 0) | (col > MAX_DURATION_NS)] = 0.0
         extra[name] = col
     if junk:  # only the values of the tasks loaded (a step, compute tasks) count
-        db.notes.append(f"{junk} TASK_PMU_INFO value(s) are not finite numbers; read as missing")
+        db.notes.append(f"{junk:,} TASK_PMU_INFO value(s) are not finite numbers; read as missing")
     if odd:
         db.notes.append(odd_pmu_note(sum(odd.values()), f"TASK_PMU_INFO {', '.join(odd)}"))
     if not said_none and all(np.isnan(extra[n].to_numpy()).all() for n in PMU_NAMES):
@@ -965,7 +965,7 @@ def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool = False) -> np.n
         parts.append(np.fromiter(((r[0], r[1], _number_or_nan(r[2]), _time_or_none(r[3]) if stamped else _NO_TIME)
                                   for r in kept), dtype=_PMU_ROW, count=len(kept)))
     if no_id:
-        db.notes.append(f"{no_id} TASK_PMU_INFO row(s) have no globalTaskId; left out")
+        db.notes.append(f"{no_id:,} TASK_PMU_INFO row(s) have no globalTaskId; left out")
     out = np.concatenate(parts) if parts else np.zeros(0, dtype=_PMU_ROW)
     out["value"][~np.isfinite(out["value"])] = np.nan  # NaN: junk (the caller counts those of loaded tasks)
     return out
@@ -1026,9 +1026,9 @@ def _check_task_links(db: _Db) -> None:
             what = "count(DISTINCT c.globalTaskId)" if {"TASK", info} & db.repeats else "count(*)"
             linked = db.scalar(f"SELECT {what} FROM TASK t CROSS JOIN {info} c ON c.globalTaskId = t.globalTaskId") or 0
             if (n or 0) > linked:
-                db.notes.append(f"{n - linked} globalTaskId(s) of {info} have no TASK row (no time); left out")
+                db.notes.append(f"{n - linked:,} globalTaskId(s) of {info} have no TASK row (no time); left out")
             if no_id:
-                db.notes.append(f"{no_id} {info} row(s) have no globalTaskId; left out")
+                db.notes.append(f"{no_id:,} {info} row(s) have no globalTaskId; left out")
 
 
 def _task_join(db: _Db, info: str, t_cols: list[str], c_cols: list[str], rng: tuple[int, int]) -> np.ndarray:
@@ -1149,7 +1149,7 @@ def _task_summary(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.D
         untyped = int(a[a[:, 0] == -1, 2].sum())
         if untyped and untyped == int(a[:, 2].sum()):  # every task is of no type: no E2E, SDMA or kernel kind
             # a table without the column is as typeless (its E2E grew from 0.138 to 0.172 s, said only as absent)
-            what = (f"table TASK: column taskType is NULL in all {untyped} row(s) in range" if "taskType" in cols
+            what = (f"table TASK: column taskType is NULL in all {untyped:,} row(s) in range" if "taskType" in cols
                     else "table TASK lacks column taskType")
             raise ProfileError(db.path, f"{what}, so no task type is known and the time breakdown cannot tell "
                                         "kernels, SDMA and profiling tasks apart")
@@ -1258,7 +1258,7 @@ def _orphan_op_ids(db: _Db, op_id: np.ndarray) -> None:
     known = db.ints("SELECT DISTINCT o.opId FROM COMMUNICATION_OP o WHERE o.opId IS NOT NULL", (), 1)[:, 0]
     orphan = (op_id != -1) & ~np.isin(op_id, known)
     if orphan.any():
-        db.notes.append(f"{int(orphan.sum())} COMMUNICATION_TASK_INFO row(s) name an opId that COMMUNICATION_OP "
+        db.notes.append(f"{int(orphan.sum()):,} COMMUNICATION_TASK_INFO row(s) name an opId that COMMUNICATION_OP "
                         "lacks; they go to the communication op whose time holds their start")
         op_id[orphan & (op_id < 0)] = -1
 
@@ -1345,7 +1345,7 @@ def _rank_span(db: _Db) -> int:
             f"SELECT * FROM (SELECT {c} FROM COMMUNICATION_TASK_INFO WHERE {c} IS NOT NULL AND {c} <> {NO_RANK} "
             f"AND NOT ({rank.format(c=c, top=MAX_RANK)}) ORDER BY {db.rowid('COMMUNICATION_TASK_INFO')} LIMIT 1)"
             for c in cols))
-        db.notes.append(f"{n_odd} COMMUNICATION_TASK_INFO srcRank / dstRank value(s) are no rank id (an integer from "
+        db.notes.append(f"{n_odd:,} COMMUNICATION_TASK_INFO srcRank / dstRank value(s) are no rank id (an integer from "
                         f"0 to {MAX_RANK}, or {NO_RANK}: no peer; the first: {short_repr(first)}); the world size "
                         "check's lower bound leaves them out")
     tops = [v for v in tops if v is not None]
@@ -1700,10 +1700,10 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     alloc, rel, size = a[:, 2], a[:, 3], a[:, 1]
     untimed = alloc == -1  # NULL: read as 0 (no time), as before, now said
     if timeless := int(np.count_nonzero((alloc <= 0) & ~untimed)):  # the comparison reads a time above 0 alone
-        db.notes.append(f"{timeless} OP_MEMORY allocationTime value(s) are 0 or negative (no time); the memory "
+        db.notes.append(f"{timeless:,} OP_MEMORY allocationTime value(s) are 0 or negative (no time); the memory "
                         "comparison leaves those blocks out")
     if unreleased := int(np.count_nonzero(rel < 0)):  # every rule read it as 0 (never released) but its text
-        db.notes.append(f"{unreleased} OP_MEMORY releaseTime value(s) are negative; read as never released")
+        db.notes.append(f"{unreleased:,} OP_MEMORY releaseTime value(s) are negative; read as never released")
         rel = np.maximum(rel, 0)
     late, note = late_releases(alloc, rel, "OP_MEMORY releaseTime")
     if note:

@@ -689,7 +689,7 @@ def _rank_span(args: list, path: str = "", warnings: list[str] | None = None) ->
                         for v, r in zip(raws, got, strict=True)], dtype=bool)
     if odd.any() and warnings is not None:
         first = short_text(bytes(raws[int(np.argmax(odd))]).decode("utf-8", "replace"))  # as written, cut
-        warnings.append(f"{path}: {int(odd.sum())} HCCL task src rank / dst rank value(s) are no rank id (an integer "
+        warnings.append(f"{path}: {int(odd.sum()):,} HCCL task src rank / dst rank value(s) are no rank id (an integer "
                         f"from 0 to {MAX_RANK}, or {NO_RANK}: no peer; the first: {first}); the world size check's "
                         "lower bound leaves them out")
     ranks = ranks[(ranks >= 0) & (ranks <= MAX_RANK)]
@@ -1309,7 +1309,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         warnings.append(f"{path}: {joined:,} line(s) read as part of an earlier row (a line break inside a quoted "
                         "field: a quote left open?)")
     if junk:  # one line per file, counting what was dropped (a recoverable oddity)
-        warnings.append(f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
+        warnings.append(f"{path}: {sum(junk.values()):,} value(s) that are not numbers in column(s) "
                         f"{', '.join(junk)}; read as missing")
     if len(cols[usecols[0]]) == 0 and required:
         raise ProfileError(path, "no data rows")
@@ -1534,7 +1534,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
     if steps_read and step_col == "Step Id" and "Step ID" in cols:  # both spellings (joined from two exports?)
         differ = int(np.count_nonzero(_step_ids(cols["Step ID"].tolist(), path, []) != out["Step Id"]))
         if differ:
-            warnings.append(f"{path}: columns Step Id and Step ID disagree in {differ} row(s); Step Id is read "
+            warnings.append(f"{path}: columns Step Id and Step ID disagree in {differ:,} row(s); Step Id is read "
                             "(those rows' step is its value)")
     for col in KERNEL_TEXT_COLUMNS:
         if col in cols:
@@ -1581,10 +1581,10 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
         warnings.append(f"{path}: {n_bad:,} Start Time(us) value(s) are not numbers; those kernels are not matched "
                         "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
     if blank.any():  # no export writes one; unmatched, such a kernel moves to another category
-        warnings.append(f"{path}: {int(blank.sum())} Start Time(us) value(s) are empty; those kernels are not "
+        warnings.append(f"{path}: {int(blank.sum()):,} Start Time(us) value(s) are empty; those kernels are not "
                         "matched (to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
     if no_time.any():
-        warnings.append(f"{path}: {int(no_time.sum())} Start Time(us) value(s) are 0 or negative (no epoch time: a "
+        warnings.append(f"{path}: {int(no_time.sum()):,} Start Time(us) value(s) are 0 or negative (no epoch time: a "
                         "damaged cell?); kept as times, at which no event of an exported trace starts: those kernels "
                         "are not matched (to a launching operator, a device task's Input Shapes or C_CORE_SQE "
                         "tasks).")
@@ -1635,11 +1635,11 @@ def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
     mb = np.asarray(cells, dtype=np.float64)
     odd = (mb < 0) | (mb > MAX_RESERVED_BYTES / 2**20)
     if odd.any():
-        warnings.append(f"{path}: {int(odd.sum())} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage "
+        warnings.append(f"{path}: {int(odd.sum()):,} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage "
                         "leaves them out")
         cells = np.where(odd, np.nan, mb)
     elif len(mb) and np.isnan(mb).all():  # empty or N/A cells are read as missing without a word: every one is
-        warnings.append(f"{path}: none of its {len(mb)} Total Reserved(MB) value(s) is a number (empty or N/A "
+        warnings.append(f"{path}: none of its {len(mb):,} Total Reserved(MB) value(s) is a number (empty or N/A "
                         "cells); Mem Usage has no reading")
     if "Component" in got:
         return frame_of({"Total Reserved(MB)": cells, "Component": got["Component"]})
@@ -1688,7 +1688,7 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
             junk.append(f"{n:,} {col}")
         mask, first = _rounded_times(texts, read)
         if first:  # as a missing time (0), as junk below
-            rounded.append(f"{int(mask.sum())} {col}")
+            rounded.append(f"{int(mask.sum()):,} {col}")
             example = example or first
             times[mask] = 0
             read &= ~mask  # said here, not as no time below
@@ -1705,7 +1705,7 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
         warnings.append(f"{path}: {no_time:,} Allocation Time(us) value(s) are empty, N/A, 0 or negative (no time); "
                         "the memory comparison leaves those blocks out")
     if (unreleased := release_read & (release_ns < 0)).any():
-        warnings.append(f"{path}: {int(unreleased.sum())} Release Time(us) value(s) are negative; read as never "
+        warnings.append(f"{path}: {int(unreleased.sum()):,} Release Time(us) value(s) are negative; read as never "
                         "released")
         release_ns[unreleased] = 0
         for i in np.flatnonzero(unreleased).tolist():
@@ -1764,7 +1764,7 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     for col in times:
         no_time |= np.isnan(col_of(df, col, np.float64))
     if no_time.any():  # as a missing Count: a 0 us in the sheet, which without a word looks measured
-        warnings.append(f"{path}: {int(no_time.sum())} row(s) with a time that is no number (empty, N/A or text); "
+        warnings.append(f"{path}: {int(no_time.sum()):,} row(s) with a time that is no number (empty, N/A or text); "
                         "those times read as 0")
     for col in OP_STATISTIC_FLOATS:
         if col in df.columns:
@@ -1781,7 +1781,7 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     for col in times:
         neg |= col_of(df, col, np.float64) < 0
     if neg.any():  # a time below 0 is no time: the row's times read as 0, counted in one line
-        warnings.append(f"{path}: {int(neg.sum())} row(s) with a negative time; their times read as 0")
+        warnings.append(f"{path}: {int(neg.sum()):,} row(s) with a negative time; their times read as 0")
         for col in times:
             df.loc[neg, col] = 0.0
     df["Count"] = count.astype(np.int64)
@@ -1791,7 +1791,7 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     repeated = keys.duplicated()
     if repeated.any():
         first = keys[repeated].iloc[0].tolist()
-        warnings.append(f"{path}: {int(repeated.sum())} row(s) repeat the OP Type and Core Type of an earlier row "
+        warnings.append(f"{path}: {int(repeated.sum()):,} row(s) repeat the OP Type and Core Type of an earlier row "
                         f"(e.g. {first[0]!r}, {first[1]!r}); KernelTypeCompare reads the last row of each, as the "
                         "original does, and leaves the earlier ones out")
     return df

@@ -424,9 +424,9 @@ def memory_oddities(negative: np.ndarray, backwards: np.ndarray, size_name: str,
     DB loaders."""
     parts = []
     if negative.any():
-        parts.append(f"{int(negative.sum())} negative {size_name} value(s) read as 0")
+        parts.append(f"{int(negative.sum()):,} negative {size_name} value(s) read as 0")
     if huge is not None and huge.any():
-        parts.append(f"{int(huge.sum())} {size_name} value(s) over 1 PB read as 0")
+        parts.append(f"{int(huge.sum()):,} {size_name} value(s) over 1 PB read as 0")
     if backwards.any():
-        parts.append(f"{int(backwards.sum())} block(s) released before their allocation (duration read as 0)")
+        parts.append(f"{int(backwards.sum()):,} block(s) released before their allocation (duration read as 0)")
     return "; ".join(parts)
