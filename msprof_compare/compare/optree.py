@@ -863,10 +863,12 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
                             "such flows too)")
                 else:
                     hint = f" (it holds flows of category {named}: if those link ops to kernels, pass --gpu_flow_cat)"
-            elif not prof.is_gpu and prof.extra.get("renamed_flow_cats"):  # said by the loader's warning
+            elif not prof.is_gpu and prof.extra.get("renamed_flow_cats"):
+                # the loader's warning above counts those flows and says what they cost (set only where it was
+                # said): named here, not explained again ("... and are not read, so no op gets a kernel" said the
+                # loader's "so those tasks are linked to no operator" a second time)
                 named = ", ".join(repr(term_safe(c)) for c in prof.extra["renamed_flow_cats"][:3])
-                hint = (f" (its flows from ops to device tasks are of category {named}, not async_npu, and are not "
-                        "read, so no op gets a kernel)")
+                hint = f" (none of category async_npu: its flows of category {named} are counted above)"
             else:  # GPU or NPU alike: no option can help
                 hint = " (the trace holds no flow linking an op to its kernels, so no op gets a kernel)"
             log.warning("Can't find any flow event in the file: %s%s", prof.path, hint)
