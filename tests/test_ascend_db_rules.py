@@ -221,6 +221,19 @@ def test_step_row_starting_at_zero_is_no_step(tmp_path: Path, start: int) -> Non
         load_profile(str(db), OPTS, step=51)
 
 
+def test_step_notes_name_a_few_ids_of_many(tmp_path: Path) -> None:
+    """Twelve STEP_TIME rows starting at 0 (ids 51 to 62, each ending where step 50 ends; synthetic, added to the
+    excerpt): the note named every id, one id a row of a damaged table; it names the first 8 and the count now, as
+    other notes name a few of many ("... (12 in all)"). Step 50 loads as before."""
+    _, e50 = STEP
+    db = _db(tmp_path, *(f"INSERT INTO STEP_TIME VALUES ({i}, 0, {e50})" for i in range(51, 63)))
+    p = load_profile(str(db), OPTS, step=50)
+    assert [w for w in p.warnings if "STEP_TIME" in w] == [
+        f"{db}: STEP_TIME step(s) 51, 52, 53, 54, 55, 56, 57, 58, ... (12 in all) last over a week (a startNs of 0, "
+        "or another damaged time?); they are no steps"]
+    assert p.extra["steps"]["id"].tolist() == [50]
+
+
 def _step_end_at(tmp_path: Path, end: int) -> Path:
     return _db(tmp_path, f"UPDATE STEP_TIME SET endNs = {end} WHERE id = 50")
 

@@ -81,7 +81,7 @@ from ..model import (
     zero_readings_text,
 )
 from ..options import Options
-from ..textsafe import and_list, short_repr
+from ..textsafe import and_list, short_list, short_repr
 from ..units import MAX_RANK
 from . import traceio
 from .numparse import (
@@ -610,6 +610,16 @@ class _Db:
 # ---------------------------------------------------------------------- steps
 
 
+#: How many step ids a STEP_TIME note names before "... (N in all)".
+_STEPS_NAMED = 8
+
+
+def _step_list(ids: np.ndarray) -> str:
+    """Step ids as a STEP_TIME note names them, the first ``_STEPS_NAMED`` then the count: a table of thousands of
+    damaged rows (every startNs 0) made one line of every id."""
+    return short_list(ids.tolist(), _STEPS_NAMED, escape=False)
+
+
 def _steps(db: _Db) -> pd.DataFrame:
     if not db.has("STEP_TIME"):
         return pd.DataFrame({"id": np.zeros(0, np.int64), "start": np.zeros(0, np.int64), "end": np.zeros(0, np.int64)})
@@ -623,17 +633,17 @@ def _steps(db: _Db) -> pd.DataFrame:
     # every task before its end, unsaid): startNs 0 of an export in epoch ns. Synthetic exports timed from 0 keep
     # their steps; the difference of two int64 values is taken in Python ints (no wrap)
     if (long := np.array([e - s > MAX_DURATION_NS for s, e in a[:, 1:].tolist()], dtype=bool)).any():
-        db.notes.append(f"STEP_TIME step(s) {', '.join(str(i) for i in a[long, 0].tolist())} last over a week (a "
+        db.notes.append(f"STEP_TIME step(s) {_step_list(a[long, 0])} last over a week (a "
                         "startNs of 0, or another damaged time?); they are no steps")
         a = a[~long]
     ids, first, counts = np.unique(a[:, 0], return_index=True, return_counts=True)
     if (counts > 1).any():
-        db.notes.append(f"STEP_TIME holds step(s) {', '.join(str(i) for i in ids[counts > 1].tolist())} more than "
+        db.notes.append(f"STEP_TIME holds step(s) {_step_list(ids[counts > 1])} more than "
                         "once; the first row of each is used")
         a = a[np.sort(first)]  # for the step range and for placing tasks in steps alike
     inverted = a[:, 2] < a[:, 1]
     if inverted.any():  # asked for, such a step is refused (_step_range); otherwise it holds no task
-        db.notes.append(f"STEP_TIME step(s) {', '.join(str(i) for i in a[inverted, 0].tolist())} end before they "
+        db.notes.append(f"STEP_TIME step(s) {_step_list(a[inverted, 0])} end before they "
                         "start; no data lies in them")
     sound = a[~inverted]
     sound = sound[np.argsort(sound[:, 1], kind="stable")]
