@@ -148,6 +148,18 @@ def _output_as_typed(shown: str) -> Callable[[str], str]:
 # --------------------------------------------------------------------------- typer command
 
 
+def _why_no_int(text: str) -> str:
+    """Why an integer option's text is no integer, the same on both faces: " (digits 0-9 only)" for what
+    ``options.strict_int`` refuses (digit separators, other scripts' digits), " (5,000 digits)" past ``int()``'s
+    4,300-digit limit (the text itself is quoted cut: ``short_repr``), else ""."""
+    from .options import plain_number_text
+
+    if not plain_number_text(text):
+        return " (digits 0-9 only)"
+    digits = text.strip().lstrip("+-")  # ASCII: plain_number_text
+    return f" ({len(digits):,} digits)" if digits.isdigit() else ""
+
+
 def _cli_int(text: str) -> int:
     """An integer option's text as click's int type reads it, without the digit separators and other scripts'
     digits that ``int()`` takes (``options.strict_int``): "1_0" is refused, not read as 10."""
@@ -155,26 +167,20 @@ def _cli_int(text: str) -> int:
 
     try:
         return strict_int(text)
-    except ValueError as exc:
-        why = " (digits 0-9 only)" if "digits 0-9" in str(exc) else ""
-        if "digits 0-9" not in str(exc) and text.strip().lstrip("+-").isdigit():  # past int()'s 4,300 digits
-            why = f" ({len(text.strip().lstrip('+-')):,} digits)"
-        raise typer.BadParameter(f"{short_repr(text)} is not a valid int{why}.") from None
+    except ValueError:
+        raise typer.BadParameter(f"{short_repr(text)} is not a valid int{_why_no_int(text)}.") from None
 
 
 def _script_int(text: str) -> int:
     """``type=`` of the script's integer options: argparse's "invalid int value: '1_0'", with the reason, for
-    what ``options.strict_int`` refuses, as for any other text that is no integer."""
-    from .options import plain_number_text
+    what ``options.strict_int`` refuses, as for any other text that is no integer (argparse's own message quoted
+    the text whole, a 5,000-digit one too)."""
+    from .options import strict_int
 
-    if not plain_number_text(text):
-        raise argparse.ArgumentTypeError(f"invalid int value: {short_repr(text)} (digits 0-9 only)")
     try:
-        return int(text)
-    except ValueError:  # argparse's own message quotes the text whole (a 5,000-digit one too)
-        digits = text.strip().lstrip("+-")
-        why = f" ({len(digits):,} digits)" if digits.isdigit() else ""
-        raise argparse.ArgumentTypeError(f"invalid int value: {short_repr(text)}{why}") from None
+        return strict_int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {short_repr(text)}{_why_no_int(text)}") from None
 
 
 _script_int.__name__ = "int"  # argparse names the type by it: "argument --max_kernel_num: invalid int value: ..."
