@@ -379,12 +379,13 @@ def _in_parts(row: dict[str, Any], lead: str, items: list[str]) -> dict[str, Any
     if len(items) > 1:
         row[LOG_PARTS] = (lead, items)
     return row
+
+
 _EXPORT_KINDS = {"ascend_db": "db", "ascend_text": "text"}
-#: The "NPU export kind" note's Detail: this lead, then its figures joined by ``EXPORT_PART_SEP``; the log shows
-#: each figure on a line of its own (up to seven, ~1,500 characters on one line before).
+#: The "NPU export kind" note's Detail: this lead, then its figures joined by "; "; the log shows each figure on a
+#: line of its own (``LOG_PARTS``; up to seven, ~1,500 characters on one line before).
 EXPORT_LEAD = ("the two kinds define these figures differently (the original's rules), so their difference is partly "
                "the export's, not the job's: ")
-EXPORT_PART_SEP = "; "
 
 
 def _operator_sheets(ctx: RunContext) -> bool:
@@ -464,7 +465,9 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
                          "(hcom_*), which a DB export's compute tasks do not hold")
     if not parts:
         return None
-    return _guard(EXPORT_CHECK, False, eb, ec, EXPORT_LEAD + EXPORT_PART_SEP.join(parts))
+    row = _guard(EXPORT_CHECK, False, eb, ec, EXPORT_LEAD + "; ".join(parts))
+    row[LOG_PARTS] = (EXPORT_LEAD[:-2], parts)  # a block even of one figure, whose lead says what the figures are
+    return row
 
 
 def _why_no_categories(p: Profile) -> str:
@@ -1352,12 +1355,7 @@ def log_guards(frame: pd.DataFrame) -> None:
         if status != "note":
             continue
         parts = frame.attrs.get(LOG_PARTS, {}).get(check)
-        if check == EXPORT_CHECK and detail.startswith(EXPORT_LEAD):  # a line per figure
-            log.warning("%s (base %s, comparison %s): %s:", NOTE_CHECKS[check], shown(b), shown(c),
-                        EXPORT_LEAD[:-2])
-            for part in detail[len(EXPORT_LEAD):].split(EXPORT_PART_SEP):
-                log.warning("  - %s", part)
-        elif parts:  # a line per part (``LOG_PARTS``)
+        if parts:  # a line per part (``LOG_PARTS``): the export kind's figures, a side's figures, ...
             lead, items = parts
             log.warning("%s (base %s, comparison %s)%s:", NOTE_CHECKS[check], _shown_against(check, b),
                         _shown_against(check, c), f": {lead}" if lead else "")
