@@ -171,3 +171,18 @@ def test_trace_view_device_tasks_written_again_are_counted_with_separators(tmp_p
     warnings = load_profile(str(out), build_options(enable_profiling_compare=True)[0]).warnings
     assert [w.split(" (same")[0] for w in warnings if "repeat an earlier one" in w] == [
         f"{trace}: 1,670 device task(s) on the Ascend Hardware / HCCL lanes repeat an earlier one"]
+
+
+def test_step_cut_line_counts_carry_separators() -> None:
+    """The step-cut warning of CommunicationCompare (``communication.step_cut_line``) wrote '1500 task(s)' where
+    the loaders write '1,500': its counts (tasks and ops before the step, after its end) given here, the line
+    written by hand."""
+    from msprof_compare.compare.communication import step_cut_line
+    from msprof_compare.model import Profile
+
+    p = Profile(path="run", kind="NPU", source="ascend_db")
+    assert step_cut_line(p, (1_001, 1_500, 2_000, 12_345)) == (
+        "run: the step's bounds cut communication ops from their tasks: 1,500 task(s) inside the step of 1,001 "
+        "communication op(s) that start before it are left out, as those ops are; 12,345 task(s) after the step's "
+        "end of 2,000 op(s) that start in it are left out, while those ops' rows count their whole time "
+        "(CommunicationCompare counts an op and each task in the step its start lies in, as the original)")

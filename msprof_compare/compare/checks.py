@@ -441,7 +441,7 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
         odd = text_bd.no_pmu_kernels
         if odd.count and not text_bd.hide_op_details:
             parts.append(f"Computing Time's Number and categories: the {text_side} side's kernel_details.csv has "
-                         f"{odd.count} kernel(s) without PMU values (N/A), {_ms(odd.ns)} ms, which a text "
+                         f"{odd.count:,} kernel(s) without PMU values (N/A), {_ms(odd.ns)} ms, which a text "
                          "export leaves to Other and a DB export categorises")
         if db_bd.groups and text_bd.groups:
             if db_bd.wait_ns or text_bd.wait_ns:  # both 0 (level 0: no Notify_Wait task either side) is no split
@@ -461,7 +461,7 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
     if opts.enable_kernel_compare and not opts.use_kernel_type:
         n = _hccl_kernel_rows(text)
         if n:
-            parts.append(f"KernelCompare: the {text_side} side's kernel_details.csv lists {n} HCCL op(s) "
+            parts.append(f"KernelCompare: the {text_side} side's kernel_details.csv lists {n:,} HCCL op(s) "
                          "(hcom_*), which a DB export's compute tasks do not hold")
     if not parts:
         return None

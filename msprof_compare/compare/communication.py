@@ -469,10 +469,10 @@ def step_cut_line(profile: Profile, cut: tuple[int, int, int, int]) -> str | Non
     n_pre, t_pre, n_post, t_post = cut
     parts = []
     if t_pre:
-        parts.append(f"{t_pre} task(s) inside the step of {n_pre} communication op(s) that start before it are "
+        parts.append(f"{t_pre:,} task(s) inside the step of {n_pre:,} communication op(s) that start before it are "
                      "left out, as those ops are")
     if t_post:
-        parts.append(f"{t_post} task(s) after the step's end of {n_post} op(s) that start in it are left out, "
+        parts.append(f"{t_post:,} task(s) after the step's end of {n_post:,} op(s) that start in it are left out, "
                      "while those ops' rows count their whole time")
     if not parts:
         return None
