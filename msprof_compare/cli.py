@@ -484,7 +484,9 @@ class _ScriptParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         given = {t.split("=", 1)[0] for t in message.split()[2:]}  # "--profiling_path=x" is that flag too
         typed = getattr(self, "given", [])
-        word = typed[:1] == ["compare"]
+        # the word, not a base folder of that name in the working directory (then the paths it gave were read as
+        # typed, and "leave out 'compare'" would send the user away from their base)
+        word = typed[:1] == ["compare"] and not os.path.exists("compare")
         if word and _PATH_FLAGS.intersection(t.split("=", 1)[0] for t in typed) and (
                 message.startswith(("unrecognized arguments:", "the following arguments are required:"))):
             # msprof-analyze's whole command line ("compare -d C -bp B"): the -d / -bp hint alone left the word in,

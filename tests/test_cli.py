@@ -1557,6 +1557,23 @@ def test_script_given_the_compare_word_says_it_has_no_sub_command(capsys: pytest
                         "performance_compare.py BASE COMPARISON [options] (see 'performance_compare.py --help')"), line
 
 
+def test_script_base_folder_named_compare_gets_no_sub_command_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture) -> None:
+    """A base folder named ``compare`` in the working directory is a path, not msprof-analyze's word: an unknown flag
+    after it (``performance_compare.py compare b --bogus``) read "leave out 'compare'", which would drop the base.
+    The same command line without such a folder keeps the hint."""
+    monkeypatch.chdir(tmp_path)
+    parser = cli.build_script_parser()
+    for folder, hinted in ((False, True), (True, False)):
+        if folder:
+            (tmp_path / "compare").mkdir()
+        with pytest.raises(SystemExit):
+            parser.parse_args(["compare", "b", "--bogus"])
+        line = assert_one_error(capsys.readouterr().err)
+        assert line.startswith("error: unrecognized arguments: --bogus")
+        assert ("leave out 'compare'" in line) is hinted, line
+
+
 def test_cli_given_the_script_paths_says_where_paths_go(capsys: pytest.CaptureFixture) -> None:
     """`msprof-compare BASE COMPARISON` (the script's command line) read only "Missing option '--profiling_path'",
     as click reports the missing option before the extra arguments: the reverse of the script's hint above. A
