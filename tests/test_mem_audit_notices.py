@@ -107,3 +107,29 @@ def test_addr_less_warning_counts_a_dropped_allocation_and_stays_quiet_with_addr
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         memory._addr_less_pairing(p := side([7, 8, 9, 9, 10]), memory.gpu_records(p))
     assert caplog.messages == []
+
+
+def test_addr_less_counts_of_thousands_carry_separators(tmp_path, caplog):
+    """kineto's tb_plugin resnet50 traces (``../shared/samples``, PROVENANCE.md; skipped without them), PyTorch
+    1.8 [memory] events without Addr: thousands of allocations each, which the warning wrote as "4140" beside the
+    loaders' "1,024". The counts come from the plain-Python pairing above, over the decompressed traces."""
+    import gzip
+
+    root = Path(__file__).resolve().parents[2] / "shared" / "samples" / "kineto" / "tb_plugin" / "samples"
+    gz = [root / "resnet50_num_workers_4" / "worker0.1623212756351.pt.trace.json.gz",
+          root / "resnet50_num_workers_0" / "worker0.1623143566756.pt.trace.json.gz"]
+    if not all(p.is_file() for p in gz):
+        pytest.skip("the shared samples are absent")
+    expected = []
+    for p in gz:
+        plain = tmp_path / p.name.removesuffix(".gz")
+        plain.write_bytes(gzip.decompress(p.read_bytes()))
+        allocs, released, unreleased, dropped, dropped_mb = _addr_less_counts(plain)
+        assert allocs >= 1000
+        expected.append(f"{p}: its [memory] events carry no Addr, so each free pairs only with the allocation just "
+                        f"before it: of {allocs:,} device allocations {released:,} are released, {unreleased:,} have "
+                        f"no release (Allocated Duration counts them as 0) and {dropped:,} ({dropped_mb:.2f} MB) are "
+                        "left out of Allocated Memory (a free of another size came next)")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(gz[0]), str(gz[1]), enable_memory_compare=True)
+    assert [m for _, m in _memory_lines(caplog) if "carry no Addr" in m] == expected

@@ -352,9 +352,9 @@ def _note_unnamed(profile: Profile, ops: Events, named: np.ndarray) -> None:
     collectives' rows beside it lack that time."""
     left = ~named  # only NCCL / RCCL kernels can be left unnamed: the others are named by their mask word
     if left.any() and named.any():
-        log.info("%s: %d of %d collective kernels (%.3f ms) name no collective (no Collective name recorded for "
+        log.info("%s: %s of %s collective kernels (%.3f ms) name no collective (no Collective name recorded for "
                  "their launch, e.g. launched before the profile began): their row %s may hold any collective",
-                 profile.path, int(left.sum()), len(left), ms3(int(ops["dur"][left].sum())),
+                 profile.path, f"{int(left.sum()):,}", f"{len(left):,}", ms3(int(ops["dur"][left].sum())),
                  ", ".join(sorted({str(f) for f in ops["family"][left]})))
 
 
@@ -573,14 +573,14 @@ def build(ctx: RunContext) -> list[Sheet]:
         why = "" if not n_out else (_db_op_types(p, rng) if p.source == "ascend_db"
                                     else "names without a '_' (a family is a name's first '_' piece)")
         if d and n_out:  # some ops left out: the op rows fall short of OverallMetrics by their time
-            log.warning("%s: %d of its %d communication op(s) (%.3f ms) have %s, so CommunicationCompare leaves them "
-                        "out of its op rows (OverallMetrics and the waterfall count their time)", p.path, n_out,
-                        total, ms3(ns_out), why)
+            log.warning("%s: %s of its %s communication op(s) (%.3f ms) have %s, so CommunicationCompare leaves them "
+                        "out of its op rows (OverallMetrics and the waterfall count their time)", p.path,
+                        f"{n_out:,}", f"{total:,}", ms3(ns_out), why)
         if not d:
             if n_out:  # "can't find any" would contradict OverallMetrics, which counts their time
                 counted = " (OverallMetrics counts their time)" if ctx.options.enable_profiling_compare else ""
-                log.warning("%s: its %d communication op(s) have %s, so CommunicationCompare has no family to "
-                            "group them by and no row for this side%s", p.path, n_out, why, counted)
+                log.warning("%s: its %s communication op(s) have %s, so CommunicationCompare has no family to "
+                            "group them by and no row for this side%s", p.path, f"{n_out:,}", why, counted)
             else:
                 log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s", p.path)
         data.append(d)

@@ -115,8 +115,8 @@ def _group_columns(profile: Profile, step: int = -1) -> dict[str, Any] | None:
     raw_dur = _number(kd["Duration(us)"])[rows]
     missing = int(np.isnan(raw_dur).sum())
     if missing:  # as the original, but said: such a kernel lowers the Avg and Min of its group
-        log.warning("%s: %d kernel(s) of a valid Type have no Duration(us) in kernel_details.csv; KernelCompare "
-                    "counts each as a call of 0 us.", profile.path, missing)
+        log.warning("%s: %s kernel(s) of a valid Type have no Duration(us) in kernel_details.csv; KernelCompare "
+                    "counts each as a call of 0 us.", profile.path, f"{missing:,}")
     dur = np.nan_to_num(raw_dur)
     # types and (type, shape) pairs numbered in first-appearance order among the kept rows
     t_rank, _ = pd.factorize(t_codes[rows])

@@ -427,9 +427,10 @@ def _addr_less_pairing(profile: Profile, rec: pd.DataFrame) -> None:
     if dropped or open_:
         dropped_mb = (int(size[size > 0].sum()) / 1024 - float(np.asarray(rec["size_kb"], float).sum())) / 1024
         log.warning("%s: its [memory] events carry no Addr, so each free pairs only with the allocation just "
-                    "before it: of %d device allocations %d are released, %d have no release (Allocated Duration "
-                    "counts them as 0) and %d (%.2f MB) are left out of Allocated Memory (a free of another size "
-                    "came next)", profile.path, allocs, released, open_, dropped, dropped_mb)
+                    "before it: of %s device allocations %s are released, %s have no release (Allocated Duration "
+                    "counts them as 0) and %s (%.2f MB) are left out of Allocated Memory (a free of another size "
+                    "came next)", profile.path, f"{allocs:,}", f"{released:,}", f"{open_:,}", f"{dropped:,}",
+                    dropped_mb)
 
 
 def _sheets(ctx: RunContext, pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[Sheet]:

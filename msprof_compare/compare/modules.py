@@ -644,12 +644,12 @@ def _say_no_module_in_step(profile: Profile, view: Profile, step: int, rng: tupl
         return
     ts = col_of(pf, "ts", np.int64)[is_mod]
     before = int((ts < rng[0]).sum())
-    where = (f"{before} start before it" if before == len(ts) else
-             f"{len(ts) - before} start after it" if not before else
-             f"{before} start before it, {len(ts) - before} after it")
-    log.warning("%s: none of its %d nn.Module events starts in step %d (%s), so it has no module for the module "
+    where = (f"{before:,} start before it" if before == len(ts) else
+             f"{len(ts) - before:,} start after it" if not before else
+             f"{before:,} start before it, {len(ts) - before:,} after it")
+    log.warning("%s: none of its %s nn.Module events starts in step %d (%s), so it has no module for the module "
                 "sheets (ModuleCompare, ModuleCompareStatistic): a module counts in the step its start lies in",
-                profile.path, len(ts), step, where)
+                profile.path, f"{len(ts):,}", step, where)
 
 
 def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:

@@ -470,8 +470,8 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
     nrows = len(sheet)
     limit = MAX_ROWS - HEADER_ROWS
     if nrows > limit:
-        log.warning("Sheet %s has %d rows; Excel holds at most %d, the rest are not written.",
-                    sheet.name, nrows, limit)
+        log.warning("Sheet %s has %s rows; Excel holds at most %s, the rest are not written.",
+                    sheet.name, f"{nrows:,}", f"{limit:,}")
         nrows = limit
     if FAST_WRITER and any(c.header in LINES_HEADERS for c in columns):
         ws.one_line_rows = range(HEADER_ROWS, HEADER_ROWS + nrows)
