@@ -208,7 +208,12 @@ def _step_apis(view: Path, step: int) -> dict[str, list[int]]:
         node = {"name": name, "dur": int(dur * 1000), "end": ts + dur, "kids": []}
         cur["kids"].append(node)
         up[id(node)], cur = cur, node
-    queue = [k for top in root["kids"] if top["name"] == f"ProfilerStep#{step}" for k in top["kids"]]
+    return _api_tally([k for top in root["kids"] if top["name"] == f"ProfilerStep#{step}" for k in top["kids"]])
+
+
+def _api_tally(queue: list[dict]) -> dict[str, list[int]]:
+    """Per API name of the nodes in ``queue`` and below them: [total ns, self ns (its children's time taken out),
+    calls]."""
     out: dict[str, list[int]] = {}
     for node in queue:  # the list grows as it is walked: breadth-first
         row = out.setdefault(node["name"], [0, 0, 0])
@@ -718,15 +723,7 @@ def _db_step_apis(db: Path, step: int) -> dict[str, list[int]]:
         node = {"name": name, "dur": end - start, "end": end, "kids": []}
         cur["kids"].append(node)
         up[id(node)], cur = cur, node
-    queue = [k for t in root["kids"] for k in (t["kids"] if t["name"].startswith("ProfilerStep#") else [t])]
-    out: dict[str, list[int]] = {}
-    for node in queue:
-        row = out.setdefault(node["name"], [0, 0, 0])
-        row[0] += node["dur"]
-        row[1] += node["dur"] - sum(k["dur"] for k in node["kids"])
-        row[2] += 1
-        queue += node["kids"]
-    return out
+    return _api_tally([k for t in root["kids"] for k in (t["kids"] if t["name"].startswith("ProfilerStep#") else [t])])
 
 
 @pytest.mark.parametrize("base_step", [50, 51])
