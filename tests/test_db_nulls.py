@@ -465,6 +465,38 @@ def test_rows_of_a_type_stored_as_text_are_read_or_said(tmp_path: Path) -> None:
     assert len(p.ops) == len(clean.ops) and len(p.python_functions) == len(clean.python_functions)
 
 
+def test_digits_text_of_a_kind_not_read_is_left_out_without_the_enum(tmp_path: Path) -> None:
+    """Without ENUM_API_TYPE (msprof's default ids read), digits text of a kind not read stayed among the rows read
+    (the unknown-kind filter ran only with the table): three op rows typed '7' with globalTid -5 (synthetic) were
+    said as negative globalTids, and the 318 queue rows typed '50002' (SQL) were read with the memory compare off.
+    Both now go as the same rows typed by integer do: the same ops, Python frames and queue (none), no warning."""
+    cols = ("startNs, endNs, globalTid, connectionId, name, sequenceNumber, fwdThreadId, inputDtypes, inputShapes, "
+            "callchainId, type, depth")
+    ops3 = "SELECT rowid FROM PYTORCH_API WHERE type = 50001 ORDER BY rowid LIMIT 3"
+
+    def copy(name: str, seven: str, queue: str) -> Path:
+        return _db(tmp_path / name, "DROP TABLE ENUM_API_TYPE",
+                   "CREATE TABLE P2 (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+                   "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, "
+                   "callchainId INTEGER, type, depth INTEGER)",
+                   f"INSERT INTO P2 SELECT {cols} FROM PYTORCH_API ORDER BY rowid",
+                   "DROP TABLE PYTORCH_API", "ALTER TABLE P2 RENAME TO PYTORCH_API",
+                   f"UPDATE PYTORCH_API SET type = {seven}, globalTid = -5 WHERE rowid IN ({ops3})",
+                   f"UPDATE PYTORCH_API SET type = {queue} WHERE type = 50002")
+
+    text, integer = copy("text", "'7'", "'50002'"), copy("int", "7", "50002")
+    assert sql(text, "SELECT count(*) FROM PYTORCH_API WHERE typeof(type) = 'text'") == [(321,)]
+    assert sql(integer, "SELECT count(*) FROM PYTORCH_API WHERE typeof(type) = 'text'") == [(0,)]
+    (ops,), = sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50001")
+    (trace,), = sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50003")
+    opts = build_options(enable_operator_compare=True)[0]  # the memory compare off: queue rows are not read
+    p, q = load_profile(str(text), opts), load_profile(str(integer), opts)
+    assert p.warnings == [] and q.warnings == []
+    assert len(p.ops) == len(q.ops) == ops - 3 and len(p.python_functions) == len(q.python_functions) == trace
+    assert len(p.queue) == len(q.queue) == 0
+    pd.testing.assert_frame_equal(p.ops, q.ops)
+
+
 def test_a_few_rows_of_no_type_beside_ops_are_said(tmp_path: Path) -> None:
     """Three op rows and two Python rows of the excerpt typed NULL beside the others: those five are left out
     (three ops fewer, two Python frames fewer than the clean load) and said with their count. They were dropped
