@@ -127,6 +127,33 @@ def test_db_task_ending_at_int64_max(tmp_path: Path) -> None:
     assert 0 < bp.e2e_ns < 10**9  # the excerpt spans well under a second (7.5e12 ms before)
 
 
+def test_db_step_task_of_a_damaged_start_is_said(tmp_path: Path) -> None:
+    """--base_step: a step's tasks go by start, so a kernel of step 50 whose startNs is damaged (int64's greatest;
+    0) left the step without a word, where the run over every step counts it (0 long, said). The two are said now
+    (counted apart from a task that starts, soundly, 1 us before the step and ends in it): the step keeps the
+    excerpt's 187 compute tasks of step 50 (SQL) less those two, and the whole run says nothing of a step."""
+    l1 = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    step = "SELECT startNs FROM STEP_TIME WHERE id = 50"
+    kernel = ("SELECT t.globalTaskId FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId) WHERE t.startNs "
+              f"BETWEEN ({step}) AND (SELECT endNs FROM STEP_TIME WHERE id = 50) ORDER BY t.startNs LIMIT 1 OFFSET ")
+    (tmp_path / "a").mkdir()
+    db = edited_copy(l1, tmp_path / "a" / l1.name,
+                     f"UPDATE TASK SET startNs = 9223372036854775807 WHERE globalTaskId = ({kernel}5)",
+                     f"UPDATE TASK SET startNs = 0 WHERE globalTaskId = ({kernel}9)",
+                     f"UPDATE TASK SET startNs = ({step}) - 1000 WHERE globalTaskId = ({kernel}0)")
+    (n,), = sql(l1, f"SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId) WHERE t.startNs "
+                    f"BETWEEN ({step}) AND (SELECT endNs FROM STEP_TIME WHERE id = 50)")
+    assert n == 187
+    assert sql(db, f"SELECT count(*) FROM TASK WHERE startNs BETWEEN 1 AND ({step}) - 1 AND endNs > ({step})") == [(1,)]
+    said = (f"{db}: 2 TASK row(s) end in the step but start outside it at a damaged time (after their end, or over "
+            "a week before it); they are left out of the step, where a run over every step counts them (0 long)")
+    p = load_profile(str(db), OPTS, 50)
+    assert len(p.kernels) == n - 3 and said in p.warnings
+    assert not [w for w in load_profile(str(l1), OPTS, 50).warnings if "TASK row(s)" in w]
+    whole = load_profile(str(db), OPTS)
+    assert not [w for w in whole.warnings if "in the step" in w] and len(whole.kernels) == n
+
+
 def test_db_durations_bound_and_int64_wrap() -> None:
     """``_Db.durations``: negative and over-a-week durations read as 0, counted per table; an end - start that
     wraps int64 is over the bound, not a negative (or tiny) duration."""
