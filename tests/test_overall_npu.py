@@ -3,6 +3,7 @@ with the original's outputs (reference-outputs pairs 1, 2, 4, 8, 8b, 9d)."""
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 import math
@@ -18,6 +19,7 @@ from xlsxutil import read_xlsx
 
 from msprof_compare import compare
 from msprof_compare.compare import breakdown_npu as B
+from msprof_compare.compare import checks
 from msprof_compare.compare.breakdown import BUCKETS
 from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame
@@ -652,6 +654,35 @@ def test_level0_reports_missing_rows(samples, caplog):
     p.extra.pop("aic_metrics")
     assert any(m.endswith("has no PMU columns (Level0 export or aic_metrics other than PipeUtilization)")
                for m in B.npu_breakdown(p, OPTS).missing)
+
+
+def test_level1_export_that_lost_its_pmu_columns_says_so(samples, tmp_path):
+    """profiler_info_0.json of the level-1 sample says Level1 with ACL_AICORE_PIPE_UTILIZATION, which records PMU
+    columns; with kernel_details.csv cut after Context ID (its 21 first columns, raw CSV) the line guessed "Level0
+    export or aic_metrics other than PipeUtilization", which profiler_info contradicts. It now says the settings
+    and that the export lost the columns, as does the category check's reason."""
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    if not src.exists():
+        pytest.skip("level1 sample absent")
+    info = json.loads((src / "profiler_info_0.json").read_text())["config"]["experimental_config"]
+    assert (info["_profiler_level"], info["_aic_metrics"]) == ("Level1", "ACL_AICORE_PIPE_UTILIZATION")
+    base = shutil.copytree(src, tmp_path / "rank0_ascend_pt")
+    kd = base / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    with open(src / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    keep = rows[0].index("Context ID") + 1
+    assert keep == 21 and "aicore_time(us)" in rows[0][keep:]
+    with open(kd, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(r[:keep] for r in rows)
+    p = load_profile(str(base), OPTS)
+    why = ("profiler_info.json says Level1 with aic_metrics ACL_AICORE_PIPE_UTILIZATION, which records them: the "
+           "export lost them after it was written")
+    assert f"{base}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: " \
+        f"kernel_details.csv has no PMU columns ({why})" in B.npu_breakdown(p, OPTS).missing
+    assert checks._why_no_categories(p) == f"its kernel_details.csv has no PMU counters ({why})"
+    p.extra["aic_metrics"] = "ACL_AICORE_MEMORY"  # other metrics: named, as before
+    assert checks._why_no_categories(p) == ("its kernel_details.csv has no PMU counters (recorded with aic_metrics "
+                                            "ACL_AICORE_MEMORY: PipeUtilization records them)")
 
 
 def test_level0_without_categories_is_said_once(samples, caplog):

@@ -154,12 +154,16 @@ def no_pmu_why(profile: Profile, guess: str = NO_PMU_GUESS) -> str:
     """Why an export holds no PMU figures (a text export's kernel_details.csv without PMU columns, a DB export's
     absent or empty TASK_PMU_INFO), from profiler_info.json where it says (the level, the AI Core metrics), with
     how to record them; ``guess`` where it does not. A Level0 export's line guessed "Level0 export or aic_metrics
-    other than PipeUtilization" beside the profiler_info.json that said Level0."""
+    other than PipeUtilization" beside the profiler_info.json that said Level0, and beside one that said Level1
+    with PipeUtilization, where the file had lost its PMU columns."""
     level, metrics = profile.extra.get("profiler_level"), profile.extra.get("aic_metrics")
     if level == "Level0":
         return "a Level0 export records none: Level1 or Level2 with aic_metrics PipeUtilization does"
     if isinstance(metrics, str) and "PIPE" not in metrics.upper():  # ACL_AICORE_PIPE_UTILIZATION, PipeUtilization
         return f"recorded with aic_metrics {metrics}: PipeUtilization records them"
+    if level in ("Level1", "Level2") and isinstance(metrics, str):  # the guess contradicted profiler_info.json
+        return (f"profiler_info.json says {level} with aic_metrics {metrics}, which records them: the export lost "
+                "them after it was written")
     return guess
 
 

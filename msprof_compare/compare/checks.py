@@ -36,7 +36,7 @@ from ..model import (
 from ..textsafe import and_list, short_repr
 from ..units import MAX_RANK
 from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
-from .breakdown_npu import has_pmu, hccl_op_rows
+from .breakdown_npu import has_pmu, hccl_op_rows, no_pmu_why
 from .kernels import any_typed, kernel_types_whole
 from .optree import Unlinked, built_tree, no_ops_reason, shape_key, unlinked_kernels
 from .overall import breakdown_keywords, find_breakdowns
@@ -482,7 +482,8 @@ def _why_no_categories(p: Profile) -> str:
         if p.extra.get("profiler_level") == "Level0" or not any_typed(kd):
             return "a Level0 export: no kernel types or PMU counters"
         if not has_pmu(kd):
-            return "its kernel_details.csv has no PMU counters (aic_metrics other than PipeUtilization)"
+            why = no_pmu_why(p, "aic_metrics other than PipeUtilization")  # profiler_info.json's settings, if said
+            return f"its kernel_details.csv has no PMU counters ({why})"
     return "its kernels carry no type or counter of a category"
 
 
