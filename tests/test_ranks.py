@@ -311,12 +311,15 @@ def test_db_meta_data_rank_must_agree(capsys, tmp_path):
 @pytest.mark.parametrize(("args", "refused"), [
     ('{"rank": 2}', True), ('{"rank": 99999999999999999999}', True),  # any other rank id, as the text side
     ('{"rank": ' + "9" * 100 + "}", True),  # quoted cut to 40 characters (textsafe.short_repr), as other values
-    ('{"rank": 1}', False), ('{"rank": -1}', False), ('{"rank": true}', False), ('{"rank": "2"}', False),
+    # its ASCII digits as text, as world_size is read: a rank "0" in rank 1's folder passed unchecked
+    ('{"rank": "2"}', True), ('{"rank": "0"}', True), ('{"rank": "01"}', False),
+    ('{"rank": 1}', False), ('{"rank": -1}', False), ('{"rank": true}', False), ('{"rank": "-2"}', False),
+    ('{"rank": " 2"}', False), ('{"rank": "\u00b2"}', False), ('{"rank": "2.0"}', False),
     ('{"rank": 2.0}', False), ('{"rank": null}', False), ('{"world_size": 2}', False), ('[2]', False),
     ('{"rank": 2', False)])  # no JSON: a text, as a malformed profiler_metadata.json is read as absent
 def test_db_meta_data_rank_by_the_text_side_rule(tmp_path, args, refused):
-    """Which distributed_args values are rank ids to check is the text side's rule: an integer from 0 (a bool, a
-    number written as text or with a fraction, a negative one are not compared)."""
+    """Which distributed_args values are rank ids to check is the text side's rule: an integer from 0 or its ASCII
+    digits as text (a bool, a number with a fraction or a sign, other text, a negative one are not compared)."""
     from msprof_compare.loaders import load_profile
     from msprof_compare.loaders.ranks import check_db_rank
 
@@ -324,7 +327,7 @@ def test_db_meta_data_rank_by_the_text_side_rule(tmp_path, args, refused):
     (text / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
     shutil.copy(TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json", text)
     (text / "profiler_metadata.json").write_text(f'{{"distributed_args": {args}}}')
-    value = args[len('{"rank": '):-1]
+    value = args[len('{"rank": '):-1].strip('"')  # a rank written as text is named as the integer it spells
     value = re.escape(value if len(value) <= 40 else value[:37] + "...")
     if refused:
         with pytest.raises(ProfileError, match=r": records two rank ids: rank 1 by the name of profiler_info_1\.json, "

@@ -431,8 +431,11 @@ def _json_key(path: str, keys: tuple[str, ...]) -> int | None:
 
 
 def _rank_id(value: object) -> int | None:
-    """``value`` where it is a rank id the profiler could have written (an integer from 0, a bool none), else
+    """``value`` where it is a rank id the profiler could have written (an integer from 0, a bool none, or its ASCII
+    digits as text, as ``world_size`` is read: a rank "0" in a rank 1 folder's META_DATA passed unchecked), else
     None: a side file's or META_DATA's rank that is none is not compared with the name's."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value.lstrip("0")) <= 19:
+        value = int(value.lstrip("0") or "0")  # str.isdigit() alone takes "²"; the length bounds int()'s work
     return value if type(value) is int and value >= 0 else None
 
 
