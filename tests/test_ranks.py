@@ -1598,6 +1598,19 @@ def test_output_with_a_tilde_is_named_as_typed_in_a_rank_run(capsys, tmp_path, m
     assert str(home) not in "\n".join(line for line in err.splitlines() if "[WARNING]" in line)
 
 
+def _ranks_json(capsys: pytest.CaptureFixture, base: Path, comp: Path, out: Path, *args: str) -> tuple[dict, str]:
+    """The JSON job report of a rank-by-rank CLI run that must succeed, and its stderr."""
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out), "--output_format", "json",
+                              *args)
+    assert code == 0, err
+    return json.loads(next(out.glob("*_ranks_*.json")).read_text()), err
+
+
+def _rank_paths(doc: dict) -> list[tuple[int, str, str]]:
+    """(rank, base path, comparison path) of each rank the job report lists."""
+    return [(r["rank"], r["base_path"], r["comparison_path"]) for r in doc["ranks"]]
+
+
 def test_folder_of_one_trace_beside_rank_subfolders_is_a_folder_of_ranks(tmp_path, capsys):
     """Rank 0's trace in the folder and rank 1's in a subfolder (and the other way round on the other side): a
     folder of ranks, each rank with its own. They were each read as the one trace in the folder, a single compare
@@ -1611,11 +1624,8 @@ def test_folder_of_one_trace_beside_rank_subfolders_is_a_folder_of_ranks(tmp_pat
         shutil.copy(KINETO / f"sampled_rank-{sub}.json.gz", folder / f"r{sub}" / "w.pt.trace.json.gz")
     assert api.ranks(base) == {0: str(base / "t.pt.trace.json.gz"), 1: str(base / "r1")}
     assert api.ranks(comp) == {0: str(comp / "r0"), 1: str(comp / "t.pt.trace.json.gz")}
-    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out), "--output_format", "json",
-                              "--enable_profiling_compare")
-    assert code == 0, err
-    doc = json.loads(next(out.glob("*_ranks_*.json")).read_text())
-    assert [(r["rank"], r["base_path"], r["comparison_path"]) for r in doc["ranks"]] == [
+    doc, err = _ranks_json(capsys, base, comp, out, "--enable_profiling_compare")
+    assert _rank_paths(doc) == [
         (0, str(base / "t.pt.trace.json.gz"), str(comp / "r0")),
         (1, str(base / "r1"), str(comp / "t.pt.trace.json.gz"))]
     for record in doc["ranks"]:  # each rank's figures are its own traces' single compare
@@ -1650,11 +1660,8 @@ def test_rank_trace_under_another_name_beside_pt_trace_files(tmp_path, capsys):
     shutil.copy(KINETO / "sampled_rank-1.json.gz", base / "rank1.json.gz")
     shutil.copy(KINETO / "sampled_rank-1.json.gz", comp / "rank1.json.gz")
     assert api.ranks(base) == {0: str(base / "rank0.pt.trace.json.gz"), 1: str(base / "rank1.json.gz")}
-    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out), "--output_format", "json",
-                              "--enable_profiling_compare")
-    assert code == 0, err
-    doc = json.loads(next(out.glob("*_ranks_*.json")).read_text())
-    assert [(r["rank"], r["base_path"], r["comparison_path"]) for r in doc["ranks"]] == [
+    doc, err = _ranks_json(capsys, base, comp, out, "--enable_profiling_compare")
+    assert _rank_paths(doc) == [
         (0, str(base / "rank0.pt.trace.json.gz"), str(comp / "rank0.pt.trace.json.gz")),
         (1, str(base / "rank1.json.gz"), str(comp / "rank1.json.gz"))]
     assert doc["not_compared"] == [] and "not compared" not in err
@@ -1717,11 +1724,8 @@ def test_side_json_beside_npu_rank_folders_is_no_rank(tmp_path, capsys):
     shutil.copytree(TEXT0, job)
     (job / "ds_config.json").write_text('{"train_batch_size": 8, "zero_optimization": {"stage": 2}}')
     assert api.ranks(job) == {0: str(job / "rank0_ascend_pt"), 1: str(job / "rank1_ascend_pt")}
-    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(job), "-o", str(out), "--output_format", "json",
-                              "--rank_list", "1")
-    assert code == 0, err
-    doc = json.loads(next(out.glob("*_ranks_*.json")).read_text())
-    assert [(r["rank"], r["base_path"], r["comparison_path"]) for r in doc["ranks"]] == [
+    doc, _ = _ranks_json(capsys, TEXT0, job, out, "--rank_list", "1")
+    assert _rank_paths(doc) == [
         (1, str(TEXT0 / "rank1_ascend_pt"), str(job / "rank1_ascend_pt"))]
     shutil.copy(KINETO / "sampled_rank-1.json.gz", job / "trace.json.gz")
     with pytest.raises(ProfileError, match="holds rank 1 twice"):
