@@ -2071,6 +2071,36 @@ def test_a_step_marker_in_another_case_is_said(samples: Path, tmp_path: Path) ->
     assert not [w for w in load_profile(str(src), opts).warnings if "step marker" in w]
 
 
+def test_a_step_marker_written_as_a_python_function_is_said(samples: Path, tmp_path: Path) -> None:
+    """A ``ProfilerStep#50`` of cat python_function is no step (steps are read from the cpu_op events), so the step
+    count check read none on that side without a word, and --base_step 50 was refused with no marker held. The level1
+    rank0 sample with its one marker (cpu_op ``ProfilerStep#50``, counted from the raw events) made a python_function:
+    counted where the Python functions are read (the operator comparison); the marker written as both a cpu_op and a
+    python_function is a step, and no line; the sample as written gets none either."""
+    src = samples / LEVEL1
+    out = shutil.copytree(src, tmp_path / "r_ascend_pt")
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    marks = [e for e in events if "ProfilerStep#" in str(e.get("name", ""))]
+    assert [(e["cat"], e["name"]) for e in marks] == [("cpu_op", "ProfilerStep#50")]
+    marks[0]["cat"] = "python_function"
+    trace.write_text(json.dumps(events))
+    opts = Options(enable_operator_compare=True)
+    assert [w for w in load_profile(str(out), opts).warnings if "step marker" in w] == [
+        f"{trace}: 1 Python function named as a step marker whose step no host op marks (the first: "
+        "'ProfilerStep#50'): steps are read from the host ops (cpu_op), so that step is none (the step count check "
+        "does not count it)"]
+    guards = compare(str(src), str(out), enable_operator_compare=True).guards.set_index("Check")
+    assert guards.loc["step count", ["Base", "Comparison"]].tolist() == [1, None]
+    # the Python functions are not read without the operator comparison: nothing to count them by
+    assert not [w for w in load_profile(str(out), Options()).warnings if "step marker" in w]
+    both = shutil.copytree(src, tmp_path / "b_ascend_pt")
+    twice = both / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    twice.write_text(json.dumps([*json.loads(trace.read_text()), dict(marks[0], cat="cpu_op")]))
+    assert not [w for w in load_profile(str(both), opts).warnings if "step marker" in w]
+    assert not [w for w in load_profile(str(src), opts).warnings if "step marker" in w]
+
+
 def test_lane_ids_of_another_json_type_are_counted(tmp_path: Path) -> None:
     """A tid written as ``true`` or ``false`` refused the whole trace_view.json ("not a trace event file"); it is now
     a damaged lane, read as a lane of its own and counted, as a tid beyond int64 is. The torch excerpt with its

@@ -67,6 +67,7 @@ from ..errors import ProfileError
 from ..model import (
     NO_DEVICE_TIME,
     NO_RANK,
+    STEP_MARK,
     UNREAD_SETTINGS,
     Profile,
     empty,
@@ -495,6 +496,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         cols["blank_names"] = "" in texts  # one lookup: the host events without a name are counted only then
         cols["renamed_flows"] = renamed
         cols["odd_marks"] = traceio.odd_step_marks(texts)  # the distinct names: no pass over the events
+        cols["mark_names"] = [n for n in texts if isinstance(n, str) and STEP_MARK in n]
     # an absent pid read as 0 put an event on no named process (pid 0 is none: a device task, HCCL task or overlap
     # span there counted in no figure), an absent tid on lane 0 (an HCCL op onto plane 0, a task of its own): figures
     # moved without a word (tvfuzz62, msfuzz62), as in the Kineto loader before kfuzz61's fix
@@ -1027,6 +1029,12 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     if sel.size:
         tables["python_functions"] = frame("python_functions", {
             "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel]})
+        # a ProfilerStep#N of cat python_function whose step no cpu_op marks: no step, so the step count check read
+        # none without a word. Only the trace's distinct names are looked at until such a marker is found
+        if c["mark_names"] and (note := traceio.python_step_mark_note(
+                path, c["name"][sel], c["mark_names"], lambda: () if steps is None else steps["name"].tolist(),
+                "cpu_op")):
+            warnings.append(note)
     if c["blank_names"] and (n := int(np.count_nonzero(is_x & (c["name"] == "") & _cat_is(c, *HOST_CATS)))):
         # torch_npu names every host event: one without a name (a damaged trace) was read as an operator named ""
         # or, a python_function, as no module, its children moved to the module around it, without a word. The

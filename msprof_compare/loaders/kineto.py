@@ -32,7 +32,6 @@ from ..model import (
     LAUNCH_CATS,
     NO_DEVICE_TIME,
     RUNTIME_CATS,
-    STEP_MARK,
     Profile,
     frame,
     gpu_framework_ops,
@@ -42,11 +41,9 @@ from ..model import (
     row_keys,
     starts_at,
     step_notes,
-    step_number,
     unread_categories,
 )
 from ..options import Options
-from ..textsafe import short_repr
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
 
@@ -414,18 +411,9 @@ def _step_mark_notes(prof: Profile, ev: _Events) -> list[str]:
     if odd and (note := traceio.odd_step_mark_note(ev.path, prof.ops["name"].to_numpy(), odd, "host events", False)):
         notes.append(note)
     python = ev.distinct_names.get("Python functions")
-    marks = [n for n in (python or ()) if isinstance(n, str) and STEP_MARK in n]
-    if marks:
-        ids = {step_number(n.rsplit("#", 1)[-1]) for n in ops or () if isinstance(n, str) and STEP_MARK in n}
-        lost = [n for n in marks if step_number(n.rsplit("#", 1)[-1]) not in ids]
-        if lost:
-            names = prof.python_functions["name"].to_numpy()
-            rows = np.flatnonzero(np.fromiter(map(set(lost).__contains__, names.tolist()), dtype=bool,
-                                              count=len(names)))
-            notes.append(f"{ev.path}: {traceio.counted(len(rows), 'Python functions')} named as a step marker whose "
-                         f"step no host op marks (the first: {short_repr(names[rows[0]])}): steps are read from the "
-                         "host ops (cpu_op, user_annotation), so that step is none (the step count check does not "
-                         "count it)")
+    if python and (note := traceio.python_step_mark_note(ev.path, prof.python_functions["name"].to_numpy(), python,
+                                                         lambda: ops or (), "cpu_op, user_annotation")):
+        notes.append(note)
     return notes
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import ProfileError
 from ..gcpause import gc_paused
-from ..model import STEP_MARK
+from ..model import STEP_MARK, step_number
 from ..options import Options
 from ..textsafe import and_list, short_repr, short_text
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
@@ -1118,6 +1118,30 @@ def odd_step_mark_note(path: str, names: np.ndarray, odd: list[str], what: str, 
     return (f"{path}: {counted(rows.size, what)} named as a step marker in another case (the first: "
             f"{short_repr(names[rows[0]])}): the step scan reads \"{STEP_MARK}\" as written, as the original does, so "
             f"each is no step{step} but one op holding its step's ops (one operator row, which pairs with nothing)")
+
+
+def python_step_mark_note(path: str, python: np.ndarray, marks: Iterable[Any], host: Callable[[], Iterable[Any]],
+                          host_cats: str) -> str:
+    """The warning for Python functions named ``ProfilerStep#N`` (``python``: the Python functions' names;
+    ``marks``: their distinct names, or a superset) whose step no host op marks (``host``: gives the host ops'
+    names, called only where a Python function is named as a marker): steps are read from the host ops
+    (``host_cats``), so such a marker is no step and the step count check of its side read none without a word;
+    "" where there is none. A trace none of whose distinct names is a marker costs no pass over its rows."""
+    marks = {n for n in marks if isinstance(n, str) and STEP_MARK in n}
+    if not marks:
+        return ""
+    named = np.fromiter(map(marks.__contains__, python.tolist()), dtype=bool, count=len(python))
+    if not named.any():
+        return ""
+    ids = {step_number(n.rsplit("#", 1)[-1]) for n in set(host()) if isinstance(n, str) and STEP_MARK in n}
+    lost = {n for n in marks if step_number(n.rsplit("#", 1)[-1]) not in ids}
+    rows = np.flatnonzero(named & np.fromiter(map(lost.__contains__, python.tolist()), dtype=bool,
+                                              count=len(python))) if lost else ()
+    if not len(rows):
+        return ""
+    return (f"{path}: {counted(len(rows), 'Python functions')} named as a step marker whose step no host op marks "
+            f"(the first: {short_repr(python[rows[0]])}): steps are read from the host ops ({host_cats}), so that "
+            "step is none (the step count check does not count it)")
 
 
 def counted(n: int, what: str) -> str:
