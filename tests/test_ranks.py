@@ -875,6 +875,45 @@ def test_folder_of_one_trace_stays_one_profile(tmp_path):
                                                                       "u.pt.trace.json.gz")]
 
 
+def test_one_trace_beside_a_subfolder_gone_or_unreadable_mid_walk(tmp_path, capsys, monkeypatch):
+    """A rank1_ascend_pt beside one Kineto trace that cannot be listed when discovery looks into it
+    (``ranks._holds_profile``): one gone since the folder was listed holds nothing, and the folder stays its one
+    trace's input, compared; one still there but unreadable (no permission) may hold rank 1's profile, and is named
+    in one error line, exit 1, nothing written, where it read as no profile and the trace was compared alone, rank 1
+    left out without a word (left64b, session 64). The root user reads any folder: the refusal is simulated."""
+    from msprof_compare.loaders import ranks
+
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", run / "t.pt.trace.json.gz")
+    sub = run / "rank1_ascend_pt"
+    sub.mkdir()
+    listed = ranks._profiling_dirs
+
+    def gone(directory, heads=None):  # the walk lists the subfolder, then it is removed before it is looked into
+        found = listed(directory, heads)
+        shutil.rmtree(sub, ignore_errors=True)
+        return found
+
+    monkeypatch.setattr(ranks, "_profiling_dirs", gone)
+    assert ranks.rank_inputs(str(run)) is None
+    sub.mkdir()
+    real = os.listdir
+
+    def refused(path="."):
+        if os.fspath(path) == str(sub):
+            raise PermissionError(13, "Permission denied", str(sub))
+        return real(path)
+
+    monkeypatch.setattr(ranks, "_profiling_dirs", listed)
+    monkeypatch.setattr(ranks.os, "listdir", refused)
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(run), "-d", str(KINETO / "sampled_rank-1.json.gz"),
+                              "--output_path", str(out))
+    assert (code, error_lines(err)) == (1, [f"error: {sub}: cannot list directory: Permission denied"])
+    assert "Traceback" not in err and not out.exists()
+
+
 @pytest.mark.parametrize("held", ["profiler_info_1.json", "ASCEND_PROFILER_OUTPUT"])
 def test_one_trace_beside_a_subfolder_holding_either_part_of_an_npu_profile_is_a_folder_of_ranks(tmp_path, held):
     """Beside one Kineto trace, a rank1_ascend_pt holding only its profiler_info_1.json, or only its

@@ -80,11 +80,16 @@ def _rank_traces(directory: str, heads: TraceHeads) -> list[str]:
 
 def _holds_profile(path: str, heads: TraceHeads) -> bool:
     """Whether a subfolder ``_profiling_dirs`` found holds a profile: an NPU export's ASCEND_PROFILER_OUTPUT or
-    profiler_info*.json, or a Kineto trace; not an empty or half-copied ``rank1_ascend_pt``."""
+    profiler_info*.json, or a Kineto trace; not an empty or half-copied ``rank1_ascend_pt``, nor one gone since the
+    folder was listed (it holds nothing now). ``ProfileError`` naming one that is there but cannot be listed (no
+    permission), as a rank's input that cannot be is named (``input_rank``): read as no profile, the folder's one
+    trace was compared alone, the rank it may hold left out without a word."""
     try:
         names = os.listdir(path)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return False
+    except OSError as exc:
+        raise ProfileError(path, f"cannot list directory: {exc.strerror or exc}") from None
     return (ASCEND_OUTPUT in names or any(_INFO_RE.match(n) for n in names)
             or bool(folder_traces(path, heads)[0]))
 
