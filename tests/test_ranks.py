@@ -84,15 +84,48 @@ def test_ranks_found_from_what_the_profiler_recorded():
     assert api.ranks(KINETO) == {r: str(KINETO / f"sampled_rank-{r}.json.gz") for r in (0, 1)}
 
 
-def test_kineto_rank_from_the_head_not_the_name(tmp_path, monkeypatch):
+def test_kineto_rank_from_the_head_not_the_name(tmp_path, monkeypatch, caplog):
+    """The rank a Kineto trace records is its rank, whatever its name says; a name saying another rank is said in
+    one warning line (left64b, session 64: NPU ranks recording two ranks are refused; a Kineto trace's name is the
+    user's, which may count a node's local ranks, so it is said, not refused)."""
     shutil.copy(KINETO / "sampled_rank-0.json.gz", tmp_path / "sampled_rank-7.json.gz")  # the name lies
     shutil.copy(KINETO / "sampled_rank-1.json.gz", tmp_path / "sampled_rank-0.json.gz")
     from msprof_compare.loaders import traceio
 
     monkeypatch.setattr(traceio, "read_bytes", lambda *a, **k: pytest.fail("a whole trace was read"))
-    assert api.ranks(tmp_path) == {0: str(tmp_path / "sampled_rank-7.json.gz"),
-                                   1: str(tmp_path / "sampled_rank-0.json.gz")}
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert api.ranks(tmp_path) == {0: str(tmp_path / "sampled_rank-7.json.gz"),
+                                       1: str(tmp_path / "sampled_rank-0.json.gz")}
     assert list(api.ranks(tmp_path)) == [0, 1]  # in rank order, not the names' order
+    assert caplog.messages[0] == (
+        f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, by which each is "
+        "compared: sampled_rank-0.json.gz (rank 0 by its name, rank 1 recorded), sampled_rank-7.json.gz (rank 7 by "
+        "its name, rank 0 recorded)")
+
+
+def test_kineto_rank_folder_naming_another_rank_is_said(tmp_path, caplog):
+    """A rank's subfolder ``rank3/`` whose trace records rank 0 (hta's sampled_rank-0, its head read by hand: rank
+    0) is said as a file so named is; names saying no rank, or two, or "rank" inside a word (``frank1``), say none,
+    and the samples' folder, whose names say the ranks recorded, gets no line."""
+    with gzip.open(KINETO / "sampled_rank-0.json.gz") as fh:
+        assert json.loads(fh.read())["distributedInfo"]["rank"] == 0
+    for folder in ("rank3", "frank1", "rank_5", "node"):
+        (tmp_path / folder).mkdir()
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", tmp_path / "rank3" / "w.pt.trace.json.gz")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert api.ranks(tmp_path) == {0: str(tmp_path / "rank3")}
+        assert caplog.messages == [f"{tmp_path}: 1 Kineto trace's name says another rank than its "
+                                   "distributedInfo.rank, by which it is compared: rank3 (rank 3 by its name, rank "
+                                   "0 recorded)"]
+        caplog.clear()
+        for folder, trace, rank in (("frank1", "x.pt.trace.json.gz", 1), ("rank_5", "rank-6.pt.trace.json.gz", 2),
+                                    ("node", "y.pt.trace.json.gz", 3)):
+            with gzip.open(tmp_path / folder / trace, "wb") as fh:
+                fh.write(b'{"distributedInfo": {"rank": %d}, "traceEvents": []}' % rank)
+        shutil.rmtree(tmp_path / "rank3")
+        assert list(api.ranks(tmp_path)) == [1, 2, 3]
+        assert list(api.ranks(KINETO)) == [0, 1]
+    assert caplog.messages == []
 
 
 def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):

@@ -11,6 +11,7 @@ A trace's head is read once per run: the run's ``heads.TraceHeads``, passed alon
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 
@@ -27,6 +28,12 @@ HEAD_BYTES = PROBE_BYTES
 #: A side file read for a rank id larger than this is not one the profiler wrote: its rank is not read.
 _SIDE_FILE_BYTES = 1 << 20
 _NUMBERED = re.compile(r"_([0-9]+)\.(json|db)$")
+#: A rank a Kineto trace's name or folder carries, as users name them (tensorboard_trace_handler's worker_name:
+#: ``rank3``, ``rank_3``, ``rank-3``; hta's ``rank-34.Jul_15_10_52_41.1074.pt.trace.json``, TraceLens'
+#: ``capture_trace_rank_0.json.gz``): "rank" after no letter (not ``frank1``), its digits up to the next non-digit.
+_NAME_RANK = re.compile(r"(?<![a-z])rank[-_]?([0-9]{1,10})(?![0-9])", re.IGNORECASE)
+
+log = logging.getLogger("msprof-analyze")
 
 
 def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | None:
@@ -166,6 +173,7 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
                                 "<worker>.<ms>.pt.trace.json, one worker's, as tensorboard_trace_handler names them")
     if rankless and held:
         raise first
+    _named_otherwise(directory, held, heads)
     if alone or rankless:  # a single device's cycles (a schedule's, in on_trace_ready's folder)
         return {None: _recorded_order(alone or rankless, _collection_ends(inputs))}
     if all(len(paths) == 1 for paths in held.values()):  # one profile per rank: no order to read
@@ -184,6 +192,47 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
                                 "cycle by cycle where each rank's are one worker's, named as the profilers name "
                                 "them: <worker>_<timestamp>_ascend_pt, <worker>.<ms>.pt.trace.json")
     return {rank: _recorded_order(paths, ends) for rank, paths in sorted(held.items())}
+
+
+def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHeads) -> None:
+    """One warning for the Kineto inputs whose name says another rank than the ``distributedInfo.rank`` they record
+    (``rank3.pt.trace.json`` recording rank 1, a ``rank3/`` folder's trace too: a swapped or mislabelled copy),
+    which went unsaid where an NPU rank's recording two ranks is refused (``_npu_rank``). Each is still compared as
+    the rank it records: a Kineto trace's name is the user's (tensorboard_trace_handler's ``worker_name``), which
+    may count a node's local ranks, or a LoRA rank, and no name was ever the rank. A name saying two ranks says
+    none. Every real sample naming a rank names the one it records."""
+    odd = []
+    for rank, paths in held.items():
+        for path in paths:
+            named = _named_rank(path, directory, heads)
+            if named is not None and named != rank:
+                odd.append(f"{os.path.relpath(path, directory)} (rank {named} by its name, rank {rank} recorded)")
+    if odd:
+        some = ("1 Kineto trace's name says another rank than its distributedInfo.rank, by which it is" if len(odd) == 1
+                else f"{len(odd):,} Kineto traces' names say another rank than their distributedInfo.rank, by which "
+                     "each is")
+        log.warning("%s: %s compared: %s", term_safe(directory), some, short_list(sorted(odd, key=_name_order), 10))
+
+
+def _named_rank(path: str, directory: str, heads: TraceHeads) -> int | None:
+    """The rank a Kineto input's path from ``directory`` names (``_NAME_RANK``: its file, or its folder and that
+    folder's one trace), where each name saying one says the same; None where none does, they differ, or the
+    input is an NPU profiling directory (``_npu_rank`` checks its recorded ranks)."""
+    names = os.path.relpath(path, directory).split(os.sep)
+    if not os.path.isfile(path):
+        try:
+            inside = os.listdir(path)
+        except OSError:
+            return None
+        if path.endswith(("_ascend_pt", "_ascend_ms")) or ASCEND_OUTPUT in inside \
+                or any(_INFO_RE.match(n) for n in inside):
+            return None
+        traces = folder_traces(path, heads)[0]
+        if len(traces) != 1:
+            return None
+        names.append(os.path.basename(traces[0]))
+    said = {int(m) for name in names for m in _NAME_RANK.findall(name)}
+    return said.pop() if len(said) == 1 else None
 
 
 def _refuse_links(inputs: list[str], heads: TraceHeads) -> None:
