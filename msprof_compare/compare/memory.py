@@ -97,6 +97,8 @@ def gpu_records(profile: Profile) -> pd.DataFrame:
     A positive size opens a record (an already-open one at that address is emitted
     unreleased); a negative one releases the open record if the sizes agree, and
     drops it in any case; records still open at the end are emitted unreleased.
+    The pid is no key: a Kineto trace is one process's (every sample's device ``[memory]`` events, resnet50's with
+    4 DataLoader workers too, are on one pid, and no allocation's next event at its address is another pid's).
     """
     m = profile.memory
     device = col_of(m, "device_id", np.int64)
