@@ -1,0 +1,191 @@
+"""Rank-by-rank compares of DB exports and Kineto traces against figures computed here from the raw inputs, where the
+text exports' rank jobs are pinned against step_trace_time.csv (test_ranks.py, test_ranks_report.py,
+test_rank_cycles.py): before, a DB rank job's E2E and Free (which its StepTraceTime does not give: a DB export's
+E2E window holds its non-kernel tasks) and every figure of a Kineto rank job were checked only against the same
+pair compared alone, or as zero changes of a folder against itself.
+
+- DB exports (text/level0 -> text/level1's DB twins, two ranks each): each rank's E2E, Computing, Uncovered
+  Communication and Free by the plain-SQL oracle of test_overall_db.py (reference-1 §7.3 on copies of the files);
+  the rank lines, the console table, the largest step, the job line, the gate's verdicts and both overview files.
+- Kineto traces (hta's trace_filter, two ranks of a 128-rank NCCL job, against a copy whose ranks hold each other's
+  trace): E2E as reference-1 §6 defines it (the span of the kernel and gpu_memcpy events on a stream), Computing the
+  exact union of the non-NCCL kernels, Uncovered Communication the NCCL kernels' time outside it, Free the rest
+  (docs/differences.md: exact unions); the same outputs, and the likely straggler, whose figures are those changes.
+
+Nothing expected comes from the package."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import openpyxl
+import pytest
+from spans import union
+from test_overall_db import _sql_oracle
+
+from tests.cliutil import error_lines, run_inproc
+from tests.test_json_report import validate
+from tests.test_ranks import table_rows
+from tests.test_ranks_report import SCHEMA
+
+DB = "msinsight/test/data/pytorch/db"
+KINETO = "hta/tests/data/trace_filter"
+METRICS = ("e2e", "computing", "uncovered_communication", "free")
+#: _sql_oracle's OverallMetrics rows by the overview's metrics
+DB_ROWS = {"e2e": "E2E Time", "computing": "Computing Time", "uncovered_communication": "Uncovered Communication Time",
+           "free": "Free Time"}
+
+
+def _ms(ns: int, sign: str = "") -> str:
+    """ns as the console's ms: 3 decimals, a half away from zero."""
+    return f"{(Decimal(ns) / 10**6).quantize(Decimal('0.001'), ROUND_HALF_UP):{sign}}"
+
+
+def _pct(base: int, comp: int) -> str:
+    return f"{(Decimal(comp - base) / base * 100).quantize(Decimal('0.01'), ROUND_HALF_UP):+}%"
+
+
+def _db_figures(samples: Path, tmp_path: Path, level: str, rank: int) -> dict[str, int]:
+    """One DB rank's figures in ns by plain SQL, on a copy (the oracle opens the file it is given)."""
+    src = samples / DB / level / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / \
+        f"ascend_pytorch_profiler_{rank}.db"
+    copy = tmp_path / f"{level}_{rank}.db"
+    shutil.copyfile(src, copy)
+    rows, _ = _sql_oracle(copy)
+    return {m: int(Decimal(repr(rows[DB_ROWS[m]][0])) * 10**6) for m in METRICS}
+
+
+def _events(path: Path) -> dict:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _ns(us: object) -> int:
+    return int((Decimal(str(us)) * 1000).to_integral_value())
+
+
+def _kineto_figures(doc: dict) -> dict[str, int]:
+    """A Kineto trace's E2E, Computing, Uncovered Communication and Free in ns, from its events."""
+    device = [e for e in doc["traceEvents"] if e.get("ph") == "X"
+              and str(e.get("cat", "")).lower() in ("kernel", "gpu_memcpy") and e.get("args", {}).get("stream")]
+    e2e = max(_ns(e["ts"]) + _ns(e["dur"]) for e in device) - min(_ns(e["ts"]) for e in device)
+    kernels = [(e["name"], _ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in device
+               if str(e["cat"]).lower() == "kernel"]
+    comm = [(s, t) for n, s, t in kernels if n.startswith("ncclKernel")]
+    assert comm and all("nccl" not in n.lower() for n, *_ in kernels if not n.startswith("ncclKernel"))
+    computing = sum(t - s for s, t in union([(s, t) for n, s, t in kernels if not n.startswith("ncclKernel")]))
+    busy = sum(t - s for s, t in union([(s, t) for _, s, t in kernels]))
+    return {"e2e": e2e, "computing": computing, "uncovered_communication": busy - computing,
+            "free": e2e - busy}
+
+
+def _check_job(out: str, doc: dict, book: openpyxl.Workbook, want: dict[int, tuple[dict, dict]]) -> None:
+    """The rank lines, the console table, the job line and the overview files against ``want``: rank -> (base
+    figures, comparison figures) in ns."""
+    rows = table_rows(out)
+    assert sorted(rows) == sorted(want)
+    sheet = [list(r) for r in book["Ranks"].iter_rows(min_row=4, values_only=True)]
+    for (rank, (b, c)), record, cells in zip(sorted(want.items()), doc["ranks"], sheet, strict=True):
+        row = rows[rank]
+        assert row[1:5] == [_ms(b["e2e"]), _ms(c["e2e"]), _ms(c["e2e"] - b["e2e"], "+"), _pct(b["e2e"], c["e2e"])]
+        assert row[5:8] == [_ms(c[m] - b[m], "+") for m in METRICS[1:]]
+        assert f"rank {rank}: E2E {row[1]} ms -> {row[2]} ms ({row[3]} ms, {row[4]}), " in out
+        assert record["rank"] == cells[0] == rank
+        for k, m in enumerate(METRICS):
+            assert (record[m]["base_ns"], record[m]["comparison_ns"], record[m]["diff_ns"]) == \
+                (b[m], c[m], c[m] - b[m]), (rank, m)
+            assert (cells[1 + k], cells[5 + k], cells[9 + k + (k > 0)]) == \
+                (b[m] / 1e6, c[m] / 1e6, (c[m] - b[m]) / 1e6), (rank, m)
+        assert record["e2e"]["diff_pct"] == pytest.approx((c["e2e"] - b["e2e"]) / b["e2e"] * 100, rel=1e-12)
+    slow = [max(want, key=lambda r: want[r][side]["e2e"]) for side in (0, 1)]
+    b_ns, c_ns = want[slow[0]][0]["e2e"], want[slow[1]][1]["e2e"]
+    assert f"\nJob (slowest rank per side): base rank {slow[0]} {_ms(b_ns)} ms -> comparison rank {slow[1]} " \
+           f"{_ms(c_ns)} ms ({_ms(c_ns - b_ns, '+')} ms, {_pct(b_ns, c_ns)})\n" in out
+    job = doc["job"]
+    assert (job["base_rank"], job["comparison_rank"], job["base_ns"], job["comparison_ns"], job["diff_ns"]) == \
+        (*slow, b_ns, c_ns, c_ns - b_ns)
+
+
+def _run(capsys: pytest.CaptureFixture, base: Path, comp: Path, out: Path, pct: str) -> tuple[int, str, str, dict,
+                                                                                               openpyxl.Workbook]:
+    code, stdout, stderr = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out),
+                                      "--enable_profiling_compare", "--output_format", "xlsx,json",
+                                      "--fail_on_regression", pct)
+    doc = json.loads(next(out.glob("performance_comparison_result_ranks_*.json")).read_text(encoding="utf-8"))
+    assert validate(doc, SCHEMA) == []
+    book = openpyxl.load_workbook(next(out.glob("performance_comparison_result_ranks_*.xlsx")), read_only=True)
+    return code, stdout, stderr, doc, book
+
+
+def test_db_rank_job_against_sql(samples: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """DB level0 -> level1, ranks 0 and 1, the gate at 5 %: by SQL, rank 0 124.842634 -> 137.919295 ms (+10.47 %,
+    beyond), rank 1 129.759412 -> 134.027198 ms (+3.29 %, within); the job's slowest ranks 1 and 0 (+6.29 %). The
+    largest step of each rank: its one HCCL group's uncovered time (Computing moved under 0.1 ms, Free under 1)."""
+    if not (samples / DB).is_dir():
+        pytest.skip("DB samples absent")
+    want = {r: (_db_figures(samples, tmp_path, "level0", r), _db_figures(samples, tmp_path, "level1", r))
+            for r in (0, 1)}
+    code, out, err, doc, book = _run(capsys, samples / DB / "level0", samples / DB / "level1", tmp_path / "out", "5")
+    _check_job(out, doc, book, want)
+    rows = table_rows(out)
+    for rank, (b, c) in want.items():
+        unc = c["uncovered_communication"] - b["uncovered_communication"]
+        assert abs(unc) > max(abs(c[m] - b[m]) for m in ("computing", "free"))
+        assert rows[rank][8] == f"A {_ms(unc, '+')}"
+        assert doc["ranks"][rank]["largest_step"] == {"step": "Group 90.91.105.46%enp189s0f0_60000_0 Communication "
+                                                              "(uncovered)", "diff_ns": unc, "diff_ms": unc / 1e6}
+    # the gate, rank by rank and for the job, by the SQL E2E times: exact integers against 5 %
+    regressed = [r for r, (b, c) in want.items() if (c["e2e"] - b["e2e"]) * 100 > 5 * b["e2e"]]
+    assert regressed == [0] and [r["regressed"] for r in doc["ranks"]] == [True, False]
+    assert code == 3, err
+    job = (want[0][1]["e2e"] - want[1][0]["e2e"]) / want[1][0]["e2e"] * 100  # +6.29 %: beyond it too, no aside
+    assert job > 5 and error_lines(err)[-1] == "error: --fail_on_regression 5: rank 0 regressed beyond the threshold"
+    assert (want[0][0]["e2e"], want[0][1]["e2e"]) == (124_842_634, 137_919_295)
+
+
+@pytest.fixture
+def kineto_job(samples: Path, tmp_path: Path) -> tuple[Path, Path, dict[int, tuple[dict, dict]]]:
+    """trace_filter (ranks 0 and 1) and a folder whose rank r holds trace_filter's rank 1 - r trace (its
+    distributedInfo rank set to r), with the figures of each rank's two traces."""
+    base = samples / KINETO
+    if not base.is_dir():
+        pytest.skip("hta samples absent")
+    comp = tmp_path / "swapped"
+    comp.mkdir()
+    docs = {r: _events(base / f"sampled_rank-{r}.json.gz") for r in (0, 1)}
+    assert [d["distributedInfo"]["rank"] for d in docs.values()] == [0, 1]
+    figures = {r: _kineto_figures(d) for r, d in docs.items()}
+    for r in (0, 1):
+        other = docs[1 - r]
+        other["distributedInfo"]["rank"] = r
+        with gzip.open(comp / f"sampled_rank-{r}.json.gz", "wt", encoding="utf-8") as fh:
+            json.dump(other, fh)
+    return base, comp, {r: (figures[r], figures[1 - r]) for r in (0, 1)}
+
+
+def test_kineto_rank_job_against_the_raw_traces(kineto_job, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Each rank of the swapped job against its own trace: rank 0 1222.847 -> 1231.182 ms, Computing +61.653 ms
+    and Uncovered Communication -33.460 ms; rank 1 the reverse. Rank 0 computes longer and rank 1 waits longer by
+    over half as much (33.460 of 61.653 ms): rank 0 is the likely straggler, with those two figures. The gate at
+    0.5 %: rank 0 (+0.68 %) beyond it, the job (1231.182 ms on both sides' slowest ranks) within."""
+    base, comp, want = kineto_job
+    code, out, err, doc, book = _run(capsys, base, comp, tmp_path / "out", "0.5")
+    _check_job(out, doc, book, want)
+    grew = want[0][1]["computing"] - want[0][0]["computing"]
+    waited = want[1][1]["uncovered_communication"] - want[1][0]["uncovered_communication"]
+    assert grew > 0 and grew / 2 <= waited <= grew * 3 / 2
+    assert want[0][1]["uncovered_communication"] < want[0][0]["uncovered_communication"]  # rank 0 itself waits less
+    assert (f"Likely straggler: rank 0, Computing {_ms(grew, '+')} ms; rank 1's Uncovered Communication "
+            f"{_ms(waited, '+')} ms (waiting on it)") in out.splitlines()
+    assert doc["straggler"] == {"rank": 0, "computing_diff_ns": grew, "computing_diff_ms": grew / 1e6,
+                                "other_ranks": [1], "others_uncovered_communication_diff_ms": waited / 1e6}
+    assert (grew, waited) == (61_653_000, 33_460_000)
+    regressed = [r for r, (b, c) in want.items() if (c["e2e"] - b["e2e"]) * 1000 > 5 * b["e2e"]]
+    assert regressed == [0] and [r["regressed"] for r in doc["ranks"]] == [True, False]
+    assert code == 3, err
+    assert error_lines(err)[-1] == ("error: --fail_on_regression 0.5: rank 0 regressed beyond the threshold; the job "
+                                    "(slowest rank per side) +0.00%, within it")
