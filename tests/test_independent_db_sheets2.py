@@ -6,8 +6,8 @@ of reference-2 §2.2 / §5.1. test_independent_db_sheets.py pins the memory tota
 text export of the workload (pair 1); the durations per operator had no independent check (the text export is
 another run, its times differ). The original's pair-3 sheets misplace CANN's own allocations (docs/differences.md,
 "DB memory records of CANN's own allocations are placed as the text export's are"), so SQL is the oracle.
-The Summary's top contributors of DB exports follow from the same SQL figures. Nothing expected comes from the
-package."""
+The Summary's top contributors of DB exports follow from the same SQL figures. The statistic's oracle also runs on
+the other DB samples (level 0, rank 1), with the memory totals and peaks. Nothing expected comes from the package."""
 
 from __future__ import annotations
 
@@ -126,12 +126,12 @@ def test_db_memory_compare_rows_by_sql(db_run, side: int) -> None:
         assert (row["Diff Size(KB)"], _number(row["Diff Ratio"])) == (round(c - b, 2), _ratio(b, c))
 
 
-def test_db_memory_statistic_per_name_by_sql(db_run) -> None:
-    """MemoryCompareStatistic per operator name, both sides: Allocated Duration(ms) (Σ of the durations of the
-    blocks under the name's top-layer ops), Allocated Memory(MB), Operator Number; the Diff columns by hand."""
-    stat = db_run.sheet("MemoryCompareStatistic")
+def _statistic_by_sql(stat, paths: tuple[Path, Path]) -> list[dict[str, list[int]]]:
+    """Check every MemoryCompareStatistic row against the two DBs by SQL: per operator name and side, Allocated
+    Duration(ms) (Σ of the durations of the blocks under the name's top-layer ops), Allocated Memory(MB), Operator
+    Number; the Diff columns by hand. Gives each side's name -> [ns, bytes, ops]."""
     by_side = []
-    for path in (L1, L2):
+    for path in paths:
         acc: dict[str, list] = {}
         for name, recs in _top_layer_memory(path):
             a = acc.setdefault(name, [0, 0, 0])
@@ -139,7 +139,7 @@ def test_db_memory_statistic_per_name_by_sql(db_run) -> None:
             a[1] += sum(s for s, _, _ in recs)
             a[2] += 1
         by_side.append(acc)
-    assert len(stat) == len(set(by_side[0]) | set(by_side[1])) == 35
+    assert len(stat) == len(set(by_side[0]) | set(by_side[1]))
     for _, row in stat.iterrows():
         name = row["Operator Name"]
         for side, label in ((0, "Base"), (1, "Comparison")):
@@ -149,9 +149,38 @@ def test_db_memory_statistic_per_name_by_sql(db_run) -> None:
             assert row[f"{label} Operator Number"] == n, name
         b, c = row["Base Allocated Memory(MB)"], row["Comparison Allocated Memory(MB)"]
         assert (row["Diff Memory(MB)"], _number(row["Diff Ratio"])) == (round(c - b, 2), _ratio(b, c)), name
+    return by_side
+
+
+def test_db_memory_statistic_per_name_by_sql(db_run) -> None:
+    """MemoryCompareStatistic per operator name, both sides, by SQL (``_statistic_by_sql``): 35 names."""
+    by_side = _statistic_by_sql(db_run.sheet("MemoryCompareStatistic"), (L1, L2))
+    assert len(db_run.sheet("MemoryCompareStatistic")) == 35
     # figures to read: the forward pass holds most block time (421.13243 / 410.11332 ms, 360.85 MB a side)
     assert [s["DistributedDataParallel.forward"] for s in by_side] == [[421132430, 378382336, 1],
                                                                          [410113320, 378382336, 1]]
+
+
+SAMPLE_DB = "msinsight/test/data/pytorch/db/{}_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{}.db"
+
+
+@pytest.mark.parametrize("base, comparison", [("level0/rank0", "level0/rank1"), ("level0/rank1", "level1/rank1")])
+def test_db_memory_statistic_of_the_other_db_samples_by_sql(samples: Path, base: str, comparison: str) -> None:
+    """The same SQL oracle on the DB samples beyond pair 3's excerpts: the level-0 exports (no PMU, the pair reference
+    output 2 has in text form) and the rank-1 ones a rank-by-rank DB job compares; the memory totals are those
+    names' sums (JSON summary.memory, the memory line), the peaks MEMORY_RECORD's largest totalReserved."""
+    paths = tuple(samples / SAMPLE_DB.format(p, p[-1]) for p in (base, comparison))
+    if not all(p.exists() for p in paths):
+        pytest.skip("DB samples absent")
+    res = compare(*(str(p) for p in paths), enable_memory_compare=True, disable_details=True)
+    by_side = _statistic_by_sql(res.sheet("MemoryCompareStatistic"), paths)
+    totals = res.memory_totals
+    mb = [sum(v[1] for v in side.values()) / 2**20 for side in by_side]
+    assert (totals["operators"], totals["base_mb"], totals["comparison_mb"]) == (
+        len(set(by_side[0]) | set(by_side[1])), pytest.approx(mb[0], rel=1e-12), pytest.approx(mb[1], rel=1e-12))
+    peaks = [sql(p, "SELECT max(totalReserved) FROM MEMORY_RECORD")[0][0] / 1024**3 for p in paths]
+    assert [totals["base_peak_gb"], totals["comparison_peak_gb"]] == pytest.approx(peaks, rel=1e-12)
+    assert sum(side["DistributedDataParallel.forward"][2] for side in by_side) == 2  # one forward pass a side
 
 
 def _top_layer_ops(path: Path) -> list[tuple[str, str, str, list[str], int]]:

@@ -22,6 +22,8 @@ from msprof_compare.report.summary_console import render_memory
 
 L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+L0R1 = "msinsight/test/data/pytorch/text/level0/rank1_ascend_pt"
+L1R1 = "msinsight/test/data/pytorch/text/level1/rank1_ascend_pt"
 H100 = "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
 MI300 = "tracelens/tests/traces/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
 GPU_OP_CATS = {"cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"}
@@ -148,6 +150,8 @@ def _assert_same(got: dict, want: dict) -> None:
 @pytest.mark.parametrize(("kind", "base", "comparison", "expected"), [
     # pair 1: 184 records a side (57 of them cann::), 1426.02 MB in 35 names; its two sides allocate alike
     ("npu", L1, L2, {"aten::to": (0.72172, 18.37744140625, 4)}),
+    # the rank-1 exports a rank-by-rank job compares (Level0 -> Level1): the forward pass holds 360.85 MB a side
+    ("npu", L0R1, L1R1, {"DistributedDataParallel.forward": (441.17571, 360.853515625, 1)}),
     # TimeSformer H100 vs MI300X: the MI300X allocates twice as much in aten::linear
     ("gpu", H100, MI300, {"aten::linear": (190.948016, 6259.7685546875, 85)}),
 ])
