@@ -1,8 +1,8 @@
-"""Rank-by-rank compares of DB exports and Kineto traces against figures computed here from the raw inputs, where the
-text exports' rank jobs are pinned against step_trace_time.csv (test_ranks.py, test_ranks_report.py,
-test_rank_cycles.py): before, a DB rank job's E2E and Free (which its StepTraceTime does not give: a DB export's
-E2E window holds its non-kernel tasks) and every figure of a Kineto rank job were checked only against the same
-pair compared alone, or as zero changes of a folder against itself.
+"""Rank-by-rank compares of DB exports, Kineto traces and MindSpore-layout exports against figures computed here
+from the raw inputs, where the text exports' rank jobs are pinned against step_trace_time.csv (test_ranks.py,
+test_ranks_report.py, test_rank_cycles.py): before, a DB rank job's E2E and Free (which its StepTraceTime does not
+give: a DB export's E2E window holds its non-kernel tasks), every figure of a Kineto rank job and of a MindSpore one
+were checked only against the same pair compared alone, or as zero changes of a folder against itself.
 
 - DB exports (text/level0 -> text/level1's DB twins, two ranks each): each rank's E2E, Computing, Uncovered
   Communication and Free by the plain-SQL oracle of test_overall_db.py (reference-1 §7.3 on copies of the files);
@@ -11,6 +11,8 @@ pair compared alone, or as zero changes of a folder against itself.
   trace): E2E as reference-1 §6 defines it (the span of the kernel and gpu_memcpy events on a stream), Computing the
   exact union of the non-NCCL kernels, Uncovered Communication the NCCL kernels' time outside it, Free the rest
   (docs/differences.md: exact unions); the same outputs, and the likely straggler, whose figures are those changes.
+- MindSpore-layout folders of ranks (``rank-{r}_{timestamp}_ascend_ms``) made from the real text level0 / level1
+  exports as tests/data/npu/make_fixtures.py makes its MindSpore fixture: the profiler's step_trace_time.csv.
 
 Nothing expected comes from the package."""
 
@@ -189,3 +191,61 @@ def test_kineto_rank_job_against_the_raw_traces(kineto_job, tmp_path: Path, caps
     assert code == 3, err
     assert error_lines(err)[-1] == ("error: --fail_on_regression 0.5: rank 0 regressed beyond the threshold; the job "
                                     "(slowest rank per side) +0.00%, within it")
+
+
+TEXT = "msinsight/test/data/pytorch/text"
+
+
+def _mindspore_rank(src: Path, dst: Path, rank: int) -> None:
+    """A rank of a MindSpore job as the user guide lays it out (``rank-{r}_{timestamp}_ascend_ms`` holding
+    profiler_info_{r}.json and ASCEND_PROFILER_OUTPUT/{trace_view.json, kernel_details.csv}), made as
+    tests/data/npu/make_fixtures.py makes its MindSpore fixture, from a whole real torch_npu rank export: the trace
+    without the torch process's events and the async_npu / fwdbwd flows, the step column spelt "Step ID"."""
+    out = dst / f"rank-{rank}_2025010100000000{rank}_ascend_ms"
+    (out / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    events = json.loads((src / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    python = {e["pid"] for e in events if e.get("name") == "process_name" and e["args"]["name"] == "Python"}
+    kept = [e for e in events if e.get("pid") not in python and e.get("cat") not in ("async_npu", "fwdbwd")]
+    assert 0 < len(kept) < len(events)
+    (out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(json.dumps(kept), encoding="utf-8")
+    kd = (src / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").read_text(encoding="utf-8")
+    (out / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").write_text(kd.replace("Step Id,", "Step ID,", 1),
+                                                                         encoding="utf-8")
+    info = json.loads((src / f"profiler_info_{rank}.json").read_text(encoding="utf-8"))
+    (out / f"profiler_info_{rank}.json").write_text(json.dumps({**info, "rank_id": rank}), encoding="utf-8")
+
+
+def _step_ns(src: Path) -> dict[str, int]:
+    """step_trace_time.csv's figures in whole ns (a file the MindSpore copy does not hold), E2E their sum (its
+    Stage to the 0.001 ms shown: test_ranks_report.profiler_ns)."""
+    import csv
+
+    with open(src / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv", newline="", encoding="utf-8") as fh:
+        row = next(csv.DictReader(fh))
+    cols = {"computing": "Computing", "uncovered_communication": "Communication(Not Overlapped)", "free": "Free"}
+    out = {m: int(Decimal(row[c]).quantize(Decimal("0.001")) * 1000) for m, c in cols.items()}
+    return {"e2e": sum(out.values()), **out}
+
+
+def test_mindspore_rank_job_against_the_profilers_step_figures(samples: Path, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture) -> None:
+    """MindSpore-layout folders of ranks made from the real text level0 / level1 exports: each rank's E2E,
+    Computing, Uncovered Communication and Free are the profiler's step_trace_time.csv (left out of the copies),
+    as for the torch_npu layout (test_ranks_report.py); before, a MindSpore rank job was checked only against a
+    compare of its one fixture with itself. The gate at 20 %: rank 1 (+31.12 %) beyond it, the job within."""
+    src = {side: samples / TEXT / level for side, level in (("base", "level0"), ("comp", "level1"))}
+    if not all(p.is_dir() for p in src.values()):
+        pytest.skip("text samples absent")
+    for side, folder in src.items():
+        for r in (0, 1):
+            _mindspore_rank(folder / f"rank{r}_ascend_pt", tmp_path / side, r)
+    want = {r: (_step_ns(src["base"] / f"rank{r}_ascend_pt"), _step_ns(src["comp"] / f"rank{r}_ascend_pt"))
+            for r in (0, 1)}
+    code, out, err, doc, book = _run(capsys, tmp_path / "base", tmp_path / "comp", tmp_path / "out", "20")
+    assert [(r["base_path"], r["comparison_path"]) for r in doc["ranks"]] == [
+        tuple(str(tmp_path / side / f"rank-{r}_2025010100000000{r}_ascend_ms") for side in ("base", "comp"))
+        for r in (0, 1)]
+    _check_job(out, doc, book, want)
+    assert code == 3 and [r["regressed"] for r in doc["ranks"]] == [False, True], err
+    assert error_lines(err)[-1] == ("error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job "
+                                    "(slowest rank per side) +17.49%, within it")
