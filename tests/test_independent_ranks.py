@@ -36,6 +36,7 @@ from tests.test_ranks_report import SCHEMA
 
 DB = "msinsight/test/data/pytorch/db"
 KINETO = "hta/tests/data/trace_filter"
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
 METRICS = ("e2e", "computing", "uncovered_communication", "free")
 #: _sql_oracle's OverallMetrics rows by the overview's metrics
 DB_ROWS = {"e2e": "E2E Time", "computing": "Computing Time", "uncovered_communication": "Uncovered Communication Time",
@@ -78,11 +79,11 @@ def _kineto_figures(doc: dict) -> dict[str, int]:
     kernels = [(e["name"], _ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in device
                if str(e["cat"]).lower() == "kernel"]
     comm = [(s, t) for n, s, t in kernels if n.startswith("ncclKernel")]
-    assert comm and all("nccl" not in n.lower() for n, *_ in kernels if not n.startswith("ncclKernel"))
+    assert all("nccl" not in n.lower() for n, *_ in kernels if not n.startswith("ncclKernel"))
     computing = sum(t - s for s, t in union([(s, t) for n, s, t in kernels if not n.startswith("ncclKernel")]))
     busy = sum(t - s for s, t in union([(s, t) for _, s, t in kernels]))
     return {"e2e": e2e, "computing": computing, "uncovered_communication": busy - computing,
-            "free": e2e - busy}
+            "free": e2e - busy, "communication": sum(t - s for s, t in comm)}
 
 
 def _check_job(out: str, doc: dict, book: openpyxl.Workbook, want: dict[int, tuple[dict, dict]]) -> None:
@@ -149,18 +150,18 @@ def test_db_rank_job_against_sql(samples: Path, tmp_path: Path, capsys: pytest.C
     assert (want[0][0]["e2e"], want[0][1]["e2e"]) == (124_842_634, 137_919_295)
 
 
-@pytest.fixture
-def kineto_job(samples: Path, tmp_path: Path) -> tuple[Path, Path, dict[int, tuple[dict, dict]]]:
+@pytest.fixture(scope="module")
+def kineto_job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[int, tuple[dict, dict]]]:
     """trace_filter (ranks 0 and 1) and a folder whose rank r holds trace_filter's rank 1 - r trace (its
-    distributedInfo rank set to r), with the figures of each rank's two traces."""
-    base = samples / KINETO
+    distributedInfo rank set to r), with the figures of each rank's two traces; made once for the tests here."""
+    base = SAMPLES / KINETO
     if not base.is_dir():
         pytest.skip("hta samples absent")
-    comp = tmp_path / "swapped"
-    comp.mkdir()
+    comp = tmp_path_factory.mktemp("swapped")
     docs = {r: _events(base / f"sampled_rank-{r}.json.gz") for r in (0, 1)}
     assert [d["distributedInfo"]["rank"] for d in docs.values()] == [0, 1]
     figures = {r: _kineto_figures(d) for r, d in docs.items()}
+    assert all(f["communication"] > 0 for f in figures.values())
     for r in (0, 1):
         other = docs[1 - r]
         other["distributedInfo"]["rank"] = r
@@ -191,6 +192,29 @@ def test_kineto_rank_job_against_the_raw_traces(kineto_job, tmp_path: Path, caps
     assert code == 3, err
     assert error_lines(err)[-1] == ("error: --fail_on_regression 0.5: rank 0 regressed beyond the threshold; the job "
                                     "(slowest rank per side) +0.00%, within it")
+
+
+def test_kineto_rank_communication_against_the_raw_traces(kineto_job, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    """The communication comparison alone on the swapped Kineto job: each rank's communication time is its NCCL
+    kernels' summed durations (rank 0's trace 396.199 ms, rank 1's 379.053 ms), in the rank lines, the table and the
+    overview (the text exports' case: test_ranks_report.py, from the HCCL ops)."""
+    base, comp, want = kineto_job
+    out_dir = tmp_path / "out"
+    code, out, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out_dir),
+                                "--enable_communication_compare", "--output_format", "json")
+    assert code == 0, err
+    doc = json.loads(next(out_dir.glob("performance_comparison_result_ranks_*.json")).read_text(encoding="utf-8"))
+    assert validate(doc, SCHEMA) == []
+    rows = table_rows(out)
+    for rank, (b, c) in want.items():
+        b_ns, c_ns = b["communication"], c["communication"]
+        got = doc["ranks"][rank]["communication"]
+        assert (got["base_ns"], got["comparison_ns"], got["diff_ns"]) == (b_ns, c_ns, c_ns - b_ns)
+        cells = [_ms(b_ns), _ms(c_ns), _ms(c_ns - b_ns, "+"), _pct(b_ns, c_ns)]
+        assert rows[rank][1:5] == cells
+        assert f"rank {rank}: communication {cells[0]} ms -> {cells[1]} ms ({cells[2]} ms, {cells[3]}), " in out
+    assert (want[0][0]["communication"], want[1][0]["communication"]) == (396_199_000, 379_053_000)
 
 
 TEXT = "msinsight/test/data/pytorch/text"
