@@ -22,6 +22,7 @@ import gzip
 import json
 import shutil
 from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import openpyxl
@@ -86,9 +87,12 @@ def _kineto_figures(doc: dict) -> dict[str, int]:
             "free": e2e - busy, "communication": sum(t - s for s, t in comm)}
 
 
-def _check_job(out: str, doc: dict, book: openpyxl.Workbook, want: dict[int, tuple[dict, dict]]) -> None:
+def _check_job(out: str, doc: dict, book: openpyxl.Workbook, want: dict[int, tuple[dict, dict]],
+               pct: int | Fraction) -> None:
     """The rank lines, the console table, the job line and the overview files against ``want``: rank -> (base
-    figures, comparison figures) in ns."""
+    figures, comparison figures) in ns; each JSON metric record whole (ns, ms, the change in percent), the sheet's
+    times, E2E Diff Ratio (4 places: no rank here lies within 0.005 % of the threshold ``pct``) and verdict against
+    ``pct`` percent, its largest step as the JSON record's."""
     rows = table_rows(out)
     assert sorted(rows) == sorted(want)
     sheet = [list(r) for r in book["Ranks"].iter_rows(min_row=4, values_only=True)]
@@ -99,11 +103,18 @@ def _check_job(out: str, doc: dict, book: openpyxl.Workbook, want: dict[int, tup
         assert f"rank {rank}: E2E {row[1]} ms -> {row[2]} ms ({row[3]} ms, {row[4]}), " in out
         assert record["rank"] == cells[0] == rank
         for k, m in enumerate(METRICS):
-            assert (record[m]["base_ns"], record[m]["comparison_ns"], record[m]["diff_ns"]) == \
-                (b[m], c[m], c[m] - b[m]), (rank, m)
-            assert (cells[1 + k], cells[5 + k], cells[9 + k + (k > 0)]) == \
-                (b[m] / 1e6, c[m] / 1e6, (c[m] - b[m]) / 1e6), (rank, m)
-        assert record["e2e"]["diff_pct"] == pytest.approx((c["e2e"] - b["e2e"]) / b["e2e"] * 100, rel=1e-12)
+            ms = {"base_ms": b[m] / 1e6, "comparison_ms": c[m] / 1e6, "diff_ms": (c[m] - b[m]) / 1e6}
+            assert {key: v for key, v in record[m].items() if key not in ("diff_pct", "diff_ratio")} == \
+                {"base_ns": b[m], "comparison_ns": c[m], "diff_ns": c[m] - b[m], **ms}, (rank, m)
+            assert record[m]["diff_pct"] == pytest.approx((c[m] - b[m]) / b[m] * 100, rel=1e-12), (rank, m)
+            assert (cells[1 + k], cells[5 + k], cells[9 + k + (k > 0)]) == tuple(ms.values()), (rank, m)
+        regressed = (c["e2e"] - b["e2e"]) * 100 > pct * b["e2e"]
+        ratio = Fraction(c["e2e"], b["e2e"])
+        assert abs(ratio - 1 - Fraction(pct, 100)) > Fraction(5, 10**5)
+        assert record["e2e"]["diff_ratio"] == cells[10] == round(ratio.numerator / ratio.denominator, 4)
+        assert (record["regressed"], cells[14]) == (regressed, "yes" if regressed else "no")
+        step = record["largest_step"]
+        assert cells[15:17] == ([step["step"], step["diff_ms"]] if step else [None, None])
     slow = [max(want, key=lambda r: want[r][side]["e2e"]) for side in (0, 1)]
     b_ns, c_ns = want[slow[0]][0]["e2e"], want[slow[1]][1]["e2e"]
     assert f"\nJob (slowest rank per side): base rank {slow[0]} {_ms(b_ns)} ms -> comparison rank {slow[1]} " \
@@ -133,7 +144,7 @@ def test_db_rank_job_against_sql(samples: Path, tmp_path: Path, capsys: pytest.C
     want = {r: (_db_figures(samples, tmp_path, "level0", r), _db_figures(samples, tmp_path, "level1", r))
             for r in (0, 1)}
     code, out, err, doc, book = _run(capsys, samples / DB / "level0", samples / DB / "level1", tmp_path / "out", "5")
-    _check_job(out, doc, book, want)
+    _check_job(out, doc, book, want, 5)
     rows = table_rows(out)
     for rank, (b, c) in want.items():
         unc = c["uncovered_communication"] - b["uncovered_communication"]
@@ -177,7 +188,7 @@ def test_kineto_rank_job_against_the_raw_traces(kineto_job, tmp_path: Path, caps
     0.5 %: rank 0 (+0.68 %) beyond it, the job (1231.182 ms on both sides' slowest ranks) within."""
     base, comp, want = kineto_job
     code, out, err, doc, book = _run(capsys, base, comp, tmp_path / "out", "0.5")
-    _check_job(out, doc, book, want)
+    _check_job(out, doc, book, want, Fraction(1, 2))
     grew = want[0][1]["computing"] - want[0][0]["computing"]
     waited = want[1][1]["uncovered_communication"] - want[1][0]["uncovered_communication"]
     assert grew > 0 and grew / 2 <= waited <= grew * 3 / 2
@@ -269,7 +280,7 @@ def test_mindspore_rank_job_against_the_profilers_step_figures(samples: Path, tm
     assert [(r["base_path"], r["comparison_path"]) for r in doc["ranks"]] == [
         tuple(str(tmp_path / side / f"rank-{r}_2025010100000000{r}_ascend_ms") for side in ("base", "comp"))
         for r in (0, 1)]
-    _check_job(out, doc, book, want)
+    _check_job(out, doc, book, want, 20)
     assert code == 3 and [r["regressed"] for r in doc["ranks"]] == [False, True], err
     assert error_lines(err)[-1] == ("error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job "
                                     "(slowest rank per side) +17.49%, within it")
