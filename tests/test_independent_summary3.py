@@ -112,6 +112,16 @@ def test_memory_totals_are_the_originals_statistic_summed(samples: Path, referen
     for mb, rec in zip((base_mb, comp_mb), recorded, strict=True):
         if rec:
             assert f"{mb:.2f} MB" in line, line
+    # the peaks as the line states them: one figure where both read alike to the 0.01 GB shown
+    shown = [f"{g:.2f} GB" if g else "not recorded" for g in peaks]
+    if not any(peaks):
+        assert "Peak reserved memory" not in line, line
+    elif not all(peaks):
+        assert f"Peak reserved memory (Mem Usage): base {shown[0]}, comparison {shown[1]}; " in line, line
+    elif shown[0] == shown[1]:
+        assert f"Peak reserved memory (Mem Usage) {shown[0]} on both sides; " in line, line
+    else:
+        assert f"Peak reserved memory (Mem Usage) {shown[0]} -> {shown[1]} (" in line, line
 
 
 COMM_PAIRS = ("4-gpu-alexnet-vs-npu-text-l1", "7-gpu-hta-dfindex-vs-nsres", "8b-npu-traceview-file-vs-dir",

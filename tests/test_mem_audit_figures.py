@@ -273,5 +273,9 @@ def test_memory_totals_from_the_raw_trace(samples):
                  and e["args"].get("Device Id", -1) >= 0) / 1024**3 for p in (b, c)]
     assert [t["base_peak_gb"], t["comparison_peak_gb"]] == pytest.approx(peaks, rel=1e-12)
     assert t["peak_diff_gb"] == pytest.approx(peaks[1] - peaks[0], rel=1e-9)
+    assert t["peak_diff_pct"] == pytest.approx((peaks[1] - peaks[0]) / peaks[0] * 100, rel=1e-9)
     line = render_memory(res.frames)
     assert f"{base_mb:.2f} MB -> {comp_mb:.2f} MB ({comp_mb - base_mb:+.2f} MB)" in line, line
+    # 4.2734375 -> 6.212890625 GB: +1.939453125 GB, +45.3839 %
+    assert (f"Peak reserved memory (Mem Usage) {peaks[0]:.2f} GB -> {peaks[1]:.2f} GB ({peaks[1] - peaks[0]:+.2f} GB, "
+            f"{(peaks[1] - peaks[0]) / peaks[0] * 100:+.2f}%)") in line, line
