@@ -208,20 +208,24 @@ def test_kineto_rank_job_against_the_raw_traces(kineto_job, tmp_path: Path, caps
 def test_kineto_rank_communication_against_the_raw_traces(kineto_job, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture) -> None:
     """The communication comparison alone on the swapped Kineto job: each rank's communication time is its NCCL
-    kernels' summed durations (rank 0's trace 396.199 ms, rank 1's 379.053 ms), in the rank lines, the table and the
-    overview (the text exports' case: test_ranks_report.py, from the HCCL ops)."""
+    kernels' summed durations (rank 0's trace 396.199 ms, rank 1's 379.053 ms), in the rank lines, the table and
+    both overview files (the text exports' case: test_ranks_report.py, from the HCCL ops)."""
     base, comp, want = kineto_job
     out_dir = tmp_path / "out"
     code, out, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out_dir),
-                                "--enable_communication_compare", "--output_format", "json")
+                                "--enable_communication_compare", "--output_format", "xlsx,json")
     assert code == 0, err
     doc = json.loads(next(out_dir.glob("performance_comparison_result_ranks_*.json")).read_text(encoding="utf-8"))
     assert validate(doc, SCHEMA) == []
+    book = openpyxl.load_workbook(next(out_dir.glob("performance_comparison_result_ranks_*.xlsx")), read_only=True)
+    sheet = [list(r) for r in book["Ranks"].iter_rows(min_row=3, values_only=True)]
+    assert sheet[0][:4] == ["Rank", "Communication Time(ms)", "Communication Time(ms)", "Communication Diff(ms)"]
     rows = table_rows(out)
     for rank, (b, c) in want.items():
         b_ns, c_ns = b["communication"], c["communication"]
         got = doc["ranks"][rank]["communication"]
         assert (got["base_ns"], got["comparison_ns"], got["diff_ns"]) == (b_ns, c_ns, c_ns - b_ns)
+        assert sheet[1 + rank][:4] == [rank, b_ns / 1e6, c_ns / 1e6, (c_ns - b_ns) / 1e6]
         cells = [_ms(b_ns), _ms(c_ns), _ms(c_ns - b_ns, "+"), _pct(b_ns, c_ns)]
         assert rows[rank][1:5] == cells
         assert f"rank {rank}: communication {cells[0]} ms -> {cells[1]} ms ({cells[2]} ms, {cells[3]}), " in out
