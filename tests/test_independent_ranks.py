@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -92,9 +93,10 @@ def _check_job(out: str, doc: dict, book: openpyxl.Workbook, want: dict[int, tup
     """The rank lines, the console table, the job line and the overview files against ``want``: rank -> (base
     figures, comparison figures) in ns; each JSON metric record whole (ns, ms, the change in percent), the sheet's
     times, E2E Diff Ratio (4 places: no rank here lies within 0.005 % of the threshold ``pct``) and verdict against
-    ``pct`` percent, its largest step as the JSON record's."""
+    ``pct`` percent, its largest step (the console's keyed cell and the sheet's) as the JSON record's."""
     rows = table_rows(out)
     assert sorted(rows) == sorted(want)
+    keys = dict(re.findall(r"^Largest Step (\w+): (.+)$", out, re.M))
     sheet = [list(r) for r in book["Ranks"].iter_rows(min_row=4, values_only=True)]
     for (rank, (b, c)), record, cells in zip(sorted(want.items()), doc["ranks"], sheet, strict=True):
         row = rows[rank]
@@ -115,6 +117,8 @@ def _check_job(out: str, doc: dict, book: openpyxl.Workbook, want: dict[int, tup
         assert (record["regressed"], cells[14]) == (regressed, "yes" if regressed else "no")
         step = record["largest_step"]
         assert cells[15:17] == ([step["step"], step["diff_ms"]] if step else [None, None])
+        key, _, figure = row[8].partition(" ")  # the console's cell: a key the line under the table names
+        assert (keys.get(key), figure) == ((step["step"], _ms(step["diff_ns"], "+")) if step else (None, ""))
     slow = [max(want, key=lambda r: want[r][side]["e2e"]) for side in (0, 1)]
     b_ns, c_ns = want[slow[0]][0]["e2e"], want[slow[1]][1]["e2e"]
     assert f"\nJob (slowest rank per side): base rank {slow[0]} {_ms(b_ns)} ms -> comparison rank {slow[1]} " \
