@@ -695,3 +695,63 @@ def test_readme_exit_table_data_row_each_case_exits_1(samples: Path, capsys: pyt
     code, _, err = run_inproc(capsys, "-bp", "link.json.gz", "-d", str(sample), "--force", "--enable_api_compare",
                               "-o", str(tmp_path / "forced"))
     assert code == 0, err
+
+
+def test_readme_reading_the_time_table_figures_are_the_profiles(samples: Path) -> None:
+    """README "Reading the time table and the waterfall" answers "why is my E2E not my step time?" and "what is
+    Free time?" with figures of two real profiles. Each is read here apart from the tool where it can be: the
+    ``ProfilerStep#N`` ranges' durations from the trace files, the NPU export's Stage and Preparing from
+    step_trace_time.csv (Stage is the E2E the run reports), and the waterfall's shares as each Delta over the E2E
+    change of the run's own ns figures."""
+    import csv
+    import gzip
+    from decimal import ROUND_HALF_UP, Decimal
+
+    from msprof_compare import compare
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split("### Reading the time table and the waterfall", 1)[1].split("\n## ", 1)[0].split())
+
+    def said(pattern: str) -> tuple[str, ...]:
+        match = re.search(pattern, text)
+        assert match, pattern
+        return match.groups()
+
+    def step_ms(events: list, name: str) -> str:  # the host range of the step (user_annotation / cpu_op)
+        (dur,) = [e["dur"] for e in events if e.get("name") == name and e.get("cat") != "gpu_user_annotation"]
+        return f"{float(dur) / 1000:.3f}"
+
+    # the bundled H100 trace
+    h100, mi300 = REPO / "sample_data" / "bert-small_h100.json.gz", REPO / "sample_data" / "bert-small_mi300.json.gz"
+    with gzip.open(h100, "rt", encoding="utf-8") as f:
+        events = json.load(f)["traceEvents"]
+    step, e2e = said(r"bundled H100 trace's `ProfilerStep#6` spans (\S+) ms, its E2E Time (\S+) ms")
+    result = compare(h100, mi300, enable_profiling_compare=True)
+    wf = result.waterfall.set_index("Step")
+    assert (step, e2e) == (step_ms(events, "ProfilerStep#6"), f"{wf.loc['Base E2E', 'Base(ns)'] / 1e6:.3f}")
+    # Free: Other of E2E, and the shares of the two steps the README names
+    free, of = said(r"`Free: Other` (\S+) of (\S+) ms\)")
+    assert (free, of) == (f"{wf.loc['Free: Other', 'Base(ns)'] / 1e6:.3f}", e2e)
+    total = int(wf.loc["Comparison E2E", "Comparison(ns)"]) - int(wf.loc["Base E2E", "Base(ns)"])
+    change, fa, fa_share, fo, fo_share = said(r"bundled pair got (\S+) ms faster while its Flash Attention grew by "
+                                              r"(\S+) ms: (\S+) %, and its `Free: Other` shrank by (\S+) ms: (\S+) %")
+    assert change == f"{-total / 1e6:.3f}"
+    for step_name, delta, share in (("Flash Attention (Forward)", fa, fa_share), ("Free: Other", fo, fo_share)):
+        d = int(wf.loc[step_name, "Delta(ns)"])
+        assert (delta, share) == (f"{abs(d) / 1e6:.3f}", f"{100 * d / total:.1f}"), step_name
+    # Flash Attention grew while E2E shrank: a negative share
+    assert total < 0 < int(wf.loc["Flash Attention (Forward)", "Delta(ns)"]) and float(fa_share) < 0
+
+    # the msinsight level-1 NPU text export, rank 0
+    rank0 = samples / "msinsight" / "test" / "data" / "pytorch" / "text" / "level1" / "rank0_ascend_pt"
+    out = rank0 / "ASCEND_PROFILER_OUTPUT"
+    trace = json.loads((out / "trace_view.json").read_text(encoding="utf-8"))
+    with open(out / "step_trace_time.csv", newline="", encoding="utf-8") as f:
+        (row,) = list(csv.DictReader(f))
+    step, e2e, preparing = said(r"rank 0 `ProfilerStep#50` spans (\S+) ms, its E2E Time (\S+) ms \(step_trace_time"
+                                r"\.csv's `Stage`; (\S+) ms of the step pass before its first device task")
+    npu = compare(rank0, rank0, enable_profiling_compare=True).waterfall.set_index("Step")
+    assert step == step_ms(trace if isinstance(trace, list) else trace["traceEvents"], "ProfilerStep#50")
+    assert e2e == f"{float(row['Stage']) / 1000:.3f}" == f"{npu.loc['Base E2E', 'Base(ns)'] / 1e6:.3f}"
+    # Preparing 17902.5 us: a half rounds away from zero, as every figure the tool writes
+    assert preparing == str((Decimal(row["Preparing"]) / 1000).quantize(Decimal("0.001"), ROUND_HALF_UP))
