@@ -755,3 +755,27 @@ def test_readme_reading_the_time_table_figures_are_the_profiles(samples: Path) -
     assert e2e == f"{float(row['Stage']) / 1000:.3f}" == f"{npu.loc['Base E2E', 'Base(ns)'] / 1e6:.3f}"
     # Preparing 17902.5 us: a half rounds away from zero, as every figure the tool writes
     assert preparing == str((Decimal(row["Preparing"]) / 1000).quantize(Decimal("0.001"), ROUND_HALF_UP))
+
+
+def test_readme_api_example_runs_and_prints_what_its_comments_say(tmp_path: Path) -> None:
+    """README "Commands": the Python example of ``compare()`` on the bundled pair runs as it stands from a folder
+    holding ``sample_data`` (the top of the checkout), prints the verdict its comment quotes, which is the console
+    block's sentence under the waterfall without its period, the top contributor its comment names with that
+    diff, and the path of the workbook it wrote into ``out/``, which it makes."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    comments = [line.split("# ", 1)[1] for line in block.splitlines() if line.startswith("print(")]
+    console = readme.split("## Install and compare the bundled sample pair", 1)[1]
+    (sentence,) = re.findall(r"^(E2E time .*)\.$", console.split("\n## ", 1)[0], re.M)
+    (tmp_path / "sample_data").symlink_to(REPO / "sample_data")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "MSPROF_ANALYZE_LOG_LEVEL")}
+    proc = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, cwd=tmp_path,
+                          env={**env, "PYTHONPATH": str(REPO)}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    verdict, header, first, *_, written = proc.stdout.splitlines()
+    assert comments[0].endswith("...") and verdict.startswith(comments[0][:-3].rstrip()) and verdict == sentence
+    assert header.split() == ["Name", "Diff(ms)", "Share"]
+    assert first.split()[1:3] == comments[1].split()[:2]
+    (xlsx,) = (tmp_path / "out").glob("performance_comparison_result_*.xlsx")
+    assert Path(written) == xlsx.resolve() and "/out/performance_comparison_result_<UTC timestamp>.xlsx" in comments[2]
