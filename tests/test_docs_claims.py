@@ -779,3 +779,34 @@ def test_readme_api_example_runs_and_prints_what_its_comments_say(tmp_path: Path
     assert first.split()[1:3] == comments[1].split()[:2]
     (xlsx,) = (tmp_path / "out").glob("performance_comparison_result_*.xlsx")
     assert Path(written) == xlsx.resolve() and "/out/performance_comparison_result_<UTC timestamp>.xlsx" in comments[2]
+
+
+def test_schema_says_what_the_signed_shares_are_of() -> None:
+    """docs/result.schema.json describes the two signed shares a reader of the JSON meets beside ``Share``: a
+    waterfall step's "Share of E2E Diff" (its delta over the E2E difference; the 'end' row 1.0, the 'start' row
+    null) and a contributor's "Share of Net Diff" (its diff over the net change of its level's rows, listed or
+    not). On the bundled pair each is recomputed from the figures apart: the steps' ns deltas, and the net of the
+    OperatorCompareStatistic sheet's device durations (every operator row, ``--disable_module`` writing them)."""
+    import pandas as pd
+
+    from msprof_compare import compare
+
+    schema = json.loads((REPO / "docs" / "result.schema.json").read_text(encoding="utf-8"))["$defs"]
+    said_e2e = schema["waterfall_step"]["properties"]["Share of E2E Diff"]["description"]
+    said_net = schema["contributor"]["properties"]["Share of Net Diff"]["description"]
+    assert "Delta(ns) over the E2E difference" in said_e2e and "'end' row holds 1.0" in said_e2e
+    assert "net change of every row of its level, listed or not" in said_net
+    h100, mi300 = REPO / "sample_data" / "bert-small_h100.json.gz", REPO / "sample_data" / "bert-small_mi300.json.gz"
+    result = compare(h100, mi300, enable_profiling_compare=True, enable_operator_compare=True, disable_module=True)
+    wf = result.waterfall
+    total = int(wf["Comparison(ns)"].iloc[-1]) - int(wf["Base(ns)"].iloc[0])
+    shares = wf["Share of E2E Diff"].tolist()
+    assert pd.isna(shares[0]) and shares[-1] == 1.0
+    assert shares[1:-1] == pytest.approx([int(d) / total for d in wf["Delta(ns)"].iloc[1:-1]], rel=1e-12)
+    assert min(shares[1:-1]) < 0 and max(shares[1:-1]) > 1  # signed: growth against a faster E2E, over 100 %
+    stat = result.sheet("OperatorCompareStatistic")
+    net = (stat["Comparison Device Duration(ms)"] - stat["Base Device Duration(ms)"]).sum()
+    contrib = result.contributors
+    assert (contrib["Level"] == "operator").all() and len(contrib) < len(stat)
+    assert contrib["Share of Net Diff"].tolist() == pytest.approx((contrib["Diff(ms)"] / net).tolist(), rel=1e-6)
+    assert (contrib["Share of Net Diff"] < 0).any() and (contrib["Share"] >= 0).all()
