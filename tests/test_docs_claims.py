@@ -810,3 +810,35 @@ def test_schema_says_what_the_signed_shares_are_of() -> None:
     assert (contrib["Level"] == "operator").all() and len(contrib) < len(stat)
     assert contrib["Share of Net Diff"].tolist() == pytest.approx((contrib["Diff(ms)"] / net).tolist(), rel=1e-6)
     assert (contrib["Share of Net Diff"] < 0).any() and (contrib["Share"] >= 0).all()
+
+
+def test_readme_reading_overallmetrics_holds_for_a_gpu_against_an_npu_run(samples: Path, tmp_path: Path) -> None:
+    """README "Reading the OverallMetrics sheet" on the AlexNet H200 trace against the NPU level-1 rank 0 export:
+    each side's Duration Ratio is its Duration over its own E2E Time, Diff Duration comparison minus base (to 0.01),
+    Diff Ratio comparison over base (4 places), written ``INF`` where the base is 0 (the quoted Uncovered
+    Communication row), and the tree adds up: Free Time = SDMA + Free, a group = Wait + Transmit, E2E Time =
+    Computing + Uncovered Communication + Free Time."""
+    import openpyxl
+
+    from msprof_compare import compare
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split("### Reading the OverallMetrics sheet", 1)[1].split("\n### ", 1)[0].split())
+    (quoted,) = re.findall(r"`Uncovered Communication Time` against the NPU run's (\S+) ms", text)
+    (gpu,) = (REPO / "tests" / "data" / "kineto").glob("alexnet_h200_rank0.*.pt.trace.json.gz")
+    npu = samples / "msinsight" / "test" / "data" / "pytorch" / "text" / "level1" / "rank0_ascend_pt"
+    result = compare(gpu, npu, enable_profiling_compare=True)
+    ws = openpyxl.load_workbook(result.to_excel(tmp_path))["OverallMetrics"]
+    rows = {r[0]: r[1:] for r in ws.iter_rows(min_row=4, values_only=True)}
+    e2e = rows["E2E Time"]
+    for index, (b, b_ratio, _, c, c_ratio, _, diff, ratio) in rows.items():
+        assert (b_ratio, c_ratio) == (pytest.approx(b / e2e[0]), pytest.approx(c / e2e[3])), index
+        assert diff == pytest.approx(c - b, abs=0.005 + 1e-9), index
+        assert ratio == ("INF" if b == 0 else pytest.approx(round(c / b, 4), abs=1e-4)), index
+    uncovered = rows["Uncovered Communication Time"]
+    assert (uncovered[0], f"{uncovered[3]:.3f}", uncovered[7]) == (0, quoted, "INF")
+    for side in (0, 3):
+        assert rows["Free Time"][side] == pytest.approx(rows.get("\tSDMA", (0,) * 8)[side] + rows["\tFree"][side])
+        assert rows["\tGroup 0 Communication"][side] == pytest.approx(
+            rows.get("\t\tWait", (0,) * 8)[side] + rows["\t\tTransmit"][side])
+        assert e2e[side] == pytest.approx(rows["Computing Time"][side] + uncovered[side] + rows["Free Time"][side])
