@@ -842,3 +842,27 @@ def test_readme_reading_overallmetrics_holds_for_a_gpu_against_an_npu_run(sample
         assert rows["\tGroup 0 Communication"][side] == pytest.approx(
             rows.get("\t\tWait", (0,) * 8)[side] + rows["\t\tTransmit"][side])
         assert e2e[side] == pytest.approx(rows["Computing Time"][side] + uncovered[side] + rows["Free Time"][side])
+
+
+def test_readme_root_warning_and_its_skipped_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README, under the bundled pair's run: as root the log starts with the original's warning, quoted there by
+    its opening words, and the owner check that ``--force`` skips is skipped: a file of another user's (here: a
+    process uid that is not the file's) is refused without ``--force`` unless the process is root."""
+    from msprof_compare.errors import ProfileError
+    from msprof_compare.loaders import paths
+
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    (quoted,) = re.findall(r"the log starts with the original's warning `([^`]*) \.\.\.`", readme)
+    assert cli.ROOT_WARNING.startswith(quoted)
+    trace = tmp_path / "trace.json"
+    trace.write_text("{}", encoding="utf-8")
+    if os.geteuid() == 0:  # a file of root's would pass the owner check of a root process anyway
+        os.chown(trace, 12345, -1)
+    owner = trace.stat().st_uid
+    assert owner != 0
+    monkeypatch.setattr(paths.os, "geteuid", lambda: owner + 1)
+    with pytest.raises(ProfileError, match="does not belong to you"):
+        paths.check_input(str(trace), force=False)
+    paths.check_input(str(trace), force=True)
+    monkeypatch.setattr(paths.os, "geteuid", lambda: 0)
+    paths.check_input(str(trace), force=False)
