@@ -41,7 +41,7 @@ HELP = {
                                 "profiles on both sides compare rank by rank, and a profiler schedule's cycles cycle "
                                 "by cycle)",
     "enable_profiling_compare": "Enable overall performance comparison (the console table and the OverallMetrics "
-                                "sheet)",
+                                "sheet, and the E2E waterfall of the console and the Summary sheet)",
     "enable_operator_compare": "Enable operator performance comparison (the module sheets where both sides have "
                                "module data, else the operator sheets)",
     "enable_memory_compare": "Enable operator memory comparison",

@@ -113,7 +113,8 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      "(KernelTypeCompare: kernels by op type; a DB export's from its task rows)",
                      "it also runs the time breakdown, and exits 1 when a side has no E2E time",
                      # the original's one-liners left a first-time reader guessing (session 61 help review)
-                     "Enable overall performance comparison (the console table and the OverallMetrics sheet)",
+                     "Enable overall performance comparison (the console table and the OverallMetrics sheet, "
+                     "and the E2E waterfall of the console and the Summary sheet)",
                      "(the module sheets where both sides have module data, else the operator sheets)",
                      "(ApiCompare: the host time of each torch op, annotation and runtime call, by name)",
                      "Enable precise matching of operators (by name and input shape, not by name alone)",
