@@ -499,3 +499,25 @@ def test_lenient_time_parse_reads_a_plus_sign():
 
     ns, read = lenient_us_to_ns(["+7.5", "12", "-0.25", "N/A"])
     assert ns.tolist()[:3] == [7500, 12000, -250] and read.tolist() == [True, True, True, False]
+
+
+def test_unparsed_profiling_directory_says_to_parse_it(tmp_path):
+    """A torch_npu profiling directory recorded with parsing off (dynamic_profile's default ``analyse: false``)
+    holds the profiler's raw PROF_* folder and FRAMEWORK beside profiler_info, but no ASCEND_PROFILER_OUTPUT: the
+    original's "not collected ... or the data is not parsed" left the user to guess which; the hint names the raw
+    folder and the offline parse. A directory copied without its output folder and without raw data (only
+    profiler_info) keeps the bare message."""
+    d = tmp_path / "rank0_ascend_pt"
+    (d / "PROF_000001_20250101000000000_ABCDEFGH" / "device_0" / "data").mkdir(parents=True)
+    (d / "FRAMEWORK").mkdir()
+    shutil.copyfile(PT / "profiler_info_0.json", d / "profiler_info_0.json")
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
+        detect(str(d))
+    assert err.value.hint == ("it holds the profiler's raw data, PROF_000001_20250101000000000_ABCDEFGH, but no "
+                              "ASCEND_PROFILER_OUTPUT: the profile was recorded without parsing; parse it offline "
+                              "(torch_npu: torch_npu.profiler.profiler.analyse(FOLDER); MindSpore: its Profiler's "
+                              "offline analyse), then pass this folder")
+    shutil.rmtree(d / "PROF_000001_20250101000000000_ABCDEFGH")
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
+        detect(str(d))
+    assert err.value.hint is None

@@ -206,7 +206,8 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
                        hint=(_inner_profiles_hint(path, heads) or _cann_runs_hint(path) or _timeline_files_hint(path)
-                             or _mindspore_legacy_hint(path, out_entries)) if output == path else None)
+                             or _mindspore_legacy_hint(path, out_entries) or _unparsed_hint(path, out_entries))
+                       if output == path else None)
 
 
 def _refuse_path_past_a_file(given: str) -> None:
@@ -372,6 +373,18 @@ def _mindspore_legacy_hint(directory: str, names: list[str]) -> str | None:
         return None
     return (f"{what} ({term_safe(found[0])}), which this comparison does not read: "
             "profile with MindSpore 2.x, whose Profiler writes an *_ascend_ms folder, and pass that")
+
+
+def _unparsed_hint(directory: str, entries: list[str]) -> str | None:
+    """A torch_npu or MindSpore profiling folder recorded without parsing (``analyse`` off, dynamic_profile's
+    default): the profiler's raw PROF_* data and no ASCEND_PROFILER_OUTPUT. "or the data is not parsed" left the
+    user to guess which and how to parse it."""
+    raw = sorted(n for n in entries if n.startswith("PROF_") and os.path.isdir(os.path.join(directory, n)))
+    if not raw:
+        return None
+    return (f"it holds the profiler's raw data, {short_list(raw, 2)}, but no {ASCEND_OUTPUT}: the profile was "
+            "recorded without parsing; parse it offline (torch_npu: torch_npu.profiler.profiler.analyse(FOLDER); "
+            "MindSpore: its Profiler's offline analyse), then pass this folder")
 
 
 def _cann_runs_hint(directory: str) -> str | None:
