@@ -866,3 +866,15 @@ def test_readme_root_warning_and_its_skipped_checks(tmp_path: Path, monkeypatch:
     paths.check_input(str(trace), force=True)
     monkeypatch.setattr(paths.os, "geteuid", lambda: 0)
     paths.check_input(str(trace), force=False)
+
+
+def test_readme_contents_links_every_section_once() -> None:
+    """README's "Contents" line, under its opening, links each of its ``##`` and ``###`` headings once, in the
+    headings' order, so that a section added (or retitled) below must be added to it too."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    contents = readme.split("\nContents: ", 1)[1].split("\n\n", 1)[0]
+    linked = re.findall(r"\]\(#([^)]+)\)", contents)
+    headings = "\n".join(line for line in readme.split("\nContents: ", 1)[1].splitlines()
+                         if re.match(r"#{2,3} ", line))
+    in_order = [github_anchors(line) for line in headings.splitlines()]
+    assert linked == [next(iter(a)) for a in in_order]
