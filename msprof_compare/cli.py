@@ -959,7 +959,7 @@ def _no_memory_to_import(exc: ImportError) -> bool:
 
 
 def _out_of_memory(base: str, comparison: str, exc: BaseException | None = None, opts: Any = None) -> str:
-    """What to tell a user whose machine ran out of memory (the budget rule of the README's "Memory"), naming
+    """What to tell a user whose machine ran out of memory (the budget rule of the README's "Memory use (RAM)"), naming
     the input being loaded or the folder being written when that is known (``OutOfMemory``). ``opts``: the run's
     options once checked, so an NPU text export counts the side files the run reads, as that rule says."""
     try:  # the loaders (and pandas under them) may be what could not be imported
