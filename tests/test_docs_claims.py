@@ -878,3 +878,22 @@ def test_readme_contents_links_every_section_once() -> None:
                          if re.match(r"#{2,3} ", line))
     in_order = [github_anchors(line) for line in headings.splitlines()]
     assert linked == [next(iter(a)) for a in in_order]
+
+
+def test_readme_mindspore_profiler_folder_of_one_device_compares_rank_by_rank(capsys: pytest.CaptureFixture,
+                                                                               tmp_path: Path) -> None:
+    """README "MindSpore profiles": MindSpore's ``profiler/`` folder is a folder of ranks, compared rank by rank
+    even for a run on one device (the MindSpore-shaped fixture: ``profiler/`` holding one ``rank-0_..._ascend_ms``):
+    a rank table and a report per rank, no time table; its ``*_ascend_ms`` folder gives the single comparison's
+    console tables."""
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert ("a run on one device too: its rank table and a report per rank, without the time table; pass the "
+            "`*_ascend_ms` folder for the single comparison's console tables") in text
+    profiler = REPO / "tests" / "data" / "npu" / "profiler"
+    (rank,) = profiler.glob("*_ascend_ms")
+    code, out, _ = run_inproc(capsys, "-bp", str(profiler), "-d", str(profiler), "-o", str(tmp_path / "ranks"))
+    assert code == 0 and "Ranks: E2E Time and Diff" in out and "Model Profiling Time Distribution" not in out
+    assert [p.name.split("_2")[0] for p in sorted((tmp_path / "ranks").glob("*.xlsx"))] == [
+        "performance_comparison_result_rank0", "performance_comparison_result_ranks"]
+    code, out, _ = run_inproc(capsys, "-bp", str(rank), "-d", str(rank), "-o", str(tmp_path / "one"))
+    assert code == 0 and "Model Profiling Time Distribution" in out and "Ranks:" not in out
