@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cliutil import error_lines, run_inproc
+from conftest import SAMPLES
 from dbutil import edited_copy, sql
 
 from msprof_compare import api
@@ -25,6 +26,8 @@ from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
 
 L1 = Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+#: the msinsight server's msprof_0.db, an older export whose ENUM_API_TYPE holds pta 25000 and pytorch 30000
+FULL_DB = SAMPLES / "msinsight" / "server" / "src" / "test" / "test_data" / "full_db" / "msprof_0.db"
 OPTS, _ = build_options()  # every comparison, the time breakdown included
 COMPUTE = "FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId"
 TYPED = "FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType"
@@ -465,22 +468,27 @@ def test_rows_of_a_type_stored_as_text_are_read_or_said(tmp_path: Path) -> None:
     assert len(p.ops) == len(clean.ops) and len(p.python_functions) == len(clean.python_functions)
 
 
-def test_digits_text_of_a_kind_not_read_is_left_out_without_the_enum(tmp_path: Path) -> None:
-    """Without ENUM_API_TYPE (msprof's default ids read), digits text of a kind not read stayed among the rows read
-    (the unknown-kind filter ran only with the table): three op rows typed '7' with globalTid -5 (synthetic) were
-    said as negative globalTids, and the 318 queue rows typed '50002' (SQL) were read with the memory compare off.
-    Both now go as the same rows typed by integer do: the same ops, Python frames and queue (none), no warning."""
-    cols = ("startNs, endNs, globalTid, connectionId, name, sequenceNumber, fwdThreadId, inputDtypes, inputShapes, "
+#: the columns of the excerpt's PYTORCH_API, and the statements that copy it to a table whose ``type`` column has no
+#: affinity, so a text written there stays text (an INTEGER column turns '7' back into 7)
+API_COLS = ("startNs, endNs, globalTid, connectionId, name, sequenceNumber, fwdThreadId, inputDtypes, inputShapes, "
             "callchainId, type, depth")
+UNTYPED_API = ("CREATE TABLE P2 (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+               "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, "
+               "callchainId INTEGER, type, depth INTEGER)",
+               f"INSERT INTO P2 SELECT {API_COLS} FROM PYTORCH_API ORDER BY rowid",
+               "DROP TABLE PYTORCH_API", "ALTER TABLE P2 RENAME TO PYTORCH_API")
+
+
+def test_a_kind_not_read_is_said_alike_as_digits_text_or_integer_without_the_enum(tmp_path: Path) -> None:
+    """Without ENUM_API_TYPE, msprof's own kind ids are read. Three op rows typed 7 (no kind msprof writes;
+    synthetic) with globalTid -5 are of no kind: they were left out unsaid, typed by integer or by digits text
+    alike, where a DB with the table says them. Both copies now say the same one line, and the 318 queue rows
+    typed '50002' / 50002 (a kind msprof writes, not read with the memory compare off) go unsaid as before: the
+    same ops and Python frames (counted by SQL), no queue."""
     ops3 = "SELECT rowid FROM PYTORCH_API WHERE type = 50001 ORDER BY rowid LIMIT 3"
 
     def copy(name: str, seven: str, queue: str) -> Path:
-        return _db(tmp_path / name, "DROP TABLE ENUM_API_TYPE",
-                   "CREATE TABLE P2 (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
-                   "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, "
-                   "callchainId INTEGER, type, depth INTEGER)",
-                   f"INSERT INTO P2 SELECT {cols} FROM PYTORCH_API ORDER BY rowid",
-                   "DROP TABLE PYTORCH_API", "ALTER TABLE P2 RENAME TO PYTORCH_API",
+        return _db(tmp_path / name, "DROP TABLE ENUM_API_TYPE", *UNTYPED_API,
                    f"UPDATE PYTORCH_API SET type = {seven}, globalTid = -5 WHERE rowid IN ({ops3})",
                    f"UPDATE PYTORCH_API SET type = {queue} WHERE type = 50002")
 
@@ -491,10 +499,28 @@ def test_digits_text_of_a_kind_not_read_is_left_out_without_the_enum(tmp_path: P
     (trace,), = sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50003")
     opts = build_options(enable_operator_compare=True)[0]  # the memory compare off: queue rows are not read
     p, q = load_profile(str(text), opts), load_profile(str(integer), opts)
-    assert p.warnings == [] and q.warnings == []
+    line = ("3 PYTORCH_API row(s) have a type none of msprof's kind ids is, the DB holding no ENUM_API_TYPE ids "
+            "(the first: 7): those rows are of no kind (torch op, queue or Python row) and are left out, so the "
+            "comparisons that read such rows (operator, API, memory, module) miss those among them")
+    assert p.warnings == [f"{text}: {line}"] and q.warnings == [f"{integer}: {line}"]
     assert len(p.ops) == len(q.ops) == ops - 3 and len(p.python_functions) == len(q.python_functions) == trace
     assert len(p.queue) == len(q.queue) == 0
     pd.testing.assert_frame_equal(p.ops, q.ops)
+
+
+def test_a_kind_msprof_writes_is_left_out_unsaid_without_the_enum(tmp_path: Path) -> None:
+    """msprof's other kinds (mstx 50004, acl 20000, an older export's pytorch 30000: the samples' ENUM_API_TYPE
+    tables) are no damage: without the table, rows of them are left out without a word, as with it."""
+    ops3 = "SELECT rowid FROM PYTORCH_API WHERE type = 50001 ORDER BY rowid LIMIT 3"
+    assert sql(L1, "SELECT id FROM ENUM_API_TYPE WHERE name IN ('mstx', 'acl')") == [(20000,), (50004,)]
+    if FULL_DB.exists():  # the shared samples beside the repo
+        assert sql(FULL_DB, "SELECT id FROM ENUM_API_TYPE WHERE name = 'pytorch'") == [(30000,)]
+    for i, kind in enumerate((50004, 20000, 30000)):
+        db = _db(tmp_path / str(i), "DROP TABLE ENUM_API_TYPE",
+                 f"UPDATE PYTORCH_API SET type = {kind} WHERE rowid IN ({ops3})")
+        p = load_profile(str(db), OPTS)
+        (ops,), = sql(db, "SELECT count(*) FROM PYTORCH_API WHERE type = 50001")
+        assert p.warnings == [] and len(p.ops) == ops
 
 
 def test_a_few_rows_of_no_type_beside_ops_are_said(tmp_path: Path) -> None:

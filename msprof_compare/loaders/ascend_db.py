@@ -1417,6 +1417,10 @@ def _api_kind(db: _Db, types: dict[str, tuple[int, ...]]) -> str | None:
 _NOT_A_TYPE = -(2**63)
 #: The SQL test of a PYTORCH_API row whose type is stored other than as an integer (or NULL).
 _ODD_TYPE = "typeof(p.type) NOT IN ('integer', 'null')"
+#: The PYTORCH_API kind ids msprof writes (the samples' ENUM_API_TYPE: runtime 5000, hccl 5500, node 10000, model
+#: 15000, acl 20000, op 50001, queue 50002, trace 50003, mstx 50004; an older export's pta 25000, pytorch 30000):
+#: without the table's ids, a row of an integer type none of these is of no kind, said as one ENUM_API_TYPE lacks.
+_MSPROF_API_IDS = (5000, 5500, 10000, 15000, 20000, 25000, 30000, 50001, 50002, 50003, 50004)
 
 
 def _odd_api_types(db: _Db, count: int, effect: str, digits_read: bool = True) -> None:
@@ -1490,7 +1494,9 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     # exports would be evaluated once per pair
     # rows of an integer type ENUM_API_TYPE lacks are of no kind too: read beside the others, counted, left out
     # (-5 in 352 rows of the level-2 sample moved 6,525 figures, said only as kernels no flow links, dbfuzz63)
-    known = _enum_ids(db) if null_kinds else ()
+    # without the table's ids, msprof's (a type of none was left out unsaid, where digits text of it was said)
+    enum_ids = _enum_ids(db) if null_kinds else ()
+    known = (enum_ids or _MSPROF_API_IDS) if null_kinds else ()
     # (tested only on the rows of no kind read: every run's mstx rows, an API-only run's Python rows too: the
     # level-2 sample's PYTORCH_API copied to 650k rows took 0.59 -> 0.62 s CPU an API-only load, NOT of IN pairs
     # 0.66 s; a full run's load 1.3 s alike)
@@ -1525,10 +1531,12 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         # table stayed (their negative globalTids were said, queue rows read with the memory compare off)
         kind = got[:, list(cols).index("type")]
         unwanted = ~np.isin(kind, wanted)
-        # a kind no ENUM id names is said; without the table, digits text goes unsaid as its integer does
+        # a kind no ENUM id names (without the table's ids, none of msprof's) is said, typed by integer or digits
         unknown = unwanted & ~np.isin(kind, known)
-        if known and unknown.any():
-            db.notes.append(f"{int(unknown.sum()):,} PYTORCH_API row(s) have a type ENUM_API_TYPE lacks (the first: "
+        if unknown.any():
+            lacks = ("ENUM_API_TYPE lacks" if enum_ids else
+                     "none of msprof's kind ids is, the DB holding no ENUM_API_TYPE ids")
+            db.notes.append(f"{int(unknown.sum()):,} PYTORCH_API row(s) have a type {lacks} (the first: "
                             f"{int(kind[unknown][0])}): {untyped_effect}")
         if unwanted.any():
             got = got[~unwanted]
