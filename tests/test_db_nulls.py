@@ -523,6 +523,28 @@ def test_a_kind_msprof_writes_is_left_out_unsaid_without_the_enum(tmp_path: Path
         assert p.warnings == [] and len(p.ops) == ops
 
 
+def test_a_step_keeps_the_python_frames_open_at_its_start_typed_as_digits_text(tmp_path: Path) -> None:
+    """--base_step: a Python frame begun before the step and still open in it stays (a call stack's outer frames),
+    but one whose type is stored as digits text ('50003') was left out, where its integer-typed twin stayed: 13 of
+    the excerpt's step 50. Both copies now keep, by SQL on the excerpt, the trace rows starting in the step plus
+    those begun before it that end in or after it, less the modules among the latter."""
+    (lo, hi), = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")
+    start, end = "CAST(p.startNs AS INTEGER)", "CAST(p.endNs AS INTEGER)"
+    rows = sql(L1, f"SELECT s.value, {start} FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name "
+                   f"WHERE p.type = 50003 AND {start} <= ? AND ({start} >= ? OR {end} >= ?)", (hi, lo, lo))
+    want = sorted((n, t) for n, t in rows if t >= lo or not n.lower().startswith("nn.module:"))
+    assert sum(t < lo for _, t in want) == 13
+    text = _db(tmp_path / "text", *UNTYPED_API, "UPDATE PYTORCH_API SET type = '50003' WHERE type = 50003")
+    integer = _db(tmp_path / "int", *UNTYPED_API)
+    assert sql(text, "SELECT count(*) FROM PYTORCH_API WHERE typeof(type) = 'text'") == [(len(sql(
+        L1, "SELECT 1 FROM PYTORCH_API WHERE type = 50003")),)]
+    for db in (text, integer):
+        p = load_profile(str(db), OPTS, step=50)
+        got = p.python_functions
+        assert sorted(zip(got["name"].tolist(), got["ts"].tolist(), strict=True)) == want
+        assert p.warnings == []
+
+
 def test_a_few_rows_of_no_type_beside_ops_are_said(tmp_path: Path) -> None:
     """Three op rows and two Python rows of the excerpt typed NULL beside the others: those five are left out
     (three ops fewer, two Python frames fewer than the clean load) and said with their count. They were dropped
