@@ -172,6 +172,59 @@ def test_task_id_nulls_are_counted_and_print_none(tmp_path: Path) -> None:
     assert not [x for x in base if x[1] == "None"]
 
 
+def test_task_id_outside_uint32_reads_as_missing_and_is_said(tmp_path: Path) -> None:
+    """msprof writes TASK.taskId as uint32: -5 and int64's greatest (synthetic) printed as is in the Kernel Details
+    lines, unsaid. Three compute tasks so damaged now read as three NULL ones (Task Id None; the kernels equal
+    a copy's with those cells NULL), said in one line naming the first by start."""
+    three = sql(L1, f"SELECT t.globalTaskId, s.value {COMPUTE} JOIN STRING_IDS s ON s.id = c.name "
+                    "ORDER BY t.startNs LIMIT 3")
+    ids = [g for g, _ in three]
+    bad = _db(tmp_path / "bad", *(f"UPDATE TASK SET taskId = {v} WHERE globalTaskId = {g}"
+                                  for v, g in zip((-5, 2**63 - 1, 4294967296), ids, strict=True)))
+    null = _db(tmp_path / "null", f"UPDATE TASK SET taskId = NULL WHERE globalTaskId IN ({', '.join(map(str, ids))})")
+    assert sql(bad, "SELECT count(*) FROM TASK WHERE taskId < 0 OR taskId > 4294967295") == [(3,)]
+    res = api.compare(str(L1), str(bad), enable_operator_compare=True, disable_module=True)
+    assert [w for w in res.comparison.warnings if "taskId" in w] == [
+        f"{bad}: 3 TASK.taskId value(s) are outside 0 to 4,294,967,295, no id msprof writes (the first: -5): read "
+        "as missing: those tasks have no Task Id (the operator and module sheets' Kernel Details print None)"]
+    pd.testing.assert_frame_equal(res.comparison.kernels, load_profile(str(null), OPTS).kernels)
+    sheet = res.sheet("OperatorCompare")
+    comp = [x.split(", ") for cell in sheet["Kernel Details.1"].fillna("") for x in cell.splitlines()
+            if "[duration:" in x]
+    nones = [x for x in comp if x[1] == "None"]
+    assert sorted(x[0] for x in nones) == sorted(n for _, n in three)
+    assert not [x for x in comp if x[1].lstrip("-").isdigit() and not 0 <= int(x[1]) <= 4294967295]
+
+
+def test_task_id_minus_2_is_no_communication(tmp_path: Path) -> None:
+    """-2 in the kernel pool marks an HCCL op's row (summed as its operator's communication): the 20 longest compute
+    tasks of the level-1 excerpt with taskId -2 (synthetic) made five operator contributors hold up to 2.25 ms of
+    communication a DB export links to no operator (the clean excerpt's run against the level-2 one holds none).
+    Read as missing, they hold none again."""
+    ids = [g for g, in sql(L1, f"SELECT t.globalTaskId {COMPUTE} ORDER BY t.endNs - t.startNs DESC LIMIT 20")]
+    db = _db(tmp_path, f"UPDATE TASK SET taskId = -2 WHERE globalTaskId IN ({', '.join(map(str, ids))})")
+    l2 = str(L1.parents[1] / "l2" / L1.name)
+    frames = [api.compare(l2, str(x), enable_operator_compare=True, disable_module=True).frames
+              for x in (L1, db)]
+    assert frames[0]["contributors"]["Level"].eq("operator").all() and len(frames[0]["contributors"]) > 0
+    assert frames[0].get("contributor_communication") is None
+    assert frames[1].get("contributor_communication") is None
+
+
+def test_plane_id_outside_uint32_is_a_plane_of_its_own_said(tmp_path: Path) -> None:
+    """A COMMUNICATION_TASK_INFO.planeId below -1 (synthetic: -5 in three rows) is no plane msprof writes (uint32;
+    the level-0 samples hold 4,294,967,295): it stays a plane of its own, as a sound id would group those tasks
+    (read as NULL's -1 they would join the tasks of no plane), now said with the count."""
+    db = _db(tmp_path, "UPDATE COMMUNICATION_TASK_INFO SET planeId = -5 WHERE rowid IN "
+                       "(SELECT rowid FROM COMMUNICATION_TASK_INFO ORDER BY 1 LIMIT 3)")
+    p = load_profile(str(db), OPTS)
+    assert [w for w in p.warnings if "planeId" in w] == [
+        f"{db}: 3 COMMUNICATION_TASK_INFO.planeId value(s) are outside 0 to 4,294,967,295, no id msprof writes (the "
+        "first: -5): each such value is read as a plane of its own (the wait rule takes, per group, the plane of "
+        "least wait)"]
+    assert int((p.comm["plane"] == "-5").sum()) == 3
+
+
 # --------------------------------------------------------------------------- TASK.deviceId
 
 

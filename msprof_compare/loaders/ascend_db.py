@@ -750,6 +750,13 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     for j, name in ((6, "deviceId"), (3, "connectionId"), (5, "taskId")):
         if name in db.columns("TASK"):
             db.null(f"TASK.{name}", np.count_nonzero(a[:, j] == -1))
+    # a task id that is no uint32 reads as a NULL one: printed as is (Task Id -5 / 9223372036854775807), and -2
+    # marks an HCCL op's row of the kernel pool, so such a kernel was summed as its operator's communication
+    task_id = a[:, 5]
+    if "taskId" in db.columns("TASK"):
+        bad = _no_uint32(db, task_id, "TASK.taskId", "read as missing: " + NULL_EFFECTS["TASK.taskId"])
+        if bad.any():
+            task_id = np.where(bad, -1, task_id)
     op_type = db.text(a[:, 10])
     core = db.text(a[:, 11])
     # a NULL cell reads as the exports write a task without inputs, "N/A" (the msinsight level0-2 DBs and the text
@@ -760,7 +767,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     kernels = frame("kernels", {
         "name": names, "cat": object_full(len(a), "npu_task"), "ts": ts, "dur": dur,
         "pid": a[:, 7], "tid": _own_lanes(a[:, 7], a[:, 2], ts), "stream": a[:, 2], "device": a[:, 6],
-        "task_type": core, "task_id": a[:, 5], "connection_id": a[:, 3],
+        "task_type": core, "task_id": task_id, "connection_id": a[:, 3],
     })
     extra = pd.DataFrame({"op_type": op_type, "rts_type": rts, "global_task_id": a[:, 4], "input_shapes": shapes,
                           "schedule": schedule})
@@ -788,6 +795,21 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     stat["Ratio(%)"] = stat["Total Time(us)"] / total * 100 if total else 0.0
     stat = stat.sort_values("Total Time(us)", ascending=False, kind="stable").reset_index(drop=True)
     return kernels, extra, details, stat
+
+
+#: msprof writes a task id and a communication plane id as uint32 (the level-0 samples' planeId 4,294,967,295)
+_UINT32_MAX = 2**32 - 1
+
+
+def _no_uint32(db: _Db, values: np.ndarray, column: str, effect: str) -> np.ndarray:
+    """The cells of ``column`` ("TABLE.column", read with NULL as -1) that are no uint32 (below -1, or over
+    4,294,967,295: a damaged cell, int64's greatest) as a mask, said in one note naming the first; -1 is NULL's."""
+    # one pass: -1 goes to 0, a value below it wraps over 2**32 (two comparisons cost twice the column's NULL count)
+    bad = (values + 1).view(np.uint64) > _UINT32_MAX + 1
+    if n := int(np.count_nonzero(bad)):
+        db.notes.append(f"{n:,} {column} value(s) are outside 0 to {_UINT32_MAX:,}, no id msprof writes (the first: "
+                        f"{int(values[bad][0])}): {effect}")
+    return bad
 
 
 def _own_lanes(pid: np.ndarray, stream: np.ndarray, ts: np.ndarray) -> np.ndarray:
@@ -1225,6 +1247,11 @@ def _communication(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.
             db.null("COMMUNICATION_TASK_INFO.opId", np.count_nonzero(a[:, 6] == -1))
         if "planeId" in db.columns("COMMUNICATION_TASK_INFO"):
             db.null("COMMUNICATION_TASK_INFO.planeId", np.count_nonzero(a[:, 4] == -1))
+            # kept: a damaged id still groups its tasks as a sound one would, where read as NULL's -1 they would
+            # join the tasks of no plane
+            _no_uint32(db, a[:, 4], "COMMUNICATION_TASK_INFO.planeId",
+                       "each such value is read as a plane of its own (the wait rule takes, per group, the plane of "
+                       "least wait)")
         _orphan_op_ids(db, a[:, 6])
         parts.append(frame("comm", {
             "name": db.text(a[:, 3], names=True, column=db.named("COMMUNICATION_TASK_INFO", "taskType")), "ts": a[:, 0],
