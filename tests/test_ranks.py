@@ -1907,6 +1907,82 @@ def test_db_rank_map_naming_no_one_rank_is_said(tmp_path, statements, named, odd
     assert len(written.warnings) == n
 
 
+@pytest.mark.parametrize(("statements", "why"), [
+    (("DROP TABLE RANK_DEVICE_MAP",), "no RANK_DEVICE_MAP table"),
+    (("DELETE FROM RANK_DEVICE_MAP",), "an empty RANK_DEVICE_MAP"),
+    (("ALTER TABLE RANK_DEVICE_MAP RENAME COLUMN rankId TO rank",), "a RANK_DEVICE_MAP without a rankId column"),
+])
+def test_db_recording_no_rank_is_said_at_info_where_ranks_are_checked(tmp_path, caplog, statements, why):
+    """msinsight's level0 DB rank 0 (META_DATA without distributed_args, RANK_DEVICE_MAP one row (0, 0)) with its map
+    dropped, emptied or without its column in a copy: the rank check had nothing the DB holds to go by and passed
+    without a word. Exports that never write the map are usual (the msinsight server's msprof_0.db has none), so the
+    check says it at INFO, not as a warning, and only where a rank is checked; the map as written says nothing."""
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.loaders.ranks import check_db_rank
+    from msprof_compare.options import build_options
+
+    assert ("RANK_DEVICE_MAP",) not in sql(PT.parents[2] / "server" / "src" / "test" / "test_data" / "full_db" /
+                                          "msprof_0.db", "SELECT name FROM sqlite_master")
+    src = PT / "db" / "level0" / "rank0_ascend_pt"
+    dest = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("ascend_pytorch_profiler_0.db"))
+    name = "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+    edited_copy(src / name, dest / name, *statements)
+    assert sql(dest / name, "SELECT count(*) FROM META_DATA WHERE name = 'distributed_args'") == [(0,)]
+    for path, said in ((dest, [f"{dest}: its DB export records no rank ({why}, and META_DATA no distributed_args "
+                                "rank), so its rank is the one its profiler_info_N.json's name gives, checked against "
+                                "nothing the DB holds"]),
+                       (src, [])):
+        p = load_profile(str(path), build_options()[0])
+        warnings = list(p.warnings)
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+            check_db_rank(0, p)
+        assert [r.getMessage() for r in caplog.records if r.levelno == logging.INFO] == said
+        assert p.warnings == warnings and not [r for r in caplog.records if r.levelno > logging.INFO]
+
+
+def test_db_without_a_rank_map_is_said_once_for_the_ranks_of_a_job(tmp_path, capsys):
+    """Two ranks (msinsight's level0 DB exports) whose maps are dropped, against the samples: the INFO line names no
+    rank, so the comparison's rank 1 repeats rank 0's, left out as a repeat; the base side says nothing."""
+    real = PT / "db" / "level0"
+    comp, out = tmp_path / "comp", tmp_path / "out"
+    for rank in (0, 1):
+        src, dest = real / f"rank{rank}_ascend_pt", comp / f"rank{rank}_ascend_pt"
+        name = f"ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_{rank}.db"
+        shutil.copytree(src, dest, ignore=shutil.ignore_patterns(f"ascend_pytorch_profiler_{rank}.db"))
+        edited_copy(src / name, dest / name, "DROP TABLE RANK_DEVICE_MAP")
+    code, _, err = run_inproc(capsys, "-bp", str(real), "-d", str(comp), "-o", str(out), "--enable_profiling_compare")
+    assert code == 0, err
+    said = [line for line in err.splitlines() if "records no rank" in line]
+    assert [line.split("] ", 1)[1] for line in said] == [
+        f"rank 0: {comp / 'rank0_ascend_pt'}: its DB export records no rank (no RANK_DEVICE_MAP table, and META_DATA "
+        "no distributed_args rank), so its rank is the one its profiler_info_N.json's name gives, checked against "
+        "nothing the DB holds"]
+    assert said[0].split("] ", 1)[0].endswith("[INFO")
+
+
+def test_force_passing_a_rank_map_that_differs_is_said_at_info(caplog):
+    """--force compares a DB whose RANK_DEVICE_MAP names another rank as its folder's name says (the refusal's
+    hint), but --force also lifts other checks (links, size caps): passing it is said at INFO, naming both ranks."""
+    import copy
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.loaders.ranks import check_db_rank
+    from msprof_compare.options import build_options
+
+    folder = PT / "db" / "level0" / "rank1_ascend_pt"
+    db = folder / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_1.db"
+    assert sql(db, "SELECT rankId FROM RANK_DEVICE_MAP") == [(1,)]
+    p = load_profile(str(folder), build_options()[0])
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        check_db_rank(0, copy.copy(p), force=True)
+        check_db_rank(1, copy.copy(p), force=True)  # agrees: nothing said
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{db}: RANK_DEVICE_MAP names rank 1; compared as rank 0, as its folder's profiler_info_N.json names it "
+        "(--force)"]
+
+
 def test_a_json_list_naming_trace_events_beside_one_trace_is_no_rank(tmp_path):
     """Beside hta's sampled rank 0 trace, a JSON list whose text names "traceEvents" (a manifest of the traces, say)
     is no rank's trace: only a JSON object's head is read for the key (``ranks._rank_traces``), so the folder stays

@@ -1371,6 +1371,16 @@ def _device_ranks(db: _Db) -> tuple[tuple[int, ...], tuple[int, str]]:
     return ranks, (int(odd), short_repr(first) if odd else "")
 
 
+def _device_map_none(db: _Db) -> str:
+    """Why RANK_DEVICE_MAP holds no rankId cell at all, for the rank check's note (``ranks.check_db_rank``): exports
+    that never write it are usual (msprof_0.db of the msinsight server's tests), so it is no warning."""
+    if not db.has("RANK_DEVICE_MAP"):
+        return "no RANK_DEVICE_MAP table"
+    if "rankId" not in db.columns("RANK_DEVICE_MAP"):
+        return "a RANK_DEVICE_MAP without a rankId column"
+    return "an empty RANK_DEVICE_MAP"
+
+
 def _rank_span(db: _Db) -> int:
     """The highest rank id COMMUNICATION_TASK_INFO names (as source or destination), plus one; 0 when none.
     Over every row, not only the step's: it bounds the world size, which no step changes. A cell that is no
@@ -1991,6 +2001,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.extra[COMM_STEP_CUT] = _comm_step_cut(db, rng, profile.comm)
     profile.metadata = _metadata(db)
     profile.extra["device_ranks"], profile.extra["device_ranks_odd"] = _device_ranks(db)
+    if not profile.extra["device_ranks"] and not profile.extra["device_ranks_odd"][0]:
+        profile.extra["device_map_none"] = _device_map_none(db)
     profile.rank_span = _rank_span(db)
     profile.extra["memory_peak_bytes"] = _memory_peak(db, rng)
     if not profile.extra["memory_peak_bytes"]:

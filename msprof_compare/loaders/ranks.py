@@ -437,7 +437,19 @@ def check_db_rank(rank: int, profile: Profile, force: bool = False) -> None:
     if value is None and len(devices) != 1 and (len(devices) > 1 or profile.extra.get("device_ranks_odd", (0,))[0]):
         # the map names no one rank (two, or none but cells that are no rank id): the check has nothing to go by
         profile.warnings.append(_unchecked_rank(profile, rank, devices))
-    if (value is None or value == rank) and len(devices) == 1 and devices[0] != rank and not force:
+    if value is None and not devices and profile.extra.get("device_map_none"):
+        # nothing the DB holds names its rank (exports that never write the map are usual: no warning); the line
+        # names no rank, so the ranks of one job that all lack it say it once
+        log.info(
+            "%s: its DB export records no rank (%s, and META_DATA no distributed_args rank), so its rank is the one "
+            "its profiler_info_N.json's name gives, checked against nothing the DB holds", path,
+            profile.extra["device_map_none"])
+    if (value is None or value == rank) and len(devices) == 1 and devices[0] != rank:
+        if force:  # passed as asked (the refusal's hint), but said: --force lifts other checks too
+            log.info(
+                "%s: RANK_DEVICE_MAP names rank %d; compared as rank %d, as its folder's profiler_info_N.json names "
+                "it (--force)", profile.files.get("db", path), devices[0], rank)
+            return
         # the rank the DB names where META_DATA names none (torch_npu's DB exports): a copy of rank 1 renamed
         # rank 0 (profiler_info_0.json, ascend_pytorch_profiler_0.db) was compared as rank 0 without a word
         value, table = devices[0], "RANK_DEVICE_MAP rankId"
