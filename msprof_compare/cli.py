@@ -316,11 +316,12 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
             message = (f"No such option: {misplaced}; the comparison is the 'compare' sub-command, its options "
                        f"follow it: {prog} compare -d COMPARISON -bp BASE [options]")
             where = f"{prog} compare"
-        suggested = "Possible options" in message or "Did you mean" in message  # click 8.1+ / 8.0's suggestions
-        if message.startswith("No such option: ") and not suggested and not misplaced:
-            near = _options_starting(command, args, message[len("No such option: "):].split()[0])
-            if near:  # click suggests by similarity, which misses a short prefix: "-b" for "-bp"
-                message += f" (Possible options: {', '.join(near)})"
+        if message.startswith("No such option: ") and not misplaced:
+            # the options of options.close_names, as the script and compare() name them, in place of click's own
+            # (by similarity alone: "--step" got --base_step and --help, not --comparison_step; "-b" nothing)
+            given = getattr(exc, "option_name", None) or message[len("No such option: "):].split()[0]
+            near = _near_options(command, args, given)
+            message = f"No such option: {given}" + (f" (Possible options: {', '.join(near)})" if near else "")
         if message.startswith("Missing option") and _stray_arguments(command, args):
             # the script's command line (BASE COMPARISON, no flags) given to a CLI face: say where the paths go
             face = f"{prog} compare" if hasattr(command, "commands") else prog
@@ -354,15 +355,18 @@ def _misplaced_option(command: Any, args: list[str]) -> str | None:
     return next((a.split("=", 1)[0] for a in before if a.split("=", 1)[0] in flags), None)
 
 
-def _options_starting(command: Any, args: list[str], given: str) -> list[str]:
-    """The options of the command the arguments run (``compare`` for a group) that begin with ``given``, a prefix
-    click's suggestions miss ("-b": "-bp"), sorted; [] where none does or ``given`` is no option's beginning."""
+def _near_options(command: Any, args: list[str], given: str) -> list[str]:
+    """The options of the command the arguments run (``compare`` for a group) that an unknown ``given`` may mean
+    (``options.close_names``: "-b" for "-bp", "--step" for --base_step and --comparison_step), sorted; [] where
+    none is close or the arguments run no command with options (a group without ``compare``)."""
+    from .options import close_names
+
     subs = getattr(command, "commands", None)
     if subs is not None:
         command = subs.get("compare") if "compare" in args else None
     params = getattr(command, "params", None) or []
     flags = {o for p in params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
-    return sorted(o for o in flags if o.startswith(given) and o != given) if given.startswith("-") else []
+    return close_names(given, flags | {"--help"}) if flags and given.startswith("-") else []
 
 
 def _stray_arguments(command: Any, args: list[str]) -> list[str]:
@@ -502,8 +506,26 @@ class _ScriptParser(argparse.ArgumentParser):
             # and named COMPARISON as the argument it did not recognise
             message += (f"; {self.prog} has no sub-command: leave out 'compare' ({self.prog} BASE COMPARISON "
                         "[options])")
+        elif message.startswith("unrecognized arguments:"):
+            message += self._near(message.split()[2:])
         _error(f"{message} (see '{self.prog} --help')")
         sys.exit(2)
+
+    def _near(self, unrecognized: list[str]) -> str:
+        """" (Possible options: ...)" naming the options each unknown one of ``unrecognized`` may mean
+        (``options.close_names``, as the CLI faces and ``compare()`` name them): argparse named none ("--step"
+        got no word of --base_step and --comparison_step); "" where none is close."""
+        from .options import close_names
+
+        flags = set(self._option_string_actions)
+        unknown = [t.split("=", 1)[0] for t in unrecognized if t.startswith("-") and t.split("=", 1)[0] not in flags]
+        near = {t: close_names(t, flags) for t in dict.fromkeys(unknown)}
+        near = {t: n for t, n in near.items() if n}
+        if not near:
+            return ""
+        if len(unknown) == 1:
+            return f" (Possible options: {', '.join(near[unknown[0]])})"
+        return " (Possible options: " + "; ".join(f"{', '.join(n)} for {t}" for t, n in near.items()) + ")"
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
         """argparse's, keeping the arguments for ``error``'s hints."""

@@ -14,7 +14,7 @@ import numbers
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -312,16 +312,39 @@ def on_off(value: Any, name: str) -> bool:
 _OUTPUT_KEYWORDS = frozenset({"output_path", "output", "output_dir", "o"})
 
 
+def close_names(given: str, known: Iterable[str]) -> list[str]:
+    """The names of ``known`` that a mistyped ``given`` may mean, sorted: the one rule of every face (``compare()``'s
+    keywords, the CLI's and the script's flags), where ``compare(step=3)`` got no hint while the CLI named
+    ``--base_step`` and ``--help``, and the script none. A name is close when it begins with ``given`` as typed
+    (``-b``: ``-bp``; ``--base``: ``--base_step``), holds its words whole, a plural as its singular (``step`` and
+    ``steps``: ``base_step`` and ``comparison_step``; ``kernel_num``: ``max_kernel_num``), or is a near spelling
+    (the nearest by difflib's ratio, 0.8 or more, leading dashes aside: ``enable_profilng_compare``)."""
+    bare = given.lstrip("-").lower()
+    words = [w for w in re.split(r"[_-]+", bare) if w]
+    plain = {name: name.lstrip("-").lower() for name in known if bare and name != given}
+    found = set(difflib.get_close_matches(bare, list(plain.values()), n=1, cutoff=0.8))  # the nearest spelling
+    found = {name for name, p in plain.items() if p in found}
+    for name, p in plain.items():
+        theirs = [w for w in re.split(r"[_-]+", p) if w]
+        held = bool(words) and any(
+            all(w in (t, t + "s") for w, t in zip(words, theirs[i:i + len(words)], strict=True))
+            for i in range(len(theirs) - len(words) + 1))
+        if name.startswith(given) or held:
+            found.add(name)
+    return sorted(found)
+
+
 def _unknown_hint(names: list[str], known: set[str]) -> str:
-    """What to do about unknown keywords (only the API can pass them: the CLI parser refuses unknown flags with
-    its own hint): the option meant, for a near miss such as ``enable_profilng_compare``, and where the output
-    target goes. "" when there is nothing to suggest."""
+    """What to do about unknown keywords (only the API can pass them: the CLI parsers refuse unknown flags, naming
+    the same ``close_names``): the options meant, for a near miss such as ``enable_profilng_compare`` or ``step``,
+    and where the output target goes. "" when there is nothing to suggest."""
     close = []
     for name in names:
         if name not in _OUTPUT_KEYWORDS:
-            match = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+            match = close_names(name, known)
             if match:
-                close.append(f"{match[0]} for {name}" if len(names) > 1 else match[0])
+                said = " or ".join(match) if len(match) < 3 else f"{', '.join(match[:-1])} or {match[-1]}"
+                close.append(f"{said} for {name}" if len(names) > 1 else said)
     hints = [f"did you mean {', '.join(close)}?"] if close else []
     if "rank_list" in names:
         hints.append("rank_list selects ranks of compare_ranks(), which compares two folders of ranks")

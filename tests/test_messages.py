@@ -12,7 +12,7 @@ import pytest
 from dbutil import edited_copy
 
 from msprof_compare import cli
-from msprof_compare.errors import ProfileError, StepError
+from msprof_compare.errors import ProfileError, StepError, UsageError
 from msprof_compare.loaders import load_profile, traceio
 from msprof_compare.options import build_options
 
@@ -64,6 +64,57 @@ def test_a_short_prefix_of_an_option_names_it(capsys: pytest.CaptureFixture) -> 
     assert err.startswith("error: No such option: --base ") and err.count("--base_step") == 1
     code, err = _analyze(capsys, "compare", "-p", "b", "-d", "a")  # no option starts so: click's message alone
     assert err == "error: No such option: -p (see 'msprof-analyze compare --help')\n"
+
+
+#: A mistyped option and the options every face names for it, by hand from the options' names: a word of two
+#: options (step), a plural of one (steps), words inside one (kernel_num), a near spelling, a prefix (-b, --base).
+_TYPOS = [
+    ("step", ["base_step", "comparison_step"]),
+    ("steps", ["base_step", "comparison_step"]),
+    ("kernel_num", ["max_kernel_num"]),
+    ("enable_profilng_compare", ["enable_profiling_compare"]),
+    ("output_formats", ["output_format"]),
+    ("base", ["base_step"]),
+    ("bogus", []),
+]
+
+
+@pytest.mark.parametrize(("typed", "meant"), _TYPOS, ids=[t for t, _ in _TYPOS])
+def test_every_face_names_the_same_options_for_a_typo(capsys: pytest.CaptureFixture, typed: str,
+                                                      meant: list[str]) -> None:
+    """``compare(step=3)`` said "unknown option(s): step" with no word of the two step options, the CLI named
+    --base_step and --help (click's similarity) and the script nothing: every face now names the same options
+    (``options.close_names``), each in its own words. argparse takes --base as an abbreviation of --base_step,
+    so the script has no typo there."""
+    flags = ", ".join(f"--{m}" for m in meant)
+    hint = f" (Possible options: {flags})" if meant else ""
+    for prog, run in (("msprof-analyze compare", lambda a: cli.analyze_main(["compare", *a])),
+                      ("msprof-compare", cli.compare_main),
+                      ("python -m msprof_compare compare",
+                       lambda a: cli.analyze_main(["compare", *a], prog="python -m msprof_compare"))):
+        with pytest.raises(SystemExit) as info:
+            run(["-d", "a", "-bp", "b", f"--{typed}", "3"])
+        assert (info.value.code, capsys.readouterr().err) == (
+            2, f"error: No such option: --{typed}{hint} (see '{prog} --help')\n")
+    if typed != "base":
+        with pytest.raises(SystemExit) as info:
+            cli.build_script_parser().parse_args(["b", "a", f"--{typed}", "3"])
+        assert info.value.code == 2
+        assert capsys.readouterr().err == (f"error: unrecognized arguments: --{typed} 3{hint} (see "
+                                           "'performance_compare.py --help')\n")
+    with pytest.raises(UsageError) as err:
+        build_options(**{typed: 3})
+    said = " or ".join(meant)
+    assert str(err.value) == f"unknown option(s): {typed}" + (f" (did you mean {said}?)" if meant else "")
+
+
+def test_the_script_names_the_options_of_each_typo(capsys: pytest.CaptureFixture) -> None:
+    """argparse lists every unrecognised argument at once: the options near each are named for it."""
+    with pytest.raises(SystemExit):
+        cli.build_script_parser().parse_args(["b", "a", "--step", "3", "--zeta", "--kernel_num=4"])
+    assert capsys.readouterr().err == (
+        "error: unrecognized arguments: --step 3 --zeta --kernel_num=4 (Possible options: --base_step, "
+        "--comparison_step for --step; --max_kernel_num for --kernel_num) (see 'performance_compare.py --help')\n")
 
 
 @pytest.mark.parametrize(("statement", "what"), [
