@@ -299,7 +299,7 @@ class CompareResult:
         ``UsageError``. Its messages name this method where the CLI's name ``--fail_on_regression``."""
         from .options import parse_regression_pct
 
-        value = parse_regression_pct(pct, "pct")
+        value = None if isinstance(pct, str) and not pct else parse_regression_pct(pct, "pct")  # "" gets this line
         if value is None:
             raise UsageError("regression_gate needs a percentage (a finite number >= 0)")
         return judge_regression(self, value, API_FACE)

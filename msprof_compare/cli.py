@@ -165,6 +165,8 @@ def _cli_int(text: str) -> int:
     digits that ``int()`` takes (``options.strict_int``): "1_0" is refused, not read as 10."""
     from .options import strict_int
 
+    if not text:  # left to options.refuse_empty, whose line every face gives for an empty value
+        return text  # type: ignore[return-value]
     try:
         return strict_int(text)
     except ValueError:
@@ -177,6 +179,8 @@ def _script_int(text: str) -> int:
     the text whole, a 5,000-digit one too)."""
     from .options import strict_int
 
+    if not text:  # left to options.refuse_empty, whose line every face gives for an empty value
+        return text  # type: ignore[return-value]
     try:
         return strict_int(text)
     except ValueError:
@@ -688,7 +692,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
         from .report import deliver
 
         formats = tuple(parse_output_format(params.get("output_format")).split(","))
-        explicit = params.get("output_format") not in (None, "")  # an empty value asks for nothing
+        explicit = params.get("output_format") is not None  # an empty one is refused (options.refuse_empty)
         selected = parse_rank_list(rank_list)  # before any folder is read
         from .loaders.heads import TraceHeads
 

@@ -210,8 +210,9 @@ def _is_bool(value: Any) -> bool:
 
 def parse_op_name_map(text: Any, face: Face = CLI_FACE) -> Any:
     """Parse ``--op_name_map`` as a Python literal (never eval)."""
-    if text is None or _empty_text(text):
+    if text is None:
         return {}
+    refuse_empty(text, face.name("op_name_map"), "a literal dict such as \"{'aten::mm': 'aclnnMm'}\"")
     if not isinstance(text, str):  # a value the API got (a dict, or what rule 2 refuses): nothing to parse
         return text
     if not text.strip():  # "$MAP" with MAP a space or a line break: literal_eval said only "invalid syntax"
@@ -232,9 +233,22 @@ def parse_op_name_map(text: Any, face: Face = CLI_FACE) -> Any:
 
 
 def _empty_text(value: Any) -> bool:
-    """Whether an option's value is the empty text ("$VAR" with VAR unset: not given). Only text is compared: ``==``
-    of a NumPy array or ``pd.NA`` (a notebook's cell) is no bool, and raised ValueError / TypeError in the test."""
+    """Whether an option's value is the empty text ("$VAR" with VAR unset). Only text is compared: ``==`` of a NumPy
+    array or ``pd.NA`` (a notebook's cell) is no bool, and raised ValueError / TypeError in the test."""
     return isinstance(value, str) and not value
+
+
+def refuse_empty(value: Any, name: str, give: str) -> None:
+    """Refuse an empty value of ``name`` (the option as the face names it), saying what to ``give`` instead. The
+    one rule of every face: an empty value is what ``--output_format "$FMT"`` gives with FMT unset, so it is
+    refused, as the original refuses ``--max_kernel_num ""``, where ``--output_format ""`` and
+    ``--fail_on_regression ""`` counted as not given (a CI job that meant a gate passed every regression, said in a
+    warning alone) while ``--max_kernel_num ""`` and ``--rank_list ""`` were refused. The options the original
+    itself defaults to the empty text (``-o``, ``--base_step``, ``--comparison_step``, ``--gpu_flow_cat``) keep
+    the original's reading: empty is that default."""
+    if _empty_text(value):
+        why = "a shell variable that expanded to nothing?" if name.startswith("--") else "got ''"
+        raise UsageError(f"Invalid param, {name} is empty ({why}); leave it out or give {give}")
 
 
 def plain_number_text(value: Any) -> bool:
@@ -364,6 +378,7 @@ def _max_kernel_num(value: Any, face: Face) -> int | None:
     CLI's text of one. ``int()`` of any other value truncated it (``np.float32(5.5)`` ran as 5)."""
     if value is None:
         return None
+    refuse_empty(value, face.name("max_kernel_num"), "an integer greater than 3")
     not_int = UsageError(f"Invalid param, {face.name('max_kernel_num')} has to be an integer greater than 3 "
                          f"(got {short_repr(value)})")
     if isinstance(value, (str, bytes, bytearray, memoryview)):
@@ -471,11 +486,6 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
         exc.warnings = warnings  # type: ignore[attr-defined]
         raise
     warnings.extend(_unread_options(opts))
-    if isinstance(raw.get("fail_on_regression"), str) and not raw["fail_on_regression"]:
-        # "$PCT" with PCT unset: no gate, as agreed, but a CI job that meant one must read why it passed
-        exits = "" if face.api else " (it exits 0 whatever the E2E change)"  # compare() exits nothing
-        warnings.append(f"{face.name('fail_on_regression')} is empty, so no regression gate judges this run{exits}; "
-                        f"give a percentage, e.g. {face.given('fail_on_regression', 5)}")
     return opts, warnings
 
 
@@ -519,8 +529,9 @@ def parse_output_format(value: Any, name: str = "--output_format") -> str:
     "xlsx,json"; ``name``: the option as an error names it. An empty item between commas (``xlsx,``, ``xlsx,,json``:
     a list built from a variable that was unset) is refused, as ``--rank_list 0,,1`` is: "xlsx," ran with the
     workbook alone where the second format was meant; blanks around an item are no item (``xlsx, json``)."""
-    if value is None or _empty_text(value):
+    if value is None:
         return "xlsx"
+    refuse_empty(value, name, "xlsx, json or xlsx,json")
 
     def bad(why: str = "") -> UsageError:
         return UsageError(f"Invalid param, {name} must be xlsx, json or xlsx,json (got {short_repr(value)}{why})")
@@ -544,8 +555,9 @@ def parse_output_format(value: Any, name: str = "--output_format") -> str:
 def parse_regression_pct(value: Any, name: str = "--fail_on_regression") -> float | None:
     """``--fail_on_regression PCT``: a finite percentage >= 0, or None when not given; ``name``: the option as an
     error names it."""
-    if value is None or _empty_text(value):
+    if value is None:
         return None
+    refuse_empty(value, name, "a percentage such as 5")
     if _is_bool(value):  # True is not "1 percent"
         raise UsageError(f"Invalid param, {name} must be a number of percent (got {short_repr(value)})")
     number = value.strip().removesuffix("%") if isinstance(value, str) else value  # "5%" reads as 5
@@ -572,6 +584,7 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
     whole numbers. ``name``: the option as an error names it."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "all"):
         return None
+    refuse_empty(value, name, "all or rank ids such as 0,3")
     if isinstance(value, str):
         items: list[Any] = list_items(value)
     elif isinstance(value, (list, tuple, range, set, frozenset)) or getattr(value, "ndim", 0) == 1:  # 1-D array

@@ -112,20 +112,16 @@ def test_op_name_map_warnings_name_the_keyword_argument(caplog: pytest.LogCaptur
         f"{a!r} on one side and {b!r} on the other still differ; give one entry per pair of names."]
 
 
-def test_gpu_flow_cat_and_empty_gate_warnings_name_the_keyword_arguments(caplog: pytest.LogCaptureFixture,
-                                                                        samples: Path) -> None:
-    """gpu_flow_cat given for two NPU inputs, and fail_on_regression="" (a notebook's unset percentage): the
-    warnings name the keywords and, for the gate, no exit status (compare() exits nothing)."""
+def test_gpu_flow_cat_warning_names_the_keyword_argument(caplog: pytest.LogCaptureFixture, samples: Path) -> None:
+    """gpu_flow_cat given for two NPU inputs: the warning names the keyword. (fail_on_regression="", whose warning
+    this test read too, is refused now: ``test_cli_option_rules.py::test_an_empty_value_is_refused_on_every_face``.)"""
     npu = str(samples / L1_TEXT)
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        compare(npu, npu, gpu_flow_cat="ac2g", enable_api_compare=True, fail_on_regression="")
+        compare(npu, npu, gpu_flow_cat="ac2g", enable_api_compare=True)
     said = _warnings(caplog)
     assert [w for w in said if "gpu_flow_cat" in w] == [
         "gpu_flow_cat='ac2g' is ignored: it names the flow category of GPU traces, and both inputs are NPU data "
         "(their ops and kernels are linked by the profiler's own flows)."]
-    assert [w for w in said if "is empty" in w] == [
-        "fail_on_regression is empty, so no regression gate judges this run; give a percentage, e.g. "
-        "fail_on_regression=5"]
     assert not [w for w in said if "--" in w]
 
 

@@ -859,8 +859,11 @@ def test_api_option_checks() -> None:
     with pytest.raises(UsageError, match="exceeded the maximum value 200"):
         build_options(op_name_map={"a" * 201: "b"})
     assert build_options(op_name_map={"a" * 200: "b"})[0].op_name_map == {"a" * 200: "b"}
-    # an empty --op_name_map (``--op_name_map "$MAP"`` with MAP unset) is no map, as None is: nothing to parse
-    assert build_options(op_name_map="")[0].op_name_map == {} == build_options(op_name_map=None)[0].op_name_map
+    # an empty --op_name_map (``--op_name_map "$MAP"`` with MAP unset) is refused, as every option's empty value
+    # but those the original defaults to "" (test_cli_option_rules.py::test_an_empty_value_is_refused_on_every_face)
+    assert build_options(op_name_map=None)[0].op_name_map == {}
+    with pytest.raises(UsageError, match=r"^Invalid param, --op_name_map is empty \("):
+        build_options(op_name_map="")
     opts, warnings = build_options(use_kernel_type=True, enable_profiling_compare=True)
     assert warnings == ["The use_kernel_type parameter is invalid because it only takes effect when "
                         "enable_kernel_compare is enabled."]

@@ -17,7 +17,7 @@ import pytest
 from cliutil import error_lines, run_inproc, signal_mid_write, slow_writer_child
 from xlsxutil import read_xlsx
 
-from msprof_compare import cli, compare
+from msprof_compare import cli, compare, compare_ranks
 from msprof_compare.errors import UsageError
 from msprof_compare.options import build_options
 
@@ -302,52 +302,64 @@ def test_stdout_with_a_format_without_json_is_a_usage_error(face: str, capsys: p
     assert list(tmp_path.iterdir()) == []
 
 
-def test_empty_output_format_with_stdout_writes_no_workbook(capsys: pytest.CaptureFixture, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """``--output_format ""`` (an unset shell variable) asks for nothing: with -o - only the JSON goes to
-    stdout, as without the flag; no workbook lands in the working directory."""
+#: Each option whose empty value is refused, and what its line asks for instead (by hand, from the options' help).
+_EMPTY_REFUSED = {
+    "max_kernel_num": "an integer greater than 3",
+    "op_name_map": "a literal dict such as \"{'aten::mm': 'aclnnMm'}\"",
+    "output_format": "xlsx, json or xlsx,json",
+    "fail_on_regression": "a percentage such as 5",
+    "rank_list": "all or rank ids such as 0,3",
+}
+
+
+@pytest.mark.parametrize("option", list(_EMPTY_REFUSED))
+def test_an_empty_value_is_refused_on_every_face(option: str, capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """One rule: an empty value (``--output_format "$FMT"`` with FMT unset) is refused, on every face, before
+    anything is read or written. It was refused for --max_kernel_num and --rank_list but counted as not given for
+    --output_format and --fail_on_regression: a CI job whose "$PCT" was unset passed an +11.78 % regression (exit
+    0, a warning alone), and one whose "$FMT" was unset wrote the workbook where JSON was meant."""
     monkeypatch.chdir(tmp_path)
-    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--enable_api_compare", "-o", "-",
-                                "--output_format", "")
-    assert code == 0, err
-    assert [s["name"] for s in json.loads(out)["sheets"]] == ["ApiCompare"]
+    line = (f"error: Invalid param, --{option} is empty (a shell variable that expanded to nothing?); leave it out "
+            f"or give {_EMPTY_REFUSED[option]}")
+    code, out, err = run_inproc(capsys, "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), f"--{option}", "")
+    assert (code, out, error_lines(err)) == (2, "", [line])
+    assert cli.script_main([str(SAMPLE_COMP), str(SAMPLE_BASE), f"--{option}", ""]) == 2
+    assert error_lines(capsys.readouterr().err) == [line]
     assert list(tmp_path.iterdir()) == []
-    assert "has been generated" not in err
+    call = compare_ranks if option == "rank_list" else compare
+    with pytest.raises(UsageError) as info:
+        call(str(SAMPLE_COMP), str(SAMPLE_BASE), **{option: ""})
+    assert str(info.value) == (f"Invalid param, {option} is empty (got ''); leave it out or give "
+                               f"{_EMPTY_REFUSED[option]}")
 
 
-def test_empty_fail_on_regression_says_no_gate_judges(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
-    """``--fail_on_regression "$PCT"`` with PCT unset is no gate (exit 0), as agreed; but a CI job that meant to
-    gate then passed an +11.78 % regression without a word. The run now says, in a warning, that no gate
-    judged it. A gate that was given keeps its line and no such warning. Base MI300X, comparison H100."""
-    said = "--fail_on_regression is empty, so no regression gate judges this run"
+def test_an_empty_value_of_an_option_the_original_defaults_to_empty_is_that_default(
+        capsys: pytest.CaptureFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """-o, --base_step, --comparison_step and --gpu_flow_cat default to "" in the original, which reads an empty
+    value as not given: so does ours (a drop-in script's "$STEP" left unset compares every step)."""
+    monkeypatch.chdir(tmp_path)
     code, _, err = run_inproc(capsys, "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "--enable_api_compare",
-                              "--fail_on_regression", "", "-o", str(tmp_path / "empty"))
-    assert code == 0 and not error_lines(err), err
-    assert [line for line in err.splitlines() if said in line and "[WARNING]" in line], err
-    code, _, err = run_inproc(capsys, "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "--enable_api_compare",
-                              "--fail_on_regression", "12", "-o", str(tmp_path / "given"))
-    assert code == 0 and "No regression: E2E time 3.496 ms -> 3.908 ms" in err and said not in err
+                              "-o", "", "--base_step", "", "--comparison_step", "", "--gpu_flow_cat", "")
+    assert (code, error_lines(err)) == (0, []), err
+    assert [p.suffix for p in tmp_path.iterdir()] == [".xlsx"]  # into the current directory
 
 
 @pytest.mark.parametrize(("pct", "code", "said"), [
-    ("", 0, None),  # empty: no gate at all
     # MI300 3495976 ns -> H100 3907825 ns: (3907825 - 3495976) / 3495976 = +11.78 %
     ("5% ", 3, "Performance regression: E2E time 3.496 ms -> 3.908 ms (+11.78%), threshold +5%"),
     (" 12 %", 0, "No regression: E2E time 3.496 ms -> 3.908 ms (+11.78%), threshold +12%"),
     ("-0", 3, "(+11.78%), threshold +0%"),  # read "threshold +-0%"
-], ids=["empty", "trailing space", "spaces", "minus zero"])
-def test_fail_on_regression_spellings(pct: str, code: int, said: str | None, capsys: pytest.CaptureFixture,
+], ids=["trailing space", "spaces", "minus zero"])
+def test_fail_on_regression_spellings(pct: str, code: int, said: str, capsys: pytest.CaptureFixture,
                                       tmp_path: Path) -> None:
-    """An empty --fail_on_regression (``--fail_on_regression "$PCT"`` with PCT unset) is no gate, as None
-    is; spaces around the percentage and its percent sign are allowed. Base MI300X, comparison H100."""
+    """Spaces around the percentage and its percent sign are allowed (an empty one is refused:
+    ``test_an_empty_value_is_refused_on_every_face``). Base MI300X, comparison H100."""
     got, _, err = run_inproc(capsys, "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "--enable_api_compare",
                              "--fail_on_regression", pct, "-o", str(tmp_path))
     assert got == code, err
     assert not error_lines(err)
-    if said:
-        assert said in err
-    else:
-        assert "E2E time" not in err  # neither "No regression: E2E time ..." nor the regression line
+    assert said in err
 
 
 @pytest.mark.parametrize("pct", ["1_0", "1_0%", "0_5"])

@@ -272,10 +272,10 @@ def test_cli_streams_json_to_stdout(samples, tmp_path, monkeypatch, capsys):
     assert doc["summary"]["e2e"]["diff_ns"] == 129_862_875 - 136_581_009
     assert "Model Profiling Time Distribution" in err and "Waterfall" in err
     assert list(tmp_path.iterdir()) == []  # no xlsx unless asked
-    code = cli.execute({"base_profiling_path": str(samples / NPU_L1),  # an empty value asks for nothing
+    code = cli.execute({"base_profiling_path": str(samples / NPU_L1),  # an empty value is refused, nothing written
                         "comparison_profiling_path": str(samples / NPU_L2), "output_format": "",
                         "output_path": "-", "enable_profiling_compare": True})
-    assert code == 0 and _strict_loads(capsys.readouterr().out)
+    assert code == 2 and capsys.readouterr().out == ""
     assert list(tmp_path.iterdir()) == []
     code = cli.execute({"base_profiling_path": str(samples / NPU_L1),  # asked: into the current directory
                         "comparison_profiling_path": str(samples / NPU_L2), "output_format": "xlsx,json",

@@ -75,7 +75,7 @@ def test_parse_rank_list():
     assert parse_rank_list([np.int64(2), 0, 2.0]) == (0, 2) and parse_rank_list(5) == (5,)
     assert parse_rank_list({3, 1}) == (1, 3) and parse_rank_list(np.array([4, 2])) == (2, 4)
     for bad, why in (("a,1", "'a' is not a rank id"), ("-1", "'-1' is not a rank id"), ("1,,2", "an empty item"),
-                     ("1.0", "'1.0' is not a rank id"), ("1_0", "'1_0' is not a rank id"), ("", "an empty item"),
+                     ("1.0", "'1.0' is not a rank id"), ("1_0", "'1_0' is not a rank id"),
                      ("\u0661", "'\u0661' is not a rank id"), ([], "no rank id"), ([True], "True is not a rank id"),
                      ([-1], "-1 is not a rank id"), ([1.5], "1.5 is not a rank id"),
                      ("2147483648", "'2147483648' is not a rank id"), ([2**31], "2147483648 is not a rank id"),
@@ -253,12 +253,15 @@ def test_bad_list_is_a_usage_error_before_a_folder_is_read(given, capsys, tmp_pa
     from msprof_compare.loaders import ranks
 
     monkeypatch.setattr(ranks, "rank_inputs", lambda *a: pytest.fail("a folder was read"))
-    why = "an empty item" if given in ("", "1,,2") else f"{given.split(',')[0]!r} is not a rank id"
+    why = "an empty item" if given == "1,,2" else f"{given.split(',')[0]!r} is not a rank id"
+    line = f"{BAD}{given!r}: {why})" if given else (  # empty: the line of every option's empty value
+        "error: Invalid param, --rank_list is empty (a shell variable that expanded to nothing?); leave it out or "
+        "give all or rank ids such as 0,3")
     code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
                               f"--rank_list={given}")
-    assert code == 2 and error_lines(err) == [f"{BAD}{given!r}: {why})"]
+    assert code == 2 and error_lines(err) == [line]
     assert cli.script_main([str(TEXT0), str(TEXT1), "-o", str(tmp_path), "--rank_list", given]) == 2
-    assert error_lines(capsys.readouterr().err) == [f"{BAD}{given!r}: {why})"]
+    assert error_lines(capsys.readouterr().err) == [line]
     assert not list(tmp_path.iterdir())
 
 
