@@ -699,11 +699,16 @@ def test_level0_without_categories_is_said_once(samples, caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         r = compare(str(level0), str(level2), enable_profiling_compare=True)
     said = [m for m in caplog.messages if "categor" in m]
-    assert len(said) == 1 and said[0].startswith("One side's computing time is not split into categories "
-                                                 "(base 0.0%, comparison 99.9%)"), said
-    assert f"no data to split it by (base: {reason}), so the waterfall" in said[0]
+    # a block: the reading, then a line per side that has no categories, its reason not nested in another's
+    # parentheses ("(base: kernel_details.csv has no PMU columns (a Level0 ...))", 497 characters on one line)
+    assert said == ["One side's computing time is not split into categories (base 0.0%, comparison 99.9%): the "
+                    "waterfall takes computing as one step (OverallMetrics shows that side's categories at 0), so "
+                    "compare Computing Time, not its categories; what a side lacks to split it by:"], said
+    at = caplog.messages.index(said[0])
+    assert caplog.messages[at + 1] == f"  - base side: {reason}"
+    assert not [m for m in caplog.messages[at + 2:] if m.startswith("  - ")]  # one side: one line
     detail = r.guards.set_index("Check").loc["computing split into categories", "Detail"]
-    assert f"(base: {reason})" in detail  # the Summary sheet and the JSON say it too
+    assert detail.endswith(f"compare Computing Time, not its categories; base side: {reason}")  # the Summary, JSON
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(level0), str(level0 / ".." / "rank1_ascend_pt"), enable_profiling_compare=True)

@@ -1779,24 +1779,32 @@ def test_computing_without_categories_on_one_side_is_a_note():
     sides = (gpu, npu)
     row = checks._category_row((b, c), sides)
     assert (row["Check"], row["Status"], row["Base"], row["Comparison"]) == (checks.CATEGORY_CHECK, "note", 0.9, 0.0)
-    assert "(comparison: a Level0 export: no kernel types or PMU counters)" in row["Detail"]
+    assert row["Detail"] == (
+        "share of computing time in categories (Flash Attention, Conv, Matmul, Paged Attention, Vector, Cube, SDMA, "
+        "MC2); a side with none has no data to split it by: the waterfall takes computing as one step (OverallMetrics "
+        "shows that side's categories at 0), so compare Computing Time, not its categories; comparison side: a "
+        "Level0 export: no kernel types or PMU counters")  # the side's reason after the sentence, not nested in it
+    assert row[checks.LOG_PARTS] == (
+        "the waterfall takes computing as one step (OverallMetrics shows that side's categories at 0), so compare "
+        "Computing Time, not its categories; what a side lacks to split it by",
+        ["comparison side: a Level0 export: no kernel types or PMU counters"])
     # the cause named is the side's own (the log audit): a bare trace_view.json, another level
     bare = Profile(path="d/trace_view.json", kind="NPU", source="ascend_text", level="trace")
-    assert "(comparison: a trace file given without its profiling directory: no kernel_details.csv)" in \
-        checks._category_row((b, c), (gpu, bare))["Detail"]
+    assert checks._category_row((b, c), (gpu, bare))["Detail"].endswith(
+        "; comparison side: a trace file given without its profiling directory: no kernel_details.csv")
     bare.path = "d/ascend_timeline_display_1.json"  # a legacy timeline has no directory to give instead
-    assert "(comparison: a lone timeline file: no kernel_details.csv)" in \
-        checks._category_row((b, c), (gpu, bare))["Detail"]
+    assert checks._category_row((b, c), (gpu, bare))["Detail"].endswith(
+        "; comparison side: a lone timeline file: no kernel_details.csv")
     # the level is read at rank level only: otherwise what kernel_details.csv holds tells (review)
     npu.extra["profiler_level"], npu.kernel_details = "Level1", None
-    assert "(comparison: no kernel_details.csv)" in checks._category_row((b, c), sides)["Detail"]
+    assert checks._category_row((b, c), sides)["Detail"].endswith("; comparison side: no kernel_details.csv")
     npu.kernel_details = pd.DataFrame({"Type": ["N/A", "N/A"], "Duration(us)": [1.0, 2.0]})
     npu.extra.pop("profiler_level")  # e.g. ASCEND_PROFILER_OUTPUT given: every Type N/A is a Level0 export
-    assert "(comparison: a Level0 export: no kernel types or PMU counters)" in \
-        checks._category_row((b, c), sides)["Detail"]
+    assert checks._category_row((b, c), sides)["Detail"].endswith(
+        "; comparison side: a Level0 export: no kernel types or PMU counters")
     npu.kernel_details = pd.DataFrame({"Type": ["Conv2D", "Add"], "Duration(us)": [1.0, 2.0]})  # types, no PMU
-    assert "(comparison: its kernel_details.csv has no PMU counters (aic_metrics other than PipeUtilization))" in \
-        checks._category_row((b, c), sides)["Detail"]
+    assert checks._category_row((b, c), sides)["Detail"].endswith(
+        "; comparison side: its kernel_details.csv has no PMU counters (aic_metrics other than PipeUtilization)")
     c.buckets["vector_trans"].add(1, 1)  # any categorised time: both are split, nothing to note
     assert checks._category_row((b, c), sides)["Status"] == "ok"
     c.buckets["vector_trans"].ns = 0

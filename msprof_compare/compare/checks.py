@@ -497,17 +497,24 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
     if None in shares:
         return None
     ok = not unsplit(*bds)  # the waterfall's one Computing step and this note: one rule
+    what = ("share of computing time in categories (Flash Attention, Conv, Matmul, Paged Attention, Vector, Cube, "
+            "SDMA, MC2); ")
+    if ok:
+        return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
+                      f"{what}a side with none has no data to split it by (a Level0 NPU export, for one, has no kernel "
+                      "types or PMU counters), so the waterfall takes computing as one step (OverallMetrics shows "
+                      "that side's categories at 0): compare Computing Time, not its categories")
     # a text export's reason is the breakdown's (what its kernel_details.csv lacks, and how to record it), whose own
-    # line ``overall.build`` then leaves out
-    why = "; ".join(f"{side}: {bd.categories_missing or _why_no_categories(p)}"
-                    for side, p, bd, share in zip(_SIDES, sides, bds, shares, strict=True)
-                    if share == 0) if not ok else "a Level0 NPU export, for one, has no kernel types or PMU counters"
-    return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
-                  "share of computing time in categories (Flash Attention, Conv, Matmul, Paged Attention, Vector, "
-                  "Cube, SDMA, MC2); "
-                  f"a side with none has no data to split it by ({why}), so the waterfall takes computing as one "
-                  "step (OverallMetrics shows that side's categories at 0): compare Computing Time, not its "
-                  "categories")
+    # line ``overall.build`` then leaves out. Each side's reason after the sentence, not inside its parentheses:
+    # a reason's own "(a Level0 export records none: ...)" nested them two deep (497 characters on one log line)
+    whys = [f"{side} side: {bd.categories_missing or _why_no_categories(p)}"
+            for side, p, bd, share in zip(_SIDES, sides, bds, shares, strict=True) if share == 0]
+    reading = ("the waterfall takes computing as one step (OverallMetrics shows that side's categories at 0), so "
+               "compare Computing Time, not its categories")
+    row = _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
+                 f"{what}a side with none has no data to split it by: {reading}; {'; '.join(whys)}")
+    row[LOG_PARTS] = (f"{reading}; what a side lacks to split it by", whys)  # a block even of one side
+    return row
 
 
 def _early_row(bds: tuple[Breakdown, Breakdown],
