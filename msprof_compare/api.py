@@ -532,8 +532,8 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     both = min(cycles)
     for name, folder, n in (("base", base, cycles[0]), ("comparison", comparison, cycles[1])):
         if n > both:
-            log.warning("%s only in the %s %s (%d cycles against %d), not compared: %s",
-                        "Cycle" if n - both == 1 else "Cycles", name, term_safe(folder), n, both,
+            log.warning("%s only in the %s %s (%s cycles against %s), not compared: %s",
+                        "Cycle" if n - both == 1 else "Cycles", name, term_safe(folder), f"{n:,}", f"{both:,}",
                         ", ".join(map(str, range(both + 1, n + 1))))
     kept = set(common) | set(not_compared)
     units = {RankCycle(r, k): (found[0].get(RankCycle(r, k)), found[1].get(RankCycle(r, k)))

@@ -206,7 +206,7 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     rows.append({"Step": "Comparison E2E", "Category": "end", "Base(ns)": None, "Comparison(ns)": e2e_c,
                  "Delta(ns)": total, "cum": e2e_c})
     if level != e2e_c:  # impossible by construction; a loader filled an inconsistent Breakdown
-        log.warning("waterfall steps do not add up to the E2E difference (off by %d ns)", e2e_c - level)
+        log.warning("waterfall steps do not add up to the E2E difference (off by %s ns)", f"{e2e_c - level:,}")
 
     # one frame built from plain columns: these tables are tiny, so per-column pandas ops would dominate
     def ns_col(key: str) -> list[int | None]:

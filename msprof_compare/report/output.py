@@ -457,7 +457,7 @@ def remove_stale_temporaries(directory: str, now: float | None = None) -> int:
             continue
     if removed:
         logging.getLogger("msprof-analyze").info(
-            "Removed %d temporary report file(s) or part folder(s) left in %s by an interrupted run.", removed,
+            "Removed %s temporary report file(s) or part folder(s) left in %s by an interrupted run.", f"{removed:,}",
             directory)
     return removed
 
