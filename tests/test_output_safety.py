@@ -127,6 +127,62 @@ def test_disk_full_while_writing(limit: int, streaming: bool, kineto: Path, tmp_
     assert sorted(os.listdir(out)) == [] and sorted(os.listdir(scratch)) == []
 
 
+def _statvfs(avail: int, free: int):
+    """``os.statvfs`` of a file system of 1,000 blocks with ``avail`` of them free to anyone and ``free`` to root."""
+    real = os.statvfs
+
+    def fake(path):
+        st = real(path)
+        return os.statvfs_result((st.f_bsize, st.f_frsize, 1000, free, avail, *st[5:]))
+    return fake
+
+
+@pytest.mark.parametrize(("target", "held"), [("out", ""), ("new/deeper", "{tmp}")], ids=["existing", "missing"])
+def test_a_full_disk_is_found_before_the_compare(target: str, held: str, kineto: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file system with no free block: the run stopped only when the report was written, after the whole
+    compare (exit 1). One statvfs before the compare says so (exit 2), nothing loaded, nothing written; a missing
+    -o is judged by the nearest existing folder above it. The late check stays for a disk that fills meanwhile
+    (test_disk_full_while_writing)."""
+    from cliutil import run_inproc
+
+    from msprof_compare import api
+
+    (tmp_path / "out").mkdir()
+    out = tmp_path / target
+    monkeypatch.setattr(os, "statvfs", _statvfs(0, 0))
+    monkeypatch.setattr(api, "cli_compare", lambda *a, **k: pytest.fail("compared on a full disk"))
+    code, stdout, err = run_inproc(capsys, "-bp", str(kineto), "-d", str(kineto), "-o", str(out))
+    near = f" (its nearest existing folder, {tmp_path})" if held else ""
+    assert (code, stdout, error_lines(err)) == (2, "", [
+        f"error: output directory {out}{near}: no space left on its file system (0 bytes free); free some space or "
+        "write the reports elsewhere"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"] and not list((tmp_path / "out").iterdir())
+
+
+def test_blocks_reserved_for_root_are_room_for_root_alone(kineto: Path, tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """No block free to users but some reserved for root (ext4's 5 %): root may write them, anyone else not."""
+    from cliutil import run_inproc
+
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report.deliver import check_target
+
+    euid = os.geteuid
+    monkeypatch.setattr(os, "statvfs", _statvfs(0, 50))
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    check_target(str(tmp_path))  # root: room
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(UsageError, match=r"no space left on its file system \(0 bytes free\)"):
+        check_target(str(tmp_path))
+    monkeypatch.setattr(os, "statvfs", _statvfs(1, 50))
+    check_target(str(tmp_path))  # one block free: the write is left to find out
+    monkeypatch.setattr(os, "geteuid", euid)  # the inputs' owner checks judge the real user
+    assert run_inproc(capsys, "-bp", str(kineto), "-d", str(kineto), "--enable_api_compare",
+                      "-o", str(tmp_path))[0] == 0
+
+
 def test_stale_temporaries_of_killed_runs_are_removed(kineto: Path, tmp_path: Path) -> None:
     """What a SIGKILL leaves (a hidden temporary report) goes away on a later run once a day old;
     a fresh one (a run writing right now) and other files are left alone."""
@@ -698,7 +754,8 @@ def test_dash_output_with_a_workbook_checks_the_working_directory_first(monkeypa
     from msprof_compare.report import deliver
 
     seen: list[tuple[str, str]] = []
-    monkeypatch.setattr(deliver, "output_target", lambda target, suffix, force=False: seen.append((target, suffix)))
+    monkeypatch.setattr(deliver, "output_target", lambda target, suffix, force=False: seen.append((target, suffix))
+                        or (os.path.abspath(target), None))  # (folder, file name) as output_target returns them
     deliver.check_target("-", ("xlsx", "json"), explicit_format=True)
     assert seen == [(".", ".xlsx")]
     seen.clear()

@@ -19,7 +19,7 @@ from ..errors import UsageError
 from ..textsafe import term_safe, write_line
 from .excel import default_file_name, workbook_part, write_workbook
 from .json_report import json_part, write_json
-from .output import first_free_name, names_no_file, new_names, output_target, utc_now, write_new_files
+from .output import check_room, first_free_name, names_no_file, new_names, output_target, utc_now, write_new_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -34,7 +34,8 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
     """Fail on an unusable output target before the (long) load; leaves nothing behind (a folder is probed by
     making and removing a hidden one in it, or in the nearest existing parent of a missing one). Each report the
     formats ask for is checked where it will go (``-o run.json`` puts the workbook at run.xlsx; with
-    ``-o -`` an explicitly asked workbook goes into the current directory)."""
+    ``-o -`` an explicitly asked workbook goes into the current directory), and so is the room its file system has
+    left (``output.check_room``: a full disk, found here, not after the compare)."""
     if output == STDOUT:
         if explicit_format and "json" not in formats:  # the JSON would go to stdout unasked, the workbook elsewhere
             raise UsageError(f"-o - writes the JSON report to standard output, but --output_format "
@@ -43,7 +44,7 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
         if sys.stdout is None:
             raise UsageError("-o -: standard output is closed; there is nowhere to write the JSON result")
         if writes_workbook(formats, output, explicit_format):
-            output_target(".", ".xlsx", force)
+            _room(output_target(".", ".xlsx", force)[0])
         return
     suffix = next((x for x in (".xlsx", ".json") if output.lower().endswith(x)), "")
     if suffix and names_no_file(os.path.basename(output), suffix) and not os.path.isdir(output):
@@ -51,10 +52,18 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
         raise UsageError(f"-o {term_safe(output)} names no file before {term_safe(output[-len(suffix):])}; give a "
                          f"name such as run{suffix}, or a directory")
     xlsx_target, json_target = _targets(output)
+    folders = []
     if "xlsx" in formats:
-        output_target(xlsx_target, ".xlsx", force)
+        folders.append(output_target(xlsx_target, ".xlsx", force)[0])
     if "json" in formats and not ("xlsx" in formats and json_target == xlsx_target):  # one folder: checked once
-        output_target(json_target, ".json", force)
+        folders.append(output_target(json_target, ".json", force)[0])
+    for folder in dict.fromkeys(folders):
+        _room(folder)
+
+
+def _room(folder: str) -> None:
+    """``output.check_room`` of a report's folder (absolute, as ``output_target`` returns it)."""
+    check_room(folder, term_safe(folder))
 
 
 def format_mismatch(output: str, formats: tuple[str, ...], explicit_format: bool = False) -> str:

@@ -251,6 +251,30 @@ def _probe(directory: str, failure: str, existing: bool = False) -> None:
                          f"fails: {reason})") from None
 
 
+def check_room(directory: str, where: str) -> None:
+    """Refuse an output ``directory`` (or, not there yet, the nearest existing folder above it) whose file system
+    has no free block left: a full disk was found only by the write, after the whole compare (exit 1 then). One
+    ``statvfs`` call, before the compare (``deliver.check_target``): no trial write, and a disk that fills during
+    the compare is still found by the write itself. Root may write the blocks the file system reserves for it
+    (``f_bfree``), anyone else only ``f_bavail``. ``where``: the folder as the messages name it. Nothing is said
+    where the system cannot tell (no ``statvfs``: Windows; a folder it cannot ask)."""
+    folder = directory
+    while not os.path.isdir(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+    try:
+        fs = os.statvfs(folder)
+    except (AttributeError, OSError, ValueError):
+        return
+    free = fs.f_bfree if hasattr(os, "geteuid") and os.geteuid() == 0 else fs.f_bavail
+    if free <= 0 < fs.f_blocks:  # f_blocks 0: a file system that counts no blocks (procfs), which the probe judges
+        held = "" if folder == directory else f" (its nearest existing folder, {term_safe(folder)})"
+        raise UsageError(f"output directory {where}{held}: no space left on its file system (0 bytes free); free "
+                         "some space or write the reports elsewhere")
+
+
 def _suffixed(stem: str, i: int) -> str:
     """The ``i``-th name ``publish_together`` tries for a taken ``stem``: ``stem``, ``stem_1``, ..."""
     return stem if i == 0 else f"{stem}_{i}"
