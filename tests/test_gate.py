@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from logutil import note_lines
 
 from msprof_compare import cli
 
@@ -331,10 +332,13 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     # the console and the sheet show a Share column, which the note names there
     shown = lines[-2].strip().replace("the percentages above are of", "the Share column is of")
     console = render_explain(r.frames).splitlines()
-    at = console.index(shown)  # under the contributors, above the module contributors that follow
+    said = note_lines(shown.removeprefix("Note: ").removesuffix("."))  # the Share column's basis: a line of its own
+    assert len(said) == 2 and said[1].startswith("The Share column is of ")
+    at = console.index(said[0])  # under the contributors, above the module contributors that follow
     # (between them, as on the sheet, the line on copy_bucket_to_grad, which no module row names)
-    assert console[at - 1].startswith("+---") and console[at + 1].startswith("Not on the module sheets: ")
-    assert console[at + 2].startswith("The module rows hold ")
+    assert console[at - 1].startswith("+---") and console[at + 1] == said[1]
+    assert console[at + 2].startswith("Not on the module sheets: ")
+    assert console[at + 3].startswith("The module rows hold ")
     book = openpyxl.load_workbook(r.to_excel(tmp_path), read_only=True)
     cells = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
     book.close()  # read-only: the file stays open until close()
@@ -354,7 +358,9 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     assert held.startswith("most of the change of autograd::engine::evaluate_function: torch::autograd::"
                            "AccumulateGrad is collective communication")
     assert [line for line in text.regression_gate(1)[1].splitlines() if "Note:" in line] == [f"  Note: {held}."]
-    assert [line for line in render_explain(text.frames).splitlines() if "Note:" in line] == [f"Note: {held}."]
+    console = render_explain(text.frames).splitlines()
+    at = next(i for i, line in enumerate(console) if "Note:" in line)  # its figures, then what they count
+    assert console[at:at + 2] == note_lines(held) and len(note_lines(held)) == 2
 
 
 def _wf(steps: list[tuple[str, str, int]]) -> pd.DataFrame:
@@ -726,7 +732,8 @@ def test_contributors_that_overstate_the_change_are_said_so(samples):
     from msprof_compare.report.summary_console import render_explain
 
     # the last lines: the note, then AccumulateGrad, outside every module, on no module sheet (as the sheet says)
-    assert render_explain(r.frames).splitlines()[-2:] == [f"Note: {note}.", to_document(r)["summary"][
+    said = note_lines(note)  # the note, the Share column's basis, the communication note and what it counts
+    assert render_explain(r.frames).splitlines()[-len(said) - 1:] == [*said, to_document(r)["summary"][
         "outside_modules_note"]]
     assert render_explain(r.frames).splitlines()[-1].startswith(
         "Not on the module sheets: autograd::engine::evaluate_function: torch::autograd::AccumulateGrad ")

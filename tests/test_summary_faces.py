@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from logutil import note_lines
 
 TEXT = "msinsight/test/data/pytorch/text"
 DB = "msinsight/test/data/pytorch/db"
@@ -121,14 +122,19 @@ def test_titles_and_sentences_read_alike_on_every_face(samples, tmp_path, pair):
     start = next(i for i, line in enumerate(lines) if "E2E Time Difference" in line)
     lead = _module_lead(lines)  # a block where the note lists several operators: checked against the note below
     block = _note_block(lines)  # the note under the contributors, where it names each side's wrapper
+    summary = doc["summary"]
+    # the note under the contributors without wrappers: its sentences, a line each on the console, the sheet's one line
+    said_note = note_lines(summary["contributors_note"]) if summary["contributors_note"] and not block else []
     sentences = [line for line in lines[start:] if line and line[0] not in "+|[" and line not in lead[:-1]
                  and line not in block]
-    assert sentences and [s for s in sentences if s not in col_a and s != lead[-1]] == []
-    summary = doc["summary"]
+    assert sentences and [s for s in sentences if s not in col_a and s not in lead[-1:] and s not in said_note] == []
     assert f"{summary['verdict']}." in sentences
-    for key, end in (("contributors_note", "."), ("memory_contributors_note", ".")):
-        if summary[key] and not (key == "contributors_note" and block):
-            assert f"Note: {summary[key]}{end}" in sentences
+    if said_note:
+        at = lines.index(said_note[0])
+        assert lines[at:at + len(said_note)] == said_note
+        assert f"Note: {summary['contributors_note']}." in col_a
+    if summary["memory_contributors_note"]:
+        assert f"Note: {summary['memory_contributors_note']}." in sentences
     if block:
         _note_says_the_note(block, summary["contributors_note"])
         assert f"Note: {summary['contributors_note']}." in col_a  # the sheet keeps the note's one line
@@ -145,12 +151,11 @@ def test_titles_and_sentences_read_alike_on_every_face(samples, tmp_path, pair):
     if summary["outside_modules_note"]:
         assert summary["outside_modules_note"] in sentences
     # in the sheet's order: the note on the contributors, the line on those off the module sheets, the module lead
-    said = [s for s in ((block[0] if block else f"Note: {summary['contributors_note']}.")
-                        if summary["contributors_note"] else None,
+    said = [s for s in ((block[0] if block else said_note[0]) if summary["contributors_note"] else None,
                         summary["outside_modules_note"], lead[0] if lead else None) if s]
     assert [line for line in lines[start:] if line in said] == said  # each a console line (a block's first)
     said[-1:] = [f"{note}:"] if note else said[-1:]
-    said[:1] = [f"Note: {summary['contributors_note']}."] if block else said[:1]
+    said[:1] = [f"Note: {summary['contributors_note']}."] if summary["contributors_note"] else said[:1]
     assert [v for v in col_a if v in said] == said
 
 
@@ -170,7 +175,8 @@ def test_contributors_off_the_module_sheets_are_named_on_every_face(samples, tmp
     assert line in lines and line in col_a
     # under the contributors' note, above the module contributors' lead, on the console as on the sheet
     i = lines.index(line)
-    assert lines[i - 1] == f"Note: {doc['summary']['contributors_note']}."
+    said = note_lines(doc["summary"]["contributors_note"])  # its sentences, the last just above
+    assert lines[i - len(said):i] == said
     lead = _module_lead(lines)  # two operators that run modules (and three more): a block
     assert lines[i + 1:i + 1 + len(lead)] == lead and lead[0] == LIST_TITLES[0]
     _lead_says_the_note(lead, doc["summary"]["module_contributors_note"])

@@ -175,13 +175,26 @@ def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | Non
     found = contrib.attrs.get("wrappers") if contrib is not None and parts else None
     wrapper = wrapper_note(contrib) if found else ""
     if not wrapper or wrapper not in parts:
-        return [f"Note: {'; '.join(parts)}."] if parts else []
+        return _sentences(parts, _communication_pieces(contrib, comm, wf is not None and bool(len(wf))))
     i = parts.index(wrapper)
     opening, items, advice = wrapper_pieces(found, *_TIME_WRAPPER, bool(contrib.attrs.get("details_off")),
                                             bool(contrib.attrs.get("wrappers_mapped")))
     rest = "; ".join([advice, *parts[i + 1:]])
     return ["Note: " + "; ".join([*parts[:i], opening]) + ":", *(f"  - {t}" for t in items),
             f"{rest[0].upper()}{rest[1:]}."]
+
+
+def _sentences(parts: list[str], pieces: tuple[str, str, str] | None) -> list[str]:
+    """The console's note without wrappers, in sentences of a line each: "Note: " and the parts but the last
+    ones below, joined by "; " as on the sheet; then the Share column's basis, which ends ``_unexplained``'s part
+    (``SHARES_BASIS_LEAD``); then the communication note (``pieces``, where it is the last part), its figures, and
+    its why as a sentence of its own. The sheet's and the JSON's one line was 729 characters on reference pair 4."""
+    comm = pieces is not None and parts[-1] == f"{pieces[0]} ({pieces[1]}): {pieces[2]}"
+    head, lead, basis = "; ".join(parts[:-1] if comm else parts).partition(SHARES_BASIS_LEAD)
+    said = [head] if head else []
+    said += [f"{lead[2:]}{basis}"] if lead else []
+    said += [f"{pieces[0]}: {pieces[2]}", f"these are {pieces[1]}"] if comm and pieces else []
+    return [f"Note: {said[0]}.", *(f"{t[0].upper()}{t[1:]}." for t in said[1:])] if said else []
 
 
 def paired_names_map(ctx: RunContext) -> Mapping[str, str]:
@@ -436,8 +449,16 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None, 
     counts as communication (uncovered where no computing overlaps it), not as the operator's computing; a run
     without a ``waterfall`` (operators alone: no time breakdown) is not told what its waterfall counts. ""
     where none does."""
+    pieces = _communication_pieces(contrib, comm, waterfall)
+    return f"{pieces[0]} ({pieces[1]}): {pieces[2]}" if pieces else ""
+
+
+def _communication_pieces(contrib: pd.DataFrame | None, comm: pd.DataFrame | None,
+                          waterfall: bool = True) -> tuple[str, str, str] | None:
+    """``communication_note`` in pieces: what holds communication, why (what the figures count), the figures; the
+    console says the why as a sentence of its own (``_sentences``). None where no contributor holds it."""
     if contrib is None or not len(contrib) or comm is None or not len(comm):
-        return ""
+        return None
     held = dict(zip(comm["Name"].tolist(), zip(comm["Base(ms)"].tolist(), comm["Comparison(ms)"].tolist(),
                                                strict=True), strict=True))
     kinds = comm.attrs.get("kinds", ("NPU", "NPU"))  # each side's kind, GPU or NPU
@@ -452,16 +473,16 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None, 
         if diff and ((0.0 if pd.isna(c) else c) - (0.0 if pd.isna(b) else b)) / diff >= COMM_SHARE:
             said.append((name, _communication_figures(b, c, kinds, holds)))
     if not said:
-        return ""
+        return None
     # the kinds of communication the figures hold: a GPU trace without collective kernels reads 0 ms and holds none
     recorded = {k for k, col, h in zip(kinds, ("Base(ms)", "Comparison(ms)"), holds, strict=True)
                 if h and comm[col].notna().any()}
     counted = "; the waterfall counts them as communication, not computing" if waterfall else ""
-    why = f"({COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}{counted})"
+    why = f"{COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}{counted}"
     if len(said) == 1:
-        return f"most of the change of {said[0][0]} is collective communication launched inside it {why}: {said[0][1]}"
-    return (f"most of the change of {len(said)} listed contributors is collective communication launched inside "
-            f"them {why}: " + ", ".join(f"{n}: {s}" for n, s in said))
+        return f"most of the change of {said[0][0]} is collective communication launched inside it", why, said[0][1]
+    return (f"most of the change of {len(said)} listed contributors is collective communication launched inside them",
+            why, ", ".join(f"{n}: {s}" for n, s in said))
 
 
 #: Why a GPU side's communication inside an operator is null: its collective kernels are linked to no operator.
