@@ -1019,6 +1019,12 @@ def _timed_figures(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> 
 _LEVEL_UNREAD = re.compile(r"(?:^|, )_?profiler_level ")
 
 
+#: The "NPU profiler settings" row's Detail opens with what its figures are; the log's line leaves it out, as its
+#: title says it ("collected with different NPU profiler settings (base Level1 / ACL_AICORE_PIPE_UTILIZATION, ...)"):
+#: 388 characters on NPU pairs 1 and 3, 57 of them this lead
+SETTINGS_LEAD = "profiler level / AI Core metrics of profiler_info.json: "
+
+
 def _settings_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any] | None:
     """The "NPU profiler settings" check, where both sides name a profiler level (``_npu_settings``), worded for
     the timings the run compares (``_timed_figures``)."""
@@ -1034,7 +1040,7 @@ def _settings_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> d
                                  for v, p in zip(levels, sides, strict=True)):
             return None  # no note would be shown: a side without a level written at all
         return _guard(SETTINGS_CHECK, None, *(v if isinstance(v, str) else "unread" for v in levels),
-                      f"profiler level / AI Core metrics of profiler_info.json: not compared, {said}")
+                      f"{SETTINGS_LEAD}not compared, {said}")
     # a note names what differs: Level1 against Level2 with the same metrics said "levels and metrics", "Level0
     # has no PMU counters" and that the metrics decide the Cube / Vector split, none of which applied
     levels = [p.extra.get("profiler_level") for p in sides]
@@ -1047,7 +1053,7 @@ def _settings_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> d
     split = ("; the metrics also decide the time breakdown's Cube / Vector split"
              if bds is not None and (ok or other_metrics or level0) else "")
     return _guard(SETTINGS_CHECK, ok, *settings,
-                  f"profiler level / AI Core metrics of profiler_info.json: {what} record different data at different "
+                  f"{SETTINGS_LEAD}{what} record different data at different "
                   f"overhead{' (Level0 has no PMU counters)' if ok or level0 else ''}, and this run's "
                   f"{_timed_figures(ctx, bds)} include that overhead{split}; for timings, collect both runs alike"
                   + (f"; {said}" if said else ""))
@@ -1314,7 +1320,7 @@ def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 #: Detail leads the log leaves out of a note's line: its note already says them
-_LOG_LEADS = {IDLE_CHECK: IDLE_LEAD, UNLINKED_CHECK: UNLINKED_LEAD}
+_LOG_LEADS = {IDLE_CHECK: IDLE_LEAD, UNLINKED_CHECK: UNLINKED_LEAD, SETTINGS_CHECK: SETTINGS_LEAD}
 #: The checks whose Base / Comparison are shares held against one threshold (a note from it, or a warning below it)
 _SHARE_THRESHOLDS = {IDLE_CHECK: IDLE_SHARE, EARLY_CHECK: EARLY_SHARE, "operator match rate": MATCH_RATE_THRESHOLD}
 
