@@ -246,11 +246,8 @@ def test_memory_only_cli_prints_the_memory_table_alone(bert, capsys, tmp_path):
         "Peak reserved memory (Mem Usage) 0.11 GB -> 0.21 GB (+0.10 GB, +84.48%); memory allocated inside")
 
 
-def test_memory_only_run_reads_a_bad_memory_record_without_a_word(samples, tmp_path, caplog):
-    """A memory-only run reads memory_record.csv only for the peak: one it cannot read (a header without the
-    Total Reserved(MB) column) leaves that side's peak out, with no warning (the file's problems are
-    OverallMetrics' to tell) and no failure; the file read is recorded where it was read."""
-    import logging
+def _fixture_copy(tmp_path: Path) -> Path:
+    """A writable copy of the L1 excerpt (tests/data/npu/rank0_ascend_pt)."""
     import shutil
 
     side = tmp_path / "rank0_ascend_pt"
@@ -258,16 +255,80 @@ def test_memory_only_run_reads_a_bad_memory_record_without_a_word(samples, tmp_p
     for p in side.rglob("*"):
         p.chmod(0o700 if p.is_dir() else 0o600)
     side.chmod(0o700)
-    out = side / "ASCEND_PROFILER_OUTPUT"
-    (out / "memory_record.csv").write_text("Component,Timestamp(us)\nPTA,1\n", encoding="utf-8")
+    return side
+
+
+@pytest.mark.parametrize("damage, why", [
+    (lambda text: "Component,Timestamp(us)\nPTA,1\n", "missing required column(s): Total Reserved(MB)"),
+    # a copy cut inside its 11th row's fourth field (Total Reserved(MB)): four of its seven fields are left
+    (lambda text: "\n".join(text.split("\n")[:11]) + "\n" + ",".join(text.split("\n")[11].split(",")[:4])[:-3],
+     "truncated: the last row has 4 of 7 fields and no line end"),
+    (lambda text: text.split("\n")[0] + "\n", "no data rows"),
+])
+def test_memory_only_run_says_why_a_damaged_memory_record_gives_no_peak(samples, tmp_path, caplog, damage, why):
+    """A memory-only run reads memory_record.csv only for the peak: one it cannot read (a header without the
+    Total Reserved(MB) column, a copy cut mid-row, a header alone) leaves that side's peak out and fails nothing,
+    as before, but now says why in one warning naming the file (the line said "comparison not recorded" of a
+    file that is there, and nothing said it was damaged; found by fuzzing the side files); the file read is
+    recorded where it was read. A side without the file is still passed over without a word (next test)."""
+    import logging
+
+    side = _fixture_copy(tmp_path)
+    mr = side / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv"
+    mr.write_text(damage(mr.read_text(encoding="utf-8")), encoding="utf-8")
     l1 = samples / TEXT / "level1" / "rank0_ascend_pt"
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(l1), str(side), enable_memory_compare=True)
-    assert "memory_record" not in caplog.text
+    said = [r.getMessage() for r in caplog.records if "memory_record" in r.getMessage()]
+    assert said == [f"{mr}: {why}; the memory line's peak reserved memory (Mem Usage) leaves this side out"]
     t = res.memory_totals
     assert t["comparison_peak_gb"] is None and t["peak_diff_gb"] is None and t["base_peak_gb"] > 0
     assert "memory_record.csv" not in res.comparison.files
     assert res.base.files["memory_record.csv"] == str(l1 / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv")
+
+
+def test_memory_only_run_without_memory_record_says_nothing_of_it(samples, tmp_path, caplog):
+    """A side without memory_record.csv has no peak, unsaid in a memory-only run (the original's memory comparison
+    never reads the file; "does not exist" is OverallMetrics' warning)."""
+    import logging
+
+    side = _fixture_copy(tmp_path)
+    (side / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv").unlink()
+    l1 = samples / TEXT / "level1" / "rank0_ascend_pt"
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(l1), str(side), enable_memory_compare=True)
+    assert "memory_record" not in caplog.text
+    assert res.memory_totals["comparison_peak_gb"] is None and res.memory_totals["base_peak_gb"] > 0
+
+
+def test_memory_only_run_says_the_readings_it_leaves_out_of_the_peak(samples, tmp_path, caplog):
+    """A memory-only run's peak leaves out a negative Total Reserved(MB) as OverallMetrics' Mem Usage does, and now
+    says so as that run does: the excerpt's rows holding its largest reading (2113.73046875 MB) made negative, the
+    peak is the largest of the rest, computed here by csv; the peak moved without a word before."""
+    import logging
+
+    side = _fixture_copy(tmp_path)
+    mr = side / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv"
+    with open(mr, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    mb = [float(r["Total Reserved(MB)"]) for r in rows]
+    top = [i for i, v in enumerate(mb) if v == max(mb)]
+    assert max(mb) == 2113.73046875
+    text = mr.read_text(encoding="utf-8").split("\n")
+    for i in top:
+        cells = text[i + 1].split(",")
+        assert float(cells[3]) == mb[i]
+        cells[3] = "-" + cells[3]
+        text[i + 1] = ",".join(cells)
+    mr.write_text("\n".join(text), encoding="utf-8")
+    rest = max(v for i, v in enumerate(mb) if i not in top)
+    assert rest < max(mb)  # the edit moves the peak
+    l1 = samples / TEXT / "level1" / "rank0_ascend_pt"
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(l1), str(side), enable_memory_compare=True)
+    said = [r.getMessage() for r in caplog.records if "memory_record" in r.getMessage()]
+    assert said == [f"{mr}: {len(top)} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out"]
+    assert res.memory_totals["comparison_peak_gb"] == pytest.approx(rest / 1024, abs=1e-9)
 
 
 #: tests/data/kineto: the project's H200 AlexNet training step (484 cpu_op events, 200 device [memory] events)

@@ -1665,15 +1665,20 @@ def _checked_side_file(out: str, name: str, force: bool) -> str:
 
 
 def _quiet_memory_record(out: str, profile: Profile, force: bool = False) -> pd.DataFrame | None:
-    """memory_record.csv for the memory comparison's peak line when OverallMetrics is off: read without a
-    word (a missing or unreadable file only leaves the peak out; its warnings are OverallMetrics'). Checked as
-    every side file that is read (a symbolic link without --force is refused, not passed over)."""
+    """memory_record.csv for the memory comparison's peak line when OverallMetrics is off: a missing file leaves
+    the peak out without a word (the original's memory comparison never reads it; "The file ... does not exist" is
+    OverallMetrics'). One that is there but cannot be read (truncated, no Total Reserved(MB) column, UTF-16) leaves
+    it out too, said in one warning, and what the read counted (negative totals left out, ...) is said as in
+    OverallMetrics: the line said "not recorded" of a damaged file, or a peak without the readings left out, and
+    nothing said why. Checked as every side file that is read (a symbolic link without --force is refused, not
+    passed over)."""
     p = _checked_side_file(out, "memory_record.csv", force)
     if not os.path.isfile(p):
         return None
     try:
-        got = read_memory_record(p, [])
-    except ProfileError:
+        got = read_memory_record(p, profile.warnings)
+    except ProfileError as exc:
+        profile.warnings.append(f"{exc}; the memory line's peak reserved memory (Mem Usage) leaves this side out")
         return None
     profile.files["memory_record.csv"] = p
     return got
