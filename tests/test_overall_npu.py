@@ -571,6 +571,40 @@ def test_bandwidth_and_pg_names():
         "Group 5 Communication": "", "Group 6 Communication": ""}
 
 
+@pytest.mark.parametrize("key", ["Transit Time(ms)", "Transit Size(MB)"])
+def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
+    """A communication.json bandwidth block without its Transit Time(ms) or Transit Size(MB) reads it as 0, as the
+    original does, but every export writes both (the 9 communication.json of the samples, 735 blocks): the
+    fixture's SDMA block of Total Op Info without one read 0.000GB/s against the unedited side's size / time
+    (computed here from the file), without a word (found by fuzzing the side files). It is now named, with the
+    file; the figure stays the original's."""
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, side)
+    path = side / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    comm = json.loads(path.read_text(encoding="utf-8"))
+    (step, entry), = comm.items()
+    sdma = entry["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
+    expected = sdma["Transit Size(MB)"] / sdma["Transit Time(ms)"]
+    assert expected > 1
+    del sdma[key]
+    path.write_text(json.dumps(comm), encoding="utf-8")
+    absent: list[str] = []
+    assert B.bandwidths(comm, [], absent) == (0.0, 0.0)
+    assert absent == [f"SDMA {key}"]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(PT), str(side), enable_profiling_compare=True)
+    col = res.summary["headers"].index("SDMA Bandwidth")
+    assert [row[col] for row in res.summary["rows"]] == [f"{expected:.3f}GB/s", "0.000GB/s"]
+    assert [m for m in caplog.messages if "bandwidth block" in m] == [
+        f"{path}: bandwidth block(s) without SDMA {key}; read as 0, as the original does (a block without a time "
+        "gives no bandwidth, one without a size moves none)"]
+    # a file of several steps names the step of each block
+    two = {"a": entry, "b": json.loads(json.dumps(entry))}
+    absent = []
+    B.bandwidths(two, [], absent)
+    assert absent == [f"SDMA {key} in 'a'", f"SDMA {key} in 'b'"]
+
+
 # --------------------------------------------------------------------------- parity with the original
 
 PAIRS = {

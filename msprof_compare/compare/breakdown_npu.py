@@ -487,17 +487,20 @@ def pg_names(metadata: dict) -> dict[str, str]:
     return out
 
 
-def bandwidths(communication: dict | None, problems: list[str] | None = None) -> tuple[float, float] | None:
+def bandwidths(communication: dict | None, problems: list[str] | None = None,
+               absent: list[str] | None = None) -> tuple[float, float] | None:
     """(RDMA, SDMA) GB/s over every communication.json entry (one per step) holding a bandwidth block: the summed
     transit size over the summed transit time, since the OverallMetrics rows beside them cover the whole profile
     (the original keeps the last entry's, one step of several). An entry without a transit time gives no
     bandwidth on its own (0), so its size is left out too. None if no entry has a block. A value that is not
-    a number makes its kind 0 GB/s, as a missing one; ``problems`` collects what was wrong."""
+    a number makes its kind 0 GB/s, as a missing one; ``problems`` collects what was wrong. A block without its
+    size or time key reads it as 0, as the original does; every export writes both, so ``absent`` names it."""
     if not isinstance(communication, dict):
         return None
     sums = {"RDMA": [0.0, 0.0], "SDMA": [0.0, 0.0]}  # size (MB), time (ms)
     broken: set[str] = set()
     seen = problems if problems is not None else []
+    lacks = absent if absent is not None else []
     found = False
     several = len(communication) > 1
     for step, entry in communication.items():
@@ -509,7 +512,7 @@ def bandwidths(communication: dict | None, problems: list[str] | None = None) ->
             continue
         found = True
         for kind, total in sums.items():
-            got = _transit(info.get(kind, _ABSENT), kind, seen, f" in {short_repr(step)}" if several else "")
+            got = _transit(info.get(kind, _ABSENT), kind, seen, f" in {short_repr(step)}" if several else "", lacks)
             if got is None:
                 broken.add(kind)
             elif got[1] > 0:
@@ -528,9 +531,11 @@ _TRANSIT_LIMITS = {"Transit Size(MB)": 1e9, "Transit Time(ms)": 7 * 86_400 * 1e3
 _ABSENT = object()
 
 
-def _transit(block: object, kind: str, problems: list[str], where: str) -> tuple[float, float] | None:
+def _transit(block: object, kind: str, problems: list[str], where: str,
+             absent: list[str] | None = None) -> tuple[float, float] | None:
     """(size MB, time ms) of one bandwidth block, a missing block or value 0 (reference-1 §5.9); None where the
-    block is no object or a value is not a usable number (each named in ``problems``)."""
+    block is no object or a value is not a usable number (each named in ``problems``); a key the block lacks is
+    named in ``absent``."""
     if block is _ABSENT:
         return 0.0, 0.0
     if not isinstance(block, dict):  # null, a number, a list: no block of figures, named
@@ -538,6 +543,8 @@ def _transit(block: object, kind: str, problems: list[str], where: str) -> tuple
         return None
     values = []
     for key in ("Transit Size(MB)", "Transit Time(ms)"):
+        if key not in block and absent is not None:  # a block cut or edited: its 0 moved the bandwidth unsaid
+            absent.append(f"{kind} {key}{where}")
         raw = block.get(key, 0)
         # a bool or null is no size, and nor is text: msprof writes numbers, and float() read "5" as 5 unsaid;
         # an int beyond float range (10**400) is as unusable as inf
@@ -572,7 +579,12 @@ def _bandwidth(profile: Profile, bd: Breakdown) -> None:
         bd.bandwidth_missing = f"no usable communication.json{level0}"
         return
     problems: list[str] = []
-    bw = bandwidths(profile.communication, problems)
+    absent: list[str] = []
+    bw = bandwidths(profile.communication, problems, absent)
+    if absent:
+        bd.missing.append(f"{profile.files.get('communication.json', profile.path)}: bandwidth block(s) without "
+                          f"{', '.join(absent)}; read as 0, as the original does (a block without a time gives "
+                          "no bandwidth, one without a size moves none)")
     if problems:
         bd.missing.append(f"{profile.files.get('communication.json', profile.path)}: "
                           f"not a usable number (no number, not finite, negative, or over 1 PB or a week): "
