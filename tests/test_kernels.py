@@ -516,6 +516,34 @@ def test_op_statistic_counts_and_times_are_checked(tmp_path):
     assert warnings == [f"{f}: 1 row(s) with a negative time; their times read as 0"]
 
 
+def test_op_statistic_time_over_a_week_reads_as_0(tmp_path):
+    """Rows cut from op_statistic.csv of msinsight text level1 rank0, edited: a Total Time(us) of 1e20 (three
+    billion years) led the console's kernel-type contributors with +99999999999999984.000 ms and no word (found by
+    fuzzing the side files). A time over a week (604,800,000,000 us, the loaders' bound of a duration) is no time,
+    as a negative one: the row's times read as 0, counted in one line; a week itself is a time."""
+    from msprof_compare.loaders.ascend_text import read_op_statistic
+
+    head = "OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
+    rows = ["ForeachAddList,AI_VECTOR_CORE,3,1959.079,624.152,653.026,706.614,22.077\n",
+            "TransData,AI_VECTOR_CORE,57,1423.208,6.54,24.969,70.801,16.038\n",
+            "MaxPoolGradWithArgmaxV1,AI_VECTOR_CORE,3,312.006,100.742,104.002,109.942,3.516\n"]
+    week = 7 * 86_400 * 10**6
+    f = tmp_path / "op_statistic.csv"
+    f.write_text(head + rows[0].replace("1959.079", "1e20") + rows[1].replace("70.801", f"{week}.001")
+                 + rows[2].replace(",312.006,", f",{week},"))
+    warnings: list[str] = []
+    df = read_op_statistic(str(f), warnings)
+    assert df["Total Time(us)"].tolist() == [0.0, 0.0, float(week)]
+    assert df["Max Time(us)"].tolist() == [0.0, 0.0, 109.942] and df["Min Time(us)"].tolist() == [0.0, 0.0, 100.742]
+    assert df["Count"].tolist() == [3, 57, 3] and df["Ratio(%)"].tolist() == [22.077, 16.038, 3.516]
+    assert warnings == [f"{f}: 2 row(s) with a time that lasts over a week (a damaged time?); their times read as 0"]
+    # a row both negative and over a week is counted once, as negative
+    f.write_text(head + rows[0].replace("1959.079", "1e20").replace("624.152", "-1"))
+    warnings = []
+    assert read_op_statistic(str(f), warnings)["Total Time(us)"].tolist() == [0.0]
+    assert warnings == [f"{f}: 1 row(s) with a negative time; their times read as 0"]
+
+
 def test_op_statistic_zero_time_is_no_negative_time(tmp_path):
     """A time of 0 (a Min Time(us) of 0.000, an op that once took under a ns) is a time: the row keeps its
     times and no warning is given (only a time below 0 zeroes the row)."""

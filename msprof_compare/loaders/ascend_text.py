@@ -1518,7 +1518,8 @@ def _floats(texts: list[str], path: str, column: str, warnings: list[str]) -> np
     return out
 
 
-#: Bound of a PMU time (us) of kernel_details.csv, the loaders' bound of a duration (a week).
+#: Bound of a PMU time (us) of kernel_details.csv and of an op_statistic.csv time: the loaders' bound of a
+#: duration (a week).
 _MAX_PMU_US = MAX_DURATION_NS / 1000
 
 
@@ -1791,12 +1792,19 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     if bad.any():
         raise ProfileError(path, f"column Count holds {count[bad][0]:g}, not a call count")
     neg = np.zeros(len(df), dtype=bool)
+    long = np.zeros(len(df), dtype=bool)
     for col in times:
         neg |= col_of(df, col, np.float64) < 0
+        long |= col_of(df, col, np.float64) > _MAX_PMU_US
+    long &= ~neg
     if neg.any():  # a time below 0 is no time: the row's times read as 0, counted in one line
         warnings.append(f"{path}: {int(neg.sum()):,} row(s) with a negative time; their times read as 0")
+    if long.any():  # nor is one over a week (the loaders' bound of a duration): 1e20 us led the console's contributors
+        warnings.append(f"{path}: {int(long.sum()):,} row(s) with a time that lasts over a week (a damaged time?); "
+                        "their times read as 0")
+    if neg.any() or long.any():
         for col in times:
-            df.loc[neg, col] = 0.0
+            df.loc[neg | long, col] = 0.0
     df["Count"] = count.astype(np.int64)
     # KernelTypeCompare keys its rows by the stripped pair and keeps the last row of a pair (as the original's
     # dict): an export writes each pair once, so an earlier row of a pair (a file joined from two) is left out
