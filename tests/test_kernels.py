@@ -544,6 +544,31 @@ def test_op_statistic_time_over_a_week_reads_as_0(tmp_path):
     assert warnings == [f"{f}: 1 row(s) with a negative time; their times read as 0"]
 
 
+@pytest.mark.parametrize("column", ["Avg Time(us)", "Max Time(us)", "Min Time(us)"])
+def test_op_statistic_without_a_time_column_says_which(samples, tmp_path, caplog, column):
+    """KernelTypeCompare's rows carry each op type's average, largest and smallest time: an op_statistic.csv
+    without one of those columns (the L1 sample's, the column cut out by csv) leaves the sheet out with the
+    original's "Can't find any valid kernel type data" alone, which named no column (found by fuzzing the side
+    files). The loader now says which column is missing."""
+    import shutil
+
+    l1 = samples / L1
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(l1, side)
+    path = side / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv"
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    j = rows[0].index(column)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh, lineterminator="\n").writerows([r[:j] + r[j + 1:] for r in rows])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(l1), str(side), enable_kernel_compare=True, use_kernel_type=True)
+    assert "KernelTypeCompare" not in res.sheet_names
+    assert [m for m in caplog.messages if "op_statistic" in m] == [
+        f"{path}: no {column} column; KernelTypeCompare reads none of its rows",
+        f"Can't find any valid kernel type data (op_statistic.csv) in the file: {side}"]
+
+
 def test_op_statistic_zero_time_is_no_negative_time(tmp_path):
     """A time of 0 (a Min Time(us) of 0.000, an op that once took under a ns) is a time: the row keeps its
     times and no warning is given (only a time below 0 zeroes the row)."""

@@ -1774,6 +1774,10 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     df = frame_of(_read_csv(path, ("OP Type", "Core Type"), ("Count",) + OP_STATISTIC_FLOATS,
                             ("OP Type", "Core Type", "Count", "Total Time(us)"), warnings))
     times = [c for c in OP_STATISTIC_FLOATS if c in df.columns and c != "Ratio(%)"]
+    if lacks := [c for c in OP_STATISTIC_FLOATS[1:4] if c not in df.columns]:
+        # KernelTypeCompare's rows carry them: without one the sheet is left out, and the comparator's line (the
+        # original's "Can't find any valid kernel type data") said nothing of why
+        warnings.append(f"{path}: no {', '.join(lacks)} column; KernelTypeCompare reads none of its rows")
     no_time = np.zeros(len(df), dtype=bool)
     for col in times:
         no_time |= np.isnan(col_of(df, col, np.float64))
