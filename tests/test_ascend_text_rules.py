@@ -552,6 +552,29 @@ def test_nul_byte_in_a_column_name_is_named(tmp_path):
                               "NUL byte: a damaged file?)")
 
 
+def test_required_columns_named_in_another_case_are_pointed_at(tmp_path):
+    """Rows of msinsight text level1 rank0's operator_memory.csv, the header upper-cased (a file rewritten by a tool
+    that changes case; found by fuzzing): the error listed Name, Size(KB), Allocation Time(us) and Release Time(us)
+    as missing from a header that visibly holds them; its hint now names them as written. Columns are still
+    matched with their case (an export writes them one way)."""
+    row = "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0\n"
+    f = tmp_path / "operator_memory.csv"
+    f.write_text(OPERATOR_MEMORY_HEAD.upper() + row)
+    with pytest.raises(ProfileError) as err:
+        ascend_text.read_operator_memory(str(f), [])
+    assert str(err.value) == (f"{f}: missing required column(s): Name, Size(KB), Allocation Time(us), Release "
+                              "Time(us) (the header has 'NAME', 'SIZE(KB)', 'ALLOCATION TIME(US)', 'RELEASE "
+                              "TIME(US)': column names are matched with their case)")
+    # one column alone, lower-cased, beside the NUL hint of another
+    f.write_text(OPERATOR_MEMORY_HEAD.replace("Release Time(us)", "release time(us)").replace("Size(KB)", "\0Size(KB)")
+                 + row)
+    with pytest.raises(ProfileError) as err:
+        ascend_text.read_operator_memory(str(f), [])
+    assert str(err.value) == (f"{f}: missing required column(s): Size(KB), Release Time(us) (column name(s) "
+                              "'\\x00Size(KB)' hold a NUL byte: a damaged file?; the header has 'release time(us)': "
+                              "column names are matched with their case)")
+
+
 def test_op_statistic_empty_time_reads_as_zero(tmp_path):
     """Rows of op_statistic.csv of msinsight text level1 rank0, one Min Time(us) emptied (synthetic): it reads as
     0.0, the row's other times and the other row as written; said since session 60, as a missing Count is."""

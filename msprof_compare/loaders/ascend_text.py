@@ -1255,8 +1255,15 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     # a NUL byte in a column name (a damaged copy): that column matches no name, which said nothing where optional
     damaged = ", ".join(repr(h.strip()) for h in header if "\0" in h)
     if missing:
+        # a header written in another case (a file edited, or rewritten by a tool that changes case): named, where
+        # the error listed every column as missing from a header that visibly holds them
+        folded = {r.casefold() for r in missing} | {_COLUMN_ALIASES[r].casefold() for r in missing
+                                                      if r in _COLUMN_ALIASES}
+        cased = ", ".join(repr(h.strip()) for h in header if h.strip().casefold() in folded)
+        hints = [f"column name(s) {damaged} hold a NUL byte: a damaged file?" if damaged else "",
+                 f"the header has {cased}: column names are matched with their case" if cased else ""]
         raise ProfileError(path, f"missing required column(s): {', '.join(missing)}",
-                           hint=f"column name(s) {damaged} hold a NUL byte: a damaged file?" if damaged else None)
+                           hint="; ".join(h for h in hints if h) or None)
     if damaged:
         warnings.append(f"{path}: column name(s) {damaged} hold a NUL byte (a damaged file?): read as no column")
     _check_last_row(path, len(header), data)
