@@ -438,7 +438,9 @@ def _load_profile(given: str, opts: Options, step: int, layout: Layout | None) -
         if kind == "[":
             from . import ascend_text
 
-            return ascend_text.load(replace(layout, level="trace"), opts, data=data)
+            handed = [data]  # the loader frees the bytes once decoded (``ascend_text.load``)
+            del data
+            return ascend_text.load(replace(layout, level="trace"), opts, data=handed)
         from . import kineto
 
         return kineto.load(layout, opts, data=data)

@@ -702,7 +702,7 @@ def _rank_span(args: list, path: str = "", warnings: list[str] | None = None) ->
 _LANES = object_array(["task", "op"])
 
 
-def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd.DataFrame,
+def _comm(path: str, c: dict[str, Any], hccl_pid: int | None, threads: pd.DataFrame,
           warnings: list[str]) -> tuple[pd.DataFrame, int]:
     """HCCL lanes (reference-1 §5.1): group (op) lanes and the plane (task) lanes attached to them; and
     the rank span of their tasks (``_rank_span``). Events on a lane no group lane precedes (no thread names, or
@@ -710,7 +710,7 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd
     warning says how many, as the figures alone read 0 without a word."""
     if hccl_pid is None:
         return empty("comm"), 0
-    sel = np.flatnonzero((c["pid"] == hccl_pid) & (c["ph"] == PH_X))
+    sel, args = c["args"].pop("comm")
     group_of: dict[int, str] = {}
     plane_of: dict[int, str] = {}
     op_lanes: set[int] = set()
@@ -725,7 +725,6 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd
             plane_of[tid] = name
     tids = c["tid"][sel]
     is_op = _among(tids, op_lanes)
-    args = traceio.decode_args(path, c["args"][sel], _CommArgs)
     tid_list = tids.tolist()
     group = list(map(group_of.get, tid_list, repeat("")))
     lost = group.count("")
@@ -885,8 +884,22 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int, int, int, int]:
     }), backward_tid, hidden, hidden_s, no_id
 
 
-def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
-    """Decode trace_view.json once and build the trace tables the enabled comparators read: the ``Profile``
+def _args_rows(c: dict[str, np.ndarray], hw_pid: int | None, hccl_pid: int | None,
+               opts: Options) -> dict[str, tuple[np.ndarray, type | None]]:
+    """The rows of ``_select``'s columns of the tables that read args, with the args struct each decodes (None: no
+    args read), in the tables' order: host operators (args only for the comparators that show them), device tasks,
+    HCCL events (none where the lane is not found) and the task queue."""
+    is_x = c["ph"] == PH_X
+    none = np.arange(0)
+    return {"ops": (np.flatnonzero(_cat_is(c, "cpu_op")), _OpArgs if opts.any_detail() else None),
+            "kernels": (np.flatnonzero(is_x & (c["pid"] == hw_pid)) if hw_pid is not None else none, _TaskArgs),
+            "comm": (np.flatnonzero(is_x & (c["pid"] == hccl_pid)) if hccl_pid is not None else none, _CommArgs),
+            "queue": (np.flatnonzero(_cat_is(c, "enqueue", "dequeue")), _QueueArgs)}
+
+
+def _trace_tables(path: str, handed: list[bytes], opts: Options) -> dict[str, Any]:
+    """Decode trace_view.json (its bytes ``handed`` over in a one-item list, emptied here: no frame above keeps them
+    to the end of the tables) once and build the trace tables the enabled comparators read: the ``Profile``
     fields they fill, by name, with the decode's ``warnings`` and ``extra``. A table not built here (no lane, no
     rows, a comparator off) is left out, and the ``Profile`` built from these fields gives it its empty default:
     each default is a copy of a prototype (~10 us), and a Profile built first took nine that were replaced.
@@ -895,6 +908,7 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     show them, python_function rows only for the operator/module comparison and the task queue only
     for the memory comparison: the time breakdown reads none of them.
     """
+    data = handed.pop()
     warnings: list[str] = []
     extra: dict[str, Any] = {}
     tables: dict[str, Any] = {"warnings": warnings, "extra": extra}
@@ -915,18 +929,23 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         raise
     extra["unnamed_lane_events"] = unnamed
     del events
+    # the args each table reads, decoded now, in the tables' order (each table pops its list): their Raw views into
+    # the trace's bytes kept the bytes (1.1 GB a side at 1 GB; ``load`` hands them over) and the freed events'
+    # allocator arenas alive to the tables' end; decoded here, the values take the freed events' place
+    c["args"] = {k: (rows, traceio.decode_args(path, c["args"][rows], struct) if struct is not None else None)
+                 for k, (rows, struct) in _args_rows(c, hw_pid, hccl_pid, opts).items()}
+    del data
     ph = c["ph"]
     tables["processes"], tables["threads"] = processes, threads
     is_x = ph == PH_X
 
     # host operators
-    sel = np.flatnonzero(_cat_is(c, "cpu_op"))
+    sel, a = c["args"].pop("ops")
     if sel.size:
         cols: dict[str, np.ndarray | list[str]] = {
             "name": c["name"][sel], "cat": c["cat"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
             "pid": c["pid"][sel], "tid": c["tid"][sel]}
         if opts.any_detail():
-            a = traceio.decode_args(path, c["args"][sel], _OpArgs)
             cols.update({
                 # an op's input shapes, types and call stack repeat in every step: equal texts as one object
                 "input_dims": _shared_arg_texts(a, "input_dims"),
@@ -948,9 +967,8 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
 
     # device tasks
     if hw_pid is not None:
-        sel = np.flatnonzero(is_x & (c["pid"] == hw_pid))
+        sel, a = c["args"].pop("kernels")
         if sel.size:
-            a = traceio.decode_args(path, c["args"][sel], _TaskArgs)
             tables["kernels"] = frame("kernels", {
                 "name": c["name"][sel], "cat": object_full(sel.size, "npu_task"),
                 "ts": c["ts"][sel], "dur": c["dur"][sel], "pid": c["pid"][sel], "tid": c["tid"][sel],
@@ -1013,9 +1031,8 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
                 warnings.append(note)
 
     # _select kept these categories only for the comparators that read them (``_wanted_cats``)
-    sel = np.flatnonzero(_cat_is(c, "enqueue", "dequeue"))
+    sel, a = c["args"].pop("queue")
     if sel.size:
-        a = traceio.decode_args(path, c["args"][sel], _QueueArgs)
         corr = traceio.checked_ints(path, [x.correlation_id for x in a], _CORRELATION_ID, warnings)
         if unpaired := int(np.count_nonzero(corr == -1)):  # as the DB loader says its queue rows of no id
             warnings.append(f"{path}: {unpaired:,} enqueue / dequeue event(s) have no correlation_id; they pair with "
@@ -2080,15 +2097,16 @@ def profiler_settings(info: dict) -> dict[str, str | bool]:
 # --------------------------------------------------------------------------- entry point
 
 
-def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
-    """Load one Ascend text export (``layout.level``: "trace", "ascend_output" or "profiling")."""
+def load(layout: Any, opts: Options, data: bytes | list[bytes] | None = None) -> Profile:
+    """Load one Ascend text export (``layout.level``: "trace", "ascend_output" or "profiling"). ``data``: the
+    trace's bytes, read here when None; handed over in a one-item list (emptied here), they are freed once decoded
+    and selected (a 1 GB trace: 1.1 GB before the tables), where a caller's reference keeps them."""
     path = layout.trace_path
     level = layout.level if layout.level in ("trace", "ascend_output", "profiling") else "trace"
-    if data is None:
-        data = traceio.read_bytes(path, opts.force)
-    profile = Profile(path=layout.given, kind="NPU", source="ascend_text", level=level,
-                      files={"trace_view.json": path}, **_trace_tables(path, data, opts))
+    handed = data if isinstance(data, list) else [traceio.read_bytes(path, opts.force) if data is None else data]
     del data
+    profile = Profile(path=layout.given, kind="NPU", source="ascend_text", level=level,
+                      files={"trace_view.json": path}, **_trace_tables(path, handed, opts))
     if level != "trace":
         _side_files(layout, profile, opts)
     _missing_lanes(profile)
