@@ -1395,6 +1395,60 @@ def test_odd_task_ids_are_counted(raw, tmp_path):
     assert not [w for w in load_profile(str(PT), ALL).warnings if "not integers" in w]  # the excerpt as recorded
 
 
+def test_task_ids_outside_uint32_read_as_missing(raw, tmp_path):
+    """msprof writes a Task Id as uint32, as the DB's TASK.taskId: -5, int64's greatest and 2**32 (synthetic, on
+    the first four tasks of the excerpt) were printed as is, unsaid. They now read as absent (Task Id None),
+    counted in one line naming the first, as the DB loader reads them; 4,294,967,295 is in range and stays."""
+    from msprof_compare.compare.optree import kernel_lines
+
+    ev = json.loads(json.dumps(raw))
+    tasks = _hardware_tasks(ev)[:4]
+    for e, v in zip(tasks, [-5, 2**63 - 1, 2**32, 2**32 - 1], strict=True):
+        e["args"]["Task Id"] = v
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(ev))
+    prof = load_profile(str(f), ALL)
+    assert prof.kernels["task_id"].tolist()[:4] == [-1, -1, -1, 4294967295]
+    assert [line.split(", ")[1] for line in kernel_lines(prof, prof.kernels.iloc[:4])] == \
+        ["None", "None", "None", "4294967295"]
+    assert [w for w in prof.warnings if "Task Id" in w] == [
+        f"{f}: 3 task Task Id value(s) are outside 0 to 4,294,967,295, no id msprof writes (the first: -5): read as "
+        "missing: those tasks show Task Id None"]
+    ids = [e["args"]["Task Id"] for e in _hardware_tasks(raw)]
+    assert all(0 <= i < 2**32 for i in ids)  # the excerpt as recorded: nothing to say
+    assert not [w for w in load_profile(str(PT), ALL).warnings if "Task Id" in w]
+
+
+def test_task_id_minus_2_is_no_communication(raw, tmp_path, monkeypatch):
+    """-2 in the kernel pool marks an HCCL op's row, summed as its operator's communication: the 20 longest tasks of
+    the excerpt typed Task Id -2 (synthetic) added 0.04 ms of communication to the top contributor against the DB
+    level-2 excerpt (79.130421 ms where the recorded excerpt gives 79.08952). Read as missing, as the DB loader
+    reads a taskId outside uint32, the contributors' communication is the recorded excerpt's again."""
+    import pandas as pd
+
+    from msprof_compare import api
+    from msprof_compare.loaders import ascend_text
+
+    ev = json.loads(json.dumps(raw))
+    for e in sorted(_hardware_tasks(ev), key=lambda e: -float(e["dur"]))[:20]:
+        e["args"]["Task Id"] = -2
+    bad = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, bad)
+    (bad / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(json.dumps(ev))
+    l2 = str(DATA.parent / "db" / "l2" / "ascend_pytorch_profiler_0.db")
+
+    def communication(x: Path):
+        return api.compare(l2, str(x), enable_operator_compare=True, disable_module=True) \
+            .frames["contributor_communication"]
+
+    clean = communication(PT)
+    assert clean["Comparison(ms)"].notna().any()  # the excerpt's HCCL ops: real communication under operators
+    pd.testing.assert_frame_equal(communication(bad), clean)
+    # the test can fail: with the ids read as they are, the fake communication comes back
+    monkeypatch.setattr(ascend_text, "_uint32_task_ids", lambda path, ids, warnings: ids)
+    assert communication(bad)["Comparison(ms)"].sum() > clean["Comparison(ms)"].sum()
+
+
 def test_queue_events_without_a_correlation_id_pair_with_none(raw, tmp_path):
     """An enqueue / dequeue without correlation_id pairs with none (as the DB's NULL CANN connection id): a cann::
     block allocated in such a dequeue is placed at time 0, where -1 paired with -1 took the last enqueue of no id,

@@ -159,6 +159,22 @@ _CORRELATION_ID = traceio.IntArg("enqueue / dequeue correlation_id value",
 #: thread_sort_index ``sort_index``: orders the HCCL lanes, which attaches each plane (task) lane to a group
 _THREAD_SORT = traceio.IntArg("thread_sort_index value", "those threads are ordered by their tid")
 
+#: msprof writes a task id as uint32, as the DB export's TASK.taskId
+_UINT32_MAX = 2**32 - 1
+
+
+def _uint32_task_ids(path: str, ids: np.ndarray, warnings: list[str]) -> np.ndarray:
+    """The tasks' ids with those that are no uint32 (below -1, over 4,294,967,295) read as absent (-1), counted in
+    one warning naming the first, as the DB loader reads TASK.taskId: such an id was printed as is, and -2, the
+    kernel pool's mark of an HCCL op's row, summed the task as its operator's communication."""
+    # one pass: -1 (absent) goes to 0, a value below it wraps over 2**32
+    bad = (ids + 1).view(np.uint64) > _UINT32_MAX + 1
+    if n := int(np.count_nonzero(bad)):
+        warnings.append(f"{path}: {n:,} task Task Id value(s) are outside 0 to {_UINT32_MAX:,}, no id msprof writes "
+                        f"(the first: {int(ids[bad][0])}): read as missing: those tasks show Task Id None")
+        ids = np.where(bad, -1, ids)
+    return ids
+
 
 # --------------------------------------------------------------------------- small helpers
 
@@ -978,7 +994,8 @@ def _trace_tables(path: str, handed: list[bytes], opts: Options) -> dict[str, An
                 "ts": c["ts"][sel], "dur": c["dur"][sel], "pid": c["pid"][sel], "tid": c["tid"][sel],
                 "stream": traceio.checked_ints(path, [x.stream for x in a], traceio.STREAM_ID, warnings),
                 "task_type": _arg_texts(_field(a, "task_type")),
-                "task_id": traceio.checked_ints(path, [x.task_id for x in a], _TASK_ID, warnings),
+                "task_id": _uint32_task_ids(path, traceio.checked_ints(path, [x.task_id for x in a], _TASK_ID,
+                                                                        warnings), warnings),
             })
 
     lanes = [p for p in (hw_pid, hccl_pid) if p is not None]
