@@ -201,6 +201,55 @@ def test_other_flow_categories_named_up_to_three(tmp_path, caplog) -> None:
                                    f"{named}: if those link ops to kernels, pass --gpu_flow_cat)"]
 
 
+def test_gpu_flow_cat_matching_no_flow_names_the_trace_flow_categories(tmp_path, caplog) -> None:
+    """--gpu_flow_cat naming no flow of the trace said "none of category 'xyz'" without the categories the trace does
+    hold, so the user had to search the trace for the right one: the warning names them (but fwdbwd, op to op),
+    three at most, sorted, read here from the raw JSON. The timesformer excerpt as recorded (ac2g flows alone), with
+    one launch's flow renamed my_flow (a category the loader scans for only when the option matched nothing), with
+    two more renamed (four categories: three named, then "..."), and without its flow events (synthetic)."""
+    import json
+
+    from msprof_compare import api
+
+    src = Path(__file__).parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+    doc = json.loads(src.read_text())
+    events = doc["traceEvents"]
+    ids = list(dict.fromkeys(e["id"] for e in events if e.get("ph") in ("s", "f")))
+
+    def warned(renames: dict, drop: bool = False) -> tuple[list[str], str]:
+        out = json.loads(json.dumps(doc))
+        for e in out["traceEvents"]:
+            if e.get("ph") in ("s", "f") and e["id"] in renames:
+                e["cat"] = renames[e["id"]]
+        if drop:
+            out["traceEvents"] = [e for e in out["traceEvents"] if e.get("ph") not in ("s", "f", "t")]
+        held = sorted({e["cat"] for e in out["traceEvents"] if e.get("ph") in ("s", "f")} - {"fwdbwd"})
+        f = tmp_path / f"t{len(renames)}{drop:d}.pt.trace.json"
+        f.write_text(json.dumps(out))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            api.compare(str(src), str(f), gpu_flow_cat="xyz", enable_profiling_compare=True,
+                        enable_operator_compare=True)
+        return [m for m in caplog.messages if "Can't find any flow event" in m and str(f) in m], ", ".join(
+            repr(c) for c in held[:3]) + (", ..." if len(held) > 3 else "")
+
+    def line(f_cats: str) -> str:
+        return "(none of category 'xyz', the gpu_flow_cat given, so no op gets a kernel; " + f_cats + ")"
+
+    lines, named = warned({})
+    assert named == "'ac2g'" and lines == [f"Can't find any flow event in the file: {tmp_path / 't00.pt.trace.json'} "
+                                           + line(f"it holds flows of category {named}")]
+    lines, named = warned({ids[0]: "my_flow"})
+    assert named == "'ac2g', 'my_flow'" and len(lines) == 1 and lines[0].endswith(
+        line(f"it holds flows of category {named}"))
+    lines, named = warned({ids[0]: "my_flow", ids[1]: "zz_b", ids[2]: "zz_c"})
+    assert named == "'ac2g', 'my_flow', 'zz_b', ..." and len(lines) == 1 and lines[0].endswith(
+        line(f"it holds flows of category {named}"))
+    lines, named = warned({}, drop=True)
+    assert named == "" and len(lines) == 1 and lines[0].endswith(
+        line("the trace holds no other flow that could link an op to its kernels"))
+
+
 def test_gpu_flow_cat_replaces_default_categories() -> None:
     p = gpu_profile([("a", 0, 1)], [("k", 5, 2)], [(0, 5)])
     p.flows["cat"] = "my_flow"
@@ -405,7 +454,7 @@ def test_gpu_flow_cat_that_matches_nothing_says_so(caplog) -> None:
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         optree.op_tree(ctx_of(base, base, gpu_flow_cat="NoSuchCat"), "base")
     assert "Can't find any flow event in the file: base.json (none of category 'NoSuchCat', the --gpu_flow_cat " \
-           "given, so no op gets a kernel)" in caplog.text
+           "given, so no op gets a kernel; it holds flows of category 'ac2g')" in caplog.text
     with pytest.raises(UsageError, match="--gpu_flow_cat is blank"):
         build_options(gpu_flow_cat="  ")
 

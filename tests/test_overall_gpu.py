@@ -424,7 +424,8 @@ def test_gpu_flow_cat_matching_no_flow_is_said_by_the_time_breakdown_too(caplog)
 
     base, comp = (str(Path(__file__).resolve().parents[1] / "sample_data" / f"bert-small_{g}.json.gz")
                   for g in ("h100", "mi300"))
-    said = "(none of category 'xyz', the --gpu_flow_cat given, so no op gets a kernel)"
+    said = ("(none of category 'xyz', the --gpu_flow_cat given, so no op gets a kernel; it holds flows of category "
+            "'ac2g')")
 
     def warned(**options):
         caplog.clear()

@@ -29,7 +29,7 @@ from ..columns import col_of
 from ..errors import ProfileError
 from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at, unread_categories
 from ..options import Options
-from ..textsafe import short_repr
+from ..textsafe import short_repr, term_safe
 from . import classify
 from .breakdown import Breakdown, last_of_keys, peak_reserved_gb, zero_readings
 
@@ -55,11 +55,21 @@ def _launch_cats(opts: Options | None) -> tuple[str, ...]:
     return (opts.gpu_flow_cat.lower(),) if opts is not None and opts.gpu_flow_cat else LAUNCH_FLOW_CATS
 
 
-def unmatched_flow_cat(cat: str) -> str:
+def unmatched_flow_cat(profile: Profile, cat: str) -> str:
     """The hint of the "Can't find any flow event" warning for a trace without a flow of ``--gpu_flow_cat``: one
     text for the op tree's warning and the time breakdown's, so a run that builds both says it once
-    (``logs.said_once``)."""
-    return f" (none of category {cat!r}, the --gpu_flow_cat given, so no op gets a kernel)"
+    (``logs.said_once``). It names (three at most) the categories of the trace's flows but fwdbwd's, which links op
+    to op, so the user can pick the one that links its ops to kernels: the bare "none of category" left it to
+    searching the trace."""
+    held = set(col_of(profile.flows, "cat", object).tolist()) if len(profile.flows) else set()
+    held = sorted((held - {"fwdbwd"}) | set(profile.extra.get("other_flow_cats", ())))
+    if held:
+        more = ", ..." if len(held) > 3 else ""  # as the other flow warnings bound their lists
+        named = ", ".join(repr(term_safe(c)) for c in held[:3]) + more
+        other = f"it holds flows of category {named}"
+    else:
+        other = "the trace holds no other flow that could link an op to its kernels"
+    return f" (none of category {cat!r}, the --gpu_flow_cat given, so no op gets a kernel; {other})"
 
 
 def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None) -> None:
@@ -71,7 +81,8 @@ def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None) -> None:
         return
     flows = profile.flows
     if not len(flows) or not np.isin(col_of(flows, "cat", object), _launch_cats(opts)).any():
-        log.warning("Can't find any flow event in the file: %s%s", profile.path, unmatched_flow_cat(opts.gpu_flow_cat))
+        log.warning("Can't find any flow event in the file: %s%s", profile.path,
+                    unmatched_flow_cat(profile, opts.gpu_flow_cat))
 
 
 def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None = None) -> np.ndarray:

@@ -850,7 +850,7 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
             if prof.is_gpu and opts.gpu_flow_cat:
                 from .breakdown_gpu import unmatched_flow_cat
 
-                hint = unmatched_flow_cat(opts.gpu_flow_cat)
+                hint = unmatched_flow_cat(prof, opts.gpu_flow_cat)
             elif prof.is_gpu and prof.extra.get("other_flow_cats"):
                 cats = prof.extra["other_flow_cats"]
                 named = ", ".join(repr(term_safe(c)) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")

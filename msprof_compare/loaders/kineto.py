@@ -613,10 +613,11 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
         cats.add(opts.gpu_flow_cat.lower())
     idx, sub = ev.where(frozenset(cats), ("s", "f"))
     cat = ev.cat_lower_of(idx) if len(idx) else np.zeros(0, dtype=object)
-    if not len(idx) or (cat == "fwdbwd").all():
-        # no flow that links ops to kernels: the flow categories it is not read from are named in the "no flow
-        # event" warning, whose --gpu_flow_cat hint would mislead a trace without any (only then: a scan of
-        # the other categories' events)
+    unmatched = bool(opts.gpu_flow_cat) and not (cat == opts.gpu_flow_cat.lower()).any()
+    if not len(idx) or (cat == "fwdbwd").all() or unmatched:
+        # no flow that links ops to kernels (or none of --gpu_flow_cat's category): the flow categories it is not
+        # read from are named in the "no flow event" warning, whose --gpu_flow_cat hint would mislead a trace
+        # without any (only then: a scan of the other categories' events)
         others = frozenset(c.lower() for c in ev.first) - cats - NOT_FLOW_CATS
         # flow starts and ends only: --gpu_flow_cat reads no flow step ("t"), so a category of steps alone is no hint
         o_idx, _ = ev.where(others, ("s", "f")) if others else (np.zeros(0, np.int64), [])
