@@ -149,9 +149,9 @@ class RankNotices(logging.Filter):
     figures: a text against a DB export's E2E on each rank) is said in one line, its title "as for rank M but:" its
     first new item, the explanation that item shares with an item said before left out, and any later new item
     under it: eight ranks printed the six-line block eight times. Counted in ``repeated``; this thread's records
-    only (see ``_SaidOnce``). A line said (not an item) begins with its rank, ``rank N: ``, so that a notice of one
-    rank alone says whose it is. Installed only around a rank's own work (``of_rank``): the job's lines, which name
-    their ranks, are logged outside it."""
+    only (see ``_SaidOnce``). A line said begins with its rank, ``rank N: ``, so that a notice of one rank alone says
+    whose it is; a block's item too, before its indent. Installed only around a rank's own work (``of_rank``): the
+    job's lines, which name their ranks, are logged outside it."""
 
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -218,7 +218,7 @@ class RankNotices(logging.Filter):
             if not new and (self.held is not None or self.condensed):
                 self._count(record, 1)
                 return False
-            return True  # an item of a block said, or a new item under a block said in one line
+            return self._named(record)  # an item of a block said, or a new item under a block said in one line
         self.condensed = False
         if new:
             self.held = None
@@ -228,10 +228,12 @@ class RankNotices(logging.Filter):
         return False
 
     def _named(self, record: logging.LogRecord) -> bool:
-        """Let ``record`` through, beginning with its rank (a block's item keeps its indent)."""
+        """Let ``record`` through, beginning with its rank; a block's item too, its indent after the rank
+        (``rank 1:   - base ...``): an item without it read as no rank's, a grep for the rank lost it, and two
+        ranks' blocks logged by threads at once could not be told apart."""
         prefix = f"{unit_label(self.rank)}: "
         text = record.getMessage()
-        if not text.startswith((prefix, "  ")):
+        if not text.startswith(prefix):
             record.msg, record.args = prefix + text, ()
         return True
 

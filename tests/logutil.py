@@ -1,26 +1,31 @@
 """The log's notes as blocks: a note whose Detail has parts is a title line and a "  - " line per part
-(``checks.LOG_PARTS``)."""
+(``checks.LOG_PARTS``); in a rank-by-rank run each line, items too, begins with its rank (``rank 1:   - ...``)."""
 
 from __future__ import annotations
 
 import re
 
+#: a rank-by-rank run's line prefix (``units.unit_label``): "rank 1: ", "rank 1 cycle 0: ", "cycle 0: "
+_UNIT = re.compile(r"(?:rank \d+(?: cycle \d+)?|cycle \d+): ")
+
 
 def blocks(messages: list[str], title: str) -> list[list[str]]:
-    """Each note that begins with ``title``: its line, then the "  - " item lines under it (their text after the
-    dash)."""
+    """Each note that begins with ``title`` (after its rank, in a rank-by-rank run): its line, then the "  - " item
+    lines under it of the same rank (their text after the dash)."""
     found: list[list[str]] = []
-    inside = False
+    inside: str | None = None  # the rank prefix of the block under way ("" outside rank runs); None: no block
     for m in messages:
-        if m.startswith(title):
+        unit = _UNIT.match(m)
+        prefix = unit.group(0) if unit else ""
+        text = m[len(prefix):]
+        if text.startswith(title) or m.startswith(title):
             found.append([m])
-            inside = True
-        elif inside and m.startswith("  - "):
-            found[-1].append(m[4:])
+            inside = prefix
+        elif inside is not None and prefix == inside and text.startswith("  - "):
+            found[-1].append(text[4:])
         else:
-            inside = False
+            inside = None
     return found
-
 
 
 def note_lines(note: str) -> list[str]:

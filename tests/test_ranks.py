@@ -34,6 +34,7 @@ from msprof_compare.errors import ProfileError, UsageError
 from msprof_compare.units import RankCycle
 from tests.cliutil import error_lines, run_inproc, unraisable
 from tests.dbutil import edited_copy, sql
+from tests.logutil import blocks
 
 REPO = Path(__file__).resolve().parents[1]
 PT = REPO.parent / "shared" / "samples" / "msinsight" / "test" / "data" / "pytorch"
@@ -1003,8 +1004,13 @@ def test_rank_notice_block_is_said_once(tmp_path):
     lines = [line.split("] ", 1)[1] for line in proc.stderr.splitlines() if "][WARNING] " in line]
     head = [i for i, line in enumerate(lines) if "different kinds of NPU export" in line]
     assert lines[head[0]].startswith("rank 0: Base and comparison are different kinds of NPU export (base text, ")
-    items = list(itertools.takewhile(lambda i: lines[i].startswith("  - "), range(head[0] + 1, len(lines))))
+    items = list(itertools.takewhile(lambda i: lines[i].startswith("rank 0:   - "), range(head[0] + 1, len(lines))))
     assert len(items) >= 3  # rank 0's, whole (the category note's block, about the Level0 side, follows it)
+    assert not [line for line in lines if line.startswith("  ")]  # every item says its rank
+    # read as blocks (tests/logutil): rank 0's whole, rank 1's one line
+    whole, condensed = blocks(lines, "Base and comparison are different kinds of NPU export")
+    assert whole[0] == lines[head[0]] and whole[1:] == [lines[i][len("rank 0:   - "):] for i in items]
+    assert condensed == [lines[head[1]]]
     assert "the comparison side's 137.919 ms hold 5.686 ms outside them" in lines[head[0] + 1]
     assert lines[head[1]] == ("rank 1: Base and comparison are different kinds of NPU export, as for rank 0 but: E2E "
                               "and Free Time: the comparison side's 134.027 ms hold 4.715 ms outside them (129.312 ms "
@@ -1189,12 +1195,15 @@ def test_rank_notice_filter_paths_and_count():
     finally:
         logger.removeFilter(once)
         logger.removeHandler(handler)
-    # each line said begins with its rank, a block's items keep their indent; rank 10's block, whose line repeats
-    # rank 1's, is its title and first new item (its explanation, said for rank 1, left out), then its other new item
+    # each line said begins with its rank, a block's items too (their indent after it); rank 10's block, whose line
+    # repeats rank 1's, is its title and first new item (its explanation, said for rank 1, left out), then its other
+    # new item
     assert said == ["rank 1: Start to compare", "rank 1: Start to compare", "rank 1: b/r1/x.pt.trace.json: no file",
-                    "rank 1: Block (figures alike):", "  - same item", "  - E2E: why it differs: 101 ms",
-                    "  - item of rank 1", "  - last item", "rank 1: Line after", "  - item of a block said whole",
-                    "rank 10: Block, as for rank 1 but: E2E: 110 ms", "  - item of rank 10"]
+                    "rank 1: Block (figures alike):", "rank 1:   - same item",
+                    "rank 1:   - E2E: why it differs: 101 ms", "rank 1:   - item of rank 1", "rank 1:   - last item",
+                    "rank 1: Line after",
+                    "rank 1:   - item of a block said whole", "rank 10: Block, as for rank 1 but: E2E: 110 ms",
+                    "rank 10:   - item of rank 10"]
     assert once.repeated == 7
     # rank 10's two "Start to compare" (INFO), its "no file" and four items (WARNING): the count is a warning
     assert once.left_out == {logging.INFO: 2, logging.WARNING: 5} and once.level == logging.WARNING
@@ -1335,11 +1344,11 @@ def test_compare_ranks_logs_as_the_cli(package_log):
         api.compare(TEXT0 / f"rank{r}_ascend_pt", TEXT1 / f"rank{r}_ascend_pt", enable_profiling_compare=True)
         single[r] = [(level, text) for _, level, text in package_log]
         package_log.clear()
-    # a block's items ("  - ", the category note's: Level0 against Level1) keep their indent, unprefixed
+    # a block's items ("  - ", the category note's: Level0 against Level1) are prefixed too, before their indent
     assert any(text.startswith("  - ") for _, text in single[0])
 
     def named(r: int, text: str) -> str:
-        return text if text.startswith("  - ") else f"rank {r}: {text}"
+        return f"rank {r}: {text}"
 
     assert not (TEXT0 / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "communication.json").exists()
     assert (logging.WARNING, f"{TEXT0 / 'rank1_ascend_pt'}/ASCEND_PROFILER_OUTPUT: The file communication.json does "
