@@ -496,7 +496,8 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     folder against itself reads each once)."""
     force = checked_options(options, face)[0].force
     heads = TraceHeads() if heads is None else heads
-    found = _discover(base, force, face, "base", heads), _discover(comparison, force, face, "comparison", heads)
+    with said_once():  # a folder given on both sides: its discovery's warnings (a trace named for another rank) once
+        found = _discover(base, force, face, "base", heads), _discover(comparison, force, face, "comparison", heads)
     cycles = [_cycles(side) for side in found]
     if bool(cycles[0]) != bool(cycles[1]) or (cycles[0] and _single(found[0]) != _single(found[1])):
         _refuse_cycles((base, comparison), found, cycles)

@@ -130,6 +130,32 @@ def test_kineto_rank_folder_naming_another_rank_is_said(tmp_path, caplog):
     assert caplog.messages == []
 
 
+def test_kineto_name_warning_said_once_for_a_folder_on_both_sides(tmp_path, capsys, caplog):
+    """The same folder given on both sides is discovered once per side: its "name says another rank" line was
+    printed twice in one run (the CLI and compare_ranks alike). Once now; a second run says it again (hta's
+    sampled_rank-0 named rank-7, sampled_rank-1 named rank-0, their ranks read by hand from the heads)."""
+    for r in (0, 1):
+        with gzip.open(KINETO / f"sampled_rank-{r}.json.gz") as fh:
+            assert json.loads(fh.read())["distributedInfo"]["rank"] == r
+    folder = tmp_path / "job"
+    folder.mkdir()
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", folder / "sampled_rank-7.json.gz")
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", folder / "sampled_rank-0.json.gz")
+    line = (f"{folder}: 2 Kineto traces' names say another rank than their distributedInfo.rank, by which each is "
+            "compared: sampled_rank-0.json.gz (rank 0 by its name, rank 1 recorded), sampled_rank-7.json.gz (rank 7 "
+            "by its name, rank 0 recorded)")
+    code, _, err = run_inproc(capsys, "-bp", str(folder), "-d", str(folder), "-o", str(tmp_path / "out"),
+                              "--enable_profiling_compare")
+    assert code == 0, err
+    assert [x.split("] ", 1)[1] for x in err.splitlines() if "distributedInfo.rank" in x] == [line]
+    for _ in range(2):  # each call a run of its own
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            ranks = api.compare_ranks(folder, folder, enable_profiling_compare=True)
+            assert [r for r, _ in ranks] == [0, 1]
+        assert [m for m in caplog.messages if "distributedInfo.rank" in m] == [line]
+
+
 def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):
     late = b'{"schemaVersion": 1, "pad": "' + b"x" * 70_000 + b'", "distributedInfo": {"rank": 3}, "traceEvents": []}'
     (tmp_path / "a.pt.trace.json").write_bytes(late)
