@@ -2158,12 +2158,21 @@ def test_a_step_marker_written_as_a_python_function_is_said(samples: Path, tmp_p
         "does not count it)"]
     guards = compare(str(src), str(out), enable_operator_compare=True).guards.set_index("Check")
     assert guards.loc["step count", ["Base", "Comparison"]].tolist() == [1, None]
-    # the Python functions are not read without the operator comparison: nothing to count them by
+    # without the operator comparison the Python functions are not read: nothing counts them, unless a step is
+    # asked, which the marker leaves refused ("no ProfilerStep# markers"): their names alone, counted alike
     assert not [w for w in load_profile(str(out), Options()).warnings if "step marker" in w]
+    stepped = Options(enable_profiling_compare=True, base_step=50, comparison_step=50)
+    assert [w for w in load_profile(str(out), stepped).warnings if "step marker" in w] == [
+        f"{trace}: 1 Python function named as a step marker whose step no host op marks (the first: "
+        "'ProfilerStep#50'): steps are read from the host ops (cpu_op), so that step is none (the step count check "
+        "does not count it)"]
+    assert "python_marks" not in load_profile(str(out), stepped).extra
+    assert not [w for w in load_profile(str(src), stepped).warnings if "step marker" in w]
     both = shutil.copytree(src, tmp_path / "b_ascend_pt")
     twice = both / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     twice.write_text(json.dumps([*json.loads(trace.read_text()), dict(marks[0], cat="cpu_op")]))
     assert not [w for w in load_profile(str(both), opts).warnings if "step marker" in w]
+    assert not [w for w in load_profile(str(both), stepped).warnings if "step marker" in w]
     assert not [w for w in load_profile(str(src), opts).warnings if "step marker" in w]
 
 

@@ -469,6 +469,13 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             other = np.flatnonzero(~keep & (ph != PH_M))
             if other.size:
                 keep[other[step_marks(_field(list(map(ev.__getitem__, other.tolist())), "name"))]] = True
+        if opts.step_given and not opts.enable_operator_compare and "python_function" in lid:
+            # a step asked with the Python functions unread: a step marker written as one (no step: steps are read
+            # from the cpu_op events) left the step refused as "no ProfilerStep# markers" without a word. Their
+            # names alone, and only when a step is asked (``_trace_tables`` says them)
+            py = np.flatnonzero(cat_code == lid["python_function"])
+            extra["python_marks"] = [n for n in map(attrgetter("name"), map(ev.__getitem__, py.tolist()))
+                                     if STEP_MARK in n]  # names are str (``traceio.Event``)
         k = np.flatnonzero(keep)
         if k.size != len(ev):
             ev = _pick(ev, keep)
@@ -1072,6 +1079,10 @@ def _trace_tables(path: str, handed: list[bytes], opts: Options) -> dict[str, An
         if c["mark_names"] and (note := traceio.python_step_mark_note(
                 path, c["name"][sel], c["mark_names"], lambda: () if steps is None else steps["name"].tolist(),
                 "cpu_op")):
+            warnings.append(note)
+    elif python_marks := extra.pop("python_marks", None):  # the same, from their names alone (``_select``)
+        if note := traceio.python_step_mark_note(path, object_array(python_marks), python_marks,
+                                                 lambda: () if steps is None else steps["name"].tolist(), "cpu_op"):
             warnings.append(note)
     if c["blank_names"] and (n := int(np.count_nonzero(is_x & (c["name"] == "") & _cat_is(c, *HOST_CATS)))):
         # torch_npu names every host event: one without a name (a damaged trace) was read as an operator named ""
