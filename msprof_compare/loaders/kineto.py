@@ -841,12 +841,46 @@ def _load_memory(prof: Profile, ev: _Events) -> None:
     # an exact copy of an event (a trace merged or written twice) is a second allocation or free at that address,
     # which re-paired the blocks after it (kfuzz61: one copied allocation moved aten::linear's Allocated Memory
     # and turned 2 operators into 26 in a memory row) without a word
-    copies = int(pd.DataFrame(cols).duplicated().sum())
+    copy = pd.DataFrame(cols).duplicated().to_numpy()
+    copies = int(copy.sum())
     if copies:
         prof.warnings.append(f"{ev.path}: {copies:,} [memory] event(s) repeat another's time, Bytes, Addr, Device Id "
                              "and Total Reserved exactly (a trace merged or written twice?); each is read as written, "
                              "so the memory records pair them as further allocations and frees")
+    if note := _pairing_note(ev.path, cols, ~copy):
+        prof.warnings.append(note)
     prof.memory = frame("memory", cols)
+
+
+def _pairing_note(path: str, cols: dict[str, np.ndarray], read: np.ndarray) -> str:
+    """The warning for device [memory] events at an address that the memory records' pairing
+    (``compare.memory.gpu_records``: the next event at the same address and device decides an allocation's fate)
+    cannot close as written: an allocation followed by another allocation there (the earlier one reads as never
+    released) and one followed by a free of another size (it makes no record). A whole trace has neither (every
+    sample with Addr: none of either); one copied allocation at ts + 1 us or one damaged Bytes moved an operator's
+    Allocated Memory and Duration without a word (kfuzz64). ``read``: the events that are no exact copy of an
+    earlier one (said by their own line, left out here); Addr-less events (PyTorch 1.8's) are the memory
+    comparison's own warning. Costs one sort of the device [memory] events."""
+    sel = np.flatnonzero(read & (cols["device_id"] >= 0) & (cols["bytes"] != 0))
+    if sel.size < 2:
+        return ""
+    # by device, address, then time (stable: file order among equal times), as the pairing reads them
+    sel = sel[np.lexsort((cols["ts"][sel], cols["addr"][sel], cols["device_id"][sel]))]
+    addr, device, size = cols["addr"][sel], cols["device_id"][sel], cols["bytes"][sel]
+    pair = (addr[1:] == addr[:-1]) & (device[1:] == device[:-1]) & (addr[1:] != -1) & (size[:-1] > 0)
+    reopened = int((pair & (size[1:] > 0)).sum())
+    other = int((pair & (size[1:] < 0) & (-size[1:] != size[:-1])).sum())
+    said = []
+    if reopened:
+        said.append(f"{traceio.counted(reopened, 'allocations')} followed at the same address by another "
+                    "allocation with no free between (read as never released)")
+    if other:
+        said.append(f"{traceio.counted(other, 'allocations')} followed at the same address by a free of "
+                    "another size (read as making no memory record)")
+    if not said:
+        return ""
+    return (f"{path}: of its device [memory] events, {' and '.join(said)}, as the original pairs them: a free "
+            "lost, or a trace cut or merged?")
 
 
 def _zero_reserved(prof: Profile, cols: dict[str, np.ndarray], reserved: list) -> None:
