@@ -535,3 +535,37 @@ def test_memory_allocations_the_pairing_cannot_close_are_counted(tmp_path):
                   ROOT / "tests" / "data" / "kineto" / "legacy_resnet50_excerpt.pt.trace.json"):
         assert not any("device [memory] events" in w for w in load_profile(str(whole), build_options()[0]).warnings)
 
+
+def test_kineto_events_written_as_a_top_level_list_are_refused_as_such(tmp_path):
+    """A Kineto trace's traceEvents written as the file's top level (Chrome's array format) read as an Ascend
+    trace_view.json, as every top-level list does, and was refused as "no NPU device lane ... record it with
+    torch_npu.profiler.ProfilerActivity.NPU" (kfuzz64): it is refused as a list of Kineto events, naming the device
+    categories it holds (from the raw JSON of the timesformer excerpt), and nothing is written."""
+    import contextlib
+    import io
+
+    from msprof_compare import cli
+
+    doc = _doc(H100)
+    cats = sorted({e["cat"] for e in doc["traceEvents"] if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")})
+    assert cats == ["gpu_memset", "kernel"]
+    bare = tmp_path / "bare.pt.trace.json"
+    bare.write_text(json.dumps(doc["traceEvents"]))
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(bare), build_options()[0])
+    assert info.value.message == ("a list of Kineto (GPU) trace events (cat gpu_memset, kernel), not an Ascend "
+                                  'trace_view.json: a Kineto trace is a JSON object whose "traceEvents" holds them')
+    assert info.value.hint == ('pass the *.pt.trace.json torch.profiler wrote, or wrap the list as '
+                               '{"traceEvents": [...]}')
+    out = tmp_path / "out"
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = cli._run_typer(cli._compare_app(), ["-d", str(bare), "-bp", str(H100), "-o", str(out)],
+                              "msprof-compare")
+    errors = [ln for ln in err.getvalue().splitlines() if ln.startswith("error:")]
+    assert code == 1 and "Traceback" not in err.getvalue()
+    assert errors == [f"error: {bare}: {info.value.message} ({info.value.hint})"]
+    assert not out.exists() or not any(out.iterdir())
+    wrapped = _write(tmp_path, {"traceEvents": doc["traceEvents"]}, "wrapped")
+    assert len(load_profile(wrapped, build_options()[0]).kernels) == sum(
+        e.get("ph") == "X" and e.get("cat") in cats for e in doc["traceEvents"])
