@@ -569,3 +569,36 @@ def test_kineto_events_written_as_a_top_level_list_are_refused_as_such(tmp_path)
     wrapped = _write(tmp_path, {"traceEvents": doc["traceEvents"]}, "wrapped")
     assert len(load_profile(wrapped, build_options()[0]).kernels) == sum(
         e.get("ph") == "X" and e.get("cat") in cats for e in doc["traceEvents"])
+
+
+def test_a_distributed_rank_that_is_no_rank_id_is_refused_naming_it(tmp_path):
+    """A Kineto trace's distributedInfo.rank written as text digits reads as that rank, as a side file's rank does;
+    one of another kind (1.0, true, -1, "abc") is refused naming it. Both read as no rank: "1.0" was told "no
+    distributedInfo.rank in its first 64 KiB", and two ranks of one host written "0" and "1" were compared as one
+    device's two profiler cycles without a word (kfuzz64). The traces are the B200 all-reduce excerpt, its rank
+    (0, from the raw JSON) rewritten in the text."""
+    from msprof_compare import api
+    from msprof_compare.units import RankCycle
+
+    text = (ROOT / "tests" / "data" / "kineto" / "b200_vllm_allreduce_excerpt.pt.trace.json").read_text()
+    assert json.loads(text)["distributedInfo"]["rank"] == 0 and text.count('"rank": 0,') == 1
+
+    def folder(name: str, ranks: list[str]) -> Path:
+        d = tmp_path / name
+        d.mkdir()
+        for ms, rank in enumerate(ranks, 1):  # one host's traces, named as tensorboard_trace_handler names them
+            (d / f"host.{ms}000.pt.trace.json").write_text(text.replace('"rank": 0,', f'"rank": {rank},'))
+        return d
+
+    assert list(api.ranks(folder("ints", ["0", "1"]))) == [0, 1]
+    assert list(api.ranks(folder("texts", ['"0"', '"01"']))) == [0, 1]
+    assert all(not isinstance(u, RankCycle) for u in api.ranks(folder("mixed", ['"3"', "2"])))
+    for i, (rank, said) in enumerate((("1.0", "1.0"), ("true", "true"), ("-1", "-1"), ('"abc"', "'abc'"),
+                                      ("[1]", "[1]"))):
+        d = folder(f"bad{i}", ["0", rank])
+        with pytest.raises(ProfileError) as info:
+            api.ranks(d)
+        assert str(info.value) == f"{d / 'host.2000.pt.trace.json'}: distributedInfo.rank {said} is no rank id " \
+                                  "(0 to 2147483647)"
+    # null is no rank written: one host's traces without one are its profiler cycles, as before
+    assert list(api.ranks(folder("null", ["null", "null"]))) == [RankCycle(None, 1), RankCycle(None, 2)]

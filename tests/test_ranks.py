@@ -164,10 +164,14 @@ def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):
     with pytest.raises(ProfileError, match=r"a\.pt\.trace\.json: no rank id: no distributedInfo\.rank in its first "
                                            r"64 KiB"):
         api.ranks(tmp_path)
-    for odd in (b"true", b"-1", b'"3"'):  # no rank id: a bool, a negative number, a string
+    for odd in (b"true", b"-1", b'"x3"'):  # no rank id: a bool, a negative number, text of no digits alone
         (tmp_path / "a.pt.trace.json").write_bytes(late.replace(b"x" * 70_000, b"x").replace(b"3}", odd + b"}"))
-        with pytest.raises(ProfileError, match=r"a\.pt\.trace\.json: no rank id"):
+        shown = "'x3'" if odd == b'"x3"' else odd.decode()  # refused naming it (kfuzz64), not read as no rank
+        with pytest.raises(ProfileError, match=rf"a\.pt\.trace\.json: distributedInfo\.rank {shown} is no rank id"):
             api.ranks(tmp_path)
+    # its digits as text read as that rank, as a side file's rank is
+    (tmp_path / "a.pt.trace.json").write_bytes(late.replace(b"x" * 70_000, b"x").replace(b"3}", b'"3"}'))
+    assert api.ranks(tmp_path) == {3: str(tmp_path / "a.pt.trace.json"), 1: str(tmp_path / "b.pt.trace.json.gz")}
     (tmp_path / "a.pt.trace.json").write_bytes(late.replace(b"x" * 70_000, b"x"))
     assert api.ranks(tmp_path) == {3: str(tmp_path / "a.pt.trace.json"), 1: str(tmp_path / "b.pt.trace.json.gz")}
 
@@ -249,11 +253,14 @@ def test_kineto_rank_beside_process_groups(tmp_path):
     for info, rank in ((f'{{"backend": "nccl", "rank": 5, "pg_config": [{groups}]}}', 5),
                        (f'{{"backend": "n{{c}}\\"l", "rank": 7, "pg_config": [{groups}]}}', 7),
                        (f'{{"pg_config": [{groups}], "rank": 5}}', None),  # its rank beyond the head
-                       (f'{{"backend": "nccl", "rank": -1, "pg_config": [{groups}]}}', None)):
+                       (f'{{"backend": "nccl", "rank": -1, "pg_config": [{groups}]}}', -1)):
         assert len(info) > 64 * 1024
         (tmp_path / "b.pt.trace.json").write_text(f'{{"distributedInfo": {info}, "traceEvents": []}}')
         if rank is None:
             with pytest.raises(ProfileError, match="b.pt.trace.json: no rank id"):
+                api.ranks(tmp_path)
+        elif rank < 0:  # no rank id, refused naming it
+            with pytest.raises(ProfileError, match="b.pt.trace.json: distributedInfo.rank -1 is no rank id"):
                 api.ranks(tmp_path)
         else:
             assert list(api.ranks(tmp_path)) == [0, rank]

@@ -34,8 +34,9 @@ class Head(NamedTuple):
     first: str
     #: whether the head names the key ``"traceEvents"``, as a Kineto trace's does
     trace_events: bool
-    #: ``distributedInfo.rank`` (a non-negative integer) where the head records one, else None
-    rank: int | None
+    #: ``distributedInfo.rank`` as the head writes it (any JSON value; ``ranks`` tells a rank id), None where it
+    #: records none (or null)
+    rank: object
 
 
 class TraceHeads:
@@ -59,10 +60,12 @@ class TraceHeads:
         return head
 
 
-def distributed_rank(head: bytes) -> int | None:
-    """``distributedInfo.rank`` of a Kineto trace's head: the whole object decoded (it nests process groups,
-    ``pg_config``, in torch >= 2.1), or its own ``rank`` key where the head cuts the object; None where there is
-    none, or it is no non-negative integer."""
+def distributed_rank(head: bytes) -> object:
+    """``distributedInfo.rank`` of a Kineto trace's head, as written: the whole object decoded (it nests process
+    groups, ``pg_config``, in torch >= 2.1), or its own ``rank`` key where the head cuts the object; None where
+    there is none (or null). A value that is no rank id is returned too, for discovery to refuse naming it
+    (``ranks._trace_rank``): read as none, a rank written "1" or 1.0 was told "no distributedInfo.rank", and two
+    such ranks of one host were compared as one device's profiler cycles without a word (kfuzz64)."""
     m = _DISTRIBUTED.search(head)
     rank = None
     if m:
@@ -72,7 +75,7 @@ def distributed_rank(head: bytes) -> int | None:
         except ValueError:  # cut by the head, or an integer of more digits than int() reads (4,300)
             top = _TOP_RANK.match(head, m.end())
             rank = _rank_digits(top.group(1)) if top else None
-    return rank if type(rank) is int and rank >= 0 else None
+    return rank
 
 
 #: The rank read from a ``rank`` of more digits than int() converts (4,300): a rank past every rank id, which

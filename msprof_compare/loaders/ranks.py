@@ -376,13 +376,15 @@ def input_rank(path: str, heads: TraceHeads | None = None) -> int:
 
 def _trace_rank(path: str, heads: TraceHeads) -> int:
     """``distributedInfo.rank`` of a Kineto trace, from its first ``HEAD_BYTES`` (decompressed for .gz)."""
-    rank = heads.of(path).rank
-    if rank is not None and rank > MAX_RANK:
-        raise ProfileError(path, f"distributedInfo.rank {short_repr(rank)} is no rank id (0 to {MAX_RANK})")
-    if rank is None:
+    written = heads.of(path).rank
+    if written is None:
         raise _RanklessTrace(path, f"no rank id: no distributedInfo.rank in its first {HEAD_BYTES // 1024} KiB",
                              hint="a Kineto trace of a distributed run records it; pass such traces, or compare "
                                   "this one as a single profile")
+    rank = _rank_id(written)  # its ASCII digits as text too, as a side file's rank is read
+    if rank is None or rank > MAX_RANK:  # true, 1.0, -1: no rank, where read as none they made a rankless trace
+        shown = short_repr(written) if type(written) in (int, str) else short_text(json.dumps(written))
+        raise ProfileError(path, f"distributedInfo.rank {shown} is no rank id (0 to {MAX_RANK})")
     return rank
 
 
