@@ -1,9 +1,10 @@
 """The Kineto loader writes the Python frames' ts, dur and tid into the rows of one int64 block that their table
-holds as it is (``model.block_frame``): a 1 GB trace's 4.1M frames held their columns twice at the load's peak
-(docs/performance.md, session 64).
+holds as it is (``model.block_frame``), and converts float times in place (``traceio._float_us_to_ns``): a 1 GB
+trace's 4.1M frames held their columns twice at the load's peak (docs/performance.md, session 64).
 
 Inputs: the real AlexNet H200 excerpt of tests/data/kineto (892 python_function events, README there), its figures
-recomputed from the JSON with plain Python."""
+recomputed from the JSON with plain Python; float times beyond one span of the conversion, checked against the exact
+decimal parser of the same texts."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from msprof_compare.loaders import kineto, load_profile
+from msprof_compare.loaders import kineto, load_profile, traceio
+from msprof_compare.loaders.numparse import decimal_us_to_ns
 from msprof_compare.model import block_frame, frame
 from msprof_compare.options import build_options
 
@@ -64,3 +66,18 @@ def test_block_frame_equals_frame_and_refuses_other_columns():
     with pytest.raises(ValueError, match="not those of the python_functions table"):
         block_frame("python_functions", block[:2], ("ts", "dur"), {"name": names})  # a column missing
 
+
+@pytest.mark.parametrize("n", [traceio._SPAN - 1, 2 * traceio._SPAN + 3])
+def test_float_times_converted_in_place_equal_the_exact_parse_of_their_text(n):
+    """Whole-ns times and half-ns ties (which the float alone rounds wrong about once in a hundred) on both sides
+    of a span's edge: the same ns as the decimal parser of the very texts."""
+    rng = np.random.default_rng(n)
+    whole = rng.integers(0, 4 * 10**15, n) // 1000  # us with 3 decimals, below 2**42 us
+    texts = [f"{w / 1000:.3f}" for w in whole.tolist()]
+    for i in rng.choice(n, n // 50, replace=False).tolist():  # ties: a 4th decimal 5
+        texts[i] += "5"
+    us = np.array([float(t) for t in texts])
+    got = traceio._float_us_to_ns(us)
+    assert got.dtype == np.int64 and got.flags.writeable
+    assert np.array_equal(got, decimal_us_to_ns(texts))
+    assert np.array_equal(us, np.array([float(t) for t in texts]))  # its input left as it was

@@ -923,18 +923,29 @@ def _float_us_to_ns(us: np.ndarray) -> np.ndarray:
     below the tie (float rounding is monotonic). No per-value Python; exact for every decimal that a
     float tells apart from the tie (all with up to 15 significant digits).
     """
-    y = us * 1000.0
-    ns = np.rint(y)
-    unproven = np.flatnonzero(ns / 1000.0 != us)
+    # in place, and the round trip and the int cast by spans: a column of millions (a 1 GB trace's 4.1M Python
+    # frames) held five float64 arrays of its size at once, now two
+    ns = np.multiply(us, 1000.0)
+    np.rint(ns, out=ns)
+    spans = range(0, len(ns), _SPAN)
+    unproven = np.concatenate([np.flatnonzero(ns[i:i + _SPAN] / 1000.0 != us[i:i + _SPAN]) + i for i in spans]) \
+        if len(ns) > _SPAN else np.flatnonzero(ns / 1000.0 != us)
     if unproven.size:
-        yu = y[unproven]
+        yu = us[unproven] * 1000.0  # the very products ns was rounded from
         k = np.floor(yu)
         near = np.abs(yu - k - 0.5) <= np.minimum(np.abs(yu) * 2.0**-50 + 2.0**-40, 0.25)
         if near.any():
             i, k = unproven[near], k[near]
             x, tie, odd = us[i], (2.0 * k + 1.0) / 2000.0, (k.astype(np.int64) & 1).astype(bool)
             ns[i] = k + ((x > tie) | ((x == tie) & odd))
-    return ns.astype(np.int64)
+    out = ns.view(np.int64)  # each value cast where it lies: an element is read before it is written over
+    for i in spans:
+        out[i:i + _SPAN] = ns[i:i + _SPAN]
+    return out
+
+
+#: Elements per span of the work ``_float_us_to_ns`` does in pieces (8 MiB of float64).
+_SPAN = 1 << 20
 
 
 _I64_MAX = np.iinfo(np.int64).max
