@@ -1391,29 +1391,31 @@ def test_odd_task_ids_are_counted(raw, tmp_path):
     assert [line.split(", ")[1] for line in kernel_lines(prof, prof.kernels.iloc[:4])] == \
         ["11125", "11126", "None", "None"]
     assert [w for w in prof.warnings if "Task Id" in w] == [
-        f"{f}: 2 task Task Id value(s) are not integers within int64 (the first: 7.5); those tasks show Task Id None"]
+        f"{f}: 2 task Task Id value(s) are not integers from 0 to 4,294,967,295 (the first: 7.5); those tasks show "
+        "Task Id None"]
     assert not [w for w in load_profile(str(PT), ALL).warnings if "not integers" in w]  # the excerpt as recorded
 
 
 def test_task_ids_outside_uint32_read_as_missing(raw, tmp_path):
     """msprof writes a Task Id as uint32, as the DB's TASK.taskId: -5, int64's greatest and 2**32 (synthetic, on
     the first four tasks of the excerpt) were printed as is, unsaid. They now read as absent (Task Id None),
-    counted in one line naming the first, as the DB loader reads them; 4,294,967,295 is in range and stays."""
+    counted in the one line of the column's bad values naming the first, with a non-integer one (7.5, on the fifth
+    task) too: two lines said one column's damage; 4,294,967,295 is in range and stays."""
     from msprof_compare.compare.optree import kernel_lines
 
     ev = json.loads(json.dumps(raw))
-    tasks = _hardware_tasks(ev)[:4]
-    for e, v in zip(tasks, [-5, 2**63 - 1, 2**32, 2**32 - 1], strict=True):
+    tasks = _hardware_tasks(ev)[:5]
+    for e, v in zip(tasks, [-5, 2**63 - 1, 2**32, 2**32 - 1, 7.5], strict=True):
         e["args"]["Task Id"] = v
     f = tmp_path / "trace_view.json"
     f.write_text(json.dumps(ev))
     prof = load_profile(str(f), ALL)
-    assert prof.kernels["task_id"].tolist()[:4] == [-1, -1, -1, 4294967295]
-    assert [line.split(", ")[1] for line in kernel_lines(prof, prof.kernels.iloc[:4])] == \
-        ["None", "None", "None", "4294967295"]
+    assert prof.kernels["task_id"].tolist()[:5] == [-1, -1, -1, 4294967295, -1]
+    assert [line.split(", ")[1] for line in kernel_lines(prof, prof.kernels.iloc[:5])] == \
+        ["None", "None", "None", "4294967295", "None"]
     assert [w for w in prof.warnings if "Task Id" in w] == [
-        f"{f}: 3 task Task Id value(s) are outside 0 to 4,294,967,295, no id msprof writes (the first: -5): read as "
-        "missing: those tasks show Task Id None"]
+        f"{f}: 4 task Task Id value(s) are not integers from 0 to 4,294,967,295 (the first: -5); those tasks show "
+        "Task Id None"]
     ids = [e["args"]["Task Id"] for e in _hardware_tasks(raw)]
     assert all(0 <= i < 2**32 for i in ids)  # the excerpt as recorded: nothing to say
     assert not [w for w in load_profile(str(PT), ALL).warnings if "Task Id" in w]
@@ -1445,7 +1447,7 @@ def test_task_id_minus_2_is_no_communication(raw, tmp_path, monkeypatch):
     assert clean["Comparison(ms)"].notna().any()  # the excerpt's HCCL ops: real communication under operators
     pd.testing.assert_frame_equal(communication(bad), clean)
     # the test can fail: with the ids read as they are, the fake communication comes back
-    monkeypatch.setattr(ascend_text, "_uint32_task_ids", lambda path, ids, warnings: ids)
+    monkeypatch.setattr(ascend_text, "_TASK_ID", ascend_text._TASK_ID._replace(bounds=None))
     assert communication(bad)["Comparison(ms)"].sum() > clean["Comparison(ms)"].sum()
 
 

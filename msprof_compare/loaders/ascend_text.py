@@ -152,28 +152,15 @@ class _QueueArgs(msgspec.Struct, gc=False):
 # args no comparator reads (Sequence number, Fwd thread id, the tasks' connection_id)
 # are not in the args structs at all: each field costs decode time on every event.
 #: "Task Id" of a device task: shown in the kernel details of the operator / module comparisons
-_TASK_ID = traceio.IntArg("task Task Id value", "those tasks show Task Id None")
+#: msprof writes it as uint32, as the DB export's TASK.taskId: a value outside (-5, int64's greatest) was printed as
+#: is, and -2, the kernel pool's mark of an HCCL op's row, summed the task as its operator's communication
+_TASK_ID = traceio.IntArg("task Task Id value", "those tasks show Task Id None", -1,
+                          (-1, 2**32 - 1, "from 0 to 4,294,967,295"))
 #: enqueue / dequeue ``correlation_id``: places ``cann::`` memory records at their enqueue
 _CORRELATION_ID = traceio.IntArg("enqueue / dequeue correlation_id value",
                                  "each pairs only with the same value (read as a code below -1)", key=True)
 #: thread_sort_index ``sort_index``: orders the HCCL lanes, which attaches each plane (task) lane to a group
 _THREAD_SORT = traceio.IntArg("thread_sort_index value", "those threads are ordered by their tid")
-
-#: msprof writes a task id as uint32, as the DB export's TASK.taskId
-_UINT32_MAX = 2**32 - 1
-
-
-def _uint32_task_ids(path: str, ids: np.ndarray, warnings: list[str]) -> np.ndarray:
-    """The tasks' ids with those that are no uint32 (below -1, over 4,294,967,295) read as absent (-1), counted in
-    one warning naming the first, as the DB loader reads TASK.taskId: such an id was printed as is, and -2, the
-    kernel pool's mark of an HCCL op's row, summed the task as its operator's communication."""
-    # one pass: -1 (absent) goes to 0, a value below it wraps over 2**32
-    bad = (ids + 1).view(np.uint64) > _UINT32_MAX + 1
-    if n := int(np.count_nonzero(bad)):
-        warnings.append(f"{path}: {n:,} task Task Id value(s) are outside 0 to {_UINT32_MAX:,}, no id msprof writes "
-                        f"(the first: {int(ids[bad][0])}): read as missing: those tasks show Task Id None")
-        ids = np.where(bad, -1, ids)
-    return ids
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -1022,8 +1009,7 @@ def _trace_tables(path: str, handed: list[bytes], opts: Options) -> dict[str, An
                 "ts": c["ts"][sel], "dur": c["dur"][sel], "pid": c["pid"][sel], "tid": c["tid"][sel],
                 "stream": traceio.checked_ints(path, [x.stream for x in a], traceio.STREAM_ID, warnings),
                 "task_type": _arg_texts(_field(a, "task_type")),
-                "task_id": _uint32_task_ids(path, traceio.checked_ints(path, [x.task_id for x in a], _TASK_ID,
-                                                                        warnings), warnings),
+                "task_id": traceio.checked_ints(path, [x.task_id for x in a], _TASK_ID, warnings),
             })
 
     lanes = [p for p in (hw_pid, hccl_pid) if p is not None]

@@ -1327,7 +1327,7 @@ def checked_ints(path: str, values: list[Any], arg: IntArg, warnings: list[str])
     for i in bad:
         got[i] = bad_key(values[i]) if arg.key else default
     if bad:
-        warnings.append(f"{path}: {len(bad)} {arg.what}(s) are not integers {said} (the first: "
+        warnings.append(f"{path}: {len(bad):,} {arg.what}(s) are not integers {said} (the first: "
                         f"{short_repr(values[bad[0]])}); "
                         f"{arg.effect}")
     return np.fromiter(got, dtype=np.int64, count=n)
