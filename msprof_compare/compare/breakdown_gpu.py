@@ -64,12 +64,16 @@ def unmatched_flow_cat(profile: Profile, cat: str) -> str:
     held = set(col_of(profile.flows, "cat", object).tolist()) if len(profile.flows) else set()
     held = sorted((held - {"fwdbwd"}) | set(profile.extra.get("other_flow_cats", ())))
     if held:
-        more = ", ..." if len(held) > 3 else ""  # as the other flow warnings bound their lists
-        named = ", ".join(repr(term_safe(c)) for c in held[:3]) + more
-        other = f"it holds flows of category {named}"
+        other = f"it holds flows of category {flow_cats_text(held)}"
     else:
         other = "the trace holds no other flow that could link an op to its kernels"
     return f" (none of category {cat!r}, the --gpu_flow_cat given, so no op gets a kernel; {other})"
+
+
+def flow_cats_text(cats: list[str]) -> str:
+    """Flow categories as the "Can't find any flow event" hints name them: the first three, quoted and
+    terminal-safe, then ", ..." where there are more."""
+    return ", ".join(repr(term_safe(c)) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
 
 
 def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None) -> None:

@@ -847,13 +847,12 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
                     opts.notice_level()
                 log.log(level, "Can't find any torch op in the file: %s", prof.path)
         elif not tree.has_flows:
-            if prof.is_gpu and opts.gpu_flow_cat:
-                from .breakdown_gpu import unmatched_flow_cat
+            from .breakdown_gpu import flow_cats_text, unmatched_flow_cat
 
+            if prof.is_gpu and opts.gpu_flow_cat:
                 hint = unmatched_flow_cat(prof, opts.gpu_flow_cat)
             elif prof.is_gpu and prof.extra.get("other_flow_cats"):
-                cats = prof.extra["other_flow_cats"]
-                named = ", ".join(repr(term_safe(c)) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
+                named = flow_cats_text(prof.extra["other_flow_cats"])
                 other = side_profile(ctx, "comparison" if side == "base" else "base")
                 if other.is_gpu and other.flows["cat"].str.lower().isin(GPU_FLOW_CATS).any():
                     # the option replaces the usual categories on both sides: it would unlink the other one
