@@ -25,7 +25,7 @@ from .. import timeline
 from ..columns import col_of
 from ..model import Profile, bare_trace, factorize, positions_in_runs, starts_read, threads_in_order
 from ..options import Options
-from ..textsafe import short_repr
+from ..textsafe import short_list, short_repr
 from . import classify
 from .breakdown import MC2, Breakdown, last_of_keys, peak_reserved_gb, zero_readings
 
@@ -581,14 +581,15 @@ def _bandwidth(profile: Profile, bd: Breakdown) -> None:
     problems: list[str] = []
     absent: list[str] = []
     bw = bandwidths(profile.communication, problems, absent)
+    # each list names a few (a block per step: an export of 100 steps named 100 blocks on one line)
     if absent:
         bd.missing.append(f"{profile.files.get('communication.json', profile.path)}: bandwidth block(s) without "
-                          f"{', '.join(absent)}; read as 0, as the original does (a block without a time gives "
-                          "no bandwidth, one without a size moves none)")
+                          f"{short_list(absent, 3, False)}; read as 0, as the original does (a block without a time "
+                          "gives no bandwidth, one without a size moves none)")
     if problems:
         bd.missing.append(f"{profile.files.get('communication.json', profile.path)}: "
                           f"not a usable number (no number, not finite, negative, or over 1 PB or a week): "
-                          f"{', '.join(problems)}; that bandwidth is shown as 0")
+                          f"{short_list(problems, 3, False)}; that bandwidth is shown as 0")
     if bw is None:
         # the file's problem, which no loader line says, in the log (a console without a bandwidth column too);
         # what it costs under the console table
