@@ -722,3 +722,21 @@ def test_communication_op_name_feeds_the_lccl_time(tmp_path: Path) -> None:
     assert [w for w in load_profile(str(absent), OPTS).warnings if "opName" in w] == [
         f"{absent}: table COMMUNICATION_OP lacks column(s) opName; read as missing (NULL) in every row: those names "
         "read as empty (the time breakdown's Lccl Time counts the ops named kernel_aivec)"]
+
+
+def test_a_type_column_of_digits_text_alone_reads_as_its_integers(tmp_path: Path) -> None:
+    """A type column of no affinity whose every value is digits text ('50001', '50002', '50003'; the excerpt's
+    types rewritten so, synthetic) had no op: the test for any op compared text with the integer ids, so the rows
+    were counted as of no kind (all 2,460 said left out), where the same digits beside one integer row were read as
+    their integers. They read as integers now: the clean load's ops, Python frames and queue rows (the copy's
+    integer twin), nothing said, over all steps and in step 50."""
+    text = _db(tmp_path / "text", *UNTYPED_API, "UPDATE PYTORCH_API SET type = CAST(type AS TEXT)")
+    integer = _db(tmp_path / "int", *UNTYPED_API)
+    assert sql(text, "SELECT count(*), sum(typeof(type) = 'text') FROM PYTORCH_API") == [(2460, 2460)]
+    (ops,), = sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50001")
+    for step in (None, 50):
+        p, q = load_profile(str(text), OPTS, step=step), load_profile(str(integer), OPTS, step=step)
+        assert p.warnings == q.warnings == [] and p.has_ops
+        assert len(p.ops) == ops
+        for frame in ("ops", "python_functions", "queue"):
+            pd.testing.assert_frame_equal(getattr(p, frame), getattr(q, frame))

@@ -1511,8 +1511,12 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         return
     # over every step: "no op in the step" is a step error, "no op at all" is not (``Profile.has_ops``)
     ops = ",".join("?" * len(types["op"]))
-    profile.extra["any_op"] = db.scalar(f"SELECT 1 FROM PYTORCH_API p WHERE {kind_sql} IN ({ops}) AND startNs IS NOT "
-                                        "NULL AND endNs IS NOT NULL LIMIT 1", types["op"]) is not None
+    # an op typed as digits text is one too (read as its integer below): a type column of no affinity holding only
+    # digits text ('50001') had no op, every row said left out, where one integer row beside them read them all
+    text_op = f" OR ({_DIGITS_TYPE} AND CAST(p.type AS INTEGER) IN ({ops}))" if kind_sql == "p.type" else ""
+    profile.extra["any_op"] = db.scalar(f"SELECT 1 FROM PYTORCH_API p WHERE ({kind_sql} IN ({ops}){text_op}) AND "
+                                        "startNs IS NOT NULL AND endNs IS NOT NULL LIMIT 1",
+                                        types["op"] * (2 if text_op else 1)) is not None
     untyped_effect = ("those rows are of no kind (torch op, queue or Python row) and are left out, so the "
                       "comparisons that read such rows (operator, API, memory, module) miss those among them")
     # rows of no type beside typed ones are read with them (the scan's extra test cost nothing measurable at 650k
