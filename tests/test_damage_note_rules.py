@@ -43,14 +43,42 @@ def _said(warnings: list[str], words: str) -> list[str]:
 
 def test_a_db_cut_to_its_first_byte_is_not_said_empty(tmp_path: Path) -> None:
     """SQLite opens a file too short for its header as a database without tables, as it does a 0-byte one; only a
-    0-byte file is "empty (0 bytes)": the excerpt cut to its first byte (a copy stopped early) is said to lack the
-    tables, and its size is not misreported (mutant: the empty test taken as "size <= 1")."""
+    0-byte file is "empty (0 bytes)" (mutant: the empty test taken as "size <= 1"). The excerpt cut to its first
+    byte (a copy stopped early) was said to lack tables TASK and STRING_IDS; it is said cut short now, as its bytes
+    begin SQLite's header, and a byte that does not ('x') is said to be no SQLite file."""
     f = tmp_path / "ascend_pytorch_profiler_0.db"
     f.write_bytes(L1.read_bytes()[:1])
-    assert f.stat().st_size == 1
+    assert f.stat().st_size == 1 and f.read_bytes() == b"S"
     with pytest.raises(ProfileError) as e:
         load_profile(str(f), OPTS)
-    assert str(e.value) == f"{f}: not a profiler database: tables TASK and STRING_IDS are missing"
+    assert str(e.value) == (f"{f}: the file is cut short: 1 byte(s), fewer than a SQLite database's 100-byte "
+                            "header, which it begins as; a partial copy, or a write that did not finish: copy it "
+                            "again in full")
+    f.write_bytes(b"x")
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f), OPTS)
+    assert str(e.value) == f"{f}: not a SQLite database: 1 byte(s) that do not begin with SQLite's header"
+
+
+def test_a_db_cut_short_is_said_so(tmp_path: Path) -> None:
+    """A DB shorter than its pages: cut within its last page (one byte short) it loaded as whole, the lost bytes
+    read as zeros, without a word (cut at 396,000 bytes: "115 TASK_PMU_INFO row(s) have no globalTaskId"); cut at
+    100,000 bytes it was "not a readable SQLite database (database disk image is malformed)". Both are said cut
+    short now, with the size the excerpt has (its page count times its page size, by SQLite's PRAGMAs)."""
+    (pages,), = sql(L1, "PRAGMA page_count")
+    (page,), = sql(L1, "PRAGMA page_size")
+    whole = L1.stat().st_size
+    assert (pages, page, whole) == (97, 4096, pages * page)
+    f = tmp_path / "ascend_pytorch_profiler_0.db"
+    for size in (whole - 1, 396_000, 100_000, 100):
+        f.write_bytes(L1.read_bytes()[:size])
+        with pytest.raises(ProfileError) as e:
+            load_profile(str(f), OPTS)
+        assert str(e.value) == (f"{f}: the file is cut short: {size:,} bytes where its header says 397,312 (97 "
+                                "pages of 4,096 bytes); a partial copy, or a write that did not finish: copy it "
+                                "again in full")
+    f.write_bytes(L1.read_bytes() + bytes(10))  # bytes beyond its pages: no cut
+    assert len(load_profile(str(f), OPTS).ops) == len(load_profile(str(L1), OPTS).ops)
 
 
 # --------------------------------------------------------------------------- STEP_TIME

@@ -225,6 +225,40 @@ def _hot_journal(path: str) -> str:
             "compare a copy taken once the profiler has finished")
 
 
+#: The first 16 bytes of every SQLite database file (its header is 100 bytes).
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _cut_short(path: str) -> str:
+    """Why ``path`` is no whole SQLite file, "" where its size looks whole (or cannot be told). SQLite reads a
+    file of a byte or so as a database without tables ("tables TASK and STRING_IDS are missing"), and one cut
+    within its last page as whole, zeros for the lost bytes (rows read as of no globalTaskId, without a word of the
+    cut); other cuts were "database disk image is malformed". The header's page count times its page size is the
+    file's size where its "valid-for" counter matches the change counter (every current writer keeps it so); a
+    write-ahead log or rollback journal holding changes may be ahead of the file, so those are left to SQLite."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+            size = os.fstat(fh.fileno()).st_size
+    except OSError:
+        return ""
+    if not 0 < size < 100:
+        if size < 100 or head[:16] != _SQLITE_MAGIC or head[24:28] != head[92:96] or _pending_wal(path) \
+                or _hot_journal(path):
+            return ""
+        page = int.from_bytes(head[16:18], "big")
+        page = 65536 if page == 1 else page
+        pages = int.from_bytes(head[28:32], "big")
+        if size >= pages * page:
+            return ""
+        return (f"the file is cut short: {size:,} bytes where its header says {pages * page:,} ({pages:,} pages of "
+                f"{page:,} bytes); a partial copy, or a write that did not finish: copy it again in full")
+    if _SQLITE_MAGIC.startswith(head) or head.startswith(_SQLITE_MAGIC):
+        return (f"the file is cut short: {size:,} byte(s), fewer than a SQLite database's 100-byte header, which it "
+                "begins as; a partial copy, or a write that did not finish: copy it again in full")
+    return f"not a SQLite database: {size:,} byte(s) that do not begin with SQLite's header"
+
+
 def _pending_wal(path: str) -> bool:
     """True when a write-ahead log beside the database may hold changes not yet copied into it: a WAL header
     (magic number, page size) and at least one frame after it. SQLite ignores any other -wal file (a header
@@ -306,6 +340,8 @@ class _Db:
         self.path = path
         # quoted from the path's bytes: a name that is not UTF-8 (Linux allows it) cannot be str-encoded
         uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path))) + "?mode=ro"
+        if cut := _cut_short(path):
+            raise ProfileError(path, cut)
         pending = _pending_wal(path)
         if not pending:
             # immutable: no locks, no -shm / -wal files created beside a WAL-mode export (read-only
