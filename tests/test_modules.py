@@ -17,6 +17,7 @@ from xlsxutil import read_xlsx
 from msprof_compare import compare
 from msprof_compare.api import RunContext
 from msprof_compare.compare import modules, operators, optree
+from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import build_options
@@ -153,6 +154,39 @@ def test_module_name_test_is_str_lower_startswith() -> None:
     got = modules._is_module(np.array(long, dtype=object))
     assert got.tolist() == [isinstance(n, str) and n.lower().startswith("nn.module:") for n in long]
     assert got.sum() > 0 and not got.all()
+
+
+def test_module_name_test_takes_values_the_cast_refuses() -> None:
+    """A list or a tuple among the names made ``_is_module`` raise ValueError (numpy's cast to a fixed-width array
+    takes a sequence for a row), short column or long, where its unhashable-value branch meant to cast every name.
+    The loaders give text alone (a Kineto name that is no string is refused by the decoder, below), so only a
+    ``Profile`` built in Python holds one: it is no module now, and the text beside it keeps its verdict."""
+    odd = [["nn.Module: x"], ("nn.Module: y",), {"nn.Module: z": 1}, None, 5]
+    names = ["nn.Module: Linear_0", "NN.MODULE:x", "\u0130nn.Module:", "nn.Modul", *odd]
+    want = [True, True, False, False, False, False, False, False, False]
+    assert want == [isinstance(n, str) and n.lower().startswith("nn.module:") for n in names]
+    short = np.empty(len(names), dtype=object)
+    short[:] = names
+    assert modules._is_module(short).tolist() == want
+    long = np.empty(modules.PER_NAME_MIN + len(names), dtype=object)
+    long[:] = [names[i % len(names)] for i in range(len(long))]
+    assert modules._is_module(long).tolist() == [want[i % len(names)] for i in range(len(long))]
+
+
+def test_kineto_name_that_is_no_text_is_refused(tmp_path: Path) -> None:
+    """What a loader does with such a name: the timesformer excerpt (tests/data/kineto) with a python_function
+    named by a list is refused in one line naming the event, so no list reaches ``_is_module`` from a trace."""
+    src = Path(__file__).parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+    trace = json.loads(src.read_text())
+    n = len(trace["traceEvents"])
+    trace["traceEvents"].append({"ph": "X", "cat": "python_function", "name": ["nn.Module: x"], "pid": 1, "tid": 1,
+                                 "ts": 1, "dur": 1})
+    bad = tmp_path / "x.pt.trace.json"
+    bad.write_text(json.dumps(trace))
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(bad), build_options(enable_operator_compare=True)[0])
+    assert str(e.value) == (f"{bad}: not a trace event file: Expected `str`, got `array` - at "
+                            f"`$.traceEvents[{n}].name`")
 
 
 def _descent(start: list[int], end: list[int], parent: list[int], q: int) -> int:

@@ -172,8 +172,10 @@ def _is_module(names: pd.Series | np.ndarray) -> np.ndarray:
     the 40k python functions of a trace to test each distinct name once took twice as long. ASCII case
     folding (``c | 0x20`` for the letters) is exact here: the only characters ``str.lower`` maps into
     ASCII are U+0130 (to "i" + a combining dot) and U+212A (to "k"), neither a letter of the prefix.
-    A value that is no ``str`` reads as its ``str()``, so None and numbers are no module, as with
-    ``classify.per_unique``.
+    A value that is no ``str`` is no module: None and numbers by the cast (their ``str()``), a sequence or a
+    mapping, which the cast refuses, by ``_prefixed``'s per-value fallback. The loaders give text alone (the
+    Kineto and trace_view.json decoders refuse a name that is no JSON string, STRING_IDS values are cast to
+    ``str``); such a value comes only from a ``Profile`` built in Python.
 
     A long column of hashable values (``PER_NAME_MIN``) is tested once per distinct value (numbered by a dict,
     ``_Numbering``): the loaders share equal names as one object, whose hash is cached, so the numbering costs a
@@ -186,7 +188,7 @@ def _is_module(names: pd.Series | np.ndarray) -> np.ndarray:
     seen = _Numbering()
     try:
         codes = np.fromiter(map(seen.__getitem__, arr.tolist()), dtype=np.intp, count=len(arr))
-    except TypeError:  # an unhashable value (a list): every name cast
+    except TypeError:  # an unhashable value (a list): every name tested
         return _prefixed(arr)
     return _prefixed(object_array(list(seen)))[codes]
 
@@ -200,9 +202,16 @@ class _Numbering(dict):
 
 
 def _prefixed(arr: np.ndarray) -> np.ndarray:
-    """``_is_module`` of an object array, by the cast of every value."""
+    """``_is_module`` of an object array, by the cast of every value; an array the cast refuses (a list or a
+    dict among its values: numpy takes a sequence for a row) is tested value by value, text alone a candidate
+    (``str.lower`` of the first characters: each character lowers to one or more, so they decide the prefix)."""
     width = len(MODULE_PREFIX)
-    head = arr.astype(f"U{width}").view(np.uint32).reshape(len(arr), width)
+    try:
+        head = arr.astype(f"U{width}").view(np.uint32).reshape(len(arr), width)
+    except (ValueError, TypeError):
+        prefix = MODULE_PREFIX.lower()
+        return np.fromiter((isinstance(v, str) and v[:width].lower().startswith(prefix) for v in arr.tolist()),
+                           dtype=bool, count=len(arr))
     cand = np.flatnonzero((head[:, 0] | 0x20) == _PREFIX_CODES[0])  # few names start with n / N
     h = head[cand]
     out = np.zeros(len(arr), bool)
