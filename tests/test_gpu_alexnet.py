@@ -448,6 +448,24 @@ def test_undirected_memcpys_are_counted_with_thousands_separators(caplog: pytest
         "Time(Num) leave them out (the original's name rule), and their time stays in Free"]
 
 
+def test_undirected_memcpy_names_are_counted_with_thousands_separators(caplog: pytest.LogCaptureFixture) -> None:
+    """The count of the other names is written so too: 1,002 copies of the AlexNet trace's 70.464 us DtoD length,
+    two named "Memcpy PtoP (Device -> Device)" (the commonest, named) and 1,000 of names of their own."""
+    import numpy as np
+
+    from msprof_compare.compare.breakdown_gpu import _undirected_copies
+
+    prof = load_profile(str(GPU), build_options(enable_profiling_compare=True)[0])
+    names = np.array(["Memcpy PtoP (Device -> Device)"] * 2 + [f"Memcpy PtoP {i}" for i in range(1000)],
+                     dtype=object)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        _undirected_copies(prof, np.ones(1002, dtype=bool), names, np.full(1002, 70464, dtype=np.int64))
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{prof.files.get('trace', prof.path)}: 1,002 memcpy event(s) on the compute stream (70.605 ms; 'Memcpy PtoP "
+        "(Device -> Device)' and 1,000 other name(s)) name no HtoD / DtoH / DtoD direction, so OverallMetrics' SDMA "
+        "row and the SDMA Time(Num) leave them out (the original's name rule), and their time stays in Free"]
+
+
 def test_undirected_memcpys_name_their_most_frequent_name_and_only_the_compute_streams(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """The warning names the commonest undirected name, not the first in the file, and counts the compute stream's

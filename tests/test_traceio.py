@@ -438,7 +438,7 @@ def test_unescaped_windows_paths(tmp_path) -> None:
     opts = Options(enable_operator_compare=True)
     got, want = load_profile(str(f), opts), load_profile(legacy, opts)
     n = _windows_paths(unix).count(b"\\")
-    assert got.warnings[0] == (f"{f}: {n} backslash(es) written unescaped (PyTorch 1.9-2.0 wrote Windows paths so) "
+    assert got.warnings[0] == (f"{f}: {n:,} backslash(es) written unescaped (PyTorch 1.9-2.0 wrote Windows paths so) "
                                "are read as backslashes")
     assert not any("backslash" in w for w in want.warnings)
     for table in ("kernels", "flows", "memory", "python_functions"):
@@ -475,7 +475,7 @@ def test_unescaped_backslashes_and_control_characters_together(tmp_path) -> None
     f.write_bytes(text.replace(b"_conv_forward", b"_conv\x01forward"))
     got = load_profile(str(f), Options(enable_operator_compare=True))
     n = text.count(b"\\")
-    assert got.warnings[0] == (f"{f}: {n} backslash(es) written unescaped (PyTorch 1.9-2.0 wrote Windows paths so) "
+    assert got.warnings[0] == (f"{f}: {n:,} backslash(es) written unescaped (PyTorch 1.9-2.0 wrote Windows paths so) "
                                "are read as backslashes; raw control characters in the JSON text (PyTorch 2.3-2.4 "
                                "writes some in Python function names) are read as blanks")
     assert got.ops["call_stack"].str.contains("conv.py(440): _conv forward", regex=False).any()

@@ -188,7 +188,7 @@ def _nameless(tree: OpTree, step: int) -> str:
     if tree.profile.source != "ascend_db":
         return ""
     n = int(np.count_nonzero(col_of(tree.ops, "name", object) == ""))
-    return (f" Operators without a name (no text in STRING_IDS): {n}; a step is found by its operator "
+    return (f" Operators without a name (no text in STRING_IDS): {n:,}; a step is found by its operator "
             f"{STEP_MARK}{step}, which may be one of them." if n else "")
 
 

@@ -148,8 +148,9 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords,
     if state := profile.extra.get("pmu_table"):  # as a text export's kernel_details.csv without PMU columns is said
         why = no_pmu_why(profile, "an export recorded without AI Core metrics: Level0, or aic_metrics AiCoreNone")
         bd.missing.append(f"{profile.path}: TASK_PMU_INFO is {state} ({why}), so Cube kernels are told by task type "
-                          f"({' / '.join(CUBE_RTS_TYPES)}), not by PMU figures: {int(is_cube.sum())} of its {len(k)} "
-                          "computing tasks count as cube kernels by that rule, which PMU figures may split otherwise")
+                          f"({' / '.join(CUBE_RTS_TYPES)}), not by PMU figures: {int(is_cube.sum()):,} of its "
+                          f"{len(k):,} computing tasks count as cube kernels by that rule, which PMU figures may split "
+                          "otherwise")
     ops = profile.ops
     cube_ops = classify.cube_ops(col_of(ops, "name", object), col_of(ops, "ts", np.int64),
                                  col_of(ops, "dur", np.int64), kw=kw)

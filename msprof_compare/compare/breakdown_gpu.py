@@ -227,7 +227,7 @@ def _undirected_copies(profile: Profile, sel: np.ndarray, names: np.ndarray, dur
     log.warning("%s: %s memcpy event(s) on the compute stream (%.3f ms; %s%s) name no HtoD / DtoH / DtoD "
                 "direction, so OverallMetrics' SDMA row and the SDMA Time(Num) leave them out (the original's name "
                 "rule), and their time stays in Free", profile.files.get("trace", profile.path), f"{n:,}",
-                int(dur[sel].sum()) / 1e6, short_repr(str(top)), f" and {len(uniq) - 1} other name(s)"
+                int(dur[sel].sum()) / 1e6, short_repr(str(top)), f" and {len(uniq) - 1:,} other name(s)"
                 if len(uniq) > 1 else "")
 
 

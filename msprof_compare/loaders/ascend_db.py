@@ -2060,10 +2060,10 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         if opts.enable_memory_compare:
             profile.operator_memory = _operator_memory(db, step_range)
     if db.unnamed:
-        db.notes.append(f"{db.unnamed} name reference(s) point to no text in STRING_IDS (an unknown id, or NULL "
+        db.notes.append(f"{db.unnamed:,} name reference(s) point to no text in STRING_IDS (an unknown id, or NULL "
                         "there); those names read as empty")
     if db.untexted:
-        db.notes.append(f"{db.untexted} reference(s) to a type, shape or group text point to no text in STRING_IDS "
+        db.notes.append(f"{db.untexted:,} reference(s) to a type, shape or group text point to no text in STRING_IDS "
                         "(an unknown id, or NULL there); read as empty (input shapes and data types of an unknown id "
                         "as N/A)")
     profile.warnings.extend(f"{path}: {note}" for note in db.absent_said() + db.notes + db.nulls_said())

@@ -1373,7 +1373,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     # a NUL in the rows (the header's is named above): a text cell holding one reads as another name ("A\0I_CORE"
     # is another core type: pandas 2.1+ keeps the NUL, 2.0 cuts the cell at it), a number cell as missing or cut
     if data is not None and (body := data.find(b"\n") + 1) and data.find(_NUL, body) >= 0:  # one memchr
-        warnings.append(f"{path}: {data.count(_NUL, body)} NUL byte(s) in the rows (a damaged copy?); a cell holding "
+        warnings.append(f"{path}: {data.count(_NUL, body):,} NUL byte(s) in the rows (a damaged copy?); a cell holding "
                         "one reads otherwise than written: a text cell as another name, a number cell as missing or "
                         "cut short at it")
     if data is not None and (joined := _joined_lines(data, len(cols[usecols[0]]))):
@@ -1615,7 +1615,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
     rounded, example = _rounded_times(start, start_read)
     if example:
         start_read &= ~rounded
-        warnings.append(f"{path}: {_rounded_note([f'{int(rounded.sum())} Start Time(us)'], example)}; those "
+        warnings.append(f"{path}: {_rounded_note([f'{int(rounded.sum()):,} Start Time(us)'], example)}; those "
                         "kernels are not matched (to a launching operator, a device task's Input Shapes or "
                         "C_CORE_SQE tasks).")
     # an epoch time of 0 or before is no start an export writes: kept (a time; "-0.001" is -1 ns), said
@@ -1630,7 +1630,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
         warnings.append(f"{path}: {neg:,} kernel(s) have a negative Duration(us); kept as they are.")
     long = dur_ns > MAX_DURATION_NS
     if long.any():
-        warnings.append(f"{path}: {int(long.sum())} kernel(s) {LONG_DURATION_TEXT}")
+        warnings.append(f"{path}: {int(long.sum()):,} kernel(s) {LONG_DURATION_TEXT}")
         dur_ns[long] = 0
         dur_us[long] = 0.0
     odd_pmu: dict[str, int] = {}
@@ -2181,7 +2181,7 @@ def _missing_lanes(profile: Profile) -> None:
     if profile.kernels.empty:
         seen = [f"its {OVERLAP_PROCESS} lane holds {n:,} Computing span(s)"
                 for n in [int(np.count_nonzero(spans == "Computing"))] if n]
-        seen += [f"kernel_details.csv lists {len(kernels)} kernel(s)"] if len(kernels) else []
+        seen += [f"kernel_details.csv lists {len(kernels):,} kernel(s)"] if len(kernels) else []
         if seen:
             say(f"'{HARDWARE_PROCESS}'", HARDWARE_PROCESS in names, seen,
                 "no device task is read, so operators and modules get no device time")
@@ -2189,7 +2189,7 @@ def _missing_lanes(profile: Profile) -> None:
         hcom = count(kernels, "hcom_")
         seen = [f"its {OVERLAP_PROCESS} lane holds {n:,} Communication span(s)" for n in [count(spans, "Communication")]
                 if n]
-        seen += [f"kernel_details.csv lists {hcom} HCCL op(s)"] if hcom else []
+        seen += [f"kernel_details.csv lists {hcom:,} HCCL op(s)"] if hcom else []
         if seen:
             say(" or ".join(HCCL_PROCESS_NAMES), bool(names.intersection(HCCL_PROCESS_NAMES)), seen,
                 "no communication task is read, so the communication comparison and the communication groups "

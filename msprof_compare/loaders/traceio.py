@@ -839,7 +839,7 @@ def _repaired(message: str, data: bytes, notes: dict[str, str]) -> bytes | None:
     if "escape" in message and "backslash" not in notes:
         fixed = _backslashes_doubled(data)
         if len(fixed) > len(data):  # each lone backslash doubled: the length grew by their count
-            notes["backslash"] = (f"{len(fixed) - len(data)} backslash(es) written unescaped (PyTorch 1.9-2.0 "
+            notes["backslash"] = (f"{len(fixed) - len(data):,} backslash(es) written unescaped (PyTorch 1.9-2.0 "
                                   "wrote Windows paths so) are read as backslashes")
             return fixed
     return None
