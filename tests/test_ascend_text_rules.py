@@ -1459,8 +1459,8 @@ def test_one_stray_task_one_nameless_task_and_lane_damage_are_each_said_once(tmp
         "one), so no lane reads them and they count in no figure",
         f"{trace}: 1 complete event without a pid: each read as 0, so they share that lane with one another and with "
         "any event written there",
-        f"{trace}: 1 complete event whose pid is no whole number within int64 (the first: 'NaN'): each such value is "
-        "read as a lane of its own",
+        f"{trace}: 1 complete event whose pid is not written as an integer within int64 (the first: 'NaN'): each such "
+        "value is read as a lane of its own",
         f"{trace}: 1 device task on the Ascend Hardware / HCCL lanes without a name (or with an empty one): read as "
         "named \"\", so no figure that goes by name holds it (an HCCL plane's Notify_Wait tasks are its Wait time; "
         "kernels and communication rows are keyed by name)"]
@@ -2176,6 +2176,25 @@ def test_a_step_marker_written_as_a_python_function_is_said(samples: Path, tmp_p
     assert not [w for w in load_profile(str(src), opts).warnings if "step marker" in w]
 
 
+def test_a_whole_float_lane_id_is_said_as_written(tmp_path: Path) -> None:
+    """A tid written 1.0 in trace_view.json was "no whole number within int64 (the first: 1.0)", untrue of 1.0: it is
+    "not written as an integer" now, and still read as a lane of its own. The torch excerpt with its first cpu_op's
+    tid written 1.0 (its tid as written is no 1, by the JSON): the op is on no lane of the clean load."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    op = next(i for i, e in enumerate(events) if e.get("ph") == "X" and e.get("cat") == "cpu_op")
+    assert events[op]["tid"] != 1
+    events[op]["tid"] = 1.0
+    out, trace = _with_trace(tmp_path, events)
+    profile = load_profile(str(out), Options(enable_operator_compare=True))
+    assert [w for w in profile.warnings if "an integer within" in w] == [
+        f"{trace}: 1 complete event whose tid is not written as an integer within int64 (the first: 1.0): each such "
+        "value is read as a lane of its own"]
+    before = load_profile(str(PT), Options(enable_operator_compare=True))
+    moved = profile.ops.loc[profile.ops["ts"] == ns(events[op]["ts"]), "tid"].tolist()
+    assert len(moved) >= 1 and not set(moved) & (set(before.ops["tid"].tolist()) | {1})
+
+
 def test_lane_ids_of_another_json_type_are_counted(tmp_path: Path) -> None:
     """A tid written as ``true`` or ``false`` refused the whole trace_view.json ("not a trace event file"); it is now
     a damaged lane, read as a lane of its own and counted, as a tid beyond int64 is. The torch excerpt with its
@@ -2191,9 +2210,9 @@ def test_lane_ids_of_another_json_type_are_counted(tmp_path: Path) -> None:
     out, trace = _with_trace(tmp_path, events)
     profile = load_profile(str(out), Options(enable_operator_compare=True))
     first = "true" if task < op else "false"
-    assert [w for w in profile.warnings if "whole number within" in w] == [
-        f"{trace}: 2 complete events whose tid is no whole number within int64 (the first: {first}): each such value "
-        "is read as a lane of its own"]
+    assert [w for w in profile.warnings if "an integer within" in w] == [
+        f"{trace}: 2 complete events whose tid is not written as an integer within int64 (the first: {first}): each "
+        "such value is read as a lane of its own"]
     before = load_profile(str(PT), Options(enable_operator_compare=True))
     lanes = set(before.ops["tid"].tolist()) | set(before.kernels["tid"].tolist()) | {0, 1}
     moved = profile.ops.loc[profile.ops["ts"] == ns(events[op]["ts"]), "tid"].tolist()

@@ -254,8 +254,8 @@ def test_host_events_without_a_lane_or_with_no_whole_lane_id_are_counted(tmp_pat
     assert lanes == [
         f"{path}: 1 host event without a pid; 2 host events without a tid: each read as 0, so they share that "
         "lane with one another and with any event written there",
-        f"{path}: 2 host events whose tid is no whole number within int64 (the first: 'NaN'): each such value is "
-        "read as a lane of its own"]
+        f"{path}: 2 host events whose tid is not written as an integer within int64 (the first: 'NaN'): each such "
+        "value is read as a lane of its own"]
     # read as before: the absent ids as a written 0
     zeros = [dict(e) for e in damaged]
     zeros[ops[3]]["tid"] = zeros[ops[4]]["tid"] = zeros[ops[4]]["pid"] = 0
@@ -263,7 +263,7 @@ def test_host_events_without_a_lane_or_with_no_whole_lane_id_are_counted(tmp_pat
     assert prof.ops[["pid", "tid"]].equals(same.ops[["pid", "tid"]])
     assert not [w for w in same.warnings if "without a" in w and "host events" in w]
     # the undamaged excerpt: no such note
-    assert not [w for w in load_profile(str(H100), build_options()[0]).warnings if "whole number within" in w
+    assert not [w for w in load_profile(str(H100), build_options()[0]).warnings if "an integer within" in w
                 or "without a pid" in w or "without a tid" in w]
 
 
@@ -350,9 +350,9 @@ def test_lane_ids_empty_or_just_beyond_int64_are_counted_per_lane_field(tmp_path
     damaged[ops[5]]["pid"] = "NaN"
     path = _write(tmp_path, dict(doc, traceEvents=damaged), "edge")
     prof = load_profile(path, build_options()[0])
-    assert [w for w in prof.warnings if "whole number within" in w] == [
-        f"{path}: 1 host event whose pid is no whole number within int64; 2 host events whose tid is no whole number "
-        "within int64 (the first: 'NaN'): each such value is read as a lane of its own"]
+    assert [w for w in prof.warnings if "an integer within" in w] == [
+        f"{path}: 1 host event whose pid is not written as an integer within int64; 2 host events whose tid is not "
+        "written as an integer within int64 (the first: 'NaN'): each such value is read as a lane of its own"]
 
 
 def test_two_ends_of_a_plain_launch_without_its_start_stay_replays(tmp_path):
@@ -448,9 +448,9 @@ def test_lane_ids_of_another_json_type_are_counted_and_read_as_lanes_of_their_ow
     damaged[ops[6]]["tid"] = False
     path = _write(tmp_path, dict(doc, traceEvents=damaged), "types")
     prof = load_profile(path, build_options()[0])
-    assert [w for w in prof.warnings if "whole number within" in w] == [
-        f"{path}: 1 host event whose pid is no whole number within int64; 3 host events whose tid is no whole number "
-        "within int64 (the first: 7.5): each such value is read as a lane of its own"]
+    assert [w for w in prof.warnings if "an integer within" in w] == [
+        f"{path}: 1 host event whose pid is not written as an integer within int64; 3 host events whose tid is not "
+        "written as an integer within int64 (the first: 7.5): each such value is read as a lane of its own"]
     clean = load_profile(str(H100), build_options()[0]).ops
     tids, written = prof.ops["tid"].tolist(), clean["tid"].tolist()
     pids = prof.ops["pid"].tolist()
@@ -602,3 +602,23 @@ def test_a_distributed_rank_that_is_no_rank_id_is_refused_naming_it(tmp_path):
                                   "(0 to 2147483647)"
     # null is no rank written: one host's traces without one are its profiler cycles, as before
     assert list(api.ranks(folder("null", ["null", "null"]))) == [RankCycle(None, 1), RankCycle(None, 2)]
+
+
+def test_a_whole_float_lane_id_is_said_written_as_a_float_and_read_as_a_lane_of_its_own(tmp_path):
+    """A pid written 1.0 was said to be "no whole number within int64 (the first: 1.0)", untrue of 1.0; the words
+    now say how it is written, and the reading stays: a lane of its own, not the pid-1 lane (no other event's pid).
+    Timesformer excerpt, its fourth cpu_op's pid written 1.0 and its fifth's 1, picked from the JSON."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    ops = [i for i, e in enumerate(ev) if e.get("cat") == "cpu_op" and e.get("ph") == "X"]
+    damaged = [dict(e) for e in ev]
+    damaged[ops[3]]["pid"] = 1.0
+    damaged[ops[4]]["pid"] = 1
+    path = _write(tmp_path, dict(doc, traceEvents=damaged), "float")
+    prof = load_profile(path, build_options()[0])
+    assert [w for w in prof.warnings if "an integer within" in w] == [
+        f"{path}: 1 host event whose pid is not written as an integer within int64 (the first: 1.0): each such "
+        "value is read as a lane of its own"]
+    ts, pids = prof.ops["ts"].tolist(), prof.ops["pid"].tolist()
+    (floated,), (whole,) = ([p for t, p in zip(ts, pids, strict=True) if t == _ns(ev[ops[i]]["ts"])] for i in (3, 4))
+    assert whole == 1 and pids.count(floated) == 1  # its own lane: no other op's, the pid-1 one's neither

@@ -1,7 +1,7 @@
 """Damaged lane ids of a MindSpore run's CANN msprof timeline (msfuzz62): complete events without a pid or tid,
-or whose id is no whole number within int64, are counted in a warning, as the Kineto loader counts them; they are
-read as before (an absent id as 0). Without the note an HCCL op whose tid was lost became a task of plane 0 and its
-CommunicationCompare row was gone without a word.
+or whose id is not written as an integer within int64, are counted in a warning, as the Kineto loader counts them;
+they are read as before (an absent id as 0). Without the note an HCCL op whose tid was lost became a task of plane 0
+and its CommunicationCompare row was gone without a word.
 
 Cut at test time from shared/samples/mindinsight's msprof_0_2_1.json (device 0, step 1; see PROVENANCE.md); the
 expected rows are picked here from the file's own JSON.
@@ -42,7 +42,7 @@ def test_hccl_op_without_a_tid_is_said_and_read_on_plane_0(samples: Path, tmp_pa
     opts = build_options(enable_communication_compare=True)[0]
     whole = load_profile(str(samples / TIMELINE), opts)
     assert whole.comm.loc[whole.comm["lane"] == "op", "name"].tolist() == ["Default/AllReduce-op534_0"]
-    assert not [w for w in whole.warnings if "without a" in w or "whole number" in w]
+    assert not [w for w in whole.warnings if "without a" in w or "an integer within" in w]
     del events[ops[0]]["tid"]
     path = _write(tmp_path, events, "cut")
     prof = load_profile(path, opts)
@@ -65,8 +65,8 @@ def test_hardware_tasks_without_a_pid_or_with_a_nan_tid_are_counted(samples: Pat
     prof = load_profile(path, build_options()[0])
     assert [w for w in prof.warnings if "complete event" in w] == [
         f"{path}: 3 complete events without a pid{NOTE}",
-        f"{path}: 2 complete events whose tid is no whole number within int64 (the first: 'NaN'): each such value "
-        "is read as a lane of its own"]
+        f"{path}: 2 complete events whose tid is not written as an integer within int64 (the first: 'NaN'): each such "
+        "value is read as a lane of its own"]
 
 
 def test_device_task_on_a_process_without_a_name_is_counted(samples: Path, tmp_path: Path) -> None:

@@ -248,7 +248,8 @@ def _objects(events: list, name: str) -> np.ndarray:
 def _ints(events: list, name: str, kinds: dict[str, np.ndarray], odd: dict[tuple[str, str], list]) -> np.ndarray:
     """``traceio.lane_ids`` of ``name`` (pid / tid) of every event, an absent one read as 0; the events of each of
     ``kinds`` (masks of ``events`` by what they are: the complete events, the flows, those a table reads) without
-    the id and those whose id is no whole number within int64 are counted in ``odd`` for ``traceio.lane_notes``."""
+    the id and those whose id is not written as an integer within int64 are counted in ``odd`` for
+    ``traceio.lane_notes``."""
     ids, missing, vals = traceio.lane_ids(events, name)
     for what, counted in kinds.items():
         absent = int(np.count_nonzero(missing & counted))

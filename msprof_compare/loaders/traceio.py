@@ -1179,7 +1179,7 @@ def lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
     wrapped below 0 (hta's nccl_parser_config, ns_resolution_trace and negative_queue_length_values_check:
     cuda_runtime calls on tids -549452224, -247463936, ...), each a lane like any other."""
     absent = [f"{counted(n, what)} without a {f}" for (what, f), (n, _, _) in odd.items() if n]
-    bad = [(f"{counted(n, what)} whose {f} is no whole number within int64", first)
+    bad = [(f"{counted(n, what)} whose {f} is not written as an integer within int64", first)
            for (what, f), (_, n, first) in odd.items() if n]
     notes = []
     if absent:
@@ -1194,9 +1194,11 @@ def lane_notes(path: str, odd: dict[tuple[str, str], list]) -> list[str]:
 
 
 def odd_lanes(values: list[Any]) -> tuple[int, Any]:
-    """(how many, the first) of the pid / tid values that are no lane: a number beyond int64, the text of a number
-    that is no whole one within it ("NaN", "1.5"), empty text. ``to_int`` reads each as a lane of its own, where a
-    text name ("stream 7", PyTorch 1.8's) is one. Called only where the ids are not all ints (the usual case)."""
+    """(how many, the first) of the pid / tid values that are no lane: a number beyond int64, a float (a whole one
+    too: 1.0 is no lane 1, the warning says "not written as an integer", where "no whole number" was untrue of it),
+    the text of a number that is no integer within it ("NaN", "1.5", "1.0"), empty text. ``to_int`` reads each as
+    a lane of its own, where a text name ("stream 7", PyTorch 1.8's) is one. Called only where the ids are not all
+    ints (the usual case)."""
     n, first = 0, None
     for v in values:
         if type(v) is int:
