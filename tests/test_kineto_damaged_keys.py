@@ -622,3 +622,31 @@ def test_a_whole_float_lane_id_is_said_written_as_a_float_and_read_as_a_lane_of_
     ts, pids = prof.ops["ts"].tolist(), prof.ops["pid"].tolist()
     (floated,), (whole,) = ([p for t, p in zip(ts, pids, strict=True) if t == _ns(ev[ops[i]]["ts"])] for i in (3, 4))
     assert whole == 1 and pids.count(floated) == 1  # its own lane: no other op's, the pid-1 one's neither
+
+
+def test_input_dims_and_types_that_are_no_list_are_counted(tmp_path):
+    """An Input Dims / Input type arg written as null, a float or an object changed the op's shape cells (null as
+    N/A, 1.5 as "1.5") without a word. Timesformer excerpt, its first three cpu_ops with Input Dims picked from the
+    JSON: Input Dims null and 1.5, Input type {"a": 1}; counted by hand: 2 and 1, the first named null. The cells
+    are read as before; a run of the time breakdown alone (no op args read) says nothing, nor does the clean excerpt."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    ops = [i for i, e in enumerate(ev) if e.get("cat") == "cpu_op" and "Input Dims" in e.get("args", {})]
+    damaged = [dict(e, args=dict(e["args"])) if "args" in e else e for e in ev]
+    damaged[ops[0]]["args"]["Input Dims"] = None
+    damaged[ops[1]]["args"]["Input Dims"] = 1.5
+    damaged[ops[2]]["args"]["Input type"] = {"a": 1}
+    path = _write(tmp_path, dict(doc, traceEvents=damaged), "shapes")
+    prof = load_profile(path, build_options(enable_operator_compare=True)[0])
+    assert [w for w in prof.warnings if "no list" in w] == [
+        f"{path}: 2 Input Dims and 1 Input type arg(s) of host ops are no list (the first: null); each is shown as "
+        "written (null as N/A, as an absent one) in those ops' input shape / type cells and the rows keyed by them"]
+    cells = {(t, d, y) for t, d, y in zip(prof.ops["ts"].tolist(), prof.ops["input_dims"].tolist(),
+                                           prof.ops["input_type"].tolist(), strict=True)}
+    assert (_ns(ev[ops[0]]["ts"]), "N/A", str(ev[ops[0]]["args"]["Input type"])) in cells
+    assert (_ns(ev[ops[1]]["ts"]), "1.5", str(ev[ops[1]]["args"]["Input type"])) in cells
+    assert (_ns(ev[ops[2]]["ts"]), str(ev[ops[2]]["args"]["Input Dims"]), "{'a': 1}") in cells
+    assert not [w for w in load_profile(str(H100), build_options(enable_operator_compare=True)[0]).warnings
+                if "no list" in w]
+    assert not [w for w in load_profile(path, build_options(enable_profiling_compare=True)[0]).warnings
+                if "no list" in w]

@@ -45,6 +45,7 @@ from ..model import (
     unread_categories,
 )
 from ..options import Options
+from ..textsafe import short_text
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
 
@@ -147,8 +148,10 @@ def _text(values: list) -> np.ndarray:
     return np.array(["N/A" if v is None else v if isinstance(v, str) else str(v) for v in values], dtype=object)
 
 
-def _text_raw(path: str, raws: list) -> np.ndarray:
-    """``_text`` of raw JSON args values (absent = empty), decoding each distinct text once."""
+def _text_raw(path: str, raws: list, odd: list | None = None) -> np.ndarray:
+    """``_text`` of raw JSON args values (absent = empty), decoding each distinct text once. ``odd``: where given,
+    the values present that are no JSON array (null, a number, an object, a text: Kineto writes the input shapes
+    and types as arrays) get (how many, the first as written) appended; tested once per distinct text."""
     n = len(raws)
     # the texts as bytes from one join and split (JSON text holds no NUL byte: control characters are
     # escaped, and decode_trace blanks raw ones), not one bytes() per value (both columns of 4.4k ops: 2.6 -> 2.2 ms)
@@ -158,6 +161,7 @@ def _text_raw(path: str, raws: list) -> np.ndarray:
     first: dict[bytes, int] = {}
     pos = np.fromiter(map(first.setdefault, keys, range(n)), np.int64, n)
     out = np.empty(n, dtype=object)  # each distinct text's value, at its first position
+    bad = []  # the first positions of the distinct texts that are present and no array
     for k, i in first.items():
         try:
             x = msgspec.json.decode(k) if k else None
@@ -166,6 +170,11 @@ def _text_raw(path: str, raws: list) -> np.ndarray:
         except RecursionError:
             raise ProfileError(path, "malformed event args: values nested too deeply") from None
         out[i] = "N/A" if x is None else x if isinstance(x, str) else str(x)
+        if odd is not None and k and not isinstance(x, list):
+            bad.append(i)
+    if bad:
+        hits = np.flatnonzero(np.isin(pos, bad))
+        odd.append((len(hits), keys[hits[0]].decode("utf-8", "replace")))
     return out[pos]
 
 
@@ -559,6 +568,18 @@ def _collective_texts(values: list) -> np.ndarray:
     return np.array([v if isinstance(v, str) else "" for v in values], dtype=object)
 
 
+def _odd_shapes_note(path: str, odd: list[tuple[int, str]], dims: int) -> str:
+    """One warning for the host ops whose Input Dims / Input type arg is no array (null, a number, an object:
+    ``_text_raw``), which changed the Input Shapes / Input Type columns, and the ops matched by them, without a
+    word: each is shown as written (null as N/A, as an absent one), as the original's str() shows it.
+    ``dims``: how many of ``odd``'s entries are Input Dims' (the first, where any)."""
+    names = ["Input Dims"] * dims + ["Input type"] * (len(odd) - dims)
+    parts = [f"{n:,} {arg}" for (n, _), arg in zip(odd, names, strict=True)]
+    return (f"{path}: {' and '.join(parts)} arg(s) of host ops are no list (the first: {short_text(odd[0][1])}); "
+            "each is shown as written (null as N/A, as an absent one) in those ops' input shape / type cells and "
+            "the rows keyed by them")
+
+
 def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False, corr: bool = False) -> None:
     idx, sub = ev.where(OP_CATS, ("X",), "host op or runtime call")
     if not len(idx):
@@ -574,8 +595,12 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False, c
             launch = np.flatnonzero(np.isin(ev.codes[idx], cats))
             rows = launch.tolist()
             _index_launch_calls(ev, idx[launch], [sub[i] for i in rows], [args[i].correlation for i in rows])
-        cols["input_dims"] = _text_raw(ev.path, [a.input_dims or a.input_dims_18 for a in args])
-        cols["input_type"] = _text_raw(ev.path, [a.input_type for a in args])
+        odd: list[tuple[int, str]] = []
+        cols["input_dims"] = _text_raw(ev.path, [a.input_dims or a.input_dims_18 for a in args], odd)
+        dims_odd = len(odd)
+        cols["input_type"] = _text_raw(ev.path, [a.input_type for a in args], odd)
+        if odd:
+            prof.warnings.append(_odd_shapes_note(ev.path, odd, dims_odd))
         cols["call_stack"] = _text([a.call_stack for a in args])
     else:
         na = object_full(n, "N/A")
