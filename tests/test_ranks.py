@@ -982,6 +982,89 @@ def test_one_trace_beside_a_subfolder_gone_or_unreadable_mid_walk(tmp_path, caps
     assert "Traceback" not in err and not out.exists()
 
 
+def _refusing(monkeypatch, *refused: Path) -> None:
+    """``os.listdir`` refusing ``refused`` (no permission), as for a user who cannot read them: the root user the
+    tests run as reads any folder."""
+    real = os.listdir
+    names = {str(p) for p in refused}
+
+    def listdir(path="."):
+        if os.fspath(path) in names:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+
+
+@pytest.mark.parametrize(("names", "hint"), [
+    (("rank0", "rank1"), "named rank 1's folder"),
+    (("node0_gpu0", "node0_gpu1"), "named as node0_gpu0 is, a rank's folder"),
+])
+def test_an_unreadable_kineto_rank_folder_is_named(tmp_path, capsys, monkeypatch, names, hint):
+    """A Kineto rank's subfolder that cannot be listed (no permission) is named in one error line, exit 1, nothing
+    written, where ``_profiling_dirs`` read it as holding no trace and the rank it holds was left out of the job,
+    its unreadability unsaid: the base's rank 0 alone was compared with the comparison's, rank 1 said "only in the
+    comparison" (nothing said where both sides' could not be read). Its name tells it from any other unreadable
+    folder: it says a rank, or it is a sibling's holding a trace but for its digits (left64f, session 64; hta's
+    sampled_rank-0 / -1 traces, ranks 0 and 1)."""
+    from msprof_compare.loaders import ranks
+
+    base, comp = tmp_path / "base", tmp_path / "comp"
+    for side in (base, comp):
+        for rank, name in enumerate(names):
+            (side / name).mkdir(parents=True)
+            shutil.copy(KINETO / f"sampled_rank-{rank}.json.gz", side / name / "t.pt.trace.json.gz")
+    assert ranks.rank_inputs(str(base)) == [str(base / n) for n in names]
+    lost = base / names[1]
+    _refusing(monkeypatch, lost)
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out))
+    assert (code, error_lines(err)) == (1, [f"error: {lost}: cannot list directory: Permission denied ({hint}, it "
+                                            "may hold a rank's profile: make it readable, or move it out of the "
+                                            "folder)"])
+    assert "Traceback" not in err and not out.exists()
+    # beside the folder's one trace too, where the trace was compared alone (a name saying a rank: a sibling named
+    # so is gone)
+    if not hint.startswith("named rank"):
+        return
+    shutil.rmtree(base / names[0])
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", base / "t.pt.trace.json.gz")
+    with pytest.raises(ProfileError, match=re.escape(f"{lost}: cannot list directory: Permission denied")):
+        ranks.rank_inputs(str(base))
+
+
+def test_an_unreadable_folder_named_as_no_rank_stays_out_of_a_folder_of_ranks(tmp_path, monkeypatch):
+    """An unreadable folder whose name says no rank and is no rank folder's but for its digits (lost+found at a
+    volume's root, a .Trash-1000, a cache beside node0_gpu0) is none of the job's: the folder of ranks is its ranks,
+    and a folder of one trace beside it that trace's input, as before; a rank folder gone since the folder was
+    listed holds nothing."""
+    from msprof_compare.loaders import ranks
+
+    for rank in (0, 1):
+        (tmp_path / f"rank{rank}").mkdir()
+        shutil.copy(KINETO / f"sampled_rank-{rank}.json.gz", tmp_path / f"rank{rank}" / "t.pt.trace.json.gz")
+    others = [tmp_path / n for n in ("lost+found", ".Trash-1000", "cache", "frank1")]
+    for folder in others:
+        folder.mkdir()
+    _refusing(monkeypatch, *others)
+    assert list(ranks.discover(str(tmp_path)).items()) == [(0, str(tmp_path / "rank0")),
+                                                           (1, str(tmp_path / "rank1"))]
+    shutil.rmtree(tmp_path / "rank1")
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", tmp_path / "t.pt.trace.json.gz")
+    shutil.rmtree(tmp_path / "rank0")
+    assert ranks.rank_inputs(str(tmp_path)) is None
+    listed = ranks._profiling_dirs
+
+    def gone(directory, heads=None):  # rank1/ listed by the walk, removed before it is looked into
+        found = listed(directory, heads)
+        shutil.rmtree(tmp_path / "rank1", ignore_errors=True)
+        return found
+
+    (tmp_path / "rank1").mkdir()
+    monkeypatch.setattr(ranks, "_profiling_dirs", gone)
+    assert ranks.rank_inputs(str(tmp_path)) is None
+
+
 @pytest.mark.parametrize("held", ["profiler_info_1.json", "ASCEND_PROFILER_OUTPUT"])
 def test_one_trace_beside_a_subfolder_holding_either_part_of_an_npu_profile_is_a_folder_of_ranks(tmp_path, held):
     """Beside one Kineto trace, a rank1_ascend_pt holding only its profiler_info_1.json, or only its

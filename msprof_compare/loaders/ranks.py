@@ -54,7 +54,8 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | 
         return None
     heads = TraceHeads() if heads is None else heads
     traces = folder_traces(directory, heads)[0]
-    subfolders = _profiling_dirs(directory, heads)[0]
+    subfolders, folders = _profiling_dirs(directory, heads)
+    _refuse_unlisted_ranks(directory, subfolders, folders)
     # a folder of one trace is that trace's input, as ``loaders.detect`` takes it (beside an empty rank1_ascend_pt
     # too); not where profiles of ranks lie in subfolders beside it (rank 0's trace in the folder, rank 1's in rank1/,
     # or rank0_ascend_pt, rank1_ascend_pt and a stray trace): two such folders compared their top traces alone, rank 0
@@ -69,6 +70,36 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | 
         path = os.path.join(directory, name)
         found += _subfolder_cycles(path, heads) or [path]
     return sorted(found + traces)
+
+
+#: Digit runs, masked to tell a subfolder named as a rank's sibling is (node0_gpu1 beside node0_gpu0).
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str]) -> None:
+    """``ProfileError`` naming a subfolder of ``directory`` that cannot be listed (no permission) and is named as a
+    rank's folder: its name says a rank (``_NAME_RANK``: rank1/), or it is named as a subfolder holding a profile
+    (``found``) but for its digits (node0_gpu1/ beside node0_gpu0/). ``_profiling_dirs`` reads such a folder as
+    holding no trace, and the rank it holds was left out of the job without a word (a ``*_ascend_pt`` one is named
+    by ``_holds_profile`` or ``input_rank``). Any other unreadable folder (lost+found at a volume's root, a
+    .Trash-1000) says nothing of a rank and stays none of the job's; one gone since the folder was listed holds
+    nothing."""
+    shapes = {_DIGITS.sub("#", n) for n in found}
+    for name in folders:
+        said = _NAME_RANK.search(name)
+        if name in found or not (said or _DIGITS.sub("#", name) in shapes):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            os.listdir(path)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            named = f"named rank {int(said.group(1))}'s folder" if said else "named as " + term_safe(
+                next(n for n in found if _DIGITS.sub("#", n) == _DIGITS.sub("#", name))) + " is, a rank's folder"
+            raise ProfileError(path, f"cannot list directory: {exc.strerror or exc}",
+                               hint=f"{named}, it may hold a rank's profile: make it readable, or move it out of "
+                                    "the folder") from None
 
 
 def _rank_traces(directory: str, heads: TraceHeads) -> list[str]:
