@@ -76,6 +76,12 @@ KINETO_ZERO_RESERVED = "kineto_zero_reserved"
 #: out of the settings, said where the settings note would be (``checks._settings_row``)
 UNREAD_SETTINGS = "unread_settings"
 
+#: ``Profile.extra`` key of a trace_view.json read with its Python functions' names (the operator comparison, or
+#: a step asked): (how many, the first's name, their step ids) of the Python functions named ``ProfilerStep#N``
+#: whose step no host op marks (``traceio.python_step_marks``), absent where none is; a step refused says them
+#: (``compare.steps.step_range``), where "no ProfilerStep# markers" left the marker the profile holds unsaid.
+PYTHON_STEP_MARKS = "python_step_marks"
+
 #: ``comm.op_id`` of a DB communication task whose op (COMMUNICATION_OP, by opId) starts outside the step: the
 #: task is in the step but its op is not, so CommunicationCompare leaves it out, as the original's pairing by opId
 #: does (a NULL opId, -1, or one no op holds is placed by time instead).

@@ -2195,6 +2195,46 @@ def test_a_whole_float_lane_id_is_said_as_written(tmp_path: Path) -> None:
     assert len(moved) >= 1 and not set(moved) & (set(before.ops["tid"].tolist()) | {1})
 
 
+def test_a_step_refused_says_the_step_markers_written_as_python_functions(samples: Path, tmp_path: Path) -> None:
+    """The step refusal itself says why a marker the profile holds is no step: "no ProfilerStep# markers" where the
+    one marker was a Python function followed the warning that ended "the step count check does not count it", and
+    the list of valid steps left the asked one unexplained (left64f, session 64). The level1 rank0 sample's one
+    marker (cpu_op ``ProfilerStep#50``) made a python_function, and a second one (``ProfilerStep#51``) added, both
+    counted by hand; with a cpu_op ``ProfilerStep#49`` beside them, 49 is the one valid step. Operator comparison on
+    (the Python functions' table) and off (their names alone) alike; a refusal with no such marker is as before."""
+    src = samples / LEVEL1
+    out = shutil.copytree(src, tmp_path / "r_ascend_pt")
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    marks = [e for e in events if "ProfilerStep#" in str(e.get("name", ""))]
+    assert [(e["cat"], e["name"]) for e in marks] == [("cpu_op", "ProfilerStep#50")]
+    marks[0]["cat"] = "python_function"
+    trace.write_text(json.dumps(events))
+    for on in (False, True):
+        with pytest.raises(StepError) as info:
+            compare(str(src), str(out), base_step=50, comparison_step=50, enable_profiling_compare=True,
+                    enable_operator_compare=on)
+        assert str(info.value) == (
+            f"{trace}: Invalid step id: 50: the profile has no ProfilerStep# markers among its host ops, which steps "
+            "are read from (1 Python function is named as one: 'ProfilerStep#50'), so no step can be chosen (run "
+            "without base_step / comparison_step)")  # the API's names of the options
+    trace.write_text(json.dumps([*events, dict(marks[0], name="ProfilerStep#51")]))
+    with pytest.raises(StepError, match=r"markers among its host ops, which steps are read from \(2 Python "
+                                        r"functions are named as one, the first: 'ProfilerStep#50'\), so no step"):
+        compare(str(src), str(out), base_step=50, comparison_step=51, enable_profiling_compare=True)
+    trace.write_text(json.dumps([*events, dict(marks[0], name="ProfilerStep#51"),
+                                 dict(marks[0], cat="cpu_op", name="ProfilerStep#49")]))
+    for asked, why in ((51, " (ProfilerStep#51 here names a Python function; steps are read from the host ops)"),
+                       (52, "")):
+        with pytest.raises(StepError) as info:
+            compare(str(src), str(out), base_step=50, comparison_step=asked, enable_profiling_compare=True)
+        assert str(info.value) == f"{trace}: Invalid step id: {asked}, please choose from the valid steps: 49{why}"
+    with pytest.raises(StepError) as info:
+        compare(str(out), str(src), base_step=49, comparison_step=52, enable_profiling_compare=True)
+    assert str(info.value) == (f"{src / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 52, please "
+                               "choose from the valid steps: 50")
+
+
 def test_lane_ids_of_another_json_type_are_counted(tmp_path: Path) -> None:
     """A tid written as ``true`` or ``false`` refused the whole trace_view.json ("not a trace event file"); it is now
     a damaged lane, read as a lane of its own and counted, as a tid beyond int64 is. The torch excerpt with its

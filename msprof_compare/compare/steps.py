@@ -17,8 +17,8 @@ import pandas as pd
 
 from ..columns import col_of
 from ..errors import StepError, UsageError
-from ..model import Profile, step_marks, step_number
-from ..textsafe import display
+from ..model import PYTHON_STEP_MARKS, Profile, step_marks, step_number
+from ..textsafe import display, short_repr
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -69,10 +69,16 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
         return int(row["ts"]), int(row["ts"] + row["dur"])
     seen = list(dict.fromkeys(steps["label"].astype(str).str.strip()))
     source = steps_file(profile)
+    python = profile.extra.get(PYTHON_STEP_MARKS)  # markers written as Python functions: no step, said why
     if not seen:
-        raise StepError(f"{source}: Invalid step id: {step}: the profile has no ProfilerStep# markers, "
+        among = "" if python is None else " among its host ops, which steps are read from ({}: {})".format(
+            "1 Python function is named as one" if python[0] == 1
+            else f"{python[0]:,} Python functions are named as one, the first", short_repr(python[1]))
+        raise StepError(f"{source}: Invalid step id: {step}: the profile has no ProfilerStep# markers{among}, "
                         "so no step can be chosen (run without --base_step / --comparison_step)")
-    raise StepError(f"{source}: Invalid step id: {step}, please choose from the valid steps: {', '.join(seen)}")
+    why = "" if python is None or step not in python[2] else (
+        f" (ProfilerStep#{step} here names a Python function; steps are read from the host ops)")
+    raise StepError(f"{source}: Invalid step id: {step}, please choose from the valid steps: {', '.join(seen)}{why}")
 
 
 def steps_file(profile: Profile) -> str:

@@ -1133,25 +1133,39 @@ def odd_step_mark_note(path: str, names: np.ndarray, odd: list[str], what: str, 
 
 def python_step_mark_note(path: str, python: np.ndarray, marks: Iterable[Any], host: Callable[[], Iterable[Any]],
                           host_cats: str) -> str:
-    """The warning for Python functions named ``ProfilerStep#N`` (``python``: the Python functions' names;
-    ``marks``: their distinct names, or a superset) whose step no host op marks (``host``: gives the host ops'
-    names, called only where a Python function is named as a marker): steps are read from the host ops
-    (``host_cats``), so such a marker is no step and the step count check of its side read none without a word;
-    "" where there is none. A trace none of whose distinct names is a marker costs no pass over its rows."""
+    """The warning for Python functions named ``ProfilerStep#N`` whose step no host op marks
+    (``python_step_marks``'s arguments): steps are read from the host ops (``host_cats``), so such a marker is no
+    step and the step count check of its side read none without a word; "" where there is none."""
+    found = python_step_marks(python, marks, host)
+    return python_step_mark_text(path, found, host_cats) if found else ""
+
+
+def python_step_marks(python: np.ndarray, marks: Iterable[Any],
+                      host: Callable[[], Iterable[Any]]) -> tuple[int, str, frozenset[int]] | None:
+    """(how many, the first's name, their step ids) of the Python functions named ``ProfilerStep#N`` (``python``:
+    the Python functions' names; ``marks``: their distinct names, or a superset) whose step no host op marks
+    (``host``: gives the host ops' names, called only where a Python function is named as a marker); None where
+    there is none. The step refusal says them too (``model.PYTHON_STEP_MARKS``). A trace none of whose distinct
+    names is a marker costs no pass over its rows."""
     marks = {n for n in marks if isinstance(n, str) and STEP_MARK in n}
     if not marks:
-        return ""
+        return None
     named = np.fromiter(map(marks.__contains__, python.tolist()), dtype=bool, count=len(python))
     if not named.any():
-        return ""
+        return None
     ids = {step_number(n.rsplit("#", 1)[-1]) for n in set(host()) if isinstance(n, str) and STEP_MARK in n}
     lost = {n for n in marks if step_number(n.rsplit("#", 1)[-1]) not in ids}
     rows = np.flatnonzero(named & np.fromiter(map(lost.__contains__, python.tolist()), dtype=bool,
                                               count=len(python))) if lost else ()
     if not len(rows):
-        return ""
-    return (f"{path}: {counted(len(rows), 'Python functions')} named as a step marker whose step no host op marks "
-            f"(the first: {short_repr(python[rows[0]])}): steps are read from the host ops ({host_cats}), so that "
+        return None
+    return len(rows), python[rows[0]], frozenset(step_number(n.rsplit("#", 1)[-1]) for n in lost)
+
+
+def python_step_mark_text(path: str, found: tuple[int, str, frozenset[int]], host_cats: str) -> str:
+    """``python_step_mark_note``'s warning of what ``python_step_marks`` found."""
+    return (f"{path}: {counted(found[0], 'Python functions')} named as a step marker whose step no host op marks "
+            f"(the first: {short_repr(found[1])}): steps are read from the host ops ({host_cats}), so that "
             "step is none (the step count check does not count it)")
 
 
