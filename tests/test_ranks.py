@@ -1033,6 +1033,27 @@ def test_an_unreadable_kineto_rank_folder_is_named(tmp_path, capsys, monkeypatch
         ranks.rank_inputs(str(base))
 
 
+def test_a_folder_of_ranks_that_cannot_be_listed_is_said_so_by_the_api(tmp_path, monkeypatch):
+    """``ranks`` and ``compare_ranks`` of a folder that cannot be listed (no permission) say so, as the CLI's loader
+    does ("cannot list directory: Permission denied"), where they said "is one profile, not a folder of ranks" and
+    advised to pass the folder of ranks it is (left64f, session 64; hta's sampled_rank-0 / -1 traces in rank0/,
+    rank1/, the refusal simulated: the root user reads any folder)."""
+    base, comp = tmp_path / "base", tmp_path / "comp"
+    for side in (base, comp):
+        for rank in (0, 1):
+            (side / f"rank{rank}").mkdir(parents=True)
+            shutil.copy(KINETO / f"sampled_rank-{rank}.json.gz", side / f"rank{rank}" / "t.pt.trace.json.gz")
+    assert list(msprof_compare.ranks(base)) == [0, 1]
+    _refusing(monkeypatch, base)
+    said = f"{base}: cannot list directory: Permission denied"
+    with pytest.raises(ProfileError) as info:
+        msprof_compare.ranks(base)
+    assert str(info.value) == said
+    with pytest.raises(ProfileError) as info:
+        next(msprof_compare.compare_ranks(base, comp))
+    assert str(info.value) == said
+
+
 def test_an_unreadable_folder_named_as_no_rank_stays_out_of_a_folder_of_ranks(tmp_path, monkeypatch):
     """An unreadable folder whose name says no rank and is no rank folder's but for its digits (lost+found at a
     volume's root, a .Trash-1000, a cache beside node0_gpu0) is none of the job's: the folder of ranks is its ranks,

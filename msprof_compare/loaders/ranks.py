@@ -170,6 +170,13 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
     """{rank: its inputs in recorded order} of a folder of ranks, in rank order; {None: ...} for a folder of two or
     more single-device profiles (one rankless group). The errors of ``discover`` but unequal counts."""
     inputs = rank_inputs(directory, heads)
+    if inputs is None and os.path.isdir(directory):  # a folder that cannot be listed was "one profile, not a
+        try:  # folder of ranks" (compare_ranks, ranks): the CLI's loader names why, as here
+            os.listdir(directory)
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except OSError as exc:
+            raise ProfileError(directory, f"cannot list directory: {exc.strerror or exc}") from None
     if not inputs:
         what = "is one profile, not a folder of ranks" if inputs is None and os.path.isdir(directory) \
             else "holds no profiling directory or trace of a rank" if inputs is not None \
