@@ -1054,6 +1054,53 @@ def test_a_folder_of_ranks_that_cannot_be_listed_is_said_so_by_the_api(tmp_path,
     assert str(info.value) == said
 
 
+@pytest.mark.parametrize("damage", ["unreadable", "empty", "blank", "no gzip", "cut gzip"])
+def test_a_rank_trace_whose_head_cannot_be_read_is_named_for_why(tmp_path, capsys, monkeypatch, damage):
+    """A rank's trace whose head reads as nothing gets the loader's words for why (the single compare's: "cannot
+    read file: Permission denied", "empty file", "corrupt gzip data: ..."), where discovery said "no rank id: no
+    distributedInfo.rank in its first 64 KiB" and advised to pass traces that record one, which it may well do
+    (left64f, session 64; hta's sampled_rank-0 / -1 traces in rank0/, rank1/, rank 1's damaged: its first 100
+    bytes for the cut gzip; the unreadable one simulated, the root user reads any file). One whose head reads, cut
+    past it, reads its rank, the loader naming the damage later."""
+    import builtins
+
+    from msprof_compare.loaders import ranks
+
+    base = tmp_path / "base"
+    for rank in (0, 1):
+        (base / f"rank{rank}").mkdir(parents=True)
+        shutil.copy(KINETO / f"sampled_rank-{rank}.json.gz", base / f"rank{rank}" / "t.pt.trace.json.gz")
+    bad = base / "rank1" / "t.pt.trace.json.gz"
+    whole = bad.read_bytes()
+    said = {"unreadable": "cannot read file: Permission denied", "empty": "empty file", "blank": "empty file",
+            "no gzip": "corrupt gzip data: Unknown compression method",
+            "cut gzip": "corrupt gzip data: Compressed file ended before the end-of-stream marker was reached"}[damage]
+    if damage == "unreadable":
+        real = builtins.open
+
+        def refused(path, *args, **kwargs):
+            if os.fspath(path) == str(bad):
+                raise PermissionError(13, "Permission denied", str(bad))
+            return real(path, *args, **kwargs)
+
+        monkeypatch.setattr(builtins, "open", refused)
+    else:
+        bad.write_bytes({"empty": b"", "blank": b" \n\t", "no gzip": b"\x1f\x8b\x07" + bytes(20),
+                         "cut gzip": whole[:100]}[damage])
+    with pytest.raises(ProfileError) as info:
+        ranks.discover(str(base))
+    assert str(info.value) == f"{bad}: {said}"
+    with pytest.raises(ProfileError) as info:  # the single compare's words for that file
+        api.compare(bad, KINETO / "sampled_rank-1.json.gz")
+    assert str(info.value) == f"{bad}: {said}"
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(base), "-o", str(out))
+    assert (code, error_lines(err)) == (1, [f"error: {bad}: {said}"]) and not out.exists()
+    if damage == "cut gzip":  # cut past the head: its rank is read
+        bad.write_bytes(whole[: len(whole) // 2])
+        assert list(ranks.discover(str(base))) == [0, 1]
+
+
 def test_an_unreadable_folder_named_as_no_rank_stays_out_of_a_folder_of_ranks(tmp_path, monkeypatch):
     """An unreadable folder whose name says no rank and is no rank folder's but for its digits (lost+found at a
     volume's root, a .Trash-1000, a cache beside node0_gpu0) is none of the job's: the folder of ranks is its ranks,

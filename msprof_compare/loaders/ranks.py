@@ -10,10 +10,12 @@ A trace's head is read once per run: the run's ``heads.TraceHeads``, passed alon
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import os
 import re
+import zlib
 
 from ..errors import ProfileError
 from ..model import Profile
@@ -414,7 +416,10 @@ def input_rank(path: str, heads: TraceHeads | None = None) -> int:
 
 def _trace_rank(path: str, heads: TraceHeads) -> int:
     """``distributedInfo.rank`` of a Kineto trace, from its first ``HEAD_BYTES`` (decompressed for .gz)."""
-    written = heads.of(path).rank
+    head = heads.of(path)
+    written = head.rank
+    if written is None and head.first == "" and (unread := _unread_head(path)):
+        raise unread
     if written is None:
         raise _RanklessTrace(path, f"no rank id: no distributedInfo.rank in its first {HEAD_BYTES // 1024} KiB",
                              hint="a Kineto trace of a distributed run records it; pass such traces, or compare "
@@ -424,6 +429,29 @@ def _trace_rank(path: str, heads: TraceHeads) -> int:
         shown = short_repr(written) if type(written) in (int, str) else short_text(json.dumps(written))
         raise ProfileError(path, f"distributedInfo.rank {shown} is no rank id (0 to {MAX_RANK})")
     return rank
+
+
+def _unread_head(path: str) -> ProfileError | None:
+    """The loader's error for a trace whose head read as nothing (``Head.first`` ""), which discovery took for one
+    recording no rank ("no distributedInfo.rank in its first 64 KiB"): one that cannot be read ("cannot read file:
+    Permission denied"), a damaged gzip ("corrupt gzip data: ..."), an empty or blank one ("empty file"), as
+    ``traceio.read_bytes`` and ``decode_events`` name them; None for a head of blanks that go on past it. Read
+    only on this error's way: its head again, no more."""
+    from .traceio import first_char
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(HEAD_BYTES)
+            if data[:2] == b"\x1f\x8b":
+                fh.seek(0)
+                try:
+                    with gzip.GzipFile(fileobj=fh) as gz:
+                        data = gz.read(HEAD_BYTES)
+                except (OSError, EOFError, zlib.error) as exc:
+                    return ProfileError(path, f"corrupt gzip data: {exc}")
+    except OSError as exc:
+        return ProfileError(path, f"cannot read file: {exc.strerror or exc}")
+    return ProfileError(path, "empty file") if len(data) < HEAD_BYTES and not first_char(data) else None
 
 
 def _npu_rank(path: str, names: list[str]) -> int:
