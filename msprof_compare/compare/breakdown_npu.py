@@ -17,6 +17,7 @@ walks for the parity tests.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -424,18 +425,18 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
     np.add.at(sums, at.reshape(-1), c_dur[cand])
     cand_sum = dict(zip(planes.tolist(), sums.tolist(), strict=True))
     op = np.flatnonzero(lane == "op")
-    op_tid = c_tid[op]
+    ops_of, waits_of = _rows_by_tid(op, c_tid[op]), _rows_by_tid(cand, cand_tid)
     # msprof gives a group one lane per HCCL kind (ordinary and MC2 / KFC tasks), each named "Group <g>
     # Communication" with planes of its own: a group's figures cover all its lanes (the last lane alone
     # counted before, while the total wait had every lane's)
     ops: dict[str, list[np.ndarray]] = {}
     waits: dict[str, list[np.ndarray]] = {}
     for name, gtid, planes in lanes:
-        ops.setdefault(name, []).append(op[op_tid == gtid])
+        ops.setdefault(name, []).append(ops_of(gtid))
         mine = waits.setdefault(name, [])
         if planes:
             best = min(planes, key=lambda t: cand_sum.get(t, 0))  # first plane wins ties
-            mine.append(cand[cand_tid == best])
+            mine.append(waits_of(best))
     uncovered: list[tuple[str, tuple[np.ndarray, np.ndarray]]] = []
     for name, parts in ops.items():
         rows = np.concatenate(parts)
@@ -452,6 +453,17 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
         uncovered.append((name, unc_iv))
     for (i, j), v in sorted(timeline.pairwise_overlaps([iv for _, iv in uncovered]).items()):
         bd.group_pairs[(uncovered[i][0], uncovered[j][0])] = v
+
+
+def _rows_by_tid(rows: np.ndarray, tid: np.ndarray) -> Callable[[int], np.ndarray]:
+    """``lambda t: rows[tid == t]`` from one stable sort by lane: a mask per group lane scanned every row once per
+    lane, quadratic in the groups (``_groups`` at 16,000 groups of 19 HCCL events each: 0.91 -> 0.56 s CPU)."""
+    order = np.argsort(tid, kind="stable")  # a lane's rows keep their order
+    by, keys = rows[order], tid[order]
+
+    def of(t: int) -> np.ndarray:
+        return by[np.searchsorted(keys, t, "left"):np.searchsorted(keys, t, "right")]
+    return of
 
 
 def negative_transmit_line(profile: Profile, group: str, wait: int, uncovered: int) -> str:
