@@ -857,9 +857,9 @@ def test_a_trace_without_launch_flows_reads_correlations_with_the_other_args(sam
     decoded: list[type] = []
     args = kineto._Events.args
 
-    def counted(self, sub, struct):
+    def counted(self, sub, struct, each=None):
         decoded.append(struct)
-        return args(self, sub, struct)
+        return args(self, sub, struct, each)
 
     monkeypatch.setattr(kineto._Events, "args", counted)
     for rank in (0, 1):
@@ -1006,10 +1006,10 @@ def test_launch_calls_are_decoded_once_per_trace(samples, monkeypatch):
     decoded: list[int] = []
     args = kineto._Events.args
 
-    def counted(self, sub, struct):
+    def counted(self, sub, struct, each=None):
         if struct is kineto._LaunchArgs:
             decoded.append(len(sub))
-        return args(self, sub, struct)
+        return args(self, sub, struct, each)
 
     monkeypatch.setattr(kineto._Events, "args", counted)
     prof = load_profile(str(path), build_options(enable_communication_compare=True)[0])

@@ -148,34 +148,56 @@ def _text(values: list) -> np.ndarray:
     return np.array(["N/A" if v is None else v if isinstance(v, str) else str(v) for v in values], dtype=object)
 
 
+class _RawTexts:
+    """``_text`` of raw JSON args values (absent = empty), fed batch by batch (``add``) and decoded once per
+    distinct text (``values``): only the distinct texts are kept between batches, not each value's ``Raw``, which
+    holds its whole args batch (``traceio.decode_args``'s ``each``)."""
+
+    def __init__(self) -> None:
+        self.first: dict[bytes, int] = {}  # each distinct text -> its first position
+        self.pos: list[np.ndarray] = []  # per batch, each value's text's first position
+        self.n = 0
+
+    def add(self, raws: list) -> None:
+        n = len(raws)
+        # the texts as bytes from one join and split (JSON text holds no NUL byte: control characters are
+        # escaped, and decode_trace blanks raw ones), not one bytes() per value (both columns of 4.4k ops: 2.6 ->
+        # 2.2 ms)
+        keys = b"\0".join(raws).split(b"\0") if n else []
+        if len(keys) != n:
+            keys = list(map(bytes, raws))
+        self.pos.append(np.fromiter(map(self.first.setdefault, keys, range(self.n, self.n + n)), np.int64, n))
+        self.n += n
+
+    def values(self, path: str, odd: list | None = None) -> np.ndarray:
+        """The values, each distinct text decoded once. ``odd``: where given, the values present that are no JSON
+        array (null, a number, an object, a text: Kineto writes the input shapes and types as arrays) get (how
+        many, the first as written) appended; tested once per distinct text."""
+        out = np.empty(self.n, dtype=object)  # each distinct text's value, at its first position
+        bad: dict[int, bytes] = {}  # the first positions of the distinct texts that are present and no array
+        for k, i in self.first.items():
+            try:
+                x = msgspec.json.decode(k) if k else None
+            except traceio.DECODE_ERRORS as exc:
+                raise ProfileError(path, f"malformed event args: {traceio.decode_text(exc)}") from None
+            except RecursionError:
+                raise ProfileError(path, "malformed event args: values nested too deeply") from None
+            out[i] = "N/A" if x is None else x if isinstance(x, str) else str(x)
+            if odd is not None and k and not isinstance(x, list):
+                bad[i] = k
+        pos = np.concatenate(self.pos) if self.pos else np.arange(0)
+        if bad:  # the first value of such a text is its first position: the earliest hit names the text
+            hits = np.flatnonzero(np.isin(pos, list(bad)))
+            odd.append((len(hits), bad[int(hits[0])].decode("utf-8", "replace")))
+        return out[pos]
+
+
 def _text_raw(path: str, raws: list, odd: list | None = None) -> np.ndarray:
-    """``_text`` of raw JSON args values (absent = empty), decoding each distinct text once. ``odd``: where given,
-    the values present that are no JSON array (null, a number, an object, a text: Kineto writes the input shapes
-    and types as arrays) get (how many, the first as written) appended; tested once per distinct text."""
-    n = len(raws)
-    # the texts as bytes from one join and split (JSON text holds no NUL byte: control characters are
-    # escaped, and decode_trace blanks raw ones), not one bytes() per value (both columns of 4.4k ops: 2.6 -> 2.2 ms)
-    keys = b"\0".join(raws).split(b"\0") if n else []
-    if len(keys) != n:
-        keys = list(map(bytes, raws))
-    first: dict[bytes, int] = {}
-    pos = np.fromiter(map(first.setdefault, keys, range(n)), np.int64, n)
-    out = np.empty(n, dtype=object)  # each distinct text's value, at its first position
-    bad = []  # the first positions of the distinct texts that are present and no array
-    for k, i in first.items():
-        try:
-            x = msgspec.json.decode(k) if k else None
-        except traceio.DECODE_ERRORS as exc:
-            raise ProfileError(path, f"malformed event args: {traceio.decode_text(exc)}") from None
-        except RecursionError:
-            raise ProfileError(path, "malformed event args: values nested too deeply") from None
-        out[i] = "N/A" if x is None else x if isinstance(x, str) else str(x)
-        if odd is not None and k and not isinstance(x, list):
-            bad.append(i)
-    if bad:
-        hits = np.flatnonzero(np.isin(pos, bad))
-        odd.append((len(hits), keys[hits[0]].decode("utf-8", "replace")))
-    return out[pos]
+    """``_text`` of raw JSON args values (absent = empty), decoding each distinct text once (``odd``: as
+    ``_RawTexts.values``)."""
+    texts = _RawTexts()
+    texts.add(raws)
+    return texts.values(path, odd)
 
 
 class _Events:
@@ -336,10 +358,10 @@ class _Events:
             self._exact = traceio.exact_texts(self.path, self.data)
         return traceio.exact_ns(self.path, self._exact, "ts", idx)
 
-    def args(self, sub: list, struct: type) -> list:
+    def args(self, sub: list, struct: type, each: Any = None) -> list:
         # fromiter: assigning a list of msgspec.Raw into an object array probes each for the buffer protocol
         raws = np.fromiter(map(attrgetter("args"), sub), dtype=object, count=len(sub))
-        return traceio.decode_args(self.path, raws, struct)
+        return traceio.decode_args(self.path, raws, struct, each)
 
 
 def _settle(out: dict[str, np.ndarray], into: dict[str, np.ndarray] | None, f: str) -> None:
@@ -570,7 +592,7 @@ def _collective_texts(values: list) -> np.ndarray:
 
 def _odd_shapes_note(path: str, odd: list[tuple[int, str]], dims: int) -> str:
     """One warning for the host ops whose Input Dims / Input type arg is no array (null, a number, an object:
-    ``_text_raw``), which changed the Input Shapes / Input Type columns, and the ops matched by them, without a
+    ``_RawTexts.values``), which changed the Input Shapes / Input Type columns, and the ops matched by them, without a
     word: each is shown as written (null as N/A, as an absent one), as the original's str() shows it.
     ``dims``: how many of ``odd``'s entries are Input Dims' (the first, where any)."""
     names = ["Input Dims"] * dims + ["Input type"] * (len(odd) - dims)
@@ -589,19 +611,35 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False, c
     cols["cat"] = op_cats[cat_code]
     n = len(idx)
     if with_args:
-        args = ev.args(sub, _OpCorrArgs if corr else _OpArgs)
+        # the fields read are taken from each batch of structs as it is decoded: the structs' Raw fields hold
+        # their batch's whole args text (1 GB GPU pair: ~165 MiB of op args alive at once, ~125 MiB of it left as
+        # free heap after the second side's load)
+        dims, types, stacks = _RawTexts(), _RawTexts(), []
+        colls: list = []
+        corrs: list = []
+
+        def take(batch: list) -> None:
+            dims.add([a.input_dims or a.input_dims_18 for a in batch])
+            types.add([a.input_type for a in batch])
+            stacks.extend([a.call_stack for a in batch])
+            if comm:
+                colls.extend([a.collective for a in batch])
+            if corr:
+                corrs.extend([a.correlation for a in batch])
+
+        ev.args(sub, _OpCorrArgs if corr else _OpArgs, each=take)
         if corr:  # the launch calls (LAUNCH_CATS are op cats): the ones ``_launch_calls`` would decode again
             cats = [i for c, i in ev.first.items() if c.lower() in LAUNCH_CATS]
             launch = np.flatnonzero(np.isin(ev.codes[idx], cats))
             rows = launch.tolist()
-            _index_launch_calls(ev, idx[launch], [sub[i] for i in rows], [args[i].correlation for i in rows])
+            _index_launch_calls(ev, idx[launch], [sub[i] for i in rows], [corrs[i] for i in rows])
         odd: list[tuple[int, str]] = []
-        cols["input_dims"] = _text_raw(ev.path, [a.input_dims or a.input_dims_18 for a in args], odd)
+        cols["input_dims"] = dims.values(ev.path, odd)
         dims_odd = len(odd)
-        cols["input_type"] = _text_raw(ev.path, [a.input_type for a in args], odd)
+        cols["input_type"] = types.values(ev.path, odd)
         if odd:
             prof.warnings.append(_odd_shapes_note(ev.path, odd, dims_odd))
-        cols["call_stack"] = _text([a.call_stack for a in args])
+        cols["call_stack"] = _text(stacks)
     else:
         na = object_full(n, "N/A")
         cols["input_dims"] = na
@@ -611,7 +649,7 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False, c
         records = np.flatnonzero(cols["name"] == COMM_RECORD_OP).tolist()
         if records:
             coll = object_full(n, "")
-            coll[records] = _collective_texts([args[i].collective for i in records])
+            coll[records] = _collective_texts([colls[i] for i in records])
             cols["collective"] = coll
     if copies := _op_copies(cols, sub):
         prof.warnings.append(f"{ev.path}: {copies:,} host event(s) with a duration repeat another exactly (name, "

@@ -1401,9 +1401,13 @@ def _decode_batch(path: str, parts: Any, struct: type) -> list:
         raise ProfileError(path, "malformed event args: values nested too deeply") from None
 
 
-def decode_args(path: str, raws: np.ndarray, struct: type) -> list:
+def decode_args(path: str, raws: np.ndarray, struct: type, each: Callable[[list], Any] | None = None) -> list:
     """Decode the raw ``args`` of selected events into ``struct`` instances, in batches of about
-    ``ARGS_BATCH_BYTES`` (one for all but large traces)."""
+    ``ARGS_BATCH_BYTES`` (one for all but large traces).
+
+    With ``each``, every batch's instances are handed to it as decoded and not kept (returns []): a struct's
+    ``msgspec.Raw`` fields hold its batch's whole text, so a caller that reads a few fields of each keeps no batch
+    (a 1 GB trace's 400k op args: ~165 MiB alive at once otherwise)."""
     if len(raws) == 0:
         return []
     # join takes the Raw buffers as they are (no per-event bytes copy); absent args become {}
@@ -1411,13 +1415,19 @@ def decode_args(path: str, raws: np.ndarray, struct: type) -> list:
     ends = np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)) + 1)
     with gc_paused():
         if ends[-1] <= ARGS_BATCH_BYTES:
-            return _decode_batch(path, parts, struct)
+            if each is None:
+                return _decode_batch(path, parts, struct)
+            each(_decode_batch(path, parts, struct))
+            return []
         cuts = np.unique(np.searchsorted(ends, np.arange(ARGS_BATCH_BYTES, ends[-1], ARGS_BATCH_BYTES), "right"))
         bounds = [0, *cuts[(cuts > 0) & (cuts < len(parts))].tolist(), len(parts)]
         out: list = []
         try:
             for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-                out += _decode_batch(path, parts[a:b], struct)
+                if each is None:
+                    out += _decode_batch(path, parts[a:b], struct)
+                else:
+                    each(_decode_batch(path, parts[a:b], struct))
         except ProfileError as exc:
             if exc.message.startswith("invalid event args: "):  # the first invalid args, named without a position
                 raise
