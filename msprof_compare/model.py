@@ -358,24 +358,50 @@ def block_frame(table: str, block: np.ndarray, ints: tuple[str, ...], others: di
     return out
 
 
+#: From this many rows ``frame_of`` builds a table over its columns as they are. Below, pandas' own stacking of
+#: them into 2-d blocks (a copy) costs less than its public constructor's checks (~35 us a column).
+FRAME_OVER_ROWS = 1 << 16
+
+
 def frame_of(columns: dict[str, np.ndarray]) -> pd.DataFrame:
     """A DataFrame over equal-length 1-d numpy columns, kept as they are (object stays object).
 
     pandas' own constructor checks and converts every column (and, from pandas 3, copies object
     text into its ``str`` dtype): ~35 us per column, most of the cost of a model table. The
     arrays here are already clean, so they go straight in; if a pandas release drops
-    ``_from_arrays``, the public constructor (with object columns pinned) takes over.
+    ``_from_arrays``, the public constructor (with object columns pinned) takes over. Both stack
+    the columns into 2-d blocks, a copy of each: a table of ``FRAME_OVER_ROWS`` or more rows is
+    built over its columns instead (``_frame_over``).
     """
     names = list(columns)
     n = len(columns[names[0]]) if names else 0
     if any(len(v) != n for v in columns.values()):  # the fast path would not catch it
         raise ValueError(f"frame_of: columns differ in length: { {c: len(v) for c, v in columns.items()} }")
+    if n >= FRAME_OVER_ROWS:
+        return _frame_over(columns, names, n)
     try:
         return pd.DataFrame._from_arrays(list(columns.values()), columns=column_index(names),
                                          index=pd.RangeIndex(n), verify_integrity=False)
     except (AttributeError, TypeError):  # pragma: no cover - depends on the pandas release
         return pd.DataFrame({c: pd.Series(v, dtype=object, copy=False) if v.dtype == object else v
                              for c, v in columns.items()})
+
+
+def _frame_over(columns: dict[str, np.ndarray], names: list[str], n: int) -> pd.DataFrame:
+    """``frame_of`` of large columns, each its own block over its array, with no copy (pandas 2.0-3.x: a dict of
+    Series, ``copy=False``, leaves the blocks unconsolidated). Why: the stacking copied every column of the table
+    at its build (the 1 GB NPU pair's tables: 280 MiB, ~0.1-0.2 s). An array the table cannot own as it is, is
+    copied once: a view (it would keep its base alive: a column of a 2-d result), a read-only one (an in-place
+    write, ``df.loc[...] = ``, would fail) and one given twice (two columns would share their cells)."""
+    idx = pd.RangeIndex(n)
+    seen: set[int] = set()
+    data: dict[str, pd.Series] = {}
+    for c, v in columns.items():
+        if v.base is not None or not v.flags.writeable or not v.flags.c_contiguous or id(v) in seen:
+            v = v.copy()
+        seen.add(id(v))
+        data[c] = pd.Series(v, index=idx, dtype=v.dtype, copy=False)
+    return pd.DataFrame(data, index=idx, columns=column_index(names), copy=False)
 
 
 def object_column(values: Any) -> pd.Series:
