@@ -74,8 +74,9 @@ def test_nul_bytes_in_the_rows_are_counted_with_separators(tmp_path: Path) -> No
     header, rows = _csv_rows(PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
     row = list(rows[0])
     name = header.index("Name")
-    row[name] = row[name][:7] + "\0" + row[name][7:]
+    row[name] = row[name][:7] + "<NUL>" + row[name][7:]  # Python 3.10's csv writer refuses a NUL ("need to escape")
     path = _write_csv(tmp_path / "kernel_details.csv", header, [row] * 1000)
+    path.write_bytes(path.read_bytes().replace(b"<NUL>", b"\0"))
     assert path.read_bytes().count(b"\0") == 1000
     assert [w for w in _kernel_warnings(path) if "NUL" in w] == [
         f"{path}: 1,000 NUL byte(s) in the rows (a damaged copy?); a cell holding one reads otherwise than written: "
