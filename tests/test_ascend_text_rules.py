@@ -2235,6 +2235,31 @@ def test_a_step_refused_says_the_step_markers_written_as_python_functions(sample
                                "choose from the valid steps: 50")
 
 
+def test_a_step_refused_names_a_python_function_only_for_its_own_marker(samples: Path, tmp_path: Path) -> None:
+    """The "(ProfilerStep#N here names a Python function ...)" reason is given only where a Python function bears
+    that name: the trace's distinct marker names, which the operator comparison hands the check, also hold those of
+    events of no host category, whose steps were said to be Python functions' (review64b). The level1 rank0
+    sample's cpu_op ``ProfilerStep#50`` kept, a python_function ``ProfilerStep#51`` and an Ascend Hardware task
+    renamed ``ProfilerStep#52`` added (neither a host op, so 50 stays the one valid step)."""
+    src = samples / LEVEL1
+    out = shutil.copytree(src, tmp_path / "r_ascend_pt")
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    mark = next(e for e in events if e.get("name") == "ProfilerStep#50")
+    hardware = next(e["pid"] for e in events if e.get("name") == "process_name"
+                    and e["args"]["name"] == "Ascend Hardware")
+    task = next(e for e in events if e.get("ph") == "X" and e["pid"] == hardware)
+    trace.write_text(json.dumps([*events, dict(mark, cat="python_function", name="ProfilerStep#51"),
+                                 dict(task, name="ProfilerStep#52")]))
+    for on in (False, True):
+        for asked, why in ((51, " (ProfilerStep#51 here names a Python function; steps are read from the host ops)"),
+                           (52, "")):
+            with pytest.raises(StepError) as info:
+                compare(str(src), str(out), base_step=50, comparison_step=asked, enable_profiling_compare=True,
+                        enable_operator_compare=on)
+            assert str(info.value) == f"{trace}: Invalid step id: {asked}, please choose from the valid steps: 50{why}"
+
+
 def test_lane_ids_of_another_json_type_are_counted(tmp_path: Path) -> None:
     """A tid written as ``true`` or ``false`` refused the whole trace_view.json ("not a trace event file"); it is now
     a damaged lane, read as a lane of its own and counted, as a tid beyond int64 is. The torch excerpt with its

@@ -1159,7 +1159,8 @@ def python_step_marks(python: np.ndarray, marks: Iterable[Any],
                                               count=len(python))) if lost else ()
     if not len(rows):
         return None
-    return len(rows), python[rows[0]], frozenset(step_number(n.rsplit("#", 1)[-1]) for n in lost)
+    # the steps of the Python functions found, not of every lost name: ``marks`` may hold other events' names
+    return len(rows), python[rows[0]], frozenset(step_number(n.rsplit("#", 1)[-1]) for n in set(python[rows]))
 
 
 def python_step_mark_text(path: str, found: tuple[int, str, frozenset[int]], host_cats: str) -> str:
