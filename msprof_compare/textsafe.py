@@ -57,7 +57,7 @@ def short_list(items: list, limit: int, escape: bool = True) -> str:
     few of many files or ids without burying its line. ``escape``: terminal-safe, for a log line (a text that
     also goes to a sheet or the JSON keeps its names as they are, and the console escapes it where it prints)."""
     shown = ", ".join(term_safe(i) if escape else str(i) for i in items[:limit])
-    return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
+    return shown + (f", ... ({len(items):,} in all)" if len(items) > limit else "")
 
 
 def and_list(items: list[str]) -> str:

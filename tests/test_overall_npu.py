@@ -603,16 +603,18 @@ def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
     absent = []
     B.bandwidths(two, [], absent)
     assert absent == [f"SDMA {key} in 'a'", f"SDMA {key} in 'b'"]
-    # a file of many steps, each block without the key: the line names three of the five and counts them all
-    steps = {f"step{i}": json.loads(json.dumps(entry)) for i in range(1, 6)}
-    path.write_text(json.dumps(steps), encoding="utf-8")
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        compare(str(PT), str(side), enable_profiling_compare=True)
-    assert [m for m in caplog.messages if "bandwidth block" in m] == [
-        f"{path}: bandwidth block(s) without SDMA {key} in 'step1', SDMA {key} in 'step2', SDMA {key} in 'step3', "
-        "... (5 in all); read as 0, as the original does (a block without a time gives no bandwidth, one without a "
-        "size moves none)"]
+    # a file of many steps, each block without the key: the line names three of them and counts them all, 1,200
+    # with a thousands separator as the other warning counts (review64b)
+    for n, said in ((5, "5"), (1200, "1,200")):
+        steps = {f"step{i}": json.loads(json.dumps(entry)) for i in range(1, n + 1)}
+        path.write_text(json.dumps(steps), encoding="utf-8")
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(str(PT), str(side), enable_profiling_compare=True)
+        assert [m for m in caplog.messages if "bandwidth block" in m] == [
+            f"{path}: bandwidth block(s) without SDMA {key} in 'step1', SDMA {key} in 'step2', SDMA {key} in "
+            f"'step3', ... ({said} in all); read as 0, as the original does (a block without a time gives no "
+            "bandwidth, one without a size moves none)"]
 
 
 # --------------------------------------------------------------------------- parity with the original
