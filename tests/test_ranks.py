@@ -997,8 +997,8 @@ def _refusing(monkeypatch, *refused: Path) -> None:
 
 
 @pytest.mark.parametrize(("names", "hint"), [
-    (("rank0", "rank1"), "named rank 1's folder"),
-    (("node0_gpu0", "node0_gpu1"), "named as node0_gpu0 is, a rank's folder"),
+    (("rank0", "rank1"), "its name says rank 1"),
+    (("node0_gpu0", "node0_gpu1"), "its name is rank folder node0_gpu0's but for its digits"),
 ])
 def test_an_unreadable_kineto_rank_folder_is_named(tmp_path, capsys, monkeypatch, names, hint):
     """A Kineto rank's subfolder that cannot be listed (no permission) is named in one error line, exit 1, nothing
@@ -1019,13 +1019,13 @@ def test_an_unreadable_kineto_rank_folder_is_named(tmp_path, capsys, monkeypatch
     _refusing(monkeypatch, lost)
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out))
-    assert (code, error_lines(err)) == (1, [f"error: {lost}: cannot list directory: Permission denied ({hint}, it "
+    assert (code, error_lines(err)) == (1, [f"error: {lost}: cannot list directory: Permission denied ({hint}, so it "
                                             "may hold a rank's profile: make it readable, or move it out of the "
                                             "folder)"])
     assert "Traceback" not in err and not out.exists()
     # beside the folder's one trace too, where the trace was compared alone (a name saying a rank: a sibling named
     # so is gone)
-    if not hint.startswith("named rank"):
+    if not hint.startswith("its name says"):
         return
     shutil.rmtree(base / names[0])
     shutil.copy(KINETO / "sampled_rank-0.json.gz", base / "t.pt.trace.json.gz")

@@ -97,10 +97,10 @@ def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str])
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
-            named = f"named rank {int(said.group(1))}'s folder" if said else "named as " + term_safe(
-                next(n for n in found if _DIGITS.sub("#", n) == _DIGITS.sub("#", name))) + " is, a rank's folder"
+            why = f"its name says rank {int(said.group(1))}" if said else "its name is rank folder {}'s but for its " \
+                "digits".format(term_safe(next(n for n in found if _DIGITS.sub("#", n) == _DIGITS.sub("#", name))))
             raise ProfileError(path, f"cannot list directory: {exc.strerror or exc}",
-                               hint=f"{named}, it may hold a rank's profile: make it readable, or move it out of "
+                               hint=f"{why}, so it may hold a rank's profile: make it readable, or move it out of "
                                     "the folder") from None
 
 
