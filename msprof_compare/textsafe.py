@@ -60,6 +60,36 @@ def short_list(items: list, limit: int, escape: bool = True) -> str:
     return shown + (f", ... ({len(items):,} in all)" if len(items) > limit else "")
 
 
+_PLAIN_ID = re.compile(r"0|[1-9][0-9]*")
+
+
+def id_ranges(ids: list, limit: int = 12, escape: bool = True) -> str:
+    """Step ids in their order, each run of three or more consecutive ones as "first-last" ("1-4000"), and past
+    ``limit`` pieces the first ones, "...", the last and "(N in all)": a long job's thousands of steps made a
+    refusal line of tens of kilobytes. Ids that are not plain non-negative integers ("x", "007") stay as they
+    are and break a run."""
+    runs: list[list] = []  # [first text, last int, count] or [text, None, 1]
+    for item in ids:
+        text = str(item).strip()
+        number = int(text) if _PLAIN_ID.fullmatch(text) else None
+        last = runs[-1] if runs else None
+        if number is not None and last is not None and last[1] is not None and number == last[1] + 1:
+            last[1], last[2] = number, last[2] + 1
+        else:
+            runs.append([text, number, 1])
+    pieces: list[str] = []
+    for first, end, count in runs:
+        if count >= 3:
+            pieces.append(f"{first}-{end}")
+        else:  # two in a row read better as "4, 5"
+            pieces.extend([first, str(end)] if count == 2 else [first])
+    if escape:
+        pieces = [term_safe(p) for p in pieces]
+    if len(pieces) <= limit:
+        return ", ".join(pieces)
+    return f"{', '.join(pieces[:limit - 1])}, ..., {pieces[-1]} ({len(ids):,} in all)"
+
+
 def and_list(items: list[str]) -> str:
     """"a", "a and b", "a, b and c": items as a sentence lists them ("" for none)."""
     return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)

@@ -17,7 +17,7 @@ import pandas as pd
 from ..columns import col_of
 from ..errors import StepError
 from ..model import Profile, bare_trace, factorize, object_array, pair_codes
-from ..textsafe import short_list
+from ..textsafe import id_ranges
 from . import table
 from .steps import data_file, side_range, side_step, step_number
 from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows, ratio_of
@@ -319,7 +319,7 @@ def _steps_held(profile: Profile) -> str:
     held = sorted({int(v) for v in ids[ids >= 0].tolist()}) if ids is not None else []
     if not len(held):
         return ""
-    steps = short_list(held, 10)
+    steps = id_ranges(held)
     return f" (it holds step{'s' if len(held) > 1 else ''} {steps})"
 
 

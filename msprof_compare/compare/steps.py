@@ -18,7 +18,7 @@ import pandas as pd
 from ..columns import col_of
 from ..errors import StepError, UsageError
 from ..model import PYTHON_STEP_MARKS, Profile, step_marks, step_number
-from ..textsafe import display, short_repr
+from ..textsafe import display, id_ranges, short_repr
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -78,7 +78,8 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
                         "so no step can be chosen (run without --base_step / --comparison_step)")
     why = "" if python is None or step not in python[2] else (
         f" (ProfilerStep#{step} here names a Python function; steps are read from the host ops)")
-    raise StepError(f"{source}: Invalid step id: {step}, please choose from the valid steps: {', '.join(seen)}{why}")
+    raise StepError(f"{source}: Invalid step id: {step}, please choose from the valid steps: "
+                    f"{id_ranges(seen, escape=False)}{why}")
 
 
 def steps_file(profile: Profile) -> str:

@@ -81,7 +81,7 @@ from ..model import (
     zero_readings_text,
 )
 from ..options import Options
-from ..textsafe import and_list, short_list, short_repr
+from ..textsafe import and_list, id_ranges, short_list, short_repr
 from ..units import MAX_RANK
 from . import traceio
 from .numparse import (
@@ -704,7 +704,7 @@ def _step_range(db: _Db, steps: pd.DataFrame, step: int) -> tuple[int, int] | No
                         "--base_step / --comparison_step)")
     hit = steps[steps["id"] == step]
     if hit.empty:
-        ids = ", ".join(str(i) for i in dict.fromkeys(steps["id"].tolist()))
+        ids = id_ranges(list(dict.fromkeys(steps["id"].tolist())), escape=False)
         raise StepError(f"{db.path}: Invalid Step Id: {step}, please choose from the valid steps: {ids}")
     start, end = int(hit["start"].iloc[0]), int(hit["end"].iloc[0])
     if end < start:  # no data can lie in it: "There is no operator event data for step N" hid why
