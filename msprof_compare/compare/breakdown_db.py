@@ -276,6 +276,12 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals,
     by_lane = np.argsort(lane_key, kind="stable")
     lane_keys = lane_key[by_lane]
     sums = cand.assign(d=col_of(cand, "dur", np.int64)).groupby(["group", "plane"], sort=False)["d"].sum()
+    # each group's plane of least candidate time, the first in the table on a tie, in one pass: a ``sums.loc[g]``
+    # per group was 28 % of this function at 4,000 groups
+    least: dict = {}
+    for (g, plane), d in zip(sums.index.tolist(), sums.to_numpy().tolist(), strict=True):
+        if g not in least or d < least[g][1]:
+            least[g] = (plane, d)
     uncovered: dict[str, timeline.Intervals] = {}
     o_s, o_e = _iv(ops)
     rows_of = pd.Series(np.arange(len(ops)), dtype=np.int64).groupby(col_of(ops, "group", object),
@@ -287,9 +293,7 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals,
         uncovered[g] = unc
         wait = 0
         if g in cand_groups:
-            per_plane = sums.loc[g]
-            best = per_plane.index[int(np.argmin(per_plane.to_numpy()))]  # first plane wins ties
-            key = g_code[g] * max(len(p_uniq), 1) + p_code[best]
+            key = g_code[g] * max(len(p_uniq), 1) + p_code[least[g][0]]
             sel = by_lane[np.searchsorted(lane_keys, key, "left"):np.searchsorted(lane_keys, key, "right")]
             # within the group's own uncovered op time: the same as within the windows while its tasks lie
             # inside its ops, and never more than that time (tasks of a group with no op, or whose group
