@@ -154,15 +154,17 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), then ``communication_note``
     (which of them hold collective communication, from ``comm``: the run's "contributor_communication" frame).
     "" when none applies."""
-    return "; ".join(_unexplained_parts(contrib, wf, comm))
+    return "; ".join(_unexplained_parts(contrib, wf, comm)[0])
 
 
 def _unexplained_parts(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
-                       comm: pd.DataFrame | None) -> list[str]:
-    """``unexplained_note``'s parts, those that apply, in its order."""
+                       comm: pd.DataFrame | None) -> tuple[list[str], tuple[str, str, str] | None]:
+    """``unexplained_note``'s parts, those that apply, in its order, and the communication note's pieces
+    (``_communication_pieces``), which the console's sentences split again: worked out once."""
+    pieces = _communication_pieces(contrib, comm, wf is not None and bool(len(wf)))
     parts = [fallback_note(contrib), wrapper_note(contrib), all_steps_note(contrib), name_map_note(contrib),
-             _unexplained(contrib, wf), communication_note(contrib, comm, wf is not None and bool(len(wf)))]
-    return [p for p in parts if p]
+             _unexplained(contrib, wf), _joined(pieces)]
+    return [p for p in parts if p], pieces
 
 
 def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
@@ -171,11 +173,11 @@ def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | Non
     it holds the wrapper note (``wrapper_note``), a block: the note up to the wrapper note's opening, a "  - " line
     per side's wrapper with its figure, then its advice and the parts after it. The Summary sheet and the JSON keep
     the one line; on the tracelens vLLM pair, whose wrappers are 100-character batch names, it was 772 characters."""
-    parts = _unexplained_parts(contrib, wf, comm)
+    parts, pieces = _unexplained_parts(contrib, wf, comm)
     found = contrib.attrs.get("wrappers") if contrib is not None and parts else None
     wrapper = wrapper_note(contrib) if found else ""
     if not wrapper or wrapper not in parts:
-        return _sentences(parts, _communication_pieces(contrib, comm, wf is not None and bool(len(wf))))
+        return _sentences(parts, pieces)
     i = parts.index(wrapper)
     opening, items, advice = wrapper_pieces(found, *_TIME_WRAPPER, bool(contrib.attrs.get("details_off")),
                                             bool(contrib.attrs.get("wrappers_mapped")))
@@ -189,7 +191,7 @@ def _sentences(parts: list[str], pieces: tuple[str, str, str] | None) -> list[st
     ones below, joined by "; " as on the sheet; then the Share column's basis, which ends ``_unexplained``'s part
     (``SHARES_BASIS_LEAD``); then the communication note (``pieces``, where it is the last part), its figures, and
     its why as a sentence of its own. The sheet's and the JSON's one line was 729 characters on reference pair 4."""
-    comm = pieces is not None and parts[-1] == f"{pieces[0]} ({pieces[1]}): {pieces[2]}"
+    comm = pieces is not None and parts[-1] == _joined(pieces)
     head, lead, basis = "; ".join(parts[:-1] if comm else parts).partition(SHARES_BASIS_LEAD)
     said = [head] if head else []
     said += [f"{lead[2:]}{basis}"] if lead else []
@@ -449,7 +451,11 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None, 
     counts as communication (uncovered where no computing overlaps it), not as the operator's computing; a run
     without a ``waterfall`` (operators alone: no time breakdown) is not told what its waterfall counts. ""
     where none does."""
-    pieces = _communication_pieces(contrib, comm, waterfall)
+    return _joined(_communication_pieces(contrib, comm, waterfall))
+
+
+def _joined(pieces: tuple[str, str, str] | None) -> str:
+    """``_communication_pieces`` as the one-line note says them: "what (why): figures" ("" for none)."""
     return f"{pieces[0]} ({pieces[1]}): {pieces[2]}" if pieces else ""
 
 
