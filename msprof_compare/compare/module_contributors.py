@@ -45,11 +45,18 @@ def _own_module_rows(contrib: pd.DataFrame, sheets: list[Sheet]) -> dict[str, tu
     names = text_cells(column_at(d, 4))
     base, comp = sheet_numbers(column_at(d, 6)), sheet_numbers(column_at(d, 10))
     out: dict[str, tuple[float, float]] = {}
+    rows_of = _rows_by_value(names)
     for name in contrib["Name"].tolist():
-        rows = names == name
-        if name != "[ TOTAL ]" and rows.any():
+        rows = rows_of.get(name)
+        if name != "[ TOTAL ]" and rows is not None:
             out[name] = (float(np.nansum(base[rows])), float(np.nansum(comp[rows])))
     return out
+
+
+def _rows_by_value(values: np.ndarray) -> dict[Any, np.ndarray]:
+    """Each value's row positions (ascending, so sums add in sheet order), by one grouping: a mask over every
+    sheet row per contributor grew with contributors x rows. A missing value (NaN) names no row, as ``==`` held."""
+    return pd.Series(np.arange(len(values), dtype=np.int64)).groupby(values, sort=False).indices
 
 
 def _around_modules(own: dict[str, tuple[float, float]], held: dict[str, list[tuple[str, float, float]]]
@@ -249,8 +256,10 @@ def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame 
     diff = np.abs(np.round(col_of(rows, "Comparison(ms)", float) - col_of(rows, "Base(ms)", float), 6))
     diff = np.nan_to_num(diff)
     listed = []
+    rows_of = _rows_by_value(op)
+    none = np.zeros(0, np.int64)
     for name in contrib["Name"].tolist():
-        mine = diff[op == name]
+        mine = diff[rows_of.get(name, none)]
         # one module row holding most of the op's change: a change spread over every layer (one vendor against
         # another) names no module, and listing its rows said no more than the op's own row
         if len(mine) and mine.sum() and mine.max() >= LOCALIZED_SHARE * mine.sum():
