@@ -740,3 +740,46 @@ def test_a_type_column_of_digits_text_alone_reads_as_its_integers(tmp_path: Path
         assert len(p.ops) == ops
         for frame in ("ops", "python_functions", "queue"):
             pd.testing.assert_frame_equal(getattr(p, frame), getattr(q, frame))
+
+
+@pytest.mark.parametrize("step", [None, 50])
+def test_no_op_row_reads_other_kinds_typed_as_digits_text(tmp_path: Path, step: int | None) -> None:
+    """A PYTORCH_API of no op row at all (the excerpt's 860 op rows deleted; synthetic) whose type column has no
+    affinity and whose 318 queue rows and 1,282 Python rows are typed '50002' / '50003' as text: they were counted
+    as "type stored other than as an integer" and left out, the Python frames and queue rows with them, where the
+    same rows typed by integer were read. Now both copies load alike (counts by SQL), nothing said of the type,
+    over all steps and step 50 (left64g, session 64)."""
+    def copy(name: str, queue: str, trace: str) -> Path:
+        return _db(tmp_path / name, *UNTYPED_API, "DELETE FROM PYTORCH_API WHERE type = 50001",
+                   f"UPDATE PYTORCH_API SET type = {queue} WHERE type = 50002",
+                   f"UPDATE PYTORCH_API SET type = {trace} WHERE type = 50003")
+
+    text, integer = copy("text", "'50002'", "'50003'"), copy("int", "50002", "50003")
+    assert sql(text, "SELECT typeof(type), count(*) FROM PYTORCH_API GROUP BY 1") == [("text", 1600)]
+    assert sql(integer, "SELECT typeof(type), count(*) FROM PYTORCH_API GROUP BY 1") == [("integer", 1600)]
+    (trace,), = sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50003")
+    (queue,), = sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50002")
+    assert (trace, queue) == (1282, 318)
+    p, q = load_profile(str(text), OPTS, step=step), load_profile(str(integer), OPTS, step=step)
+    assert not [w for w in p.warnings if "type" in w and "PYTORCH_API" in w]
+    assert [w.replace(str(text), "DB") for w in p.warnings] == [w.replace(str(integer), "DB") for w in q.warnings]
+    assert len(p.ops) == len(q.ops) == 0
+    assert len(p.python_functions) == len(q.python_functions) > 0
+    assert len(p.queue) == len(q.queue) > 0
+    if step is None:
+        assert (len(p.python_functions), len(p.queue)) == (trace, queue)
+    pd.testing.assert_frame_equal(p.python_functions, q.python_functions)
+    pd.testing.assert_frame_equal(p.queue, q.queue)
+
+
+def test_no_op_row_still_says_a_type_that_is_no_integer(tmp_path: Path) -> None:
+    """Beside the digits text read as its kinds, a type that spells no integer ('trace', synthetic, in two Python rows
+    of a PYTORCH_API of no op row) is still counted and named, alone: 2 rows, the first 'trace'."""
+    db = _db(tmp_path, *UNTYPED_API, "DELETE FROM PYTORCH_API WHERE type = 50001",
+             "UPDATE PYTORCH_API SET type = '50003' WHERE type = 50003",
+             "UPDATE PYTORCH_API SET type = 'trace' WHERE rowid IN (SELECT rowid FROM PYTORCH_API WHERE type = '50003' "
+             "ORDER BY rowid LIMIT 2)")
+    p = load_profile(str(db), OPTS)
+    assert [w for w in p.warnings if "stored other than" in w] == [
+        f"{db}: 2 PYTORCH_API row(s) have a type stored other than as an integer (the first: 'trace'): {UNTYPED}"]
+    assert len(p.python_functions) == 1282 - 2

@@ -1559,10 +1559,13 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     # rows) and counted; where no op is left, all are counted by a scan of their own (36 ms at 650k rows), which
     # leaves a table of no type at all unread
     null_kinds = kind_sql == "p.type" and profile.extra["any_op"]
-    if not profile.extra["any_op"] and kind_sql == "p.type":  # why no op
+    # no op at all: rows of the other kinds typed as digits text are read as those kinds (below), as beside an op;
+    # they were counted as of no kind and left out, a table's Python and queue rows with them
+    digit_kinds = kind_sql == "p.type" and not profile.extra["any_op"]
+    if digit_kinds:  # why no op
         db.null("PYTORCH_API.type", db.scalar("SELECT count(*) FROM PYTORCH_API WHERE type IS NULL"), untyped_effect)
-        _odd_api_types(db, db.scalar(f"SELECT count(*) FROM PYTORCH_API p WHERE {_ODD_TYPE}"), untyped_effect,
-                       digits_read=False)
+        _odd_api_types(db, db.scalar(f"SELECT count(*) FROM PYTORCH_API p WHERE {_ODD_TYPE} AND NOT {_DIGITS_TYPE}"),
+                       untyped_effect)
     wanted = list(types["op"])
     if opts.enable_memory_compare:
         wanted.extend(types["queue"])
@@ -1588,11 +1591,13 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     # made of rows no IN pair takes): ASCII digits read as the integer (as every integer query reads them), others
     # as no kind (``_NOT_A_TYPE``), counted; both were left out unsaid
     stray += f" OR {_ODD_TYPE}" if null_kinds else ""
+    stray += f" OR ({_DIGITS_TYPE} AND CAST(p.type AS INTEGER) IN ({','.join('?' * len(wanted))}))" \
+        if digit_kinds else ""
     kinds = (f"({_in_pairs(kind_sql, len(wanted))}{' OR p.type IS NULL' if null_kinds else ''}{stray})"
              if kind_sql == "p.type" else f"{kind_sql} IN ({','.join('?' * len(wanted))})")
     sql = (f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE {kinds} "
            "AND p.startNs IS NOT NULL AND p.endNs IS NOT NULL")
-    params: tuple = (*wanted, *known)
+    params: tuple = (*wanted, *known, *(wanted if digit_kinds else ()))
     if rng != _ALL:  # the TEXT -> INTEGER cast of every row costs: only when a step asks for it
         # Python frames that began before the step and are still open in it stay (as the text path keeps them):
         # a module's call stack is made of its outer frames (docs/differences.md, "A step without data ...");
@@ -1600,10 +1605,10 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         trace = ",".join("?" * len(types["trace"]))
         # a Python row typed as digits text is one too (read as its integer, as in the step; such a frame begun
         # before the step was left out, where its integer-typed twin stayed)
-        text_trace = f" OR ({_DIGITS_TYPE} AND CAST(p.type AS INTEGER) IN ({trace}))" if null_kinds else ""
+        text_trace = f" OR ({_DIGITS_TYPE} AND CAST(p.type AS INTEGER) IN ({trace}))" if kind_sql == "p.type" else ""
         sql += (" AND CAST(p.startNs AS INTEGER) <= ? AND (CAST(p.startNs AS INTEGER) >= ? OR "
                 f"(({kind_sql} IN ({trace}){text_trace}) AND CAST(p.endNs AS INTEGER) >= ?))")
-        params += (rng[1], rng[0], *types["trace"], *(types["trace"] if null_kinds else ()), rng[0])
+        params += (rng[1], rng[0], *types["trace"], *(types["trace"] if text_trace else ()), rng[0])
     got = db.ints(sql, params, len(cols), lenient=(list(cols).index("type"), _NOT_A_TYPE))
     if null_kinds:  # the step's rows of no type (-1), or of a type that is no integer: counted, then left out
         untyped = got[:, list(cols).index("type")] == -1
