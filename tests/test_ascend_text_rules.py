@@ -2113,17 +2113,24 @@ def test_flows_of_a_renamed_category_that_leave_tasks_unlinked_are_counted(tmp_p
     assert len(said) == 2 and "linked to no operator" in said[0] and "operator" not in said[1].split("(", 1)[1]
 
 
-def test_a_step_marker_in_another_case_is_said(samples: Path, tmp_path: Path) -> None:
-    """``profilerstep#50`` is no step to the step scan ("ProfilerStep#" as written, as the original's): in a
-    torch_npu export it was one op holding the whole step and no step to choose, unsaid. The level1 rank0 sample
-    with its one marker (cpu_op ``ProfilerStep#50``, counted from the raw events) renamed so: counted in the
-    warning; the step options find no marker; the sample as written gets no such line."""
+def _level1_marker_copy(samples: Path, tmp_path: Path) -> tuple[Path, Path, Path, list[dict], list[dict]]:
+    """The level1 rank0 sample, a copy of it to edit, the copy's trace_view.json, its events and its step markers:
+    one, the cpu_op ``ProfilerStep#50`` (checked on the raw events), for a test to rename or recategorise."""
     src = samples / LEVEL1
     out = shutil.copytree(src, tmp_path / "r_ascend_pt")
     trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     events = json.loads(trace.read_text())
     marks = [e for e in events if "ProfilerStep#" in str(e.get("name", ""))]
     assert [(e["cat"], e["name"]) for e in marks] == [("cpu_op", "ProfilerStep#50")]
+    return src, out, trace, events, marks
+
+
+def test_a_step_marker_in_another_case_is_said(samples: Path, tmp_path: Path) -> None:
+    """``profilerstep#50`` is no step to the step scan ("ProfilerStep#" as written, as the original's): in a
+    torch_npu export it was one op holding the whole step and no step to choose, unsaid. The level1 rank0 sample
+    with its one marker (cpu_op ``ProfilerStep#50``, counted from the raw events) renamed so: counted in the
+    warning; the step options find no marker; the sample as written gets no such line."""
+    src, out, trace, events, marks = _level1_marker_copy(samples, tmp_path)
     marks[0]["name"] = "profilerstep#50"
     trace.write_text(json.dumps(events))
     opts = Options(enable_operator_compare=True)
@@ -2143,12 +2150,7 @@ def test_a_step_marker_written_as_a_python_function_is_said(samples: Path, tmp_p
     rank0 sample with its one marker (cpu_op ``ProfilerStep#50``, counted from the raw events) made a python_function:
     counted where the Python functions are read (the operator comparison); the marker written as both a cpu_op and a
     python_function is a step, and no line; the sample as written gets none either."""
-    src = samples / LEVEL1
-    out = shutil.copytree(src, tmp_path / "r_ascend_pt")
-    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    events = json.loads(trace.read_text())
-    marks = [e for e in events if "ProfilerStep#" in str(e.get("name", ""))]
-    assert [(e["cat"], e["name"]) for e in marks] == [("cpu_op", "ProfilerStep#50")]
+    src, out, trace, events, marks = _level1_marker_copy(samples, tmp_path)
     marks[0]["cat"] = "python_function"
     trace.write_text(json.dumps(events))
     opts = Options(enable_operator_compare=True)
@@ -2202,12 +2204,7 @@ def test_a_step_refused_says_the_step_markers_written_as_python_functions(sample
     marker (cpu_op ``ProfilerStep#50``) made a python_function, and a second one (``ProfilerStep#51``) added, both
     counted by hand; with a cpu_op ``ProfilerStep#49`` beside them, 49 is the one valid step. Operator comparison on
     (the Python functions' table) and off (their names alone) alike; a refusal with no such marker is as before."""
-    src = samples / LEVEL1
-    out = shutil.copytree(src, tmp_path / "r_ascend_pt")
-    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    events = json.loads(trace.read_text())
-    marks = [e for e in events if "ProfilerStep#" in str(e.get("name", ""))]
-    assert [(e["cat"], e["name"]) for e in marks] == [("cpu_op", "ProfilerStep#50")]
+    src, out, trace, events, marks = _level1_marker_copy(samples, tmp_path)
     marks[0]["cat"] = "python_function"
     trace.write_text(json.dumps(events))
     for on in (False, True):

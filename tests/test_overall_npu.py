@@ -100,6 +100,17 @@ def _wait_by_hand(raw: list[dict], planes: tuple[int, ...] = (), lane: int = 0) 
     return covered(waits.get(best, [])), covered(ops)
 
 
+def _hccl_ops(raw: list[dict]) -> tuple[int, list[dict], list[dict]]:
+    """The HCCL process's pid in level1 rank0's raw events, the events without its plane 0 (tid 1, no Notify_Wait:
+    left out, as the tests here say), and its group lane's ops (tid 0) in time order."""
+    pid = next(e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
+               and e["args"]["name"] == "HCCL")
+    raw = [e for e in raw if not (e.get("pid") == pid and e.get("tid") == 1)]
+    ops = sorted((e for e in raw if e.get("pid") == pid and e.get("tid") == 0 and e.get("ph") == "X"),
+                 key=lambda e: Decimal(e["ts"]))
+    return pid, raw, ops
+
+
 def _level1_copy(samples: Path, tmp_path: Path) -> tuple[Path, Path, list[dict]]:
     """(copy of the level1 rank0 sample in tmp_path, its trace_view.json, that file's events) for a test to edit."""
     src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
@@ -151,11 +162,7 @@ def test_total_wait_sums_the_groups(samples, tmp_path):
     made-up "Group 1 Communication" (tid 9, sorted after plane tid 4: the last two all-reduces, planes tids
     5-8). Expected per group by the plain-Python history above."""
     copy, tv, raw = _level1_copy(samples, tmp_path)
-    pid = next(e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
-               and e["args"]["name"] == "HCCL")
-    raw = [e for e in raw if not (e.get("pid") == pid and e.get("tid") == 1)]
-    ops = sorted((e for e in raw if e.get("pid") == pid and e.get("tid") == 0 and e.get("ph") == "X"),
-                 key=lambda e: Decimal(e["ts"]))
+    pid, raw, ops = _hccl_ops(raw)
     for e in ops[2:]:
         e["tid"] = 9
     for e in raw:
@@ -1313,11 +1320,7 @@ def test_groups_with_planes_of_their_own_each_read_alone(samples, tmp_path):
     out as above). Expected per group by the plain-Python history above; the groups' figures differ, so a group
     read with another's rows fails."""
     copy, tv, raw = _level1_copy(samples, tmp_path)
-    pid = next(e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
-               and e["args"]["name"] == "HCCL")
-    raw = [e for e in raw if not (e.get("pid") == pid and e.get("tid") == 1)]
-    ops = sorted((e for e in raw if e.get("pid") == pid and e.get("tid") == 0 and e.get("ph") == "X"),
-                 key=lambda e: Decimal(e["ts"]))
+    pid, raw, ops = _hccl_ops(raw)
     spans = [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in ops]
     assert len(spans) == 4
     for e in raw:
