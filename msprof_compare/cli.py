@@ -109,6 +109,22 @@ def overall_hint(output: str, formats: tuple[str, ...] = ("xlsx",)) -> str:
 #: Printed under the original's table, whose first column names only the hardware ("NPU" twice for an NPU pair).
 ROWS_LEGEND = "Rows: base first, comparison second."
 _CONTEXT = {"help_option_names": ["-h", "-H", "--help"]}
+VERSION_HELP = "Show the tool's version and exit."
+
+
+def version_line() -> str:
+    """What ``--version`` prints on every face: the tool's name and version as the JSON report's ``tool`` names
+    them, so that a bug report can say which release ran."""
+    from . import __version__
+
+    return f"msprof-compare {__version__}"
+
+
+def _show_version(value: bool) -> None:
+    """``--version``'s callback: eager, so that it answers before the required -d / -bp are looked for."""
+    if value:
+        typer.echo(version_line())
+        raise typer.Exit()
 
 
 def clean_path(value: str | None) -> str | None:
@@ -226,10 +242,14 @@ def compare_command(
                                                   help=HELP["fail_on_regression"], show_default=False),
     rank_list: str | None = typer.Option(None, "--rank_list", metavar="LIST", help=HELP["rank_list"],
                                          show_default=False),
+    version: bool = typer.Option(False, "--version", help=VERSION_HELP, callback=_show_version, is_eager=True,
+                                 expose_value=False),
 ) -> dict[str, Any]:
     """Compare the performance differences between GPUs and NPUs."""
     # Parsing only: the caller runs the comparison, so parse errors and run errors stay apart.
-    return dict(locals())
+    params = dict(locals())
+    del params["version"]  # answered by its callback: never an option of the run
+    return params
 
 
 class _OrderedHelp:
@@ -254,7 +274,8 @@ def _analyze_app() -> typer.Typer:
                       context_settings=_CONTEXT, help="msprof-analyze: performance analysis tools.")
 
     @app.callback()
-    def _group() -> None:
+    def _group(version: bool = typer.Option(False, "--version", help=VERSION_HELP, callback=_show_version,
+                                            is_eager=True, expose_value=False)) -> None:
         """msprof-analyze: performance analysis tools (this package provides `compare`)."""
 
     app.command("compare", help=SHORT_HELP, short_help=SHORT_HELP, epilog=HELP_EPILOG, context_settings=_CONTEXT,
@@ -468,7 +489,8 @@ def compare_main(args: list[str] | None = None) -> None:
 
 
 #: Options of the script face that the original's parser does not have.
-_SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_regression", "--rank_list"})
+_SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_regression", "--rank_list",
+                               "--version"})
 
 
 #: The path options of the CLI faces, which the script takes as positional arguments instead.
@@ -579,6 +601,7 @@ def build_script_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail_on_regression", action=_StoreRepeated, type=str, default=None, metavar="PCT",
                    help=HELP["fail_on_regression"])
     p.add_argument("--rank_list", action=_StoreRepeated, type=str, default=None, metavar="LIST", help=HELP["rank_list"])
+    p.add_argument("--version", action="version", version=version_line(), help=VERSION_HELP)
     return p
 
 

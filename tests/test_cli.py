@@ -1954,3 +1954,50 @@ def test_workbook_hint_name_is_free_for_the_json_only_where_one_is_written(tmp_p
     assert workbook_name("run.xlsx", ("xlsx", "json")) == "run_1.xlsx"
     (tmp_path / "reports.xlsx").mkdir()  # a folder whose name ends in .xlsx: the default name goes inside
     assert workbook_name("reports.xlsx", ("xlsx",)) == ""
+
+
+def _declared_version_line() -> str:
+    """``--version``'s line worked out apart from the package: the name the JSON report's ``tool`` gives and the
+    version pyproject.toml declares."""
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    return "msprof-compare " + re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1) + "\n"
+
+
+@pytest.mark.parametrize("face, args", [
+    (cli.analyze_main, ["--version"]),
+    (cli.analyze_main, ["compare", "--version"]),
+    (cli.analyze_main, ["compare", "-d", "nowhere", "--version"]),  # eager: the missing -bp is not looked for
+    (cli.compare_main, ["--version"]),
+    (cli.compare_main, ["compare", "--version"]),
+    (cli.script_main, ["--version"]),
+    (cli.script_main, ["base", "--version"]),  # the missing COMPARISON is not looked for either
+])
+def test_version_prints_one_line_and_exits_0(face, args: list[str], capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as info:
+        face(args)
+    out, err = capsys.readouterr()
+    assert (info.value.code or 0, out, err) == (0, _declared_version_line(), "")
+
+
+def test_version_as_a_value_is_the_value(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """Adding --version changes no other flag: "-o --version" still names the output folder "--version" on the
+    CLI faces (click takes the next word as the value; the script's argparse takes no word that begins with a dash
+    as a value, known option or not), and a run's parsed options hold no ``version``."""
+    seen: list[dict] = []
+    monkeypatch.setattr(cli, "execute", lambda params, **_kw: seen.append(params) or 0)
+    code, out, _ = run_inproc(capsys, "-d", "c", "-bp", "b", "-o", "--version")
+    assert (code, out) == (0, "")
+    with pytest.raises(SystemExit):
+        cli.compare_main(["-d", "c", "-bp", "b", "--output_path", "--version"])
+    assert cli.script_main(["b", "c", "-o=--version"]) == 0
+    assert capsys.readouterr().out == ""
+    assert [p["output_path"] for p in seen] == ["--version"] * 3
+    assert all("version" not in p for p in seen)
+
+
+def test_version_of_the_module_and_the_script(tmp_path: Path) -> None:
+    """``python -m msprof_compare --version`` and ``python performance_compare.py --version``, as a user runs them."""
+    for command in ([sys.executable, "-m", "msprof_compare", "--version"],
+                    [sys.executable, str(REPO / "performance_compare.py"), "--version"]):
+        done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert (done.returncode, done.stdout, done.stderr) == (0, _declared_version_line(), ""), command

@@ -69,9 +69,9 @@ def test_json_of_every_option_validates_against_the_schema(pair: str, capsys: py
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     assert validate(doc, schema) == []
     # the options are recorded by flag name, as given (README: the API's options are the long names); rank_list
-    # selects the compares of a rank-by-rank run, no option of one compare
+    # selects the compares of a rank-by-rank run, no option of one compare; version prints and exits, running none
     assert set(doc["options"]) == readme_option_names() - {"profiling_path", "benchmark_profiling_path",
-                                                           "output_path", "rank_list"}
+                                                           "output_path", "rank_list", "version"}
     assert doc["options"]["max_kernel_num"] == 10 and doc["options"]["disable_module"] is True
     assert doc["options"]["base_step"] == (-1 if pair == "gpu" else 50)  # -1: no step given (schema)
     assert doc["options"]["op_name_map"] == json.loads(extra[extra.index("--op_name_map") + 1].replace("'", '"'))
