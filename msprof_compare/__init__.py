@@ -1,7 +1,9 @@
 """msprof-compare: compare two deep-learning performance profiles.
 
-The API (and pandas, numpy under it) loads on first use, so that the command-line entry points can
-install their Ctrl-C handling before the imports that take most of the start-up time.
+The API: ``compare`` (one pair of profiles, a ``CompareResult``), ``ranks``, ``compare_ranks`` and
+``ranks_overview`` (multi-rank runs); ``ProfileError`` / ``UsageError`` for bad data / bad options.
+It (and pandas, numpy under it) loads on first use, so that the command-line entry points can install
+their Ctrl-C handling before the imports that take most of the start-up time.
 """
 
 from __future__ import annotations
@@ -117,6 +119,13 @@ def ranks_overview(results: Iterable[tuple[int | RankCycle, msprof_compare.Compa
     from .api import ranks_overview as build
 
     return build(results, reports, not_compared, rank_list)
+
+
+def __dir__() -> list[str]:
+    """The API (``__all__``), ``__version__`` and the module's dunders: ``dir(msprof_compare)`` and a shell's
+    completion listed ``os``, ``sys``, ``Iterable``, ``TYPE_CHECKING`` and the sub-modules loaded so far, names that
+    are the package's plumbing, not what it offers (``help()`` reads ``__all__`` itself)."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__") and name.endswith("__"))})
 
 
 def __getattr__(name: str) -> object:

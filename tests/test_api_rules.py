@@ -246,3 +246,30 @@ def test_operator_run_of_a_trace_without_kernels_warns_once_per_side(tmp_path, c
         "OperatorCompareStatistic")
     assert round(float(stat.iloc[:, 2].sum()) * 1e6) == 487_907  # ms to ns
     assert res.sheet_names  # the full pair still compares
+
+
+def test_the_package_namespace_shows_the_api():
+    """``dir(msprof_compare)`` (and a shell's completion) names what the API offers, not the package's imports
+    (``os``, ``sys``, ``Iterable``, ``TYPE_CHECKING`` were listed): its public names are the API the README names
+    as ``msprof_compare.NAME`` (its sub-modules aside) with the classes its functions return and raise, each one
+    reachable, and a star import gives the same."""
+    import pydoc
+    import re
+
+    import msprof_compare
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"msprof_compare\.([A-Za-z_]+)", readme)) - {"api", "errors", "report"}
+    expected = named | {"CompareResult", "ProfileError", "UsageError"}
+    public = {n for n in dir(msprof_compare) if not n.startswith("_")}
+    assert public == expected == set(msprof_compare.__all__)
+    assert "__version__" in dir(msprof_compare) and {"os", "sys", "Iterable", "TYPE_CHECKING"}.isdisjoint(
+        dir(msprof_compare))
+    assert all(getattr(msprof_compare, n) is not None for n in public)
+    star: dict = {}
+    exec("from msprof_compare import *", star)
+    assert set(star) - {"__builtins__"} == expected
+    # help() documents the result class too (it was left out while the API was not loaded yet)
+    assert "class CompareResult" in pydoc.render_doc(msprof_compare, renderer=pydoc.plaintext)
+    # hidden from dir(), not removed: a script that reached an import through the package still runs
+    assert msprof_compare.os is os
