@@ -57,7 +57,7 @@ def test_a_db_cut_to_its_first_byte_is_not_said_empty(tmp_path: Path) -> None:
     f.write_bytes(b"x")
     with pytest.raises(ProfileError) as e:
         load_profile(str(f), OPTS)
-    assert str(e.value) == f"{f}: not a SQLite database: 1 byte(s) that do not begin with SQLite's header"
+    assert str(e.value) == f"{f}: not a SQLite database: the file (1 byte) does not begin with SQLite's header"
 
 
 def test_a_db_cut_short_is_said_so(tmp_path: Path) -> None:
@@ -529,3 +529,15 @@ def test_a_rank_map_of_two_ranks_beside_a_meta_data_rank_is_checked(tmp_path: Pa
     check_db_rank(0, p)
     assert p.warnings == before
 
+
+
+@pytest.mark.parametrize("size", [99, 100, 4096])
+def test_a_db_that_is_no_sqlite_file_reads_alike_at_any_size(tmp_path: Path, size: int) -> None:
+    """A file under a profiler database's name that is no SQLite file is said so in the same words whether it is
+    shorter than SQLite's 100-byte header (told by its size) or not (SQLite's "file is not a database", which read
+    "not a readable SQLite database (file is not a database)")."""
+    f = tmp_path / "ascend_pytorch_profiler_0.db"
+    f.write_bytes((b'{"traceEvents": []}' + b" " * size)[:size])
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f), OPTS)
+    assert str(e.value) == f"{f}: not a SQLite database: the file ({size:,} bytes) does not begin with SQLite's header"

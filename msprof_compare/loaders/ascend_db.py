@@ -256,7 +256,14 @@ def _cut_short(path: str) -> str:
     if _SQLITE_MAGIC.startswith(head) or head.startswith(_SQLITE_MAGIC):
         return (f"the file is cut short: {size:,} byte(s), fewer than a SQLite database's 100-byte header, which it "
                 "begins as; a partial copy, or a write that did not finish: copy it again in full")
-    return f"not a SQLite database: {size:,} byte(s) that do not begin with SQLite's header"
+    return _no_sqlite_header(size)
+
+
+def _no_sqlite_header(size: int) -> str:
+    """The words for a file that is no SQLite database at all, short or long: one under the header's 100 bytes is
+    told by ``_cut_short``, a longer one by SQLite ("file is not a database", which ``_unopened`` names so)."""
+    unit = "byte" if size == 1 else "bytes"
+    return f"not a SQLite database: the file ({size:,} {unit}) does not begin with SQLite's header"
 
 
 def _pending_wal(path: str) -> bool:
@@ -330,6 +337,14 @@ def _unopened(path: str, exc: sqlite3.Error, pending: bool) -> str:
         return (f"its write-ahead log {name}-wal holds changes not yet in the database, which SQLite reads only "
                 f"through {name}-shm, a file it cannot create in this read-only folder ({exc}); copy the .db and its "
                 "-wal to a writable folder")
+    if "not a database" in str(exc):  # SQLite's words (before 3.21: "file is encrypted or is not a database")
+        try:
+            with open(path, "rb") as fh:
+                head, size = fh.read(16), os.fstat(fh.fileno()).st_size
+        except OSError:
+            head, size = _SQLITE_MAGIC, 0
+        if head != _SQLITE_MAGIC:  # as a short file is told (_cut_short), where "(file is not a database)" was
+            return _no_sqlite_header(size)
     return f"not a readable SQLite database ({exc})"
 
 
