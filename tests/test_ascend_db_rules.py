@@ -223,15 +223,36 @@ def test_step_row_starting_at_zero_is_no_step(tmp_path: Path, start: int) -> Non
 
 def test_step_notes_name_a_few_ids_of_many(tmp_path: Path) -> None:
     """Twelve STEP_TIME rows starting at 0 (ids 51 to 62, each ending where step 50 ends; synthetic, added to the
-    excerpt): the note named every id, one id a row of a damaged table; it names the first 8 and the count now, as
-    other notes name a few of many ("... (12 in all)"). Step 50 loads as before."""
+    excerpt): the note named every id, one id a row of a damaged table; it names their run as a range now, as the
+    refusal of an absent step lists the valid ones ("51-62", where it read "51, 52, ..., 58, ... (12 in all)").
+    Step 50 loads as before."""
     _, e50 = STEP
     db = _db(tmp_path, *(f"INSERT INTO STEP_TIME VALUES ({i}, 0, {e50})" for i in range(51, 63)))
     p = load_profile(str(db), OPTS, step=50)
     assert [w for w in p.warnings if "STEP_TIME" in w] == [
-        f"{db}: STEP_TIME step(s) 51, 52, 53, 54, 55, 56, 57, 58, ... (12 in all) last over a week (a startNs of 0, "
-        "or another damaged time?); they are no steps"]
+        f"{db}: STEP_TIME step(s) 51-62 last over a week (a startNs of 0, or another damaged time?); they are no "
+        "steps"]
     assert p.extra["steps"]["id"].tolist() == [50]
+
+
+def test_step_notes_name_a_dozen_pieces_of_many(tmp_path: Path) -> None:
+    """Fifteen steps of odd ids 51 to 79 (no run to shorten; synthetic rows added to the excerpt) in each of the
+    notes that name steps: every note names 11 ids, "...", the last and the count, where the inverted and the
+    duplicated steps' notes named 8 and the overlap note every id. Written out by hand: 51, 53, ..., 71, ..., 79."""
+    s50, e50 = STEP
+    odd = range(51, 80, 2)
+    named = "51, 53, 55, 57, 59, 61, 63, 65, 67, 69, 71, ..., 79 (15 in all)"
+    for n, (rows, words) in enumerate((
+            ([f"({i}, {e50}, {s50})" for i in odd], "end before they start; no data lies in them"),
+            ([f"({i}, {e50 + 10 * i}, {e50 + 10 * i + 5})" for i in odd for _ in (0, 1)],
+             "more than once; the first row of each is used"),
+            ([f"({i}, {s50 + i}, {s50 + i + 1})" for i in odd],
+             "start before an earlier step ends; a task in two steps is in each when a step is asked for, and in the "
+             "later one in Step Id"))):
+        db = _db(tmp_path, f"INSERT INTO STEP_TIME VALUES {', '.join(rows)}", folder=str(n))
+        said = [w for w in load_profile(str(db), OPTS).warnings if "STEP_TIME" in w]
+        holds = "holds " if "more than once" in words else ""
+        assert said == [f"{db}: STEP_TIME {holds}step(s) {named} {words}"], said
 
 
 def _step_end_at(tmp_path: Path, end: int) -> Path:

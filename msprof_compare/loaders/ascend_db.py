@@ -81,7 +81,7 @@ from ..model import (
     zero_readings_text,
 )
 from ..options import Options
-from ..textsafe import and_list, id_ranges, short_list, short_repr
+from ..textsafe import and_list, id_ranges, short_repr
 from ..units import MAX_RANK
 from . import traceio
 from .numparse import (
@@ -661,14 +661,11 @@ class _Db:
 # ---------------------------------------------------------------------- steps
 
 
-#: How many step ids a STEP_TIME note names before "... (N in all)".
-_STEPS_NAMED = 8
-
-
 def _step_list(ids: np.ndarray) -> str:
-    """Step ids as a STEP_TIME note names them, the first ``_STEPS_NAMED`` then the count: a table of thousands of
-    damaged rows (every startNs 0) made one line of every id."""
-    return short_list(ids.tolist(), _STEPS_NAMED, escape=False)
+    """Step ids as a STEP_TIME note names them, in the order given: runs as ranges and past a dozen pieces the first
+    ones, "...", the last and the count (``id_ranges``, as the refusal of an absent step lists the valid ones): a
+    table of thousands of damaged rows (every startNs 0) made one line of every id."""
+    return id_ranges(ids.tolist(), escape=False)
 
 
 def _steps(db: _Db) -> pd.DataFrame:
@@ -702,7 +699,7 @@ def _steps(db: _Db) -> pd.DataFrame:
     # (_step_range), while without a step a task goes to the later one (_step_ids); real exports hold disjoint steps
     inside = np.flatnonzero(sound[1:, 1] < np.maximum.accumulate(sound[:-1, 2])) + 1
     if inside.size:
-        db.notes.append(f"STEP_TIME step(s) {', '.join(str(i) for i in sound[inside, 0].tolist())} start before an "
+        db.notes.append(f"STEP_TIME step(s) {_step_list(sound[inside, 0])} start before an "
                         "earlier step ends; a task in two steps is in each when a step is asked for, and in the "
                         "later one in Step Id")
     return pd.DataFrame({"id": a[:, 0], "start": a[:, 1], "end": a[:, 2]})
