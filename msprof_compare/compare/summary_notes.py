@@ -190,12 +190,12 @@ def _sentences(parts: list[str], pieces: tuple[str, str, str] | None) -> list[st
     """The console's note without wrappers, in sentences of a line each: "Note: " and the parts but the last
     ones below, joined by "; " as on the sheet; then the Share column's basis, which ends ``_unexplained``'s part
     (``SHARES_BASIS_LEAD``); then the communication note (``pieces``, where it is the last part), its figures, and
-    its why as a sentence of its own. The sheet's and the JSON's one line was 729 characters on reference pair 4."""
-    comm = pieces is not None and parts[-1] == _joined(pieces)
-    head, lead, basis = "; ".join(parts[:-1] if comm else parts).partition(SHARES_BASIS_LEAD)
+    its why as a sentence of its own. The sheet's and the JSON's one line was 729 characters on reference pair 4.
+    ``parts`` and ``pieces`` are ``_unexplained_parts``' pair: with pieces, the communication note is the last part."""
+    head, lead, basis = "; ".join(parts[:-1] if pieces else parts).partition(SHARES_BASIS_LEAD)
     said = [head] if head else []
     said += [f"{lead[2:]}{basis}"] if lead else []
-    said += [f"{pieces[0]}: {pieces[2]}", f"these are {pieces[1]}"] if comm and pieces else []
+    said += [f"{pieces[0]}: {pieces[2]}", f"these are {pieces[1]}"] if pieces else []
     return [f"Note: {said[0]}.", *(f"{t[0].upper()}{t[1:]}." for t in said[1:])] if said else []
 
 
