@@ -35,6 +35,18 @@ def test_id_ranges_by_hand() -> None:
     assert id_ranges(["a\x1bb"]) == "a\\x1bb" and id_ranges(["a\x1bb"], escape=False) == "a\x1bb"
 
 
+def test_id_ranges_edges_by_hand() -> None:
+    """Exactly ``limit`` pieces are all shown; past it the count is of the ids, not of the pieces; a zero-padded
+    id ("007") does not extend a run of plain ones; ids written with spaces (text exports) are read stripped."""
+    twelve = [3 * i for i in range(12)]  # 12 ids, none consecutive: 12 pieces
+    assert id_ranges(twelve) == ", ".join(str(i) for i in twelve)
+    runs = [i for r in range(13) for i in (10 * r, 10 * r + 1, 10 * r + 2)]  # 13 runs of three: 39 ids
+    assert id_ranges(runs) == ("0-2, 10-12, 20-22, 30-32, 40-42, 50-52, 60-62, 70-72, 80-82, 90-92, 100-102, ..., "
+                               "120-122 (39 in all)")
+    assert id_ranges(["5", "6", "007"]) == "5, 6, 007"
+    assert id_ranges([" 4", "5 ", "6"]) == "4-6"
+
+
 def test_db_refusal_names_thousands_of_steps_as_ranges(tmp_path: Path) -> None:
     """The l1 DB excerpt (step 50) with 4,000 STEP_TIME rows 1001..5000 added before it (synthetic, 10 ns each,
     disjoint): step 7 was refused with every id, a line of some 24 KB; now "50, 1001-5000" in table order, through
