@@ -58,6 +58,17 @@ def test_views_read_only_and_repeated_columns_are_copied_once() -> None:
     assert df["view"].tolist() == two_d[:, 0].tolist() and ro[:5].tolist() == [0, 1, 2, 3, 4]
 
 
+def test_a_contiguous_view_is_copied_too() -> None:
+    """A slice of a longer 1-d array is contiguous and writable, yet a view: held as it is, the table would keep
+    the whole base alive (and a write through the table would show in it)."""
+    n = FRAME_OVER_ROWS
+    longer = np.arange(2 * n, dtype=np.int64)
+    df = frame_of({"head": longer[:n]})
+    assert not np.shares_memory(df["head"].to_numpy(), longer)
+    df.loc[df.index[:3], "head"] = -1
+    assert longer[:3].tolist() == [0, 1, 2] and df["head"].head(4).tolist() == [-1, -1, -1, 3]
+
+
 def _run(base: Path, comp: Path) -> tuple[dict[str, pd.DataFrame], str]:
     result = api.compare(str(base), str(comp), enable_profiling_compare=True, enable_operator_compare=True,
                          enable_memory_compare=True, enable_communication_compare=True, enable_api_compare=True,

@@ -65,6 +65,10 @@ def test_block_frame_equals_frame_and_refuses_other_columns():
         block_frame("python_functions", block, ("dur", "ts", "tid"), {"name": names})  # not in schema order
     with pytest.raises(ValueError, match="not those of the python_functions table"):
         block_frame("python_functions", block[:2], ("ts", "dur"), {"name": names})  # a column missing
+    with pytest.raises(ValueError, match="not those of the python_functions table"):  # the text column as int64
+        block_frame("python_functions", np.arange(16, dtype=np.int64).reshape(4, 4), ("name", "ts", "dur", "tid"), {})
+    with pytest.raises(ValueError, match="not those of the python_functions table"):  # an int column as object
+        block_frame("python_functions", block[:2], ("ts", "dur"), {"name": names, "tid": block[2].astype(object)})
 
 
 @pytest.mark.parametrize("n", [traceio._SPAN - 1, 2 * traceio._SPAN + 3])
