@@ -183,6 +183,21 @@ def test_blocks_reserved_for_root_are_room_for_root_alone(kineto: Path, tmp_path
                       "-o", str(tmp_path))[0] == 0
 
 
+def test_a_file_system_that_counts_no_blocks_is_left_to_the_probe(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """statvfs of a file system that counts no blocks at all (procfs, some FUSE mounts: f_blocks 0, so 0 free)
+    says nothing of its room: no "no space left" refusal there; the write probe judges such a folder."""
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report.output import check_room
+
+    real = os.statvfs
+    monkeypatch.setattr(os, "statvfs", lambda p: os.statvfs_result((*real(p)[:2], 0, 0, 0, *real(p)[5:])))
+    check_room(str(tmp_path), str(tmp_path))  # no UsageError
+    monkeypatch.setattr(os, "statvfs", _statvfs(0, 0))  # the same with 1,000 blocks: refused
+    with pytest.raises(UsageError, match="no space left on its file system"):
+        check_room(str(tmp_path), str(tmp_path))
+
+
 def test_stale_temporaries_of_killed_runs_are_removed(kineto: Path, tmp_path: Path) -> None:
     """What a SIGKILL leaves (a hidden temporary report) goes away on a later run once a day old;
     a fresh one (a run writing right now) and other files are left alone."""
