@@ -81,6 +81,52 @@ def test_a_db_cut_short_is_said_so(tmp_path: Path) -> None:
     assert len(load_profile(str(f), OPTS).ops) == len(load_profile(str(L1), OPTS).ops)
 
 
+def test_a_db_of_64_kib_pages_cut_short_is_said_so(tmp_path: Path) -> None:
+    """SQLite writes a page size of 65,536 as 1 in the header: the excerpt re-paged to 64 KiB pages (VACUUM) and
+    cut one byte short is said with its size in 64 KiB pages (page count and size by SQLite's PRAGMAs)."""
+    f = _db(tmp_path, "PRAGMA page_size = 65536", "VACUUM")
+    (pages,), = sql(f, "PRAGMA page_count")
+    (page,), = sql(f, "PRAGMA page_size")
+    whole = f.read_bytes()
+    assert page == 65536 and whole[16:18] == b"\x00\x01" and len(whole) == pages * page
+    assert len(load_profile(str(f), OPTS).ops) == len(load_profile(str(L1), OPTS).ops)  # whole: read as is
+    f.write_bytes(whole[:-1])
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f), OPTS)
+    assert str(e.value) == (f"{f}: the file is cut short: {len(whole) - 1:,} bytes where its header says "
+                            f"{len(whole):,} ({pages:,} pages of 65,536 bytes); a partial copy, or a write that "
+                            "did not finish: copy it again in full")
+
+
+def test_a_stale_page_count_in_the_header_is_not_read(tmp_path: Path) -> None:
+    """The header's page count holds only where its "version-valid-for" number (bytes 92-95) equals the change
+    counter (bytes 24-27); a writer that does not keep it leaves a stale count, which SQLite ignores (it counts the
+    file's pages). The whole excerpt with a page count of 200 (of its 97) and a valid-for number one behind the
+    counter (synthetic bytes) reads as the excerpt does, with no word of a cut."""
+    whole = bytearray(L1.read_bytes())
+    count = int.from_bytes(whole[24:28], "big")
+    whole[28:32] = (200).to_bytes(4, "big")
+    whole[92:96] = (count - 1).to_bytes(4, "big")
+    f = tmp_path / "ascend_pytorch_profiler_0.db"
+    f.write_bytes(bytes(whole))
+    p = load_profile(str(f), OPTS)
+    assert len(p.ops) == len(load_profile(str(L1), OPTS).ops) > 0
+    assert _said(p.warnings, "cut short") == []
+
+
+def test_a_db_whose_header_lost_its_magic_is_not_read_as_cut(tmp_path: Path) -> None:
+    """The page count is read only from a header that begins with SQLite's 16 bytes: the excerpt's first 100,000
+    bytes with those bytes overwritten ('x' * 16, synthetic) is no SQLite file to SQLite, said so, not "cut short"
+    by the rest of its header (97 pages of 4,096 bytes, which would say 397,312)."""
+    head = bytearray(L1.read_bytes()[:100_000])
+    head[:16] = b"x" * 16
+    f = tmp_path / "ascend_pytorch_profiler_0.db"
+    f.write_bytes(bytes(head))
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f), OPTS)
+    assert str(e.value) == f"{f}: not a readable SQLite database (file is not a database)"
+
+
 # --------------------------------------------------------------------------- STEP_TIME
 
 

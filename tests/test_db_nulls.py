@@ -783,3 +783,25 @@ def test_no_op_row_still_says_a_type_that_is_no_integer(tmp_path: Path) -> None:
     assert [w for w in p.warnings if "stored other than" in w] == [
         f"{db}: 2 PYTORCH_API row(s) have a type stored other than as an integer (the first: 'trace'): {UNTYPED}"]
     assert len(p.python_functions) == 1282 - 2
+
+
+def test_uint32_max_is_a_sound_plane_and_task_id(tmp_path: Path) -> None:
+    """4,294,967,295 is uint32's greatest, a value msprof writes: the level-0 sample's 296 communication tasks all
+    have planeId 4294967295 (SQL) and read as that plane, unsaid; a compute task of the l1 excerpt given taskId
+    4294967295 (synthetic) keeps it, unsaid, where 4294967296 is said (mutant: the bound taken as '>=')."""
+    lv0 = SAMPLES / "msinsight/test/data/pytorch/db/level0/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/" \
+        "ascend_pytorch_profiler_0.db"
+    if not lv0.exists():
+        pytest.skip("shared samples not present")
+    assert sql(lv0, "SELECT planeId, count(*) FROM COMMUNICATION_TASK_INFO GROUP BY 1") == [(4294967295, 296)]
+    p = load_profile(str(lv0), OPTS)
+    assert [w for w in p.warnings if "outside 0 to" in w] == []
+    assert int((p.comm["plane"] == "4294967295").sum()) == 296
+    (g,), = sql(L1, f"SELECT t.globalTaskId {COMPUTE} ORDER BY t.startNs LIMIT 1")
+    for value, said in ((4294967295, False), (4294967296, True)):
+        (tmp_path / str(value)).mkdir()
+        db = edited_copy(L1, tmp_path / str(value) / L1.name,
+                         f"UPDATE TASK SET taskId = {value} WHERE globalTaskId = {g}")
+        p = load_profile(str(db), OPTS)
+        assert bool([w for w in p.warnings if "TASK.taskId" in w]) is said
+        assert (value in p.kernels["task_id"].tolist()) is not said
