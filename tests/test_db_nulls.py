@@ -568,7 +568,12 @@ def test_a_kind_msprof_writes_is_left_out_unsaid_without_the_enum(tmp_path: Path
     assert sql(L1, "SELECT id FROM ENUM_API_TYPE WHERE name IN ('mstx', 'acl')") == [(20000,), (50004,)]
     if FULL_DB.exists():  # the shared samples beside the repo
         assert sql(FULL_DB, "SELECT id FROM ENUM_API_TYPE WHERE name = 'pytorch'") == [(30000,)]
-    for i, kind in enumerate((50004, 20000, 30000)):
+    # and every other id of those tables (mutants: one left out of _MSPROF_API_IDS): runtime 5000, hccl 5500, node
+    # 10000, model 15000 (the excerpt's), an older export's pta 25000 (full_db's)
+    assert sql(L1, "SELECT id FROM ENUM_API_TYPE WHERE id < 20000") == [(5000,), (5500,), (10000,), (15000,)]
+    if FULL_DB.exists():
+        assert sql(FULL_DB, "SELECT id FROM ENUM_API_TYPE WHERE name = 'pta'") == [(25000,)]
+    for i, kind in enumerate((50004, 20000, 30000, 5000, 5500, 10000, 15000, 25000)):
         db = _db(tmp_path / str(i), "DROP TABLE ENUM_API_TYPE",
                  f"UPDATE PYTORCH_API SET type = {kind} WHERE rowid IN ({ops3})")
         p = load_profile(str(db), OPTS)
