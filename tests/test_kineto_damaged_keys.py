@@ -571,6 +571,20 @@ def test_kineto_events_written_as_a_top_level_list_are_refused_as_such(tmp_path)
         e.get("ph") == "X" and e.get("cat") in cats for e in doc["traceEvents"])
 
 
+def test_a_legacy_kineto_list_is_refused_by_its_capitalised_categories(tmp_path):
+    """Legacy Kineto (tb_plugin's resnet50 sample, 2021) writes cat "Kernel": its excerpt's traceEvents written
+    as the top level are refused as Kineto events too, the category named as the rule reads it (case aside)."""
+    doc = json.loads((ROOT / "tests" / "data" / "kineto" / "legacy_resnet50_excerpt.pt.trace.json").read_text())
+    assert sum(e.get("cat") == "Kernel" for e in doc["traceEvents"]) == 75
+    assert not any(e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") for e in doc["traceEvents"])
+    bare = tmp_path / "bare.pt.trace.json"
+    bare.write_text(json.dumps(doc["traceEvents"]))
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(bare), build_options()[0])
+    assert info.value.message == ("a list of Kineto (GPU) trace events (cat kernel), not an Ascend trace_view.json: "
+                                  'a Kineto trace is a JSON object whose "traceEvents" holds them')
+
+
 def test_a_distributed_rank_that_is_no_rank_id_is_refused_naming_it(tmp_path):
     """A Kineto trace's distributedInfo.rank written as text digits reads as that rank, as a side file's rank does;
     one of another kind (1.0, true, -1, "abc") is refused naming it. Both read as no rank: "1.0" was told "no
