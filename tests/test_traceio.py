@@ -806,3 +806,17 @@ def test_a_trace_shipped_in_an_archive_is_named_as_such(tmp_path, capsys) -> Non
         assert code == 1 and error_lines(err) == [f"error: {f}: not a JSON trace: the file is {kind} ({hint})"], err
         assert not out.exists()
     assert traceio.archive_kind(trace) == "" and traceio.archive_kind(b"") == ""
+
+
+def test_python_step_marks_asks_the_host_ops_only_where_a_python_function_is_a_marker() -> None:
+    """``marks`` may be a superset (every distinct name of the trace): where no Python function bears a marker
+    name, the host ops' names are not gathered (a pass over every host op); where one does, its step is lost
+    unless a host op marks it (by hand)."""
+    def no_host() -> list:
+        raise AssertionError("host ops read")
+
+    python = np.array(["forward", "ProfilerStep#3", "backward"], dtype=object)
+    assert traceio.python_step_marks(python[[0, 2]], ["ProfilerStep#3", "forward"], no_host) is None
+    assert traceio.python_step_marks(python, ["ProfilerStep#3"], lambda: ["ProfilerStep#3"]) is None
+    assert traceio.python_step_marks(python, ["ProfilerStep#3"], lambda: ["ProfilerStep#4", 7]) == \
+        (1, "ProfilerStep#3", frozenset({3}))
