@@ -1079,3 +1079,39 @@ def test_db_group_wait_and_transmit_by_sql(reference_outputs: Path) -> None:
     uncovered = [got.loc["Uncovered Communication Time", c] / 1e3 for c in ("Duration(ms)", "Duration(ms).1")]
     assert [r[column].strip() for r in console["rows"]] == [f"{u:.3f}s({w:.3f}s)" for u, w in zip(uncovered, waits,
                                                                                           strict=True)]
+
+
+def test_db_wait_plane_tie_goes_to_the_plane_first_in_the_table(tmp_path: Path) -> None:
+    """Two planes with the same candidate time: the wait plane is the one whose candidates come first (by start),
+    as the SQL oracle's ``min`` over planes in that order takes it (mutant: '<=' keeps the last). The l1 excerpt
+    has none (its seven planes' sums differ): the last candidate of the least plane is lengthened (synthetic) by
+    the gap to the next least, which comes later, so the two tie and their waits differ."""
+    tasks = sql(Path(L1), "SELECT t.globalTaskId, t.startNs, t.endNs, s.value, c.planeId FROM TASK t JOIN "
+                          "COMMUNICATION_TASK_INFO c USING (globalTaskId) JOIN STRING_IDS s ON s.id = c.taskType "
+                          "ORDER BY t.startNs")
+    history: dict[int, str] = {}
+    cands: dict[int, list[tuple[int, int, int]]] = {}  # plane -> its candidates (id, start, end), in start order
+    for g, s, e, kind, plane in tasks:
+        h = history.get(plane)
+        if kind == "Notify_Wait" and not (h and (h == "RRNR" or h.endswith("RR"))):
+            cands.setdefault(plane, []).append((g, s, e))
+        history[plane] = (h[1:] if h else "OOO") + ("R" if kind == "RDMASend" else "N" if kind == "Notify_Wait"
+                                                    else "O")
+    sums = {p: sum(e - s for _, s, e in c) for p, c in cands.items()}
+    least, second = sorted(sums, key=sums.get)[:2]
+    assert sums[least] < sums[second]
+    assert list(cands).index(least) < list(cands).index(second)  # the least comes first: it stays the pick
+    g, s, e = cands[least][-1]
+    (tmp_path / "db").mkdir()
+    db = str(edited_copy(Path(L1), tmp_path / "db" / "ascend_pytorch_profiler_0.db",
+                         f"UPDATE TASK SET endNs = {e + sums[second] - sums[least]} WHERE globalTaskId = {g}"))
+    want = _sql_group_figures(db)
+    sheet = api.compare(db, db, enable_profiling_compare=True).sheet("OverallMetrics").set_index("Index")
+    assert sheet.loc["\t\tWait", "Duration(ms)"] == pytest.approx(want["wait"] / 1e6, abs=1e-9)
+    # the other tied plane's wait differs, so the pick is seen
+    other = sql(Path(db), f"SELECT startNs, endNs FROM TASK WHERE globalTaskId IN "
+                          f"({', '.join(str(c[0]) for c in cands[second])}) ORDER BY startNs")
+    windows = minus(sql(Path(db), "SELECT startNs, endNs FROM COMMUNICATION_OP") + sql(
+        Path(db), "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)"),
+        sql(Path(db), "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)"))
+    assert _covered(other, windows) != want["wait"]
