@@ -536,6 +536,40 @@ def test_memory_allocations_the_pairing_cannot_close_are_counted(tmp_path):
         assert not any("device [memory] events" in w for w in load_profile(str(whole), build_options()[0]).warnings)
 
 
+def test_host_and_zero_size_memory_events_are_no_part_of_the_pairing_note(tmp_path):
+    """The note counts what the memory records' pairing reads (``compare.memory.gpu_records``): device events of
+    non-zero size. AlexNet's excerpt (raw JSON: 36 host [memory] events, Device Id -1; no device allocation left
+    unclosed) with a host allocation copied at ts + 1 us with 1 byte more (not an exact copy) says nothing; a
+    0-byte device event at an allocation's address before a second allocation there (both synthetic, between the
+    allocation and its free) breaks nothing: the second allocation is still counted; and an address is paired
+    on its own device only."""
+    doc = _doc(ROOT / "tests" / "data" / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz")
+    ev = doc["traceEvents"]
+    mem = [e for e in ev if e.get("name") == "[memory]"]
+    host = [e for e in mem if e["args"]["Device Id"] == -1 and e["args"]["Bytes"] > 0]
+    assert sum(e["args"]["Device Id"] == -1 for e in mem) == 36 and host
+    twin = dict(host[0], ts=host[0]["ts"] + 1, args=dict(host[0]["args"], Bytes=host[0]["args"]["Bytes"] + 1))
+    path = _write(tmp_path, dict(doc, traceEvents=[*ev, twin]), "host")
+    assert not any("device [memory] events" in w for w in load_profile(path, build_options()[0]).warnings)
+    dev = sorted((e for e in mem if e["args"]["Device Id"] >= 0), key=lambda e: e["ts"])
+    alloc, free = next((a, f) for i, a in enumerate(dev) if a["args"]["Bytes"] > 0 for f in dev[i + 1:]
+                       if f["args"]["Addr"] == a["args"]["Addr"])
+    assert free["args"]["Bytes"] == -alloc["args"]["Bytes"] and free["ts"] - alloc["ts"] > 2
+    zero = dict(alloc, ts=alloc["ts"] + 1, args=dict(alloc["args"], Bytes=0))
+    again = dict(alloc, ts=alloc["ts"] + 2)
+    path = _write(tmp_path, dict(doc, traceEvents=[*ev, zero, again]), "zero")
+    assert [w for w in load_profile(path, build_options()[0]).warnings if "device [memory] events" in w] == [
+        f"{path}: of its device [memory] events, 1 allocation followed at the same address by another allocation "
+        "with no free between (read as never released), as the original pairs them: a free lost, or a trace cut or "
+        "merged?"]
+    # one address on two devices is two blocks: an allocation above every address on device 0, and one at the same
+    # address on device 1, both left open at the end (synthetic), close nothing of each other
+    top = max(e["args"]["Addr"] for e in dev) + 4096
+    on = [dict(alloc, ts=alloc["ts"] + 1 + d, args=dict(alloc["args"], Addr=top, **{"Device Id": d})) for d in (0, 1)]
+    path = _write(tmp_path, dict(doc, traceEvents=[*ev, *on]), "devices")
+    assert not any("device [memory] events" in w for w in load_profile(path, build_options()[0]).warnings)
+
+
 def test_kineto_events_written_as_a_top_level_list_are_refused_as_such(tmp_path):
     """A Kineto trace's traceEvents written as the file's top level (Chrome's array format) read as an Ascend
     trace_view.json, as every top-level list does, and was refused as "no NPU device lane ... record it with
