@@ -698,3 +698,17 @@ def test_input_dims_and_types_that_are_no_list_are_counted(tmp_path):
                 if "no list" in w]
     assert not [w for w in load_profile(path, build_options(enable_profiling_compare=True)[0]).warnings
                 if "no list" in w]
+
+
+def test_input_dims_no_list_are_counted_by_value_not_by_distinct_text(tmp_path):
+    """The count is of the ops whose arg is no list, though each distinct text is decoded once: the timesformer
+    excerpt's first three cpu_ops with Input Dims given null (synthetic) are 3, one distinct text."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    ops = [i for i, e in enumerate(ev) if e.get("cat") == "cpu_op" and "Input Dims" in e.get("args", {})][:3]
+    damaged = [dict(e, args=dict(e["args"], **{"Input Dims": None})) if i in ops else e for i, e in enumerate(ev)]
+    path = _write(tmp_path, dict(doc, traceEvents=damaged), "nulls")
+    warnings = load_profile(path, build_options(enable_operator_compare=True)[0]).warnings
+    assert [w for w in warnings if "no list" in w] == [
+        f"{path}: 3 Input Dims arg(s) of host ops are no list (the first: null); each is shown as written (null as "
+        "N/A, as an absent one) in those ops' input shape / type cells and the rows keyed by them"]
