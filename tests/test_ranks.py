@@ -130,6 +130,34 @@ def test_kineto_rank_folder_naming_another_rank_is_said(tmp_path, caplog):
     assert caplog.messages == []
 
 
+def test_a_rank_name_of_more_than_ten_digits_says_no_rank(tmp_path, caplog):
+    """A name's rank is one to ten digits (a rank id is below 2**31): ``rank12345678901/`` says none, and is not read
+    as rank 1234567890 by its first ten digits; its trace (hta's sampled_rank-0) is compared as rank 0, unsaid,
+    where ``rank1234567890/`` holding it is said."""
+    (tmp_path / "rank12345678901").mkdir()
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", tmp_path / "rank12345678901" / "w.pt.trace.json.gz")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert api.ranks(tmp_path) == {0: str(tmp_path / "rank12345678901")}
+        assert caplog.messages == []
+        (tmp_path / "rank12345678901").rename(tmp_path / "rank1234567890")
+        assert api.ranks(tmp_path) == {0: str(tmp_path / "rank1234567890")}
+    assert caplog.messages == [f"{tmp_path}: 1 Kineto trace's name says another rank than its distributedInfo.rank, "
+                               "by which it is compared: rank1234567890 (rank 1234567890 by its name, rank 0 recorded)"]
+
+
+def test_kineto_rank_of_the_largest_id_is_a_rank(tmp_path):
+    """torch.distributed's rank is a C int: distributedInfo.rank 2147483647 (2**31 - 1, synthetic heads) is a rank,
+    beside a rank 1 trace; one more is refused naming it (mutant: the bound taken as '>=')."""
+    with gzip.open(tmp_path / "b.pt.trace.json.gz", "wb") as fh:
+        fh.write(b'{"distributedInfo": {"rank": 1}, "traceEvents": []}')
+    (tmp_path / "a.pt.trace.json").write_bytes(b'{"distributedInfo": {"rank": 2147483647}, "traceEvents": []}')
+    assert api.ranks(tmp_path) == {1: str(tmp_path / "b.pt.trace.json.gz"),
+                                   2147483647: str(tmp_path / "a.pt.trace.json")}
+    (tmp_path / "a.pt.trace.json").write_bytes(b'{"distributedInfo": {"rank": 2147483648}, "traceEvents": []}')
+    with pytest.raises(ProfileError, match=r"a\.pt\.trace\.json: distributedInfo\.rank 2147483648 is no rank id"):
+        api.ranks(tmp_path)
+
+
 def test_kineto_name_warning_said_once_for_a_folder_on_both_sides(tmp_path, capsys, caplog):
     """The same folder given on both sides is discovered once per side: its "name says another rank" line was
     printed twice in one run (the CLI and compare_ranks alike). Once now; a second run says it again (hta's
