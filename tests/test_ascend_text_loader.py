@@ -1418,6 +1418,21 @@ def test_task_ids_outside_uint32_read_as_missing(raw, tmp_path):
         "Task Id None"]
     ids = [e["args"]["Task Id"] for e in _hardware_tasks(raw)]
     assert all(0 <= i < 2**32 for i in ids)  # the excerpt as recorded: nothing to say
+
+
+
+def test_a_task_id_over_uint32_among_integers_alone_reads_as_missing(raw, tmp_path):
+    """Integers alone take the fast read (one C-level conversion, then the bounds): one task's Task Id 2**32 among
+    the excerpt's integer ids (synthetic) reads as absent and is said, as it is beside a non-integer one."""
+    ev = json.loads(json.dumps(raw))
+    _hardware_tasks(ev)[0]["args"]["Task Id"] = 2**32
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(ev))
+    prof = load_profile(str(f), ALL)
+    assert prof.kernels["task_id"].tolist()[0] == -1
+    assert [w for w in prof.warnings if "Task Id" in w] == [
+        f"{f}: 1 task Task Id value(s) are not integers from 0 to 4,294,967,295 (the first: 4294967296); those "
+        "tasks show Task Id None"]
     assert not [w for w in load_profile(str(PT), ALL).warnings if "Task Id" in w]
 
 
