@@ -117,14 +117,15 @@ def test_a_stale_page_count_in_the_header_is_not_read(tmp_path: Path) -> None:
 def test_a_db_whose_header_lost_its_magic_is_not_read_as_cut(tmp_path: Path) -> None:
     """The page count is read only from a header that begins with SQLite's 16 bytes: the excerpt's first 100,000
     bytes with those bytes overwritten ('x' * 16, synthetic) is no SQLite file to SQLite, said so, not "cut short"
-    by the rest of its header (97 pages of 4,096 bytes, which would say 397,312)."""
+    by the rest of its header (97 pages of 4,096 bytes, which would say 397,312), in the words of any file that does
+    not begin with that header."""
     head = bytearray(L1.read_bytes()[:100_000])
     head[:16] = b"x" * 16
     f = tmp_path / "ascend_pytorch_profiler_0.db"
     f.write_bytes(bytes(head))
     with pytest.raises(ProfileError) as e:
         load_profile(str(f), OPTS)
-    assert str(e.value) == f"{f}: not a readable SQLite database (file is not a database)"
+    assert str(e.value) == f"{f}: not a SQLite database: the file (100,000 bytes) does not begin with SQLite's header"
 
 
 # --------------------------------------------------------------------------- STEP_TIME
