@@ -176,31 +176,31 @@ def _why_no_int(text: str) -> str:
     return f" ({len(digits):,} digits)" if digits.isdigit() else ""
 
 
-def _cli_int(text: str) -> int:
-    """An integer option's text as click's int type reads it, without the digit separators and other scripts'
-    digits that ``int()`` takes (``options.strict_int``): "1_0" is refused, not read as 10."""
+def _strict_int(text: str, refused: Callable[[str, str], Exception]) -> int:
+    """An integer option's text as ``options.strict_int`` reads it (not the digit separators and other scripts'
+    digits that ``int()`` takes: "1_0" is refused, not read as 10); ``refused(shown text, reason)``: the face's
+    error for any other text. An empty text is left as it is, for ``options.refuse_empty``, whose line every face
+    gives for an empty value."""
     from .options import strict_int
 
-    if not text:  # left to options.refuse_empty, whose line every face gives for an empty value
+    if not text:
         return text  # type: ignore[return-value]
     try:
         return strict_int(text)
     except ValueError:
-        raise typer.BadParameter(f"{short_repr(text)} is not a valid int{_why_no_int(text)}.") from None
+        raise refused(short_repr(text), _why_no_int(text)) from None
+
+
+def _cli_int(text: str) -> int:
+    """An integer option's text as click's int type reads it, with click's words for a refusal."""
+    return _strict_int(text, lambda shown, why: typer.BadParameter(f"{shown} is not a valid int{why}."))
 
 
 def _script_int(text: str) -> int:
     """``type=`` of the script's integer options: argparse's "invalid int value: '1_0'", with the reason, for
     what ``options.strict_int`` refuses, as for any other text that is no integer (argparse's own message quoted
     the text whole, a 5,000-digit one too)."""
-    from .options import strict_int
-
-    if not text:  # left to options.refuse_empty, whose line every face gives for an empty value
-        return text  # type: ignore[return-value]
-    try:
-        return strict_int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {short_repr(text)}{_why_no_int(text)}") from None
+    return _strict_int(text, lambda shown, why: argparse.ArgumentTypeError(f"invalid int value: {shown}{why}"))
 
 
 _script_int.__name__ = "int"  # argparse names the type by it: "argument --max_kernel_num: invalid int value: ..."
