@@ -212,7 +212,9 @@ def test_other_decodes_map_old_msgspec_unicode_error(tmp_path: Path, monkeypatch
         traceio.decode_args("t.json", raws, traceio.Event)
     assert info.value.path == "t.json"
     with pytest.raises(ProfileError, match="malformed event args"):
-        kineto._text_raw("t.json", [msgspec.Raw(b'"x"')])
+        texts = kineto._RawTexts()
+        texts.add([msgspec.Raw(b'"x"')])
+        texts.values("t.json")
     with pytest.raises(ProfileError, match="Invalid UTF-8"):
         traceio.exact_texts("t.json", b'{"traceEvents": []}')
     with pytest.raises(ProfileError, match="malformed JSON") as info:

@@ -562,17 +562,24 @@ def test_an_ascend_timeline_inside_a_json_object_is_named_not_sent_to_cuda(sampl
     assert compare(str(cann), str(cann)).base.kind == "NPU"
 
 
+def _one_feed(raws: list) -> np.ndarray:
+    """The op args texts ``raws`` as the Kineto loader reads them, fed in one batch."""
+    texts = kineto._RawTexts()
+    texts.add(raws)
+    return texts.values("t.json")
+
+
 def test_raw_args_texts_are_read_once_per_distinct_text() -> None:
-    """``_text_raw`` (op Input Dims / Input type): str() of each value, "N/A" when absent, equal texts alike
-    wherever they stand; a text holding a NUL byte (which no decoded trace has) takes the per-value path
+    """``kineto._RawTexts`` (op Input Dims / Input type) fed once: str() of each value, "N/A" when absent, equal
+    texts alike wherever they stand; a text holding a NUL byte (which no decoded trace has) takes the per-value path
     and is refused as malformed JSON, as before."""
     import msgspec
 
     raws = [msgspec.Raw(b"[[1, 2], []]"), msgspec.Raw(b""), msgspec.Raw(b'"float"'), msgspec.Raw(b"[[1, 2], []]"),
             msgspec.Raw(b'["float", "", "Scalar"]'), msgspec.Raw(b"")]
-    got = kineto._text_raw("t.json", raws)
+    got = _one_feed(raws)
     assert got.dtype == object
     assert got.tolist() == ["[[1, 2], []]", "N/A", "float", "[[1, 2], []]", "['float', '', 'Scalar']", "N/A"]
-    assert kineto._text_raw("t.json", []).tolist() == []
+    assert _one_feed([]).tolist() == []
     with pytest.raises(ProfileError, match="malformed event args"):
-        kineto._text_raw("t.json", [msgspec.Raw(b"[1]"), msgspec.Raw(b'"a\x00b"')])
+        _one_feed([msgspec.Raw(b"[1]"), msgspec.Raw(b'"a\x00b"')])

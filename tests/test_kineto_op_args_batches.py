@@ -81,7 +81,9 @@ def test_decode_args_each_gets_every_batch_in_order_and_keeps_none(monkeypatch: 
 
 def test_raw_texts_fed_in_batches_equal_one_feed() -> None:
     raws = [msgspec.Raw(t) for t in (b"[[1, 2], []]", b"", b'"x"', b"[[1, 2], []]", b"null", b'"x"', b"")]
-    whole = kineto._text_raw("t.json", raws)
+    one = kineto._RawTexts()
+    one.add(raws)
+    whole = one.values("t.json")
     texts = kineto._RawTexts()
     for a, b in ((0, 2), (2, 3), (3, 7)):
         texts.add(raws[a:b])

@@ -192,14 +192,6 @@ class _RawTexts:
         return out[pos]
 
 
-def _text_raw(path: str, raws: list, odd: list | None = None) -> np.ndarray:
-    """``_text`` of raw JSON args values (absent = empty), decoding each distinct text once (``odd``: as
-    ``_RawTexts.values``)."""
-    texts = _RawTexts()
-    texts.add(raws)
-    return texts.values(path, odd)
-
-
 class _Events:
     """The decoded events with per-(ph, cat) index groups."""
 
