@@ -534,6 +534,17 @@ def ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.repeat(np.asarray(lo, np.int64) - (np.cumsum(n) - n), n) + np.arange(total, dtype=np.int64)
 
 
+def next_at_address(device: np.ndarray, addr: np.ndarray) -> np.ndarray:
+    """For device [memory] events in time order, each one's next event at the same address of the same device
+    (-1: none): the event that decides an allocation's fate in the memory records' pairing (``memory.gpu_records``)
+    and in the Kineto loader's count of allocations that pairing cannot close (``kineto._pairing_note``)."""
+    by_addr = np.lexsort((addr, device))  # stable: time order within an address
+    nxt = np.full(len(addr), -1, dtype=np.int64)
+    same = (addr[by_addr][1:] == addr[by_addr][:-1]) & (device[by_addr][1:] == device[by_addr][:-1])
+    nxt[by_addr[:-1][same]] = by_addr[1:][same]
+    return nxt
+
+
 def positions_in_runs(keys: np.ndarray) -> np.ndarray:
     """Each element's position within its run of equal ``keys`` (0 for the first; ``keys`` grouped, e.g.
     sorted): the n-th task of a plane, the n-th run of a replayed task."""

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import CANN_MARK, Profile, bare_trace, factorize
+from ..model import CANN_MARK, Profile, bare_trace, factorize, next_at_address
 from . import classify
 from .optree import OpPairs, OpTree, one_sided, op_tree, operator_pairs
 from .table import (
@@ -115,10 +115,7 @@ def gpu_records(profile: Profile) -> pd.DataFrame:
     # the next event at the same address of the same device decides each allocation's fate: a matching free
     # releases it, another allocation reopens the address (emitted unreleased), a free of a
     # different size drops it, none leaves it open (emitted unreleased at the end)
-    by_addr = np.lexsort((addr, device))  # stable: time order within an address
-    nxt = np.full(n, -1, dtype=np.int64)
-    same = (addr[by_addr][1:] == addr[by_addr][:-1]) & (device[by_addr][1:] == device[by_addr][:-1])
-    nxt[by_addr[:-1][same]] = by_addr[1:][same]
+    nxt = next_at_address(device, addr)
     alloc_i = np.flatnonzero(size > 0)
     j = nxt[alloc_i]
     has = j >= 0

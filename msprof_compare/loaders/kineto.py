@@ -36,6 +36,7 @@ from ..model import (
     block_frame,
     frame,
     gpu_framework_ops,
+    next_at_address,
     object_array,
     object_full,
     repeats,
@@ -928,16 +929,17 @@ def _pairing_note(path: str, cols: dict[str, np.ndarray], read: np.ndarray) -> s
     sample with Addr: none of either); one copied allocation at ts + 1 us or one damaged Bytes moved an operator's
     Allocated Memory and Duration without a word (kfuzz64). ``read``: the events that are no exact copy of an
     earlier one (said by their own line, left out here); Addr-less events (PyTorch 1.8's) are the memory
-    comparison's own warning. Costs one sort of the device [memory] events."""
+    comparison's own warning. The next event at an address is the pairing's own (``model.next_at_address``)."""
     sel = np.flatnonzero(read & (cols["device_id"] >= 0) & (cols["bytes"] != 0))
     if sel.size < 2:
         return ""
-    # by device, address, then time (stable: file order among equal times), as the pairing reads them
-    sel = sel[np.lexsort((cols["ts"][sel], cols["addr"][sel], cols["device_id"][sel]))]
-    addr, device, size = cols["addr"][sel], cols["device_id"][sel], cols["bytes"][sel]
-    pair = (addr[1:] == addr[:-1]) & (device[1:] == device[:-1]) & (addr[1:] != -1) & (size[:-1] > 0)
-    reopened = int((pair & (size[1:] > 0)).sum())
-    other = int((pair & (size[1:] < 0) & (-size[1:] != size[:-1])).sum())
+    sel = sel[np.argsort(cols["ts"][sel], kind="stable")]  # time order (file order among equal times), as paired
+    addr, size = cols["addr"][sel], cols["bytes"][sel]
+    nxt = next_at_address(cols["device_id"][sel], addr)
+    alloc = np.flatnonzero((size > 0) & (nxt >= 0) & (addr != -1))
+    after = size[nxt[alloc]]
+    reopened = int(np.count_nonzero(after > 0))
+    other = int(np.count_nonzero((after < 0) & (-after != size[alloc])))
     said = []
     if reopened:
         said.append(f"{traceio.counted(reopened, 'allocations')} followed at the same address by another "
