@@ -384,3 +384,66 @@ def test_bare_trace_view_with_a_step_has_no_kernel_sheet_and_no_step_error(sampl
     assert (f"Can't find any valid kernels in the file: {trace} (a trace file given without its profiling directory "
             "has no kernel_details.csv)") in caplog.text
     assert "There is no kernel details information" not in caplog.text
+
+
+TWO_STEPS = DATA / "npu" / "two_steps_ascend_pt"
+
+
+def test_kernels_without_a_step_id_inside_the_step_are_counted(caplog):
+    """KernelCompare keeps a text export's kernels by their Step Id (reference-2 §6.1: no time rule), so a kernel of
+    a valid Type whose Step Id is empty though it starts inside the step's ProfilerStep# span leaves the step
+    unsaid: one warning per side counts them. torch_npu leaves the id empty for kernels outside every step: those
+    are not counted. ``two_steps_ascend_pt`` (tests/data/npu/make_two_steps.py): two steps, three kernels inside
+    them without a Step Id, two after the last step. Expected: the csv and json modules' count, per step, of the
+    rows with an empty Step Id whose start lies in the marker's [ts, ts + dur] (Decimal us), and the
+    KernelCompare calls the rows whose Step Id is the step."""
+    import json
+    from decimal import Decimal
+
+    out = TWO_STEPS / "ASCEND_PROFILER_OUTPUT"
+    marks = {e["name"]: (Decimal(e["ts"]), Decimal(e["ts"]) + Decimal(str(e["dur"])))
+             for e in json.loads((out / "trace_view.json").read_text())
+             if e.get("name", "").startswith("ProfilerStep#")}
+    rows = _valid_rows(out / "kernel_details.csv")
+    blank = [Decimal(r["Start Time(us)"].strip()) for r in rows if r["Step Id"] == ""]
+    assert len(blank) == 5  # three inside a step, two after the last
+    for step, lo_hi in ((50, marks["ProfilerStep#50"]), (51, marks["ProfilerStep#51"])):
+        inside = sum(1 for t in blank if lo_hi[0] <= t <= lo_hi[1])
+        assert inside == (2 if step == 50 else 1)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(str(TWO_STEPS), str(TWO_STEPS), base_step=step, comparison_step=step,
+                          enable_kernel_compare=True)
+        said = [m for m in caplog.messages if "have no Step Id" in m]
+        assert said == [f"{out / 'kernel_details.csv'}: {inside} kernel(s) of a valid Type have no Step Id yet start "
+                        f"inside step {step} (the span of its ProfilerStep#{step} in {out / 'trace_view.json'}); "
+                        "KernelCompare keeps a text export's kernels by their Step Id, as the original does, so it "
+                        f"leaves them out of step {step} (a damaged export, or kernels the profiler placed in no "
+                        "step)."]
+        calls = sum(1 for r in rows if r["Step Id"] == str(step))
+        sheet = res.sheet("KernelCompare")
+        assert (int(sheet["Calls"].sum()), int(sheet["Calls.1"].sum())) == (calls, calls)
+    # without a step, nothing to say; on the sample (every kernel step 50) neither
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(TWO_STEPS), str(TWO_STEPS), enable_kernel_compare=True)
+    assert not [m for m in caplog.messages if "have no Step Id" in m]
+
+
+def test_kernel_counts_of_a_step_span_use_separators(caplog):
+    """The count of kernels without a Step Id inside the step is written with separators: the l1 excerpt's 40 rows
+    repeated to 2,400, the first 1,200 without a Step Id, the rest step 7, all starting inside the one marker's
+    span [0, 10,000] ns but for the last 100 of the first 1,200 (after it): 1,100 counted."""
+    kd = pd.read_csv(HEAD40).iloc[[i % 40 for i in range(2400)]].reset_index(drop=True)
+    assert not kd["Type"].astype(str).str.strip().isin(INVALID).any()
+    kd["Step Id"] = [-1] * 1200 + [7] * 1200
+    kd["ts"] = [i if i < 1100 else 20_000 + i for i in range(1200)] + [5000] * 1200
+    kd["start_read"] = True
+    p = marker_profile(["ProfilerStep#7"])
+    p.ops.loc[0, "dur"] = 10_000
+    p.kernel_details = kd
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        kernels.build(RunContext(p, p, Options(enable_kernel_compare=True, base_step=7, comparison_step=7)))
+    assert [m.split(";")[0] for m in caplog.messages if "have no Step Id" in m] == [
+        "npu: 1,100 kernel(s) of a valid Type have no Step Id yet start inside step 7 (the span of its ProfilerStep#7 "
+        "in npu)"] * 2

@@ -16,10 +16,10 @@ import pandas as pd
 
 from ..columns import col_of
 from ..errors import StepError
-from ..model import Profile, bare_trace, factorize, object_array, pair_codes
+from ..model import Profile, bare_trace, factorize, object_array, pair_codes, starts_read
 from ..textsafe import id_ranges
 from . import table
-from .steps import data_file, side_range, side_step, step_number
+from .steps import data_file, side_range, side_step, step_number, steps_file
 from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows, ratio_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -312,6 +312,37 @@ def _has_step_rows(profile: Profile, step: int) -> bool:
     return ids is not None and bool((ids == step).any())
 
 
+def _unstepped_in_step(profile: Profile, step: int, rng: tuple[int, int] | None) -> int:
+    """How many kernel_details.csv kernels of a valid Type have no Step Id (empty, N/A or unreadable) yet start
+    inside ``step``'s span (``rng``, its ProfilerStep# marker, inclusive): KernelCompare keeps a text export's
+    kernels by their Step Id alone (reference-2 §6.1), so these leave the step's figures. torch_npu leaves the id
+    empty for kernels outside every step; one inside a step's span without it is a damaged export or a gap in the
+    profiler's step assignment, which the user should hear of. 0 for a DB export (its kernels are the step's by
+    time) or without a range."""
+    kd = profile.kernel_details
+    if (rng is None or profile.source == "ascend_db" or kd is None or not len(kd) or "Type" not in kd.columns
+            or "ts" not in kd.columns):
+        return 0
+    ids = _step_ids(profile)
+    if ids is None:
+        return 0
+    ts = col_of(kd, "ts", np.int64)
+    cand = (ids == -1) & starts_read(kd) & (ts >= rng[0]) & (ts <= rng[1])
+    if not cand.any():
+        return 0
+    t_codes, t_text = _stripped(kd["Type"])
+    return int(np.count_nonzero(cand & _valid_types(t_text)[t_codes]))
+
+
+def _range_or_none(ctx: RunContext, side: str) -> tuple[int, int] | None:
+    """``side_range``, None where the trace does not hold the step: kernel_details.csv's own refusal of a step it
+    lacks (which names the steps it holds) comes first, as before."""
+    try:
+        return side_range(ctx, side)
+    except StepError:
+        return None
+
+
 def _steps_held(profile: Profile) -> str:
     """The steps kernel_details.csv does hold, for the missing-step error: the trace may hold the step while
     the CSV does not (a cut or partial export), and the trace's step list would then send the user in circles."""
@@ -401,6 +432,12 @@ def build(ctx: RunContext) -> list[Sheet]:
                         "mode either); KernelCompare is left out.", p.path, step)
             untold = True
             continue
+        if step >= 0 and (n := _unstepped_in_step(p, step, _range_or_none(ctx, side))):
+            log.warning("%s: %s kernel(s) of a valid Type have no Step Id yet start inside step %d (the span of "
+                        "its ProfilerStep#%d in %s); KernelCompare keeps a text export's kernels by their Step Id, "
+                        "as the original does, so it leaves them out of step %d (a damaged export, or kernels the "
+                        "profiler placed in no step).", data_file(p, "kernel_details.csv"), f"{n:,}", step, step,
+                        steps_file(p), step)
         g = _group_columns(p, step)
         if g is None:
             # the original reads no kernel details at trace level; a step whose rows all lack a valid
