@@ -209,6 +209,37 @@ def test_only_a_lower_case_cann_mark_is_a_cann_block(samples, tmp_path):
     assert _transdata_record(_l1_with(tmp_path / "upper", samples, memory_rows=upper)) == (1736408883704614040, "")
 
 
+def test_a_plus_sign_on_operator_memory_times_is_dropped(samples, reference_outputs, tmp_path, caplog):
+    """A time written with a leading ``+`` is the time without it: Allocated Details showed it as written
+    (``(+1736408883694624.810, 0)``), one block's times unlike every other's. L1 with a ``+`` before every
+    non-empty Allocation Time(us) and Release Time(us) (all 184 and 160 of them; a synthetic edit: no exporter
+    writes the sign) gives both memory sheets of pair 1 cell for cell as the original wrote them for the file
+    without the signs, without a warning."""
+    if not (samples / L1).exists():
+        pytest.skip("sample absent")
+    signed = [0, 0]
+
+    def plus(lines):
+        out = [lines[0]]
+        for line in lines[1:]:
+            cells = line.split(",")
+            for k, col in ((0, 2), (1, 3)):
+                if cells[col]:
+                    cells[col] = "+" + cells[col]
+                    signed[k] += 1
+            out.append(",".join(cells))
+        return out
+
+    base = _l1_with(tmp_path, samples, memory_rows=plus)
+    assert signed == [184, 160]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(samples / L2), enable_memory_compare=True)
+    assert not [m for m in caplog.messages if "operator_memory.csv" in m]
+    for name in ("MemoryCompareStatistic", "MemoryCompare"):
+        _assert_cells_equal(res.sheet(name), read_xlsx(reference_outputs / PAIR1_BOOK, sheet_name=name, header=2),
+                            name)
+
+
 def test_whole_microsecond_times_of_a_float_trace_keep_their_point_zero(tmp_path):
     """A trace that writes its times as floats prints a whole time as ``X.0`` (the original prints the float it
     read). The timesformer excerpt with every time rounded to 0.1 us (a synthetic edit: a trace of 100 ns

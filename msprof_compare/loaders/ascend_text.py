@@ -1503,6 +1503,18 @@ def _us_times(cells: np.ndarray, column: str, path: str = "") -> tuple[list[str]
     return texts, ns, read
 
 
+def _drop_plus(texts: list[str], read: np.ndarray) -> None:
+    """Drop the leading ``+`` of the read times in ``texts`` (in place): the memory sheets show a block's times as
+    the file writes them (MemoryCompare's Allocated Details), and ``+1736408883694624.810`` is the time
+    ``1736408883694624.810`` is; no exporter writes the sign, so one block's times read unlike the others'. One
+    C-speed scan where no cell holds a ``+``."""
+    if "+" not in "".join(texts):
+        return
+    for i in np.flatnonzero(read).tolist():
+        if texts[i].startswith("+"):
+            texts[i] = texts[i][1:]
+
+
 def _junk_times(texts: list[str], read: np.ndarray) -> int:
     """How many cells ``_us_times`` could not read that are not a "no value" text ("", N/A, ...)."""
     return sum(1 for i in np.flatnonzero(~read).tolist() if texts[i] not in _NA_TEXTS)
@@ -1759,6 +1771,8 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
                      warnings)
     alloc, alloc_ns, alloc_read = _us_times(cols["Allocation Time(us)"], "Allocation Time(us)", path=path)
     release, release_ns, release_read = _us_times(cols["Release Time(us)"], "Release Time(us)", path=path)
+    _drop_plus(alloc, alloc_read)
+    _drop_plus(release, release_read)
     rounded: list[str] = []
     junk: list[str] = []
     example = ""
