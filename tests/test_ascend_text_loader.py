@@ -2168,3 +2168,45 @@ def test_trace_view_event_without_a_pid_or_tid_reads_as_lane_0_as_before(tmp_pat
              "(no process_name record, or an empty one), so no lane reads them and they count in no figure")
     assert stray in b.warnings
     assert [w for w in a.warnings if w != note] == [w.replace(str(zero), str(out)) for w in b.warnings if w != stray]
+
+
+def test_a_task_id_of_minus_one_reads_as_absent_and_moves_no_figure(raw, tmp_path):
+    """A literal Task Id of -1 (the DB's NULL; msprof writes uint32, so no export holds it) reads as an absent one,
+    without a word: the id feeds only the Kernel Details text of the operator and module sheets, which prints
+    None for either (the original prints -1 as written), and no figure. The excerpt with its first three
+    hardware tasks' Task Id set to -1 and the key taken from the next two (synthetic): every sheet of an operator
+    run equals the unedited excerpt's but for those five kernels' task id in the Kernel Details texts, and the
+    loader says nothing of Task Id."""
+    import pandas as pd
+
+    from msprof_compare.api import compare
+    from msprof_compare.compare.optree import kernel_lines
+
+    ev = json.loads(json.dumps(raw))
+    tasks = _hardware_tasks(ev)[:5]
+    was = [(e["name"], e["args"]["Task Id"]) for e in tasks]
+    for e in tasks[:3]:
+        e["args"]["Task Id"] = -1
+    for e in tasks[3:]:
+        del e["args"]["Task Id"]
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, side)
+    (side / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(json.dumps(ev))
+    prof = load_profile(str(side), ALL)
+    assert prof.kernels["task_id"].tolist()[:5] == [-1] * 5
+    assert [line.split(", ")[1] for line in kernel_lines(prof, prof.kernels.iloc[:5])] == ["None"] * 5
+    assert not [w for w in prof.warnings if "Task Id" in w]
+    flags = {"enable_operator_compare": True, "enable_profiling_compare": True}
+    got, want = compare(str(side), str(side), **flags), compare(str(PT), str(PT), **flags)
+    assert got.sheet_names == want.sheet_names
+    renamed = 0
+    for name in want.sheet_names:
+        a, b = got.sheet(name), want.sheet(name).copy()
+        for col in [c for c in b.columns if str(c).startswith("Kernel Details")]:
+            for n, tid in was:  # the unedited text with those tasks' ids as None
+                before = b[col].astype(str).str.count(f"{n}, {tid}, ").sum()
+                b[col] = b[col].astype(str).str.replace(f"{n}, {tid}, ", f"{n}, None, ", regex=False)
+                renamed += before
+            a = a.assign(**{col: a[col].astype(str)})
+        pd.testing.assert_frame_equal(a, b, check_dtype=False)
+    assert renamed > 0
