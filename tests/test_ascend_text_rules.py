@@ -2148,8 +2148,9 @@ def test_a_step_marker_written_as_a_python_function_is_said(samples: Path, tmp_p
     """A ``ProfilerStep#50`` of cat python_function is no step (steps are read from the cpu_op events), so the step
     count check read none on that side without a word, and --base_step 50 was refused with no marker held. The level1
     rank0 sample with its one marker (cpu_op ``ProfilerStep#50``, counted from the raw events) made a python_function:
-    counted where the Python functions are read (the operator comparison); the marker written as both a cpu_op and a
-    python_function is a step, and no line; the sample as written gets none either."""
+    counted where the Python functions are read (the operator comparison), and from their names alone where a step
+    is asked or no host op marks one (a default run); the marker written as both a cpu_op and a python_function is
+    a step, and no line; the sample as written gets none either, and pays no pass over its Python functions."""
     src, out, trace, events, marks = _level1_marker_copy(samples, tmp_path)
     marks[0]["cat"] = "python_function"
     trace.write_text(json.dumps(events))
@@ -2160,9 +2161,15 @@ def test_a_step_marker_written_as_a_python_function_is_said(samples: Path, tmp_p
         "does not count it)"]
     guards = compare(str(src), str(out), enable_operator_compare=True).guards.set_index("Check")
     assert guards.loc["step count", ["Base", "Comparison"]].tolist() == [1, None]
-    # without the operator comparison the Python functions are not read: nothing counts them, unless a step is
-    # asked, which the marker leaves refused ("no ProfilerStep# markers"): their names alone, counted alike
-    assert not [w for w in load_profile(str(out), Options()).warnings if "step marker" in w]
+    # without the operator comparison the Python functions are not read, but their names are where no host op
+    # marks a step (the check then reads none; left65a, session 65: it was blank unsaid) or a step is asked (which
+    # the marker leaves refused, "no ProfilerStep# markers"): counted alike
+    said = [f"{trace}: 1 Python function named as a step marker whose step no host op marks (the first: "
+            "'ProfilerStep#50'): steps are read from the host ops (cpu_op), so that step is none (the step count "
+            "check does not count it)"]
+    assert [w for w in load_profile(str(out), Options()).warnings if "step marker" in w] == said
+    guards = compare(str(src), str(out)).guards.set_index("Check")
+    assert guards.loc["step count", ["Base", "Comparison"]].tolist() == [1, None]
     stepped = Options(enable_profiling_compare=True, base_step=50, comparison_step=50)
     assert [w for w in load_profile(str(out), stepped).warnings if "step marker" in w] == [
         f"{trace}: 1 Python function named as a step marker whose step no host op marks (the first: "
@@ -2173,9 +2180,14 @@ def test_a_step_marker_written_as_a_python_function_is_said(samples: Path, tmp_p
     both = shutil.copytree(src, tmp_path / "b_ascend_pt")
     twice = both / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     twice.write_text(json.dumps([*json.loads(trace.read_text()), dict(marks[0], cat="cpu_op")]))
-    assert not [w for w in load_profile(str(both), opts).warnings if "step marker" in w]
-    assert not [w for w in load_profile(str(both), stepped).warnings if "step marker" in w]
-    assert not [w for w in load_profile(str(src), opts).warnings if "step marker" in w]
+    bare = shutil.copytree(src, tmp_path / "n_ascend_pt")  # no marker at all: nothing to say
+    unmarked = [e for e in events if e is not marks[0]]
+    (bare / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(json.dumps(unmarked))
+    assert not [w for w in load_profile(str(bare), Options()).warnings if "step marker" in w]
+    for o in (opts, stepped, Options()):
+        assert not [w for w in load_profile(str(both), o).warnings if "step marker" in w]
+        assert not [w for w in load_profile(str(src), o).warnings if "step marker" in w]
+        assert "python_marks" not in load_profile(str(src), o).extra
 
 
 def test_a_whole_float_lane_id_is_said_as_written(tmp_path: Path) -> None:

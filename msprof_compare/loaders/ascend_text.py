@@ -486,6 +486,10 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             py = np.flatnonzero(cat_code == lid["python_function"])
             extra["python_marks"] = [n for n in map(attrgetter("name"), map(ev.__getitem__, py.tolist()))
                                      if STEP_MARK in n]  # names are str (``traceio.Event``)
+        # neither asked: the same where no event read bears a marker name (known below, after the pick), so the
+        # step count check would read none; the Python functions' places in ``events`` kept till then
+        py_unread = (cand[cat_code == lid["python_function"]] if not opts.step_given and
+                     not opts.enable_operator_compare and "python_function" in lid else None)
         k = np.flatnonzero(keep)
         if k.size != len(ev):
             ev = _pick(ev, keep)
@@ -534,6 +538,12 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         cols["renamed_flows"] = renamed
         cols["odd_marks"] = traceio.odd_step_marks(texts)  # the distinct names: no pass over the events
         cols["mark_names"] = [n for n in texts if isinstance(n, str) and STEP_MARK in n]
+        if py_unread is not None and py_unread.size and not cols["mark_names"]:
+            # a pass over the Python functions' names only where no host op marks a step (a trace without steps,
+            # or with markers written as Python functions alone): said by ``_trace_tables``
+            extra["python_marks"] = [n for n in map(attrgetter("name"), map(events.__getitem__, py_unread.tolist()))
+                                     if STEP_MARK in n]
+        del py_unread
     # an absent pid read as 0 put an event on no named process (pid 0 is none: a device task, HCCL task or overlap
     # span there counted in no figure), an absent tid on lane 0 (an HCCL op onto plane 0, a task of its own): figures
     # moved without a word (tvfuzz62, msfuzz62), as in the Kineto loader before kfuzz61's fix
