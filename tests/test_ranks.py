@@ -186,12 +186,15 @@ def test_kineto_name_warning_said_once_for_a_folder_on_both_sides(tmp_path, caps
 
 def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):
     late = b'{"schemaVersion": 1, "pad": "' + b"x" * 70_000 + b'", "distributedInfo": {"rank": 3}, "traceEvents": []}'
-    (tmp_path / "a.pt.trace.json").write_bytes(late)
+    (tmp_path / "a.pt.trace.json").write_bytes(late.replace(b"[]", b'[{"pad": "' + b"y" * 70_000 + b'"}]'))
     with gzip.open(tmp_path / "b.pt.trace.json.gz", "wb") as fh:
         fh.write(b'{"distributedInfo": {"rank": 1}, "traceEvents": []}')
+    # neither in its head nor in its tail (between 64 KiB of padding and 64 KiB of events): no rank read
     with pytest.raises(ProfileError, match=r"a\.pt\.trace\.json: no rank id: no distributedInfo\.rank in its first "
-                                           r"64 KiB"):
+                                           r"or last 64 KiB"):
         api.ranks(tmp_path)
+    (tmp_path / "a.pt.trace.json").write_bytes(late)  # in its last 64 KiB: read
+    assert api.ranks(tmp_path) == {3: str(tmp_path / "a.pt.trace.json"), 1: str(tmp_path / "b.pt.trace.json.gz")}
     for odd in (b"true", b"-1", b'"x3"'):  # no rank id: a bool, a negative number, text of no digits alone
         (tmp_path / "a.pt.trace.json").write_bytes(late.replace(b"x" * 70_000, b"x").replace(b"3}", odd + b"}"))
         shown = "'x3'" if odd == b'"x3"' else odd.decode()  # refused naming it (kfuzz64), not read as no rank
@@ -292,6 +295,107 @@ def test_kineto_rank_beside_process_groups(tmp_path):
                 api.ranks(tmp_path)
         else:
             assert list(api.ranks(tmp_path)) == [0, rank]
+
+
+HTA = REPO.parent / "shared" / "samples" / "hta" / "tests" / "data"
+
+
+def _rank_last(trace: bytes, rank: bytes) -> bytes:
+    """hta's simple_add trace (distributedInfo {"rank": 0} third, before the events) with ``distributedInfo``
+    written after the events instead, before ``traceName``, where hta's execution_trace sample of the same
+    benchmark (2023, A100) has it, its rank ``rank`` as written."""
+    info = b'  "distributedInfo": {"rank": 0},\n'
+    assert trace.count(info) == 1 and trace.count(b'  "traceName"') == 1
+    trace = trace.replace(info, b"")
+    end = trace.index(b'  "traceName"')
+    return trace[:end] + b'  "distributedInfo": {"rank": ' + rank + b"},\n" + trace[end:]
+
+
+def test_kineto_rank_written_after_the_events_is_read(tmp_path, capsys, monkeypatch):
+    """The Kineto of hta's 2022-23 samples wrote ``distributedInfo`` after ``traceEvents`` (4 of the 37 sample
+    traces that write one: cupti_profiler's, 863,626 bytes, and execution_trace's within their last 100 bytes);
+    discovery read the first 64 KiB alone, so such a trace longer than that recorded no rank: a folder of them was
+    "holds 2 Kineto traces that record no rank", one beside ranks read elsewhere "no rank id". Its last 64 KiB are
+    read too now, where the head holds none (a seek for a plain file; a gzip one inflated to its end, no
+    JSON decoded), once per run, its rank read as a head's is (digits written as text, "1", included)."""
+    from msprof_compare.loaders import ranks
+
+    cupti = HTA / "cupti_profiler" / "benchmark_result_924719_1679055439_trace.json.gz"
+    whole = gzip.decompress(cupti.read_bytes())
+    assert len(whole) == 863_626 and whole.endswith(b'"distributedInfo": {\n    "rank": 0\n  }\n}\n')
+    job = tmp_path / "cupti"
+    job.mkdir()
+    shutil.copy(cupti, job / "r0.json.gz")  # the sample itself, unchanged
+    (job / "r1.pt.trace.json").write_bytes(whole[:-20] + b'"rank": "1"\n  }\n}\n')  # rank 1 as text, plain
+    assert ranks.discover(str(job)) == {0: str(job / "r0.json.gz"), 1: str(job / "r1.pt.trace.json")}
+    # compared rank by rank: each rank's figures the single compare's of the same trace with its rank first
+    simple = gzip.decompress((HTA / "critical_path" / "simple_add" /
+                              "benchmark_result_493459_1694039959_trace.json.gz").read_bytes())
+    base, single = tmp_path / "base", tmp_path / "single.json"
+    base.mkdir()
+    (base / "rank0.pt.trace.json").write_bytes(_rank_last(simple, b"0"))
+    (base / "rank1.pt.trace.json.gz").write_bytes(gzip.compress(_rank_last(simple, b'"1"')))
+    single.write_bytes(simple)
+    want = api.compare(single, single, enable_profiling_compare=True).sheet("OverallMetrics")
+    assert len(want) > 3
+    opened = _opens_by_caller(monkeypatch, tmp_path)
+    got = {rank: result.sheet("OverallMetrics") for rank, result in
+           api.compare_ranks(base, base, enable_profiling_compare=True)}
+    assert list(got) == [0, 1] and all(frame.equals(want) for frame in got.values())
+    # each tail read once in the run (the folder is both sides), the whole file once by its load
+    assert {name: (c["tail_bytes"], c["read_bytes"]) for name, c in opened.items()} == {
+        "base/rank0.pt.trace.json": (1, 1), "base/rank1.pt.trace.json.gz": (1, 1)}
+    code, out, err = run_inproc(capsys, "-bp", str(base), "-d", str(base), "-o", str(tmp_path / "out"),
+                                "--enable_profiling_compare")
+    assert code == 0, err
+    assert re.findall(r"^rank (\d): E2E", out, re.M) == ["0", "1"]
+
+
+def test_kineto_rank_in_a_head_cut_object_or_tail_as_the_loader_reads_it(tmp_path, monkeypatch):
+    """A ``distributedInfo`` the head cuts (its process groups past 64 KiB) had its own ``rank`` read where written
+    as an integer alone: "1" read as no rank there ("no distributedInfo.rank"), where a whole object's "1" is rank
+    1; 1.0 and true were "no rank id" too, where a whole object's are refused naming them. Any JSON scalar is read
+    now, as the whole object is. A tail that cannot be read gets the loader's words: a gzip damaged past the head,
+    one inflating past the size cap (``--force`` lifts it, as for the load)."""
+    from msprof_compare.loaders import ranks
+
+    groups = ", ".join(f'{{"pg_name": "{n}", "ranks": [0, 1], "pg_desc": "x"}}' for n in range(2_000))
+    (tmp_path / "a.pt.trace.json").write_text('{"distributedInfo": {"rank": 0}, "traceEvents": []}')
+    for written, said in (('"1"', 1), ('"01"', 1), ("1.0", "1.0"), ("true", "true"), ("1e999", "Infinity"),
+                          ('"x"', "'x'"), ("null", None)):
+        info = f'{{"backend": "nccl", "rank": {written}, "pg_config": [{groups}]}}'
+        assert len(info) > 64 * 1024
+        (tmp_path / "b.pt.trace.json").write_text(f'{{"distributedInfo": {info}, "traceEvents": []}}')
+        if isinstance(said, int):
+            assert list(api.ranks(tmp_path)) == [0, said]
+            continue
+        with pytest.raises(ProfileError) as e:
+            api.ranks(tmp_path)
+        assert str(e.value) == (f"{tmp_path / 'b.pt.trace.json'}: " + (
+            f"distributedInfo.rank {said} is no rank id (0 to 2147483647)" if said else
+            "no rank id: no distributedInfo.rank in its first or last 64 KiB (a Kineto trace of a distributed run "
+            "records it; pass such traces, or compare this one as a single profile)"))
+    # a gzip whose head records no rank, damaged past its head: the loader's words, not "no rank id"
+    late = b'{"traceEvents": [' + b", ".join(b'{"ph": "i", "name": "%d"}' % n for n in range(40_000)) + \
+        b'], "distributedInfo": {"rank": 1}}'
+    packed = gzip.compress(late)
+    (tmp_path / "b.pt.trace.json").unlink()
+    (tmp_path / "b.pt.trace.json.gz").write_bytes(packed)
+    assert list(api.ranks(tmp_path)) == [0, 1]
+    (tmp_path / "b.pt.trace.json.gz").write_bytes(packed[: len(packed) - 100])
+    with pytest.raises(ProfileError) as e:
+        api.ranks(tmp_path)
+    assert str(e.value) == (f"{tmp_path / 'b.pt.trace.json.gz'}: corrupt gzip data: Compressed file ended before the "
+                            "end-of-stream marker was reached")
+    (tmp_path / "b.pt.trace.json.gz").write_bytes(packed)
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "100000")
+    assert len(late) > 100_000 > 64 * 1024
+    with pytest.raises(ProfileError) as e:
+        ranks.discover(str(tmp_path))
+    assert str(e.value) == (f"{tmp_path / 'b.pt.trace.json.gz'}: decompressed trace is over the 100000 byte limit "
+                            f"(its gzip trailer gives {len(late)} bytes) (add --force to read it anyway, or raise the "
+                            "limit with MSPROF_COMPARE_MAX_TRACE_BYTES)")
+    assert list(ranks.discover(str(tmp_path), force=True)) == [0, 1]
 
 
 def test_db_export_name_must_agree(tmp_path):

@@ -22,8 +22,13 @@ PROBE_BYTES = 64 * 1024
 _FIRST_BYTES = 4096
 _DISTRIBUTED = re.compile(rb'"distributedInfo"\s*:\s*(?=\{)')
 #: ``distributedInfo``'s own ``rank`` key, before any nested value (torch >= 2.1 writes ``pg_config``, a list of
-#: objects, after it): read where the object runs past ``PROBE_BYTES``.
-_TOP_RANK = re.compile(rb'\{(?:[^{}\[\]"]|"(?:[^"\\]|\\.)*")*?"rank"\s*:\s*(-?[0-9]+)\s*[,}]')
+#: objects, after it): read where the object runs past ``PROBE_BYTES``. Its value as written, any JSON scalar:
+#: an integer, its digits as text ("1", a rank as ``_rank_id`` reads it), or what is no rank (1.0, true), which
+#: discovery refuses naming it; read as none, "1" was told "no distributedInfo.rank" where the object ran past
+#: the head, and read where it did not.
+_TOP_RANK = re.compile(rb'\{(?:[^{}\[\]"]|"(?:[^"\\]|\\.)*")*?"rank"\s*:\s*'
+                       rb'("(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)'
+                       rb'\s*[,}]')
 
 
 class Head(NamedTuple):
@@ -37,6 +42,8 @@ class Head(NamedTuple):
     #: ``distributedInfo.rank`` as the head writes it (any JSON value; ``ranks`` tells a rank id), None where it
     #: records none (or null)
     rank: object
+    #: whether the head is the whole file (shorter than ``PROBE_BYTES``): its tail holds nothing more
+    whole: bool
 
 
 class TraceHeads:
@@ -46,6 +53,7 @@ class TraceHeads:
 
     def __init__(self) -> None:
         self._heads: dict[str, Head] = {}
+        self._late: dict[str, object] = {}
 
     def of(self, path: str) -> Head:
         """The ``Head`` of ``path``, its first ``PROBE_BYTES`` read on the first ask alone."""
@@ -56,26 +64,57 @@ class TraceHeads:
 
             data = head_bytes(path, PROBE_BYTES)
             head = self._heads[key] = Head(first_char(data[:_FIRST_BYTES]), b'"traceEvents"' in data,
-                                           distributed_rank(data))
+                                           distributed_rank(data), len(data) < PROBE_BYTES)
         return head
 
+    def rank_of(self, path: str, force: bool = False) -> object:
+        """``distributedInfo.rank`` as ``path`` writes it: its head's (``Head.rank``), else its last
+        ``PROBE_BYTES``' (None where the head is the whole file): the Kineto of hta's 2022-23 samples wrote
+        ``distributedInfo`` after ``traceEvents`` (cupti_profiler, execution_trace), so a rank's trace longer than
+        the head read as recording none. Read once per run, on discovery's ask alone (a single compare reads no
+        rank); ``traceio.tail_bytes``' errors (a damaged gzip, past the size cap without ``force``)."""
+        key = os.path.abspath(path)
+        if key not in self._late:
+            head = self.of(path)
+            if head.rank is not None or head.whole:
+                self._late[key] = head.rank
+            else:
+                from .traceio import tail_bytes
 
-def distributed_rank(head: bytes) -> object:
+                self._late[key] = distributed_rank(tail_bytes(path, PROBE_BYTES, force), last=True)
+        return self._late[key]
+
+
+def distributed_rank(head: bytes, last: bool = False) -> object:
     """``distributedInfo.rank`` of a Kineto trace's head, as written: the whole object decoded (it nests process
     groups, ``pg_config``, in torch >= 2.1), or its own ``rank`` key where the head cuts the object; None where
     there is none (or null). A value that is no rank id is returned too, for discovery to refuse naming it
     (``ranks._trace_rank``): read as none, a rank written "1" or 1.0 was told "no distributedInfo.rank", and two
-    such ranks of one host were compared as one device's profiler cycles without a word (kfuzz64)."""
-    m = _DISTRIBUTED.search(head)
+    such ranks of one host were compared as one device's profiler cycles without a word (kfuzz64). ``last``: the
+    last ``distributedInfo`` of ``head`` (a trace's tail, ``TraceHeads.rank_of``: the key written after every
+    event), not the first."""
+    found = list(_DISTRIBUTED.finditer(head)) if last else [m for m in [_DISTRIBUTED.search(head)] if m]
     rank = None
-    if m:
+    if found:
+        at = found[-1].end()
         try:
-            info, _ = json.JSONDecoder().raw_decode(head[m.end():].decode("utf-8", "replace"))
+            info, _ = json.JSONDecoder().raw_decode(head[at:].decode("utf-8", "replace"))
             rank = info.get("rank") if isinstance(info, dict) else None
         except ValueError:  # cut by the head, or an integer of more digits than int() reads (4,300)
-            top = _TOP_RANK.match(head, m.end())
-            rank = _rank_digits(top.group(1)) if top else None
+            top = _TOP_RANK.match(head, at)
+            rank = _scalar(top.group(1)) if top else None
     return rank
+
+
+def _scalar(text: bytes) -> object:
+    """The JSON scalar ``text`` (``_TOP_RANK``'s value) writes: an integer through ``_rank_digits`` (any length),
+    else as ``json`` reads it (text, a fraction, true, null)."""
+    if text.lstrip(b"-").isdigit():
+        return _rank_digits(text)
+    try:
+        return json.loads(text)
+    except ValueError:  # text of a bad escape: no rank
+        return None
 
 
 #: The rank read from a ``rank`` of more digits than int() converts (4,300): a rank past every rank id, which

@@ -4,7 +4,8 @@ The rank is what the profiler recorded, never a file or folder name a user may h
 directory's ``profiler_info_N.json`` (torch_npu and MindSpore write ``profiler_info_{rank}.json`` for a
 distributed run, its ``rank_id`` key and the DB export's ``ascend_*_profiler_{rank}.db`` agree with it, and so
 does the DB's META_DATA, checked once its rank's compare loads it: ``check_db_rank``), a
-Kineto trace's ``distributedInfo.rank``, read from the first 64 KiB (the compare decodes the trace once, later).
+Kineto trace's ``distributedInfo.rank``, read from the first 64 KiB, else the last (the compare decodes the trace
+once, later).
 A trace's head is read once per run: the run's ``heads.TraceHeads``, passed along to the compares' detection.
 """
 
@@ -25,7 +26,8 @@ from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _kineto_candidates, _profili
 from .heads import PROBE_BYTES, TraceHeads
 from .paths import given_path, link_refused
 
-#: How much of a Kineto trace is read for its ``distributedInfo`` (it sits before ``traceEvents``).
+#: How much of a Kineto trace's head, and else its tail, is read for its ``distributedInfo`` (before
+#: ``traceEvents``, or after them).
 HEAD_BYTES = PROBE_BYTES
 #: A side file read for a rank id larger than this is not one the profiler wrote: its rank is not read.
 _SIDE_FILE_BYTES = 1 << 20
@@ -193,7 +195,7 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
     rankless: list[str] = []
     for path in sorted(set(inputs) - set(alone)):
         try:
-            held.setdefault(input_rank(path, heads), []).append(path)
+            held.setdefault(input_rank(path, heads, force), []).append(path)
         except _RanklessTrace as exc:
             if not rankless:
                 first = exc
@@ -205,7 +207,7 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
     if rankless and not held and (len(rankless) == 1 or not _one_worker(rankless)):  # no folder of ranks
         some = f"{len(rankless)} Kineto traces that record no rank" if len(rankless) > 1 \
             else "1 Kineto trace that records no rank"
-        raise ProfileError(directory, f"holds {some} (no distributedInfo.rank in the first "
+        raise ProfileError(directory, f"holds {some} (no distributedInfo.rank in the first or last "
                                       f"{HEAD_BYTES // 1024} KiB), by name: "
                                       f"{_names(_recorded_order(rankless, None), directory)}",
                            hint=f"pass {'one of them' if len(rankless) > 1 else 'it'}, one trace per side; a "
@@ -394,11 +396,12 @@ class _RanklessTrace(ProfileError):
     folder of ranks with one trace lacking it."""
 
 
-def input_rank(path: str, heads: TraceHeads | None = None) -> int:
-    """The rank id one input recorded (``discover``); ``ProfileError`` naming it when it holds none."""
+def input_rank(path: str, heads: TraceHeads | None = None, force: bool = False) -> int:
+    """The rank id one input recorded (``discover``); ``ProfileError`` naming it when it holds none. ``force``: a
+    gzip trace's tail is inflated past the size cap (``TraceHeads.rank_of``)."""
     heads = TraceHeads() if heads is None else heads
     if os.path.isfile(path):
-        return _trace_rank(path, heads)
+        return _trace_rank(path, heads, force)
     try:
         names = sorted(os.listdir(path))
     except OSError as exc:
@@ -411,17 +414,19 @@ def input_rank(path: str, heads: TraceHeads | None = None) -> int:
         raise ProfileError(path, f"holds {len(traces)} traces: a rank's folder holds one",
                            hint="or a profiler schedule's cycles, named as tensorboard_trace_handler names them: "
                                 "<worker>.<ms>.pt.trace.json, one worker's")
-    return _trace_rank(traces[0], heads)
+    return _trace_rank(traces[0], heads, force)
 
 
-def _trace_rank(path: str, heads: TraceHeads) -> int:
-    """``distributedInfo.rank`` of a Kineto trace, from its first ``HEAD_BYTES`` (decompressed for .gz)."""
+def _trace_rank(path: str, heads: TraceHeads, force: bool = False) -> int:
+    """``distributedInfo.rank`` of a Kineto trace, from its first ``HEAD_BYTES``, else its last (decompressed for
+    .gz: ``TraceHeads.rank_of``)."""
     head = heads.of(path)
-    written = head.rank
-    if written is None and head.first == "" and (unread := _unread_head(path)):
+    if head.rank is None and head.first == "" and (unread := _unread_head(path)):
         raise unread
+    written = heads.rank_of(path, force)
     if written is None:
-        raise _RanklessTrace(path, f"no rank id: no distributedInfo.rank in its first {HEAD_BYTES // 1024} KiB",
+        raise _RanklessTrace(path, f"no rank id: no distributedInfo.rank in its first or last {HEAD_BYTES // 1024} "
+                                   "KiB",
                              hint="a Kineto trace of a distributed run records it; pass such traces, or compare "
                                   "this one as a single profile")
     rank = _rank_id(written)  # its ASCII digits as text too, as a side file's rank is read

@@ -362,11 +362,16 @@ def _gunzip(path: str, data: bytes, limit: int) -> bytes:
     except (OSError, EOFError, zlib.error) as exc:
         raise ProfileError(path, f"corrupt gzip data: {exc}") from None
     if 0 <= limit < len(out):
-        # reading stops past the limit: the size the trailer states (the last member's, mod 2**32; a damaged
-        # one may state anything) tells how far to raise it, as the file's word, not a size measured
-        told = f" (its gzip trailer gives {stated} bytes)" if stated > limit else ""
-        raise ProfileError(path, f"decompressed trace is over the {limit} byte limit{told}", hint=_CAP_HINT)
+        raise _over_cap(path, limit, stated)
     return out
+
+
+def _over_cap(path: str, limit: int, stated: int) -> ProfileError:
+    """The refusal of a gzip trace inflating past ``limit``: reading stops there, so the size the trailer states
+    (the last member's, mod 2**32; a damaged one may state anything) tells how far to raise it, as the file's
+    word, not a size measured."""
+    told = f" (its gzip trailer gives {stated} bytes)" if stated > limit else ""
+    return ProfileError(path, f"decompressed trace is over the {limit} byte limit{told}", hint=_CAP_HINT)
 
 
 _GZIP_BLOCK = 1 << 24
@@ -385,6 +390,43 @@ def head_bytes(path: str, size: int = 4096) -> bytes:
     except (OSError, EOFError, zlib.error):
         return b""
     return head
+
+
+def tail_bytes(path: str, size: int, force: bool = False) -> bytes:
+    """The last ``size`` bytes of a file, decompressed when it is gzip: where a Kineto trace's writer put the keys
+    it wrote after ``traceEvents`` (the Kineto of hta's 2022-23 samples: ``distributedInfo``). A plain file's are
+    one seek away; a gzip one's end only the whole stream reaches, inflated block by block, each dropped but for
+    its last ``size`` bytes (no JSON decode; memory: two blocks). ``ProfileError`` in the loader's words
+    (``read_bytes``, ``_gunzip``) where the file cannot be read, its gzip is damaged, or it inflates past the trace
+    size cap (``force``: none)."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(2) != b"\x1f\x8b":
+                end = fh.seek(0, os.SEEK_END)
+                fh.seek(max(0, end - size))
+                return fh.read(size)
+            end = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, end - 4))
+            stated = int.from_bytes(fh.read(4), "little") if end >= 18 else 0  # as _gunzip reads the trailer
+            fh.seek(0)
+            limit = -1 if force else size_cap("trace")
+            tail, total = b"", 0
+            try:
+                with gzip.GzipFile(fileobj=fh) as gz:
+                    while block := gz.read(_TAIL_BLOCK):
+                        total += len(block)
+                        if 0 <= limit < total:
+                            raise _over_cap(path, limit, stated)
+                        tail = (tail + block)[-size:] if len(block) < size else block[-size:]
+            except (OSError, EOFError, zlib.error) as exc:
+                raise ProfileError(path, f"corrupt gzip data: {exc}") from None
+            return tail
+    except OSError as exc:
+        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+
+
+#: The blocks ``tail_bytes`` inflates a gzip trace in.
+_TAIL_BLOCK = 1 << 20
 
 
 #: The first byte of a JSON text that is neither blank nor part of a byte order mark.
