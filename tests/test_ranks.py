@@ -1165,6 +1165,124 @@ def test_an_unreadable_kineto_rank_folder_is_named(tmp_path, capsys, monkeypatch
         ranks.rank_inputs(str(base))
 
 
+def _unsearchable(monkeypatch: pytest.MonkeyPatch, *folders: Path) -> None:
+    """``folders`` listed but not searched (mode r--: read permission, no execute), as for a user who lacks it: their
+    names list, but nothing in them can be looked up (``os.stat``, ``os.lstat``, ``open``: "Permission denied"),
+    and ``os.access`` says no X_OK. The root user the tests run as searches any folder (the same runs as a user
+    without the permission, setpriv to nobody, gave the lines these tests expect)."""
+    import builtins
+
+    refused = {str(f) for f in folders}
+    real_access, real_stat, real_lstat, real_open = os.access, os.stat, os.lstat, builtins.open
+
+    def inside(path: object) -> bool:
+        return isinstance(path, (str, os.PathLike)) and os.path.dirname(os.path.abspath(path)) in refused
+
+    def denied(path: object) -> PermissionError:
+        return PermissionError(13, "Permission denied", os.fspath(path))
+
+    def access(path, mode, *args, **kwargs):
+        if inside(path) or (os.fspath(path) in refused and mode & os.X_OK):
+            return False
+        return real_access(path, mode, *args, **kwargs)
+
+    def stat(path, *args, **kwargs):
+        if inside(path):
+            raise denied(path)
+        return real_stat(path, *args, **kwargs)
+
+    def lstat(path, *args, **kwargs):
+        if inside(path):
+            raise denied(path)
+        return real_lstat(path, *args, **kwargs)
+
+    def opener(path, *args, **kwargs):
+        if inside(path):
+            raise denied(path)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    monkeypatch.setattr(os, "stat", stat)
+    monkeypatch.setattr(os, "lstat", lstat)
+    monkeypatch.setattr(builtins, "open", opener)
+
+
+def test_a_rank_folder_listed_but_not_searchable_is_named(tmp_path, capsys, monkeypatch):
+    """A rank's folder that can be listed but not searched (mode r--: its files cannot be opened, nor told from
+    folders) read as holding nothing: a Kineto ``rank1/`` left rank 1 out ("Rank only in the comparison"; without a
+    word where both sides' were so), an NPU ``rank1_ascend_pt`` was taken by its profiler_info name and its compare
+    refused it ("The path is not executable") after rank 0 was compared and written, and the folder of ranks itself
+    was "holds no profiling directory or trace of a rank" (the API). Each is named now, as a folder that cannot be
+    listed is, before any rank is compared (hta's sampled_rank-0 / -1 traces, ranks 0 and 1; msinsight's level0 text
+    export); an empty one holds nothing to miss."""
+    from msprof_compare.loaders import ranks
+
+    base, comp, out = tmp_path / "base", tmp_path / "comp", tmp_path / "out"
+    for side in (base, comp):
+        for rank in (0, 1):
+            (side / f"rank{rank}").mkdir(parents=True)
+            shutil.copy(KINETO / f"sampled_rank-{rank}.json.gz", side / f"rank{rank}" / "t.pt.trace.json.gz")
+    lost = base / "rank1"
+    with monkeypatch.context() as m:
+        _unsearchable(m, lost)
+        code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out))
+        assert (code, error_lines(err)) == (1, [
+            f"error: {lost}: cannot search directory: Permission denied (its name says rank 1, so it may hold a "
+            "rank's profile: make it searchable (chmod u+x), or move it out of the folder)"])
+        assert "Traceback" not in err and not out.exists()
+    (lost / "t.pt.trace.json.gz").unlink()  # listing nothing: nothing left out
+    with monkeypatch.context() as m:
+        _unsearchable(m, lost)
+        assert list(ranks.discover(str(base))) == [0]
+    # an NPU rank folder: refused by discovery in the loader's hint, not by its compare after rank 0's reports
+    npu = tmp_path / "npu"
+    shutil.copytree(TEXT0, npu)
+    with monkeypatch.context() as m:
+        _unsearchable(m, npu / "rank1_ascend_pt")
+        code, out_text, err = run_inproc(capsys, "-bp", str(npu), "-d", str(TEXT0), "-o", str(out))
+        assert (code, error_lines(err)) == (1, [
+            f"error: {npu / 'rank1_ascend_pt'}: cannot search directory: Permission denied (a directory needs search "
+            "permission to be read (chmod u+x), which --force cannot skip)"])
+        assert "rank 0: E2E" not in out_text and not out.exists()
+    # the folder of ranks itself, by the API (the CLI's loader checks it first: "The path is not executable")
+    with monkeypatch.context() as m:
+        _unsearchable(m, npu)
+        with pytest.raises(ProfileError) as info:
+            msprof_compare.ranks(npu)
+        assert str(info.value) == (f"{npu}: cannot search directory: Permission denied (a directory needs search "
+                                   "permission to be read (chmod u+x), which force=True cannot skip)")
+
+
+@pytest.mark.parametrize("trace", ["worker0.pt.trace.json.gz", "worker0.1623143089861.pt.trace.json.gz",
+                                   "worker0.json.gz"])
+def test_an_unreadable_folder_named_as_a_rank_trace_beside_it_is_named(tmp_path, capsys, monkeypatch, trace):
+    """Rank 0's trace in the folder (``worker0.pt.trace.json.gz``, tensorboard_trace_handler's ``{worker}.{ms}``
+    name, or a JSON object naming traceEvents) and rank 1's in an unreadable ``worker1/``: the folder's name was
+    matched against its sibling folders' alone (node0_gpu1/ beside node0_gpu0/), so the folder read as one profile,
+    rank 0's trace, and a rank run was refused as "a folder of ranks against one profile" (both sides so: rank 0
+    compared with rank 0 as a single compare, rank 1 left out without a word). A top-level trace is a rank input as
+    a subfolder is, so its name but for its digits names the folder as a rank's too; any other unreadable folder
+    stays none of the job's (hta's sampled_rank-0 / -1 traces, ranks 0 and 1)."""
+    from msprof_compare.loaders import ranks
+
+    base, comp, out = tmp_path / "base", tmp_path / "comp", tmp_path / "out"
+    for side in (base, comp):
+        (side / "worker1").mkdir(parents=True)
+        shutil.copy(KINETO / "sampled_rank-0.json.gz", side / trace)
+        shutil.copy(KINETO / "sampled_rank-1.json.gz", side / "worker1" / "t.pt.trace.json.gz")
+    assert ranks.discover(str(base)) == {0: str(base / trace), 1: str(base / "worker1")}
+    lost = base / "worker1"
+    _refusing(monkeypatch, lost)
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out))
+    assert (code, error_lines(err)) == (1, [
+        f"error: {lost}: cannot list directory: Permission denied (its name is rank trace {trace}'s but for its "
+        "digits, so it may hold a rank's profile: make it readable, or move it out of the folder)"])
+    assert not out.exists()
+    lost.rename(base / "lost+found")  # named as no rank: the folder is rank 0's trace, as before
+    _refusing(monkeypatch, base / "lost+found")
+    assert ranks.rank_inputs(str(base)) is None
+
+
 def test_a_folder_of_ranks_that_cannot_be_listed_is_said_so_by_the_api(tmp_path, monkeypatch):
     """``ranks`` and ``compare_ranks`` of a folder that cannot be listed (no permission) say so, as the CLI's loader
     does ("cannot list directory: Permission denied"), where they said "is one profile, not a folder of ranks" and

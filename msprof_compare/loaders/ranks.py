@@ -24,7 +24,7 @@ from ..textsafe import short_list, short_repr, short_text, term_safe
 from ..units import MAX_RANK, RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _kineto_candidates, _profiling_dirs, folder_traces
 from .heads import PROBE_BYTES, TraceHeads
-from .paths import given_path, link_refused
+from .paths import SEARCH_HINT, given_path, link_refused
 
 #: How much of a Kineto trace's head, and else its tail, is read for its ``distributedInfo`` (before
 #: ``traceEvents``, or after them).
@@ -59,12 +59,12 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | 
     heads = TraceHeads() if heads is None else heads
     traces = folder_traces(directory, heads)[0]
     subfolders, folders = _profiling_dirs(directory, heads)
-    _refuse_unlisted_ranks(directory, subfolders, folders)
+    ranks = _rank_traces(directory, heads)
+    _refuse_unlisted_ranks(directory, subfolders, folders, ranks)
     # a folder of one trace is that trace's input, as ``loaders.detect`` takes it (beside an empty rank1_ascend_pt
     # too); not where profiles of ranks lie in subfolders beside it (rank 0's trace in the folder, rank 1's in rank1/,
     # or rank0_ascend_pt, rank1_ascend_pt and a stray trace): two such folders compared their top traces alone, rank 0
     # against rank 1 of the other say, the subfolders' ranks left out without a word
-    ranks = _rank_traces(directory, heads)
     if len(traces) == 1 and len(ranks) <= 1 and not any(_holds_profile(os.path.join(directory, n), heads)
                                                         for n in subfolders):
         return None
@@ -78,32 +78,53 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | 
 
 #: Digit runs, masked to tell a subfolder named as a rank's sibling is (node0_gpu1 beside node0_gpu0).
 _DIGITS = re.compile(r"[0-9]+")
+#: A trace's name but for its suffix (and a cycle's ``.{ms}``): the name a rank's folder beside it would have.
+_TRACE_STEM = re.compile(r"(.+?)(?:\.[0-9]+)?(?:\.pt\.trace)?\.json(?:\.gz)?")
 
 
-def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str]) -> None:
-    """``ProfileError`` naming a subfolder of ``directory`` that cannot be listed (no permission) and is named as a
-    rank's folder: its name says a rank (``_NAME_RANK``: rank1/), or it is named as a subfolder holding a profile
-    (``found``) but for its digits (node0_gpu1/ beside node0_gpu0/). ``_profiling_dirs`` reads such a folder as
-    holding no trace, and the rank it holds was left out of the job without a word (a ``*_ascend_pt`` one is named
-    by ``_holds_profile`` or ``input_rank``). Any other unreadable folder (lost+found at a volume's root, a
-    .Trash-1000) says nothing of a rank and stays none of the job's; one gone since the folder was listed holds
-    nothing."""
-    shapes = {_DIGITS.sub("#", n) for n in found}
+def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str], traces: list[str]) -> None:
+    """``ProfileError`` naming a subfolder of ``directory`` that cannot be listed or searched (no read or no execute
+    permission) and is named as a rank's folder: its name says a rank (``_NAME_RANK``: rank1/), or it is named as
+    a subfolder holding a profile (``found``) or a rank's trace in the folder (``traces``: ``worker0.pt.trace
+    .json``, ``worker0.{ms}.pt.trace.json``) but for its digits (node0_gpu1/ beside node0_gpu0/, worker1/ beside
+    worker0.pt.trace.json). ``_profiling_dirs`` reads such a folder as holding no trace (a folder it can list but
+    not search too: none of its files can be opened or told from a folder), and the rank it holds was left out of
+    the job without a word (a ``*_ascend_pt`` one is named by ``input_rank``). Any other unreadable folder
+    (lost+found at a volume's root, a .Trash-1000) says nothing of a rank and stays none of the job's; one gone
+    since the folder was listed, or listing nothing, holds nothing."""
+    named = {_DIGITS.sub("#", n): f"rank folder {n}'s" for n in reversed(found)}
+    for path in traces:
+        stem = _TRACE_STEM.fullmatch(os.path.basename(path))
+        if stem:
+            named.setdefault(_DIGITS.sub("#", stem.group(1)), f"rank trace {os.path.basename(path)}'s")
     for name in folders:
         said = _NAME_RANK.search(name)
-        if name in found or not (said or _DIGITS.sub("#", name) in shapes):
+        if name in found or not (said or _DIGITS.sub("#", name) in named):
             continue
         path = os.path.join(directory, name)
         try:
-            os.listdir(path)
+            refused, make = _search_refused(path, os.listdir(path)), "searchable (chmod u+x)"
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
-            why = f"its name says rank {int(said.group(1))}" if said else "its name is rank folder {}'s but for its " \
-                "digits".format(term_safe(next(n for n in found if _DIGITS.sub("#", n) == _DIGITS.sub("#", name))))
-            raise ProfileError(path, f"cannot list directory: {exc.strerror or exc}",
-                               hint=f"{why}, so it may hold a rank's profile: make it readable, or move it out of "
-                                    "the folder") from None
+            refused, make = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), "readable"
+        if refused:
+            why = f"its name says rank {int(said.group(1))}" if said else \
+                f"its name is {term_safe(named[_DIGITS.sub('#', name)])} but for its digits"
+            raise ProfileError(path, refused.message, hint=f"{why}, so it may hold a rank's profile: make it {make}, "
+                                                           "or move it out of the folder") from None
+
+
+def _search_refused(path: str, names: list[str], hint: str | None = None) -> ProfileError | None:
+    """The error of a folder that lists ``names`` (read permission) but cannot be searched (no execute
+    permission): none of its entries can be opened, nor told file from folder, so discovery read each as absent and
+    the folder as holding nothing (a rank left out without a word), or a rank whose compare then refused it, after
+    the ranks before it were compared and written. The loader's check (``paths.check_access``: "The path is not
+    executable") in discovery's words, as a folder that cannot be listed is said. None where it can be searched, or
+    lists nothing (nothing in it to miss)."""
+    if names and not os.access(path, os.X_OK):
+        return ProfileError(path, "cannot search directory: Permission denied", hint=hint)
+    return None
 
 
 def _rank_traces(directory: str, heads: TraceHeads) -> list[str]:
@@ -174,13 +195,15 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
     """{rank: its inputs in recorded order} of a folder of ranks, in rank order; {None: ...} for a folder of two or
     more single-device profiles (one rankless group). The errors of ``discover`` but unequal counts."""
     inputs = rank_inputs(directory, heads)
-    if inputs is None and os.path.isdir(directory):  # a folder that cannot be listed was "one profile, not a
-        try:  # folder of ranks" (compare_ranks, ranks): the CLI's loader names why, as here
-            os.listdir(directory)
+    if not inputs and os.path.isdir(directory):  # a folder that cannot be listed was "one profile, not a folder of
+        try:  # ranks" (compare_ranks, ranks), one listed but not searched "holds no profiling directory or trace of
+            names = os.listdir(directory)  # a rank": the CLI's loader names why, as here
         except (FileNotFoundError, NotADirectoryError):
-            pass
+            names = []
         except OSError as exc:
             raise ProfileError(directory, f"cannot list directory: {exc.strerror or exc}") from None
+        if refused := _search_refused(directory, names, SEARCH_HINT):
+            raise refused
     if not inputs:
         what = "is one profile, not a folder of ranks" if inputs is None and os.path.isdir(directory) \
             else "holds no profiling directory or trace of a rank" if inputs is not None \
@@ -406,6 +429,8 @@ def input_rank(path: str, heads: TraceHeads | None = None, force: bool = False) 
         names = sorted(os.listdir(path))
     except OSError as exc:
         raise ProfileError(path, f"cannot list directory: {exc.strerror or exc}") from None
+    if refused := _search_refused(path, names, SEARCH_HINT):  # rank1_ascend_pt read r--: its rank by its name,
+        raise refused  # refused by its compare after the ranks before it were compared and written
     if any(_INFO_RE.match(n) for n in names) or path.endswith(("_ascend_pt", "_ascend_ms")) \
             or os.path.isdir(os.path.join(path, ASCEND_OUTPUT)):
         return _npu_rank(path, names)
