@@ -51,9 +51,13 @@ def test_a_db_cut_to_its_first_byte_is_not_said_empty(tmp_path: Path) -> None:
     assert f.stat().st_size == 1 and f.read_bytes() == b"S"
     with pytest.raises(ProfileError) as e:
         load_profile(str(f), OPTS)
-    assert str(e.value) == (f"{f}: the file is cut short: 1 byte(s), fewer than a SQLite database's 100-byte "
+    assert str(e.value) == (f"{f}: the file is cut short: 1 byte, fewer than a SQLite database's 100-byte "
                             "header, which it begins as; a partial copy, or a write that did not finish: copy it "
                             "again in full")
+    f.write_bytes(L1.read_bytes()[:99])  # its header but its last byte: plural, as "(2 bytes)" is
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f), OPTS)
+    assert str(e.value).startswith(f"{f}: the file is cut short: 99 bytes, fewer than a SQLite database's 100-byte")
     f.write_bytes(b"x")
     with pytest.raises(ProfileError) as e:
         load_profile(str(f), OPTS)

@@ -254,8 +254,9 @@ def _cut_short(path: str) -> str:
         return (f"the file is cut short: {size:,} bytes where its header says {pages * page:,} ({pages:,} pages of "
                 f"{page:,} bytes); a partial copy, or a write that did not finish: copy it again in full")
     if _SQLITE_MAGIC.startswith(head) or head.startswith(_SQLITE_MAGIC):
-        return (f"the file is cut short: {size:,} byte(s), fewer than a SQLite database's 100-byte header, which it "
-                "begins as; a partial copy, or a write that did not finish: copy it again in full")
+        return (f"the file is cut short: {size:,} byte{'' if size == 1 else 's'}, fewer than a SQLite database's "
+                "100-byte header, which it begins as; a partial copy, or a write that did not finish: copy it again "
+                "in full")
     return _no_sqlite_header(size)
 
 
