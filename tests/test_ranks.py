@@ -100,9 +100,9 @@ def test_kineto_rank_from_the_head_not_the_name(tmp_path, monkeypatch, caplog):
                                        1: str(tmp_path / "sampled_rank-0.json.gz")}
     assert list(api.ranks(tmp_path)) == [0, 1]  # in rank order, not the names' order
     assert caplog.messages[0] == (
-        f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, by which each is "
-        "compared: sampled_rank-0.json.gz (rank 0 by its name, rank 1 recorded), sampled_rank-7.json.gz (rank 7 by "
-        "its name, rank 0 recorded)")
+        f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, each taken as the "
+        "rank it records: sampled_rank-0.json.gz (rank 0 by its name, rank 1 recorded), sampled_rank-7.json.gz "
+        "(rank 7 by its name, rank 0 recorded)")
 
 
 def test_kineto_rank_folder_naming_another_rank_is_said(tmp_path, caplog):
@@ -117,8 +117,8 @@ def test_kineto_rank_folder_naming_another_rank_is_said(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert api.ranks(tmp_path) == {0: str(tmp_path / "rank3")}
         assert caplog.messages == [f"{tmp_path}: 1 Kineto trace's name says another rank than its "
-                                   "distributedInfo.rank, by which it is compared: rank3 (rank 3 by its name, rank "
-                                   "0 recorded)"]
+                                   "distributedInfo.rank, taken as the rank it records: rank3 (rank 3 by its name, "
+                                   "rank 0 recorded)"]
         caplog.clear()
         for folder, trace, rank in (("frank1", "x.pt.trace.json.gz", 1), ("rank_5", "rank-6.pt.trace.json.gz", 2),
                                     ("node", "y.pt.trace.json.gz", 3)):
@@ -142,7 +142,8 @@ def test_a_rank_name_of_more_than_ten_digits_says_no_rank(tmp_path, caplog):
         (tmp_path / "rank12345678901").rename(tmp_path / "rank1234567890")
         assert api.ranks(tmp_path) == {0: str(tmp_path / "rank1234567890")}
     assert caplog.messages == [f"{tmp_path}: 1 Kineto trace's name says another rank than its distributedInfo.rank, "
-                               "by which it is compared: rank1234567890 (rank 1234567890 by its name, rank 0 recorded)"]
+                               "taken as the rank it records: rank1234567890 (rank 1234567890 by its name, rank 0 "
+                               "recorded)"]
 
 
 def test_kineto_rank_of_the_largest_id_is_a_rank(tmp_path):
@@ -169,9 +170,9 @@ def test_kineto_name_warning_said_once_for_a_folder_on_both_sides(tmp_path, caps
     folder.mkdir()
     shutil.copy(KINETO / "sampled_rank-0.json.gz", folder / "sampled_rank-7.json.gz")
     shutil.copy(KINETO / "sampled_rank-1.json.gz", folder / "sampled_rank-0.json.gz")
-    line = (f"{folder}: 2 Kineto traces' names say another rank than their distributedInfo.rank, by which each is "
-            "compared: sampled_rank-0.json.gz (rank 0 by its name, rank 1 recorded), sampled_rank-7.json.gz (rank 7 "
-            "by its name, rank 0 recorded)")
+    line = (f"{folder}: 2 Kineto traces' names say another rank than their distributedInfo.rank, each taken as the "
+            "rank it records: sampled_rank-0.json.gz (rank 0 by its name, rank 1 recorded), sampled_rank-7.json.gz "
+            "(rank 7 by its name, rank 0 recorded)")
     code, _, err = run_inproc(capsys, "-bp", str(folder), "-d", str(folder), "-o", str(tmp_path / "out"),
                               "--enable_profiling_compare")
     assert code == 0, err
@@ -182,6 +183,14 @@ def test_kineto_name_warning_said_once_for_a_folder_on_both_sides(tmp_path, caps
             ranks = api.compare_ranks(folder, folder, enable_profiling_compare=True)
             assert [r for r, _ in ranks] == [0, 1]
         assert [m for m in caplog.messages if "distributedInfo.rank" in m] == [line]
+    # a --rank_list run: once too, naming the file of rank 1 left out (its name says rank 0, the rank listed), the
+    # other side (the samples, named as they record) unsaid
+    for listed, compared in (("0", [0]), ("0 1", [0, 1])):
+        code, out, err = run_inproc(capsys, "-bp", str(folder), "-d", str(KINETO), "-o", str(tmp_path / "out"),
+                                    "--rank_list", listed)
+        assert code == 0, err
+        assert [x.split("] ", 1)[1] for x in err.splitlines() if "distributedInfo.rank" in x] == [line]
+        assert [int(r) for r in re.findall(r"^rank (\d+): ", out, re.M)] == compared
 
 
 def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):

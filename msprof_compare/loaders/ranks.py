@@ -262,10 +262,13 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
 def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHeads) -> None:
     """One warning for the Kineto inputs whose name says another rank than the ``distributedInfo.rank`` they record
     (``rank3.pt.trace.json`` recording rank 1, a ``rank3/`` folder's trace too: a swapped or mislabelled copy),
-    which went unsaid where an NPU rank's recording two ranks is refused (``_npu_rank``). Each is still compared as
+    which went unsaid where an NPU rank's recording two ranks is refused (``_npu_rank``). Each is still taken as
     the rank it records: a Kineto trace's name is the user's (tensorboard_trace_handler's ``worker_name``), which
-    may count a node's local ranks, or a LoRA rank, and no name was ever the rank. A name saying two ranks says
-    none. Every real sample naming a rank names the one it records."""
+    may count a node's local ranks, or a LoRA rank, and no name was ever the rank. Said of every such input the
+    folder holds, compared or not (a ``--rank_list`` run selects by the recorded rank: "rank 0 by its name, rank 1
+    recorded" tells a user who listed 0 for that file why it is not compared), so the line says "taken as", where
+    "by which each is compared" was untrue of those left out. A name saying two ranks says none. Every real sample
+    naming a rank names the one it records."""
     odd = []
     for rank, paths in held.items():
         for path in paths:
@@ -273,10 +276,10 @@ def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHea
             if named is not None and named != rank:
                 odd.append(f"{os.path.relpath(path, directory)} (rank {named} by its name, rank {rank} recorded)")
     if odd:
-        some = ("1 Kineto trace's name says another rank than its distributedInfo.rank, by which it is" if len(odd) == 1
-                else f"{len(odd):,} Kineto traces' names say another rank than their distributedInfo.rank, by which "
-                     "each is")
-        log.warning("%s: %s compared: %s", term_safe(directory), some, short_list(sorted(odd, key=_name_order), 10))
+        some = ("1 Kineto trace's name says another rank than its distributedInfo.rank, taken as the rank it records"
+                if len(odd) == 1 else f"{len(odd):,} Kineto traces' names say another rank than their "
+                                      "distributedInfo.rank, each taken as the rank it records")
+        log.warning("%s: %s: %s", term_safe(directory), some, short_list(sorted(odd, key=_name_order), 10))
 
 
 def _named_rank(path: str, directory: str, heads: TraceHeads) -> int | None:
