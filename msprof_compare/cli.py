@@ -785,11 +785,18 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
 
 
 def _rank_folders(base: str, comparison: str, heads: TraceHeads) -> bool:
-    """Whether both inputs are folders of ranks (``rank0_ascend_pt``, ..., or one Kineto trace per rank)."""
-    from .loaders.paths import given_path
+    """Whether both inputs are folders of ranks (``rank0_ascend_pt``, ..., or one Kineto trace per rank). A rank's
+    subfolder refused on the way (it cannot be listed or searched) is named as typed, as discovery's and the
+    loaders' errors are (``api._retype``), where this look, made on the absolute paths, named it by its own."""
+    from .api import _retype
+    from .loaders.paths import TypedPaths, given_path
     from .loaders.ranks import rank_inputs
 
-    return all(rank_inputs(given_path(p), heads) for p in (base, comparison))
+    try:
+        return all(rank_inputs(given_path(p), heads) for p in (base, comparison))
+    except ProfileError as exc:
+        _retype(exc, TypedPaths(base, comparison).text)
+        raise
 
 
 def _refuse_rank_list(base: str, comparison: str, rank_list: str, force: bool) -> None:

@@ -1287,6 +1287,10 @@ def test_an_unreadable_folder_named_as_a_rank_trace_beside_it_is_named(tmp_path,
         f"error: {lost}: cannot list directory: Permission denied (its name is rank trace {trace}'s but for its "
         "digits, so it may hold a rank's profile: make it readable, or move it out of the folder)"])
     assert not out.exists()
+    # named as typed, as discovery's other errors: the CLI's look for folders of ranks named it by its absolute path
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_inproc(capsys, "-bp", "comp", "-d", "./base/", "-o", str(out))
+    assert code == 1 and error_lines(err)[0].startswith("error: ./base/worker1: cannot list directory: ")
     lost.rename(base / "lost+found")  # named as no rank: the folder is rank 0's trace, as before
     _refusing(monkeypatch, base / "lost+found")
     assert ranks.rank_inputs(str(base)) is None
