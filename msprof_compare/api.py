@@ -657,7 +657,7 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool,
     """A folder of ranks (``rank0_ascend_pt``, ...) is one input of a rank-by-rank compare only: against one profile
     it is refused, saying what to pass (the loader's "not collected" error named neither the other side nor the
     rank-by-rank compare)."""
-    from .loaders.ranks import discover, rank_inputs
+    from .loaders.ranks import NoRanks, discover, rank_inputs
 
     heads = TraceHeads() if heads is None else heads
 
@@ -666,11 +666,21 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool,
             return ""
         try:
             found = discover(given_path(given), force, heads)
-        except ProfileError:
+        except NoRanks:
             return ""
         return "cycles" if _single(found) else "ranks"
 
-    kinds = [of_ranks(p) for p in (base, comparison)]
+    try:
+        kinds = [of_ranks(p) for p in (base, comparison)]
+    except ProfileError as exc:
+        # a folder of ranks that discovery refuses (rank 1's trace recording no rank, rank 0 held twice): its error,
+        # where the folder was read as its one top trace (rank 0's, compared alone: the other ranks left out without
+        # a word) or given the loader's "holds 2 JSON traces (pass the trace file itself)"; named as typed
+        typed = TypedPaths(base, comparison)
+        kept = flag_words_kept(*(p for given in (base, comparison) for p in (given, given.lstrip("="),
+                                                                             given_path(given))))
+        _retype(exc, lambda text: face.words(typed.text(text), kept))
+        raise
     if kinds == ["cycles", "cycles"]:  # the loader's error told to pass "one rank per side", not compare_ranks
         raise ProfileError(base, "is a folder of a single device's cycles, and so is the comparison",
                            hint="compare_ranks() compares them cycle by cycle; or pass one profile per side")

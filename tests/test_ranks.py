@@ -1296,6 +1296,47 @@ def test_an_unreadable_folder_named_as_a_rank_trace_beside_it_is_named(tmp_path,
     assert ranks.rank_inputs(str(base)) is None
 
 
+def test_a_folder_of_ranks_that_discovery_refuses_against_one_profile_says_why(tmp_path, capsys, monkeypatch):
+    """A folder of ranks (rank 0's trace in it, rank 1's in rank1/) against one trace is refused as such; where its
+    discovery failed (rank 1's trace recording no rank: hta's distributed_info_not_found, which writes no
+    distributedInfo), the refusal fell through and the folder was read as its one top trace: rank 0 compared alone
+    with the other side, rank 1 left out without a word (exit 0). A folder holding rank 0 twice (a top trace and
+    rank0/) got the loader's "holds no *.pt.trace.json but 2 JSON traces (pass the trace file itself)". Discovery's
+    error is said now, named as typed; a folder whose inputs record no rank at all (one process's runs) keeps the
+    loader's error (``NoRanks``)."""
+    lone = KINETO / "sampled_rank-0.json.gz"
+    job = tmp_path / "job"
+    (job / "rank1").mkdir(parents=True)
+    shutil.copy(lone, job / "worker0.pt.trace.json.gz")
+    shutil.copy(HTA / "distributed_info_unavailable" / "distributed_info_not_found.json.gz",
+                job / "rank1" / "t.pt.trace.json.gz")
+    monkeypatch.chdir(tmp_path)
+    said = ("job/rank1/t.pt.trace.json.gz: no rank id: no distributedInfo.rank in its first or last 64 KiB (a Kineto "
+            "trace of a distributed run records it; pass such traces, or compare this one as a single profile)")
+    for sides in (("job", str(lone)), (str(lone), "job")):
+        code, out, err = run_inproc(capsys, "-bp", sides[0], "-d", sides[1], "-o", "out")
+        assert (code, error_lines(err)) == (1, [f"error: {said}"]) and not (tmp_path / "out").exists()
+    with pytest.raises(ProfileError) as info:
+        api.compare("job", lone)
+    assert str(info.value) == said
+    shutil.rmtree(job / "rank1")
+    (job / "rank0").mkdir()
+    shutil.copy(lone, job / "rank0" / "t.pt.trace.json.gz")
+    code, _, err = run_inproc(capsys, "-bp", "job", "-d", str(lone), "-o", "out", "--rank_list", "0")
+    assert (code, error_lines(err)) == (1, [
+        "error: job: holds rank 0 twice, by name: rank0, worker0.pt.trace.json.gz (keep one profile per rank in the "
+        "folder; a profiler schedule's cycles compare cycle by cycle where each rank's are one worker's, named as "
+        "the profilers name them: <worker>_<timestamp>_ascend_pt, <worker>.<ms>.pt.trace.json)"])
+    # no rank recorded at all: the loader's words for a folder of two traces, as before
+    shutil.rmtree(job)
+    job.mkdir()
+    for name in ("a.pt.trace.json.gz", "b.pt.trace.json.gz"):
+        shutil.copy(HTA / "distributed_info_unavailable" / "distributed_info_not_found.json.gz", job / name)
+    code, _, err = run_inproc(capsys, "-bp", "job", "-d", str(lone), "-o", "out")
+    assert (code, error_lines(err)) == (1, ["error: job: directory holds 2 traces (a.pt.trace.json.gz, "
+                                            "b.pt.trace.json.gz) (pass the trace file itself)"])
+
+
 def test_a_folder_of_ranks_that_cannot_be_listed_is_said_so_by_the_api(tmp_path, monkeypatch):
     """``ranks`` and ``compare_ranks`` of a folder that cannot be listed (no permission) say so, as the CLI's loader
     does ("cannot list directory: Permission denied"), where they said "is one profile, not a folder of ranks" and

@@ -230,7 +230,7 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
     if rankless and not held and (len(rankless) == 1 or not _one_worker(rankless)):  # no folder of ranks
         some = f"{len(rankless)} Kineto traces that record no rank" if len(rankless) > 1 \
             else "1 Kineto trace that records no rank"
-        raise ProfileError(directory, f"holds {some} (no distributedInfo.rank in the first or last "
+        raise NoRanks(directory, f"holds {some} (no distributedInfo.rank in the first or last "
                                       f"{HEAD_BYTES // 1024} KiB), by name: "
                                       f"{_names(_recorded_order(rankless, None), directory)}",
                            hint=f"pass {'one of them' if len(rankless) > 1 else 'it'}, one trace per side; a "
@@ -385,7 +385,7 @@ def _single_device_error(directory: str, alone: list[str], held: dict[int, list[
     some = f"{len(paths)} profiles of single-device runs (no rank ids)" if len(paths) > 1 \
         else "1 profile of a single-device run (no rank id)"
     if not held:
-        return ProfileError(directory, f"holds {some}, {order}: {_names(paths, directory)}",
+        return NoRanks(directory, f"holds {some}, {order}: {_names(paths, directory)}",
                             hint=f"pass {'one of them' if len(paths) > 1 else 'it'}, one profile per side" + (
                                 "; a schedule's cycles compare cycle by cycle where they are named "
                                 "<worker>_<timestamp>_ascend_pt, one worker's, as torch_npu names them"
@@ -415,6 +415,13 @@ def _collection_end(path: str) -> int | None:
     if isinstance(value, str) and value.isascii() and value.isdigit():  # a number written as text
         value = int(value)
     return value if type(value) is int and value >= 0 else None
+
+
+class NoRanks(ProfileError):
+    """``discover``'s error of a folder whose inputs record no rank at all (single-device profiles, rankless Kineto
+    traces) and are no schedule's cycles: one process's runs side by side, no folder of ranks. Against one profile
+    such a folder keeps the loader's error ("holds N traces"; ``api._refuse_rank_folders``), where any other error
+    of a folder ``rank_inputs`` reads as ranks is discovery's to say."""
 
 
 class _RanklessTrace(ProfileError):
