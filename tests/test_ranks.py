@@ -1253,6 +1253,18 @@ def test_a_rank_folder_listed_but_not_searchable_is_named(tmp_path, capsys, monk
             f"error: {npu / 'rank1_ascend_pt'}: cannot search directory: Permission denied (a directory needs search "
             "permission to be read (chmod u+x), which --force cannot skip)"])
         assert "rank 0: E2E" not in out_text and not out.exists()
+    # its ASCEND_PROFILER_OUTPUT, listed but not searched or not listed: discovery lists it for the DB's name, and
+    # read it as holding nothing, the rank's compare refusing it after rank 0's reports were written
+    output = npu / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    for simulate, said in ((_unsearchable, "cannot search directory: Permission denied (a directory needs search "
+                                           "permission to be read (chmod u+x), which --force cannot skip)"),
+                           (_refusing, "cannot list directory: Permission denied (it needs read permission for you "
+                                       "(chmod u+r), which --force cannot skip)")):
+        with monkeypatch.context() as m:
+            simulate(m, output)
+            code, out_text, err = run_inproc(capsys, "-bp", str(npu), "-d", str(TEXT0), "-o", str(out))
+            assert (code, error_lines(err)) == (1, [f"error: {output}: {said}"])
+            assert "rank 0: E2E" not in out_text and not out.exists()
     # the folder of ranks itself, by the API (the CLI's loader checks it first: "The path is not executable")
     with monkeypatch.context() as m:
         _unsearchable(m, npu)

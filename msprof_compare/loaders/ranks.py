@@ -24,7 +24,7 @@ from ..textsafe import short_list, short_repr, short_text, term_safe
 from ..units import MAX_RANK, RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _kineto_candidates, _profiling_dirs, folder_traces
 from .heads import PROBE_BYTES, TraceHeads
-from .paths import SEARCH_HINT, given_path, link_refused
+from .paths import READ_HINT, SEARCH_HINT, given_path, link_refused
 
 #: How much of a Kineto trace's head, and else its tail, is read for its ``distributedInfo`` (before
 #: ``traceEvents``, or after them).
@@ -512,10 +512,15 @@ def _npu_rank(path: str, names: list[str]) -> int:
     others = [(f"{short_text(info)}'s rank_id", _json_key(os.path.join(path, info), ("rank_id",))),
               ("profiler_metadata.json's distributed_args", _json_key(os.path.join(path, "profiler_metadata.json"),
                                                                       ("distributed_args", "rank")))]
+    output = os.path.join(path, ASCEND_OUTPUT)
     try:
-        out = os.listdir(os.path.join(path, ASCEND_OUTPUT))
-    except OSError:
+        out = os.listdir(output)
+    except (FileNotFoundError, NotADirectoryError):  # a profiler_info_N.json alone: its compare names what lacks
         out = []
+    except OSError as exc:  # its rank's compare refused it, after the ranks before it were compared and written
+        raise ProfileError(output, f"cannot list directory: {exc.strerror or exc}", hint=READ_HINT) from None
+    if refused := _search_refused(output, out, SEARCH_HINT):
+        raise refused
     for n in sorted(out):
         m = _NUMBERED.search(n)
         if _is_db_name(n) and m:
