@@ -560,11 +560,14 @@ def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray) -> tupl
                    dtype=object)
     if not (key != name).any():
         return name, base, comp
-    g = pd.DataFrame({"key": key, "name": name, "base": base, "comp": comp})
-    agg = g.groupby("key", sort=False).agg(base=("base", "sum"), comp=("comp", "sum"),
-                                           names=("name", lambda v: " / ".join(dict.fromkeys(v))))
-    return (agg["names"].to_numpy(dtype=object), agg["base"].to_numpy(dtype=float),
-            agg["comp"].to_numpy(dtype=float))
+    # pandas' group sums (its summation, to the bit), the names of each key in a dict: a named aggregation with a
+    # Python function per group cost ~4 ms of the timesformer pair's workbook, this ~0.5 ms
+    sums = pd.DataFrame({"key": key, "base": base, "comp": comp}).groupby("key", sort=False)[["base", "comp"]].sum()
+    names_of: dict[str, dict[str, None]] = {}
+    for k, n in zip(key.tolist(), names, strict=True):
+        names_of.setdefault(k, {})[n] = None
+    return (np.array([" / ".join(names_of[k]) for k in sums.index.tolist()], dtype=object),
+            sums["base"].to_numpy(dtype=float), sums["comp"].to_numpy(dtype=float))
 
 
 def _texts(col: pd.Series) -> np.ndarray:
