@@ -571,3 +571,16 @@ def test_a_wrapped_summary_line_of_many_lines_stops_at_excels_tallest_row(pair1,
     row = next(c.row for c in ws["A"] if isinstance(c.value, str) and c.value.startswith("line 0\n"))
     assert ws.row_dimensions[row].height == 408.75  # 409 points, as xlsxwriter rounds it to whole pixels
     assert ws.cell(row, 1).value == f"{verdict}."
+
+
+def test_api_regressions_join_three_rows_of_one_twin_in_sheet_order():
+    """cudaMemcpyAsync, hipMemcpyAsync and hipMemcpyWithStream are one call across vendors: one bar, named by the
+    three in the sheet's order, its sides' sums (by hand: base 0.5 + 0 + 0, comparison 0 + 0.25 + 1.0)."""
+    cols = [Column(h) for h in ("Order Id", "api name", "Total Duration(ms)", "Self Time(ms)", "Avg Duration(ms)",
+                                "Calls", "Total Duration(ms)", "Self Time(ms)", "Avg Duration(ms)", "Calls")]
+    rows = [[1, "hipMemcpyWithStream", 0.0, 0, 0, 0, 1.0, 0, 0, 1],
+            [2, "cudaMemcpyAsync", 0.5, 0, 0, 1, 0.0, 0, 0, 0],
+            [3, "aten::mm", 1.0, 0, 0, 1, 1.0, 0, 0, 1],
+            [4, "hipMemcpyAsync", 0.0, 0, 0, 0, 0.25, 0, 0, 1]]
+    top, _ = charts.regressions(Sheet("ApiCompare", cols, pd.DataFrame(rows), (2, 5), (6, 9)))
+    assert top.values.tolist() == [["hipMemcpyWithStream / cudaMemcpyAsync / hipMemcpyAsync", 0.75]]

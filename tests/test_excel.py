@@ -511,6 +511,45 @@ def test_shared_strings_writer_is_byte_identical_to_xlsxwriters(tmp_path: Path, 
     assert b'<t xml:space="preserve">a.py(1): f;_x000D_\nb.py(2): g;_x000D_\n</t>' in fast["xl/sharedStrings.xml"]
 
 
+def test_column_arrays_read_as_the_series_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arrays ``_write_sheet`` reads a sheet's cells from give what each column's Series gives (``tolist``,
+    ``dtype``, ``to_numpy`` of int64 / float64), for every kind of column a sheet holds; also on a pandas
+    without ``_iter_column_arrays``."""
+    frame = pd.DataFrame({
+        "int": np.array([1, -2, 3], np.int64), "float": [0.5, np.nan, np.inf], "obj": pd.Series(["a", None, 1.5],
+                                                                                          dtype=object),
+        "text": pd.array(["x", None, "z"], dtype=pd.StringDtype()), "flag": [True, False, True],
+        "when": pd.to_datetime(["2026-01-01", "2026-01-02", None]), "cat": pd.Categorical(["u", "v", "u"])})
+    frame.columns = ["dup", "dup", "obj", "text", "flag", "when", "cat"]  # sheets may repeat a header
+    want = [(col.tolist(), col.dtype) for _, col in frame.items()]
+    for arrays in (excel._column_arrays(frame), None):
+        if arrays is None:
+            monkeypatch.delattr(pd.DataFrame, "_iter_column_arrays")
+            arrays = excel._column_arrays(frame)
+        assert len(arrays) == len(want)
+        for a, (values, dtype), (_, col) in zip(arrays, want, frame.items(), strict=True):
+            assert a.dtype == dtype and repr(a.tolist()) == repr(values)
+            if dtype in excel._FAST_DTYPES:
+                assert np.array_equal(a, col.to_numpy(), equal_nan=True)
+            if isinstance(a, np.ndarray) and hasattr(pd.DataFrame, "_iter_column_arrays"):
+                assert not a.flags.writeable  # a write into the sheet's cells fails
+
+
+def test_control_test_of_a_chunk_agrees_with_the_pattern() -> None:
+    """``_has_control`` (the shared-strings writer's one look at a chunk) answers as ``_SST_CONTROL`` for every
+    character of the Basic Multilingual Plane (a lone surrogate included) and one above it, alone and at either
+    end or the middle of a long ASCII call stack."""
+    stack = "a.py(1): f;\n\tb.py(2): g;\n" * 2000
+    for code in [*range(0x10000), 0x1F600]:
+        ch = chr(code)
+        expected = excel._SST_CONTROL.search(ch) is not None
+        assert excel._has_control(ch) is expected, hex(code)
+        if code < 0x100 or code in (0xFFFD, 0xFFFE, 0xFFFF, 0xD800):
+            for text in (ch + stack, stack + ch, stack[:999] + ch + stack[999:]):
+                assert excel._has_control(text) is expected, hex(code)
+    assert not excel._has_control(stack) and not excel._has_control("")
+
+
 @pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
 def test_block_writer_int_ratios_are_red_as_cell_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The int fast path is for columns without red cells (Order Id, counts): an int in a ratio column takes the

@@ -57,6 +57,22 @@ def test_module_operator_columns_match_the_pandas_reading(module_sheet) -> None:
     assert frame["n_comparison"].tolist() == module_sheet.iloc[want_rows, 11].astype(float).tolist()
 
 
+def test_rows_by_value_are_each_names_rows_in_sheet_order(module_sheet) -> None:
+    """Each operator name's rows of the 105-row sheet (as a loop over the rows finds them), ascending, as int64; a
+    missing name (None, NaN) in no group, "" a name like any other, no row at all no group."""
+    names = module_sheet.iloc[:, 4].astype(object).to_numpy().copy()
+    names[[3, 7]] = None, np.nan
+    names[9] = ""
+    want: dict = {}
+    for i, n in enumerate(names.tolist()):
+        if isinstance(n, str):
+            want.setdefault(n, []).append(i)
+    got = module_contributors._rows_by_value(names)
+    assert list(got) == list(want) and len(want) > 20 and "[ TOTAL ]" in want and "" in want
+    assert all(got[n].dtype == np.int64 and got[n].tolist() == want[n] for n in want)
+    assert module_contributors._rows_by_value(np.empty(0, dtype=object)) == {}
+
+
 class _Sheet:
     """The two attributes ``_module_rows`` reads of a sheet."""
 
