@@ -345,6 +345,7 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
             # the options of options.close_names, as the script and compare() name them, in place of click's own
             # (by similarity alone: "--step" got --base_step and --help, not --comparison_step; "-b" nothing)
             given = getattr(exc, "option_name", None) or message[len("No such option: "):].split()[0]
+            given = _typed_cluster(args, given, _flags_of(command, args))
             near = _near_options(command, args, given)
             message = f"No such option: {given}" + (f" (Possible options: {', '.join(near)})" if near else "")
         if message.startswith("Missing option") and _stray_arguments(command, args):
@@ -380,17 +381,33 @@ def _misplaced_option(command: Any, args: list[str]) -> str | None:
     return next((a.split("=", 1)[0] for a in before if a.split("=", 1)[0] in flags), None)
 
 
+def _typed_cluster(args: list[str], given: str, flags: set[str]) -> str:
+    """The argument as typed where click names only the first letter of an unknown short option: it reads "-pb"
+    as the letters -p and -b, and said "No such option: -p", which neither showed what was typed nor let
+    ``_near_options`` find -bp for it. ``given`` itself where no argument but a known flag (``flags``) holds it so."""
+    if len(given) != 2 or given.startswith("--"):
+        return given
+    typed = next((a for a in args if a.startswith(given) and not a.startswith("--") and a not in flags), given)
+    return typed if typed.isascii() and typed[1:].isalnum() else given
+
+
+def _flags_of(command: Any, args: list[str]) -> set[str]:
+    """The option strings of the command the arguments run (``compare`` for a group); none for a group the
+    arguments do not run ``compare`` of."""
+    subs = getattr(command, "commands", None)
+    if subs is not None:
+        command = subs.get("compare") if "compare" in args else None
+    params = getattr(command, "params", None) or []
+    return {o for p in params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
+
+
 def _near_options(command: Any, args: list[str], given: str) -> list[str]:
     """The options of the command the arguments run (``compare`` for a group) that an unknown ``given`` may mean
     (``options.close_names``: "-b" for "-bp", "--step" for --base_step and --comparison_step), sorted; [] where
     none is close or the arguments run no command with options (a group without ``compare``)."""
     from .options import close_names
 
-    subs = getattr(command, "commands", None)
-    if subs is not None:
-        command = subs.get("compare") if "compare" in args else None
-    params = getattr(command, "params", None) or []
-    flags = {o for p in params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
+    flags = _flags_of(command, args)
     return close_names(given, flags | {"--help"}) if flags and given.startswith("-") else []
 
 

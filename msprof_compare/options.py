@@ -332,12 +332,14 @@ def close_names(given: str, known: Iterable[str]) -> list[str]:
     ``--base_step`` and ``--help``, and the script none. A name is close when it begins with ``given`` as typed
     (``-b``: ``-bp``; ``--base``: ``--base_step``), holds its words whole, a plural as its singular (``step`` and
     ``steps``: ``base_step`` and ``comparison_step``; ``kernel_num``: ``max_kernel_num``), or is a near spelling
-    (the nearest by difflib's ratio, 0.8 or more, leading dashes aside: ``enable_profilng_compare``)."""
+    (the nearest by difflib's ratio, 0.8 or more, leading dashes aside: ``enable_profilng_compare``), or the same
+    letters with two neighbours swapped, the commonest typo, which the ratio misses in a name of four letters or
+    fewer (``--hlep``: 0.75 against ``--help``; ``-pb``: ``-bp``)."""
     bare = given.lstrip("-").lower()
     words = [w for w in re.split(r"[_-]+", bare) if w]
     plain = {name: name.lstrip("-").lower() for name in known if bare and name != given}
     found = set(difflib.get_close_matches(bare, list(plain.values()), n=1, cutoff=0.8))  # the nearest spelling
-    found = {name for name, p in plain.items() if p in found}
+    found = {name for name, p in plain.items() if p in found or _swapped(bare, p)}
     for name, p in plain.items():
         theirs = [w for w in re.split(r"[_-]+", p) if w]
         held = bool(words) and any(
@@ -346,6 +348,14 @@ def close_names(given: str, known: Iterable[str]) -> list[str]:
         if name.startswith(given) or held:
             found.add(name)
     return sorted(found)
+
+
+def _swapped(typed: str, name: str) -> bool:
+    """Whether ``typed`` is ``name`` with two neighbouring, different letters swapped ("hlep", "help")."""
+    if len(typed) != len(name) or typed == name:
+        return False
+    at = [i for i, (a, b) in enumerate(zip(typed, name, strict=True)) if a != b]
+    return len(at) == 2 and at[1] == at[0] + 1 and typed[at[0]] == name[at[1]] and typed[at[1]] == name[at[0]]
 
 
 def _unknown_hint(names: list[str], known: set[str]) -> str:
