@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from msprof_compare.api import compare
@@ -126,3 +127,14 @@ def test_wide_names_are_cut_by_terminal_columns(sheet):
     shown = [line.split(" | ")[1].rstrip() for line in text[5:7]]
     assert shown == [cjk[:33] + "...", accented[:134] + "..."]
     assert [wcswidth(n) for n in shown] == [69, 70]
+
+
+def test_an_operator_count_of_thousands_has_separators(sheet):
+    """The line counts the operators as every other count of the console is written ("... (1,200 in all)",
+    "Operators matched: 1,500/2,056"): 240 copies of five real rows, none changed, read "(1200 operators)"."""
+    five = rows(sheet, lambda d: d.index < 5)
+    data = pd.concat([five.data] * 240, ignore_index=True)
+    data.iloc[:, 6], data.iloc[:, 8] = data.iloc[:, 3].to_numpy(dtype=float), np.zeros(len(data))
+    t = memory_summary.totals(Sheet(five.name, five.columns, data, five.base_span, five.comparison_span),
+                              (True, True), (0.0, 0.0))
+    assert "operator's allocated memory changed (1,200 operators)" in memory_line(t)

@@ -184,6 +184,9 @@ def test_low_match_rate_threshold_is_one_half(caplog) -> None:
         operators.build(RunContext(base, comp, build_options(enable_operator_compare=True)[0]))
     assert operators.match_note("operators", 9, 20, 20) == ("Operators matched: 9/20 base, 9/20 comparison", True)
     assert operators.match_note("operators", 10, 20, 20) == ("Operators matched: 10/20 base, 10/20 comparison", False)
+    # counts of thousands as every count of the log: "3583/3583" read as one figure at a glance
+    assert operators.match_note("modules", 1500, 2056, 1600) == (
+        "Modules matched: 1,500/2,056 base, 1,500/1,600 comparison", False)
 
 
 # ---------------------------------------------------------------------------------- reference pairs

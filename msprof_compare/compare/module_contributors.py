@@ -418,12 +418,12 @@ def module_contributors_lines(frame: pd.DataFrame | None) -> list[str]:
 def _moved_items(moves: list[tuple[str, str, str, float, float]]) -> list[str]:
     """``_moves_text``'s list of several operators, an entry per operator shown, then the cut's."""
     named = [f"{op} (base {b}, comparison {c})" for op, b, c, _tb, _tc in moves]
-    return named[:_NAMED] + ([f"... ({len(named)} in all)"] if len(named) > _NAMED else [])
+    return named[:_NAMED] + ([f"... ({len(named):,} in all)"] if len(named) > _NAMED else [])
 
 
 def _others(n: int) -> str:
     """"the other one" / "the other 2": the operators a cut list leaves off."""
-    return "the other one" if n == 1 else f"the other {n}"
+    return "the other one" if n == 1 else f"the other {n:,}"
 
 
 #: How many operators the module notes name before "... (N in all)"
@@ -447,7 +447,7 @@ def _partial_items(entries: list[tuple[str, bool]], rest: Callable[[int, int], s
     picked = sorted(range(len(entries)), key=lambda i: not entries[i][1])[:_NAMED]  # stable: by rank within each
     shown = sorted(picked)
     hidden = [part for i, (_, part) in enumerate(entries) if i not in shown]
-    return [*(entries[i][0] for i in shown), f"... ({len(entries)} in all; {rest(len(hidden), sum(hidden))})"]
+    return [*(entries[i][0] for i in shown), f"... ({len(entries):,} in all; {rest(len(hidden), sum(hidden))})"]
 
 
 def _held_figures(figures: list[tuple[str, float, float]]) -> str:

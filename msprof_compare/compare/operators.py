@@ -173,7 +173,8 @@ def match_note(what: str, matched: int, base_total: int, comparison_total: int) 
     (``low_match_hint``): the line then carries none, so the console says the low rate once."""
     # capitalised as the log's other lines ("Start to compare ...", "Can't find ..."): "modules matched" was the one
     # line of a run that began in lower case
-    note = f"{what.capitalize()} matched: {matched}/{base_total} base, {matched}/{comparison_total} comparison"
+    note = (f"{what.capitalize()} matched: {matched:,}/{base_total:,} base, {matched:,}/{comparison_total:,} "
+            "comparison")
     low = (base_total > 0 and matched / base_total < LOW_MATCH_RATE) or \
           (comparison_total > 0 and matched / comparison_total < LOW_MATCH_RATE)
     return note, low

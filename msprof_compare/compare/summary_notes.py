@@ -247,7 +247,7 @@ def name_map_text(found: list[tuple[list[str], float, float]], unit: str, digits
     shown = [f"{joined(names)} {fixed(b):.{digits}f} {unit} -> {fixed(c):.{digits}f} {unit} together "
              f"({fixed(decimal_diff(b, c) if unit == 'ms' else c - b):+.{digits}f} {unit})"
              for names, b, c in found[:3]]
-    more = f"; ... ({len(found)} in all)" if len(found) > 3 else ""
+    more = f"; ... ({len(found):,} in all)" if len(found) > 3 else ""
     return "the op_name_map option pairs names that the statistic sheets, and so these rows, keep apart: " + "; ".join(
         shown) + more
 
@@ -487,7 +487,7 @@ def _communication_pieces(contrib: pd.DataFrame | None, comm: pd.DataFrame | Non
     why = f"{COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}{counted}"
     if len(said) == 1:
         return f"most of the change of {said[0][0]} is collective communication launched inside it", why, said[0][1]
-    return (f"most of the change of {len(said)} listed contributors is collective communication launched inside them",
+    return (f"most of the change of {len(said):,} listed contributors is collective communication launched inside them",
             why, ", ".join(f"{n}: {s}" for n, s in said))
 
 

@@ -208,7 +208,7 @@ def memory_line(totals: pd.DataFrame | None) -> str:
     elif not int(t["changed"]):
         # every Diff Memory(MB) rounds to 0.00, yet many small changes can add up to a total that shows
         small = "" if _fixed(mb[0]) == _fixed(mb[1]) else " by 0.01 MB or more"
-        ops = (f"{'No' if lead else 'no'} operator's allocated memory changed{small} ({int(t['operators'])} "
+        ops = (f"{'No' if lead else 'no'} operator's allocated memory changed{small} ({int(t['operators']):,} "
                f"operators); memory {inside} {_change(*mb, 'MB', pct=False)}")
     else:
         ops = f"{'Memory' if lead else 'memory'} {inside} {_change(*mb, 'MB', pct=False)}"
@@ -292,7 +292,7 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
     if not int(t["changed"]):
         # "changed" counts the op types whose totals read apart to the 0.001 ms shown; others may have moved less
         small = " by 0.001 ms or more" if gross_ns else ""
-        text = (f"No communication op type's total duration changed{small} ({n} op type{'s' if n != 1 else ''}); "
+        text = (f"No communication op type's total duration changed{small} ({n:,} op type{'s' if n != 1 else ''}); "
                 f"{what} " + _ms_change(*ms))
     else:
         text = f"{what[0].upper()}{what[1:]} {_ms_change(*ms)}"
@@ -301,7 +301,8 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
             # +x on one op type, -x on another: "... on both sides" alone read as no change; the figures shown
             # decide, as in _change (a net 0.0003 ms reads "on both sides" too), and the net must be well under
             # the changes' summed size (two op types 0.1 us longer each cancel nothing)
-            text += f" ({int(t['changed'])} op types changed, their changes cancel out: the communication contributors)"
+            text += (f" ({int(t['changed']):,} op types changed, their changes cancel out: the communication "
+                     "contributors)")
     shift = overlap_shift(t)
     out = [(side, float(t[f"no_family_{side}_ms"])) for side in ("base", "comparison")
            if _value(t.get(f"no_family_{side}_ms"))]
@@ -327,7 +328,7 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
                 (x["task"], x["task_op"], x["base_ms"], x["comparison_ms"]) for x in (ties or []))]
             # a task's total adds up the planes it ran on at once: Notify_Wait 134 ms in a 100 ms all-reduce
             which = "the task that changed most (summed over its parallel planes, so it may exceed the op's time)" \
-                if len(named) == 1 else (f"the {len(named)} tasks that changed most, by as much each (summed over "
+                if len(named) == 1 else (f"the {len(named):,} tasks that changed most, by as much each (summed over "
                                          "their parallel planes, so they may exceed the op's time)")
             text += f"; {which}: " + _and_list([f"{cut_columns(term_safe(f'{n} (in {op})'), 70)} "
                                                 f"{_ms_change(b, c)}" for n, op, b, c in named])
@@ -370,7 +371,7 @@ def _rest_words(t: pd.Series, side: str, computing_ns: tuple[int, int] | None) -
 def _and_list(items: list[str]) -> str:
     """"a", "a and b", "a, b and c", "a, b, c and 2 more (CommunicationCompare's task rows)"."""
     if len(items) > 3:
-        items = [*items[:3], f"{len(items) - 3} more (CommunicationCompare's task rows)"]
+        items = [*items[:3], f"{len(items) - 3:,} more (CommunicationCompare's task rows)"]
     return and_list(items)
 
 
