@@ -120,9 +120,9 @@ def test_gpu_vs_npu_same_workload(samples_dir_or_skip, caplog: pytest.LogCapture
     assert [m.split(" (")[0] for m in warned[1:]] == ["world size"]
     # the line says what the difference means and what to do, before where the sizes come from
     line = next(m for m in caplog.messages if m.startswith("  - world size"))
-    assert line.startswith("  - world size (base 1, comparison at least 8): jobs on different numbers of ranks "
-                           "communicate differently (") and ": compare runs of the same world size; sizes from " \
-        "distributed metadata (" in line
+    assert line.startswith("  - world size (base 1, comparison at least 8): jobs of different world sizes run "
+                           "different collectives, so ") and ": compare runs of the same world size; base side: read " \
+        "from the trace's distributedInfo.world_size; comparison side: " in line
     assert WITH_STACK not in caplog.messages
     assert "Modules matched: 55/55 base, 55/55 comparison" in caplog.messages
     detail = res.sheet("ModuleCompare")

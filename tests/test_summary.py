@@ -1086,22 +1086,56 @@ def test_world_size_of_no_world_is_left_out_and_said(tmp_path: Path):
         paths[world].write_text(json.dumps(trace))
     paths["again"] = tmp_path / "again.pt.trace.json"  # a second file: not the same input
     shutil.copy(paths[10**18], paths["again"])
-    lead = "; base side: distributedInfo.world_size 1000000000000000000 is no world size (an integer from 1 to "
+    lead = "base side: distributedInfo.world_size 1000000000000000000 is no world size (an integer from 1 to "
+    # the Detail names where a figure was read (the comparison's 4) and what a side's value is not, nothing else
     for comparison, status, figure, said in (
             ("again", "unknown", None, lead.replace("base side", "both sides") + "2147483648), left out"),
-            (4, "unknown", 4, lead + "2147483648), left out")):
+            (4, "unknown", 4, "comparison side: read from the trace's distributedInfo.world_size; " + lead
+             + "2147483648), left out")):
         g = compare(str(paths[10**18]), str(paths[comparison]), enable_profiling_compare=True).guards
         row = g.loc[g["Check"] == "world size"].iloc[0]
         assert [row["Status"], row["Base"], row["Comparison"]] == [status, None, figure]
-        assert row["Detail"].endswith(said), row["Detail"]
+        assert row["Detail"] == said
     meta = json.loads((Path(__file__).parent / "data/npu/profiler_metadata_pg.json").read_text())
     meta["distributed_args"]["world_size"] = 0  # its default group's 8 ranks stand in
-    assert checks._world_reading(meta) == (8, "distributed_args.world_size 0")
+    assert checks._world_reading(meta) == (8, "distributed_args.world_size 0",
+                                           "parallel_group_info (default_group's global_ranks)")
     groups = meta["parallel_group_info"]
     for g in groups.values():
         if g["group_name"] == "default_group":
             g["global_ranks"] = []  # a group of no rank is no world
-    assert checks._world_reading(meta) == (None, "distributed_args.world_size 0")
+    assert checks._world_reading(meta) == (None, "distributed_args.world_size 0", "")
+
+
+def _world_detail(*sides: tuple[str, str, dict]) -> str:
+    """The world-size Detail of two minimal profiles, each (source, path, metadata)."""
+    made = []
+    for source, path, meta in sides:
+        p = _profile(["ProfilerStep#1", "aten::mm"], ["N/A", "[[2, 3]]"], meta)
+        p.source, p.path = source, path
+        if path.endswith(".json"):
+            p.level = "trace"
+        made.append(p)
+    g = checks.guards(_Ctx(*made)).set_index("Check")
+    return g.loc["world size", "Detail"]
+
+
+def test_world_size_detail_names_where_each_side_was_read():
+    """The Detail listed every place any kind of data keeps a world size (182 characters, on every pair, two GPU
+    traces' too): it names the key each side's figure came from, or what a side lacks."""
+    groups = {"parallel_group_info": {"g0": {"group_name": "default_group", "global_ranks": [0, 1, 2, 3]}}}
+    assert _world_detail(("kineto", "a", {}), ("kineto", "b", {})) == (
+        "both sides: the trace records no distributedInfo.world_size")
+    assert _world_detail(("kineto", "a", {"distributedInfo": {"world_size": 8}}),
+                         ("ascend_text", "b", {"distributed_args": {"world_size": 8}})) == (
+        "base side: read from the trace's distributedInfo.world_size; comparison side: read from "
+        "profiler_metadata.json's distributed_args.world_size")
+    assert _world_detail(("ascend_db", "a", groups), ("ascend_db", "b", groups)) == (
+        "both sides: read from META_DATA's parallel_group_info (default_group's global_ranks)")
+    assert _world_detail(("ascend_text", "a", {}), ("ascend_text", "/x/trace_view.json", {})) == (
+        "base side: profiler_metadata.json records no world size (distributed_args.world_size, the default group) "
+        "and no HCCL task names another rank; comparison side: a trace file given without its profiling directory "
+        "has no metadata, and no HCCL task names another rank")
 
 
 def test_device_count_unknown_when_one_side_has_none():
@@ -2007,18 +2041,22 @@ def test_world_size_at_least_the_ranks_the_communication_tasks_name(samples: Pat
         # where the bound comes from, so that a reader can check it in the files (the largest rank id counted above)
         where = ("trace_view.json's HCCL tasks (src rank / dst rank)" if npu == text
                  else "the srcRank / dstRank cells of COMMUNICATION_TASK_INFO")
-        assert g.loc["world size", "Detail"].endswith(
-            f"; comparison side: {where} name rank ids up to 7 and the metadata records no world size")
+        # what the difference means, then where each figure is read: the GPU trace's distributedInfo (1, above)
+        assert g.loc["world size", "Detail"] == (
+            "jobs of different world sizes run different collectives, so Uncovered Communication and E2E Time differ "
+            "by that too: compare runs of the same world size; base side: read from the trace's "
+            f"distributedInfo.world_size; comparison side: {where} name rank ids up to 7 and the metadata records no "
+            "world size")
     # both sides bounded only, or a bound that an exact figure meets: no verdict
     g = compare(str(text), str(db), enable_profiling_compare=True).guards.set_index("Check")
     assert g.loc["world size", ["Status", "Base", "Comparison"]].tolist() == ["unknown", "at least 8", "at least 8"]
-    assert g.loc["world size", "Detail"].endswith(
-        "; base side: trace_view.json's HCCL tasks (src rank / dst rank) name rank ids up to 7 and the metadata "
+    assert g.loc["world size", "Detail"] == (
+        "base side: trace_view.json's HCCL tasks (src rank / dst rank) name rank ids up to 7 and the metadata "
         "records no world size; comparison side: the srcRank / dstRank cells of COMMUNICATION_TASK_INFO name rank ids "
         "up to 7 and the metadata records no world size")
     g = compare(str(text), str(text), enable_profiling_compare=True).guards.set_index("Check")
-    assert g.loc["world size", "Detail"].endswith(
-        "; both sides: trace_view.json's HCCL tasks (src rank / dst rank) name rank ids up to 7 and the metadata "
+    assert g.loc["world size", "Detail"] == (
+        "both sides: trace_view.json's HCCL tasks (src rank / dst rank) name rank ids up to 7 and the metadata "
         "records no world size")
 
 

@@ -228,11 +228,12 @@ def _world_size(meta: dict) -> int | None:
     return _world_reading(meta)[0]
 
 
-def _world_reading(meta: dict) -> tuple[int | None, str]:
+def _world_reading(meta: dict) -> tuple[int | None, str, str]:
     """The world size the metadata records: a ``world_size`` of 1 to ``MAX_WORLD`` ranks, an integer or its ASCII
     digits (str.isdigit() also takes "²", on which int() raised), else the size of the one default process group
-    an NPU profile lists; and the first ``world_size`` it holds that is none ("" where none is), which the check's
-    Detail names: 0, 10**18 or 2**63 - 1 ranks were shown as a figure and compared, two sides of 10**18 "ok"."""
+    an NPU profile lists; the first ``world_size`` it holds that is none ("" where none is), which the check's
+    Detail names: 0, 10**18 or 2**63 - 1 ranks were shown as a figure and compared, two sides of 10**18 "ok"; and
+    the key the size was read from ("" where none), which the Detail names too (``_world_sources``)."""
     passed = ""
     for key in ("distributedInfo", "distributed_args"):  # Kineto's trace, torch_npu's profiler_metadata.json
         info = meta.get(key)
@@ -241,17 +242,47 @@ def _world_reading(meta: dict) -> tuple[int | None, str]:
             if isinstance(v, str) and v.isascii() and v.isdigit() and len(v.lstrip("0")) <= len(str(MAX_WORLD)):
                 v = int(v.lstrip("0") or "0")  # leading zeros: no digit toward int()'s 4,300-digit limit
             if type(v) is int and 1 <= v <= MAX_WORLD:
-                return v, passed
+                return v, passed, f"{key}.world_size"
             passed = passed or f"{key}.world_size {short_repr(raw)}"
     # torch_npu records the process groups without Megatron's distributed_args: the default group (MindSpore's
     # hccl_world_group) is the world
     groups = meta.get("parallel_group_info")
     if isinstance(groups, dict):
-        worlds = {len(g["global_ranks"]) for g in groups.values() if isinstance(g, dict)
-                  and g.get("group_name") in WORLD_GROUPS and isinstance(g.get("global_ranks"), list)}
+        found = {(len(g["global_ranks"]), g["group_name"]) for g in groups.values() if isinstance(g, dict)
+                 and g.get("group_name") in WORLD_GROUPS and isinstance(g.get("global_ranks"), list)}
+        worlds = {n for n, _ in found}
         if len(worlds) == 1 and 1 <= min(worlds) <= MAX_WORLD:  # a group of no rank is no world
-            return worlds.pop(), passed
-    return None, passed
+            names = " / ".join(sorted({g for _, g in found}))
+            return worlds.pop(), passed, f"parallel_group_info ({names}'s global_ranks)"
+    return None, passed, ""
+
+
+#: Where each kind of data keeps the metadata ``_world_reading`` reads.
+_META_FILES = {"kineto": "the trace", "ascend_db": "META_DATA"}
+
+
+def _world_sources(sides: list[tuple[str, Any]]) -> str:
+    """Where each side's world size was read, by the key that gave it ("both sides: the trace's
+    distributedInfo.world_size"), or what the side lacks where it has none and no communication task names
+    another rank; sides whose figure is the ranks their tasks name are left to ``_span_words``. The Detail
+    listed every place any kind of data keeps one (182 characters) on every pair, a GPU pair's too."""
+    said: dict[str, list[str]] = {}
+    for side, p in sides:
+        where = _META_FILES.get(p.source, "profiler_metadata.json")
+        _, passed, key = _world_reading(p.metadata)
+        if key:
+            text = f"read from {where}'s {key}"
+        elif p.rank_span >= 2 or passed:  # ``_span_words`` / ``_passed_words`` say what the side holds
+            continue
+        elif p.source == "kineto":
+            text = "the trace records no distributedInfo.world_size"
+        elif p.source == "ascend_text" and p.level == "trace":  # no profiler_metadata.json beside it
+            text = f"{bare_trace(p)} has no metadata, and no HCCL task names another rank"
+        else:
+            text = (f"{where} records no world size (distributed_args.world_size, the default group) and no HCCL "
+                    "task names another rank")
+        said.setdefault(text, []).append(side)
+    return "; ".join(f"{'both sides' if len(s) == 2 else f'{s[0]} side'}: {w}" for w, s in said.items())
 
 
 def _passed_words(sides: list[tuple[str, Any]]) -> str:
@@ -1265,14 +1296,12 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     # same where both are exact and equal, different where the two ranges do not meet, else unknown
     same = None if wb is None or wc is None else (
         False if hi_b < lo_c or hi_c < lo_b else True if lo_b == hi_b == lo_c == hi_c else None)
-    source = ("distributed metadata (profiler_metadata.json / META_DATA: distributed_args, else the default "
-              "group; Kineto distributedInfo), else at least the ranks the NPU communication tasks name"
-              + _passed_words([("base", b), ("comparison", c)]) + _span_words([("base", b), ("comparison", c)]))
+    sides = [("base", b), ("comparison", c)]
+    source = (_world_sources(sides) + _passed_words(sides) + _span_words(sides)).removeprefix("; ")
     # where the sizes differ, what it means first: the line said only where the figures came from
     rows.append(_guard("world size", same, wb, wc, source if same is not False else (
-        "jobs on different numbers of ranks communicate differently (a side's collectives have no counterpart, "
-        "or another size, on the other), so Uncovered Communication and the E2E time differ by that too: "
-        f"compare runs of the same world size; sizes from {source}")))
+        "jobs of different world sizes run different collectives, so Uncovered Communication and E2E Time differ "
+        f"by that too: compare runs of the same world size; {source}")))
     db, dc = _device_count(b), _device_count(c)
     # a blank figure is a side whose data names no device: say why, as on every NPU text pair it is blank
     blank = and_list(list(dict.fromkeys(_no_device(p) for p, n in ((b, db), (c, dc)) if n is None)))
