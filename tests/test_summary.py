@@ -1252,10 +1252,9 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
             checks.KINDS_CHECK]
     parts = ["an NPU's Vector kernels named cast, TransData or Transpose are Vector (Trans), a GPU's are Vector "
              "(No Trans) (comparison: Vector (Trans) 0.477 ms): compare Vector, not its split",
-             "an NPU's TensorMove copies are SDMA (Tensor Move), in Computing Time, and copies on a compute stream (a "
-             "GPU's memory copies) SDMA in Free Time (base: SDMA in Free Time 55.503 ms; comparison: SDMA (Tensor "
-             "Move) 0.574 ms): compare SDMA Time, which adds both, and read Computing Time and Free Time with this "
-             "in mind",
+             "an NPU's TensorMove copies count in Computing Time, copies on a compute stream (a GPU's memory copies) "
+             "in Free Time (base: SDMA in Free Time 55.503 ms; comparison: SDMA (Tensor Move) 0.574 ms): compare SDMA "
+             "Time, which adds both; Computing Time and Free Time differ by them",
              "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU"]
     assert row.tolist() == ["note", "GPU", "NPU", "; ".join(parts)]
     # the log says it as a block, a line per part (one line of 695 characters before)

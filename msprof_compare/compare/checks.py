@@ -1000,10 +1000,11 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
         if kept:
             copies.append(f"{side}: {and_list([f'{name} {_ms(n)} ms' for name, n in kept])}")
     if copies:
-        parts.append("an NPU's TensorMove copies are SDMA (Tensor Move), in Computing Time, and copies on a "
-                     "compute stream (a GPU's memory copies) SDMA in Free Time "
-                     f"({'; '.join(copies)}): compare SDMA Time, which adds both, and read Computing Time and "
-                     "Free Time with this in mind")
+        # the rows' names are in the figures: "are SDMA (Tensor Move), in Computing Time, and ... SDMA in Free Time"
+        # said them twice (347 characters on the Summary sheet of reference pair 4)
+        parts.append("an NPU's TensorMove copies count in Computing Time, copies on a compute stream (a GPU's memory "
+                     f"copies) in Free Time ({'; '.join(copies)}): compare SDMA Time, which adds both; Computing Time "
+                     "and Free Time differ by them")
     parts += _opless_part(bds, sides) + _gpu_opless_part(bds, sides)
     cube = "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU"
     if not parts:
