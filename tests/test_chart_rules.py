@@ -193,10 +193,12 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     # then the communication contributors (title, header, one row), their line and the memory line right
     # under them (no memory contributor: no table), a blank row, as the console prints them
     assert col_a[end + 1].startswith("Top Communication Contributors") and col_a[end + 3] == "allreduce"
-    assert col_a[end + 4].startswith("Communication time ") and col_a[end + 5].startswith(
-        "Peak reserved memory (Mem Usage) 1.49 GB on both sides; no operator's allocated")
-    assert pd.isna(col_a[end + 6])
-    end += 6
+    # each sentence of the two lines on a row of its own, as on the console's lines: the time, then the task
+    assert col_a[end + 4].startswith("Communication time ") and col_a[end + 5].startswith("The task that changed")
+    assert col_a[end + 6] == "Peak reserved memory (Mem Usage) 1.49 GB on both sides."
+    assert col_a[end + 7].startswith("No operator's allocated")
+    assert pd.isna(col_a[end + 8])
+    end += 8
     assert col_a[end + 1].startswith("Validity checks")
     checks = len(result.guards)
     last_check = end + 3 + checks                                      # title, header, then one row a check
@@ -273,13 +275,14 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     # memory lines, a blank row, and the checks
     assert pd.isna(col_a[title + 4]) and col_a[title + 5].startswith("Top Communication Contributors")
     assert col_a[title + 7] == "allreduce" and col_a[title + 8].startswith("Communication time ")
-    assert col_a[title + 9].startswith(
-        "Peak reserved memory (Mem Usage) 2.06 GB on both sides; no operator's allocated memory changed")
-    assert pd.isna(col_a[title + 10])
-    assert _row_of(col_a, "Validity checks") == title + 12
+    assert col_a[title + 9].startswith("The task that changed most: ")  # a row per sentence, as the console's lines
+    assert col_a[title + 10] == "Peak reserved memory (Mem Usage) 2.06 GB on both sides."
+    assert col_a[title + 11].startswith("No operator's allocated memory changed")
+    assert pd.isna(col_a[title + 12])
+    assert _row_of(col_a, "Validity checks") == title + 14
     data = _row_of(col_a, "Chart data")
     area = _summary_print_area(path)
-    assert data == title + 24 and area == f"Summary!$A$1:$G${data - 1}"
+    assert data == title + 26 and area == f"Summary!$A$1:$G${data - 1}"
 
 
 def test_contributor_rows_show_base_comparison_and_running_share(db_pair):
@@ -419,8 +422,10 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
     b = _summary_chart_below(path, 14)
     assert all(pd.isna(v) for v in col_a[14:b])
     assert col_a[b].startswith("No communication op type's total duration changed (1 op type)")
-    assert col_a[b + 1].startswith(
-        "Peak reserved memory (Mem Usage) 2.06 GB on both sides; no operator's allocated memory changed (35 operators)")
+    assert col_a[b + 1] == "No task's total duration changed."  # a row per sentence, as the console's lines
+    assert col_a[b + 2] == "Peak reserved memory (Mem Usage) 2.06 GB on both sides."
+    assert col_a[b + 3].startswith("No operator's allocated memory changed (35 operators)")
+    b += 2
     assert pd.isna(col_a[b + 2])
     assert col_a[b + 3].startswith("Validity checks") and col_a[b + 4] == "Check"
     assert col_a[b + 5:b + 8] == ["operator match rate", "input shapes of top operators", "step count"]
@@ -1052,8 +1057,10 @@ def test_summary_sheet_holds_the_consoles_communication_and_memory_parts(text_pa
     assert (b, c, d) == pytest.approx((float(base_ms), float(comp_ms), float(comp_ms - base_ms)), abs=1e-6)
     line = communication_line(result.frames["communication"])
     assert line.startswith("Communication time (CommunicationCompare's op rows) 105.992 ms -> 99.973 ms")
-    assert col_a[at + 2] == line  # right under the table (from its blank row), as the console prints it
-    assert col_a.index(memory_line(result.frames["memory"])) > at  # no memory contributor here: the line alone
+    # right under the table (from its blank row), as the console prints it, a row per sentence
+    assert col_a[at + 2:at + 4] == line.split("\n")
+    mem = memory_line(result.frames["memory"]).split("\n")
+    assert col_a[col_a.index(mem[0]):col_a.index(mem[0]) + 2] == mem  # no memory contributor here: the lines alone
     assert _row_of(col_a, "Validity checks") > at + 3
 
     repo = Path(__file__).resolve().parents[1] / "sample_data"
@@ -1067,7 +1074,7 @@ def test_summary_sheet_holds_the_consoles_communication_and_memory_parts(text_pa
     assert cells.iloc[at + 1, :4].tolist() == [row["Name"], row["Base(MB)"], row["Comparison(MB)"], row["Diff(MB)"]]
     assert (round(row["Base(MB)"], 2), round(row["Comparison(MB)"], 2)) == (39.30, 1989.30)  # README's figures
     assert openpyxl.load_workbook(book)["Summary"].cell(at + 2, 2).number_format == "#,##0.00"  # MB as on the console
-    assert col_a[at + 2] == memory_line(bert.frames["memory"])
+    assert col_a[at + 2:at + 4] == memory_line(bert.frames["memory"]).split("\n")
     assert not any(isinstance(v, str) and v.startswith("Top Communication Contributors") for v in col_a)
 
 

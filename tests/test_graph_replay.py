@@ -751,7 +751,7 @@ def test_memory_contributors_of_step_wrappers_are_said(samples):
             f"inside, give the op_name_map option the entry {nb!r}: {nc!r} (beside any it holds) and set the "
             "max_kernel_num option to 10.")
     lines = render_memory(res.frames).splitlines()
-    assert note in lines and lines.index(note) == len(lines) - 2  # under the table, above the memory line
+    assert note in lines and lines.index(note) == len(lines) - 3  # under the table, above the memory lines (2)
     assert to_document(res)["summary"]["memory_contributors_note"] == note[len("Note: "):-1]
     # as the note says: paired and drilled into, the table lists the ops inside, and the note is gone
     paired = compare(base, comp, enable_memory_compare=True, op_name_map={nb: nc}, max_kernel_num=10)

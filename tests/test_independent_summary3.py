@@ -117,9 +117,9 @@ def test_memory_totals_are_the_originals_statistic_summed(samples: Path, referen
     if not any(peaks):
         assert "Peak reserved memory" not in line, line
     elif not all(peaks):
-        assert f"Peak reserved memory (Mem Usage): base {shown[0]}, comparison {shown[1]}; " in line, line
+        assert f"Peak reserved memory (Mem Usage): base {shown[0]}, comparison {shown[1]}.\n" in line, line
     elif shown[0] == shown[1]:
-        assert f"Peak reserved memory (Mem Usage) {shown[0]} on both sides; " in line, line
+        assert f"Peak reserved memory (Mem Usage) {shown[0]} on both sides.\n" in line, line
     else:
         assert f"Peak reserved memory (Mem Usage) {shown[0]} -> {shown[1]} (" in line, line
 

@@ -522,9 +522,9 @@ def test_npu_operator_memory_and_peak_reserved_memory(samples, tmp_path):
         assert (t["diff_mb"], t["base_peak_gb"], t["comparison_peak_gb"]) == (
             sign * 10.0, *((gb0, gb1) if sign > 0 else (gb1, gb0)))
         line = memory_line(res.frames["memory"])
-        assert line.startswith("Peak reserved memory (Mem Usage) 2.06 GB -> 2.56 GB (+0.50 GB, +24.22%); "
+        assert line.startswith("Peak reserved memory (Mem Usage) 2.06 GB -> 2.56 GB (+0.50 GB, +24.22%).\n"
                                if sign > 0 else
-                               "Peak reserved memory (Mem Usage) 2.56 GB -> 2.06 GB (-0.50 GB, -19.50%); ")
+                               "Peak reserved memory (Mem Usage) 2.56 GB -> 2.06 GB (-0.50 GB, -19.50%).\n")
         cells = [r[res.console_table().splitlines()[3].split("|").index(" Mem Usage ")].strip()
                  for r in (ln.split("|") for ln in res.console_table().splitlines()[5:7])]
         assert cells == (["2.06G", "2.56G"] if sign > 0 else ["2.56G", "2.06G"])
@@ -563,10 +563,10 @@ def test_peak_memory_beside_a_steps_operators_says_it_is_the_whole_profiles(samp
     assert t["peak_whole_profile"] == ["base", "comparison"]  # the JSON's summary.memory says it too
     assert memory_line(res.frames["memory"]).startswith(
         "Peak reserved memory (Mem Usage, whole profile on both sides: a text export's memory_record.csv ignores "
-        "the step) 2.06 GB -> 2.56 GB (+0.50 GB, +24.22%); ")
+        "the step) 2.06 GB -> 2.56 GB (+0.50 GB, +24.22%).\n")
     db = compare(str(samples / NPU_DB), str(samples / NPU_DB), base_step=50, comparison_step=50,
                  enable_memory_compare=True)
-    assert memory_line(db.frames["memory"]).startswith("Peak reserved memory (Mem Usage) 1.49 GB on both sides; ")
+    assert memory_line(db.frames["memory"]).startswith("Peak reserved memory (Mem Usage) 1.49 GB on both sides.\n")
     assert db.memory_totals["peak_whole_profile"] == []
 
 
@@ -589,7 +589,7 @@ def test_a_side_without_a_peak_is_not_said_to_have_the_whole_profiles(samples, t
     assert t["peak_whole_profile"] == ["comparison"]
     assert memory_line(res.frames["memory"]).startswith(
         "Peak reserved memory (Mem Usage, whole profile on the comparison side: a text export's memory_record.csv "
-        "ignores the step): base not recorded, comparison 2.06 GB; ")
+        "ignores the step): base not recorded, comparison 2.06 GB.\n")
     doc = json.loads(Path(res.to_json(tmp_path / "out.json")).read_text())
     assert doc["summary"]["memory"]["peak_whole_profile"] == ["comparison"]
     neither = compare(str(bare), str(bare), base_step=50, comparison_step=50, enable_memory_compare=True)

@@ -385,7 +385,7 @@ def test_larger_allocation_moves_memory_rows_line_and_mem_usage(samples, tmp_pat
     assert res.memory_contributors[["Name", "Diff(MB)"]].values.tolist() == [["aten::linear", 100.0]]
     assert _cells(res, "Mem Usage") == [f"{peak0 / 2**30:.2f}G", f"{peak1 / 2**30:.2f}G"] == ["0.21G", "0.31G"]
     line = memory_line(res.frames["memory"])
-    assert line.startswith("Peak reserved memory (Mem Usage) 0.21 GB -> 0.31 GB (+0.10 GB, +46.73%); ")
+    assert line.startswith("Peak reserved memory (Mem Usage) 0.21 GB -> 0.31 GB (+0.10 GB, +46.73%).\n")
     assert line.endswith(" (+100.00 MB).")
     m = to_document(res)["summary"]["memory"]
     assert (m["diff_mb"], m["base_peak_gb"], m["comparison_peak_gb"]) == (100.0, peak0 / 2**30, peak1 / 2**30)

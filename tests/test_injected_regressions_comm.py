@@ -614,6 +614,6 @@ def test_collective_renamed_without_a_family_is_said_left_out_not_an_overlap_shi
                                                          f"{why}")
         line = communication_line(res.frames["communication"])
         assert "overlaps" not in line
-        assert f"not in the op rows: {ms:.3f} ms of the comparison side's ops, which have no op family" in line
+        assert f"\nNot in the op rows: {ms:.3f} ms of the comparison side's ops, which have no op family" in line
         totals = to_document(res)["summary"]["communication"]  # the JSON carries the same figures
         assert (totals["no_family_base_ms"], totals["no_family_comparison_ms"]) == (0.0, float(ms))

@@ -325,7 +325,7 @@ def test_larger_device_allocation_moves_its_memory_rows_contributor_line_and_pea
     assert mc[["Base(MB)", "Comparison(MB)"]].values.tolist()[0] == pytest.approx([176.88623046875,
                                                                                   240.88623046875])
     line = memory_line(res.frames["memory"])
-    assert line.startswith("Peak reserved memory (Mem Usage) 1.66 GB -> 1.72 GB (+0.06 GB, +3.77%); ")
+    assert line.startswith("Peak reserved memory (Mem Usage) 1.66 GB -> 1.72 GB (+0.06 GB, +3.77%).\n")
     assert line.endswith(" (+64.00 MB).")
     usage = [line for line in res.console_table().splitlines() if line.startswith("| GPU")]
     assert ["1.66G" in usage[0], "1.72G" in usage[1]] == [True, True]

@@ -130,7 +130,7 @@ def test_collective_longer_then_moved_under_less_computing(samples, tmp_path):
         "waterfall steps")
     assert render_communication(res.frames).endswith(
         "No communication op type's total duration changed (2 op types); communication time (CommunicationCompare's "
-        "op rows) 46.876 ms on both sides; the part no computing overlaps (the waterfall's communication steps) "
+        "op rows) 46.876 ms on both sides.\nThe part no computing overlaps (the waterfall's communication steps) "
         "39.559 ms -> 39.926 ms (+0.366 ms, +0.93%): "
         "computing (or communication ops running beside one another) overlaps less of the communication than before.")
     doc = to_document(res)["summary"]["communication"]

@@ -224,7 +224,7 @@ def test_memory_readings_all_zero_are_said_as_readings_not_as_none(tmp_path):
     assert mem_col == [f"{peak:.2f}G", "0.00G"]
     up = compare(zero, str(H100), enable_memory_compare=True)
     assert memory_line(up.frames["memory"]).startswith(
-        f"Peak reserved memory (Mem Usage; base: {words}) 0.00 GB -> {peak:.2f} GB (+{peak:.2f} GB); ")
+        f"Peak reserved memory (Mem Usage; base: {words}) 0.00 GB -> {peak:.2f} GB (+{peak:.2f} GB).\n")
     assert up.memory_totals["peak_zero"] == {"base": words}
     # no reading at all (every Total Reserved absent): still "not recorded", no count of zeros
     none = _write(tmp_path, dict(doc, traceEvents=[

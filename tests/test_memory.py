@@ -287,10 +287,9 @@ def test_pair4_gpu_memory_is_said_once_where_each_figure_is(samples, reference_o
                     sheet_name="MemoryCompareStatistic", header=2)
     assert f"{ref['Comparison Allocated Memory(MB)'].sum():.2f}" == "1426.02"
     assert memory_line(res.frames["memory"]) == (
-        "Peak reserved memory (Mem Usage): base not recorded, comparison 2.06 GB; no memory contributor: the base "
-        "side recorded no memory inside its operators (its 0 MB in MemoryCompareStatistic means not recorded, not "
-        "a change); memory allocated inside operators (their allocations summed: a volume, not memory held at "
-        "once): base not recorded, comparison 1426.02 MB.")
+        "Peak reserved memory (Mem Usage): base not recorded, comparison 2.06 GB.\nMemory allocated inside "
+        "operators (a sum of allocations, not memory held at once): base not recorded (its 0 MB in "
+        "MemoryCompareStatistic is no reading), comparison 1426.02 MB, so no memory contributor.")
     assert res.summary["rows"][1][res.summary["headers"].index("Mem Usage")] == "2.06G"  # the reference console's
 
 

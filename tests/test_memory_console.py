@@ -66,9 +66,8 @@ def test_bundled_pair_one_operator_grew(bert):
     assert [r[5] for r in bert.summary["rows"]] == [f"{t['base_peak_gb']:.2f}G", f"{t['comparison_peak_gb']:.2f}G"]
     assert t["peak_diff_pct"] == pytest.approx((t["comparison_peak_gb"] / t["base_peak_gb"] - 1) * 100)
     assert memory_line(bert.frames["memory"]) == (
-        "Peak reserved memory (Mem Usage) 0.11 GB -> 0.21 GB (+0.10 GB, +84.48%); memory allocated inside "
-        "operators (their allocations summed: a volume, not memory held at once) 45.26 MB -> 1995.27 MB "
-        "(+1950.00 MB).")
+        "Peak reserved memory (Mem Usage) 0.11 GB -> 0.21 GB (+0.10 GB, +84.48%).\nMemory allocated inside "
+        "operators (a sum of allocations, not memory held at once) 45.26 MB -> 1995.27 MB (+1950.00 MB).")
     # the sum's change has no percentage: 1950.00 / 45.26 MB is +4308%, a volume's, beside a peak of +84%
     assert "4308" not in memory_line(bert.frames["memory"])
     table = render_memory_contributors(bert.frames["memory_contributors"]).splitlines()
@@ -92,9 +91,8 @@ def test_only_savings_read_as_negative_changes():
     m = res.memory_contributors
     assert m[["Diff(MB)", "Share"]].iloc[0].tolist() == [-1950.0, 1.0]
     assert memory_line(res.frames["memory"]) == (
-        "Peak reserved memory (Mem Usage) 0.21 GB -> 0.11 GB (-0.10 GB, -45.79%); memory allocated inside "
-        "operators (their allocations summed: a volume, not memory held at once) 1995.27 MB -> 45.26 MB "
-        "(-1950.00 MB).")
+        "Peak reserved memory (Mem Usage) 0.21 GB -> 0.11 GB (-0.10 GB, -45.79%).\nMemory allocated inside "
+        "operators (a sum of allocations, not memory held at once) 1995.27 MB -> 45.26 MB (-1950.00 MB).")
 
 
 def test_npu_text_pair_without_change(samples):
@@ -112,9 +110,9 @@ def test_npu_text_pair_without_change(samples):
     assert [t["base_peak_gb"], t["comparison_peak_gb"]] == peaks
     assert not len(res.memory_contributors) and render_memory_contributors(res.memory_contributors) == ""
     assert render_memory(res.frames) == (
-        "Peak reserved memory (Mem Usage) 2.06 GB on both sides; no operator's allocated memory changed "
-        "(35 operators); memory allocated inside operators (their allocations summed: a volume, not memory held "
-        "at once) 1426.02 MB on both sides.")
+        "Peak reserved memory (Mem Usage) 2.06 GB on both sides.\nNo operator's allocated memory changed "
+        "(35 operators); memory allocated inside operators (a sum of allocations, not memory held at once) "
+        "1426.02 MB on both sides.")
 
 
 def test_npu_db_pair_peak_is_memory_record(samples):
@@ -140,10 +138,9 @@ def test_side_without_memory_is_not_recorded_not_a_growth(samples):
         False, True, None, None, 0)
     assert not len(res.memory_contributors)
     assert render_memory(res.frames) == (
-        "Peak reserved memory (Mem Usage) 2.06 GB on both sides; no memory contributor: the base side recorded "
-        "no memory inside its operators (its 0 MB in MemoryCompareStatistic means not recorded, not a change); "
-        "memory allocated inside operators (their allocations summed: a volume, not memory held at once): base not "
-        "recorded, comparison 1426.02 MB.")
+        "Peak reserved memory (Mem Usage) 2.06 GB on both sides.\nMemory allocated inside operators (a sum of "
+        "allocations, not memory held at once): base not recorded (its 0 MB in MemoryCompareStatistic is no "
+        "reading), comparison 1426.02 MB, so no memory contributor.")
 
 
 # --------------------------------------------------------------------------- the cut, from edited real rows
@@ -189,18 +186,17 @@ def test_zero_change_and_unrecorded_side_list_nobody(sheet):
     assert memory_line(totals).startswith("No operator's allocated memory changed (2 operators); ")
     assert "peak" not in memory_line(totals)  # neither side recorded a peak
     one = memory_summary.totals(edited(sheet, [1.0]), (True, True), (0.5, 0.0))
-    assert memory_line(one).startswith("Peak reserved memory (Mem Usage): base 0.50 GB, comparison not recorded; "
-                                       "memory allocated inside operators ")
+    assert memory_line(one).startswith("Peak reserved memory (Mem Usage): base 0.50 GB, comparison not recorded.\n"
+                                       "Memory allocated inside operators ")
 
 
 def test_memory_line_cases_each_clause_where_it_stands(sheet):
-    """Each of the operators' three clauses, leading the sentence (no peak on either side) and after the peak: its
-    first word is written in that case (the line lowered the first letter of whatever clause followed the peak).
-    The bundled pair's first row, aten::linear, 39.30 MB on the base side (its sheet's Base MB 39.303223)."""
-    inside = "memory allocated inside operators (their allocations summed: a volume, not memory held at once)"
-    unrecorded = ("no memory contributor: the comparison side recorded no memory inside its operators (its 0 MB in "
-                  f"MemoryCompareStatistic means not recorded, not a change); {inside}: base 39.30 MB, comparison "
-                  "not recorded.")
+    """Each of the operators' three sentences, alone (no peak on either side) and on a line after the peak's
+    sentence, worded alike. The bundled pair's first row, aten::linear, 39.30 MB on the base side (its sheet's Base MB
+    39.303223)."""
+    inside = "memory allocated inside operators (a sum of allocations, not memory held at once)"
+    unrecorded = (f"{inside}: base 39.30 MB, comparison not recorded (its 0 MB in MemoryCompareStatistic is no "
+                  "reading), so no memory contributor.")
     for diffs, rec, clause in (
             ([0.0, 0.0], (True, True), f"no operator's allocated memory changed (2 operators); {inside} 39.30 MB on "
                                        "both sides."),
@@ -209,7 +205,7 @@ def test_memory_line_cases_each_clause_where_it_stands(sheet):
         alone = memory_line(memory_summary.totals(edited(sheet, diffs), rec, (0.0, 0.0)))
         after = memory_line(memory_summary.totals(edited(sheet, diffs), rec, (0.5, 0.0)))
         assert alone == clause[0].upper() + clause[1:]
-        assert after == "Peak reserved memory (Mem Usage): base 0.50 GB, comparison not recorded; " + clause
+        assert after == "Peak reserved memory (Mem Usage): base 0.50 GB, comparison not recorded.\n" + alone
 
 
 def test_console_shows_ten_rows_and_cuts_long_names(sheet):
@@ -243,7 +239,7 @@ def test_memory_only_cli_prints_the_memory_table_alone(bert, capsys, tmp_path):
     assert code == 0
     assert out == render_memory(bert.frames) + "\n"
     assert out.startswith("+--") and out.splitlines()[-1].startswith(
-        "Peak reserved memory (Mem Usage) 0.11 GB -> 0.21 GB (+0.10 GB, +84.48%); memory allocated inside")
+        "Memory allocated inside operators (a sum of allocations, not memory held at once) 45.26 MB -> 1995.27 MB")
 
 
 def _fixture_copy(tmp_path: Path) -> Path:
@@ -362,7 +358,7 @@ def test_peak_memory_is_said_beside_a_side_without_framework_ops(tmp_path, capsy
         assert (t["operators"], t["changed"], t["base_recorded"], t["comparison_recorded"]) == (0, 0, False, False)
         assert t["base_mb"] is t["comparison_mb"] is t["diff_mb"] is t["diff_pct"] is None
         assert t["operators_left_out"] == f"the {bare} side has no framework op ({why})"
-        line = (f"Peak reserved memory (Mem Usage) 1.66 GB on both sides; memory inside operators not compared: "
+        line = (f"Peak reserved memory (Mem Usage) 1.66 GB on both sides.\nMemory inside operators not compared: "
                 f"the {bare} side has no framework op ({why}).")
         assert memory_line(res.frames["memory"]) == line
         assert render_memory(res.frames) == line  # no contributor table, no note: the line alone
@@ -371,7 +367,8 @@ def test_peak_memory_is_said_beside_a_side_without_framework_ops(tmp_path, capsy
         assert doc["summary"]["memory"] == t
         # the workbook's Summary says it too
         xlsx = res.to_excel(str(tmp_path / bare))
-        assert line in pd.read_excel(xlsx, sheet_name="Summary", header=None)[0].tolist()
+        cells = pd.read_excel(xlsx, sheet_name="Summary", header=None)[0].tolist()
+        assert all(sentence in cells for sentence in line.split("\n"))  # a row per sentence, as the console's lines
     alone = compare(str(H200_ALEXNET), str(cut), enable_memory_compare=True)  # the peaks read without a breakdown
     assert alone.memory_totals == res.memory_totals | {"operators_left_out": t["operators_left_out"].replace(
         "base", "comparison")}
@@ -379,8 +376,8 @@ def test_peak_memory_is_said_beside_a_side_without_framework_ops(tmp_path, capsy
     from cliutil import run_inproc
 
     code, out, _ = run_inproc(capsys, "-d", str(cut), "-bp", str(H200_ALEXNET), "-o", str(tmp_path / "cli"))
-    assert code == 0 and out.splitlines()[-1] == (
-        "Peak reserved memory (Mem Usage) 1.66 GB on both sides; memory inside operators not compared: the "
+    assert code == 0 and "\n".join(out.splitlines()[-2:]) == (
+        "Peak reserved memory (Mem Usage) 1.66 GB on both sides.\nMemory inside operators not compared: the "
         f"comparison side has no framework op ({why}).")
 
 
@@ -420,15 +417,15 @@ def test_peak_memory_is_said_where_neither_side_has_a_framework_op(tmp_path):
     why = f"neither side has a framework op ({npu})"
     assert (t["base_peak_gb"], t["comparison_peak_gb"], t["operators"], t["operators_left_out"]) == (b, c, 0, why)
     assert memory_line(res.frames["memory"]) == (
-        f"Peak reserved memory (Mem Usage) {b:.2f} GB -> {c:.2f} GB ({c - b:+.2f} GB, {(c - b) / b * 100:+.2f}%); "
-        f"memory inside operators not compared: {why}.")
+        f"Peak reserved memory (Mem Usage) {b:.2f} GB -> {c:.2f} GB ({c - b:+.2f} GB, {(c - b) / b * 100:+.2f}%)."
+        f"\nMemory inside operators not compared: {why}.")
     doc = json.loads(json_report.dumps(res))
     assert validate(doc, json.loads(SCHEMA.read_text(encoding="utf-8"))) == []
     mixed = compare(str(base), str(MS_FIXTURE), enable_memory_compare=True)
     assert mixed.memory_totals["operators_left_out"] == (
         f"neither side has a framework op (base: {npu}; comparison: MindSpore exports have none)")
     assert memory_line(mixed.frames["memory"]) == (
-        f"Peak reserved memory (Mem Usage): base {b:.2f} GB, comparison not recorded; memory inside operators not "
+        f"Peak reserved memory (Mem Usage): base {b:.2f} GB, comparison not recorded.\nMemory inside operators not "
         f"compared: neither side has a framework op (base: {npu}; comparison: MindSpore exports have none).")
 
 
@@ -447,7 +444,7 @@ def test_peaks_of_zero_readings_are_said_where_neither_side_has_a_framework_op(t
     assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_gb"], t["peak_diff_pct"]) == (0.0, 0.0, 0.0, None)
     assert memory_line(res.frames["memory"]) == (
         f"Peak reserved memory (Mem Usage; each side: its {n} memory_record.csv Total Reserved(MB) readings are all "
-        "0) 0.00 GB on both sides; memory inside operators not compared: neither side has a framework op (a "
+        "0) 0.00 GB on both sides.\nMemory inside operators not compared: neither side has a framework op (a "
         "torch_npu export without cpu_op events has none).")
 
 
@@ -503,7 +500,7 @@ def test_peak_memory_is_said_where_neither_side_recorded_memory_inside_an_op(tmp
             assert (t["operators"], t["base_recorded"], t["comparison_recorded"], t["base_mb"]) == (0, False, False,
                                                                                                   None)
             assert t["operators_left_out"] == why
-            line = f"Peak reserved memory (Mem Usage) {peak:.2f} GB on both sides; memory inside operators not " \
+            line = f"Peak reserved memory (Mem Usage) {peak:.2f} GB on both sides.\nMemory inside operators not " \
                    f"compared: {why}."
             assert memory_line(res.frames["memory"]) == render_memory(res.frames) == line
             doc = json.loads(json_report.dumps(res))
@@ -513,9 +510,9 @@ def test_peak_memory_is_said_where_neither_side_recorded_memory_inside_an_op(tmp
     from cliutil import run_inproc
 
     code, out, _ = run_inproc(capsys, "-d", str(after), "-bp", str(before), "-o", str(tmp_path / "cli"))
-    assert code == 0 and out.splitlines()[-1] == ("Peak reserved memory (Mem Usage) 1.66 GB on both sides; memory "
-                                                  "inside operators not compared: neither side's memory records fall "
-                                                  "inside an operator.")
+    assert code == 0 and "\n".join(out.splitlines()[-2:]) == (
+        "Peak reserved memory (Mem Usage) 1.66 GB on both sides.\nMemory inside operators not compared: neither side's "
+        "memory records fall inside an operator.")
 
 
 def test_memory_line_names_each_side_where_one_recorded_no_allocation(tmp_path):

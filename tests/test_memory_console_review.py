@@ -44,8 +44,7 @@ def test_a_change_under_the_sheets_rounding_reads_as_none(sheet):
     # the exact totals stay in the frame (JSON summary.memory): 1 allocation of 4 KB more
     assert (t["changed"][0], t["diff_mb"][0]) == (0, pytest.approx(4096 / 2**20))
     assert memory_line(t) == ("No operator's allocated memory changed (17 operators); memory allocated inside "
-                              "operators (their allocations summed: a volume, not memory held at once) 5.96 MB on "
-                              "both sides.")
+                              "operators (a sum of allocations, not memory held at once) 5.96 MB on both sides.")
 
 
 def test_small_changes_that_add_up_are_not_denied(sheet):
@@ -59,8 +58,8 @@ def test_small_changes_that_add_up_are_not_denied(sheet):
     t = memory_summary.totals(s, (True, True), (0.0, 0.0))
     assert t["changed"][0] == 0
     assert memory_line(t) == (f"No operator's allocated memory changed by 0.01 MB or more (5 operators); memory "
-                              f"allocated inside operators (their allocations summed: a volume, not memory held at "
-                              f"once) {b:.2f} MB -> {c:.2f} MB (+0.02 MB).")
+                              f"allocated inside operators (a sum of allocations, not memory held at once) "
+                              f"{b:.2f} MB -> {c:.2f} MB (+0.02 MB).")
 
 
 def test_a_fall_that_rounds_to_zero_keeps_its_sign(sheet):
@@ -76,8 +75,8 @@ def test_a_fall_that_rounds_to_zero_keeps_its_sign(sheet):
     t = memory_summary.totals(s, (True, True), (0.0, 0.0))
     assert (t["changed"][0], t["diff_mb"][0]) == (0, pytest.approx(-0.003))
     assert memory_line(t) == ("No operator's allocated memory changed by 0.01 MB or more (5 operators); memory "
-                              "allocated inside operators (their allocations summed: a volume, not memory held at "
-                              "once) 10.01 MB -> 10.00 MB (-0.00 MB).")
+                              "allocated inside operators (a sum of allocations, not memory held at once) "
+                              "10.01 MB -> 10.00 MB (-0.00 MB).")
     # a growth keeps its "+"
     t2 = memory_summary.totals(s, (True, True), (0.0, 0.0))
     t2.loc[0, ["base_mb", "comparison_mb"]] = [10.003, 10.006]
@@ -89,7 +88,7 @@ def test_peaks_that_mem_usage_shows_alike_read_alike(sheet):
     says "2.06 GB on both sides", not "2.06 GB -> 2.06 GB (+0.00 GB, +0.14%)"."""
     t = memory_summary.totals(sheet, (True, True), (2.0612, 2.0641))
     assert [f"{g:.2f}G" for g in (2.0612, 2.0641)] == ["2.06G", "2.06G"]
-    assert memory_line(t).startswith("Peak reserved memory (Mem Usage) 2.06 GB on both sides; ")
+    assert memory_line(t).startswith("Peak reserved memory (Mem Usage) 2.06 GB on both sides.\n")
 
 
 def test_a_side_not_recorded_has_no_mb_figure(samples):
@@ -110,7 +109,8 @@ def test_a_side_not_recorded_has_no_mb_figure(samples):
     assert t == res.memory_totals
     assert (t["base_recorded"], t["base_mb"], t["diff_mb"]) == (False, None, None)
     assert t["comparison_recorded"] and t["comparison_mb"] == pytest.approx(1426.019043, abs=1e-6)
-    assert "base not recorded, comparison 1426.02 MB" in memory_line(res.frames["memory"])
+    assert ("base not recorded (its 0 MB in MemoryCompareStatistic is no reading), comparison 1426.02 MB"
+            in memory_line(res.frames["memory"]))
 
 
 def test_wide_names_are_cut_by_terminal_columns(sheet):

@@ -541,7 +541,7 @@ def test_summary_memory_line_names_readings_all_zero(tmp_path: Path, memory_only
     down = api.compare(L1, str(db), **opts)
     line = memory_line(down.frames["memory"])
     assert line.startswith(f"Peak reserved memory (Mem Usage; comparison: {zeros}) {gb:.2f} GB -> 0.00 GB "
-                           f"(-{gb:.2f} GB, -100.00%); ")
+                           f"(-{gb:.2f} GB, -100.00%).\n")
     t = down.memory_totals
     assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_pct"]) == (gb, 0.0, -100.0)
     # the JSON says why that 0 is a reading, as the line does (it gave a bare 0 peak)
@@ -551,7 +551,7 @@ def test_summary_memory_line_names_readings_all_zero(tmp_path: Path, memory_only
     assert validate(doc, json.loads(SCHEMA.read_text())) == []
     up = api.compare(str(db), L1, **opts)
     assert memory_line(up.frames["memory"]).startswith(
-        f"Peak reserved memory (Mem Usage; base: {zeros}) 0.00 GB -> {gb:.2f} GB (+{gb:.2f} GB); ")
+        f"Peak reserved memory (Mem Usage; base: {zeros}) 0.00 GB -> {gb:.2f} GB (+{gb:.2f} GB).\n")
     assert (up.memory_totals["base_peak_gb"], up.memory_totals["peak_diff_pct"]) == (0.0, None)
     assert up.memory_totals["peak_zero"] == {"base": zeros}
     # readings above 0 on both sides: nothing to say
@@ -578,10 +578,10 @@ def test_summary_memory_line_names_readings_all_zero_once_for_both_sides(tmp_pat
     same = memory_line(both.frames["memory"])
     # the JSON keeps each side's words (the line says them once for both)
     assert both.memory_totals["peak_zero"] == {"base": words.format(n), "comparison": words.format(n)}
-    assert same.startswith(f"Peak reserved memory (Mem Usage; each side: {words.format(n)}) 0.00 GB on both sides; ")
+    assert same.startswith(f"Peak reserved memory (Mem Usage; each side: {words.format(n)}) 0.00 GB on both sides.\n")
     apart = memory_line(api.compare(str(a), str(fewer), enable_memory_compare=True).frames["memory"])
     assert apart.startswith(f"Peak reserved memory (Mem Usage; base: {words.format(n)}; comparison: "
-                            f"{words.format(m)}) 0.00 GB on both sides; ")
+                            f"{words.format(m)}) 0.00 GB on both sides.\n")
 
 
 def test_summary_memory_line_says_not_recorded_for_an_empty_memory_record(tmp_path: Path) -> None:
@@ -595,7 +595,7 @@ def test_summary_memory_line_says_not_recorded_for_an_empty_memory_record(tmp_pa
     t = res.memory_totals
     assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_gb"]) == (peak / 1024**3, None, None)
     assert memory_line(res.frames["memory"]).startswith(
-        f"Peak reserved memory (Mem Usage): base {peak / 1024**3:.2f} GB, comparison not recorded; ")
+        f"Peak reserved memory (Mem Usage): base {peak / 1024**3:.2f} GB, comparison not recorded.\n")
 
 
 def test_tensor_move_needs_both_name_parts() -> None:

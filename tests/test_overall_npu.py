@@ -322,8 +322,8 @@ def test_summary_memory_line_names_text_readings_all_zero(tmp_path):
         f"Comparison row: {why}, so its Mem Usage shows 0.00G, the largest of them."]
     gb = float(peak / 1024)
     assert memory_line(res.frames["memory"]) == (
-        f"Peak reserved memory (Mem Usage; comparison: {why}) {gb:.2f} GB -> 0.00 GB (-{gb:.2f} GB, -100.00%); "
-        "memory inside operators not compared: neither side recorded a memory allocation.")
+        f"Peak reserved memory (Mem Usage; comparison: {why}) {gb:.2f} GB -> 0.00 GB (-{gb:.2f} GB, -100.00%).\n"
+        "Memory inside operators not compared: neither side recorded a memory allocation.")
     t = res.memory_totals
     assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_pct"]) == (gb, 0.0, -100.0)
     assert t["peak_zero"] == {"comparison": why}

@@ -222,7 +222,7 @@ def _resource_parts(wb: Any, ws: Any, sheet: Sheet, row: int) -> int:
                 lines.append(f"Note: {note}.")
         text = line(totals)
         if text:
-            lines.append(text)
+            lines += text.split("\n")  # a row per sentence, as the console gives each its own line
         if lines:
             row = _wrapped_rows(wb, ws, sheet, row, lines)
     return row

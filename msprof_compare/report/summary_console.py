@@ -171,19 +171,20 @@ def _recorded(t: pd.Series, base: str, comparison: str) -> tuple[tuple[bool, boo
 
 
 def _unrecorded(rec: tuple[bool, bool], figures: tuple[float, float], unit: str, digits: int, kind: str,
-                nothing: str, zero: str, sheet: str, what: str, lead: bool = True) -> str:
-    """The sentence for a side that recorded nothing: its 0 in the sheet is no reading, so no contributor (its
-    first word capitalised where it ``lead``s the sentence)."""
-    sides = ", ".join(f"{side} {_fixed(v, unit, digits=digits) if r else 'not recorded'}"
+                zero: str, sheet: str, what: str) -> str:
+    """The sentence for a side that recorded nothing: each side's figure, "not recorded" for that one, whose 0 in the
+    sheet is no reading, so no contributor. "No memory contributor: the comparison side recorded no memory inside
+    its operators (...)" said the "not recorded" of its figure a second time."""
+    none = f"not recorded (its {zero} in {sheet} is no reading)"
+    sides = ", ".join(f"{side} {_fixed(v, unit, digits=digits) if r else none}"
                       for side, v, r in zip(("base", "comparison"), figures, rec, strict=True))
-    missing = "the base" if not rec[0] else "the comparison"
-    return (f"{'No' if lead else 'no'} {kind} contributor: {missing} side recorded {nothing} (its {zero} in {sheet} "
-            f"means not recorded, not a change); {what}: {sides}")
+    return f"{what[0].upper()}{what[1:]}: {sides}, so no {kind} contributor"
 
 
 def memory_line(totals: pd.DataFrame | None) -> str:
-    """The peak reserved memory and the memory allocated inside the operators, each side, in one sentence ("" without
-    the memory comparison). The peak leads: it is the footprint, the figure to hold against the device's memory.
+    """The peak reserved memory, then the memory allocated inside the operators, each side, a sentence each on a line
+    of its own ("" without the memory comparison): one sentence was 232 characters on NPU pair 1 and 367 on pair 7.
+    The peak leads: it is the footprint, the figure to hold against the device's memory.
     The operators' allocations summed are a volume (a buffer freed and allocated again counts twice), so their
     change has no percentage: the bundled pair's +4308.24% stood beside a peak that grew 84.48%. A side without
     memory records is "not recorded": its 0 MB is no change. Where the memory sheets were left out for a side
@@ -194,24 +195,22 @@ def memory_line(totals: pd.DataFrame | None) -> str:
     t = totals.iloc[0]
     rec, mb = _recorded(t, "base_mb", "comparison_mb")
     pb, pc = _value(t["base_peak_gb"]), _value(t["comparison_peak_gb"])
-    # the operators' clause leads the sentence where no peak was recorded: its words are chosen in that case, not
-    # re-cased after (the first letter of a clause that began with a sheet name would be lowered)
-    lead = pb is None and pc is None
     # "allocated inside operators" read as a footprint beside the peak: 5819.29 MB against a 0.27 GB peak
-    inside = "allocated inside operators (their allocations summed: a volume, not memory held at once)"
+    inside = "allocated inside operators (a sum of allocations, not memory held at once)"
     left_out = totals.attrs.get("operators_left_out")
     if left_out:
-        ops = f"{'Memory' if lead else 'memory'} inside operators not compared: {left_out}"
+        ops = f"Memory inside operators not compared: {left_out}"
     elif not all(rec):
-        ops = _unrecorded(rec, mb, "MB", 2, "memory", "no memory inside its operators", "0 MB",
-                          "MemoryCompareStatistic", f"memory {inside}", lead)
+        ops = _unrecorded(rec, mb, "MB", 2, "memory", "0 MB", "MemoryCompareStatistic", f"memory {inside}")
     elif not int(t["changed"]):
         # every Diff Memory(MB) rounds to 0.00, yet many small changes can add up to a total that shows
         small = "" if _fixed(mb[0]) == _fixed(mb[1]) else " by 0.01 MB or more"
-        ops = (f"{'No' if lead else 'no'} operator's allocated memory changed{small} ({int(t['operators']):,} "
+        ops = (f"No operator's allocated memory changed{small} ({int(t['operators']):,} "
                f"operators); memory {inside} {_change(*mb, 'MB', pct=False)}")
     else:
-        ops = f"{'Memory' if lead else 'memory'} {inside} {_change(*mb, 'MB', pct=False)}"
+        ops = f"Memory {inside} {_change(*mb, 'MB', pct=False)}"
+    if pb is None and pc is None:  # no peak recorded: the operators' sentence alone
+        return f"{ops}."
     whole = totals.attrs.get("peak_whole_profile") or []
     # beside the step's operators, a text export's peak is the whole profile's (memory_record.csv ignores the step)
     scope = "" if not whole else (
@@ -223,15 +222,13 @@ def memory_line(totals: pd.DataFrame | None) -> str:
     if len(zero) == 2 and len(set(zero.values())) == 1:
         zero = {"each side": zero["base"]}
     scope += "".join(f"; {side}: {why}" for side, why in zero.items())
-    if lead:
-        return f"{ops}."
     if pb is not None and pc is not None:
         peak = f"Peak reserved memory (Mem Usage{scope}) {_change(pb, pc, 'GB')}"
     else:
         peak = (f"Peak reserved memory (Mem Usage{scope}): " + ", ".join(
             f"{side} {_fixed(v, 'GB') if v is not None else 'not recorded'}"
             for side, v in (("base", pb), ("comparison", pc))))
-    return f"{peak}; {ops}."
+    return f"{peak}.\n{ops}."
 
 
 def render_memory(frames: dict[str, pd.DataFrame]) -> str:
@@ -245,9 +242,11 @@ def render_memory(frames: dict[str, pd.DataFrame]) -> str:
 
 
 def communication_line(totals: pd.DataFrame | None) -> str:
-    """Each side's communication time and the task whose total changed most, in one sentence ("" without
-    CommunicationCompare). A side without an op row (no communication op, or none with an op type) reads 0,
-    which is no change; a side without task rows (GPU, NPU level 0) leaves the task change unread."""
+    """Each side's communication time, then what moved with it (the part no computing overlaps, or the ops outside
+    the op rows), the task whose total changed most and why a side reads 0, a sentence each on a line of its own
+    ("" without CommunicationCompare): one sentence was 366 characters on NPU pair 1. A side without an op row (no
+    communication op, or none with an op type) reads 0, which is no change; a side without task rows (GPU, NPU
+    level 0) leaves the task change unread."""
     if totals is None or not len(totals):
         return ""
     t = totals.iloc[0]
@@ -261,32 +260,30 @@ def communication_line(totals: pd.DataFrame | None) -> str:
         missing = "base" if not rec[0] else "comparison"
         sides = ", ".join(f"{side} {_fixed(v, 'ms', digits=3) if r else 'no row'}"
                           for side, v, r in zip(("base", "comparison"), ms, rec, strict=True))
-        return (f"No communication contributor: the {missing} side has no op row in CommunicationCompare (no "
-                "communication op, or only ops without an op type to group them by, as a Level0 DB export's N/A: "
-                f"the log says which), so its 0 there is no reading, not a change; {what}: {sides}.")
+        return (f"Communication time (CommunicationCompare's op rows): {sides}.\nNo communication contributor: the "
+                f"{missing} side has no op row (no communication op, or only ops without an op type, as a Level0 DB "
+                "export's N/A: the log says which), so its 0 is no reading.")
     none = [side for side, flag in zip(("base", "comparison"), totals.attrs.get("no_collectives", (False, False)),
                                        strict=True) if flag]
-    text = _communication_change(t, ms, what, n, none, totals.attrs.get(communication_summary.GROSS_NS, 0),
+    said = _communication_change(t, ms, what, n, none, totals.attrs.get(communication_summary.GROSS_NS, 0),
                                  totals.attrs.get(communication_summary.COMPUTING_NS),
                                  bool(totals.attrs.get(communication_summary.TASKS_CHANGED)))
     if none:
         # a GPU trace holds every kernel it ran: without a collective kernel it communicated nothing, so its 0 ms
         # is a reading and the other side's time is all change (NPU wording called it "no reading" before)
-        other = "comparison" if none[0] == "base" else "base"
-        text += (f"; the {none[0]} side's trace holds no collective kernel (NCCL / RCCL or other): it ran no "
-                 f"communication (as a run on one GPU), so its 0 ms is a reading and the change is all of the {other} "
-                 "side's communication")
-    return f"{text}."
+        said.append(f"The {none[0]} side's trace holds no collective kernel (NCCL / RCCL or other), so its 0 ms is a "
+                    "reading: it ran no communication, as a run on one GPU")
+    return "\n".join(f"{x}." for x in said)
 
 
 def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: int,
                           no_collectives: Sequence[str] = (), gross_ns: int = 0,
-                          computing_ns: tuple[int, int] | None = None, tasks_changed: bool = False) -> str:
-    """``communication_line``'s sentence where both sides have a reading: the time change, the part no computing
-    overlaps where the overlap moved (``overlap_shift``), then the task that changed most (NPU sides with task
-    rows). A side without task rows that ``no_collectives`` names (a GPU trace without a collective kernel) gets
-    no "task rows on the other side only" clause: the line then says it ran no communication, which says why.
-    The ms of ops without a family (``no_family_*_ms``), which the op rows leave out and the uncovered part
+                          computing_ns: tuple[int, int] | None = None, tasks_changed: bool = False) -> list[str]:
+    """``communication_line``'s sentences (no closing stop) where both sides have a reading: the time change, the
+    part no computing overlaps where the overlap moved (``overlap_shift``), then the task that changed most (NPU
+    sides with task rows). A side without task rows that ``no_collectives`` names (a GPU trace without a collective
+    kernel) gets no "task rows on the other side only" sentence: the line then says it ran no communication, which
+    says why. The ms of ops without a family (``no_family_*_ms``), which the op rows leave out and the uncovered part
     counts, are said instead of an overlap shift, which their time would fake (an op renamed without a '_' read
     as "computing overlaps less")."""
     if not int(t["changed"]):
@@ -303,55 +300,66 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
             # the changes' summed size (two op types 0.1 us longer each cancel nothing)
             text += (f" ({int(t['changed']):,} op types changed, their changes cancel out: the communication "
                      "contributors)")
+    said = [text]
     shift = overlap_shift(t)
     out = [(side, float(t[f"no_family_{side}_ms"])) for side in ("base", "comparison")
            if _value(t.get(f"no_family_{side}_ms"))]
     if out:
-        text += "; not in the op rows: " + " and ".join(f"{_fixed(v, 'ms', digits=3)} of the {side} side's ops"
-                                                        for side, v in out) + \
-            ", which have no op family (the log counts them), though OverallMetrics and the waterfall hold their time"
+        said.append("Not in the op rows: " + " and ".join(f"{_fixed(v, 'ms', digits=3)} of the {side} side's ops"
+                                                         for side, v in out)
+                    + ", which have no op family (the log counts them), though OverallMetrics and the waterfall hold "
+                    "their time")
     elif shift:  # an op overlapping less computing lengthens E2E with no op's duration changed
         # one side without communication (0 ms) has no overlap to compare with: "more ... than before" told of a
         # GPU run on one device against an NPU one; the other side's overlap is then within it
         alone = [side for side, v in zip(("base", "comparison"), ms, strict=True) if v][:1] if 0.0 in ms else []
         why = _rest_words(t, alone[0], computing_ns) if alone else overlap_words(shift)
-        text += ("; the part no computing overlaps (the waterfall's communication steps) "
-                 f"{_ms_change(float(t['uncovered_base_ms']), float(t['uncovered_comparison_ms']))}: {why}")
+        said.append("The part no computing overlaps (the waterfall's communication steps) "
+                    f"{_ms_change(float(t['uncovered_base_ms']), float(t['uncovered_comparison_ms']))}: {why}")
     tasks = (bool(t["base_tasks_recorded"]), bool(t["comparison_tasks_recorded"]))
     if all(tasks):
         tb, tc = _value(t["task_base_ms"]), _value(t["task_comparison_ms"])
         if tb is None or tc is None:
-            text += "; no task's total duration changed" + (" by 0.001 ms or more" if tasks_changed else "")
+            said.append("No task's total duration changed" + (" by 0.001 ms or more" if tasks_changed else ""))
         else:
             ties = t.get("task_ties")
             named = [(t["task"], t["task_op"], tb, tc), *(
                 (x["task"], x["task_op"], x["base_ms"], x["comparison_ms"]) for x in (ties or []))]
-            # a task's total adds up the planes it ran on at once: Notify_Wait 134 ms in a 100 ms all-reduce
-            which = "the task that changed most (summed over its parallel planes, so it may exceed the op's time)" \
-                if len(named) == 1 else (f"the {len(named):,} tasks that changed most, by as much each (summed over "
-                                         "their parallel planes, so they may exceed the op's time)")
-            text += f"; {which}: " + _and_list([f"{cut_columns(term_safe(f'{n} (in {op})'), 70)} "
-                                                f"{_ms_change(b, c)}" for n, op, b, c in named])
-            text += _against_words(ms, [(b, c) for _, _, b, c in named])
+            listed = _and_list([f"{cut_columns(term_safe(f'{n} (in {op})'), 70)} {_ms_change(b, c)}"
+                                for n, op, b, c in named])
+            said.append(_task_words(len(named), listed, _against(ms, [(b, c) for _, _, b, c in named])))
     elif any(tasks) and ("comparison" if tasks[0] else "base") not in no_collectives:
         only = "base" if tasks[0] else "comparison"
-        text += f"; task rows on the {only} side only (the other records none), so no task change is read"
-    return text
+        said.append(f"Task rows on the {only} side only (the other records none), so no task change is read")
+    return said
 
 
-def _against_words(ms: tuple[float, float], tasks: list[tuple[float, float]]) -> str:
-    """The clause after the task that changed most where it moved the other way from the communication time, as
-    the figures shown read (to the 0.001 ms): text pair L2 -> L1 read "99.973 ms -> 105.992 ms (+6.019 ms ...); the
-    task that changed most ...: Notify_Wait ... (-21.917 ms ...)" and sent a reader of a slower all-reduce to a task
-    that got faster, without a word. "" where they moved alike, or where the time or a named task shows no change."""
+def _task_words(n: int, listed: str, against: bool) -> str:
+    """The sentence on the ``n`` tasks that changed most (``listed``: their names and figures). A task's total adds
+    up the planes it ran on at once (Notify_Wait 134 ms in a 100 ms all-reduce), which is said once: where the
+    tasks moved ``against`` the communication time, it is why they need not follow it, where two clauses said it
+    twice ("summed over its parallel planes, so it may exceed the op's time" and "a total over parallel planes
+    need not follow its op's time")."""
+    which = "The task that changed most" if n == 1 else f"The {n:,} tasks that changed most, by as much each"
+    totals = "its total is" if n == 1 else "their totals are"
+    may = "it" if n == 1 else "they"
+    if against:
+        return (f"{which}: {listed}, against the communication time's change: {totals} summed over parallel planes, "
+                f"so {may} may exceed the op's time and need not follow it")
+    return f"{which} ({totals} summed over parallel planes, so {may} may exceed the op's time): {listed}"
+
+
+def _against(ms: tuple[float, float], tasks: list[tuple[float, float]]) -> bool:
+    """Whether every task named moved the other way from the communication time, as the figures shown read (to
+    the 0.001 ms): text pair L2 -> L1 read "99.973 ms -> 105.992 ms (+6.019 ms ...); the task that changed most ...:
+    Notify_Wait ... (-21.917 ms ...)" and sent a reader of a slower all-reduce to a task that got faster, without a
+    word. False where they moved alike, or where the time or a named task shows no change."""
     def sign(b: float, c: float) -> int:  # of the change shown (``_ms_change``): none where it reads "on both sides"
         nb, nc = _ns(b), _ns(c)
         return 0 if ms_alike(nb, nc) else (1 if nc > nb else -1)
 
     op = sign(*ms)
-    if not op or any(sign(b, c) != -op for b, c in tasks):
-        return ""
-    return ", against the communication time's change: a total over parallel planes need not follow its op's time"
+    return bool(op) and all(sign(b, c) == -op for b, c in tasks)
 
 
 def _rest_words(t: pd.Series, side: str, computing_ns: tuple[int, int] | None) -> str:
