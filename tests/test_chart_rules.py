@@ -209,7 +209,7 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
 
 
 def test_validity_details_wrap_within_the_printed_page(text_pair):
-    """A check's Detail (up to 365 characters on this pair) overflowed column E to the right, past the print
+    """A check's Detail (up to 365 characters on this pair, 280 now) overflowed column E to the right, past the print
     area's last column, and the printed page cut it (world size, NPU profiler settings, longest idle stretch
     ...). Each Detail, and its header, is merged across E to the print area's last column, G (the tables' width,
     the contributors' Rank its last column: it ran to U, beside the chart, and the Summary printed at 45 %), and
@@ -233,7 +233,7 @@ def test_validity_details_wrap_within_the_printed_page(text_pair):
     assert f"E{header}:{last}{header}" in merged
     rows = range(header + 1, col_a.index(None, header) + 1)
     details = {ws.cell(r, 1).value: ws.cell(r, 5) for r in rows}
-    assert len(details) == 9 and max(len(c.value) for c in details.values()) == 365
+    assert len(details) == 9 and max(len(c.value) for c in details.values()) == 280
     for check, cell in details.items():
         r = cell.row
         assert f"E{r}:{last}{r}" in merged, check
@@ -242,8 +242,9 @@ def test_validity_details_wrap_within_the_printed_page(text_pair):
         lines = -(-len(cell.value) // int(width))
         height = ws.row_dimensions[r].height
         assert (height or 15) >= 15 * lines, (check, height, lines)
-    # the longest, 338 characters, on at least 8 lines of 43: 120 points, well under Excel's 409
-    assert ws.row_dimensions[details["computing split into categories"].row].height >= 120
+    # the longest, 280 characters, on at least 7 lines of 43: 105 points, well under Excel's 409
+    assert len(details["longest idle stretch"].value) == 280
+    assert ws.row_dimensions[details["longest idle stretch"].row].height >= 105
     assert ws.row_dimensions[details["step count"].row].height is None  # "distinct ProfilerStep#N ids in the trace"
 
 
@@ -1177,5 +1178,5 @@ def test_libreoffice_prints_the_summary_whole(text_pair, tmp_path):
     whole = " ".join(" ".join(pages).split())
     for check in ("operator match rate", "NPU profiler settings", "computing split into categories"):
         assert check in whole
-    assert "its categories" in whole  # the last words of the longest Detail (338 characters)
+    assert "counters to split it by)" in whole and "a note from 50%" in whole  # the last words of the last two
     assert "Chart data" not in whole

@@ -1138,6 +1138,34 @@ def test_world_size_detail_names_where_each_side_was_read():
         "has no metadata, and no HCCL task names another rank")
 
 
+def test_a_blank_step_count_says_which_side_has_no_step_op():
+    """A side without ProfilerStep#N ops (a GPU trace recorded without a profiler schedule: reference pair 4's
+    AlexNet base) had a blank figure beside the other's count and no word of why."""
+    stepped = _profile(["ProfilerStep#1", "aten::mm"], ["N/A", "[[2, 3]]"])
+    bare = _profile(["aten::mm"], ["[[2, 3]]"])
+    for base, comp, said in ((bare, stepped, "; blank: the base side has no ProfilerStep#N op"),
+                             (stepped, bare, "; blank: the comparison side has no ProfilerStep#N op"),
+                             (bare, bare, "; blank: neither side has a ProfilerStep#N op"),
+                             (stepped, stepped, "")):
+        row = checks.guards(_Ctx(base, comp)).set_index("Check").loc["step count"]
+        assert row["Detail"] == f"distinct ProfilerStep#N ids in the trace{said}"
+        assert [row["Base"], row["Comparison"]] == [1 if p is stepped else None for p in (base, comp)]
+
+
+def test_categories_split_alike_are_no_advice():
+    """Both sides' computing split into categories ("ok"): the Detail said "so the waterfall takes computing as one
+    step ...: compare Computing Time, not its categories" beside it, advice for a note that was not given. The bundled
+    BERT pair, every computing kernel in a category on both sides."""
+    root = Path(__file__).resolve().parents[1] / "sample_data"
+    row = compare(str(root / "bert-small_h100.json.gz"), str(root / "bert-small_mi300.json.gz"),
+                  enable_profiling_compare=True).guards.set_index("Check").loc[checks.CATEGORY_CHECK]
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("ok", 1.0, 1.0)
+    assert row["Detail"] == (
+        "share of computing time in categories (Flash Attention, Conv, Matmul, Paged Attention, Vector, Cube, SDMA, "
+        "MC2); a note where one side has some and the other none (a Level0 NPU export, for one, has no kernel types "
+        "or PMU counters to split it by)")
+
+
 def test_device_count_unknown_when_one_side_has_none():
     base = _profile(["aten::mm"], ["[[2, 3]]"], devices=2)
     comp = _profile(["aten::mm"], ["[[2, 3]]"])

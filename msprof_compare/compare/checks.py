@@ -531,10 +531,11 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
     what = ("share of computing time in categories (Flash Attention, Conv, Matmul, Paged Attention, Vector, Cube, "
             "SDMA, MC2); ")
     if ok:
+        # what the note would say, said as a note would: "so the waterfall takes computing as one step ...: compare
+        # Computing Time, not its categories" read as advice beside "ok" and two sides split alike (365 characters)
         return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
-                      f"{what}a side with none has no data to split it by (a Level0 NPU export, for one, has no kernel "
-                      "types or PMU counters), so the waterfall takes computing as one step (OverallMetrics shows "
-                      "that side's categories at 0): compare Computing Time, not its categories")
+                      f"{what}a note where one side has some and the other none (a Level0 NPU export, for one, has no "
+                      "kernel types or PMU counters to split it by)")
     # a text export's reason is the breakdown's (what its kernel_details.csv lacks, and how to record it), whose own
     # line ``overall.build`` then leaves out. Each side's reason after the sentence, not inside its parentheses:
     # a reason's own "(a Level0 export records none: ...)" nested them two deep (497 characters on one log line)
@@ -1291,8 +1292,12 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, checked,
                        detail))
     sb, sc = _step_count(own[0], b), _step_count(own[1], c)
+    # a blank figure says why, as the device count's does: pair 4's GPU trace has no ProfilerStep#N, and its
+    # blank cell beside the NPU side's 1 read as a count the check failed to make
+    blank = [side for side, n in zip(_SIDES, (sb, sc), strict=True) if not n]
+    who = "neither side has a" if len(blank) == 2 else f"the {blank[0]} side has no" if blank else ""
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
-                       STEP_COUNT_DETAIL))
+                       STEP_COUNT_DETAIL + (f"; blank: {who} ProfilerStep#N op" if blank else "")))
     (wb, lo_b, hi_b), (wc, lo_c, hi_c) = _world(b), _world(c)
     # same where both are exact and equal, different where the two ranges do not meet, else unknown
     same = None if wb is None or wc is None else (
