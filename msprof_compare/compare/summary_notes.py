@@ -516,11 +516,13 @@ def _communication_figures(base: float, comparison: float, kinds: tuple[str, str
         text = f"communication {half_up(base, 3):.3f} ms -> {half_up(comparison, 3):.3f} ms"
         none = [side for side, k, h in zip(("base", "comparison"), kinds, held, strict=True) if k == "GPU" and not h]
         return text + (f" (the {none[0]} side's {GPU_NO_COLLECTIVES})" if len(none) == 1 else "")
-    sides = ", ".join(f"{side} {'not recorded' if pd.isna(v) else f'{half_up(v, 3):.3f} ms'}"
-                      for side, v in (("base", base), ("comparison", comparison)))
     side = 0 if pd.isna(base) else 1
     why = GPU_UNRECORDED if kinds[side] == "GPU" else NPU_UNLINKED if held[side] else NPU_NO_HCCL
-    return f"communication: {sides} ({why})"
+    # the reason beside the side it is of, as the memory line's: after the other side's figure its "its" read as
+    # that side's ("comparison 105.992 ms (its export holds no HCCL op)" of a base side without any)
+    sides = ", ".join(f"{name} {f'not recorded ({why})' if pd.isna(v) else f'{half_up(v, 3):.3f} ms'}"
+                      for name, v in (("base", base), ("comparison", comparison)))
+    return f"communication: {sides}"
 
 
 def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
