@@ -377,7 +377,7 @@ def test_api_regressions_led_by_host_syncs_say_so(samples_dir_or_skip, tmp_path:
     assert rows[at][0] == (
         "ApiCompare: top 20 regressions (API total duration, ms); aten::item and aten::_local_scalar_dense wait on "
         "the host for the device work queued before them (a sync): their time is that work's, so read the device "
-        "time (OverallMetrics, the operator or module sheets), not the call; aten::to, aten::copy_ and "
+        "time (OverallMetrics, the operator or module sheets), not the calls; aten::to, aten::copy_ and "
         "aten::_to_copy wait so too when they copy to the host")
     assert [(r[0], round(r[1], 2)) for r in rows[at + 1:at + 3]] == list(hand.items())
     with zipfile.ZipFile(path) as z:
@@ -393,7 +393,12 @@ def test_host_wait_note_names_syncs_only_where_the_rows_hold_one() -> None:
     assert host_wait_note(["cudaStreamSynchronize", "aten::conv2d", "aclrtSynchronizeStream"]) == (
         "cudaStreamSynchronize and aclrtSynchronizeStream wait on the host for the device work queued before them "
         "(a sync): their time is that work's, so read the device time (OverallMetrics, the operator or module "
-        "sheets), not the call")
+        "sheets), not the calls")
+    # one sync and one copy: each verb and pronoun of one (pair 7 read "cudaDeviceSynchronize wait ... before them")
+    assert host_wait_note(["cudaDeviceSynchronize", "aten::to"]) == (
+        "cudaDeviceSynchronize waits on the host for the device work queued before it (a sync): its time is that "
+        "work's, so read the device time (OverallMetrics, the operator or module sheets), not the call; aten::to "
+        "waits so too when it copies to the host")
     assert host_wait_note(["aten::item"], short=True) == (
         "aten::item: host waits for earlier device work (a sync), read the device time")
 

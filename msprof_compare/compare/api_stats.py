@@ -234,6 +234,10 @@ def host_wait_note(names: list[str], short: bool = False) -> str:
     if short:
         return f"{and_list(syncs)}: host waits for earlier device work (a sync), read the device time"
     copies = [n for n in names if n in HOST_COPY_CALLS]
-    also = f"; {and_list(copies)} wait so too when they copy to the host" if copies else ""
-    return (f"{and_list(syncs)} wait on the host for the device work queued before them (a sync): their time is that "
-            f"work's, so read the device time (OverallMetrics, the operator or module sheets), not the call{also}")
+    # a verb and pronouns for one name or several: "cudaDeviceSynchronize wait ... before them" of reference pair 7
+    one = len(syncs) == 1
+    copy = "waits so too when it copies" if len(copies) == 1 else "wait so too when they copy"
+    also = f"; {and_list(copies)} {copy} to the host" if copies else ""
+    return (f"{and_list(syncs)} {'waits' if one else 'wait'} on the host for the device work queued before "
+            f"{'it' if one else 'them'} (a sync): {'its' if one else 'their'} time is that work's, so read the device "
+            f"time (OverallMetrics, the operator or module sheets), not the {'call' if one else 'calls'}{also}")
