@@ -754,7 +754,7 @@ def _kernel_tables(db: _Db) -> list[str]:
             if db.has(info) and "globalTaskId" in db.columns(info)]
 
 
-def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int, breakdown: bool = True
+def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int, breakdown: bool
                    ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
     """(COMPUTE_TASK_INFO + COMMUNICATION_SCHEDULE_TASK_INFO) ⋈ TASK -> (kernels, kernel_extra, kernel_details,
     op_statistic). Newer msprof moves the tasks of AI-CPU HCCL kernels (``*AicpuKernel``) and of the MC2 KFC stream
@@ -1008,7 +1008,7 @@ _PMU_FETCHED = np.dtype(_PMU_ROW.descr + [("typed", np.int64)])
 _PMU_FETCHED_UNSTAMPED = np.dtype([("task", np.int64), ("name", np.int64), ("value", np.float64), ("typed", np.int64)])
 
 
-def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool = False) -> np.ndarray:
+def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool) -> np.ndarray:
     """(globalTaskId, name id, value, time) rows of ``TASK_PMU_INFO WHERE <where>`` in table order, as one
     structured array (ids stay exact int64; the time is ``timestampNs`` where ``stamped``, else ``_NO_TIME``, as
     is a time that is no integer). Every value is read by one rule: a number as it is, a number text as its
@@ -1205,7 +1205,7 @@ def _pick_rows(run_gid: np.ndarray, run_start: np.ndarray, run_end: np.ndarray, 
     return pick
 
 
-def _task_summary(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.DataFrame:
+def _task_summary(db: _Db, rng: tuple[int, int], breakdown: bool) -> pd.DataFrame:
     """Per (task type, stream) of the TASK rows in range: count, total ns, first start, last end. A NULL task type
     or stream (-1) is counted from these groups at no cost (``breakdown``: the figures that read them are made):
     a task of no type is kept in the E2E span, as the original reads it, and passed over by the SDMA, event-wait
@@ -1265,7 +1265,7 @@ def _c_core_sqe(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     return pd.DataFrame({"ts": a[:, 0], "end": a[:, 0] + db.durations(a[:, 0], a[:, 1])})
 
 
-def _communication(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.DataFrame:
+def _communication(db: _Db, rng: tuple[int, int], breakdown: bool) -> pd.DataFrame:
     """COMMUNICATION_OP as lane "op" and COMMUNICATION_TASK_INFO ⋈ TASK as lane "task". An op's name (opName) feeds
     the time breakdown's Lccl Time alone (CommunicationCompare names a DB's ops by type; no flow links them to a
     torch op): its absence and NULL cells are said where the run makes the breakdown (``breakdown``)."""
@@ -1515,14 +1515,14 @@ _DIGITS_TYPE = ("(p.type >= '' AND typeof(p.type) = 'text' AND p.type GLOB '[-0-
 _MSPROF_API_IDS = (5000, 5500, 10000, 15000, 20000, 25000, 30000, 50001, 50002, 50003, 50004)
 
 
-def _odd_api_types(db: _Db, count: int, effect: str, digits_read: bool = True) -> None:
+def _odd_api_types(db: _Db, count: int, effect: str) -> None:
     """Say ``count`` PYTORCH_API rows whose type is no integer (the first named): they are of no kind, and were
-    left out without a word (an integer type no ENUM names was already counted). ``digits_read``: the rows whose
-    type is ASCII digits were read as that integer (not counted, not the first named)."""
+    left out without a word (an integer type no ENUM names was already counted). Rows whose type is ASCII digits
+    are read as that integer, so they are neither counted by the callers nor named first here."""
     if not count:
         return
     cur = db.con.execute(f"SELECT p.type FROM PYTORCH_API p WHERE {_ODD_TYPE} ORDER BY {db.rowid('PYTORCH_API')}")
-    first = next((v for v, in cur if not digits_read or _int_cell(v) is None), None)
+    first = next((v for v, in cur if _int_cell(v) is None), None)
     db.notes.append(f"{count:,} PYTORCH_API row(s) have a type stored other than as an integer (the first: "
                     f"{short_repr(first)}): {effect}")
 
