@@ -717,7 +717,7 @@ def _rank_of(raw: msgspec.Raw | bytes) -> int | None:
 _PLAIN_RANKS = re.compile(rb"(?:[0-9]{1,18}|null)(?:,(?:[0-9]{1,18}|null))*")
 
 
-def _rank_span(args: list, path: str = "", warnings: list[str] | None = None) -> int:
+def _rank_span(args: list, path: str, warnings: list[str]) -> int:
     """The highest rank id the HCCL tasks name, plus one (0: none). A value that is no rank id is passed over (the
     figure only bounds the world size from below): HCCL's NO_RANK and null (no peer) unsaid, any other (negative,
     over ``MAX_RANK``, not an integer) counted in one line of ``warnings``, as the DB loader counts its cells.
@@ -736,7 +736,7 @@ def _rank_span(args: list, path: str = "", warnings: list[str] | None = None) ->
         ranks = np.array([r if r is not None and 0 <= r <= MAX_RANK else -1 for r in got], dtype=np.int64)
         odd = np.array([bytes(v) != b"null" and r != NO_RANK and (r is None or not 0 <= r <= MAX_RANK)
                         for v, r in zip(raws, got, strict=True)], dtype=bool)
-    if odd.any() and warnings is not None:
+    if odd.any():
         first = short_text(bytes(raws[int(np.argmax(odd))]).decode("utf-8", "replace"))  # as written, cut
         warnings.append(f"{path}: {int(odd.sum()):,} HCCL task src rank / dst rank value(s) are no rank id (an integer "
                         f"from 0 to {MAX_RANK}, or {NO_RANK}: no peer; the first: {first}); the world size check's "
@@ -1492,7 +1492,7 @@ def _first_line(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _us_times(cells: np.ndarray, column: str, path: str = "") -> tuple[list[str], np.ndarray, np.ndarray]:
+def _us_times(cells: np.ndarray, column: str, path: str) -> tuple[list[str], np.ndarray, np.ndarray]:
     """A decimal-us text column (the export pads some with a TAB; ""/N/A when absent): its stripped
     text, its exact int64 ns (0 where there is no number) and which cells were read: a mask, as every
     int64 is some text's time ("-0.001" is -1 ns). A number the fast parser leaves out (an exponent) is
