@@ -242,22 +242,23 @@ def _cut_short(path: str) -> str:
             size = os.fstat(fh.fileno()).st_size
     except OSError:
         return ""
-    if not 0 < size < 100:
-        if size < 100 or head[:16] != _SQLITE_MAGIC or head[24:28] != head[92:96] or _pending_wal(path) \
-                or _hot_journal(path):
-            return ""
-        page = int.from_bytes(head[16:18], "big")
-        page = 65536 if page == 1 else page
-        pages = int.from_bytes(head[28:32], "big")
-        if size >= pages * page:
-            return ""
-        return (f"the file is cut short: {size:,} bytes where its header says {pages * page:,} ({pages:,} pages of "
-                f"{page:,} bytes); a partial copy, or a write that did not finish: copy it again in full")
-    if _SQLITE_MAGIC.startswith(head) or head.startswith(_SQLITE_MAGIC):
-        return (f"the file is cut short: {size:,} byte{'' if size == 1 else 's'}, fewer than a SQLite database's "
-                "100-byte header, which it begins as; a partial copy, or a write that did not finish: copy it again "
-                "in full")
-    return _no_sqlite_header(size)
+    if size == 0:  # SQLite reads it as a database without tables: ``_load`` says so in its own words
+        return ""
+    if size < 100:  # less than the header
+        if _SQLITE_MAGIC.startswith(head) or head.startswith(_SQLITE_MAGIC):
+            return (f"the file is cut short: {size:,} byte{'' if size == 1 else 's'}, fewer than a SQLite database's "
+                    "100-byte header, which it begins as; a partial copy, or a write that did not finish: copy it "
+                    "again in full")
+        return _no_sqlite_header(size)
+    if head[:16] != _SQLITE_MAGIC or head[24:28] != head[92:96] or _pending_wal(path) or _hot_journal(path):
+        return ""
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(head[28:32], "big")
+    if size >= pages * page:
+        return ""
+    return (f"the file is cut short: {size:,} bytes where its header says {pages * page:,} ({pages:,} pages of "
+            f"{page:,} bytes); a partial copy, or a write that did not finish: copy it again in full")
 
 
 def _no_sqlite_header(size: int) -> str:
