@@ -427,6 +427,32 @@ class _Db:
     def nulls_said(self) -> list[str]:
         return [f"{n:,} {column} value(s) missing (NULL): {effect}" for column, (n, effect) in self.nulls.items()]
 
+    def said(self) -> list[str]:
+        """The warnings of everything the queries counted, once the load is done (each becomes one line after the
+        DB's path): absent columns, the notes, the string references that point nowhere, NULL cells, then the
+        rows whose times were read as 0 long or left out. Counted as the queries run, said together, so a table
+        read by several queries is said once."""
+        notes = list(self.notes)
+        if self.unnamed:
+            notes.append(f"{self.unnamed:,} name reference(s) point to no text in STRING_IDS (an unknown id, or NULL "
+                         "there); those names read as empty")
+        if self.untexted:
+            notes.append(f"{self.untexted:,} reference(s) to a type, shape or group text point to no text in "
+                         "STRING_IDS (an unknown id, or NULL there); read as empty (input shapes and data types of an "
+                         "unknown id as N/A)")
+        out = self.absent_said() + notes + self.nulls_said()
+        if self.negative:
+            what = ", ".join(f"{n:,} in {t}" for t, n in self.negative.items())
+            out.append(f"{sum(self.negative.values()):,} row(s) end before they start ({what}); their duration is "
+                       "read as 0")
+        if self.too_long:
+            what = ", ".join(f"{n:,} in {t}" for t, n in self.too_long.items())
+            out.append(f"{sum(self.too_long.values()):,} row(s) ({what}) {LONG_DURATION_TEXT}")
+        if self.untimed:
+            what = ", ".join(f"{n:,} {t}" for t, n in self.untimed.items())
+            out.append(f"{sum(self.untimed.values()):,} row(s) have no start or end time ({what}); left out")
+        return out
+
     def close(self) -> None:
         self.con.close()
 
@@ -2078,23 +2104,5 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         profile.flows = _flows(profile)
         if opts.enable_memory_compare:
             profile.operator_memory = _operator_memory(db, step_range)
-    if db.unnamed:
-        db.notes.append(f"{db.unnamed:,} name reference(s) point to no text in STRING_IDS (an unknown id, or NULL "
-                        "there); those names read as empty")
-    if db.untexted:
-        db.notes.append(f"{db.untexted:,} reference(s) to a type, shape or group text point to no text in STRING_IDS "
-                        "(an unknown id, or NULL there); read as empty (input shapes and data types of an unknown id "
-                        "as N/A)")
-    profile.warnings.extend(f"{path}: {note}" for note in db.absent_said() + db.notes + db.nulls_said())
-    if db.negative:
-        what = ", ".join(f"{n:,} in {t}" for t, n in db.negative.items())
-        profile.warnings.append(f"{path}: {sum(db.negative.values()):,} row(s) end before they start ({what}); "
-                                "their duration is read as 0")
-    if db.too_long:
-        what = ", ".join(f"{n:,} in {t}" for t, n in db.too_long.items())
-        profile.warnings.append(f"{path}: {sum(db.too_long.values()):,} row(s) ({what}) {LONG_DURATION_TEXT}")
-    if db.untimed:
-        what = ", ".join(f"{n:,} {t}" for t, n in db.untimed.items())
-        profile.warnings.append(f"{path}: {sum(db.untimed.values()):,} row(s) have no start or end time ({what}); "
-                                "left out")
+    profile.warnings.extend(f"{path}: {note}" for note in db.said())
     return profile
