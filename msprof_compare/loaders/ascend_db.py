@@ -857,6 +857,13 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
         "Start Time(us)": us_text(ts), "Duration(us)": dur / 1000.0, "Input Shapes": shapes,
         "ts": ts, "dur": dur,
     })
+    return kernels, extra, details, _op_statistic(op_type, core, dur)
+
+
+def _op_statistic(op_type: np.ndarray, core: np.ndarray, dur: np.ndarray) -> pd.DataFrame:
+    """op_statistic.csv of the text export, made from the loaded kernels (the DB has no such table): one row per
+    (OP Type, Core Type), its count, total, min, average and max time (us) and share of the total, by total
+    time, largest first."""
     # summed as int64 ns, divided once: a float sum of µs leaves noise (968.9390000000001 for 968.939)
     stat = (pd.DataFrame({"OP Type": op_type, "Core Type": core, "d": dur})
             .groupby(["OP Type", "Core Type"], sort=False)["d"]
@@ -869,8 +876,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     stat = stat[["OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Time(us)"]]
     total = stat["Total Time(us)"].sum()
     stat["Ratio(%)"] = stat["Total Time(us)"] / total * 100 if total else 0.0
-    stat = stat.sort_values("Total Time(us)", ascending=False, kind="stable").reset_index(drop=True)
-    return kernels, extra, details, stat
+    return stat.sort_values("Total Time(us)", ascending=False, kind="stable").reset_index(drop=True)
 
 
 #: msprof writes a task id and a communication plane id as uint32 (the level-0 samples' planeId 4,294,967,295)
