@@ -1571,43 +1571,22 @@ def _swapped(shapes: np.ndarray, dtypes: np.ndarray) -> bool:
     return any(c.isalpha() for c in s) and not any(c.isalpha() for c in d) and any(c.isdigit() for c in d)
 
 
-def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options) -> None:
-    """PYTORCH_API -> ops (type op), python_functions (trace), queue (Enqueue/Dequeue).
-
-    Python's sqlite3 costs about a microsecond per value fetched and this is the
-    largest table, so only what the enabled comparators use is read: trace rows
-    for the module compare, queue rows for the memory compare, the op shapes and
-    types for the op-tree comparators (sequence number and forward thread feed no figure).
-    """
-    if not db.has("PYTORCH_API"):
-        profile.warnings.append(f"{db.path}: no PYTORCH_API table; no torch ops")
-        return
-    db.need("PYTORCH_API", "name")
-    db.need_times("PYTORCH_API", text_ok=True)
+def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tuple[int, ...]], kind_sql: str,
+              any_op: bool) -> dict[str, np.ndarray]:
+    """The PYTORCH_API rows of the kinds the enabled comparators read (``types``' ids; ``kind_sql``: the SQL of a
+    row's kind, ``_api_kind``) in range, as int64 columns by name (ts, end, gtid, link, name, type, and shapes /
+    dtypes where a comparator shows them). Rows of no kind (a NULL type, one that is no integer, an id ENUM_API_TYPE
+    lacks) are read beside them where some op is typed (``any_op``), counted in one note each and left out."""
     p = lambda n: db.col("PYTORCH_API", "p", n)  # noqa: E731
-    types = _api_types(db)
-    kind_sql = _api_kind(db, types)
-    if kind_sql is None:
-        profile.warnings.append(f"{db.path}: table PYTORCH_API has neither a type nor a sequenceNumber column, so "
-                                "torch ops cannot be told from its other rows; no torch ops")
-        return
-    # over every step: "no op in the step" is a step error, "no op at all" is not (``Profile.has_ops``)
-    ops = ",".join("?" * len(types["op"]))
-    # an op typed as digits text is one too (read as its integer below): a type column of no affinity holding only
-    # digits text ('50001') had no op, every row said left out, where one integer row beside them read them all
-    text_op = f" OR ({_DIGITS_TYPE} AND CAST(p.type AS INTEGER) IN ({ops}))" if kind_sql == "p.type" else ""
-    profile.extra["any_op"] = db.scalar(f"SELECT 1 FROM PYTORCH_API p WHERE ({kind_sql} IN ({ops}){text_op}) AND "
-                                        "startNs IS NOT NULL AND endNs IS NOT NULL LIMIT 1",
-                                        types["op"] * (2 if text_op else 1)) is not None
     untyped_effect = ("those rows are of no kind (torch op, queue or Python row) and are left out, so the "
                       "comparisons that read such rows (operator, API, memory, module) miss those among them")
     # rows of no type beside typed ones are read with them (the scan's extra test cost nothing measurable at 650k
     # rows) and counted; where no op is left, all are counted by a scan of their own (36 ms at 650k rows), which
     # leaves a table of no type at all unread
-    null_kinds = kind_sql == "p.type" and profile.extra["any_op"]
+    null_kinds = kind_sql == "p.type" and any_op
     # no op at all: rows of the other kinds typed as digits text are read as those kinds (below), as beside an op;
     # they were counted as of no kind and left out, a table's Python and queue rows with them
-    digit_kinds = kind_sql == "p.type" and not profile.extra["any_op"]
+    digit_kinds = kind_sql == "p.type" and not any_op
     if digit_kinds:  # why no op
         db.null("PYTORCH_API.type", db.scalar("SELECT count(*) FROM PYTORCH_API WHERE type IS NULL"), untyped_effect)
         _odd_api_types(db, db.scalar(f"SELECT count(*) FROM PYTORCH_API p WHERE {_ODD_TYPE} AND NOT {_DIGITS_TYPE}"),
@@ -1656,7 +1635,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
                 f"(({kind_sql} IN ({trace}){text_trace}) AND CAST(p.endNs AS INTEGER) >= ?))")
         params += (rng[1], rng[0], *types["trace"], *(types["trace"] if text_trace else ()), rng[0])
     got = db.ints(sql, params, len(cols), lenient=(list(cols).index("type"), _NOT_A_TYPE))
-    if null_kinds:  # the step's rows of no type (-1), or of a type that is no integer: counted, then left out
+    if null_kinds:
+        # the step's rows of no type (-1), or of a type that is no integer: counted, then left out
         untyped = got[:, list(cols).index("type")] == -1
         if untyped.any():
             db.null("PYTORCH_API.type", np.count_nonzero(untyped), untyped_effect)
@@ -1665,8 +1645,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         if odd.any():
             _odd_api_types(db, int(np.count_nonzero(odd)), untyped_effect)
             got = got[~odd]
-    if null_kinds:  # rows of a kind not read: the stray test's, and digits text of any kind, which without the ENUM
-        # table stayed (their negative globalTids were said, queue rows read with the memory compare off)
+        # rows of a kind not read: the stray test's, and digits text of any kind, which without the ENUM table
+        # stayed (their negative globalTids were said, queue rows read with the memory compare off)
         kind = got[:, list(cols).index("type")]
         unwanted = ~np.isin(kind, wanted)
         # a kind no ENUM id names (without the table's ids, none of msprof's) is said, typed by integer or digits
@@ -1678,8 +1658,38 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
                             f"{int(kind[unknown][0])}): {untyped_effect}")
         if unwanted.any():
             got = got[~unwanted]
-    none = np.full(len(got), -1, dtype=np.int64)
-    col = {k: got[:, i] for i, k in enumerate(cols)}  # views: a reordered copy cost 0.09 s at 650k rows
+    return {k: got[:, i] for i, k in enumerate(cols)}  # views: a reordered copy cost 0.09 s at 650k rows
+
+
+def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options) -> None:
+    """PYTORCH_API -> ops (type op), python_functions (trace), queue (Enqueue/Dequeue).
+
+    Python's sqlite3 costs about a microsecond per value fetched and this is the
+    largest table, so only what the enabled comparators use is read: trace rows
+    for the module compare, queue rows for the memory compare, the op shapes and
+    types for the op-tree comparators (sequence number and forward thread feed no figure).
+    """
+    if not db.has("PYTORCH_API"):
+        profile.warnings.append(f"{db.path}: no PYTORCH_API table; no torch ops")
+        return
+    db.need("PYTORCH_API", "name")
+    db.need_times("PYTORCH_API", text_ok=True)
+    types = _api_types(db)
+    kind_sql = _api_kind(db, types)
+    if kind_sql is None:
+        profile.warnings.append(f"{db.path}: table PYTORCH_API has neither a type nor a sequenceNumber column, so "
+                                "torch ops cannot be told from its other rows; no torch ops")
+        return
+    # over every step: "no op in the step" is a step error, "no op at all" is not (``Profile.has_ops``)
+    ops = ",".join("?" * len(types["op"]))
+    # an op typed as digits text is one too (read as its integer below): a type column of no affinity holding only
+    # digits text ('50001') had no op, every row said left out, where one integer row beside them read them all
+    text_op = f" OR ({_DIGITS_TYPE} AND CAST(p.type AS INTEGER) IN ({ops}))" if kind_sql == "p.type" else ""
+    profile.extra["any_op"] = db.scalar(f"SELECT 1 FROM PYTORCH_API p WHERE ({kind_sql} IN ({ops}){text_op}) AND "
+                                        "startNs IS NOT NULL AND endNs IS NOT NULL LIMIT 1",
+                                        types["op"] * (2 if text_op else 1)) is not None
+    col = _api_rows(db, rng, opts, types, kind_sql, profile.extra["any_op"])
+    none = np.full(len(col["ts"]), -1, dtype=np.int64)
     ts, link, gtid = col["ts"], col["link"], col["gtid"]
     if "globalTid" in db.columns("PYTORCH_API"):
         db.null("PYTORCH_API.globalTid", np.count_nonzero(gtid == -1))
@@ -1693,34 +1703,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     kind = col["type"]
     dur = db.durations(ts, col["end"], "PYTORCH_API")
 
-    # CANN connection ids: PYTORCH_API.connectionId indexes CONNECTION_IDS(id, connectionId), one row per id.
-    conn = pd.DataFrame({"row": np.zeros(0, np.int64), "connection_id": np.zeros(0, np.int64)})
-    has_link = link >= 0
-    if db.has("CONNECTION_IDS") and has_link.any():
-        # aliased: an error names the column by its alias.column ("column COALESCE(id, -1)" before); an absent
-        # column reads as NULL (said), where SQLite's "no such column: c.id" named no table
-        c = db.ints(f"SELECT {db.col('CONNECTION_IDS', 'c', 'id')}, {db.col('CONNECTION_IDS', 'c', 'connectionId')} "
-                    "FROM CONNECTION_IDS c", (), 2)
-        for j, name in enumerate(("id", "connectionId")):  # a link of no id or no connection id links nothing
-            if name in db.columns("CONNECTION_IDS"):
-                db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1))
-        links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
-        # a row repeated word for word would link the same kernels twice and double their op's time; a row of no
-        # connection id links nothing and is dropped (kept, its -1 could be an op's or an Enqueue / Dequeue row's
-        # first id, ahead of a real one)
-        c = c[(c[:, 0] >= 0) & (c[:, 1] >= 0)]
-        d_id, d_cid = np.diff(c[:, 0]), np.diff(c[:, 1])
-        if not ((d_id > 0) | ((d_id == 0) & (d_cid >= 0))).all():
-            # by (id, connectionId), as msprof writes the table: an op's first connection id, and the order of its
-            # kernels in the Kernel Details lists, followed the table order (a shuffled copy of the level-2
-            # sample's moved 34 lists, dbfuzz63); the check is two diffs, the sort only for such a table
-            c = c[np.lexsort((c[:, 1], c[:, 0]))]
-        cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]}).drop_duplicates()
-        conn = links.merge(cids, on="link", how="inner", sort=False)[["row", "connection_id"]]
-    first_cid = np.full(len(got), -1, dtype=np.int64)
-    if len(conn):
-        firsts = conn.drop_duplicates("row", keep="first")
-        first_cid[firsts["row"].to_numpy()] = firsts["connection_id"].to_numpy()
+    conn, first_cid = _connections(db, link)
 
     is_op = np.flatnonzero(np.isin(kind, types["op"]))
     names = db.text(col["name"], names=True, column="PYTORCH_API.name")
@@ -1740,7 +1723,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         "connection_id": first_cid[is_op],
     })
     # op_row: position in profile.ops
-    op_pos = np.full(len(got), -1, dtype=np.int64)
+    op_pos = np.full(len(none), -1, dtype=np.int64)
     op_pos[is_op] = np.arange(is_op.size)
     oc = conn[op_pos[conn["row"].to_numpy()] >= 0] if len(conn) else conn
     op_conn = pd.DataFrame({"op_row": op_pos[oc["row"].to_numpy()], "connection_id": oc["connection_id"].to_numpy()})
@@ -1764,6 +1747,40 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         "cat": qcat, "name": qnames, "ts": ts[is_q], "dur": dur[is_q], "tid": tid[is_q],
         "correlation_id": first_cid[is_q],
     })
+
+
+def _connections(db: _Db, link: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+    """The CANN connection ids of the PYTORCH_API rows read (``link``: their connectionId, -1 for NULL), which
+    index CONNECTION_IDS(id, connectionId): every (row, connection_id) pair, and each row's first connection id
+    (-1 where it has none), which links an op to its tasks and a dequeue to its enqueue."""
+    conn = pd.DataFrame({"row": np.zeros(0, np.int64), "connection_id": np.zeros(0, np.int64)})
+    has_link = link >= 0
+    if db.has("CONNECTION_IDS") and has_link.any():
+        # aliased: an error names the column by its alias.column ("column COALESCE(id, -1)" before); an absent
+        # column reads as NULL (said), where SQLite's "no such column: c.id" named no table
+        c = db.ints(f"SELECT {db.col('CONNECTION_IDS', 'c', 'id')}, {db.col('CONNECTION_IDS', 'c', 'connectionId')} "
+                    "FROM CONNECTION_IDS c", (), 2)
+        for j, name in enumerate(("id", "connectionId")):  # a link of no id or no connection id links nothing
+            if name in db.columns("CONNECTION_IDS"):
+                db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1))
+        links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
+        # a row repeated word for word would link the same kernels twice and double their op's time; a row of no
+        # connection id links nothing and is dropped (kept, its -1 could be an op's or an Enqueue / Dequeue row's
+        # first id, ahead of a real one)
+        c = c[(c[:, 0] >= 0) & (c[:, 1] >= 0)]
+        d_id, d_cid = np.diff(c[:, 0]), np.diff(c[:, 1])
+        if not ((d_id > 0) | ((d_id == 0) & (d_cid >= 0))).all():
+            # by (id, connectionId), as msprof writes the table: an op's first connection id, and the order of its
+            # kernels in the Kernel Details lists, followed the table order (a shuffled copy of the level-2
+            # sample's moved 34 lists, dbfuzz63); the check is two diffs, the sort only for such a table
+            c = c[np.lexsort((c[:, 1], c[:, 0]))]
+        cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]}).drop_duplicates()
+        conn = links.merge(cids, on="link", how="inner", sort=False)[["row", "connection_id"]]
+    first_cid = np.full(len(link), -1, dtype=np.int64)
+    if len(conn):
+        firsts = conn.drop_duplicates("row", keep="first")
+        first_cid[firsts["row"].to_numpy()] = firsts["connection_id"].to_numpy()
+    return conn, first_cid
 
 
 def _flows(profile: Profile) -> pd.DataFrame:
