@@ -2022,6 +2022,19 @@ def _memory_missing(db: _Db, step: int, recorded: bool) -> str:
     return "its MEMORY_RECORD holds no usable totalReserved value"
 
 
+def _memory_peak_extra(db: _Db, rng: tuple[int, int], step: int, recorded: bool) -> dict[str, Any]:
+    """``memory_peak_bytes``, MEMORY_RECORD's peak in range; where it is 0, ``memory_zero`` (readings there are,
+    all 0) and ``memory_missing``, why there is no peak (``_memory_missing``; ``step`` -1: no step asked,
+    ``recorded``: profiler_info says profile_memory was on)."""
+    peak = _memory_peak(db, rng)
+    if peak:
+        return {"memory_peak_bytes": peak}
+    zeros = _zero_readings(db, rng)
+    missing = (zero_readings_text(zeros, "MEMORY_RECORD totalReserved", f" in step {step}" if step >= 0 else "")
+               if zeros else _memory_missing(db, step, recorded))
+    return {"memory_peak_bytes": peak, "memory_zero": bool(zeros), "memory_missing": missing}
+
+
 # ---------------------------------------------------------------------- entry point
 
 
@@ -2112,14 +2125,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     if not profile.extra["device_ranks"] and not profile.extra["device_ranks_odd"][0]:
         profile.extra["device_map_none"] = _device_map_none(db)
     profile.rank_span = _rank_span(db)
-    profile.extra["memory_peak_bytes"] = _memory_peak(db, rng)
-    if not profile.extra["memory_peak_bytes"]:
-        zeros = _zero_readings(db, rng)
-        profile.extra["memory_zero"] = bool(zeros)
-        profile.extra["memory_missing"] = (
-            zero_readings_text(zeros, "MEMORY_RECORD totalReserved", f" in step {step}" if step_range else "")
-            if zeros else
-            _memory_missing(db, step if step_range else -1, profile.extra.get("profile_memory") is True))
+    profile.extra.update(_memory_peak_extra(db, rng, step if step_range else -1,
+                                            profile.extra.get("profile_memory") is True))
     profile.extra.setdefault("op_connections", pd.DataFrame({"op_row": np.zeros(0, np.int64),
                                                              "connection_id": np.zeros(0, np.int64)}))
     if kind == "pytorch":
