@@ -944,6 +944,40 @@ def _args_rows(c: dict[str, np.ndarray], hw_pid: int | None, hccl_pid: int | Non
             "queue": (np.flatnonzero(_cat_is(c, "enqueue", "dequeue")), _QueueArgs)}
 
 
+def _device_task_notes(path: str, c: dict[str, Any], is_x: np.ndarray, hw_pid: int | None, hccl_pid: int | None,
+                       warnings: list[str]) -> None:
+    """Say the damage among the complete events of the Ascend Hardware and HCCL lanes (``_select``'s columns ``c``;
+    ``is_x``: its complete events) that changes figures unsaid: tasks written twice, a task hidden by a later one of
+    the same lane and start, tasks without a name."""
+    lanes = [p for p in (hw_pid, hccl_pid) if p is not None]
+    if not lanes:
+        return
+    sel = np.flatnonzero(is_x & _among(c["pid"], lanes))
+    cols = [c[k][sel] for k in ("ts", "pid", "tid", "dur", "name")]
+    tied = np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False))  # rows whose start another row shares
+    repeated = repeats(cols, tied)
+    # a different task at an Ascend Hardware lane and start another holds: the original keys device tasks by
+    # "pid-tid-ts", as the flows' ends find them, so the last hides the others (read so here too), unsaid
+    hw = tied[cols[1][tied] == hw_pid] if hw_pid is not None else tied[:0]
+    hidden = repeats(cols[:3], hw)
+    if hidden and (hidden := hidden - repeats(cols, hw)):
+        # the count is of the tasks hidden (each tie's distinct tasks but the last): of two, one
+        warnings.append(f"{path}: {hidden:,} device task(s) on the Ascend Hardware lanes are hidden by a later, "
+                        "different task of the same lane and start: the original keys a task by lane and start, "
+                        "and so do we (the flows ending there link only the last to operators; Lccl and SDMA Time "
+                        "count only it).")
+    if repeated:
+        warnings.append(_repeats_note(path, repeated, "device task(s) on the Ascend Hardware / HCCL lanes",
+                                      "lane, start, duration and name", "task"))
+    # a task without a name (the key lost: read as "") is held by no figure that goes by name: the HCCL planes'
+    # Notify_Wait tasks are the Wait time, so the MindSpore timeline's Wait read 34.2 ms -> 0 unsaid (msfuzz62)
+    if c["blank_names"] and (nameless := int(np.count_nonzero(cols[4] == ""))):
+        warnings.append(traceio.nameless_note(
+            path, [f"{traceio.counted(nameless, 'device tasks')} on the Ascend Hardware / HCCL lanes"],
+            f"no figure that goes by name holds {'it' if nameless == 1 else 'them'} (an HCCL plane's Notify_Wait "
+            "tasks are its Wait time; kernels and communication rows are keyed by name)"))
+
+
 def _trace_tables(path: str, handed: list[bytes], opts: Options) -> dict[str, Any]:
     """Decode trace_view.json (its bytes ``handed`` over in a one-item list, emptied here: no frame above keeps them
     to the end of the tables) once and build the trace tables the enabled comparators read: the ``Profile``
@@ -1024,32 +1058,7 @@ def _trace_tables(path: str, handed: list[bytes], opts: Options) -> dict[str, An
                 "task_id": traceio.checked_ints(path, [x.task_id for x in a], _TASK_ID, warnings),
             })
 
-    lanes = [p for p in (hw_pid, hccl_pid) if p is not None]
-    if lanes:
-        sel = np.flatnonzero(is_x & _among(c["pid"], lanes))
-        cols = [c[k][sel] for k in ("ts", "pid", "tid", "dur", "name")]
-        tied = np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False))  # rows whose start another row shares
-        repeated = repeats(cols, tied)
-        # a different task at an Ascend Hardware lane and start another holds: the original keys device tasks by
-        # "pid-tid-ts", as the flows' ends find them, so the last hides the others (read so here too), unsaid
-        hw = tied[cols[1][tied] == hw_pid] if hw_pid is not None else tied[:0]
-        hidden = repeats(cols[:3], hw)
-        if hidden and (hidden := hidden - repeats(cols, hw)):
-            # the count is of the tasks hidden (each tie's distinct tasks but the last): of two, one
-            warnings.append(f"{path}: {hidden:,} device task(s) on the Ascend Hardware lanes are hidden by a later, "
-                            "different task of the same lane and start: the original keys a task by lane and start, "
-                            "and so do we (the flows ending there link only the last to operators; Lccl and SDMA Time "
-                            "count only it).")
-        if repeated:
-            warnings.append(_repeats_note(path, repeated, "device task(s) on the Ascend Hardware / HCCL lanes",
-                                          "lane, start, duration and name", "task"))
-        # a task without a name (the key lost: read as "") is held by no figure that goes by name: the HCCL planes'
-        # Notify_Wait tasks are the Wait time, so the MindSpore timeline's Wait read 34.2 ms -> 0 unsaid (msfuzz62)
-        if c["blank_names"] and (nameless := int(np.count_nonzero(cols[4] == ""))):
-            warnings.append(traceio.nameless_note(
-                path, [f"{traceio.counted(nameless, 'device tasks')} on the Ascend Hardware / HCCL lanes"],
-                f"no figure that goes by name holds {'it' if nameless == 1 else 'them'} (an HCCL plane's Notify_Wait "
-                "tasks are its Wait time; kernels and communication rows are keyed by name)"))
+    _device_task_notes(path, c, is_x, hw_pid, hccl_pid, warnings)
     tables["flows"], tables["backward_tid"], hidden, hidden_s, no_id = _flows(c)
     if hidden:
         warnings.append(f"{path}: {hidden:,} flow end(s) (async_npu, fwdbwd) are followed by another end of the same "
