@@ -91,6 +91,7 @@ from .numparse import (
     late_releases,
     memory_oddities,
     odd_pmu_note,
+    odd_ranks_note,
 )
 
 log = logging.getLogger("msprof-analyze")
@@ -1488,9 +1489,7 @@ def _rank_span(db: _Db) -> int:
             f"SELECT * FROM (SELECT {c} FROM COMMUNICATION_TASK_INFO WHERE {c} IS NOT NULL AND {c} <> {NO_RANK} "
             f"AND NOT ({rank.format(c=c, top=MAX_RANK)}) ORDER BY {db.rowid('COMMUNICATION_TASK_INFO')} LIMIT 1)"
             for c in cols))
-        db.notes.append(f"{n_odd:,} COMMUNICATION_TASK_INFO srcRank / dstRank value(s) are no rank id (an integer from "
-                        f"0 to {MAX_RANK}, or {NO_RANK}: no peer; the first: {short_repr(first)}); the world size "
-                        "check's lower bound leaves them out")
+        db.notes.append(odd_ranks_note(n_odd, "COMMUNICATION_TASK_INFO srcRank / dstRank", short_repr(first)))
     tops = [v for v in tops if v is not None]
     return int(max(tops)) + 1 if tops else 0
 

@@ -95,6 +95,7 @@ from .numparse import (
     lenient_us_to_ns,
     memory_oddities,
     odd_pmu_note,
+    odd_ranks_note,
     text_us_to_ns,
     zero_odd_durations,
 )
@@ -738,9 +739,7 @@ def _rank_span(args: list, path: str, warnings: list[str]) -> int:
                         for v, r in zip(raws, got, strict=True)], dtype=bool)
     if odd.any():
         first = short_text(bytes(raws[int(np.argmax(odd))]).decode("utf-8", "replace"))  # as written, cut
-        warnings.append(f"{path}: {int(odd.sum()):,} HCCL task src rank / dst rank value(s) are no rank id (an integer "
-                        f"from 0 to {MAX_RANK}, or {NO_RANK}: no peer; the first: {first}); the world size check's "
-                        "lower bound leaves them out")
+        warnings.append(f"{path}: {odd_ranks_note(int(odd.sum()), 'HCCL task src rank / dst rank', first)}")
     ranks = ranks[(ranks >= 0) & (ranks <= MAX_RANK)]
     return int(ranks.max()) + 1 if ranks.size else 0
 

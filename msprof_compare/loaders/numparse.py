@@ -18,6 +18,8 @@ import msgspec
 import numpy as np
 
 from ..errors import ProfileError
+from ..model import NO_RANK
+from ..units import MAX_RANK
 
 #: |value| in microseconds up to which float64 -> int ns is taken as exact without a proof; larger floats are
 #: proven by a round trip up to 2**42 us (``traceio.float_inexact``), the rest re-read from their text.
@@ -377,6 +379,15 @@ def odd_pmu_note(count: int, where: str) -> str:
     worded alike for kernel_details.csv and TASK_PMU_INFO, which hold the same figures. ``where``: the columns."""
     return (f"{count:,} PMU time(s) negative or over a week (a damaged counter?) in {where}; read as 0, so such a "
             "kernel passes no PMU Cube test and adds no MC2 computing time by them")
+
+
+def odd_ranks_note(count: int, where: str, first: str) -> str:
+    """The one warning of the HCCL tasks' peer rank values that are no rank id, worded alike for a trace's HCCL
+    task args and a DB's COMMUNICATION_TASK_INFO, which hold the same figures. A rank id is an integer from 0 to
+    ``MAX_RANK``; HCCL's ``NO_RANK`` and a missing value mean no peer and are not counted. ``where``: the values
+    ("HCCL task src rank / dst rank"); ``first``: the first counted, as the export writes it."""
+    return (f"{count:,} {where} value(s) are no rank id (an integer from 0 to {MAX_RANK}, or {NO_RANK}: no peer; "
+            f"the first: {first}); the world size check's lower bound leaves them out")
 
 
 def zero_odd_durations(dur: np.ndarray) -> tuple[int, int]:
