@@ -1322,27 +1322,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         if note:
             warnings.append(note)
     header = _header(path, data)
-    raw: dict[str, str] = {}
-    for h in header:  # the first of names alike but for blanks, as pandas reads the first of a repeated name
-        raw.setdefault(h.strip(), h)
-    for name, alias in _COLUMN_ALIASES.items():
-        if name not in raw and alias in raw:
-            raw[name] = raw[alias]
-    missing = [r for r in required if r not in raw]
-    # a NUL byte in a column name (a damaged copy): that column matches no name, which said nothing where optional
-    damaged = ", ".join(repr(h.strip()) for h in header if "\0" in h)
-    if missing:
-        # a header written in another case (a file edited, or rewritten by a tool that changes case): named, where
-        # the error listed every column as missing from a header that visibly holds them
-        folded = {r.casefold() for r in missing} | {_COLUMN_ALIASES[r].casefold() for r in missing
-                                                      if r in _COLUMN_ALIASES}
-        cased = ", ".join(repr(h.strip()) for h in header if h.strip().casefold() in folded)
-        hints = [f"column name(s) {damaged} hold a NUL byte: a damaged file?" if damaged else "",
-                 f"the header has {cased}: column names are matched with their case" if cased else ""]
-        raise ProfileError(path, f"missing required column(s): {', '.join(missing)}",
-                           hint="; ".join(h for h in hints if h) or None)
-    if damaged:
-        warnings.append(f"{path}: column name(s) {damaged} hold a NUL byte (a damaged file?): read as no column")
+    raw = _header_names(path, header, required, warnings)
     _check_last_row(path, len(header), data)
 
     names = [c for c in text + floats if c in raw]
@@ -1387,19 +1367,8 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
             cols, junk = parse()
     except (pd.errors.ParserError, ValueError, OSError) as exc:  # pandas' ParserError / EmptyDataError: ValueErrors
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
-    last = max(usecols, key=header.index)
-    # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one
-    if data is not None and _any_blank(cols[last]) and (short := _short_rows(data, header.index(last))):
-        warnings.append(f"{path}: {short:,} row(s) end before the last column read; their missing cells read as empty")
-    # a NUL in the rows (the header's is named above): a text cell holding one reads as another name ("A\0I_CORE"
-    # is another core type: pandas 2.1+ keeps the NUL, 2.0 cuts the cell at it), a number cell as missing or cut
-    if data is not None and (body := data.find(b"\n") + 1) and data.find(_NUL, body) >= 0:  # one memchr
-        warnings.append(f"{path}: {data.count(_NUL, body):,} NUL byte(s) in the rows (a damaged copy?); a cell holding "
-                        "one reads otherwise than written: a text cell as another name, a number cell as missing or "
-                        "cut short at it")
-    if data is not None and (joined := _joined_lines(data, len(cols[usecols[0]]))):
-        warnings.append(f"{path}: {joined:,} line(s) read as part of an earlier row (a line break inside a quoted "
-                        "field: a quote left open?)")
+    if data is not None:
+        _damaged_rows(path, data, header, usecols, cols, warnings)
     if junk:  # one line per file, counting what was dropped (a recoverable oddity)
         warnings.append(f"{path}: {sum(junk.values()):,} value(s) that are not numbers in column(s) "
                         f"{', '.join(junk)}; read as missing")
@@ -1411,6 +1380,55 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         if c in out and np.isinf(out[c]).any():
             raise ProfileError(path, f"column {c} holds a value that is not finite (inf or out of range)")
     return out
+
+
+def _header_names(path: str, header: list[str], required: tuple[str, ...], warnings: list[str]) -> dict[str, str]:
+    """Each column name of ``header`` without surrounding blanks -> the name as written (the first of names alike
+    but for blanks, as pandas reads the first of a repeated name), an older export's alias under today's name
+    (``_COLUMN_ALIASES``). A ``required`` column it lacks is an error, naming the columns that differ from it in case
+    alone or hold a NUL byte; a NUL byte in an optional column's name is said in ``warnings``."""
+    raw: dict[str, str] = {}
+    for h in header:
+        raw.setdefault(h.strip(), h)
+    for name, alias in _COLUMN_ALIASES.items():
+        if name not in raw and alias in raw:
+            raw[name] = raw[alias]
+    missing = [r for r in required if r not in raw]
+    # a NUL byte in a column name (a damaged copy): that column matches no name, which said nothing where optional
+    damaged = ", ".join(repr(h.strip()) for h in header if "\0" in h)
+    if missing:
+        # a header written in another case (a file edited, or rewritten by a tool that changes case): named, where
+        # the error listed every column as missing from a header that visibly holds them
+        folded = {r.casefold() for r in missing} | {_COLUMN_ALIASES[r].casefold() for r in missing
+                                                      if r in _COLUMN_ALIASES}
+        cased = ", ".join(repr(h.strip()) for h in header if h.strip().casefold() in folded)
+        hints = [f"column name(s) {damaged} hold a NUL byte: a damaged file?" if damaged else "",
+                 f"the header has {cased}: column names are matched with their case" if cased else ""]
+        raise ProfileError(path, f"missing required column(s): {', '.join(missing)}",
+                           hint="; ".join(h for h in hints if h) or None)
+    if damaged:
+        warnings.append(f"{path}: column name(s) {damaged} hold a NUL byte (a damaged file?): read as no column")
+    return raw
+
+
+def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str], cols: dict[str, np.ndarray],
+                  warnings: list[str]) -> None:
+    """Say the damage in the rows of a CSV held in memory (``data``; ``cols``: the ``usecols`` pandas read) that
+    pandas reads without a word: rows cut short, NUL bytes, lines joined into an earlier row."""
+    last = max(usecols, key=header.index)
+    # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one
+    if _any_blank(cols[last]) and (short := _short_rows(data, header.index(last))):
+        warnings.append(f"{path}: {short:,} row(s) end before the last column read; their missing cells read as empty")
+    # a NUL in the rows (the header's is named by ``_header_names``): a text cell holding one reads as another name
+    # ("A\0I_CORE" is another core type: pandas 2.1+ keeps the NUL, 2.0 cuts the cell at it), a number cell as
+    # missing or cut
+    if (body := data.find(b"\n") + 1) and data.find(_NUL, body) >= 0:  # one memchr
+        warnings.append(f"{path}: {data.count(_NUL, body):,} NUL byte(s) in the rows (a damaged copy?); a cell holding "
+                        "one reads otherwise than written: a text cell as another name, a number cell as missing or "
+                        "cut short at it")
+    if joined := _joined_lines(data, len(cols[usecols[0]])):
+        warnings.append(f"{path}: {joined:,} line(s) read as part of an earlier row (a line break inside a quoted "
+                        "field: a quote left open?)")
 
 
 def _any_blank(cells: np.ndarray) -> bool:
