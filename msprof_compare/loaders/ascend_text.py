@@ -1637,6 +1637,12 @@ def _floats(texts: list[str], path: str, column: str, warnings: list[str]) -> np
 _MAX_PMU_US = MAX_DURATION_NS / 1000
 
 
+#: What a kernel_details.csv row whose Start Time(us) is not read (or is no epoch time) loses: the start is the key
+#: that matches a kernel to the trace.
+_UNMATCHED_KERNELS = ("those kernels are not matched (to a launching operator, a device task's Input Shapes or "
+                      "C_CORE_SQE tasks).")
+
+
 def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read: bool = True) -> pd.DataFrame:
     """kernel_details.csv with typed columns and exact ``ts``/``dur`` (see module docstring).
 
@@ -1666,9 +1672,8 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
     rounded, example = _rounded_times(start, start_read)
     if example:
         start_read &= ~rounded
-        warnings.append(f"{path}: {_rounded_note([f'{int(rounded.sum()):,} Start Time(us)'], example)}; those "
-                        "kernels are not matched (to a launching operator, a device task's Input Shapes or "
-                        "C_CORE_SQE tasks).")
+        warnings.append(f"{path}: {_rounded_note([f'{int(rounded.sum()):,} Start Time(us)'], example)}; "
+                        f"{_UNMATCHED_KERNELS}")
     # an epoch time of 0 or before is no start an export writes: kept (a time; "-0.001" is -1 ns), said
     no_time = start_read & (start_ns <= 0)
     start_ns[~start_read] = -1  # the documented "no start" of ``ts`` (consumers match starts by equality)
@@ -1701,16 +1706,13 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
     blank = out["Start Time(us)"] == ""
     n_bad = int((~start_read & ~rounded & ~blank).sum())
     if n_bad:
-        warnings.append(f"{path}: {n_bad:,} Start Time(us) value(s) are not numbers; those kernels are not matched "
-                        "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
+        warnings.append(f"{path}: {n_bad:,} Start Time(us) value(s) are not numbers; {_UNMATCHED_KERNELS}")
     if blank.any():  # no export writes one; unmatched, such a kernel moves to another category
-        warnings.append(f"{path}: {int(blank.sum()):,} Start Time(us) value(s) are empty; those kernels are not "
-                        "matched (to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
+        warnings.append(f"{path}: {int(blank.sum()):,} Start Time(us) value(s) are empty; {_UNMATCHED_KERNELS}")
     if no_time.any():
         warnings.append(f"{path}: {int(no_time.sum()):,} Start Time(us) value(s) are 0 or negative (no epoch time: a "
-                        "damaged cell?); kept as times, at which no event of an exported trace starts: those kernels "
-                        "are not matched (to a launching operator, a device task's Input Shapes or C_CORE_SQE "
-                        "tasks).")
+                        "damaged cell?); kept as times, at which no event of an exported trace starts: "
+                        f"{_UNMATCHED_KERNELS}")
     out["dur"] = dur_ns
     traceio.check_ends(path, start_ns, dur_ns, "kernel")
     repeated = _repeated_rows(out)
