@@ -932,25 +932,7 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
             _no_counter(db)
         return True
     gid = extra["global_task_id"].to_numpy(dtype=np.int64)
-    start = kernels["ts"].to_numpy(dtype=np.int64)
-    replayed = "TASK" in db.repeats
-    if replayed:  # pair over every run of each globalTaskId, then read the loaded ones
-        runs = _all_runs(db, _kernel_tables(db), [])
-        r_gid, r_start, r_end, r_timed = runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3] == 1
-        # keyed by (id, start, n-th such run): two runs of one id and start map one to one
-        loaded = pd.DataFrame({"gid": gid, "start": start})
-        loaded["k"] = loaded.groupby(["gid", "start"], sort=False).cumcount()
-        every = pd.DataFrame({"gid": r_gid, "start": r_start, "i": np.arange(r_gid.size)})[r_timed]  # as loaded
-        every["k"] = every.groupby(["gid", "start"], sort=False).cumcount()
-        where = loaded.merge(every, on=["gid", "start", "k"], how="left", sort=False)["i"].fillna(-1).to_numpy(
-            np.int64)
-    else:  # one run per globalTaskId: the loaded runs, sorted by id
-        order = np.argsort(gid, kind="stable")
-        r_gid, r_start = gid[order], start[order]
-        r_end = r_start + kernels["dur"].to_numpy(dtype=np.int64)[order]
-        r_timed = np.ones(gid.size, dtype=bool)
-        where = np.empty(gid.size, dtype=np.int64)
-        where[order] = np.arange(gid.size)
+    (r_gid, r_start, r_end, r_timed), where = _loaded_runs(db, gid, kernels)
     # rows of no name (NULL, read -1) come with the counters': a value of no counter, which a loaded task may have
     # lost one of its counters to (NaN), counted from the rows in memory (the scan's extra test cost ~10 ms at 1.4M
     # rows, where a count of its own cost 49)
@@ -998,6 +980,33 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
     if not said_none and all(np.isnan(extra[n].to_numpy()).all() for n in PMU_NAMES):
         _no_counter(db)
     return True
+
+
+def _loaded_runs(db: _Db, gid: np.ndarray, kernels: pd.DataFrame
+                 ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """The runs the PMU rows are paired over (``_pick_rows``: globalTaskId, start, end and whether it has an end,
+    sorted by globalTaskId, then start) and, for each loaded compute task (``gid``: its globalTaskId, ``kernels``:
+    its row), its position among them (-1: none). Where TASK replays a globalTaskId the runs are every run of the
+    compute tasks, the step's or not, so each run pairs with its own row; else they are the loaded tasks."""
+    start = kernels["ts"].to_numpy(dtype=np.int64)
+    if "TASK" in db.repeats:  # pair over every run of each globalTaskId, then read the loaded ones
+        runs = _all_runs(db, _kernel_tables(db), [])
+        r_gid, r_start, r_end, r_timed = runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3] == 1
+        # keyed by (id, start, n-th such run): two runs of one id and start map one to one
+        loaded = pd.DataFrame({"gid": gid, "start": start})
+        loaded["k"] = loaded.groupby(["gid", "start"], sort=False).cumcount()
+        every = pd.DataFrame({"gid": r_gid, "start": r_start, "i": np.arange(r_gid.size)})[r_timed]  # as loaded
+        every["k"] = every.groupby(["gid", "start"], sort=False).cumcount()
+        where = loaded.merge(every, on=["gid", "start", "k"], how="left", sort=False)["i"].fillna(-1).to_numpy(
+            np.int64)
+        return (r_gid, r_start, r_end, r_timed), where
+    # one run per globalTaskId: the loaded runs, sorted by id
+    order = np.argsort(gid, kind="stable")
+    r_gid, r_start = gid[order], start[order]
+    r_end = r_start + kernels["dur"].to_numpy(dtype=np.int64)[order]
+    where = np.empty(gid.size, dtype=np.int64)
+    where[order] = np.arange(gid.size)
+    return (r_gid, r_start, r_end, np.ones(gid.size, dtype=bool)), where
 
 
 def _no_counter(db: _Db) -> None:
