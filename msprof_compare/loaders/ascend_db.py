@@ -43,7 +43,14 @@ DB-specific frames a comparator may need are in ``Profile.extra``:
 ``op_connections``     (op_row, connection_id): every CANN connection id of each
                        op (an op that launched four tasks has four).
 ``memory_peak_bytes``  max MEMORY_RECORD.totalReserved in range (0 when absent).
+``memory_zero`` / ``memory_missing``  where that peak is 0: whether readings in range are all 0, and the
+                       words of why there is no peak, for the Mem Usage note (``_memory_peak_extra``).
 ``any_op``             PYTORCH_API holds an op row, in the step or not (``Profile.has_ops``).
+``device_ranks`` / ``device_ranks_odd`` / ``device_map_none``  the rank ids RANK_DEVICE_MAP records, the
+                       count and first of its cells that are no rank id, and (only with neither) why it holds
+                       none: what a folder of ranks checks each DB's rank against (``ranks.check_db_rank``).
+``NO_DEVICE_TIME``     no TASK row has a start and an end (a run that reads no device time goes on).
+``COMM_STEP_CUT``      the communication tasks a step's bounds part from their op (``_comm_step_cut``).
 
 ``Profile.metadata`` holds the META_DATA rows (name -> value; a JSON object or list decoded, as
 ``profiler_metadata.json`` of a text export holds them); ``Profile.rank_span`` the highest rank id of
