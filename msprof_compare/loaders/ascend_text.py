@@ -32,6 +32,10 @@ exact integer-ns columns so nobody re-parses decimal text):
   lane process (None when absent: a pid may be -1);
   ``extra["unnamed_lane_events"]``: the complete events on processes without a name (no ``process_name``
   record, or an empty one).
+* ``extra[NO_DEVICE_TIME]``: no device task has a ``dur`` (a run that reads no device time goes on);
+  ``extra["renamed_flow_cats"]``: the categories of flows that run as async_npu flows do but are not read
+  (``_renamed_flows``); ``extra[PYTHON_STEP_MARKS]``: the python_function events named ProfilerStep#N whose step
+  no cpu_op marks (``traceio.python_step_marks``), said where a step is refused.
 * ``extra["step_marks"]``: where a step is asked for and the trace has no torch op (``cpu_op``), its
   ``ProfilerStep#`` events of any category (name, ts, dur): MindSpore 2.5 and later writes its step
   markers with category "" on the MindSpore lane, and the original then looks for them among all events
