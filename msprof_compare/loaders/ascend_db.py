@@ -99,6 +99,7 @@ from .numparse import (
     memory_oddities,
     odd_pmu_note,
     odd_ranks_note,
+    repeated_rows_note,
 )
 
 log = logging.getLogger("msprof-analyze")
@@ -1931,9 +1932,8 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     # written again counted its memory and time twice without a word (dbfuzz63)
     if repeated := repeats([alloc, a[:, 0], a[:, 1], rel, a[:, 4]],
                            np.flatnonzero(pd.Index(alloc).duplicated(keep=False))):
-        db.notes.append(f"{repeated:,} OP_MEMORY row(s) repeat an earlier row in every column read (the same "
-                        "allocation written again, as in a file joined from two copies); each row counts, as in the "
-                        "original, so those blocks' memory and time count more than once")
+        db.notes.append(repeated_rows_note(repeated, "OP_MEMORY row(s)", "allocation",
+                                           "those blocks' memory and time count"))
     dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0), 0)
     return pd.DataFrame({
         "Name": names, "Size(KB)": size / 1024.0,

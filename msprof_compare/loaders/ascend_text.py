@@ -100,6 +100,7 @@ from .numparse import (
     memory_oddities,
     odd_pmu_note,
     odd_ranks_note,
+    repeated_rows_note,
     text_us_to_ns,
     zero_odd_durations,
 )
@@ -1721,9 +1722,8 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
     traceio.check_ends(path, start_ns, dur_ns, "kernel")
     repeated = _repeated_rows(out)
     if repeated:
-        warnings.append(f"{path}: {repeated:,} row(s) repeat an earlier row in every column read (the same "
-                        "kernel written again, as in a file joined from two copies); each row counts, as in the "
-                        "original, so those kernels' time counts more than once.")
+        note = repeated_rows_note(repeated, "row(s)", "kernel", "those kernels' time counts")
+        warnings.append(f"{path}: {note}.")
     return frame_of(out)
 
 
@@ -1888,9 +1888,8 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     repeated = _repeated_events([out[c] for c in ("alloc_ns", "release_ns", "Size(KB)", "Name", "Duration(us)",
                                                   "Device Type", "Allocation Time(us)", "Release Time(us)")])
     if repeated:
-        warnings.append(f"{path}: {repeated:,} row(s) repeat an earlier row in every column read (the same allocation "
-                        "written again, as in a file joined from two copies); each row counts, as in the original, "
-                        "so those blocks' memory and time count more than once.")
+        note = repeated_rows_note(repeated, "row(s)", "allocation", "those blocks' memory and time count")
+        warnings.append(f"{path}: {note}.")
     return frame_of(out)
 
 

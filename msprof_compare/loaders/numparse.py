@@ -390,6 +390,15 @@ def odd_ranks_note(count: int, where: str, first: str) -> str:
             f"the first: {first}); the world size check's lower bound leaves them out")
 
 
+def repeated_rows_note(count: int, rows: str, written: str, counted: str) -> str:
+    """The one warning of a table's rows that repeat an earlier row in every column read (a file joined from two
+    copies), worded alike for kernel_details.csv, operator_memory.csv and a DB's OP_MEMORY: each row counts, as in
+    the original. ``rows``: what they are ("row(s)"); ``written``: the thing written again ("allocation");
+    ``counted``: the figures counted twice, with their verb ("those kernels' time counts")."""
+    return (f"{count:,} {rows} repeat an earlier row in every column read (the same {written} written again, as in a "
+            f"file joined from two copies); each row counts, as in the original, so {counted} more than once")
+
+
 def zero_odd_durations(dur: np.ndarray) -> tuple[int, int]:
     """Set negative and over-``MAX_DURATION_NS`` durations of ``dur`` to 0 in place; returns how many of each
     (for the loaders' one warning line each, ``duration_notes``)."""
