@@ -801,8 +801,10 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
         if db.has(info):
             db.need(info, "globalTaskId")
     tables = _kernel_tables(db)
-    if not tables:
-        return frame("kernels", {}), pd.DataFrame(), None, None
+    if not tables:  # the kernel_extra columns the PMU read and the breakdown expect, without rows
+        return frame("kernels", {}), pd.DataFrame({
+            "op_type": np.zeros(0, object), "rts_type": np.zeros(0, object), "global_task_id": np.zeros(0, np.int64),
+            "input_shapes": np.zeros(0, object), "schedule": np.zeros(0, bool)}), None, None
     t = lambda n: db.col("TASK", "t", n)  # noqa: E731
     # the process (globalPid) feeds no figure of a DB (a trace's kernel lookups by pid follow launch flows, which a
     # DB has none of): an export without it is no warning
@@ -2107,26 +2109,22 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     steps = _steps(db)
     step_range = _step_range(db, steps, step)
     rng = step_range or _ALL
+    applied = step if step_range else -1  # the step every query is cut to, -1 for none
 
     profile = Profile(path=layout.given, kind="NPU", source="ascend_db",
                       files={"db": path})
-    profile.extra.update({"db_kind": kind, "step": step if step_range else -1, "step_range": step_range,
+    profile.extra.update({"db_kind": kind, "step": applied, "step_range": step_range,
                           "steps": steps, NO_DEVICE_TIME: untimed})
     if layout.level == "profiling" and layout.info_path:  # the original's DB mode reads only the database
         from .ascend_text import read_profiler_settings
 
         read_profiler_settings(layout.info_path, profile, warn=False)
-    kernels, kextra, details, stat = _compute_tasks(db, rng, steps, step if step_range else -1,
-                                                     opts.time_breakdown)
+    kernels, kextra, details, stat = _compute_tasks(db, rng, steps, applied, opts.time_breakdown)
     if not db.has("COMPUTE_TASK_INFO"):
         profile.warnings.append(f"{path}: no COMPUTE_TASK_INFO table; no computing tasks")
     profile.kernels = kernels
     profile.kernel_details = details
     profile.op_statistic = stat
-    if kextra.empty and not len(kernels):
-        kextra = pd.DataFrame({"op_type": np.zeros(0, object), "rts_type": np.zeros(0, object),
-                               "global_task_id": np.zeros(0, np.int64), "input_shapes": np.zeros(0, object),
-                               "schedule": np.zeros(0, bool)})
     profile.extra["has_pmu"] = _pmu(db, kextra, kernels)
     # why the cube rule reads task types (the breakdown says it, as a text export's missing PMU columns)
     profile.extra["pmu_table"] = "" if profile.extra["has_pmu"] else "empty" if db.has("TASK_PMU_INFO") else "absent"
@@ -2140,8 +2138,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     if not profile.extra["device_ranks"] and not profile.extra["device_ranks_odd"][0]:
         profile.extra["device_map_none"] = _device_map_none(db)
     profile.rank_span = _rank_span(db)
-    profile.extra.update(_memory_peak_extra(db, rng, step if step_range else -1,
-                                            profile.extra.get("profile_memory") is True))
+    profile.extra.update(_memory_peak_extra(db, rng, applied, profile.extra.get("profile_memory") is True))
     profile.extra.setdefault("op_connections", pd.DataFrame({"op_row": np.zeros(0, np.int64),
                                                              "connection_id": np.zeros(0, np.int64)}))
     if kind == "pytorch":
