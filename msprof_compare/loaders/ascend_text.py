@@ -2071,11 +2071,11 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         p = path_of("operator_memory.csv")
         if p:
             profile.operator_memory = read_operator_memory(p, profile.warnings)
-    p = os.path.join(out, "op_statistic.csv")  # KernelTypeCompare's: no warning where it is missing
-    if "op_statistic.csv" in wanted and os.path.lexists(p):
-        paths.check_input(p, opts.force, kind="text")  # checked only when read (reference-1 §2.4)
-        profile.files["op_statistic.csv"] = p
-        profile.op_statistic = read_op_statistic(p, profile.warnings)
+    if "op_statistic.csv" in wanted:  # KernelTypeCompare's: no warning where it is missing
+        p = _checked_side_file(out, "op_statistic.csv", opts.force)
+        if os.path.lexists(p):
+            profile.files["op_statistic.csv"] = p
+            profile.op_statistic = read_op_statistic(p, profile.warnings)
     p = path_of("communication.json") if "communication.json" in wanted else None
     if p:
         data = read_json(p, profile.warnings)
