@@ -434,6 +434,47 @@ def test_export_folder_under_another_case_is_named(tmp_path):
     assert detect(str(d)).level == "profiling"
 
 
+def test_export_nested_in_its_own_folder_is_named(tmp_path):
+    """The MindSpore-layout fixture with its ASCEND_PROFILER_OUTPUT moved into a new one (what ``cp -r
+    ASCEND_PROFILER_OUTPUT run/`` does where run/ASCEND_PROFILER_OUTPUT is there already; synthetic): the folder
+    read as "not collected by PyTorch or Mindspore mode or not parsed" without a word of the export a level down,
+    and a side file left in the outer folder as "copy the directory with its trace_view.json". Both keep their
+    line and name the nested copy and the move to make; the files moved up, it loads."""
+    d = tmp_path / "rank-0_ascend_ms"
+    shutil.copytree(MS, d)
+    out = d / "ASCEND_PROFILER_OUTPUT"
+    out.rename(tmp_path / "moved")
+    out.mkdir()
+    (tmp_path / "moved").rename(out / "ASCEND_PROFILER_OUTPUT")
+    hint = (f"it holds ASCEND_PROFILER_OUTPUT{os.sep}trace_view.json a level down, a copy nested in a folder of its "
+            f"own name (as cp -r onto an existing ASCEND_PROFILER_OUTPUT makes): move that folder's files up into "
+            f"{out}")
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert (err.value.path, err.value.hint) == (str(out), hint)
+    assert err.value.message.startswith("The data is not collected by PyTorch or Mindspore mode")
+    shutil.copy(out / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", out)
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert (err.value.message, err.value.hint) == (
+        "holds the parsed kernel_details.csv but no trace_view.json or ascend_*_profiler_*.db, which the comparison "
+        "needs", hint)
+    (out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").rename(out / "trace_view.json")
+    assert detect(str(d)).trace_path == str(out / "trace_view.json")
+
+
+def test_nested_folder_without_an_export_keeps_the_plain_error(tmp_path):
+    """An ASCEND_PROFILER_OUTPUT inside ASCEND_PROFILER_OUTPUT that holds no trace or database (its CSVs alone) is
+    no export to point at: the error keeps its hint-less line."""
+    d = tmp_path / "rank-0_ascend_ms"
+    inner = d / "ASCEND_PROFILER_OUTPUT" / "ASCEND_PROFILER_OUTPUT"
+    inner.mkdir(parents=True)
+    shutil.copy(MS / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", inner)
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert err.value.hint is None
+
+
 def test_profiler_info_over_the_text_cap_is_refused_by_name(tmp_path, monkeypatch):
     """profiler_info_0.json is read whole, so the text-file size cap applies to it: the fixture without its CSV
     and communication side files, with the cap set between the sizes of profiler_metadata.json and

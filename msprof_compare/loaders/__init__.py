@@ -195,11 +195,12 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
         if other:
             raise ProfileError(path, f"holds {term_safe(other[0])}, not {ASCEND_OUTPUT}: the name is case-sensitive",
                                hint=f"rename it to {ASCEND_OUTPUT}")
+    nested = _nested_output_hint(output, out_entries)
     parsed = [n for n in _PARSED_FILES if n in out_entries]
     if parsed:  # parsed, but the one file the comparison reads first is missing (e.g. left out of a copy)
         raise ProfileError(output, f"holds the parsed {', '.join(parsed)} but no trace_view.json or "
                                    "ascend_*_profiler_*.db, which the comparison needs",
-                           hint="copy the directory with its trace_view.json, or export the profile again")
+                           hint=nested or "copy the directory with its trace_view.json, or export the profile again")
     msprof = sorted(n for n in out_entries if n.startswith("msprof") and n.endswith(".db"))
     if msprof:
         raise ProfileError(output, f"holds {term_safe(msprof[0])}, {_not_a_profiler_db(msprof[0])}")
@@ -207,7 +208,7 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
                        hint=(_inner_profiles_hint(path, heads) or _cann_runs_hint(path) or _timeline_files_hint(path)
                              or _mindspore_legacy_hint(path, out_entries) or _unparsed_hint(path, out_entries))
-                       if output == path else None)
+                       if output == path else nested)
 
 
 def _refuse_path_past_a_file(given: str) -> None:
@@ -223,6 +224,26 @@ def _refuse_path_past_a_file(given: str) -> None:
         raise ProfileError(name, "is a file, not a directory: a path ending in '/' names a folder",
                            hint=f"pass the file without the '/': {term_safe(stem)}")
     raise ProfileError(name, "not a directory: the path goes on past a file, as through a folder")
+
+
+def _nested_output_hint(output: str, entries: list[str]) -> str | None:
+    """When the export's folder holds another ASCEND_PROFILER_OUTPUT with the trace or database in it (``cp -r`` of
+    the folder onto a copy that already has one nests it there), say so: the line said the data was "not
+    collected by PyTorch or Mindspore mode or not parsed", false of the export a level down. Its profiling folder
+    (profiler_info, profiler_metadata.json) is the one above, so the files are to move up, not the inner folder to
+    be passed. None where the folder holds no such copy."""
+    if ASCEND_OUTPUT not in entries:
+        return None
+    try:
+        inner = os.listdir(os.path.join(output, ASCEND_OUTPUT))
+    except OSError:
+        return None
+    held = sorted(n for n in inner if _is_db_name(n) or n in ("trace_view.json", "trace_view.json.gz"))
+    if not held:
+        return None
+    return (f"it holds {ASCEND_OUTPUT}{os.sep}{term_safe(held[0])} a level down, a copy nested in a folder of its "
+            f"own name (as cp -r onto an existing {ASCEND_OUTPUT} makes): move that folder's files up into "
+            f"{term_safe(output)}")
 
 
 #: What torch_npu and MindSpore write beside trace_view.json in ASCEND_PROFILER_OUTPUT.
