@@ -463,6 +463,28 @@ def test_export_nested_in_its_own_folder_is_named(tmp_path):
     assert detect(str(d)).trace_path == str(out / "trace_view.json")
 
 
+@pytest.mark.parametrize("name", ["TRACE_VIEW.JSON", "Trace_View.json", "trace_view.JSON.gz"])
+@pytest.mark.parametrize("level", ["profiling", "ascend_output"])
+def test_trace_named_in_another_case_is_named(tmp_path, name, level):
+    """The MindSpore-layout fixture with its trace_view.json renamed in another case (a copy through a tool that
+    changed it; synthetic): the folder read as "holds the parsed kernel_details.csv but no trace_view.json", false
+    of the trace that is there. Named with the rename to do, from the export's folder and from
+    ASCEND_PROFILER_OUTPUT passed itself; the lookup stays case-sensitive, as for ASCEND_PROFILER_OUTPUT."""
+    d = tmp_path / "rank-0_ascend_ms"
+    shutil.copytree(MS, d)
+    out = d / "ASCEND_PROFILER_OUTPUT"
+    data = (out / "trace_view.json").read_bytes()
+    (out / "trace_view.json").unlink()
+    (out / name).write_bytes(gzip.compress(data) if name.lower().endswith(".gz") else data)
+    with pytest.raises(ProfileError) as err:
+        detect(str(d if level == "profiling" else out))
+    lower = name.lower()
+    assert (err.value.path, err.value.message, err.value.hint) == (
+        str(out), f"holds {name}, not {lower}: the name is case-sensitive", f"rename it to {lower}")
+    (out / name).rename(out / lower)
+    assert detect(str(d)).trace_path == str(out / lower)
+
+
 def test_nested_folder_without_an_export_keeps_the_plain_error(tmp_path):
     """An ASCEND_PROFILER_OUTPUT inside ASCEND_PROFILER_OUTPUT that holds no trace or database (its CSVs alone) is
     no export to point at: the error keeps its hint-less line."""

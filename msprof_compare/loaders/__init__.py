@@ -195,6 +195,12 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
         if other:
             raise ProfileError(path, f"holds {term_safe(other[0])}, not {ASCEND_OUTPUT}: the name is case-sensitive",
                                hint=f"rename it to {ASCEND_OUTPUT}")
+    # the trace under another case (TRACE_VIEW.JSON: the same copy through such a tool): "holds the parsed
+    # kernel_details.csv but no trace_view.json" or "not collected ... not parsed" sent the user looking for it
+    cased = sorted(n for n in out_entries if n.lower() in _TRACE_NAMES and os.path.isfile(os.path.join(output, n)))
+    if cased:
+        raise ProfileError(output, f"holds {term_safe(cased[0])}, not {cased[0].lower()}: the name is case-sensitive",
+                           hint=f"rename it to {cased[0].lower()}")
     nested = _nested_output_hint(output, out_entries)
     parsed = [n for n in _PARSED_FILES if n in out_entries]
     if parsed:  # parsed, but the one file the comparison reads first is missing (e.g. left out of a copy)
@@ -244,6 +250,10 @@ def _nested_output_hint(output: str, entries: list[str]) -> str | None:
     return (f"it holds {ASCEND_OUTPUT}{os.sep}{term_safe(held[0])} a level down, a copy nested in a folder of its "
             f"own name (as cp -r onto an existing {ASCEND_OUTPUT} makes): move that folder's files up into "
             f"{term_safe(output)}")
+
+
+#: The names an export's trace is read under, lower case.
+_TRACE_NAMES = ("trace_view.json", "trace_view.json.gz")
 
 
 #: What torch_npu and MindSpore write beside trace_view.json in ASCEND_PROFILER_OUTPUT.
