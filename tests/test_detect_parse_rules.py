@@ -485,6 +485,31 @@ def test_trace_named_in_another_case_is_named(tmp_path, name, level):
     assert detect(str(d)).trace_path == str(out / lower)
 
 
+def test_side_file_named_in_another_case_is_named(tmp_path):
+    """The MindSpore-layout fixture's kernel_details.csv renamed Kernel_Details.csv, and the torch_npu fixture's
+    memory_record.csv renamed MEMORY_RECORD.CSV (synthetic): each read as absent, as the lookup stays
+    case-sensitive, and the original's "The file ... does not exist." now names the file that is there and the
+    rename; a file that is truly missing (the MindSpore fixture has no memory_record.csv) keeps the bare
+    sentence."""
+    ms = tmp_path / "rank-0_ascend_ms"
+    shutil.copytree(MS, ms)
+    out = ms / "ASCEND_PROFILER_OUTPUT"
+    (out / "kernel_details.csv").rename(out / "Kernel_Details.csv")
+    p = load_profile(str(ms), OPTS)
+    assert p.kernel_details is None and "kernel_details.csv" not in p.files
+    assert f"{out}: The file kernel_details.csv does not exist. (Kernel_Details.csv is there: the name is " \
+           "case-sensitive; rename it to kernel_details.csv)" in p.warnings
+    assert f"{out}: The file memory_record.csv does not exist." in p.warnings
+    pt = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, pt)
+    out = pt / "ASCEND_PROFILER_OUTPUT"
+    (out / "memory_record.csv").rename(out / "MEMORY_RECORD.CSV")
+    p = load_profile(str(pt), OPTS)
+    assert f"{out}: The file memory_record.csv does not exist. (MEMORY_RECORD.CSV is there: the name is " \
+           "case-sensitive; rename it to memory_record.csv)" in p.warnings
+    assert p.memory_record is None
+
+
 def test_nested_folder_without_an_export_keeps_the_plain_error(tmp_path):
     """An ASCEND_PROFILER_OUTPUT inside ASCEND_PROFILER_OUTPUT that holds no trace or database (its CSVs alone) is
     no export to point at: the error keeps its hint-less line."""

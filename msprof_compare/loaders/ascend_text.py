@@ -2039,6 +2039,18 @@ def side_files_read(opts: Options) -> tuple[str, ...]:
     return tuple(n for n in SIDE_FILES if read[n])
 
 
+def _other_case(out: str, name: str) -> str:
+    """What to add to "The file NAME does not exist." where folder ``out`` holds the file in another case
+    (KERNEL_DETAILS.CSV: a copy through a tool that changed it), as detection names ASCEND_PROFILER_OUTPUT and
+    trace_view.json so: the sentence alone sent the user looking for a file that is there. "" otherwise; listed
+    only for a file found missing."""
+    try:
+        there = sorted(n for n in os.listdir(out) if n.lower() == name and os.path.isfile(os.path.join(out, n)))
+    except OSError:
+        return ""
+    return f" ({term_safe(there[0])} is there: the name is case-sensitive; rename it to {name})" if there else ""
+
+
 def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     """Read the CSV / JSON files beside trace_view.json, each only when a comparison that uses it is on
     (``side_files_read``)."""
@@ -2054,7 +2066,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
             profile.warnings.append(f"{out}: {name} is a directory, not a file; not read.")
             return None
         # the original sentence, after the folder it was looked for in: the two sides warn alike
-        profile.warnings.append(f"{out}: The file {name} does not exist.")
+        profile.warnings.append(f"{out}: The file {name} does not exist.{_other_case(out, name)}")
         return None
 
     p = path_of("kernel_details.csv")  # read by every run
