@@ -106,6 +106,35 @@ def test_profiling_directory_never_falls_back_to_a_kineto_trace_beside_its_outpu
                                  "trace_view.json or ascend_*_profiler_*.db, which the comparison needs")
 
 
+def test_output_folder_never_falls_back_to_a_kineto_trace_inside_it(tmp_path):
+    """The MindSpore-layout fixture's ASCEND_PROFILER_OUTPUT, passed itself, without its trace_view.json and with a
+    Kineto trace copied into it (tests/data/kineto's mi300 excerpt: mixed files, synthetic): the GPU trace was
+    compared in the export's place without a word, where the *_ascend_ms folder above it is refused (the test
+    before). Refused alike, naming the trace and how to compare it; a folder of another name holding a trace and
+    a kernel_details.csv stays that trace's folder (pair.input_bytes reads one so)."""
+    d = tmp_path / "rank-0_ascend_ms"
+    shutil.copytree(MS, d)
+    out = d / "ASCEND_PROFILER_OUTPUT"
+    (out / "trace_view.json").unlink()
+    kineto = Path(__file__).resolve().parent / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
+    shutil.copyfile(kineto, out / kineto.name)
+    for given in (out, d):
+        with pytest.raises(ProfileError) as err:
+            detect(str(given))
+        assert (err.value.path, err.value.message) == (
+            str(out), "holds the parsed kernel_details.csv but no trace_view.json or ascend_*_profiler_*.db, which the "
+                      "comparison needs")
+    assert err.value.hint == "copy the directory with its trace_view.json, or export the profile again"  # from d
+    with pytest.raises(ProfileError) as err:
+        detect(str(out))
+    assert err.value.hint == ("it holds mi300_rccl_generic_excerpt.pt.trace.json too, no part of the export: pass "
+                              "that file itself to compare it as a trace")
+    other = tmp_path / "gpu_run"
+    out.rename(other)
+    layout = detect(str(other))
+    assert (layout.level, layout.trace_path) == ("file", str(other / kineto.name))
+
+
 def test_folder_of_several_named_traces_counts_and_lists_only_those(tmp_path, samples):
     """HTA's execution_trace sample folder (an execution-trace JSON object beside a Kineto trace) with the trace
     copied in as two ranks' *.pt.trace.json.gz (synthetic): the refusal counts and lists the two named

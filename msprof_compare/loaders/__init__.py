@@ -177,8 +177,13 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
         return Layout(given, path, level, trace_path=trace, ascend_output=output, info_path=info)
     if os.path.isfile(trace + ".gz"):  # compressed to save space: read like a .json.gz trace (spec README item 5)
         return Layout(given, path, level, trace_path=trace + ".gz", ascend_output=output, info_path=info)
+    stray: list[str] = []
     if output == path:
         found, named = folder_traces(path, heads)
+        if found and os.path.basename(path) == ASCEND_OUTPUT and any(n in out_entries for n in _PARSED_FILES):
+            # an export's own folder that lost its trace_view.json: the JSON trace beside its CSVs (a GPU run's, copied
+            # in) is no part of it, and was compared in its place without a word, where the folder above it is refused
+            stray, found = found, []
         if len(found) == 1:
             return Layout(given, found[0], "file", trace_path=found[0])
         if found:
@@ -204,9 +209,12 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
     nested = _nested_output_hint(output, out_entries)
     parsed = [n for n in _PARSED_FILES if n in out_entries]
     if parsed:  # parsed, but the one file the comparison reads first is missing (e.g. left out of a copy)
+        other = (f"it holds {short_list([os.path.basename(f) for f in stray], 3)} too, no part of the export: pass "
+                 "that file itself to compare it as a trace") if stray else None
         raise ProfileError(output, f"holds the parsed {', '.join(parsed)} but no trace_view.json or "
                                    "ascend_*_profiler_*.db, which the comparison needs",
-                           hint=nested or "copy the directory with its trace_view.json, or export the profile again")
+                           hint=nested or other or "copy the directory with its trace_view.json, or export the profile "
+                                                   "again")
     msprof = sorted(n for n in out_entries if n.startswith("msprof") and n.endswith(".db"))
     if msprof:
         raise ProfileError(output, f"holds {term_safe(msprof[0])}, {_not_a_profiler_db(msprof[0])}")
