@@ -712,3 +712,67 @@ def test_input_dims_no_list_are_counted_by_value_not_by_distinct_text(tmp_path):
     assert [w for w in warnings if "no list" in w] == [
         f"{path}: 3 Input Dims arg(s) of host ops are no list (the first: null); each is shown as written (null as "
         "N/A, as an absent one) in those ops' input shape / type cells and the rows keyed by them"]
+
+
+def test_two_device_memory_events_are_enough_for_the_pairing_note(tmp_path):
+    """The pairing note needs two device events at an address, no more: the timesformer excerpt cut to its first
+    device allocation (raw JSON, by time) and a copy of it 1 us later is one allocation followed by another with no
+    free between; the allocation alone says nothing."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    rest = [e for e in ev if e.get("name") != "[memory]"]
+    first = min((e for e in ev if e.get("name") == "[memory]" and e["args"]["Device Id"] >= 0
+                 and e["args"]["Bytes"] > 0), key=lambda e: e["ts"])
+    alone = _write(tmp_path, dict(doc, traceEvents=[*rest, first]), "alone")
+    assert not any("device [memory] events" in w for w in load_profile(alone, build_options()[0]).warnings)
+    path = _write(tmp_path, dict(doc, traceEvents=[*rest, first, dict(first, ts=first["ts"] + 1)]), "two")
+    assert [w for w in load_profile(path, build_options()[0]).warnings if "device [memory] events" in w] == [
+        f"{path}: of its device [memory] events, 1 allocation followed at the same address by another allocation "
+        "with no free between (read as never released), as the original pairs them: a free lost, or a trace cut or "
+        "merged?"]
+
+
+def test_memory_events_at_one_time_pair_in_file_order(tmp_path):
+    """Events at the same time are paired in file order (a stable sort by time), as the memory records pair them:
+    AlexNet's excerpt with its first device allocation and its free (raw JSON) written at 12 addresses above every
+    other, each twice over (the second time with twice the size), all 48 copies at one time in that order, closes
+    every block and says nothing. An unstable sort by time put an allocation before another or before a free of
+    another size."""
+    doc = _doc(ROOT / "tests" / "data" / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz")
+    ev = doc["traceEvents"]
+    dev = sorted((e for e in ev if e.get("name") == "[memory]" and e["args"]["Device Id"] >= 0), key=lambda e: e["ts"])
+    alloc, free = next((a, f) for i, a in enumerate(dev) if a["args"]["Bytes"] > 0 for f in dev[i + 1:]
+                       if f["args"]["Addr"] == a["args"]["Addr"])
+    assert free["args"]["Bytes"] == -alloc["args"]["Bytes"]
+    top, step = max(e["args"]["Addr"] for e in dev) + 4096, 1 << 20
+    at = alloc["ts"] + 0.5
+    assert at not in {e["ts"] for e in dev}
+    tied = [dict(e, ts=at, args=dict(e["args"], Addr=top + k * step, Bytes=e["args"]["Bytes"] * times))
+            for k in range(12) for times in (1, 2) for e in (alloc, free)]
+    path = _write(tmp_path, dict(doc, traceEvents=[*ev, *tied]), "tied")
+    assert not any("device [memory] events" in w for w in load_profile(path, build_options()[0]).warnings)
+
+
+def test_input_types_alone_no_list_are_named_as_input_types(tmp_path):
+    """Where only Input type args are no list, the note names Input type alone (the Input Dims' count is of its
+    own values): the timesformer excerpt's first cpu_op with Input Dims (raw JSON) given Input type null."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    first = next(i for i, e in enumerate(ev) if e.get("cat") == "cpu_op" and "Input Dims" in e.get("args", {}))
+    damaged = [dict(e, args=dict(e["args"], **{"Input type": None})) if i == first else e for i, e in enumerate(ev)]
+    path = _write(tmp_path, dict(doc, traceEvents=damaged), "types")
+    warnings = load_profile(path, build_options(enable_operator_compare=True)[0]).warnings
+    assert [w for w in warnings if "no list" in w] == [
+        f"{path}: 1 Input type arg(s) of host ops are no list (the first: null); each is shown as written (null as "
+        "N/A, as an absent one) in those ops' input shape / type cells and the rows keyed by them"]
+
+
+def test_input_shape_counts_of_a_thousand_or_more_carry_separators():
+    """The no-list note counts with thousands separators, as every loader count of 1,000+ (a404243): the counts
+    and first value given to the note's writer (a 1,200-op trace's args are not among the excerpts)."""
+    from msprof_compare.loaders.kineto import _odd_shapes_note
+
+    assert _odd_shapes_note("t.json", [(1200, "null"), (3456, "1.5")], 1) == (
+        "t.json: 1,200 Input Dims and 3,456 Input type arg(s) of host ops are no list (the first: null); each is "
+        "shown as written (null as N/A, as an absent one) in those ops' input shape / type cells and the rows keyed "
+        "by them")
