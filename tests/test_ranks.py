@@ -105,6 +105,38 @@ def test_kineto_rank_from_the_head_not_the_name(tmp_path, monkeypatch, caplog):
         "(rank 7 by its name, rank 0 recorded)")
 
 
+def test_kineto_names_saying_another_rank_are_listed_in_name_order(tmp_path, caplog):
+    """The traces whose name says another rank are listed by name, digits as numbers (``sampled_rank-9`` before
+    ``sampled_rank-10``), not in the order their recorded ranks were gathered (by path text: ``-10`` first); hta's
+    two sampled ranks (rank 0 and 1 recorded, their heads read by the test above) renamed to say ranks 10 and 9."""
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", tmp_path / "sampled_rank-10.json.gz")
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", tmp_path / "sampled_rank-9.json.gz")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert api.ranks(tmp_path) == {0: str(tmp_path / "sampled_rank-10.json.gz"),
+                                       1: str(tmp_path / "sampled_rank-9.json.gz")}
+    assert caplog.messages == [
+        f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, by which each is "
+        "compared: sampled_rank-9.json.gz (rank 9 by its name, rank 1 recorded), sampled_rank-10.json.gz (rank 10 by "
+        "its name, rank 0 recorded)"]
+
+
+def test_a_rank_folder_of_cycles_naming_another_rank_is_said_per_cycle(tmp_path, caplog):
+    """A ``rank3/`` folder holding one worker's two cycles (``w.100`` and ``w.200``, each a copy of hta's
+    sampled_rank-0, rank 0 recorded) says rank 3 by its folder's name for each cycle's trace, the folder's name read
+    with the trace's, as for a folder holding one trace."""
+    (tmp_path / "rank3").mkdir()
+    for ms in (100, 200):
+        shutil.copy(KINETO / "sampled_rank-0.json.gz", tmp_path / "rank3" / f"w.{ms}.pt.trace.json.gz")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert sorted(api.ranks(tmp_path).values()) == [str(tmp_path / "rank3" / f"w.{ms}.pt.trace.json.gz")
+                                                        for ms in (100, 200)]
+    sub = os.path.join("rank3", "w")
+    assert caplog.messages == [
+        f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, by which each is "
+        f"compared: {sub}.100.pt.trace.json.gz (rank 3 by its name, rank 0 recorded), {sub}.200.pt.trace.json.gz "
+        "(rank 3 by its name, rank 0 recorded)"]
+
+
 def test_kineto_rank_folder_naming_another_rank_is_said(tmp_path, caplog):
     """A rank's subfolder ``rank3/`` whose trace records rank 0 (hta's sampled_rank-0, its head read by hand: rank
     0) is said as a file so named is; names saying no rank, or two, or "rank" inside a word (``frank1``), say none,
