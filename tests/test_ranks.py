@@ -137,6 +137,20 @@ def test_a_rank_folder_of_cycles_naming_another_rank_is_said_per_cycle(tmp_path,
         "(rank 3 by its name, rank 0 recorded)"]
 
 
+def test_a_thousand_kineto_names_saying_another_rank_are_counted_with_separators(tmp_path, caplog):
+    """The count of traces whose name says another rank carries thousands separators, as every count of 1,000+:
+    1,000 heads (as the test below writes them) each named one rank above the rank it records, the first ten
+    named by name order."""
+    for r in range(1000):
+        (tmp_path / f"w_rank{r + 1}.pt.trace.json").write_bytes(b'{"distributedInfo": {"rank": %d}, "traceEvents": []}'
+                                                                 % r)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert list(api.ranks(tmp_path)) == list(range(1000))
+    named = ", ".join(f"w_rank{r + 1}.pt.trace.json (rank {r + 1} by its name, rank {r} recorded)" for r in range(10))
+    assert caplog.messages == [f"{tmp_path}: 1,000 Kineto traces' names say another rank than their "
+                               f"distributedInfo.rank, by which each is compared: {named}, ... (1,000 in all)"]
+
+
 def test_kineto_rank_folder_naming_another_rank_is_said(tmp_path, caplog):
     """A rank's subfolder ``rank3/`` whose trace records rank 0 (hta's sampled_rank-0, its head read by hand: rank
     0) is said as a file so named is; names saying no rank, or two, or "rank" inside a word (``frank1``), say none,
