@@ -1463,6 +1463,24 @@ def test_a_rank_trace_whose_head_cannot_be_read_is_named_for_why(tmp_path, capsy
         assert list(ranks.discover(str(base))) == [0, 1]
 
 
+def test_a_rank_trace_whose_head_is_all_blanks_going_on_past_it_is_no_empty_file(tmp_path):
+    """A head of blanks that goes on past the 64 KiB read (hta's sampled_rank-1, 65,536 spaces written before its
+    JSON) is no empty file: discovery reads no rank in that head and says so, as for any head without
+    distributedInfo.rank, where "empty file" would be untrue of it."""
+    from msprof_compare.loaders import ranks
+
+    base = tmp_path / "base"
+    for rank in (0, 1):
+        (base / f"rank{rank}").mkdir(parents=True)
+        shutil.copy(KINETO / f"sampled_rank-{rank}.json.gz", base / f"rank{rank}" / "t.pt.trace.json.gz")
+    bad = base / "rank1" / "t.pt.trace.json.gz"
+    bad.write_bytes(gzip.compress(b" " * 65536 + gzip.decompress(bad.read_bytes())))
+    with pytest.raises(ProfileError) as info:
+        ranks.discover(str(base))
+    assert (info.value.path, info.value.message) == (str(bad),
+                                                     "no rank id: no distributedInfo.rank in its first 64 KiB")
+
+
 def test_an_unreadable_folder_named_as_no_rank_stays_out_of_a_folder_of_ranks(tmp_path, monkeypatch):
     """An unreadable folder whose name says no rank and is no rank folder's but for its digits (lost+found at a
     volume's root, a .Trash-1000, a cache beside node0_gpu0) is none of the job's: the folder of ranks is its ranks,
