@@ -641,8 +641,10 @@ def test_a_distributed_rank_that_is_no_rank_id_is_refused_naming_it(tmp_path):
     assert list(api.ranks(folder("ints", ["0", "1"]))) == [0, 1]
     assert list(api.ranks(folder("texts", ['"0"', '"01"']))) == [0, 1]
     assert all(not isinstance(u, RankCycle) for u in api.ranks(folder("mixed", ['"3"', "2"])))
+    # a text of 5,000 digits is no rank id either (int() refuses past 4,300 digits: read, it raised ValueError), and
+    # is named cut to 40 characters
     for i, (rank, said) in enumerate((("1.0", "1.0"), ("true", "true"), ("-1", "-1"), ('"abc"', "'abc'"),
-                                      ("[1]", "[1]"))):
+                                      ("[1]", "[1]"), (f'"{"1" * 5000}"', f"'{'1' * 36}..."))):
         d = folder(f"bad{i}", ["0", rank])
         with pytest.raises(ProfileError) as info:
             api.ranks(d)
