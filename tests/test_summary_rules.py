@@ -843,6 +843,25 @@ def test_step_wrapper_and_communication_note_edges() -> None:
     assert summary_notes.communication_note(one, under) == ""
 
 
+def test_communication_note_takes_the_sign_of_the_change_and_says_the_waterfall_only_with_one() -> None:
+    """Two more edges by hand. A contributor is named where its communication moved with its change, by half of it
+    or more: +2 ms with communication 3 -> 1 ms (-2 ms, against it) is not, -2 ms with the same fall is. A run
+    without a waterfall (operators alone: ``unexplained_note`` given none) is not told what its waterfall counts.
+    A contributor the communication frame does not hold, listed first, leaves the next one to be read."""
+    fell = pd.DataFrame({"Name": ["a"], "Base(ms)": [3.0], "Comparison(ms)": [1.0]})
+    assert summary_notes.communication_note(pd.DataFrame({"Name": ["a"], "Diff(ms)": [2.0]}), fell) == ""
+    down = pd.DataFrame({"Name": ["a"], "Diff(ms)": [-2.0]})
+    said = ("most of the change of a is collective communication launched inside it (HCCL ops, which an NPU text "
+            "export links to the operator that launched them{}): communication 3.000 ms -> 1.000 ms")
+    assert summary_notes.communication_note(down, fell) == said.format(
+        "; the waterfall counts them as communication, not computing")
+    assert summary_notes.communication_note(down, fell, waterfall=False) == said.format("")
+    assert summary_notes.unexplained_note(down, None, fell) == said.format("")
+    # a contributor that holds no communication (not in the frame) listed first leaves the next one to be read
+    two = pd.DataFrame({"Name": ["b", "a"], "Diff(ms)": [5.0, -2.0]})
+    assert summary_notes.communication_note(two, fell, waterfall=False) == said.format("")
+
+
 def test_module_coverage_share_is_at_most_the_whole() -> None:
     """``_module_row``: level-1 module rows holding more than the operators' device time (12 of 10 ms) read a share
     of 1.0, not 1.2, beside the other side's 0.1 (a level-2 row is no part of it); the Detail keeps both figures as
