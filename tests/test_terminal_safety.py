@@ -119,3 +119,16 @@ def test_module_names_give_way_by_whole_components():
     slash = "/ Model_0/ Linear_0 > aten::a/b"
     assert cut_module_columns(slash, 25) == ".../ Linear_0 > aten::a/b"
     assert cut_module_columns(slash, 20) == "..." + slash[-17:]
+
+
+def test_short_list_escapes_for_the_log_only_and_counts_only_past_its_limit() -> None:
+    """``short_list`` by hand: exactly ``limit`` items are all shown, with no count; one more is counted (with
+    separators); escaped (ESC as ``\\x1b``) for a log line, kept as written for a text that also goes to a sheet or
+    the JSON (``escape=False``: an operator name with a control character stays the sheet's name)."""
+    from msprof_compare.textsafe import short_list
+
+    assert short_list(["a", "b", "c"], 3) == "a, b, c"
+    assert short_list(["a", "b", "c", "d"], 3) == "a, b, c, ... (4 in all)"
+    assert short_list([str(i) for i in range(1200)], 2) == "0, 1, ... (1,200 in all)"
+    assert short_list(["x\x1b[31m", "y"], 2) == "x\\x1b[31m, y"
+    assert short_list(["x\x1b[31m", "y"], 2, escape=False) == "x\x1b[31m, y"
