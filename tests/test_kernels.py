@@ -569,6 +569,24 @@ def test_op_statistic_without_a_time_column_says_which(samples, tmp_path, caplog
         f"Can't find any valid kernel type data (op_statistic.csv) in the file: {side}"]
 
 
+def test_op_statistic_without_two_time_columns_names_both(samples, tmp_path):
+    """Two of the three time columns cut out (the L1 sample's op_statistic.csv, by csv): the line names both, in
+    the order the export's header writes them (Min before Avg)."""
+    from msprof_compare.loaders.ascend_text import read_op_statistic
+
+    src = samples / L1 / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv"
+    with open(src, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    keep = [j for j, c in enumerate(rows[0]) if c not in ("Min Time(us)", "Avg Time(us)")]
+    assert len(keep) == len(rows[0]) - 2
+    path = tmp_path / "op_statistic.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh, lineterminator="\n").writerows([[r[j] for j in keep] for r in rows])
+    warnings: list[str] = []
+    read_op_statistic(str(path), warnings)
+    assert warnings == [f"{path}: no Min Time(us), Avg Time(us) column; KernelTypeCompare reads none of its rows"]
+
+
 def test_op_statistic_zero_time_is_no_negative_time(tmp_path):
     """A time of 0 (a Min Time(us) of 0.000, an op that once took under a ns) is a time: the row keeps its
     times and no warning is given (only a time below 0 zeroes the row)."""

@@ -624,6 +624,25 @@ def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
             "bandwidth, one without a size moves none)"]
 
 
+def test_bandwidth_value_written_null_is_unusable_not_absent(tmp_path, caplog):
+    """A bandwidth block whose Transit Time(ms) is there but null is no usable number, not a block without the key:
+    the fixture's one step copied to four, each SDMA time null, says the unusable values (three named, then the
+    count) and no block without a key."""
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, side)
+    path = side / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    (_, entry), = json.loads(path.read_text(encoding="utf-8")).items()
+    entry["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]["Transit Time(ms)"] = None
+    path.write_text(json.dumps({f"step{i}": entry for i in range(1, 5)}), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(PT), str(side), enable_profiling_compare=True)
+    assert [m for m in caplog.messages if "bandwidth block" in m] == []
+    assert [m for m in caplog.messages if "not a usable number" in m] == [
+        f"{path}: not a usable number (no number, not finite, negative, or over 1 PB or a week): SDMA Transit "
+        "Time(ms) None in 'step1', SDMA Transit Time(ms) None in 'step2', SDMA Transit Time(ms) None in 'step3', ... "
+        "(4 in all); that bandwidth is shown as 0"]
+
+
 # --------------------------------------------------------------------------- parity with the original
 
 PAIRS = {
