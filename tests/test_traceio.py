@@ -319,6 +319,15 @@ def test_checked_ints_reads_integers_and_counts_the_rest() -> None:
                         "those widgets read as without one"]
 
 
+def test_checked_ints_counts_a_thousand_or_more_with_separators() -> None:
+    """The one line's count carries thousands separators, as every loader count of 1,000+: 1,200 junk values."""
+    warnings: list[str] = []
+    out = checked_ints("f.json", ["x"] * 1200, IntArg("widget id", "those widgets read as without one"), warnings)
+    assert out.tolist() == [-1] * 1200
+    assert warnings == ["f.json: 1,200 widget id(s) are not integers within int64 (the first: 'x'); those widgets "
+                        "read as without one"]
+
+
 def test_checked_ints_bounds() -> None:
     """Values outside the bounds read as the default too, in the same one line as the junk."""
     arg = IntArg("total", "left out", 0, (0, 1000, "from 0 to 1 kB"))
