@@ -456,6 +456,24 @@ def test_release_time_of_minus_one_ns_is_no_junk(tmp_path):
     assert warnings == [f"{f}: 1 Release Time(us) value(s) are negative; read as never released"]
 
 
+def test_release_times_of_0_by_the_thousand_are_counted_with_separators(samples, tmp_path):
+    """The count of Release Time(us) values of 0 carries thousands separators: msinsight text level1 rank0's
+    operator_memory.csv header and its first released block's row written 1,200 times, each released at 0.000."""
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/operator_memory.csv"
+    with open(src, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    j = rows[0].index("Release Time(us)")
+    row = next(r for r in rows[1:] if r[j].strip())
+    path = tmp_path / "operator_memory.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        zero = [*row[:j], "0.000", *row[j + 1:]]
+        csv.writer(fh, lineterminator="\n").writerows([rows[0], *[zero] * 1200])
+    warnings: list[str] = []
+    ascend_text.read_operator_memory(str(path), warnings)
+    assert [w for w in warnings if "are 0" in w] == [
+        f"{path}: 1,200 Release Time(us) value(s) are 0 (to the ns: no time); read as never released, as an empty one"]
+
+
 def test_release_time_of_0_is_said_and_read_as_empty(samples, tmp_path, caplog):
     """msinsight text level1 rank0's operator_memory.csv with two released blocks' Release Time(us) set to 0.000 and
     to 0.0000001 (under half a ns: 0 ns), synthetic: the comparison read them as never released without a word,

@@ -569,6 +569,22 @@ def test_op_statistic_without_a_time_column_says_which(samples, tmp_path, caplog
         f"Can't find any valid kernel type data (op_statistic.csv) in the file: {side}"]
 
 
+def test_op_statistic_times_over_a_week_by_the_thousand_are_counted_with_separators(tmp_path):
+    """The count of rows over a week carries thousands separators: the L1 op_statistic.csv's ForeachAddList row
+    (as the test above cuts it) written for 1,200 op types, each with a Total Time(us) of 1e20."""
+    from msprof_compare.loaders.ascend_text import read_op_statistic
+
+    f = tmp_path / "op_statistic.csv"
+    f.write_text("OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
+                 + "".join(f"Op{i},AI_VECTOR_CORE,3,1e20,624.152,653.026,706.614,22.077\n" for i in range(1200)),
+                 encoding="utf-8")
+    warnings: list[str] = []
+    df = read_op_statistic(str(f), warnings)
+    assert warnings == [f"{f}: 1,200 row(s) with a time that lasts over a week (a damaged time?); their times read "
+                        "as 0"]
+    assert (df["Total Time(us)"] == 0).all() and len(df) == 1200
+
+
 def test_op_statistic_without_two_time_columns_names_both(samples, tmp_path):
     """Two of the three time columns cut out (the L1 sample's op_statistic.csv, by csv): the line names both, in
     the order the export's header writes them (Min before Avg)."""
