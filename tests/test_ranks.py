@@ -1186,6 +1186,7 @@ def _refusing(monkeypatch, *refused: Path) -> None:
 @pytest.mark.parametrize(("names", "hint"), [
     (("rank0", "rank1"), "its name says rank 1"),
     (("node0_gpu0", "node0_gpu1"), "its name is rank folder node0_gpu0's but for its digits"),
+    (("rank00", "rank01"), "its name says rank 1"),  # the rank as a number, as the rank table shows it
 ])
 def test_an_unreadable_kineto_rank_folder_is_named(tmp_path, capsys, monkeypatch, names, hint):
     """A Kineto rank's subfolder that cannot be listed (no permission) is named in one error line, exit 1, nothing
