@@ -203,8 +203,6 @@ def _script_int(text: str) -> int:
     return _strict_int(text, lambda shown, why: argparse.ArgumentTypeError(f"invalid int value: {shown}{why}"))
 
 
-_script_int.__name__ = "int"  # argparse names the type by it: "argument --max_kernel_num: invalid int value: ..."
-
 
 def compare_command(
     comparison_profiling_path: str = typer.Option(

@@ -29,7 +29,7 @@ from ..columns import col_of
 from ..errors import ProfileError
 from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at, unread_categories
 from ..options import Options
-from ..textsafe import short_repr, term_safe
+from ..textsafe import short_repr
 from . import classify
 from .breakdown import Breakdown, last_of_keys, peak_reserved_gb, zero_readings
 
@@ -71,9 +71,10 @@ def unmatched_flow_cat(profile: Profile, cat: str) -> str:
 
 
 def flow_cats_text(cats: list[str]) -> str:
-    """Flow categories as the "Can't find any flow event" hints name them: the first three, quoted and
-    terminal-safe, then ", ..." where there are more."""
-    return ", ".join(repr(term_safe(c)) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
+    """Flow categories as the "Can't find any flow event" hints name them: the first three, quoted, then ", ..."
+    where there are more. ``repr`` alone is terminal-safe (it escapes every control, bidi and line-separator
+    character); escaping before it doubled each backslash (``'a\\\\x1b'``)."""
+    return ", ".join(repr(c) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
 
 
 def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None) -> None:
