@@ -667,6 +667,47 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
         api.ranks(TEXT0 / "rank0_ascend_pt")
 
 
+def test_trace_beside_its_gzip_copy_is_named_as_one(tmp_path, capsys, monkeypatch):
+    """A rank's trace kept beside its gzip copy (r0.pt.trace.json and r0.pt.trace.json.gz, HTA's sampled_rank-0,
+    rank 0 recorded in both) is refused as rank 0 held twice, and the hint says which name looks like the other
+    compressed, where it told of a profiler schedule's cycles; a worker's cycle beside its copy is no two cycles
+    (left65d, session 65: it was compared as cycles 1 and 2 of one trace)."""
+    job = tmp_path / "job"
+    job.mkdir()
+    raw = gzip.decompress((KINETO / "sampled_rank-0.json.gz").read_bytes())
+    (job / "r0.pt.trace.json").write_bytes(raw)
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", job / "r0.pt.trace.json.gz")
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", job / "r1.pt.trace.json.gz")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_inproc(capsys, "-bp", "job", "-d", "job", "-o", "out")
+    assert (code, error_lines(err)) == (1, [
+        "error: job: holds rank 0 twice, by name: r0.pt.trace.json, r0.pt.trace.json.gz (r0.pt.trace.json.gz looks "
+        "like r0.pt.trace.json compressed: keep one of the two)"])
+    assert not (tmp_path / "out").exists()
+    (job / "r0.pt.trace.json.gz").rename(job / "old.pt.trace.json.gz")  # no twin by name: the words as before
+    with pytest.raises(ProfileError, match=r"holds rank 0 twice, by name: old.pt.trace.json.gz, r0.pt.trace.json "
+                                           r"\(keep one profile per rank in the folder; a profiler schedule's"):
+        api.ranks(job)
+    shutil.copy(job / "r0.pt.trace.json", job / "r0b.pt.trace.json")  # three: the twin said before the usual hint
+    (job / "old.pt.trace.json.gz").rename(job / "r0b.pt.trace.json.gz")
+    with pytest.raises(ProfileError, match=r"holds rank 0 3 times, by name: r0.pt.trace.json, r0b.pt.trace.json, "
+                                           r"r0b.pt.trace.json.gz \(r0b.pt.trace.json.gz looks like r0b.pt.trace.json "
+                                           r"compressed; keep one profile per rank in the folder; a profiler"):
+        api.ranks(job)
+    cyc = tmp_path / "cyc"  # one worker's cycle and its copy: as profilers name cycles, but no two of them
+    cyc.mkdir()
+    (job / "r0.pt.trace.json").rename(cyc / "host_1.1700000000000.pt.trace.json")
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", cyc / "host_1.1700000000000.pt.trace.json.gz")
+    with pytest.raises(ProfileError, match=r"^cyc: holds rank 0 twice, by name: host_1.1700000000000.pt.trace.json, "
+                                           r"host_1.1700000000000.pt.trace.json.gz \(host_1.1700000000000.pt.trace"
+                                           r".json.gz looks like host_1.1700000000000.pt.trace.json compressed: keep "
+                                           r"one of the two\)$"):
+        api.ranks("cyc")
+    (cyc / "host_1.1700000000000.pt.trace.json.gz").rename(cyc / "host_1.1700000000001.pt.trace.json.gz")
+    assert api.ranks("cyc") == {RankCycle(0, 1): os.path.join("cyc", "host_1.1700000000000.pt.trace.json"),
+                                RankCycle(0, 2): os.path.join("cyc", "host_1.1700000000001.pt.trace.json.gz")}
+
+
 def cyc_name(worker: int, n: int) -> str:
     """A profiling directory's name as torch_npu writes it, ``{worker}_{timestamp}_ascend_pt``: worker ``host_N``."""
     return f"host_{worker}_2025010100000000{n}_ascend_pt"

@@ -252,10 +252,13 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
         times = "twice" if len(paths) == 2 else f"{len(paths)} times"
         also = f"; {named_units(twice[1:])} too" if twice[1:] else ""
         order = "by name" if ends is None else "in recorded order"
+        hint = ("keep one profile per rank in the folder; a profiler schedule's cycles compare cycle by cycle where "
+                "each rank's are one worker's, named as the profilers name them: <worker>_<timestamp>_ascend_pt, "
+                "<worker>.<ms>.pt.trace.json")
+        if twins := _gz_twins(paths, directory):
+            hint = f"{twins}: keep one of the two" if len(paths) == 2 else f"{twins}; {hint}"
         raise ProfileError(directory, f"holds rank {twice[0]} {times}, {order}: {_names(paths, directory)}{also}",
-                           hint="keep one profile per rank in the folder; a profiler schedule's cycles compare "
-                                "cycle by cycle where each rank's are one worker's, named as the profilers name "
-                                "them: <worker>_<timestamp>_ascend_pt, <worker>.<ms>.pt.trace.json")
+                           hint=hint)
     return {rank: _recorded_order(paths, ends) for rank, paths in sorted(held.items())}
 
 
@@ -353,8 +356,10 @@ _CYCLE_NAMES = (re.compile(r"(.+)\.[0-9]+\.pt\.trace\.json(?:\.gz)?"), re.compil
 def _one_worker(paths: list[str]) -> bool:
     """Whether inputs are one process's cycles: every name as the profilers name them, with one worker, in one
     folder (the one on_trace_ready writes to: a worker's name alone, ``worker0`` of two runs' folders, pairs
-    nothing)."""
-    if len({os.path.dirname(p) for p in paths}) > 1:
+    nothing). A trace beside its gzip copy (``w.1.pt.trace.json`` and ``.gz``) is no two cycles: a profiler writes
+    one of them."""
+    names = set(paths)
+    if len({os.path.dirname(p) for p in paths}) > 1 or any(p + ".gz" in names for p in paths):
         return False
     workers = set()
     for path in paths:
@@ -396,6 +401,15 @@ def _single_device_error(directory: str, alone: list[str], held: dict[int, list[
                                    f"{ranks}",
                         hint="pass one profile per side, or a folder holding one profile per rank of a "
                              "distributed run")
+
+
+def _gz_twins(paths: list[str], directory: str) -> str:
+    """"b.gz looks like b compressed" for each trace file of ``paths`` whose name is another's plus ``.gz`` (a
+    trace kept beside its gzip copy, which reads as the same rank twice), so the user knows which to remove; ""
+    where none is. By name alone: reading both to compare would cost a second parse of each."""
+    files = {p for p in paths if os.path.isfile(p)}
+    return "; ".join(f"{os.path.relpath(p + '.gz', directory)} looks like {os.path.relpath(p, directory)} compressed"
+                     for p in sorted(files) if p + ".gz" in files)
 
 
 def _names(paths: list[str], directory: str) -> str:
