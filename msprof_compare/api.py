@@ -252,11 +252,12 @@ class CompareResult:
     def verdict(self) -> str:
         """Which side is slower and by how much, in words, as under the console's waterfall ("" without one), without
         the final period the console and the Summary sheet add (JSON ``summary.verdict`` is the same text):
-        ``"E2E time 3.908 ms -> 3.496 ms (-0.412 ms, -10.54%): the comparison is faster than the base"``."""
-        from .compare.verdict import e2e_verdict, e2e_words
+        ``"E2E time 3.908 ms -> 3.496 ms (-0.412 ms, -10.54%): the comparison is faster than the base"``; where an
+        idle stretch makes most of the difference, a second sentence after a line break says so."""
+        from .compare.verdict import run_verdict
 
         wf = self.frames.get("waterfall")
-        return e2e_verdict(wf, *e2e_words(self, self.frames.get("e2e"))) if wf is not None and len(wf) else ""
+        return run_verdict(self, wf) if wf is not None and len(wf) else ""
 
     @property
     def guards(self) -> pd.DataFrame:

@@ -563,12 +563,13 @@ def test_a_row_of_many_wrapped_lines_stops_at_excels_tallest_row(pair1, tmp_path
 
 def test_a_wrapped_summary_line_of_many_lines_stops_at_excels_tallest_row(pair1, tmp_path, monkeypatch):
     """The Summary's wrapped lines (the verdict under the waterfall, the notes) take the same cap as the validity
-    table's rows: a verdict of 40 lines would need 600 points, over the 409 Excel allows."""
+    table's rows: a verdict sentence of 2,000 words wraps to far over the 409 points Excel allows (its line breaks
+    part sentences, a row each: test_idle_stretch.py::test_hta_alexnet_against_npu)."""
     sheet = next(s for s in pair1.sheets if s.name == "Summary")
-    verdict = "\n".join(f"line {i}" for i in range(40))
+    verdict = " ".join(f"word{i}" for i in range(2000))
     monkeypatch.setattr(sheet, "verdict", verdict)
     ws = openpyxl.load_workbook(pair1.to_excel(str(tmp_path)))["Summary"]
-    row = next(c.row for c in ws["A"] if isinstance(c.value, str) and c.value.startswith("line 0\n"))
+    row = next(c.row for c in ws["A"] if isinstance(c.value, str) and c.value.startswith("word0 word1 "))
     assert ws.row_dimensions[row].height == 408.75  # 409 points, as xlsxwriter rounds it to whole pixels
     assert ws.cell(row, 1).value == f"{verdict}."
 

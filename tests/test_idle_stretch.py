@@ -13,6 +13,7 @@ import logging
 from decimal import Decimal
 from pathlib import Path
 
+import openpyxl
 import pytest
 from dbutil import sql
 from logutil import blocks
@@ -27,6 +28,7 @@ from msprof_compare.compare.breakdown_gpu import gpu_breakdown
 from msprof_compare.compare.breakdown_npu import npu_breakdown
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import Options
+from msprof_compare.report.summary_console import render_explain
 
 DATA = Path(__file__).resolve().parent / "data"
 REPO = Path(__file__).resolve().parents[1]
@@ -264,7 +266,7 @@ def test_vllm_capture_traces_difference_is_not_said_to_be_the_stretch(samples):
     (row,) = res.guards.loc[res.guards["Check"] == checks.IDLE_CHECK].to_dict("records")
     assert row["Status"] == "note" and "the base side's E2E and Free Time mostly measure that stretch (" in row[
         "Detail"] and checks.IDLE_DIFF not in row["Detail"]
-    assert verdict.IDLE_ASIDE in res.verdict
+    assert res.verdict.endswith(".\n" + verdict.IDLE_ASIDE[0].upper() + verdict.IDLE_ASIDE[1:])
 
 
 def test_row_without_e2e_on_either_side():
@@ -285,7 +287,7 @@ def test_no_row_without_the_time_breakdown():
     assert g.loc[checks.IDLE_CHECK, "Status"] == "ok"
 
 
-def test_hta_alexnet_against_npu(samples):
+def test_hta_alexnet_against_npu(samples, tmp_path):
     """Reference pair 4's GPU side (hta's PARAM AlexNet benchmark) idles 10.858 of its 12.920 s E2E in one
     stretch: its E2E against the NPU training step is mostly that stretch."""
     path = samples / HTA_ALEXNET
@@ -302,10 +304,23 @@ def test_hta_alexnet_against_npu(samples):
     # that, and the stretches differ by over 10,721 ms, over half of the E2E change (under 12,920 ms).
     e2e_gpu = _kineto(json.load(gzip.open(path))["traceEvents"])[1]
     assert 2 * (want[1] - 136_581_009) >= e2e_gpu
-    assert res.verdict.endswith("the base takes 94.60x as long; most of that difference is time with no computing "
-                                "and no communication (validity check: longest idle stretch), so compare Computing "
-                                "Time and its categories")
+    # The E2E figures by hand: the GPU's from its events (_kineto), the NPU's 136.581009 ms; the idle words a
+    # sentence of their own after a line break (one line of 289 characters), a console line and a Summary row each
+    said = [f"E2E time {e2e_gpu / 1e6:.3f} ms -> 136.581 ms ({(136_581_009 - e2e_gpu) / 1e6:.3f} ms, "
+            f"{(136_581_009 - e2e_gpu) / e2e_gpu:.2%}): the comparison is faster than the base, the base takes "
+            f"{e2e_gpu / 136_581_009:.2f}x as long.",
+            "Most of that difference is time with no computing and no communication (validity check: longest idle "
+            "stretch), so compare Computing Time and its categories"]
+    assert said[0] == ("E2E time 12920.244 ms -> 136.581 ms (-12783.663 ms, -98.94%): the comparison is faster than "
+                       "the base, the base takes 94.60x as long.")
+    assert res.verdict == "\n".join(said) and max(map(len, said)) < 160
     assert res.regression_gate(5.0)[1].endswith("threshold +5%; " + verdict.IDLE_ASIDE)
+    lines = render_explain(res.frames, res.verdict).split("\n")
+    assert lines[lines.index(said[0]) + 1] == said[1] + "."
+    out = tmp_path / "out.xlsx"
+    res.to_excel(out)
+    rows = [r[0] for r in openpyxl.load_workbook(out)["Summary"].iter_rows(max_col=1, values_only=True)]
+    assert rows[rows.index(said[0]) + 1] == said[1] + "."
 
 
 def test_idle_start_is_shown_exactly():
@@ -402,12 +417,12 @@ def test_idle_advice_agrees_with_the_category_note_where_one_side_has_no_categor
         assert "compare Computing Time, not its categories" in g.loc[checks.CATEGORY_CHECK, "Detail"]
         idle = g.loc[checks.IDLE_CHECK, "Detail"]
         assert idle.endswith(": " + checks.IDLE_ADVICE_UNSPLIT) and checks.IDLE_ADVICE not in idle
-        assert res.verdict.endswith("; " + verdict.IDLE_ASIDE_UNSPLIT)
+        assert res.verdict.endswith(".\nM" + verdict.IDLE_ASIDE_UNSPLIT[1:])
         assert "its categories" not in res.verdict.replace("not split into categories", "")
     # both sides split (reference pair 4's NPU step has kernel_details.csv): the categories are still asked for
     res = compare(str(samples / HTA_ALEXNET), str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
                   enable_profiling_compare=True)
-    assert res.verdict.endswith("; " + verdict.IDLE_ASIDE)
+    assert res.verdict.endswith(".\nM" + verdict.IDLE_ASIDE[1:])
 
 
 MS1_TIMELINE_DISPLAY = "mindinsight/tests/utils/resource/run_2/normal_run/profiler/ascend_timeline_display_1.json"

@@ -52,7 +52,7 @@ from .contributors import (
 from .module_contributors import find_module_contributors
 from .summary_notes import mark_pairs, operator_step_wrappers, unchanged_why
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
-from .verdict import e2e_verdict, e2e_words
+from .verdict import run_verdict
 from .waterfall import e2e_frame, steps_changed, waterfall_contributors, waterfall_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -134,7 +134,7 @@ def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guar
                *_SHEET_COLUMNS[1:]]
     return SummarySheet(SHEET_NAME, columns, data, (1, 1), (2, 2), stacked_captions=True,
                         waterfall=wf, contributors=contrib, guards=guard,
-                        verdict=e2e_verdict(wf, *e2e_words(ctx, ctx.frames.get("e2e"))))
+                        verdict=run_verdict(ctx, wf))
 
 
 def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:

@@ -39,12 +39,23 @@ IDLE_ASIDE_UNSPLIT = _IDLE_LEAD + checks.IDLE_ADVICE_UNSPLIT
 
 
 def e2e_words(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tuple[str, str]:
-    """``e2e_verdict``'s ``scope`` and ``aside`` (the gate's line says the same), the aside read once: what a DB
-    export's E2E holds that a text export's leaves out (``export_aside``), a DB step's range change
-    (``e2e_aside``), then an idle stretch that makes most of the difference (``idle_aside``)."""
+    """The gate line's ``scope`` and ``aside``, the aside read once: what a DB export's E2E holds that a text
+    export's leaves out (``export_aside``), a DB step's range change (``e2e_aside``), then an idle stretch that
+    makes most of the difference (``idle_aside``). The verdict says the last as a sentence of its own
+    (``run_verdict``)."""
     aside = e2e_aside(ctx, e2e)
     idle = idle_aside(getattr(ctx, "frames", {}).get("guards"))
     return e2e_scope(ctx, bool(aside)), "; ".join(a for a in (export_aside(ctx, e2e), aside, idle) if a)
+
+
+def run_verdict(ctx: RunContext | CompareResult, wf: pd.DataFrame | None) -> str:
+    """``e2e_verdict`` of a run, as the console, the Summary sheet, the JSON and ``CompareResult.verdict`` say it:
+    its scope and asides (``e2e_words``), an idle stretch that makes most of the difference a second sentence on
+    a line of its own (one line was 289 characters on reference pair 4)."""
+    e2e = getattr(ctx, "frames", {}).get("e2e")
+    aside = e2e_aside(ctx, e2e)
+    return e2e_verdict(wf, e2e_scope(ctx, bool(aside)), "; ".join(a for a in (export_aside(ctx, e2e), aside) if a),
+                       idle_aside(getattr(ctx, "frames", {}).get("guards")))
 
 
 def export_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
@@ -113,14 +124,17 @@ def e2e_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
             f"{'late' if outside > 0 else 'quicker'}")
 
 
-def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "") -> str:
+def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "", idle: str = "") -> str:
     """Which side is slower and by how much, in words ("" without a waterfall): the waterfall's end rows give
     only numbers, and "Comparison E2E ... +124.808" does not say at a glance that the comparison is the slow
     side, nor that it takes 11.6 times as long. ``scope``: ``e2e_scope``'s text; ``aside``: ``e2e_aside``'s,
-    after the figures."""
+    after the figures; ``idle``: ``idle_aside``'s, a second sentence after a line break (no closing stop: the
+    console and the Summary sheet add it, a line and a row per sentence)."""
     if wf is None or not len(wf):
         return ""
     after = f"; {aside}" if aside else ""
+    if idle:
+        after += f".\n{idle[0].upper()}{idle[1:]}"
     base, comp = int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])
     if base == comp:
         return f"E2E time{scope} {ms3(base):.3f} ms on both sides: the comparison is as fast as the base{after}"

@@ -314,7 +314,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     row = HEADER_ROWS + n + 1
     verdict = getattr(sheet, "verdict", "")
     if verdict:  # in words, on the blank row under the waterfall, within its columns
-        row = _wrapped_rows(wb, ws, sheet, row, [f"{verdict}."])
+        row = _wrapped_rows(wb, ws, sheet, row, f"{verdict}.".split("\n"))  # a row per sentence, as the console
     # the waterfall chart under the table and its verdict, within the tables' width: beside them (820 px to their
     # right) it made the print area 1,341-1,541 pt wide, printed on one page at 45-52 %; rows it covers stay blank
     widths = _table_widths(sheet)

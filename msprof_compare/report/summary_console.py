@@ -398,7 +398,7 @@ def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     by leading path components). ``verdict``: ``CompareResult.verdict``. The console prints ``render_communication`` and
     ``render_memory`` under it."""
     contrib = frames.get("contributors")
-    parts = [render_waterfall(frames.get("waterfall")), term_safe(f"{verdict}.") if verdict else "",
+    parts = [render_waterfall(frames.get("waterfall")), term_safe(f"{verdict}.", keep_newlines=True) if verdict else "",
              render_contributors(contrib)]
     if parts[2]:  # a line, or a block where it names each side's wrapper (contributors_note_lines)
         parts += [term_safe(line) for line in contributors_note_lines(contrib, frames.get("waterfall"),
