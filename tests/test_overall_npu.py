@@ -251,7 +251,9 @@ def test_trace_level_missing_rows():
     bd = B.npu_breakdown(p, OPTS)
     assert bd.computing_count == 0 and bd.other_ns == bd.computing_ns > 0
     assert bd.memory_gb == 0 and not bd.hide_op_details
-    assert len(bd.missing) == 1 and "a trace file given without its profiling directory has no" in bd.missing[0]
+    # what is absent, then the remedy, in ~100 characters after the path (~190 said the three side files' names)
+    assert bd.missing == [f"{p.path}: no computing categories, Mem Usage or bandwidths without its profiling "
+                          "directory: pass the directory instead"]
 
 
 def test_mem_usage_leaves_out_impossible_readings(tmp_path):
@@ -823,8 +825,8 @@ def test_bandwidth_notes_say_why_in_each_case(tmp_path, caplog):
     """The NPU excerpt's communication.json gives SDMA 15.654GB/s; beside it a side with nothing to read shows
     0.000GB/s, and one note under the console table says so: a communication.json without its 'Communication
     Bandwidth Info' block (the log names the file's problem, as the loader names a missing file), a
-    trace_view.json given alone (the log's line on the bare trace names the files it lacks; the notes say what
-    each cell costs)."""
+    trace_view.json given alone (the log's line on the bare trace says what is absent and to pass its directory;
+    the notes say what each cell costs)."""
     comm = json.loads((PT / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(encoding="utf-8"))
     sdma = comm["step50"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
     expected = f"{sdma['Transit Size(MB)'] / sdma['Transit Time(ms)']:.3f}GB/s"
@@ -846,13 +848,12 @@ def test_bandwidth_notes_say_why_in_each_case(tmp_path, caplog):
                     "Base row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.",
                     "Base row: a trace file given without its profiling directory has no communication.json, so its "
                     "SDMA Bandwidth 0.000GB/s is not a measurement."],
-             f"{bare}: a trace file given without its profiling directory has no kernel_details.csv, "
-             "memory_record.csv or communication.json, so the categorised computing rows, Mem Usage and bandwidths "
-             "are absent")):
+             f"{bare}: no computing categories, Mem Usage or bandwidths without its profiling directory: pass the "
+             "directory instead")):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             res = compare(str(base), str(PT), enable_profiling_compare=True)
-        assert [m for m in caplog.messages if "communication.json" in m] == [logged]
+        assert [m for m in caplog.messages if "communication.json" in m or "or bandwidths" in m] == [logged]
         headers = res.summary["headers"]
         assert [row[headers.index("SDMA Bandwidth")] for row in res.summary["rows"]] == ["0.000GB/s", expected]
         assert res.summary["notes"] == notes
@@ -890,14 +891,19 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
         assert res.summary["notes"] == notes
 
 
-def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_path):
+def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_path, caplog):
     """Pair 9c: no Overlap Analysis lane -> all zeros, no OverallMetrics sheet, same console as the original."""
     root = samples / "mindinsight/tests/utils/resource"
     base = root / "run_1/normal_run/profiler/timeline_display_1.json"
     comp = root / "run_2/normal_run/profiler/ascend_timeline_display_1.json"
     if not (base.exists() and comp.exists()):
         pytest.skip("legacy MindSpore timelines absent")
-    r = compare(str(base), str(comp), enable_profiling_compare=True)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        r = compare(str(base), str(comp), enable_profiling_compare=True)
+    # a legacy timeline has no profiling directory to pass: the line says it holds none of what is absent
+    assert [m for m in caplog.messages if "computing categories" in m] == [
+        f"{p}: no computing categories, Mem Usage or bandwidths: a lone timeline file holds none of them"
+        for p in (base, comp)]
     assert "OverallMetrics" not in r.sheet_names
     pair = "9c-mindspore-legacy-timeline-display-files"
     assert r.console_table().strip("\n") == _console_block((reference_outputs / "README.md").read_text(), pair)

@@ -43,8 +43,12 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     bd = Breakdown(kind="NPU")
     trace_only = profile.level == "trace"
     if trace_only:
-        bd.missing.append(f"{profile.path}: {bare_trace(profile)} has no kernel_details.csv, memory_record.csv or "
-                          "communication.json, so the categorised computing rows, Mem Usage and bandwidths are absent")
+        # what is absent, then what to do: a trace_view.json's profiling directory can be given instead (its
+        # kernel_details.csv, memory_record.csv and communication.json hold them); a lone timeline file has none to
+        # give. ~300 characters on reference pairs 8, 9c and 9d said the three files' names and no remedy
+        why = (" without its profiling directory: pass the directory instead" if bare_trace(profile).startswith("a tr")
+               else ": a lone timeline file holds none of them")
+        bd.missing.append(f"{profile.path}: no computing categories, Mem Usage or bandwidths{why}")
         bd.bandwidth_missing = f"{bare_trace(profile)} has no communication.json"
     else:
         _memory(profile, bd)
