@@ -515,7 +515,9 @@ def write_new_files(directory: str, stem: str, parts: list[Part], *, create: boo
     is one no other user can rename entries in (``output_target`` refuses a world-writable one without the
     sticky bit unless ``--force``), so the folder's name keeps naming it. Each file is flushed to disk (fsync)
     before it is published, so a crash or power loss cannot leave a final name holding an empty or partial
-    report, and a delayed write error is reported instead of a success.
+    report, and a delayed write error is reported instead of a success. The folder is flushed once more after
+    publishing (``_sync_directory``): not for that guarantee (an unflushed name is lost whole, never partial) but
+    so that a report the run says it wrote is still there after a power loss (~0.2-5 ms a write).
     """
     created = make_dir(directory) if create else []
     remove_stale_temporaries(directory)
@@ -582,8 +584,10 @@ def _sync(path: str) -> None:
 
 
 def _sync_directory(directory: str) -> None:
-    """Flush the new names to disk. Best effort: the reports are published by now, and a folder that cannot
-    be opened (write-only "drop box" folders, Windows) or synced (some file systems) changes nothing about them."""
+    """Flush the new names to disk, so that the reports the run names as written survive a power loss (a name not
+    yet on disk is lost whole: the files' own fsync keeps it from being partial). Best effort: the reports are
+    published by now, and a folder that cannot be opened (write-only "drop box" folders, Windows) or synced (some
+    file systems) changes nothing about them."""
     if os.name == "nt":
         return
     try:
