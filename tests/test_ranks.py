@@ -703,6 +703,13 @@ def test_trace_beside_its_gzip_copy_is_named_as_one(tmp_path, capsys, monkeypatc
                                            r".json.gz looks like host_1.1700000000000.pt.trace.json compressed: keep "
                                            r"one of the two\)$"):
         api.ranks("cyc")
+    rankless = tmp_path / "rankless"  # no rank recorded: a single GPU's cycle and its copy, no two cycles either
+    rankless.mkdir()
+    lone = HTA / "distributed_info_unavailable" / "distributed_info_not_found.json.gz"
+    shutil.copy(lone, rankless / "w.1700000000000.pt.trace.json.gz")
+    (rankless / "w.1700000000000.pt.trace.json").write_bytes(gzip.decompress(lone.read_bytes()))
+    with pytest.raises(ProfileError, match=r"^rankless: holds 2 Kineto traces that record no rank .*pass one of them"):
+        api.ranks("rankless")
     (cyc / "host_1.1700000000000.pt.trace.json.gz").rename(cyc / "host_1.1700000000001.pt.trace.json.gz")
     assert api.ranks("cyc") == {RankCycle(0, 1): os.path.join("cyc", "host_1.1700000000000.pt.trace.json"),
                                 RankCycle(0, 2): os.path.join("cyc", "host_1.1700000000001.pt.trace.json.gz")}
