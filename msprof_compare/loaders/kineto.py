@@ -302,7 +302,7 @@ class _Events:
             for f in fields:
                 get = attrgetter(f)
                 if f in ("pid", "tid"):
-                    out[f], missing, vals = traceio.lane_ids(sub, f)
+                    out[f], missing, vals = traceio.lane_ids(sub, f, None if into is None else into.get(f))
                     absent = int(np.count_nonzero(missing))
                     odd = traceio.odd_lanes(vals) if vals is not None else (0, None)
                     if what and f in lanes and (absent or odd[0]):  # lane 0 / one of its own: ``traceio.lane_notes``
@@ -320,18 +320,20 @@ class _Events:
                     if what and "" in seen:  # no name, or an empty one: counted only then (the distinct texts)
                         self.nameless[what] = self.nameless.get(what, 0) + int(np.count_nonzero(out[f] == ""))
                     continue
-                vals = list(map(get, sub))
-                if f == "ts" and vals and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
+                vals = traceio.time_values(sub, f)  # a list, or (millions of numbers) their array
+                row = None if into is None else into.get(f)  # float times are converted into it: no second array
+                if f == "ts" and len(vals) and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
                     out[f] = traceio.raw_times_to_ns(vals, self.path, f)
                     self.ts_read[idx] = True  # set for a trace of RawTsEvents (``__init__``)
                 elif f == "ts":
-                    out[f], inexact = traceio.times_to_ns(vals, self.path, f)
+                    out[f], inexact = traceio.times_to_ns(vals, self.path, f, row)
                     if inexact:
                         out[f] = self._exact_ts(idx)
                 else:
                     # a dur float64 cannot hold to the ns is over 2e12 us, so read as 0 here (over a week) whatever
                     # its digits: no re-read for it
-                    out[f], _, absent = traceio.durs_to_ns(vals, lambda v: (traceio.to_ns(v, self.path, "dur"), False))
+                    out[f], _, absent = traceio.durs_to_ns(
+                        vals, lambda v, row=row: (traceio.to_ns(v, self.path, "dur", row), False))
                     self.absent_durs[what] = (0 if absent is None else int(absent.sum()), n)
                     n_neg, n_long = zero_odd_durations(out[f])
                     self.negative += n_neg
@@ -360,7 +362,8 @@ class _Events:
 def _settle(out: dict[str, np.ndarray], into: dict[str, np.ndarray] | None, f: str) -> None:
     """Column ``f`` of ``out`` copied into its array of ``into`` (if any), which replaces it (the read one is freed)."""
     if into is not None and f in into:
-        into[f][:] = out[f]
+        if not np.may_share_memory(out[f], into[f]):  # float times converted into it already
+            into[f][:] = out[f]
         out[f] = into[f]
 
 

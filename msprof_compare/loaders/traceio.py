@@ -23,7 +23,7 @@ import re
 import zlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
-from itertools import accumulate, compress
+from itertools import accumulate, compress, islice
 from operator import attrgetter, not_
 from typing import Any, NamedTuple
 
@@ -271,6 +271,8 @@ def _durs_to_ns(values: list, convert: Callable[[list], tuple[np.ndarray, bool]]
     try:
         return (*convert(values), None)
     except ProfileError:
+        if isinstance(values, np.ndarray):  # ``time_values``' numbers: no absent value among them
+            raise
         mark = _absent_mark(values)
         if mark not in values:
             raise
@@ -893,37 +895,69 @@ def _repaired(message: str, data: bytes, notes: dict[str, str]) -> bytes | None:
 _MAX_US = 9_000_000_000_000_000
 
 
-def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
+def to_ns(values: list[Any] | np.ndarray, path: str = "", field: str = "ts", out: np.ndarray | None = None
+          ) -> np.ndarray:
     """Microsecond values (int, float or decimal string) -> int64 nanoseconds.
 
     Floats of whole-ns decimals are exact below 2**42 us (~4.4e12, ``float_inexact``); above it some
     read a ns off (0.6 % of random 3-decimal times between 4.4e12 and 8.7e12 us), which ``times_to_ns``
     reports so that the loader re-reads the text. NPU timestamps (~1.7e15 us) come as strings and are
-    converted exactly.
+    converted exactly. ``out``: an int64 array as long as ``values`` that float values are converted into (and
+    returned), so that the caller's destination (a table's block row) is not a second array of the column.
     """
-    return _to_ns(values, path, field)[0]
+    return _to_ns(values, path, field, out)[0]
 
 
-def times_to_ns(values: list[Any], path: str = "", field: str = "ts") -> tuple[np.ndarray, bool]:
+def times_to_ns(values: list[Any] | np.ndarray, path: str = "", field: str = "ts", out: np.ndarray | None = None
+                ) -> tuple[np.ndarray, bool]:
     """``to_ns`` and ``float_inexact`` of its result in one go: (ns, whether some value is a float too large
     to prove exact). A float column's proof reuses the array ``to_ns`` converted, instead of converting the
     values again and scanning their types (2.3 -> 0.2 ms for 42k Python frames at ~2.2e12 us)."""
-    ns, floats = _to_ns(values, path, field)
-    if floats is None:
-        return ns, bool(len(values)) and float_inexact(ns, values)
+    ns, floats = _to_ns(values, path, field, out)
+    if floats is None:  # an int array of ``time_values``: exact, as its list reads (no float among them)
+        return ns, not isinstance(values, np.ndarray) and bool(len(values)) and float_inexact(ns, values)
     return ns, _unproven(ns, floats)
 
 
-def _to_ns(values: list[Any], path: str, field: str) -> tuple[np.ndarray, np.ndarray | None]:
+def time_values(events: list, name: str) -> list | np.ndarray:
+    """The ``name`` time values of ``events`` for ``times_to_ns`` / ``to_ns``: their list, or, for a column of more
+    than ``_SPAN`` numbers, the array np.array makes of that list, read span by span: where every span's array
+    has one numeric dtype, it is the whole list's (each value converted alone to the dtype its types promote to),
+    so the detection of ints, floats, text and absent values is ``_to_ns``' own, and a column of any other mix
+    comes as its list. Why: the list (8 bytes an event) lived beside the array through the conversion, where a
+    1 GB trace's 4.1M Python frames reach their load's peak."""
+    get, n = attrgetter(name), len(events)
+    if n <= _SPAN or type(get(events[0])) not in (float, int):  # text, raw texts, absent: the list's own path
+        return list(map(get, events))
+    out = None
+    pulled = map(get, events)  # one pass, span by span: slicing the event list touched every event's refcount again
+    for i in range(0, n, _SPAN):
+        try:
+            part = np.array(list(islice(pulled, _SPAN)))
+        except (ValueError, OverflowError):
+            return list(map(get, events))
+        if part.dtype.kind not in "iuf" or (out is not None and part.dtype != out.dtype):
+            return list(map(get, events))
+        if out is None:
+            out = np.empty(n, dtype=part.dtype)
+        out[i:i + len(part)] = part
+    return out
+
+
+def _to_ns(values: list[Any] | np.ndarray, path: str, field: str, out: np.ndarray | None = None
+           ) -> tuple[np.ndarray, np.ndarray | None]:
     """``to_ns``, plus the float64 array of the values when they were read as floats (else None)."""
-    if not values:
+    if not len(values):
         return np.zeros(0, dtype=np.int64), None
-    if type(values[0]) is str:  # decimal text (NPU): exact digits, no detour through np.array
+    if isinstance(values, np.ndarray):  # ``time_values``' array: the dtype np.array gives the values' list
+        arr = values
+    elif type(values[0]) is str:  # decimal text (NPU): exact digits, no detour through np.array
         return decimal_us_to_ns(values, path, field), None
-    try:
-        arr = np.array(values)  # numbers (Kineto): its dtype tells what they are, no type scan
-    except (ValueError, OverflowError):
-        arr = np.array(values, dtype=object)
+    else:
+        try:
+            arr = np.array(values)  # numbers (Kineto): its dtype tells what they are, no type scan
+        except (ValueError, OverflowError):
+            arr = np.array(values, dtype=object)
     kind = arr.dtype.kind
     if kind not in "iuf" and (None in values or str in set(map(type, values))):
         # text after a number, or a ts absent / null (only ``ts`` decodes as None): the exact path,
@@ -938,11 +972,13 @@ def _to_ns(values: list[Any], path: str, field: str) -> tuple[np.ndarray, np.nda
         if kind == "f":
             if not np.isfinite(arr).all():
                 raise ProfileError(path, f"non-finite '{field}' value in trace events")
-            if not (np.abs(arr) < _MAX_US).all():
+            # |us| < _MAX_US told by the extremes of the finite values: no array of their magnitudes (a 1 GB
+            # trace's 4.1M Python frames: 33 MB more at its load's peak)
+            if not (arr.max() < _MAX_US and arr.min() > -_MAX_US):
                 worst = float(arr[np.argmax(np.abs(arr))])  # a Python float: numpy 2's repr is "np.float64(...)"
                 raise ProfileError(path, f"'{field}' value {worst!r} out of range "
                                          "(over int64 nanoseconds) in trace events")
-            return _float_us_to_ns(arr), arr
+            return _float_us_to_ns(arr, out), arr
         # decimal strings (NPU), possibly mixed with numbers: exact digit parsing
         return decimal_us_to_ns([str(v) for v in values], path, field), None
     except (ValueError, OverflowError, TypeError):
@@ -952,7 +988,7 @@ def _to_ns(values: list[Any], path: str, field: str) -> tuple[np.ndarray, np.nda
         raise ProfileError(path, f"invalid '{field}' value {bad!r} in trace events") from None
 
 
-def _float_us_to_ns(us: np.ndarray) -> np.ndarray:
+def _float_us_to_ns(us: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Float microseconds -> int64 ns by ``numparse.ROUNDING`` applied to the decimal each float was read from.
 
     ``rint(us * 1000)`` is that rounding for every value written with at most 3 decimals (whole ns:
@@ -966,8 +1002,8 @@ def _float_us_to_ns(us: np.ndarray) -> np.ndarray:
     float tells apart from the tie (all with up to 15 significant digits).
     """
     # in place, and the round trip and the int cast by spans: a column of millions (a 1 GB trace's 4.1M Python
-    # frames) held five float64 arrays of its size at once, now two
-    ns = np.multiply(us, 1000.0)
+    # frames) held five float64 arrays of its size at once, now two, the second the caller's ``out`` where given
+    ns = np.multiply(us, 1000.0, out=None if out is None else out.view(np.float64))
     np.rint(ns, out=ns)
     spans = range(0, len(ns), _SPAN)
     unproven = np.concatenate([np.flatnonzero(ns[i:i + _SPAN] / 1000.0 != us[i:i + _SPAN]) + i for i in spans]) \
@@ -996,9 +1032,11 @@ _I64_MAX = np.iinfo(np.int64).max
 def check_ends(path: str, ts: np.ndarray, dur: np.ndarray, what: str = "trace event") -> None:
     """Refuse events whose end (``ts + dur`` ns) is beyond int64: each value alone passes its own range
     check, but every comparator adds them, and numpy would wrap the sum into a far-past end."""
-    over = ts > _I64_MAX - np.maximum(dur, 0)
-    if over.any():
-        i = int(np.argmax(over))
+    for at in range(0, len(ts), _SPAN):  # by spans: two int64 temporaries of a column of millions, otherwise
+        over = ts[at:at + _SPAN] > _I64_MAX - np.maximum(dur[at:at + _SPAN], 0)
+        if not over.any():
+            continue
+        i = at + int(np.argmax(over))
         raise ProfileError(path, f"a {what} ends beyond the int64 nanosecond range (start {int(ts[i])} ns "
                                  f"+ duration {int(dur[i])} ns)")
 
@@ -1066,12 +1104,16 @@ def _unproven(ns: np.ndarray, us: np.ndarray) -> bool:
     ``FLOAT_EXACT_US`` is not proven exact by the round trip. (A float array comes from at least one float
     value: np.array makes float64 of nothing else the decoders give.)"""
     big = FLOAT_EXACT_US * 1000
-    mag = np.abs(ns)
-    if not len(ns) or not (mag.max() > big):
-        return False
-    sel = mag > big
-    x = us[sel]
-    return not (bool((np.abs(x) < _FLOAT_PROVABLE_US).all()) and bool((ns[sel] / 1000.0 == x).all()))
+    for i in range(0, len(ns), _SPAN):  # by spans: the magnitudes, picks and quotients of a column of millions
+        part = ns[i:i + _SPAN]  # (the 1 GB mi300 trace's 4.1M frames, all above) held four arrays of its size
+        mag = np.abs(part)
+        if not (mag.max() > big):
+            continue
+        sel = mag > big
+        x = us[i:i + _SPAN][sel]
+        if not (bool((np.abs(x) < _FLOAT_PROVABLE_US).all()) and bool((part[sel] / 1000.0 == x).all())):
+            return True
+    return False
 
 
 def _is_number_like(v: Any) -> bool:
@@ -1123,19 +1165,26 @@ def _value_ints(values: list[Any]) -> np.ndarray:
     return absent_lanes_as_zero(out)
 
 
-def lane_ids(events: list, name: str) -> tuple[np.ndarray, np.ndarray, list | None]:
+def lane_ids(events: list, name: str, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, list | None]:
     """(the ``name`` ids (pid / tid) of ``events`` as int64, each absent one read as 0; a mask of those absent
     (``ABSENT_LANE``); the values as written where some is no int (a named lane, one beyond int64: ``odd_lanes``
     counts the damaged among them), else None). The usual ints go from the getter straight into int64, one
     C-level pass with no list in between. Both trace loaders read their lanes so and count the damage for
-    ``lane_notes``."""
+    ``lane_notes``. ``out``: an int64 array as long as ``events`` the usual ints are read into span by span (and
+    returned), so that the caller's destination (a table's block row) is not a second array of the column."""
     get, n = attrgetter(name), len(events)
     lax = bool(events) and type(events[0]) is LaxLaneEvent  # values of any type: fromiter reads true as 1
     try:
         if lax:
             raise TypeError
-        ids = np.fromiter(map(get, events), dtype=np.int64, count=n)
-    except (ValueError, TypeError, OverflowError):
+        if out is None:
+            ids = np.fromiter(map(get, events), dtype=np.int64, count=n)
+        else:
+            pulled = map(get, events)  # one pass, span by span (no slice of the events: each would touch them again)
+            for i in range(0, n, _SPAN):
+                out[i:i + _SPAN] = np.fromiter(islice(pulled, _SPAN), dtype=np.int64, count=min(_SPAN, n - i))
+            ids = out
+    except (ValueError, TypeError, OverflowError):  # a new array: where ``out`` was given, its start written over
         vals = list(map(get, events))
         absent = np.fromiter((type(v) is int and v == ABSENT_LANE for v in vals), dtype=bool, count=n)
         return (_value_ints(vals) if lax else to_int(vals)), absent, vals
