@@ -1,0 +1,55 @@
+"""What the NPU text loader no longer holds while a 1 GB trace_view.json is loaded (docs/performance.md, session 65),
+with the same figures: the HCCL tasks' rank texts are copied out of their args batch (a ``msgspec.Raw`` kept the
+whole batch).
+
+Inputs: the real NPU text excerpt of tests/data/npu/rank0_ascend_pt (README there: a 3 ms window of msinsight's
+level-1 trace, 16 HCCL tasks with src / dst ranks), its figures read from the JSON with the json module."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import numpy as np
+
+from msprof_compare.loaders import ascend_text, load_profile, traceio
+from msprof_compare.model import NO_RANK
+from msprof_compare.options import build_options
+from msprof_compare.units import MAX_RANK
+
+NPU = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+
+
+def test_hccl_rank_texts_are_copied_out_of_every_args_batch(monkeypatch):
+    monkeypatch.setattr(traceio, "ARGS_BATCH_BYTES", 512)  # a few HCCL tasks' args a batch: several batches
+    comm_args: list = []
+    real = ascend_text._decoded_args
+
+    def probe(path, raws, struct):
+        got = real(path, raws, struct)
+        if struct is ascend_text._CommArgs:
+            comm_args.extend(got)
+        return got
+
+    monkeypatch.setattr(ascend_text, "_decoded_args", probe)
+    prof = load_profile(str(NPU), build_options()[0])
+    events = json.loads((NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    (pid,) = [e["pid"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"
+              and e["args"]["name"] == "HCCL"]
+    hccl = [e for e in events if e.get("ph") == "X" and e["pid"] == pid]  # 16 tasks on planes, 1 op on its group lane
+    assert len(comm_args) == len(hccl) == len(prof.comm) == 17
+    # every rank text is a bytes copy (no Raw view keeps a batch), as written in the JSON
+    assert all(type(a.src_rank) is bytes and type(a.dst_rank) is bytes for a in comm_args)
+    assert [(a.src_rank, a.dst_rank) for a in comm_args] == \
+        [tuple(json.dumps(e["args"].get(k)).encode() for k in ("src rank", "dst rank")) for e in hccl]
+    assert prof.comm["task_type"].tolist() == [e["args"].get("task type", "") for e in hccl]
+    ranks = [r for e in hccl for r in (e["args"].get("src rank"), e["args"].get("dst rank"))
+             if r is not None and r != NO_RANK and r <= MAX_RANK]
+    assert prof.rank_span == max(ranks) + 1
+
+
+def test_other_args_are_decoded_as_they_were():
+    raws = np.fromiter([msgspec.Raw(b'{"Task Type": "AI_CORE", "Stream Id": 7, "Task Id": 12}')], dtype=object, count=1)
+    (a,) = ascend_text._decoded_args("t.json", raws, ascend_text._TaskArgs)
+    assert (a.task_type, a.stream, a.task_id) == ("AI_CORE", 7, 12)
