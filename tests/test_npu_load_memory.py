@@ -1,9 +1,11 @@
 """What the NPU text loader no longer holds while a 1 GB trace_view.json is loaded (docs/performance.md, session 65),
 with the same figures: the HCCL tasks' rank texts are copied out of their args batch (a ``msgspec.Raw`` kept the
-whole batch).
+whole batch), the kept events' durations are split by the mask's bytes, and the times' chunks are parsed into
+one column.
 
 Inputs: the real NPU text excerpt of tests/data/npu/rank0_ascend_pt (README there: a 3 ms window of msinsight's
-level-1 trace, 16 HCCL tasks with src / dst ranks), its figures read from the JSON with the json module."""
+level-1 trace, 16 HCCL tasks with src / dst ranks), its figures read from the JSON with the json module; made-up
+columns of times for the chunk and mask edges, checked against the per-value exact parser."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from pathlib import Path
 
 import msgspec
 import numpy as np
+import pytest
 
-from msprof_compare.loaders import ascend_text, load_profile, traceio
+from msprof_compare.loaders import ascend_text, load_profile, numparse, traceio
 from msprof_compare.model import NO_RANK
 from msprof_compare.options import build_options
 from msprof_compare.units import MAX_RANK
@@ -53,3 +56,28 @@ def test_other_args_are_decoded_as_they_were():
     raws = np.fromiter([msgspec.Raw(b'{"Task Type": "AI_CORE", "Stream Id": 7, "Task Id": 12}')], dtype=object, count=1)
     (a,) = ascend_text._decoded_args("t.json", raws, ascend_text._TaskArgs)
     assert (a.task_type, a.stream, a.task_id) == ("AI_CORE", 7, 12)
+
+
+def test_durations_of_the_timed_events_split_by_the_masks_bytes():
+    absent = msgspec.UNSET
+    values = [1.5, absent, 2.0, absent, 0.0005, 7]  # complete events at 0, 2, 4, 5; flows (no dur) at 1, 3
+    timed = np.array([True, False, True, False, True, True])
+    ns, inexact, missing = traceio.durs_to_ns(values, lambda v: traceio.times_to_ns(v, "t.json", "dur"), timed)
+    assert ns.tolist() == [1500, 0, 2000, 0, 0, 7000] and not inexact and missing is None
+    values[2] = absent  # a complete event without its dur: read as 0, and marked
+    ns, _, missing = traceio.durs_to_ns(values, lambda v: traceio.times_to_ns(v, "t.json", "dur"), timed)
+    assert ns.tolist() == [1500, 0, 0, 0, 0, 7000] and missing.tolist() == [False, False, True, False, False, False]
+    values[1] = 3.0  # an untimed event with a dur: read as written
+    ns, _, _ = traceio.durs_to_ns(values, lambda v: traceio.times_to_ns(v, "t.json", "dur"), timed)
+    assert ns.tolist() == [1500, 3000, 0, 0, 0, 7000]
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 4, 100])
+def test_time_chunks_are_parsed_into_one_column(monkeypatch, chunk):
+    texts = ["1736408883732241.564", "1736408883732241.5645", "  12.5 ", "x", "", "-0.001", "7", "1.0005", "99.9995"]
+    monkeypatch.setattr(numparse, "_CHUNK", chunk)
+    ns, ok = numparse.lenient_us_to_ns(texts)
+    assert ok.tolist() == [True, True, True, False, False, True, True, True, True]
+    want = [numparse.text_us_to_ns(t.strip()) if k else 0 for t, k in zip(texts, ok.tolist(), strict=True)]
+    assert ns.tolist() == want
+    assert want[:3] == [1736408883732241564, 1736408883732241564, 12500] and want[5:] == [-1, 7000, 1000, 100000]

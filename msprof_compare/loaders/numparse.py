@@ -142,9 +142,12 @@ def lenient_us_to_ns(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
-    if n > _CHUNK:  # bound the temporary byte matrices
-        parts = [lenient_us_to_ns(values[i:i + _CHUNK]) for i in range(0, n, _CHUNK)]
-        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    if n > _CHUNK:  # bound the temporary byte matrices; each chunk's figures go straight into the column's (the
+        # chunks' arrays and their concatenation held the column twice: 2.6M times of a 1 GB trace, +22 MB)
+        val, ok = np.empty(n, dtype=np.int64), np.empty(n, dtype=bool)
+        for i in range(0, n, _CHUNK):
+            val[i:i + _CHUNK], ok[i:i + _CHUNK] = lenient_us_to_ns(values[i:i + _CHUNK])
+        return val, ok
     val, ok = _parse_decimal(values)
     if ok.all():
         return val, ok
