@@ -224,6 +224,12 @@ def step_number(suffix: str) -> int:
         return -1
 
 
+def marker_step(name: str) -> int:
+    """The step id of a ``ProfilerStep#`` marker name: the integer after its last '#' (``step_number``), -1 where
+    none, as the step options read it (``steps.step_ops``); the step count check's rule."""
+    return step_number(name.rsplit("#", 1)[-1])
+
+
 #: What a step asked for holds of two overlapping steps (``step_notes``): the communication comparison cuts by time
 #: (reference-1 §1.4), so an event in both is in each; the operator, memory and API sheets take the ops under the
 #: step's top-level marker, and the later marker, which starts inside the earlier step, nests under it (the cursor

@@ -710,6 +710,41 @@ def test_step_count_counts_step_ids_not_stretches(tmp_path: Path):
     assert (row["Status"], row["Base"], row["Comparison"]) == ("warn", 1, 2)
 
 
+def test_step_count_reads_step_ids_as_the_step_options_do(tmp_path: Path):
+    """The check counted distinct marker names: ``ProfilerStep#050`` beside ``ProfilerStep#50`` read 2 steps, and
+    ``ProfilerStep#1.5`` or a bare ``ProfilerStep#`` 1 more each, where the step options read one step, 50, and
+    refuse the other two ("Can not convert 1.5 to int"); fuzz65, session 65. The recorded AlexNet H200 trace
+    (one user_annotation ProfilerStep#50, counted by hand) with three copies of that marker renamed: 1 step, as
+    on the trace as recorded, and the Detail names the two markers left out."""
+    src = Path(__file__).parent / "data" / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    top = json.loads(gzip.decompress(src.read_bytes()))
+    events = top["traceEvents"]
+    (step,) = [e for e in events if e.get("name") == "ProfilerStep#50" and e["cat"] == "user_annotation"]
+    assert sum(1 for e in events if "ProfilerStep#" in str(e.get("name")) and e["cat"] != "gpu_user_annotation") == 1
+    events += [{**step, "name": name} for name in ("ProfilerStep#050", "ProfilerStep#1.5", "ProfilerStep#")]
+    path = tmp_path / "renamed.pt.trace.json"
+    path.write_text(json.dumps(top))
+    row = compare(str(src), str(path), enable_profiling_compare=True).guards.set_index("Check").loc["step count"]
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("ok", 1, 1)
+    assert row["Detail"] == ("distinct ProfilerStep#N ids in the trace; not counted, no step id after '#': "
+                             "comparison side 'ProfilerStep#' and 'ProfilerStep#1.5'")
+    ops = load_profile(str(path), Options(enable_profiling_compare=True)).ops
+    assert sorted(ops.loc[ops["name"].str.contains("ProfilerStep#", regex=False), "name"]) == [
+        "ProfilerStep#", "ProfilerStep#050", "ProfilerStep#1.5", "ProfilerStep#50"]  # all four loaded as ops
+    from msprof_compare.compare.steps import step_ops
+    assert sorted(set(step_ops(ops)["step"].tolist())) == [-1, 50]  # the step options' reading: one step id
+    # both sides with such markers, more than three on a side: each side named, the rest counted
+    row = compare(str(path), str(path), enable_profiling_compare=True).guards.set_index("Check").loc["step count"]
+    assert row["Detail"].endswith("base side 'ProfilerStep#' and 'ProfilerStep#1.5'; comparison side "
+                                  "'ProfilerStep#' and 'ProfilerStep#1.5'")
+    events += [{**step, "name": f"ProfilerStep#x{k}"} for k in range(3)]
+    path.write_text(json.dumps(top))
+    row = compare(str(src), str(path), enable_profiling_compare=True).guards.set_index("Check").loc["step count"]
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("ok", 1, 1)
+    assert row["Detail"].endswith("comparison side 'ProfilerStep#', 'ProfilerStep#1.5', 'ProfilerStep#x0' and "
+                                  "2 more")
+
+
 def test_shape_guard_is_the_same_both_ways_round():
     """The ten heaviest operators of each side are checked, not the base's alone, so swapping the inputs
     checks the same operators (a cross-sheet audit saw 9 -> 10 on one real pair). Here the base's ten

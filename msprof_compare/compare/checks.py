@@ -29,6 +29,7 @@ from ..model import (
     Profile,
     bare_trace,
     factorize,
+    marker_step,
     object_array,
     object_column,
     us_text,
@@ -172,14 +173,27 @@ def _framework_ops(names: set[str]) -> set[str]:
 STEP_COUNT_DETAIL = "distinct ProfilerStep#N ids in the trace"
 
 
-def _step_count(names: set[str], p: Profile | None = None) -> int:
-    """The distinct ProfilerStep#N ids (``STEP_COUNT_DETAIL``); a DB export cut to the step asked for counts its
-    STEP_TIME ids, since its ops hold that step's marker alone (a text-vs-DB run with a step warned "base 3,
-    comparison 1")."""
+def _step_count(names: set[str], p: Profile | None = None) -> tuple[int, list[str]]:
+    """The distinct ProfilerStep#N ids (``STEP_COUNT_DETAIL``) and the markers whose name holds no id, read as
+    ``--base_step`` reads them (``model.marker_step``): ``ProfilerStep#050`` and ``ProfilerStep#50`` are one step,
+    ``ProfilerStep#1.5`` and a bare ``ProfilerStep#`` none (the count was of names starting with the mark: 4). A DB
+    export cut to the step asked for counts its STEP_TIME ids, since its ops hold that step's marker alone (a
+    text-vs-DB run with a step warned "base 3, comparison 1")."""
     steps = p.extra.get("steps") if p is not None and p.source == "ascend_db" else None
     if steps is not None and p.extra.get("step", -1) >= 0 and len(steps):
-        return int(steps["id"].nunique())
-    return sum(1 for n in names if isinstance(n, str) and n.startswith(STEP_MARK))
+        return int(steps["id"].nunique()), []
+    marks = sorted(n for n in names if isinstance(n, str) and STEP_MARK in n)
+    ids = [marker_step(n) for n in marks]
+    return len({i for i in ids if i != -1}), [n for n, i in zip(marks, ids, strict=True) if i == -1]
+
+
+def _idless_words(idless: tuple[list[str], list[str]]) -> str:
+    """The step count Detail's words on the markers whose name holds no step id, by side: the step options reject
+    them too ("Can not convert ... to int"), so a count that leaves them out says which it left out."""
+    parts = [f"{side} side " + and_list([short_repr(n) for n in names[:3]]
+                                        + ([f"{len(names) - 3:,} more"] if len(names) > 3 else []))
+             for side, names in zip(_SIDES, idless, strict=True) if names]
+    return f"; not counted, no step id after '#': {'; '.join(parts)}" if parts else ""
 
 
 #: parallel_group_info names of the group of every rank: torch_npu's, MindSpore's.
@@ -1291,13 +1305,14 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
                   "recorded")
     rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, checked,
                        detail))
-    sb, sc = _step_count(own[0], b), _step_count(own[1], c)
+    (sb, idless_b), (sc, idless_c) = _step_count(own[0], b), _step_count(own[1], c)
     # a blank figure says why, as the device count's does: pair 4's GPU trace has no ProfilerStep#N, and its
     # blank cell beside the NPU side's 1 read as a count the check failed to make
     blank = [side for side, n in zip(_SIDES, (sb, sc), strict=True) if not n]
     who = "neither side has a" if len(blank) == 2 else f"the {blank[0]} side has no" if blank else ""
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
-                       STEP_COUNT_DETAIL + (f"; blank: {who} ProfilerStep#N op" if blank else "")))
+                       STEP_COUNT_DETAIL + (f"; blank: {who} ProfilerStep#N op" if blank else "")
+                       + _idless_words((idless_b, idless_c))))
     (wb, lo_b, hi_b), (wc, lo_c, hi_c) = _world(b), _world(c)
     # same where both are exact and equal, different where the two ranges do not meet, else unknown
     same = None if wb is None or wc is None else (
