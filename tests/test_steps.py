@@ -503,6 +503,41 @@ def test_text_module_sheets_follow_the_step(samples: Path, tmp_path: Path) -> No
         assert got and len(got) < len(whole)
 
 
+def test_a_step_column_named_in_another_case_is_named(samples: Path, tmp_path: Path, caplog) -> None:
+    """kernel_details.csv's Step Id written "step id" (a file edited, or rewritten by a tool that changes case) read
+    as a column without ids, and with a step the warning blamed the profiler ("writes them only for a run with a
+    schedule") with the column in plain view; fuzz65, session 65. The level1 text export (one marker,
+    ProfilerStep#50, and its header's "Step Id") with that header renamed: the column is named as written, as a
+    required column in another case is; without a step no figure reads it, and nothing is said."""
+    import csv
+
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt", side)
+    kd = side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    with open(kd, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0].count("Step Id") == 1 and not [h for h in rows[0] if h.casefold() == "step id" and h != "Step Id"]
+    said = (f"{kd}: column 'step id' read as no column: column names are matched with their case (rename it to "
+            "Step Id or Step ID)")
+    for written in ("step id", "STEP ID"):
+        rows[0][rows[0].index("Step Id" if written == "step id" else "step id")] = written
+        with open(kd, "w", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerows(rows)
+        want = said.replace("'step id'", repr(written))
+        assert want in load_profile(str(side), Options(base_step=50, comparison_step=50)).warnings
+        assert not [w for w in load_profile(str(side), Options()).warnings if "read as no column" in w]
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            r = compare(str(side), str(side), base_step=50, comparison_step=50)
+        assert want in caplog.text and "KernelCompare" not in r.sheet_names
+    rows[0][rows[0].index("STEP ID")] = "Step ID"  # the other spelling the export writes: read, nothing said
+    with open(kd, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    assert not [w for w in load_profile(str(side), Options(base_step=50, comparison_step=50)).warnings
+                if "read as no column" in w]
+    assert "KernelCompare" in compare(str(side), str(side), base_step=50, comparison_step=50).sheet_names
+
+
 def test_kernel_details_without_a_step_column(samples: Path, tmp_path: Path, caplog) -> None:
     """MindSpore writes kernel_details.csv's Step ID only for a run with a schedule, and not in O2 graph mode,
     though its trace holds the ProfilerStep# markers. With a step, KernelCompare cannot tell the step's kernels:

@@ -1331,14 +1331,15 @@ _COLUMN_ALIASES = {"Start Time(us)": "Start Time"}
 
 
 def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], required: tuple[str, ...],
-              warnings: list[str]) -> dict[str, np.ndarray]:
+              warnings: list[str], cased: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
     """Read the wanted columns of a CSV, as numpy arrays by their names in ``text`` / ``floats``, in the file's
     column order (every reader here takes the columns apart and builds its own table: a DataFrame of them would
     be built only to be taken apart). ``text`` as Python str in object columns ("" when empty; pandas 3's
     ``str`` dtype would check and copy every cell, and every reader here wants object arrays), ``floats`` as float64
     (NaN for ""/N/A; other junk is NaN too, counted in one line of ``warnings``). Column names
     are matched without surrounding blanks. Columns the file lacks are left out; a missing
-    ``required`` column, an empty file or a malformed one raises ``ProfileError``.
+    ``required`` column, an empty file or a malformed one raises ``ProfileError``. ``cased``: optional names of one
+    column a figure of the run reads, said in ``warnings`` where the header has it in another case alone.
     """
     data = _csv_bytes(path)
     if data is not None:  # torch_npu writes in the locale's encoding (traceio.as_utf8)
@@ -1346,7 +1347,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         if note:
             warnings.append(note)
     header = _header(path, data)
-    raw = _header_names(path, header, required, warnings)
+    raw = _header_names(path, header, required, warnings, cased)
     _check_last_row(path, len(header), data)
 
     names = [c for c in text + floats if c in raw]
@@ -1406,11 +1407,13 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     return out
 
 
-def _header_names(path: str, header: list[str], required: tuple[str, ...], warnings: list[str]) -> dict[str, str]:
+def _header_names(path: str, header: list[str], required: tuple[str, ...], warnings: list[str],
+                  cased: tuple[str, ...] = ()) -> dict[str, str]:
     """Each column name of ``header`` without surrounding blanks -> the name as written (the first of names alike
     but for blanks, as pandas reads the first of a repeated name), an older export's alias under today's name
     (``_COLUMN_ALIASES``). A ``required`` column it lacks is an error, naming the columns that differ from it in case
-    alone or hold a NUL byte; a NUL byte in an optional column's name is said in ``warnings``."""
+    alone or hold a NUL byte; a NUL byte in an optional column's name is said in ``warnings``, as is a header
+    that has none of the names ``cased`` (one optional column's spellings) but one of them in another case."""
     raw: dict[str, str] = {}
     for h in header:
         raw.setdefault(h.strip(), h)
@@ -1432,6 +1435,13 @@ def _header_names(path: str, header: list[str], required: tuple[str, ...], warni
                            hint="; ".join(h for h in hints if h) or None)
     if damaged:
         warnings.append(f"{path}: column name(s) {damaged} hold a NUL byte (a damaged file?): read as no column")
+    if cased and not any(c in raw for c in cased):
+        # kernel_details.csv's "step id": its kernels read as having no step, which the step's warning then blamed
+        # on the profiler ("writes them only for a run with a schedule") with the column in plain view
+        folded = {c.casefold() for c in cased}
+        if seen := list(dict.fromkeys(h.strip() for h in header if h.strip().casefold() in folded)):
+            warnings.append(f"{path}: column {' / '.join(map(repr, seen))} read as no column: column names are matched "
+                            f"with their case (rename it to {' or '.join(cased)})")
     return raw
 
 
@@ -1677,7 +1687,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
     """
     warnings = [] if warnings is None else warnings
     cols = _read_csv(path, ("Step Id", "Step ID") + KERNEL_TEXT_COLUMNS + ("Start Time(us)", "Duration(us)"),
-                     PMU_COLUMNS, KERNEL_REQUIRED, warnings)
+                     PMU_COLUMNS, KERNEL_REQUIRED, warnings, ("Step Id", "Step ID") if steps_read else ())
     step_col = "Step Id" if "Step Id" in cols else "Step ID" if "Step ID" in cols else None
     out: dict[str, np.ndarray] = {}
     if step_col:
