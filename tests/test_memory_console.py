@@ -266,7 +266,7 @@ def test_memory_only_run_says_why_a_damaged_memory_record_gives_no_peak(samples,
     Total Reserved(MB) column, a copy cut mid-row, a header alone) leaves that side's peak out and fails nothing,
     as before, but now says why in one warning naming the file (the line said "comparison not recorded" of a
     file that is there, and nothing said it was damaged; found by fuzzing the side files); the file read is
-    recorded where it was read. A side without the file is still passed over without a word (next test)."""
+    recorded where it was read. A side without the file is warned of as in a profiling run (next test)."""
     import logging
 
     side = _fixture_copy(tmp_path)
@@ -283,18 +283,34 @@ def test_memory_only_run_says_why_a_damaged_memory_record_gives_no_peak(samples,
     assert res.base.files["memory_record.csv"] == str(l1 / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv")
 
 
-def test_memory_only_run_without_memory_record_says_nothing_of_it(samples, tmp_path, caplog):
-    """A side without memory_record.csv has no peak, unsaid in a memory-only run (the original's memory comparison
-    never reads the file; "does not exist" is OverallMetrics' warning)."""
+def test_memory_only_run_without_memory_record_says_it_as_a_profiling_run_does(samples, tmp_path, caplog):
+    """A side without memory_record.csv has no peak, and the memory line says "comparison not recorded": a
+    memory-only run said nothing of the file, where a profiling run warns "The file memory_record.csv does not
+    exist." and names one written in another case (MEMORY_RECORD.CSV, the rename to do); fuzz65, session 65. The
+    peak is a figure of the run, so both runs warn alike now. The L1 excerpt without the file, then with it
+    renamed; the base side (the level1 sample) keeps its peak."""
     import logging
 
     side = _fixture_copy(tmp_path)
-    (side / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv").unlink()
+    out = side / "ASCEND_PROFILER_OUTPUT"
     l1 = samples / TEXT / "level1" / "rank0_ascend_pt"
-    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+    for renamed in (None, "MEMORY_RECORD.CSV"):
+        if renamed:
+            (tmp_path / "kept.csv").rename(out / renamed)
+        else:
+            (out / "memory_record.csv").rename(tmp_path / "kept.csv")
+        hint = f" ({renamed} is there: the name is case-sensitive; rename it to memory_record.csv)" if renamed else ""
+        said = {}
+        for run in ("enable_memory_compare", "enable_profiling_compare"):
+            caplog.clear()
+            with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+                res = compare(str(l1), str(side), **{run: True})
+            said[run] = [r.getMessage() for r in caplog.records if "memory_record" in r.getMessage()]
+        assert said["enable_memory_compare"] == said["enable_profiling_compare"] == [
+            f"{out}: The file memory_record.csv does not exist.{hint}"]
         res = compare(str(l1), str(side), enable_memory_compare=True)
-    assert "memory_record" not in caplog.text
-    assert res.memory_totals["comparison_peak_gb"] is None and res.memory_totals["base_peak_gb"] > 0
+        assert res.memory_totals["comparison_peak_gb"] is None and res.memory_totals["base_peak_gb"] > 0
+        assert "memory_record.csv" not in res.comparison.files
 
 
 def test_memory_only_run_says_the_readings_it_leaves_out_of_the_peak(samples, tmp_path, caplog):

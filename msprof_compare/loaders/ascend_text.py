@@ -43,7 +43,7 @@ exact integer-ns columns so nobody re-parses decimal text):
 * each side file is read only when a comparison that uses it is on (as the original's
   collectors): ``memory_record`` and ``communication`` with the profiling comparison,
   ``operator_memory`` with the memory comparison (and, without the profiling comparison,
-  ``memory_record`` without a word, for the console's peak memory), ``op_statistic`` with the kernel
+  ``memory_record`` for the console's peak memory, a missing one warned of alike), ``op_statistic`` with the kernel
   comparison and ``--use_kernel_type``.
 """
 
@@ -1814,24 +1814,19 @@ def _checked_side_file(out: str, name: str, force: bool) -> str:
     return p
 
 
-def _quiet_memory_record(out: str, profile: Profile, force: bool = False) -> pd.DataFrame | None:
-    """memory_record.csv for the memory comparison's peak line when OverallMetrics is off: a missing file leaves
-    the peak out without a word (the original's memory comparison never reads it; "The file ... does not exist" is
-    OverallMetrics'). One that is there but cannot be read (truncated, no Total Reserved(MB) column, UTF-16) leaves
-    it out too, said in one warning, and what the read counted (negative totals left out, ...) is said as in
+def _quiet_memory_record(p: str, profile: Profile) -> pd.DataFrame | None:
+    """memory_record.csv ``p`` (there: ``_side_files`` warned of a missing one, as OverallMetrics' runs do) for
+    the memory comparison's peak line when OverallMetrics is off. One that cannot be read (truncated, no Total
+    Reserved(MB) column, UTF-16) leaves the peak out, said in one warning, not a failed run (the original's memory
+    comparison never reads it), and what the read counted (negative totals left out, ...) is said as in
     OverallMetrics: the line said "not recorded" of a damaged file, or a peak without the readings left out, and
-    nothing said why. Checked as every side file that is read (a symbolic link without --force is refused, not
-    passed over)."""
-    p = _checked_side_file(out, "memory_record.csv", force)
-    if not os.path.isfile(p):
-        return None
+    nothing said why."""
     try:
-        got = read_memory_record(p, profile.warnings)
+        return read_memory_record(p, profile.warnings)
     except ProfileError as exc:
         profile.warnings.append(f"{exc}; the memory line's peak reserved memory (Mem Usage) leaves this side out")
+        profile.files.pop("memory_record.csv", None)
         return None
-    profile.files["memory_record.csv"] = p
-    return got
 
 
 def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
@@ -2101,13 +2096,13 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     p = path_of("kernel_details.csv")  # read by every run
     if p:
         profile.kernel_details = read_kernel_details(p, profile.warnings, steps_read=opts.step_given)
-    if "memory_record.csv" in wanted:
-        if opts.enable_profiling_compare:  # Mem Usage: a missing file is warned of
-            p = path_of("memory_record.csv")
-            if p:
-                profile.memory_record = read_memory_record(p, profile.warnings)
-        else:  # the memory comparison's peak line alone
-            profile.memory_record = _quiet_memory_record(out, profile, opts.force)
+    # Mem Usage, or the memory comparison's peak line alone: a missing file (or one named in another case) is
+    # warned of for both, as the peak line said "comparison not recorded" beside a MEMORY_RECORD.CSV unsaid
+    p = path_of("memory_record.csv") if "memory_record.csv" in wanted else None
+    if p and opts.enable_profiling_compare:
+        profile.memory_record = read_memory_record(p, profile.warnings)
+    elif p:
+        profile.memory_record = _quiet_memory_record(p, profile)
     if "operator_memory.csv" in wanted:
         p = path_of("operator_memory.csv")
         if p:
