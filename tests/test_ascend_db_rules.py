@@ -506,6 +506,45 @@ def test_cells_that_are_no_rank_id_are_counted_and_left_out_of_the_span(tmp_path
         "them out"]
 
 
+def test_whole_real_and_digit_text_ranks_are_read_as_the_text_loader_reads_them(tmp_path: Path) -> None:
+    """A peer rank written as a whole REAL or as an integer's text (a COMMUNICATION_TASK_INFO / RANK_DEVICE_MAP
+    declared without INTEGER affinity, which SQLite then leaves as written) is that rank, as the text loader reads
+    the same value in an HCCL task's args (``traceio.whole_int``): every such cell was "no rank id", counted in a
+    warning, and the span below was 0. Synthetic: the excerpt's table rebuilt with untyped rank
+    columns, srcRank 0.0 (REAL), dstRank as text ('7', '4294967295': no peer), one dstRank ' 5.0 '; the span is
+    8, as in the INTEGER original (its ranks 0-7). Fractions and other text stay odd: '2.5' and 'r9'."""
+    cols = ("name INTEGER, globalTaskId INTEGER, taskType INTEGER, planeId INTEGER, groupName INTEGER, "
+            "notifyId INTEGER, rdmaType INTEGER, srcRank, dstRank, transportType INTEGER, size INTEGER, "
+            "dataType INTEGER, linkType INTEGER, opId INTEGER")
+    rebuilt = ("ALTER TABLE COMMUNICATION_TASK_INFO RENAME TO old_info",
+               f"CREATE TABLE COMMUNICATION_TASK_INFO ({cols})",
+               "INSERT INTO COMMUNICATION_TASK_INFO SELECT * FROM old_info ORDER BY rowid", "DROP TABLE old_info",
+               "UPDATE COMMUNICATION_TASK_INFO SET srcRank = CAST(srcRank AS REAL), dstRank = CAST(dstRank AS TEXT)",
+               "CREATE TABLE RANK_DEVICE_MAP (rankId, deviceId INTEGER)",
+               "INSERT INTO RANK_DEVICE_MAP VALUES ('3', 3), (3.0, 3), (' 1 ', 1)")
+    ids = [r for (r,) in sql(L1, "SELECT rowid FROM COMMUNICATION_TASK_INFO WHERE dstRank = 5 ORDER BY rowid "
+                                 "LIMIT 1")]
+    db = _db(tmp_path, *rebuilt, f"UPDATE COMMUNICATION_TASK_INFO SET dstRank = ' 5.0 ' WHERE rowid = {ids[0]}")
+    assert sql(db, "SELECT typeof(srcRank), typeof(dstRank), count(*) FROM COMMUNICATION_TASK_INFO "
+                   "GROUP BY 1, 2") == [("real", "text", 296)]
+    assert sql(db, "SELECT count(*) FROM COMMUNICATION_TASK_INFO WHERE dstRank = '7'") == [(40,)]
+    p = load_profile(str(db), OPTS)
+    assert p.rank_span == 8
+    assert p.extra["device_ranks"] == (1, 3) and p.extra["device_ranks_odd"] == (0, "")
+    assert not [w for w in p.warnings if "rank id" in w]
+
+    # a fraction and a word stay no rank id, counted with the first in table order as written
+    odd = _db(tmp_path / "odd", *rebuilt, f"UPDATE COMMUNICATION_TASK_INFO SET dstRank = 'r9' WHERE rowid = {ids[0]}",
+              "UPDATE COMMUNICATION_TASK_INFO SET srcRank = '2.5' WHERE rowid = (SELECT max(rowid) FROM "
+              "COMMUNICATION_TASK_INFO)", "INSERT INTO RANK_DEVICE_MAP VALUES (2.5, 4), ('x', 5)")
+    p = load_profile(str(odd), OPTS)
+    assert p.rank_span == 8
+    assert p.extra["device_ranks"] == (1, 3) and p.extra["device_ranks_odd"] == (2, "2.5")
+    assert [w for w in p.warnings if "rank id" in w] == [
+        f"{odd}: 2 COMMUNICATION_TASK_INFO srcRank / dstRank value(s) are no rank id (an integer from 0 to "
+        "2147483647, or 4294967295: no peer; the first: '2.5'); the world size check's lower bound leaves them out"]
+
+
 def test_rank_zero_alone_spans_one_rank(tmp_path: Path) -> None:
     """The rank span is the highest rank a communication task names, plus one: rank 0 is a rank. Every task of the
     excerpt (ranks 0-7, span 8) rewritten to name rank 0 as source and destination (synthetic) spans 1."""

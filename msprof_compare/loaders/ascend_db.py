@@ -1460,17 +1460,35 @@ def _device_ranks(db: _Db) -> tuple[tuple[int, ...], tuple[int, str]]:
     rank the DB itself names, which a folder of ranks' discovery checks against its profiler_info_N.json
     (``ranks.check_db_rank``). torch_npu writes it where META_DATA holds no ``distributed_args`` (msinsight's
     2-rank DB exports: one row, (0, 0) and (1, 1)). () where the table or its column is missing. With them, the
-    count of cells that are no rank id (NULL, negative, over ``MAX_RANK``, a fraction, text) and the first, for the
-    check's note where they leave it nothing to check."""
+    count of cells that are no rank id (NULL, negative, over ``MAX_RANK``, a fraction, other text) and the first, for
+    the check's note where they leave it nothing to check. A whole REAL or an integer's text (a column declared
+    without INTEGER affinity) is the rank it writes, as ``_rank_span`` and the text loader read one."""
     if not db.has("RANK_DEVICE_MAP") or db.lacks("RANK_DEVICE_MAP", "rankId"):
         return (), (0, "")
     rank = f"typeof(rankId) = 'integer' AND rankId BETWEEN 0 AND {MAX_RANK}"
-    rows = db.con.execute(f"SELECT DISTINCT rankId FROM RANK_DEVICE_MAP WHERE {rank} ORDER BY rankId")
-    ranks = tuple(int(r) for r, in rows)
-    odd = db.scalar(f"SELECT count(*) FROM RANK_DEVICE_MAP WHERE NOT ({rank})") or 0
-    first = db.scalar(f"SELECT rankId FROM RANK_DEVICE_MAP WHERE NOT ({rank}) ORDER BY "
-                      f"{db.rowid('RANK_DEVICE_MAP')} LIMIT 1") if odd else None
-    return ranks, (int(odd), short_repr(first) if odd else "")
+    rows = db.con.execute(f"SELECT DISTINCT rankId FROM RANK_DEVICE_MAP WHERE {rank}")
+    ranks = {int(r) for r, in rows}
+    odd, first = 0, None
+    for value, read, count in _other_rank_cells(db, "RANK_DEVICE_MAP", "rankId", rank, with_null=True):
+        if read is not None and 0 <= read <= MAX_RANK:
+            ranks.add(read)
+        else:
+            odd, first = odd + count, first if odd else value
+    return tuple(sorted(ranks)), (odd, short_repr(first) if odd else "")
+
+
+def _other_rank_cells(db: _Db, table: str, col: str, rank: str,
+                      with_null: bool = False) -> list[tuple[Any, int | None, int]]:
+    """The cells of ``col`` that the SQL test ``rank`` (an INTEGER rank id) passes over, each distinct value once in
+    table order of its first cell: (value, its whole number as the text loader reads a rank, ``traceio.whole_int``:
+    ``3.0`` and ``'3'`` are 3, else None; its count). NULL among them only ``with_null``. Read only where the
+    usual scan found such a cell: a whole REAL or an integer's text in a column declared without INTEGER affinity
+    was counted as no rank id, where the text loader reads the same value as that rank."""
+    null = "" if with_null else f"{col} IS NOT NULL AND "
+    rows = db.con.execute(f"SELECT {col}, count(*), min({db.rowid(table)}) FROM {table} WHERE {null}NOT "
+                          f"({rank}) GROUP BY {col}").fetchall()
+    rows.sort(key=lambda r: (r[2] is None, r[2] or 0))
+    return [(v, None if isinstance(v, bytes) else traceio.whole_int(v), n) for v, n, _ in rows]
 
 
 def _device_map_none(db: _Db) -> str:
@@ -1503,13 +1521,19 @@ def _rank_span(db: _Db) -> int:
     tops = got[::4]
     n_odd = sum((cells or 0) - ranks - (peerless or 0) for ranks, peerless, cells in zip(
         got[1::4], got[2::4], got[3::4], strict=True))
-    if n_odd:
-        first = db.scalar(" UNION ALL ".join(
-            f"SELECT * FROM (SELECT {c} FROM COMMUNICATION_TASK_INFO WHERE {c} IS NOT NULL AND {c} <> {NO_RANK} "
-            f"AND NOT ({rank.format(c=c, top=MAX_RANK)}) ORDER BY {db.rowid('COMMUNICATION_TASK_INFO')} LIMIT 1)"
-            for c in cols))
-        db.notes.append(odd_ranks_note(n_odd, "COMMUNICATION_TASK_INFO srcRank / dstRank", short_repr(first)))
     tops = [v for v in tops if v is not None]
+    first = None
+    if n_odd:  # whole REALs and integers' texts among them are rank ids (or no peer), as the text loader reads them
+        n_odd = 0
+        for c in cols:
+            for value, read, count in _other_rank_cells(db, "COMMUNICATION_TASK_INFO", c,
+                                                        rank.format(c=c, top=MAX_RANK)):
+                if read is not None and 0 <= read <= MAX_RANK:
+                    tops.append(read)
+                elif read != NO_RANK:
+                    n_odd, first = n_odd + count, first if n_odd else value
+    if n_odd:
+        db.notes.append(odd_ranks_note(n_odd, "COMMUNICATION_TASK_INFO srcRank / dstRank", short_repr(first)))
     return int(max(tops)) + 1 if tops else 0
 
 
