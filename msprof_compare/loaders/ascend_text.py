@@ -1122,20 +1122,18 @@ def _trace_tables(path: str, handed: list[bytes], opts: Options) -> dict[str, An
                                           "correlation_id": corr})
 
     sel = np.flatnonzero(_cat_is(c, "python_function"))
+    # a ProfilerStep#N of cat python_function whose step no cpu_op marks: no step, so the step count check read
+    # none without a word. From the Python functions' table where it is read (only the trace's distinct names are
+    # looked at until such a marker is found), else from the marker names ``_select`` kept of them, alone
+    named = extra.pop("python_marks", None) or []
+    python, marks = (c["name"][sel], c["mark_names"]) if sel.size else (object_array(named), named)
     if sel.size:
         tables["python_functions"] = frame("python_functions", {
-            "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel]})
-        # a ProfilerStep#N of cat python_function whose step no cpu_op marks: no step, so the step count check read
-        # none without a word. Only the trace's distinct names are looked at until such a marker is found
-        if c["mark_names"] and (found := traceio.python_step_marks(
-                c["name"][sel], c["mark_names"], lambda: () if steps is None else steps["name"].tolist())):
-            warnings.append(traceio.python_step_mark_text(path, found, "cpu_op"))
-            extra[PYTHON_STEP_MARKS] = found  # a step refused says them
-    elif python_marks := extra.pop("python_marks", None):  # the same, from their names alone (``_select``)
-        if found := traceio.python_step_marks(object_array(python_marks), python_marks,
-                                              lambda: () if steps is None else steps["name"].tolist()):
-            warnings.append(traceio.python_step_mark_text(path, found, "cpu_op"))
-            extra[PYTHON_STEP_MARKS] = found
+            "name": python, "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel]})
+    if marks and (found := traceio.python_step_marks(python, marks,
+                                                     lambda: () if steps is None else steps["name"].tolist())):
+        warnings.append(traceio.python_step_mark_text(path, found, "cpu_op"))
+        extra[PYTHON_STEP_MARKS] = found  # a step refused says them
     if c["blank_names"] and (n := int(np.count_nonzero(is_x & (c["name"] == "") & _cat_is(c, *HOST_CATS)))):
         # torch_npu names every host event: one without a name (a damaged trace) was read as an operator named ""
         # or, a python_function, as no module, its children moved to the module around it, without a word. The
