@@ -24,7 +24,7 @@ from msprof_compare import model
 from msprof_compare.api import compare
 from msprof_compare.compare import breakdown_npu
 from msprof_compare.errors import ProfileError, StepError
-from msprof_compare.loaders import ascend_text, load_profile
+from msprof_compare.loaders import ascend_text, load_profile, traceio
 from msprof_compare.model import Profile
 from msprof_compare.options import Options
 
@@ -2130,6 +2130,46 @@ def test_flows_of_a_renamed_category_that_leave_tasks_unlinked_are_counted(tmp_p
     said = [r.getMessage() for r in caplog.records if "torch_to_npu" in r.getMessage()]
     assert len(said) == 2 and "linked to no operator" in said[0] and "operator" not in said[1].split("(", 1)[1]
 
+
+
+def _numeric_times(events: list[dict]) -> list[dict]:
+    """``events`` with their text times written as JSON numbers and a process_name record of ts 0.0 first: the
+    decode's raw-time guess (the first float ts of the first 64 KiB) reads that 0.0 and takes floats, so the epoch
+    times (~1.7e15 us, float64 steps of 0.25 us) are re-read exactly from their text (``traceio.exact_texts``)."""
+    out = [dict(e, ts=float(e["ts"])) if isinstance(e.get("ts"), str) else dict(e) for e in events]
+    first = next(i for i, e in enumerate(out) if e.get("ph") == "M" and e.get("name") == "process_name")
+    return [dict(out[first], ts=0.0), *out[:first], *out[first + 1:]]
+
+
+def test_renamed_flows_in_numeric_epoch_times_are_told_by_their_exact_times(tmp_path: Path) -> None:
+    """A flow end outside async_npu is told from the read async_npu ends by lane and time; in a trace of numeric
+    epoch times whose raw-time guess missed, the read ends were re-read exactly but the others kept their float
+    times, up to 128 ns off: the 16 paired flows copied under another category (nothing lost) were said as 16
+    flows of a renamed category. The excerpt (tests/data/npu) so copied, and with three flows renamed, its times
+    written as numbers (``_numeric_times``): nothing said, and the 3 ends counted from the raw events
+    (``_renamed_flow_ends``, exact decimals of the numbers as written)."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text())
+    flows = [e for e in events if e.get("cat") == "async_npu"]
+    paired = [i for i in dict.fromkeys(e["id"] for e in flows if e["ph"] == "f")
+              if any(e["id"] == i and e["ph"] == "s" for e in flows)]
+    assert len(paired) == 16
+    copied = _numeric_times(events + [dict(e, cat="mirror") for e in flows if e["id"] in paired])
+    assert _renamed_flow_ends(copied, "mirror") == 0
+    out, trace = _with_trace(tmp_path / "copied", copied)
+    decoded, _ = traceio.decode_events(str(trace), trace.read_bytes(), raw_ts=True)
+    assert type(decoded[0]) is traceio.Event  # floats: the guess missed, as the test means
+    assert not [w for w in load_profile(str(out), OPTS).warnings if "renamed category" in w]
+
+    renamed = _numeric_times([dict(e, cat="torch_to_npu") if e.get("cat") == "async_npu" and e["id"] in paired[:3]
+                              else e for e in events])
+    lost = _renamed_flow_ends(renamed, "torch_to_npu")
+    assert lost == 3
+    out, trace = _with_trace(tmp_path / "renamed", renamed)
+    assert [w for w in load_profile(str(out), OPTS).warnings if "renamed category" in w] == [
+        f"{trace}: {lost} flow(s) of category 'torch_to_npu' run from ops on the Python lane to Ascend Hardware / HCCL "
+        "tasks, as async_npu flows do, and no async_npu flow reaches those tasks; only async_npu flows are read (a "
+        "renamed category?), so those tasks are linked to no operator: the operator and module sheets leave them out"]
 
 def _level1_marker_copy(samples: Path, tmp_path: Path) -> tuple[Path, Path, Path, list[dict], list[dict]]:
     """The level1 rank0 sample, a copy of it to edit, the copy's trace_view.json, its events and its step markers:

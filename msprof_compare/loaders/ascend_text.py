@@ -304,12 +304,16 @@ def _among(values: np.ndarray, keys: Any) -> np.ndarray:
 
 
 def _renamed_flows(path: str, ev: list, ph: np.ndarray, rows: np.ndarray, cat_code: np.ndarray, pid: np.ndarray,
-                   python_pids: list[int], device_pids: list[int], raw: bool) -> tuple[list[str], np.ndarray] | None:
-    """(the categories, and the (pid, tid, ns ts) rows of their flow ends on the device lanes) of the flows outside
-    ``FLOW_CATS`` (``rows``: their positions in ``ev``) that run as async_npu flows do, from the Python lane to the
-    Ascend Hardware / HCCL lanes: a renamed category, which links no op to its task. None where there is none. A
-    CANN timeline's own flows start elsewhere (HostToDevice on the CANN lane) or end elsewhere (async_task_queue on
-    the Python lane), so they are none. Only the few flows are looked at (level-1 sample: ~0.06 ms a trace)."""
+                   python_pids: list[int], device_pids: list[int],
+                   raw: bool) -> tuple[list[str], np.ndarray, np.ndarray | None] | None:
+    """(the categories, the (pid, tid, ns ts) rows of their flow ends on the device lanes, and those ends' positions
+    in ``ev`` where their float times are not proven exact, else None) of the flows outside ``FLOW_CATS`` (``rows``:
+    their positions in ``ev``) that run as async_npu flows do, from the Python lane to the Ascend Hardware / HCCL
+    lanes: a renamed category, which links no op to its task. None where there is none. A CANN timeline's own flows
+    start elsewhere (HostToDevice on the CANN lane) or end elsewhere (async_task_queue on the Python lane), so they
+    are none. Only the few flows are looked at (level-1 sample: ~0.06 ms a trace). Inexact times are re-read by
+    the caller with the read flows' (``_select``): numeric epoch times whose raw-time guess missed were up to
+    128 ns off the exactly re-read async_npu ends, which made every flow beside them "renamed"."""
     if not rows.size or not python_pids or not device_pids:
         return None
     code, lane = cat_code[rows], pid[rows]
@@ -322,11 +326,15 @@ def _renamed_flows(path: str, ev: list, ph: np.ndarray, rows: np.ndarray, cat_co
     picked = [ev[i] for i in sel.tolist()]
     names = list(dict.fromkeys(e.cat for e in picked))
     vals = _field(picked, "ts")
+    inexact = False
     try:
-        ts = traceio.raw_times_to_ns(vals, path, "ts") if raw else traceio.times_to_ns(vals, path, "ts")[0]
+        if raw:
+            ts = traceio.raw_times_to_ns(vals, path, "ts")
+        else:
+            ts, inexact = traceio.times_to_ns(vals, path, "ts")
     except ProfileError:  # a damaged time: those ends cannot be told from the read flows' (each counted below)
         ts = np.full(len(picked), -1, dtype=np.int64)
-    return names, np.column_stack([pid[sel], traceio.lane_ids(picked, "tid")[0], ts])
+    return names, np.column_stack([pid[sel], traceio.lane_ids(picked, "tid")[0], ts]), sel if inexact else None
 
 
 def _renamed_flow_note(path: str, c: dict[str, Any]) -> str:
@@ -479,6 +487,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         flows = np.flatnonzero(is_flow)  # one pass over the events; the flows are few
         renamed = _renamed_flows(path, ev, ph, flows[~flow_cat[flows]], cat_code, pid, python_pids,
                                  [p for p in lanes[:2] if p is not None], raw)
+        renamed_inexact = None if renamed is None or renamed[2] is None else cand[renamed[2]]  # places in events
         if opts.step_given and "cpu_op" not in lid:
             # no torch op: step markers outside the read categories (``extra["step_marks"]``); names read only
             # then, of events of any phase but metadata (an instant marker: dur 0), as the original's scan
@@ -517,10 +526,12 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             dur, dur_inexact, absent = traceio.durs_to_ns(
                 dur_vals, partial(traceio.times_to_ns, path=path, field="dur"), timed)
             inexact = ts_inexact, dur_inexact
-            if any(inexact):  # the guess of ``decode_events(raw_ts=True)`` missed: a second, times-only decode
-                exact = traceio.exact_texts(path, data)
+            if any(inexact) or renamed_inexact is not None:  # the guess of ``decode_events(raw_ts=True)`` missed:
+                exact = traceio.exact_texts(path, data)  # a second, times-only decode
                 ts = traceio.exact_ns(path, exact, "ts", kept) if inexact[0] else ts
                 dur = traceio.exact_ns(path, exact, "dur", kept) if inexact[1] else dur
+                if renamed_inexact is not None:  # the flow ends told from the read flows' by time, read alike
+                    renamed[1][:, 2] = traceio.exact_ns(path, exact, "ts", renamed_inexact)
         # the times' lists and the kept events' positions read no more: dropped before the last columns are pulled,
         # where a 1 GB trace's load nears its peak (2.6M kept events: 60 MB)
         del ts_vals, dur_vals, kept
@@ -543,7 +554,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             "args": _objects(ev, "args"),
         }
         cols["blank_names"] = "" in texts  # one lookup: the host events without a name are counted only then
-        cols["renamed_flows"] = renamed
+        cols["renamed_flows"] = None if renamed is None else renamed[:2]
         cols["odd_marks"] = traceio.odd_step_marks(texts)  # the distinct names: no pass over the events
         cols["mark_names"] = [n for n in texts if isinstance(n, str) and STEP_MARK in n]
         if py_unread is not None and py_unread.size and not cols["mark_names"]:
