@@ -115,8 +115,8 @@ def test_kineto_names_saying_another_rank_are_listed_in_name_order(tmp_path, cap
         assert api.ranks(tmp_path) == {0: str(tmp_path / "sampled_rank-10.json.gz"),
                                        1: str(tmp_path / "sampled_rank-9.json.gz")}
     assert caplog.messages == [
-        f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, by which each is "
-        "compared: sampled_rank-9.json.gz (rank 9 by its name, rank 1 recorded), sampled_rank-10.json.gz (rank 10 by "
+        f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, each taken as "
+        "the rank it records: sampled_rank-9.json.gz (rank 9 by its name, rank 1 recorded), sampled_rank-10.json.gz (rank 10 by "
         "its name, rank 0 recorded)"]
 
 
@@ -132,8 +132,8 @@ def test_a_rank_folder_of_cycles_naming_another_rank_is_said_per_cycle(tmp_path,
                                                         for ms in (100, 200)]
     sub = os.path.join("rank3", "w")
     assert caplog.messages == [
-        f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, by which each is "
-        f"compared: {sub}.100.pt.trace.json.gz (rank 3 by its name, rank 0 recorded), {sub}.200.pt.trace.json.gz "
+        f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, each taken as "
+        f"the rank it records: {sub}.100.pt.trace.json.gz (rank 3 by its name, rank 0 recorded), {sub}.200.pt.trace.json.gz "
         "(rank 3 by its name, rank 0 recorded)"]
 
 
@@ -148,7 +148,7 @@ def test_a_thousand_kineto_names_saying_another_rank_are_counted_with_separators
         assert list(api.ranks(tmp_path)) == list(range(1000))
     named = ", ".join(f"w_rank{r + 1}.pt.trace.json (rank {r + 1} by its name, rank {r} recorded)" for r in range(10))
     assert caplog.messages == [f"{tmp_path}: 1,000 Kineto traces' names say another rank than their "
-                               f"distributedInfo.rank, by which each is compared: {named}, ... (1,000 in all)"]
+                               f"distributedInfo.rank, each taken as the rank it records: {named}, ... (1,000 in all)"]
 
 
 def test_kineto_rank_folder_naming_another_rank_is_said(tmp_path, caplog):
@@ -1527,7 +1527,7 @@ def test_a_rank_trace_whose_head_is_all_blanks_going_on_past_it_is_no_empty_file
     with pytest.raises(ProfileError) as info:
         ranks.discover(str(base))
     assert (info.value.path, info.value.message) == (str(bad),
-                                                     "no rank id: no distributedInfo.rank in its first 64 KiB")
+                                                     "no rank id: no distributedInfo.rank in its first or last 64 KiB")
 
 
 def test_an_unreadable_folder_named_as_no_rank_stays_out_of_a_folder_of_ranks(tmp_path, monkeypatch):
