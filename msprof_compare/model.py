@@ -226,7 +226,8 @@ def step_number(suffix: str) -> int:
 
 def marker_step(name: str) -> int:
     """The step id of a ``ProfilerStep#`` marker name: the integer after its last '#' (``step_number``), -1 where
-    none, as the step options read it (``steps.step_ops``); the step count check's rule."""
+    none. The one rule of every reader of step markers: the step options (``steps.step_ops``, the op tree's step
+    nodes), the step count check, the repeated-id note, the Python-function markers' note."""
     return step_number(name.rsplit("#", 1)[-1])
 
 
@@ -260,7 +261,7 @@ def step_notes(path: str, names: np.ndarray, ts: np.ndarray, dur: np.ndarray, se
         return []
     # the markers' rows by set lookups over the list already made (a Series and pandas' isin: ~0.1 ms more a call)
     rows = np.flatnonzero(np.fromiter(map(marks.__contains__, items), dtype=bool, count=len(items)))
-    ids = np.array([step_number(n.rsplit("#", 1)[-1]) for n in names[rows].tolist()], dtype=object)
+    ids = np.array([marker_step(n) for n in names[rows].tolist()], dtype=object)
     rows, ids = rows[ids != -1], ids[ids != -1]
     notes = []
     seen: dict[int, int] = {}

@@ -21,7 +21,7 @@ from frameutil import kernel_groups
 from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import kernels, steps
 from msprof_compare.errors import StepError
-from msprof_compare.model import Profile, frame
+from msprof_compare.model import Profile, frame, step_number
 from msprof_compare.options import Options
 
 DATA = Path(__file__).parent / "data"
@@ -329,7 +329,7 @@ def test_negative_marker_id_is_a_number_and_non_numbers_are_logged_once(caplog):
     """reference-1 §3.5: the step id is the marker's suffix as an integer; only a suffix that is no integer logs
     "Can not convert x to int". "-3" is an integer (Python's int() takes it), so it is not logged; a label seen
     twice before the match is logged once. No sample has such markers: a hand-made marker list."""
-    assert steps.step_number("-3") == -3
+    assert step_number("-3") == -3
     p = marker_profile(["ProfilerStep#x", "ProfilerStep#-3", "ProfilerStep#x", "ProfilerStep#5"])
     with caplog.at_level(logging.ERROR, logger="msprof-analyze"):
         assert steps.step_range(p, 5) == (300, 350)

@@ -116,8 +116,8 @@ def test_kineto_names_saying_another_rank_are_listed_in_name_order(tmp_path, cap
                                        1: str(tmp_path / "sampled_rank-9.json.gz")}
     assert caplog.messages == [
         f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, each taken as "
-        "the rank it records: sampled_rank-9.json.gz (rank 9 by its name, rank 1 recorded), sampled_rank-10.json.gz (rank 10 by "
-        "its name, rank 0 recorded)"]
+        "the rank it records: sampled_rank-9.json.gz (rank 9 by its name, rank 1 recorded), "
+        "sampled_rank-10.json.gz (rank 10 by its name, rank 0 recorded)"]
 
 
 def test_a_rank_folder_of_cycles_naming_another_rank_is_said_per_cycle(tmp_path, caplog):
@@ -133,8 +133,8 @@ def test_a_rank_folder_of_cycles_naming_another_rank_is_said_per_cycle(tmp_path,
     sub = os.path.join("rank3", "w")
     assert caplog.messages == [
         f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, each taken as "
-        f"the rank it records: {sub}.100.pt.trace.json.gz (rank 3 by its name, rank 0 recorded), {sub}.200.pt.trace.json.gz "
-        "(rank 3 by its name, rank 0 recorded)"]
+        f"the rank it records: {sub}.100.pt.trace.json.gz (rank 3 by its name, rank 0 recorded), "
+        f"{sub}.200.pt.trace.json.gz (rank 3 by its name, rank 0 recorded)"]
 
 
 def test_a_thousand_kineto_names_saying_another_rank_are_counted_with_separators(tmp_path, caplog):

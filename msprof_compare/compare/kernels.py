@@ -16,10 +16,10 @@ import pandas as pd
 
 from ..columns import col_of
 from ..errors import StepError
-from ..model import Profile, bare_trace, factorize, object_array, pair_codes, starts_read
+from ..model import Profile, bare_trace, factorize, object_array, pair_codes, starts_read, step_number
 from ..textsafe import id_ranges
 from . import table
-from .steps import data_file, side_range, side_step, step_number, steps_file
+from .steps import data_file, side_range, side_step, steps_file
 from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows, ratio_of
 
 if TYPE_CHECKING:  # pragma: no cover

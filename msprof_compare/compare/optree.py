@@ -41,6 +41,7 @@ from ..model import (
     Profile,
     factorize,
     knows_backward_thread,
+    marker_step,
     ranges,
     starts_read,
     unread_categories,
@@ -48,7 +49,6 @@ from ..model import (
 from ..textsafe import and_list, term_safe
 from . import classify
 from .align import AlignMemo, align, no_matching
-from .steps import step_number
 from .table import plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -325,13 +325,6 @@ class OpTree:
             todo = todo[out[todo] >= 0]
         return out
 
-    def step_id(self, node: int) -> str | None:
-        """The text after '#' of a ``ProfilerStep#`` node, None for other ops."""
-        name = self.names[node]
-        if STEP_MARK not in name:
-            return None
-        return name.split("#")[-1]
-
     def top_layer(self, step: int = -1) -> np.ndarray:
         """The compared ops (§2.3): top-level ops with ``ProfilerStep#`` nodes replaced by
         their children; with a step, only the children of that step's node(s) that have no step ancestor.
@@ -374,7 +367,7 @@ class OpTree:
                 if within is not None:  # inside a step: only step nodes are replaced, by the outer step's ops
                     own: int | None = within
                 elif is_step[node]:  # a step with no step ancestor: its id chooses it
-                    own = step_number(self.step_id(node) or "")
+                    own = marker_step(self.names[node])
                 else:  # a container outside every step
                     own = None
                 todo.append((inner, np.flatnonzero((opener if own is None else is_step)[inner]), 0, own))

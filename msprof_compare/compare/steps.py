@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..errors import StepError, UsageError
-from ..model import PYTHON_STEP_MARKS, Profile, step_marks, step_number
+from ..model import PYTHON_STEP_MARKS, Profile, marker_step, step_marks
 from ..textsafe import display, id_ranges, short_repr
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,7 +42,7 @@ def step_ops(ops: pd.DataFrame) -> pd.DataFrame:
     found = ops.loc[mask, ["name", "ts", "dur"]]
     suffix = found["name"].str.rsplit("#", n=1).str[-1]
     # Python ints, as the requested id is: an id beyond int64 must not round through a float
-    ids = np.array([step_number(s) for s in suffix.tolist()], dtype=object)
+    ids = np.array([marker_step(n) for n in found["name"].tolist()], dtype=object)
     return found.assign(step=ids, label=suffix.to_numpy())
 
 

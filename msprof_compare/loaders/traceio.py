@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import ProfileError
 from ..gcpause import gc_paused
-from ..model import STEP_MARK, step_number
+from ..model import STEP_MARK, marker_step
 from ..options import Options
 from ..textsafe import and_list, short_repr, short_text
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
@@ -1246,14 +1246,14 @@ def python_step_marks(python: np.ndarray, marks: Iterable[Any],
     named = np.fromiter(map(marks.__contains__, python.tolist()), dtype=bool, count=len(python))
     if not named.any():
         return None
-    ids = {step_number(n.rsplit("#", 1)[-1]) for n in set(host()) if isinstance(n, str) and STEP_MARK in n}
-    lost = {n for n in marks if step_number(n.rsplit("#", 1)[-1]) not in ids}
+    ids = {marker_step(n) for n in set(host()) if isinstance(n, str) and STEP_MARK in n}
+    lost = {n for n in marks if marker_step(n) not in ids}
     rows = np.flatnonzero(named & np.fromiter(map(lost.__contains__, python.tolist()), dtype=bool,
                                               count=len(python))) if lost else ()
     if not len(rows):
         return None
     # the steps of the Python functions found, not of every lost name: ``marks`` may hold other events' names
-    return len(rows), python[rows[0]], frozenset(step_number(n.rsplit("#", 1)[-1]) for n in set(python[rows]))
+    return len(rows), python[rows[0]], frozenset(map(marker_step, set(python[rows])))
 
 
 def python_step_mark_text(path: str, found: tuple[int, str, frozenset[int]], host_cats: str) -> str:
