@@ -203,7 +203,6 @@ def _script_int(text: str) -> int:
     return _strict_int(text, lambda shown, why: argparse.ArgumentTypeError(f"invalid int value: {shown}{why}"))
 
 
-
 def compare_command(
     comparison_profiling_path: str = typer.Option(
         ..., "--profiling_path", "-d", help=HELP["profiling_path"], callback=clean_path, show_default=False),
