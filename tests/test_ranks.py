@@ -715,6 +715,22 @@ def test_trace_beside_its_gzip_copy_is_named_as_one(tmp_path, capsys, monkeypatc
                                 RankCycle(0, 2): os.path.join("cyc", "host_1.1700000000001.pt.trace.json.gz")}
 
 
+def test_gzip_twin_hint_escapes_the_names_it_gives(tmp_path):
+    """The twin hint names the two files as the listing before it does, a control character escaped (HTA's
+    sampled_rank-0 kept as ``r<ESC>0.pt.trace.json`` beside its gzip copy, synthetic): the raw ESC went into the
+    error line, where the listing beside it showed ``\\x1b``."""
+    job = tmp_path / "job"
+    job.mkdir()
+    raw = gzip.decompress((KINETO / "sampled_rank-0.json.gz").read_bytes())
+    (job / "r\x1b0.pt.trace.json").write_bytes(raw)
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", job / "r\x1b0.pt.trace.json.gz")
+    with pytest.raises(ProfileError) as err:
+        api.ranks(job)
+    assert (err.value.message, err.value.hint) == (
+        "holds rank 0 twice, by name: r\\x1b0.pt.trace.json, r\\x1b0.pt.trace.json.gz",
+        "r\\x1b0.pt.trace.json.gz looks like r\\x1b0.pt.trace.json compressed: keep one of the two")
+
+
 def cyc_name(worker: int, n: int) -> str:
     """A profiling directory's name as torch_npu writes it, ``{worker}_{timestamp}_ascend_pt``: worker ``host_N``."""
     return f"host_{worker}_2025010100000000{n}_ascend_pt"

@@ -406,9 +406,11 @@ def _single_device_error(directory: str, alone: list[str], held: dict[int, list[
 def _gz_twins(paths: list[str], directory: str) -> str:
     """"b.gz looks like b compressed" for each trace file of ``paths`` whose name is another's plus ``.gz`` (a
     trace kept beside its gzip copy, which reads as the same rank twice), so the user knows which to remove; ""
-    where none is. By name alone: reading both to compare would cost a second parse of each."""
+    where none is. By name alone: reading both to compare would cost a second parse of each. Names escaped, as
+    ``_names`` lists them beside it."""
     files = {p for p in paths if os.path.isfile(p)}
-    return "; ".join(f"{os.path.relpath(p + '.gz', directory)} looks like {os.path.relpath(p, directory)} compressed"
+    return "; ".join(f"{term_safe(os.path.relpath(p + '.gz', directory))} looks like "
+                     f"{term_safe(os.path.relpath(p, directory))} compressed"
                      for p in sorted(files) if p + ".gz" in files)
 
 
