@@ -719,6 +719,12 @@ def bare_trace(profile: Profile) -> str:
     trace_view.json left its profiling directory behind, which could be given instead; a legacy MindSpore /
     CANN timeline file (msprof_*.json, ascend_timeline_display_*.json) has none to give (the message audit
     followed "without its profiling directory" there to a refusal)."""
-    if os.path.basename(profile.path).startswith("trace_view"):
+    if has_profiling_directory(profile):
         return "a trace file given without its profiling directory"
     return "a lone timeline file"
+
+
+def has_profiling_directory(profile: Profile) -> bool:
+    """Whether an NPU trace given alone is a trace_view.json, whose profiling directory could be given instead (a
+    message then says to pass it); a legacy timeline file has none (``bare_trace``)."""
+    return os.path.basename(profile.path).startswith("trace_view")

@@ -24,7 +24,15 @@ import pandas as pd
 
 from .. import timeline
 from ..columns import col_of
-from ..model import Profile, bare_trace, factorize, positions_in_runs, starts_read, threads_in_order
+from ..model import (
+    Profile,
+    bare_trace,
+    factorize,
+    has_profiling_directory,
+    positions_in_runs,
+    starts_read,
+    threads_in_order,
+)
 from ..options import Options
 from ..textsafe import short_list, short_repr
 from . import classify
@@ -46,7 +54,7 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
         # what is absent, then what to do: a trace_view.json's profiling directory can be given instead (its
         # kernel_details.csv, memory_record.csv and communication.json hold them); a lone timeline file has none to
         # give. ~300 characters on reference pairs 8, 9c and 9d said the three files' names and no remedy
-        why = (" without its profiling directory: pass the directory instead" if bare_trace(profile).startswith("a tr")
+        why = (" without its profiling directory: pass the directory instead" if has_profiling_directory(profile)
                else ": a lone timeline file holds none of them")
         bd.missing.append(f"{profile.path}: no computing categories, Mem Usage or bandwidths{why}")
         bd.bandwidth_missing = f"{bare_trace(profile)} has no communication.json"
