@@ -129,6 +129,12 @@ def test_output_folder_never_falls_back_to_a_kineto_trace_inside_it(tmp_path):
         detect(str(out))
     assert err.value.hint == ("it holds mi300_rccl_generic_excerpt.pt.trace.json too, no part of the export: pass "
                               "that file itself to compare it as a trace")
+    shutil.copyfile(kineto, out / "b.pt.trace.json")  # two such traces: "one of them", not "that file"
+    with pytest.raises(ProfileError) as err:
+        detect(str(out))
+    assert err.value.hint == ("it holds b.pt.trace.json, mi300_rccl_generic_excerpt.pt.trace.json too, no part of the "
+                              "export: pass one of them itself to compare it as a trace")
+    (out / "b.pt.trace.json").unlink()
     other = tmp_path / "gpu_run"
     out.rename(other)
     layout = detect(str(other))

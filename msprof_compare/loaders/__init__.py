@@ -209,8 +209,9 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
     nested = _nested_output_hint(output, out_entries)
     parsed = [n for n in _PARSED_FILES if n in out_entries]
     if parsed:  # parsed, but the one file the comparison reads first is missing (e.g. left out of a copy)
+        which = "that file" if len(stray) == 1 else "one of them"
         other = (f"it holds {short_list([os.path.basename(f) for f in stray], 3)} too, no part of the export: pass "
-                 "that file itself to compare it as a trace") if stray else None
+                 f"{which} itself to compare it as a trace") if stray else None
         raise ProfileError(output, f"holds the parsed {', '.join(parsed)} but no trace_view.json or "
                                    "ascend_*_profiler_*.db, which the comparison needs",
                            hint=nested or other or "copy the directory with its trace_view.json, or export the profile "
@@ -252,7 +253,7 @@ def _nested_output_hint(output: str, entries: list[str]) -> str | None:
         inner = os.listdir(os.path.join(output, ASCEND_OUTPUT))
     except OSError:
         return None
-    held = sorted(n for n in inner if _is_db_name(n) or n in ("trace_view.json", "trace_view.json.gz"))
+    held = sorted(n for n in inner if _is_db_name(n) or n in _TRACE_NAMES)
     if not held:
         return None
     return (f"it holds {ASCEND_OUTPUT}{os.sep}{term_safe(held[0])} a level down, a copy nested in a folder of its "
