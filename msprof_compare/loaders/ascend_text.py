@@ -1437,9 +1437,9 @@ def _header_names(path: str, header: list[str], required: tuple[str, ...], warni
         # the error listed every column as missing from a header that visibly holds them
         folded = {r.casefold() for r in missing} | {_COLUMN_ALIASES[r].casefold() for r in missing
                                                       if r in _COLUMN_ALIASES}
-        cased = ", ".join(repr(h.strip()) for h in header if h.strip().casefold() in folded)
+        alike = ", ".join(repr(h.strip()) for h in header if h.strip().casefold() in folded)
         hints = [f"column name(s) {damaged} hold a NUL byte: a damaged file?" if damaged else "",
-                 f"the header has {cased}: column names are matched with their case" if cased else ""]
+                 f"the header has {alike}: column names are matched with their case" if alike else ""]
         raise ProfileError(path, f"missing required column(s): {', '.join(missing)}",
                            hint="; ".join(h for h in hints if h) or None)
     if damaged:
