@@ -221,6 +221,15 @@ def short_repr(value: object) -> str:
     return short_text(text)
 
 
+def json_repr(value: object) -> str:
+    """A value read from a JSON file as that file writes it, for a one-line message: ``null`` / ``true`` /
+    ``false`` where Python's repr says None / True / False (a user searching the file finds no "None"); any
+    other value by ``short_repr``."""
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    return short_repr(value)
+
+
 def _type_name(value: object) -> str:
     """The name of ``value``'s type for a message, cut as a repr is (a class made with a 5,000-character name)."""
     return short_text(str(getattr(type(value), "__qualname__", "") or "unknown"))

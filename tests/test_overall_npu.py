@@ -545,14 +545,14 @@ def test_bandwidth_and_pg_names():
     # each reads 0 and is named, never a negative, "inf" or 120-digit figure in the console; session 60's fuzz:
     # null or "" (read 0 unsaid), over 1 PB (1e308 MB / 1.8 ms printed 309 digits) or a week, a block that is no
     # object (read 0 unsaid)
-    for size, time, named in ((-427.5, 27.3, "SDMA Transit Size(MB) -427.5"), (True, 1, "SDMA Transit Size(MB) True"),
+    for size, time, named in ((-427.5, 27.3, "SDMA Transit Size(MB) -427.5"), (True, 1, "SDMA Transit Size(MB) true"),
                               (10**400, 1, "SDMA Transit Size(MB) 1000000000000000000000000000000000000..."),
                               (1e308, 1e-5, "SDMA Transit Size(MB) 1e+308"),
                               (1e308, 1.8, "SDMA Transit Size(MB) 1e+308"),
                               (1e9 + 1, 1.8, "SDMA Transit Size(MB) 1000000001.0"),
                               (1e12, 1e12, "SDMA Transit Size(MB) 1000000000000.0, SDMA Transit Time(ms) "
                                            "1000000000000.0"),
-                              (None, 1, "SDMA Transit Size(MB) None"), ("", 1, "SDMA Transit Size(MB) ''"),
+                              (None, 1, "SDMA Transit Size(MB) null"), ("", 1, "SDMA Transit Size(MB) ''"),
                               # a number written as text (session 60's fuzz: read as the number, unsaid)
                               ("5", 1, "SDMA Transit Size(MB) '5'"), (5, "2", "SDMA Transit Time(ms) '2'"),
                               (1, 7 * 86_400_000 + 1, "SDMA Transit Time(ms) 604800001")):
@@ -565,11 +565,12 @@ def test_bandwidth_and_pg_names():
     one = {"s": {"collective": {"Total Op Info": {"Communication Bandwidth Info": {
         "SDMA": {"Transit Size(MB)": 1e9, "Transit Time(ms)": 7 * 86_400_000}}}}}}
     assert B.bandwidths(one) == (0.0, pytest.approx(1e9 / (7 * 86_400_000)))
-    for block in (None, 5, "x", [1]):
+    # each as the JSON file writes it: null, not Python's None (review65b)
+    for block, shown in ((None, "null"), (False, "false"), (5, "5"), ("x", "'x'"), ([1], "[1]")):
         one["s"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"] = block
         problems = []
         assert B.bandwidths(one, problems) == (0.0, 0.0)
-        assert problems == [f"SDMA {block!r}"]
+        assert problems == [f"SDMA {shown}"]
     meta = json.loads((DATA / "profiler_metadata_pg.json").read_text())
     pg = B.pg_names(meta)
     assert pg["Group 10.174.216.241%enp189s0f1_55000_0_1738895506630464 Communication"] == "tp"
@@ -641,7 +642,7 @@ def test_bandwidth_value_written_null_is_unusable_not_absent(tmp_path, caplog):
     assert [m for m in caplog.messages if "bandwidth block" in m] == []
     assert [m for m in caplog.messages if "not a usable number" in m] == [
         f"{path}: not a usable number (no number, not finite, negative, or over 1 PB or a week): SDMA Transit "
-        "Time(ms) None in 'step1', SDMA Transit Time(ms) None in 'step2', SDMA Transit Time(ms) None in 'step3', ... "
+        "Time(ms) null in 'step1', SDMA Transit Time(ms) null in 'step2', SDMA Transit Time(ms) null in 'step3', ... "
         "(4 in all); that bandwidth is shown as 0"]
 
 

@@ -34,7 +34,7 @@ from ..model import (
     threads_in_order,
 )
 from ..options import Options
-from ..textsafe import short_list, short_repr
+from ..textsafe import json_repr, short_list, short_repr
 from . import classify
 from .breakdown import MC2, Breakdown, last_of_keys, peak_reserved_gb, zero_readings
 
@@ -563,7 +563,7 @@ def _transit(block: object, kind: str, problems: list[str], where: str,
     if block is _ABSENT:
         return 0.0, 0.0
     if not isinstance(block, dict):  # null, a number, a list: no block of figures, named
-        problems.append(f"{kind} {short_repr(block)}{where}")
+        problems.append(f"{kind} {json_repr(block)}{where}")
         return None
     values = []
     for key in ("Transit Size(MB)", "Transit Time(ms)"):
@@ -577,7 +577,7 @@ def _transit(block: object, kind: str, problems: list[str], where: str,
         except (TypeError, ValueError, OverflowError):
             v = math.nan
         if not math.isfinite(v) or v < 0 or v > _TRANSIT_LIMITS[key]:
-            problems.append(f"{kind} {key} {short_repr(raw)}{where}")
+            problems.append(f"{kind} {key} {json_repr(raw)}{where}")
             v = math.nan
         values.append(v)
     if not all(math.isfinite(v) for v in values):

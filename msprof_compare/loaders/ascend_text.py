@@ -1823,9 +1823,10 @@ def _checked_side_file(out: str, name: str, force: bool) -> str:
     return p
 
 
-def _quiet_memory_record(p: str, profile: Profile) -> pd.DataFrame | None:
+def _peak_memory_record(p: str, profile: Profile) -> pd.DataFrame | None:
     """memory_record.csv ``p`` (there: ``_side_files`` warned of a missing one, as OverallMetrics' runs do) for
-    the memory comparison's peak line when OverallMetrics is off. One that cannot be read (truncated, no Total
+    the memory comparison's peak line when OverallMetrics is off: a damaged one does not fail the run. One that
+    cannot be read (truncated, no Total
     Reserved(MB) column, UTF-16) leaves the peak out, said in one warning, not a failed run (the original's memory
     comparison never reads it), and what the read counted (negative totals left out, ...) is said as in
     OverallMetrics: the line said "not recorded" of a damaged file, or a peak without the readings left out, and
@@ -2111,7 +2112,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     if p and opts.enable_profiling_compare:
         profile.memory_record = read_memory_record(p, profile.warnings)
     elif p:
-        profile.memory_record = _quiet_memory_record(p, profile)
+        profile.memory_record = _peak_memory_record(p, profile)
     if "operator_memory.csv" in wanted:
         p = path_of("operator_memory.csv")
         if p:
