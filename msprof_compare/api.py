@@ -639,18 +639,22 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
                                hint=f"the {role} path: the {place} argument of compare()" if face.api
                                else f"the {role} path: {flag}, or the {place} path of performance_compare.py")
     _refuse_rank_folders(base, comparison, face, opts.force, heads)
-    typed = TypedPaths(base, comparison)
-    kept = flag_words_kept(*(p for given in (base, comparison) for p in (given, given.lstrip("="), given_path(given))))
-
-    def retype(text: str) -> str:  # the inputs' paths as typed, the options as this face takes them
-        return face.words(typed.text(text), kept)
-
+    retype = _typed_words(base, comparison, face)
     with paths_as_typed(retype):
         try:
             return _compare_inputs(base, comparison, opts, heads, rank)
         except (ProfileError, UsageError, OutOfMemory) as exc:
             _retype(exc, retype)
             raise
+
+
+def _typed_words(base: str, comparison: str, face: Face) -> Callable[[str], str]:
+    """How an error of the pair ``base`` / ``comparison`` is worded: the inputs' paths as typed, the options as
+    ``face`` takes them (a path's own words that look like a flag kept). One rule for the compare's errors and the
+    rank-folder refusal made before it, which wrote it out twice."""
+    typed = TypedPaths(base, comparison)
+    kept = flag_words_kept(*(p for given in (base, comparison) for p in (given, given.lstrip("="), given_path(given))))
+    return lambda text: face.words(typed.text(text), kept)
 
 
 def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool,
@@ -677,10 +681,7 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool,
         # a folder of ranks that discovery refuses (rank 1's trace recording no rank, rank 0 held twice): its error,
         # where the folder was read as its one top trace (rank 0's, compared alone: the other ranks left out without
         # a word) or given the loader's "holds 2 JSON traces (pass the trace file itself)"; named as typed
-        typed = TypedPaths(base, comparison)
-        kept = flag_words_kept(*(p for given in (base, comparison) for p in (given, given.lstrip("="),
-                                                                             given_path(given))))
-        _retype(exc, lambda text: face.words(typed.text(text), kept))
+        _retype(exc, _typed_words(base, comparison, face))
         raise
     if kinds == ["cycles", "cycles"]:  # the loader's error told to pass "one rank per side", not compare_ranks
         raise ProfileError(base, "is a folder of a single device's cycles, and so is the comparison",
