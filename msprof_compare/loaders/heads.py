@@ -1,4 +1,5 @@
-"""What the first bytes of each JSON file tell before it is loaded, read once per file per run (``TraceHeads``).
+"""What the first bytes of each JSON file tell before it is loaded, read once per file per run (``TraceHeads``), and
+for rank discovery a Kineto trace's last bytes where its head records no rank (``TraceHeads.rank_of``).
 
 Detection and rank discovery look at a trace's head several times in one run: whether a folder's JSON file is an
 object (a Kineto trace) and names ``traceEvents``, its ``distributedInfo.rank``, whether a side is Kineto before
@@ -49,7 +50,8 @@ class Head(NamedTuple):
 class TraceHeads:
     """The ``Head`` of each file asked for, read on the first ask (``of``) and kept for the rest of the run, by
     absolute path (discovery names a rank's trace as the folder was typed, detection as the loader resolves it).
-    A ``Head`` is three small fields: a run over thousands of traces keeps kilobytes, not their heads."""
+    A ``Head`` is four small fields, a tail's rank one more: a run over thousands of traces keeps kilobytes, not
+    their heads."""
 
     def __init__(self) -> None:
         self._heads: dict[str, Head] = {}

@@ -489,10 +489,10 @@ def _trace_rank(path: str, heads: TraceHeads, force: bool = False) -> int:
 
 def _unread_head(path: str) -> ProfileError | None:
     """The loader's error for a trace whose head read as nothing (``Head.first`` ""), which discovery took for one
-    recording no rank ("no distributedInfo.rank in its first 64 KiB"): one that cannot be read ("cannot read file:
-    Permission denied"), a damaged gzip ("corrupt gzip data: ..."), an empty or blank one ("empty file"), as
-    ``traceio.read_bytes`` and ``decode_events`` name them; None for a head of blanks that go on past it. Read
-    only on this error's way: its head again, no more."""
+    recording no rank ("no distributedInfo.rank in its first or last 64 KiB"): one that cannot be read ("cannot
+    read file: Permission denied"), a damaged gzip ("corrupt gzip data: ..."), an empty or blank one ("empty
+    file"), as ``traceio.read_bytes`` and ``decode_events`` name them; None for a head of blanks that go on past
+    it. Read only on this error's way: its head again, no more."""
     from .traceio import first_char
 
     try:
