@@ -932,7 +932,8 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
                     if code:
                         write_line(f"error: {text}" if message.startswith("error: ") else text, keep_newlines=True)
                     else:
-                        log.info(text)
+                        for line in text.split("\n"):  # a line each: the log escapes a line break
+                            log.info(line)
             del result  # one rank's result alive at a time: dropped before the next rank loads
     except _STOPS:
         _reports_stay(log, rows)

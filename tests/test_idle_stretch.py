@@ -20,6 +20,7 @@ from logutil import blocks
 from refpairs import PAIRS as REF_PAIRS
 from spans import longest_free
 
+from msprof_compare import cli
 from msprof_compare.api import compare
 from msprof_compare.compare import checks, verdict
 from msprof_compare.compare.breakdown import Breakdown, Stretch
@@ -314,13 +315,42 @@ def test_hta_alexnet_against_npu(samples, tmp_path):
     assert said[0] == ("E2E time 12920.244 ms -> 136.581 ms (-12783.663 ms, -98.94%): the comparison is faster than "
                        "the base, the base takes 94.60x as long.")
     assert res.verdict == "\n".join(said) and max(map(len, said)) < 160
-    assert res.regression_gate(5.0)[1].endswith("threshold +5%; " + verdict.IDLE_ASIDE)
+    # the gate's line alike: the idle words a sentence and a line of their own (one line of 232 characters), each
+    # line closed by a stop as the console closes the verdict's; the change in percent by hand, to 2 decimals
+    assert res.regression_gate(5.0) == (0, (
+        f"No regression: E2E time {e2e_gpu / 1e6:.3f} ms -> 136.581 ms ({(136_581_009 - e2e_gpu) / e2e_gpu:+.2%}), "
+        f"threshold +5%.\n{said[1]}."))
+    assert res.regression_gate(5.0)[1].startswith("No regression: E2E time 12920.244 ms -> 136.581 ms (-98.94%)")
     lines = render_explain(res.frames, res.verdict).split("\n")
     assert lines[lines.index(said[0]) + 1] == said[1] + "."
     out = tmp_path / "out.xlsx"
     res.to_excel(out)
     rows = [r[0] for r in openpyxl.load_workbook(out)["Summary"].iter_rows(max_col=1, values_only=True)]
     assert rows[rows.index(said[0]) + 1] == said[1] + "."
+
+
+def test_gate_says_the_idle_stretch_on_a_line_of_its_own(samples, tmp_path, capsys):
+    """Reference pair 4 through the CLI's --fail_on_regression, both ways: the gate's line and the idle words are two
+    sentences on two lines, on stderr, in the log (a line break in one log record was written as "\\n") and in the
+    JSON's gate.lines; the exit code is the gate's. The E2E times by hand: the GPU's from its events, the NPU
+    step's 136.581009 ms (reference pair 1's OverallMetrics)."""
+    gpu, npu = samples / HTA_ALEXNET, samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    e2e_gpu = _kineto(json.load(gzip.open(gpu))["traceEvents"])[1]
+    idle = ("Most of that difference is time with no computing and no communication (validity check: longest idle "
+            "stretch), so compare Computing Time and its categories.")
+    for base, comp, code, head in (
+            (npu, gpu, 3, f"Performance regression: E2E time 136.581 ms -> {e2e_gpu / 1e6:.3f} ms "
+                          f"({(e2e_gpu - 136_581_009) / 136_581_009:+.2%}), threshold +5%."),
+            (gpu, npu, 0, f"No regression: E2E time {e2e_gpu / 1e6:.3f} ms -> 136.581 ms "
+                          f"({(136_581_009 - e2e_gpu) / e2e_gpu:+.2%}), threshold +5%.")):
+        out = tmp_path / str(code)
+        assert cli.execute({"base_profiling_path": str(base), "comparison_profiling_path": str(comp),
+                            "output_path": str(out), "output_format": "json", "fail_on_regression": "5"}) == code
+        err = [line.split("] ", 1)[-1] for line in capsys.readouterr().err.splitlines()]
+        assert err[err.index(head) + 1] == idle
+        gate = json.loads(next(out.glob("*.json")).read_text())["gate"]
+        assert gate["lines"][:2] == [head, idle] and gate["exit_code"] == code
+    assert head == "No regression: E2E time 12920.244 ms -> 136.581 ms (-98.94%), threshold +5%."
 
 
 def test_idle_start_is_shown_exactly():

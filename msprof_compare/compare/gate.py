@@ -179,7 +179,7 @@ def judge(result: CompareResult, pct: float, top: int = 5,
         if value <= 0:
             return GateVerdict(1, f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap "
                                   "Analysis data), so --fail_on_regression cannot judge the run")
-    scope, aside = e2e_words(result, frames.get("e2e"))
+    scope, aside, idle = e2e_words(result, frames.get("e2e"))
     # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
     # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so
     written = threshold_text(pct)
@@ -190,6 +190,8 @@ def judge(result: CompareResult, pct: float, top: int = 5,
     places = ms_places(base, comp)
     head = (f"E2E time{scope} {ms_text(base, places)} ms -> {ms_text(comp, places)} ms ({change}), "
             f"threshold +{written}%{f'; {aside}' if aside else ''}")
+    if idle:  # a sentence and a line of its own, as the verdict says it (one line was 232 characters on pair 4)
+        head += f".\n{idle[0].upper()}{idle[1:]}."
     if not regressed:
         return GateVerdict(0, f"No regression: {head}")
     lines = [f"Performance regression: {head}"]

@@ -38,24 +38,21 @@ IDLE_ASIDE = _IDLE_LEAD + checks.IDLE_ADVICE
 IDLE_ASIDE_UNSPLIT = _IDLE_LEAD + checks.IDLE_ADVICE_UNSPLIT
 
 
-def e2e_words(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tuple[str, str]:
-    """The gate line's ``scope`` and ``aside``, the aside read once: what a DB export's E2E holds that a text
-    export's leaves out (``export_aside``), a DB step's range change (``e2e_aside``), then an idle stretch that
-    makes most of the difference (``idle_aside``). The verdict says the last as a sentence of its own
-    (``run_verdict``)."""
+def e2e_words(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tuple[str, str, str]:
+    """The gate line's ``scope``, ``aside`` and ``idle``, each read once: what a DB export's E2E holds that a text
+    export's leaves out (``export_aside``) and a DB step's range change (``e2e_aside``) after its figures, and an
+    idle stretch that makes most of the difference (``idle_aside``), which the gate says as a second sentence on a
+    line of its own, as the verdict does (``run_verdict``)."""
     aside = e2e_aside(ctx, e2e)
     idle = idle_aside(getattr(ctx, "frames", {}).get("guards"))
-    return e2e_scope(ctx, bool(aside)), "; ".join(a for a in (export_aside(ctx, e2e), aside, idle) if a)
+    return e2e_scope(ctx, bool(aside)), "; ".join(a for a in (export_aside(ctx, e2e), aside) if a), idle
 
 
 def run_verdict(ctx: RunContext | CompareResult, wf: pd.DataFrame | None) -> str:
     """``e2e_verdict`` of a run, as the console, the Summary sheet, the JSON and ``CompareResult.verdict`` say it:
     its scope and asides (``e2e_words``), an idle stretch that makes most of the difference a second sentence on
     a line of its own (one line was 289 characters on reference pair 4)."""
-    e2e = getattr(ctx, "frames", {}).get("e2e")
-    aside = e2e_aside(ctx, e2e)
-    return e2e_verdict(wf, e2e_scope(ctx, bool(aside)), "; ".join(a for a in (export_aside(ctx, e2e), aside) if a),
-                       idle_aside(getattr(ctx, "frames", {}).get("guards")))
+    return e2e_verdict(wf, *e2e_words(ctx, getattr(ctx, "frames", {}).get("e2e")))
 
 
 def export_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:

@@ -267,5 +267,6 @@ def apply_gate(result: CompareResult) -> int:
     if code:
         write_line(message, keep_newlines=True)  # a closed or full stderr must not turn status 3 into 1
     else:
-        log.info(message)
+        for line in message.split("\n"):  # a line each: the log escapes a line break ("No regression: ...\nMost ...")
+            log.info(line)
     return code
