@@ -731,6 +731,63 @@ def test_gzip_twin_hint_escapes_the_names_it_gives(tmp_path):
         "r\\x1b0.pt.trace.json.gz looks like r\\x1b0.pt.trace.json compressed: keep one of the two")
 
 
+def test_every_rank_held_twice_is_named_with_its_inputs(tmp_path, capsys, monkeypatch):
+    """A folder gzipped in place holds each rank's trace beside its copy: the error named rank 0's two files and
+    the copy, then "; rank 1 too", which left the user to find rank 1's and to guess the cause there. Each rank
+    held twice is named with its inputs (the first three; the others by number) and the hint names every copy,
+    "keep one of each two" where copies are all there is (HTA's sampled_rank-0/1, ranks 0 and 1 recorded)."""
+    job = tmp_path / "job"
+    job.mkdir()
+    for rank in (0, 1):
+        sample = KINETO / f"sampled_rank-{rank}.json.gz"
+        (job / f"r{rank}.pt.trace.json").write_bytes(gzip.decompress(sample.read_bytes()))
+        shutil.copy(sample, job / f"r{rank}.pt.trace.json.gz")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_inproc(capsys, "-bp", "job", "-d", "job", "-o", "out")
+    assert (code, error_lines(err)) == (1, [
+        "error: job: holds rank 0 twice, by name: r0.pt.trace.json, r0.pt.trace.json.gz; rank 1 twice: "
+        "r1.pt.trace.json, r1.pt.trace.json.gz (r0.pt.trace.json.gz looks like r0.pt.trace.json compressed; "
+        "r1.pt.trace.json.gz looks like r1.pt.trace.json compressed: keep one of each two)"])
+    assert not (tmp_path / "out").exists()
+    many = tmp_path / "many"  # ranks 2 and 3 too (rank 1's trace recording rank 2 or 3): three ranks and copies named
+    shutil.copytree(job, many)
+    raw = gzip.decompress((KINETO / "sampled_rank-1.json.gz").read_bytes())
+    for rank in (2, 3):
+        text = raw.replace(b'"rank": 1, "world_size"', f'"rank": {rank}, "world_size"'.encode(), 1)
+        assert text != raw
+        (many / f"r{rank}.pt.trace.json").write_bytes(text)
+        (many / f"r{rank}.pt.trace.json.gz").write_bytes(gzip.compress(text))
+    with pytest.raises(ProfileError) as info:
+        api.ranks("many")
+    assert str(info.value) == (
+        "many: holds rank 0 twice, by name: r0.pt.trace.json, r0.pt.trace.json.gz; rank 1 twice: r1.pt.trace.json, "
+        "r1.pt.trace.json.gz; rank 2 twice: r2.pt.trace.json, r2.pt.trace.json.gz; rank 3 too (r0.pt.trace.json.gz "
+        "looks like r0.pt.trace.json compressed; r1.pt.trace.json.gz looks like r1.pt.trace.json compressed; "
+        "r2.pt.trace.json.gz looks like r2.pt.trace.json compressed; ... (4 in all): keep one of each two)")
+    (job / "r1.pt.trace.json.gz").rename(job / "old1.pt.trace.json.gz")  # rank 1's is no copy by name: the usual
+    with pytest.raises(ProfileError) as info:  # hint follows rank 0's copy
+        api.ranks("job")
+    assert str(info.value) == (
+        "job: holds rank 0 twice, by name: r0.pt.trace.json, r0.pt.trace.json.gz; rank 1 twice: old1.pt.trace.json.gz, "
+        "r1.pt.trace.json (r0.pt.trace.json.gz looks like r0.pt.trace.json compressed; keep one profile per rank in "
+        "the folder; a profiler schedule's cycles compare cycle by cycle where each rank's are one worker's, named as "
+        "the profilers name them: <worker>_<timestamp>_ascend_pt, <worker>.<ms>.pt.trace.json)")
+    # five ranks each held by an old run's profile beside the new one (side files of text/level1's rank 0 with
+    # rank_id 0..4, one collection end: in recorded order, ties by name): three named with their inputs
+    runs = tmp_path / "runs"
+    for rank in range(5):
+        for name in (f"old_rank{rank}_ascend_pt", f"rank{rank}_ascend_pt"):
+            cycle(runs, name, rank, 1736408884023552840)
+    with pytest.raises(ProfileError) as info:
+        api.ranks("runs")
+    assert str(info.value) == (
+        "runs: holds rank 0 twice, in recorded order: old_rank0_ascend_pt, rank0_ascend_pt; rank 1 twice: "
+        "old_rank1_ascend_pt, rank1_ascend_pt; rank 2 twice: old_rank2_ascend_pt, rank2_ascend_pt; ranks 3, 4 too "
+        "(keep one profile per rank in the folder; a profiler schedule's cycles compare cycle by cycle where each "
+        "rank's are one worker's, named as the profilers name them: <worker>_<timestamp>_ascend_pt, "
+        "<worker>.<ms>.pt.trace.json)")
+
+
 def cyc_name(worker: int, n: int) -> str:
     """A profiling directory's name as torch_npu writes it, ``{worker}_{timestamp}_ascend_pt``: worker ``host_N``."""
     return f"host_{worker}_2025010100000000{n}_ascend_pt"

@@ -248,18 +248,38 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
     # schedule's cycles; else unrelated runs of that rank side by side, which nothing recorded pairs across folders
     twice = [rank for rank, paths in sorted(held.items()) if len(paths) > 1 and not _one_worker(paths)]
     if twice:
-        paths = _recorded_order(held[twice[0]], ends)
-        times = "twice" if len(paths) == 2 else f"{len(paths)} times"
-        also = f"; {named_units(twice[1:])} too" if twice[1:] else ""
-        order = "by name" if ends is None else "in recorded order"
-        hint = ("keep one profile per rank in the folder; a profiler schedule's cycles compare cycle by cycle where "
-                "each rank's are one worker's, named as the profilers name them: <worker>_<timestamp>_ascend_pt, "
-                "<worker>.<ms>.pt.trace.json")
-        if twins := _gz_twins(paths, directory):
-            hint = f"{twins}: keep one of the two" if len(paths) == 2 else f"{twins}; {hint}"
-        raise ProfileError(directory, f"holds rank {twice[0]} {times}, {order}: {_names(paths, directory)}{also}",
-                           hint=hint)
+        raise _held_twice(directory, {rank: _recorded_order(held[rank], ends) for rank in twice}, ends is None)
     return {rank: _recorded_order(paths, ends) for rank, paths in sorted(held.items())}
+
+
+#: How many ranks held several times ``_held_twice`` names with their inputs; the others by number.
+_TWICE_SHOWN = 3
+
+
+def _held_twice(directory: str, twice: dict[int, list[str]], by_name: bool) -> ProfileError:
+    """The error of a folder holding ranks several times as no schedule's cycles (``twice``: {rank: its inputs in
+    order}): each of the first ``_TWICE_SHOWN`` ranks with its inputs, the others by number, and where traces lie
+    beside their gzip copies, those of every such rank (a folder gzipped in place holds each rank twice: "rank 1
+    too" left the user to find rank 1's files and to guess whether the copy was the cause there too)."""
+    ranks = list(twice)
+    pieces = []
+    for n, rank in enumerate(ranks[:_TWICE_SHOWN]):
+        paths = twice[rank]
+        times = "twice" if len(paths) == 2 else f"{len(paths)} times"
+        order = ("by name" if by_name else "in recorded order") if n == 0 else ""
+        pieces.append(f"rank {rank} {times}{f', {order}' if order else ''}: {_names(paths, directory)}")
+    rest = ranks[_TWICE_SHOWN:]
+    text = "holds " + "; ".join(pieces) + (f"; {named_units(rest)} too" if rest else "")
+    hint = ("keep one profile per rank in the folder; a profiler schedule's cycles compare cycle by cycle where "
+            "each rank's are one worker's, named as the profilers name them: <worker>_<timestamp>_ascend_pt, "
+            "<worker>.<ms>.pt.trace.json")
+    twins = [t for rank in ranks for t in _gz_twins(twice[rank], directory)]
+    if twins:
+        said = "; ".join(twins[:_TWICE_SHOWN]) + (f"; ... ({len(twins):,} in all)" if len(twins) > _TWICE_SHOWN else "")
+        # every rank held twice is one trace and its copy: keeping one of each two is the whole remedy
+        copies = len(twins) == len(ranks) and all(len(paths) == 2 for paths in twice.values())
+        hint = f"{said}: keep one of {'the two' if len(ranks) == 1 else 'each two'}" if copies else f"{said}; {hint}"
+    return ProfileError(directory, text, hint=hint)
 
 
 def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHeads) -> None:
@@ -403,15 +423,14 @@ def _single_device_error(directory: str, alone: list[str], held: dict[int, list[
                              "distributed run")
 
 
-def _gz_twins(paths: list[str], directory: str) -> str:
+def _gz_twins(paths: list[str], directory: str) -> list[str]:
     """"b.gz looks like b compressed" for each trace file of ``paths`` whose name is another's plus ``.gz`` (a
-    trace kept beside its gzip copy, which reads as the same rank twice), so the user knows which to remove; ""
+    trace kept beside its gzip copy, which reads as the same rank twice), so the user knows which to remove; none
     where none is. By name alone: reading both to compare would cost a second parse of each. Names escaped, as
     ``_names`` lists them beside it."""
     files = {p for p in paths if os.path.isfile(p)}
-    return "; ".join(f"{term_safe(os.path.relpath(p + '.gz', directory))} looks like "
-                     f"{term_safe(os.path.relpath(p, directory))} compressed"
-                     for p in sorted(files) if p + ".gz" in files)
+    return [f"{term_safe(os.path.relpath(p + '.gz', directory))} looks like {term_safe(os.path.relpath(p, directory))} "
+            "compressed" for p in sorted(files) if p + ".gz" in files]
 
 
 def _names(paths: list[str], directory: str) -> str:
