@@ -790,6 +790,29 @@ def test_no_op_row_still_says_a_type_that_is_no_integer(tmp_path: Path) -> None:
     assert len(p.python_functions) == 1282 - 2
 
 
+def test_no_op_row_counts_digits_beyond_int64_as_no_integer(tmp_path: Path) -> None:
+    """Digits beyond int64 spell no integer the loader reads (``_int_cell``, as beside an op), but in a PYTORCH_API
+    of no op row they passed the digits test and were neither counted nor read (CAST clamped them to no kind's id,
+    review65). Five Python rows of the level-1 excerpt (its 860 op rows deleted, the type column of no affinity,
+    '50003' as text; synthetic) typed at int64's edges: those beyond it counted (by Python's int, here), those within
+    it read as integers of no kind, and left out unsaid as an integer type is in such a table."""
+    edges = ["99999999999999999999", "9223372036854775808", "-9223372036854775809",  # beyond
+             "-9223372036854775808", "0009223372036854775807"]  # within: int64's least, its greatest after zeros
+    beyond = [v for v in edges if not -(2**63) <= int(v) < 2**63]
+    assert len(beyond) == 3
+    db = _db(tmp_path, *UNTYPED_API, "DELETE FROM PYTORCH_API WHERE type = 50001",
+             "UPDATE PYTORCH_API SET type = '50003' WHERE type = 50003",
+             *(f"UPDATE PYTORCH_API SET type = '{v}' WHERE rowid = (SELECT rowid FROM PYTORCH_API WHERE type = '50003' "
+               "ORDER BY rowid LIMIT 1)" for v in edges))
+    assert [v for v, in sql(db, "SELECT type FROM PYTORCH_API WHERE type <> '50003' AND typeof(type) = 'text' "
+                                "ORDER BY rowid")] == edges
+    p = load_profile(str(db), OPTS)
+    assert [w for w in p.warnings if "stored other than" in w] == [
+        f"{db}: {len(beyond)} PYTORCH_API row(s) have a type stored other than as an integer (the first: "
+        f"{beyond[0]!r}): {UNTYPED}"]
+    assert len(p.python_functions) == 1282 - len(edges)
+
+
 def test_uint32_max_is_a_sound_plane_and_task_id(tmp_path: Path) -> None:
     """4,294,967,295 is uint32's greatest, a value msprof writes: the level-0 sample's 296 communication tasks all
     have planeId 4294967295 (SQL) and read as that plane, unsaid; a compute task of the l1 excerpt given taskId
