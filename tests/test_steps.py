@@ -342,6 +342,33 @@ def test_mindspore_25_step_markers_outside_torch_ops(samples: Path, tmp_path: Pa
     assert "step_marks" not in load_profile(str(dirs[0]), Options()).extra
 
 
+def test_mindspore_25_step_count_reads_the_markers_outside_torch_ops(samples: Path, tmp_path: Path) -> None:
+    """The step count check read the torch ops alone: of two MindSpore 2.5 layout copies (no torch op, the markers
+    with category "") it read "blank: neither side has a ProfilerStep#N op" beside step 50, which the step options
+    find. With a step asked it counts the markers the loader read for it (the distinct ids of the raw trace's
+    ProfilerStep# events, by hand: 1 a side); without one, the blank says they were not looked for."""
+    dirs = [_mindspore_25(samples / TEXT.format(n), tmp_path / f"host{n}_1_2025030112000000{n}_ascend_ms")
+            for n in (1, 2)]
+    ids = [{e["name"].rsplit("#", 1)[1] for e in json.loads((d / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text())
+            if "ProfilerStep#" in str(e.get("name")) and e.get("ph") == "X"} for d in dirs]
+    assert ids == [{"50"}, {"50"}]
+    row = compare(*map(str, dirs), base_step="50", comparison_step="50").guards.set_index("Check").loc["step count"]
+    assert (row["Status"], row["Base"], row["Comparison"], row["Detail"]) == (
+        "ok", len(ids[0]), len(ids[1]), "distinct ProfilerStep#N ids in the trace")
+    row = compare(*map(str, dirs), enable_profiling_compare=True).guards.set_index("Check").loc["step count"]
+    assert (row["Status"], row["Base"], row["Comparison"], row["Detail"]) == (
+        "unknown", None, None, "distinct ProfilerStep#N ids in the trace; blank: neither side has a ProfilerStep#N "
+        "op; the two sides' traces have no torch op, and markers among other events (as MindSpore 2.5+ writes them) "
+        "are read only where a step is asked for")
+    # beside a torch_npu export of the same data, one side's words: its own markers are its torch ops
+    row = compare(str(dirs[0]), str(samples / TEXT.format(2)), enable_profiling_compare=True
+                  ).guards.set_index("Check").loc["step count"]
+    assert (row["Base"], row["Comparison"], row["Detail"]) == (
+        None, 1, "distinct ProfilerStep#N ids in the trace; blank: the base side has no ProfilerStep#N op; the base "
+        "side's trace has no torch op, and markers among other events (as MindSpore 2.5+ writes them) are read only "
+        "where a step is asked for")
+
+
 def test_mindspore_profiler_settings(samples: Path, tmp_path: Path, caplog) -> None:
     """MindSpore's profiler_info (profiler_parameters) feeds the settings note as torch_npu's does; its metric
     names are CANN's under another spelling ("PipeUtilization" = ACL_AICORE_PIPE_UTILIZATION), so a
