@@ -447,3 +447,51 @@ def test_kernel_counts_of_a_step_span_use_separators(caplog):
     assert [m.split(";")[0] for m in caplog.messages if "have no Step Id" in m] == [
         "npu: 1,100 kernel(s) of a valid Type have no Step Id yet start inside step 7 (the span of its ProfilerStep#7 "
         "in npu)"] * 2
+
+
+def _span_edge_case(step: int, source: str = "ascend_text") -> tuple[list[str], int]:
+    """The l1 excerpt's 40 rows without a Step Id plus the same 40 as ``step``'s, against one ProfilerStep#``step``
+    marker spanning [0, 10,000] ns: rows 0 and 1 start on the span's two ends (ts 0 and 10,000: counted, the span is
+    inclusive), row 2 one ns after it and row 3 one before (not), row 4 inside but with a start that was not read
+    and row 5 inside with Type N/A (neither counted: no start, no valid Type), the rest at 20,000 ns (after)."""
+    kd = pd.concat([pd.read_csv(HEAD40)] * 2, ignore_index=True)
+    assert not kd["Type"].astype(str).str.strip().isin(INVALID).any()
+    kd["Step Id"] = [-1] * 40 + [step] * 40
+    kd["ts"] = [0, 10_000, 10_001, -1, 5000, 5000] + [20_000] * 34 + [5000] * 40
+    kd["start_read"] = [True] * 4 + [False] + [True] * 75
+    kd.loc[5, "Type"] = "N/A"
+    p = marker_profile([f"ProfilerStep#{step}"])
+    p.source = source
+    p.ops.loc[0, "dur"] = 10_000
+    if source == "ascend_db":  # its STEP_TIME range, as the DB loader records it
+        p.extra["step_range"] = (0, 10_000)
+    p.kernel_details = kd
+    return [m.split(" of a valid")[0] for m in _kernel_warnings(p, step)], 2
+
+
+def _kernel_warnings(p: Profile, step: int) -> list[str]:
+    logger = logging.getLogger("msprof-analyze")
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        kernels.build(RunContext(p, p, Options(enable_kernel_compare=True, base_step=step, comparison_step=step)))
+    finally:
+        logger.removeHandler(handler)
+    return [m for m in seen if "have no Step Id" in m]
+
+
+@pytest.mark.parametrize("step", [7, 0])
+def test_kernels_without_a_step_id_on_the_span_ends_count_and_unread_or_typeless_ones_do_not(step):
+    """The span is inclusive at both ends, a kernel whose start was not read or whose Type is no valid one is not
+    counted, and step 0 is a step like any other (``_span_edge_case``: 2 of the 6 rows near the span)."""
+    said, expected = _span_edge_case(step)
+    assert said == [f"npu: {expected} kernel(s)"] * 2
+
+
+def test_db_kernels_without_a_step_id_are_not_counted_by_the_text_rule():
+    """A DB export's kernels are the step's by time (the loader cut every table to the STEP_TIME range), so the
+    text export's Step Id rule says nothing of them, the same rows and range as the text case's 2."""
+    said, _ = _span_edge_case(7, source="ascend_db")
+    assert said == []
