@@ -1,0 +1,89 @@
+"""The edges of a Kineto trace's tail as rank discovery reads it (``traceio.tail_bytes``, ``TraceHeads.rank_of``):
+the last 64 KiB exactly, a gzip inflated block by block to its end, and the size cap's bound, on hta's
+cupti_profiler sample (its ``distributedInfo`` written after the events, within its last 100 bytes).
+
+Each expected figure is the byte arithmetic below, done on the sample's bytes, never by the functions under test.
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.errors import ProfileError
+from msprof_compare.loaders import ranks
+
+REPO = Path(__file__).resolve().parent.parent
+CUPTI = (REPO.parent / "shared" / "samples" / "hta" / "tests" / "data" / "cupti_profiler"
+         / "benchmark_result_924719_1679055439_trace.json.gz")
+KEY = b'"distributedInfo"'
+TAIL = 64 * 1024  # what discovery reads of a trace's end
+
+
+@pytest.fixture(scope="module")
+def whole() -> bytes:
+    if not CUPTI.is_file():
+        pytest.skip("samples not present")
+    data = gzip.decompress(CUPTI.read_bytes())
+    assert len(data) == 863_626 and data.count(KEY) == 1
+    assert data.endswith(b'"distributedInfo": {\n    "rank": 0\n  }\n}\n')
+    return data
+
+
+def _placed(whole: bytes, rank: bytes, key_at: int, size: int) -> bytes:
+    """The sample with its rank written ``rank``, blanks before its ``distributedInfo`` key (JSON whitespace after
+    the comma that precedes it) so the key starts at byte ``key_at``, and blanks before the closing brace so the
+    file is ``size`` bytes long."""
+    k = whole.index(KEY)
+    body = whole[:k] + b" " * (key_at - k) + whole[k:].replace(b'"rank": 0', b'"rank": ' + rank)
+    assert body.index(KEY) == key_at and body.endswith(b"}\n}\n")
+    out = body[:-2] + b" " * (size - len(body)) + b"}\n"
+    assert len(out) == size and out.index(KEY) == key_at
+    return out
+
+
+def _job(tmp_path: Path, trace: bytes, name: str) -> Path:
+    job = tmp_path / "job"
+    job.mkdir(exist_ok=True)
+    shutil.copy(CUPTI, job / "r0.json.gz")  # rank 0, the sample itself
+    (job / name).write_bytes(trace)
+    return job
+
+
+def test_a_rank_key_starting_on_the_last_64_kib_s_first_byte_is_read_one_byte_earlier_not(tmp_path, whole):
+    """The last 64 KiB of a plain trace start at its size - 65,536: a key starting there (blanks before the closing
+    brace make the file its place + 65,536 bytes) is read (rank 1); one starting a byte before the window (a byte
+    more of blanks) is cut by it ('distributedInfo"': no rank)."""
+    k = whole.index(KEY)
+    job = _job(tmp_path, _placed(whole, b"1", k, k + TAIL), "r1.pt.trace.json")
+    assert ranks.discover(str(job)) == {0: str(job / "r0.json.gz"), 1: str(job / "r1.pt.trace.json")}
+    (job / "r1.pt.trace.json").write_bytes(_placed(whole, b"1", k, k + TAIL + 1))
+    with pytest.raises(ProfileError, match=r"r1\.pt\.trace\.json: no rank id: no distributedInfo\.rank in its "
+                                           r"first or last 64 KiB"):
+        ranks.discover(str(job))
+
+
+def test_a_gzip_trace_s_tail_spans_its_last_two_inflated_blocks(tmp_path, whole):
+    """A gzip trace is inflated in 1 MiB blocks: one of 1 MiB + 100 bytes ends in a block of 100 bytes, and a key
+    1,000 bytes before the first block's end (1,100 from the file's end, inside its last 64 KiB) is read from the
+    two blocks together (rank 2)."""
+    size = (1 << 20) + 100
+    trace = _placed(whole, b"2", (1 << 20) - 1000, size)
+    assert size - trace.index(KEY) == 1100
+    job = _job(tmp_path, gzip.compress(trace), "r2.pt.trace.json.gz")
+    assert ranks.discover(str(job)) == {0: str(job / "r0.json.gz"), 2: str(job / "r2.pt.trace.json.gz")}
+
+
+def test_a_gzip_trace_inflating_to_exactly_the_size_cap_is_read(tmp_path, whole, monkeypatch):
+    """The cap bounds the bytes a trace inflates to, as the load's: the sample's 863,626 bytes are read with a cap
+    of 863,626 (rank 0 and, a copy with rank 3, rank 3); a cap one byte lower refuses the first trace past it."""
+    job = _job(tmp_path, gzip.compress(whole.replace(b'"rank": 0', b'"rank": 3')), "r3.json.gz")
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "863626")
+    assert ranks.discover(str(job)) == {0: str(job / "r0.json.gz"), 3: str(job / "r3.json.gz")}
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "863625")
+    with pytest.raises(ProfileError, match=r"decompressed trace is over the 863625 byte limit \(its gzip trailer "
+                                           r"gives 863626 bytes\)"):
+        ranks.discover(str(job))
