@@ -87,3 +87,31 @@ def test_a_gzip_trace_inflating_to_exactly_the_size_cap_is_read(tmp_path, whole,
     with pytest.raises(ProfileError, match=r"decompressed trace is over the 863625 byte limit \(its gzip trailer "
                                            r"gives 863626 bytes\)"):
         ranks.discover(str(job))
+
+
+def test_the_tail_s_last_distributed_info_is_the_trace_s(tmp_path, whole):
+    """The tail's ``distributedInfo`` is the key written after every event: the last one in it. An event of the
+    sample's last 64 KiB whose args hold an object of that name (rank 5) is an event's, not the trace's (rank 1)."""
+    last_event = whole.rindex(b'"args": {', 0, whole.index(KEY))
+    assert len(whole) - last_event < TAIL
+    trace = whole[:last_event + 9] + b'"distributedInfo": {"rank": 5}, ' + whole[last_event + 9:]
+    job = _job(tmp_path, trace.replace(b'"rank": 0', b'"rank": 1'), "r1.pt.trace.json")
+    assert ranks.discover(str(job)) == {0: str(job / "r0.json.gz"), 1: str(job / "r1.pt.trace.json")}
+
+
+def test_a_trace_its_head_holds_whole_reads_no_tail(tmp_path, whole, monkeypatch):
+    """A trace of 64 KiB or less is its head: where that records no rank, its tail (the same bytes) is not read
+    again (a tail read of it fails the test)."""
+    from msprof_compare.loaders import traceio
+
+    read = traceio.tail_bytes
+
+    def no_tail(path, *args, **kw):
+        assert not path.endswith("r1.pt.trace.json"), "tail read"
+        return read(path, *args, **kw)  # r0.json.gz: the sample's rank is in its tail
+
+    monkeypatch.setattr(traceio, "tail_bytes", no_tail)
+    job = _job(tmp_path, b'{"traceEvents": []}', "r1.pt.trace.json")
+    with pytest.raises(ProfileError, match=r"r1\.pt\.trace\.json: no rank id: no distributedInfo\.rank in its "
+                                           r"first or last 64 KiB"):
+        ranks.discover(str(job))
