@@ -353,3 +353,25 @@ def test_an_address_on_two_devices_pairs_within_each_device(tmp_path):
     expected = sorted(map(tuple, pd.concat([one, late])[key].values.tolist()))
     assert sorted(map(tuple, two[key].values.tolist())) == expected
     assert (two["release_text"] == "None").sum() == 2 * (one["release_text"] == "None").sum() == 4
+
+
+def test_a_plus_sign_is_dropped_from_read_times_alone(samples, tmp_path):
+    """Only a time read loses its ``+``: a cell that is no time keeps its text, so "+N/A" (a synthetic edit of L1's
+    first Allocation Time(us)) is named as no time, not taken for the "N/A" an exporter writes for none (which
+    the "empty, N/A, 0 or negative" warning counts)."""
+    from msprof_compare.loaders.ascend_text import read_operator_memory
+
+    if not (samples / L1).exists():
+        pytest.skip("sample absent")
+
+    def first_plus_na(lines):
+        cells = lines[1].split(",")
+        assert cells[2] == "1736408883694624.810\t"
+        cells[2] = "+N/A"
+        return [lines[0], ",".join(cells), *lines[2:]]
+
+    base = _l1_with(tmp_path, samples, memory_rows=first_plus_na)
+    warnings: list[str] = []
+    read_operator_memory(str(base / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv"), warnings)
+    said = [w.split(": ", 1)[1] for w in warnings]
+    assert said == ["1 Allocation Time(us) value(s) are not times; read as missing"]
