@@ -681,3 +681,27 @@ def test_a_folder_of_cann_runs_names_them_and_a_file_to_pass(samples: Path, tmp_
         detect(str(one))
     files = [Path(second, "device_1", "timeline", f"msprof_1_0_{i}.json") for i in (1, 2)]
     assert refused.value.hint == f"it holds timeline files: {files[0]}, {files[1]}; pass one of them"
+
+
+def test_only_two_neighbours_swapped_both_ways_are_a_swap() -> None:
+    """``options._swapped``: "hepx" differs from "help" in two neighbouring letters, but only one of them is the
+    other's (p for l; x is no p), and difflib's ratio is 0.75 (3 of 4 letters), so --help is not named; "hlep" is
+    help with l and e swapped."""
+    from msprof_compare.options import close_names
+
+    flags = {"--help", "--base_step", "--comparison_step"}
+    assert close_names("--hepx", flags) == []
+    assert close_names("--hlep", flags) == ["--help"]
+
+
+def test_a_group_run_names_no_compare_option(capsys: pytest.CaptureFixture) -> None:
+    """The group's own unknown option is not matched against compare's: "-pb" before any sub-command gets no
+    "-bp", which is compare's alone."""
+    assert _analyze(capsys, "-pb", "x") == (2, "error: No such option: -pb (see 'msprof-analyze --help')\n")
+
+
+def test_a_short_option_cluster_of_other_characters_is_named_as_click_names_it(capsys: pytest.CaptureFixture) -> None:
+    """Only letters and digits after the dash are taken as a cluster typed: "-p=1" is named as click names it,
+    its first letter."""
+    code, err = _analyze(capsys, "compare", "-d", "a", "-bp", "b", "-p=1")
+    assert (code, err) == (2, "error: No such option: -p (see 'msprof-analyze compare --help')\n")
