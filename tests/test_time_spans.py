@@ -175,3 +175,13 @@ def test_lane_ids_read_into_the_callers_array_or_a_new_one(small_span):
     ids, _, vals = traceio.lane_ids([L(t) for t in named], "tid", out)
     assert ids is not out and vals == named
     assert ids.tolist() == traceio.lane_ids([L(t) for t in named], "tid")[0].tolist()
+
+
+@pytest.mark.parametrize("low", [-9.5e15, -9e15])
+def test_a_float_time_below_the_negative_bound_is_refused(low):
+    """Float microseconds are bounded on both sides (|us| < 9e15, int64 nanoseconds with room): told by the
+    column's extremes, a time of -9.5e15 us (or -9e15, the bound itself) is refused naming it, as its list and its
+    ``time_values`` array, where its product (-9.5e18 ns) would be cast to int64 unsaid."""
+    for values in ([1.5, low, 2.5], np.array([1.5, low, 2.5])):
+        with pytest.raises(ProfileError, match=rf"'ts' value {low!r} out of range \(over int64 nanoseconds\)"):
+            traceio.to_ns(values, "t.json", "ts")
