@@ -699,3 +699,20 @@ def test_a_step_marker_written_as_a_python_function_is_said(tmp_path):
     unmarked["traceEvents"] = [e for e in unmarked["traceEvents"] if "ProfilerStep#" not in e.get("name", "")]
     bare = _write(tmp_path, unmarked, "bare.pt.trace.json")
     assert not [w for w in load_profile(bare, _opts(enable_profiling_compare=True)).warnings if "step marker" in w]
+
+
+def test_a_step_marker_of_python_function_in_another_case_is_said_too(tmp_path):
+    """Categories are matched without case (``_Events.first`` keys by the written text): a ``ProfilerStep#50``
+    of cat "Python_Function" beside the trace's 892 "python_function" events (written after them all) is said
+    as one of cat python_function is, in a run that reads their names alone (no operator comparison) and in one
+    that reads them."""
+    doc, marker = _alexnet_marker(lambda m: m.update(cat="Python_Function"))
+    assert sum(1 for e in doc["traceEvents"] if e.get("cat") == "python_function") == 892
+    events = doc["traceEvents"]
+    events.append(events.pop(next(i for i, e in enumerate(events) if e is marker)))  # after them all, in file order
+    path = _write(tmp_path, doc)
+    for opts in (_opts(enable_profiling_compare=True), _opts(enable_operator_compare=True)):
+        assert [w for w in load_profile(path, opts).warnings if "step marker" in w] == [
+            f"{path}: 1 Python function named as a step marker whose step no host op marks (the first: "
+            "'ProfilerStep#50'): steps are read from the host ops (cpu_op, user_annotation), so that step is none "
+            "(the step count check does not count it)"]
