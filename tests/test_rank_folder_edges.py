@@ -1,0 +1,61 @@
+"""Edges of a folder of ranks' refusals (``ranks._refuse_unlisted_ranks``, ``ranks._gz_twins``): which sibling an
+unreadable folder is named after, and the order of several traces beside their gzip copies (mutation audit mut65b).
+On hta's sampled_rank-0 / -1 traces (ranks 0 and 1)."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shutil
+
+import pytest
+from test_ranks import KINETO, _refusing
+
+from msprof_compare import api
+from msprof_compare.errors import ProfileError
+from msprof_compare.loaders import ranks
+
+
+def test_an_unreadable_folder_is_named_after_its_first_sibling_of_that_shape(tmp_path, monkeypatch):
+    """node0_gpu0/ (rank 0), node0_gpu1/ unreadable, node0_gpu2/ (rank 1): the hint names the first sibling of its
+    shape by name, node0_gpu0, as for two siblings."""
+    base = tmp_path / "base"
+    for name, rank in (("node0_gpu0", 0), ("node0_gpu1", 1), ("node0_gpu2", 1)):
+        (base / name).mkdir(parents=True)
+        shutil.copy(KINETO / f"sampled_rank-{rank}.json.gz", base / name / "t.pt.trace.json.gz")
+    lost = base / "node0_gpu1"
+    _refusing(monkeypatch, lost)
+    with pytest.raises(ProfileError) as err:
+        ranks.rank_inputs(str(base))
+    assert (err.value.path, err.value.message, err.value.hint) == (
+        str(lost), "cannot list directory: Permission denied",
+        "its name is rank folder node0_gpu0's but for its digits, so it may hold a rank's profile: make it readable, "
+        "or move it out of the folder")
+
+
+def test_several_traces_beside_their_gzip_copies_are_named_in_name_order(tmp_path):
+    """Four copies of rank 0's trace, each beside its gzip copy (a, b, c, d): rank 0 held 8 times, each twin said
+    in name order, then the usual hint."""
+    job = tmp_path / "job"
+    job.mkdir()
+    raw = gzip.decompress((KINETO / "sampled_rank-0.json.gz").read_bytes())
+    for stem in "dbca":  # written out of order
+        (job / f"{stem}.pt.trace.json").write_bytes(raw)
+        shutil.copy(KINETO / "sampled_rank-0.json.gz", job / f"{stem}.pt.trace.json.gz")
+    twins = "; ".join(f"{s}.pt.trace.json.gz looks like {s}.pt.trace.json compressed" for s in "abcd")
+    with pytest.raises(ProfileError, match=re.escape(f"({twins}; keep one profile per rank in the folder;")):
+        api.ranks(job)
+
+
+def test_a_rank_folder_named_as_a_trace_is_no_gzip_twin(tmp_path):
+    """A rank's folder named r0.pt.trace.json (holding rank 0's trace) beside r0.pt.trace.json.gz (rank 0 too):
+    rank 0 held twice, with the usual hint; by name alone the file would look like the folder compressed, but a
+    folder is no trace to compress."""
+    job = tmp_path / "job"
+    (job / "r0.pt.trace.json").mkdir(parents=True)
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", job / "r0.pt.trace.json" / "t.pt.trace.json.gz")
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", job / "r0.pt.trace.json.gz")
+    with pytest.raises(ProfileError) as err:
+        api.ranks(job)
+    assert err.value.message.startswith("holds rank 0 twice, by name: r0.pt.trace.json")
+    assert err.value.hint.startswith("keep one profile per rank in the folder;")
