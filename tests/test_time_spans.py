@@ -185,3 +185,25 @@ def test_a_float_time_below_the_negative_bound_is_refused(low):
     for values in ([1.5, low, 2.5], np.array([1.5, low, 2.5])):
         with pytest.raises(ProfileError, match=rf"'ts' value {low!r} out of range \(over int64 nanoseconds\)"):
             traceio.to_ns(values, "t.json", "ts")
+
+
+def test_python_frame_float_times_are_converted_into_the_block_rows(monkeypatch):
+    """The Python frames' float durations (AlexNet H200: numbers, its ts epoch texts) are multiplied into the
+    table's block row itself (``_float_us_to_ns``' ``out``), not into a second array copied there after: each
+    conversion of the frames' column is given an ``out`` that is the loaded column's memory."""
+    if not ALEXNET.exists():
+        pytest.skip(f"sample not present: {ALEXNET}")
+    monkeypatch.setattr(traceio, "_SPAN", 64)
+    outs: list[tuple[int, np.ndarray | None]] = []
+    real = traceio._float_us_to_ns
+
+    def probe(us, out=None):
+        outs.append((len(us), out))
+        return real(us, out)
+
+    monkeypatch.setattr(traceio, "_float_us_to_ns", probe)
+    got = load_profile(str(ALEXNET), _OPS).python_functions
+    n = len(got)
+    frames = [out for size, out in outs if size == n]
+    assert len(frames) == 1 and frames[0] is not None  # the dur column: ts are texts
+    assert np.shares_memory(got["dur"].to_numpy(), frames[0])
