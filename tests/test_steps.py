@@ -15,7 +15,7 @@ from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import steps, table
 from msprof_compare.errors import StepError, UsageError
 from msprof_compare.loaders import load_profile
-from msprof_compare.model import Profile, frame, step_number
+from msprof_compare.model import Profile, frame, marker_step, step_number
 from msprof_compare.options import Options, build_options
 
 
@@ -59,6 +59,15 @@ def test_step_number_of_more_than_4300_digits_is_no_number():
     assert step_number("5" * 4300) == int("5" * 4300)
     assert step_number("5" * 4301) == -1
     assert step_number(" +7 ") == 7 and step_number("7a") == -1
+
+
+def test_a_marker_step_is_the_number_after_its_last_hash():
+    """reference-1 §3.5 reads the text after the marker's last '#': a range named "ProfilerStep#train#50" (a user's
+    record_function holding the marker's words) is step 50 for every reader (``model.marker_step``), and one whose
+    last part is no number is none, whatever comes before it (mut65b's survivor M6: the first '#' read "train#50")."""
+    assert marker_step("ProfilerStep#train#50") == 50
+    assert marker_step("ProfilerStep#50#x") == -1
+    assert marker_step("ProfilerStep#") == -1 and marker_step("ProfilerStep#050") == 50
 
 
 def test_non_integer_step_markers_are_logged_as_the_original_does(caplog):
