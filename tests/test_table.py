@@ -16,11 +16,14 @@ from msprof_compare.compare.table import (
     column_at,
     diff_ratio,
     exact_diffs,
+    frame_from_columns,
     frame_from_rows,
+    ms3,
+    ms3_of,
     own_array,
     plain_frame,
 )
-from msprof_compare.model import column_index
+from msprof_compare.model import column_index, object_array
 
 
 def test_diff_ratio_unit_facts():
@@ -194,6 +197,25 @@ def test_frame_from_rows_fallback_is_the_fast_frame(rows: list, ncols: int, monk
     _same_frame(fast, frame_from_rows(rows, ncols))
 
 
+@pytest.mark.parametrize("rows, ncols", _ROWS + _NONE_TEXT_ROWS)
+def test_frame_from_columns_is_the_rows_frame(rows: list, ncols: int) -> None:
+    """The cells given column by column (lists, tuples or fresh object arrays of them, as the module sheets build
+    theirs): the frame ``frame_from_rows`` makes of the rows, dtypes and cell types alike."""
+    want = frame_from_rows(rows, ncols)
+    columns = list(zip(*rows, strict=False))[:ncols]
+    for form in (list, tuple, object_array):
+        _same_frame(frame_from_columns([form(c) for c in columns], ncols, len(rows)), want)
+
+
+def test_frame_from_columns_takes_numeric_arrays_as_their_cells() -> None:
+    """A float64, int64 or bool array is the column its cells make; another numeric dtype is read by its cells
+    (float32 as Python floats: float64; uint8 as ints: int64)."""
+    arrays = [np.array([0.5, math.nan, -0.0, math.inf]), np.array([3, -2, 2**62, 0]), np.array([True, False] * 2),
+              np.array([0.1, 2.5, -1.0, 3.0], np.float32), np.array([0, 1, 255, 7], np.uint8)]
+    got = frame_from_columns(arrays, 6, 4)
+    _same_frame(got, frame_from_rows([list(r) for r in zip(*(a.tolist() for a in arrays), strict=True)], 6))
+
+
 @pytest.mark.parametrize("columns", _COLUMNS[:5] + _NONE_TEXT_COLUMNS)
 def test_plain_frame_fallback_is_the_fast_frame(columns: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     fast = plain_frame(columns)
@@ -320,3 +342,14 @@ def test_ms_alike_is_figures_and_change_alike_at_three_decimals() -> None:
     assert not ms_alike(999_500, 1_000_499) and not ms_alike(1_000_400, 1_000_600) and not ms_alike(0, 500)
     assert ms_change(0, 1_000_000, zero_base_pct=False) == "0.000 ms -> 1.000 ms (+1.000 ms)"
     assert ms_change(2_000_000, 1_000_000, zero_base_pct=False) == "2.000 ms -> 1.000 ms (-1.000 ms, -50.00%)"
+
+
+def test_ms3_of_is_ms3() -> None:
+    """The kernel summaries' ms: ``ms3_of`` of an array gives ``ms3`` of each value, halves (away from zero),
+    negatives and values past 2**53 ns among them."""
+    rng = np.random.default_rng(7)
+    ns = np.concatenate([np.arange(-3000, 3001), [499, 500, 1500, -1500, 2**53 + 501, 2**62, -(2**62)],
+                         rng.integers(-(2**60), 2**60, 2000), rng.integers(0, 10**9, 2000) // 500 * 500])
+    got = ms3_of(ns)
+    assert got.dtype == np.float64
+    assert [repr(v) for v in got.tolist()] == [repr(ms3(v)) for v in ns.tolist()]

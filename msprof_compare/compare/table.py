@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -252,6 +253,14 @@ def ms3(ns: float) -> float:
     return half_up_ns(ns, 10**6, 3)
 
 
+def ms3_of(ns: np.ndarray) -> np.ndarray:
+    """``ms3`` of each whole-ns int64 value, by array operations (the same quotient: |q| + half-up bit, signed,
+    divided by 1000), for texts made by the hundred (the module sheets' kernel summaries)."""
+    ns = np.asarray(ns, np.int64)
+    q, rest = np.divmod(np.abs(ns), 1000)
+    return np.copysign(q + (2 * rest >= 1000), ns) / 1000 + 0.0
+
+
 def ms_places(base_ns: int, comp_ns: int) -> int:
     """The decimals of ms, 3 to 6 (whole ns), that show two different whole-ns times apart and their change as
     no zero, for a "base ms -> comparison ms (change ms)" text: 999,500 -> 1,000,499 ns read "1.000 ms -> 1.000 ms
@@ -457,6 +466,10 @@ def _text_column(values: np.ndarray) -> Any:
     return values if isinstance(TEXT_DTYPE, np.dtype) else pd.array(values, dtype=TEXT_DTYPE)
 
 
+#: The dtypes ``frame_from_columns`` takes a column's array in as it is: those its cells' inference gives
+_PLAIN_DTYPES = (np.dtype(np.float64), np.dtype(np.int64), np.dtype(bool))
+
+
 def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
     """Sheet data from row lists, keeping ``None`` cells as ``None`` (blank in the workbook).
 
@@ -468,17 +481,35 @@ def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
     """
     if not rows:
         return pd.DataFrame({i: pd.Series([], dtype=object) for i in range(ncols)}, columns=range(ncols))
+    return frame_from_columns(list(itertools.islice(zip(*rows, strict=False), ncols)), ncols, len(rows))
+
+
+def frame_from_columns(columns: list[Sequence | np.ndarray], ncols: int, nrows: int) -> pd.DataFrame:
+    """``frame_from_rows`` of the rows whose cells ``columns`` lists column by column (fewer columns than
+    ``ncols``: the others blank), for a comparator that builds its cells column-wise from arrays (the module
+    sheets): the frame its rows would give, dtypes and cell types alike. A column is a list or tuple of ``nrows``
+    cells, an object array of them (which the frame may keep as its storage: pass a fresh one), or a numeric
+    array: a float64, int64 or bool one is the dtype its cells' inference gives, and taken as it is."""
+    if not nrows:
+        return pd.DataFrame({i: pd.Series([], dtype=object) for i in range(ncols)}, columns=range(ncols))
     arrays: list[Any] = []
-    for values in itertools.islice(zip(*rows, strict=False), ncols):
-        if None in values:  # object dtype kept: pandas would turn text with None into its str dtype (NaN)
+    for values in columns:
+        if isinstance(values, np.ndarray) and values.dtype != object:
+            if values.dtype in _PLAIN_DTYPES:
+                arrays.append(values)
+                continue
+            values = values.tolist()
+        # (an object array's test by one comparison: ``in`` compares cell by cell in Python's loop)
+        blank = bool((values == None).any()) if isinstance(values, np.ndarray) else None in values  # noqa: E711
+        if blank:  # object dtype kept: pandas would turn text with None into its str dtype (NaN)
             arrays.append(object_array(values))
         else:
             got = _typed(values)
             arrays.append(own_array(pd.Series(list(values))) if got is None else got)  # pandas infers the rest
     while len(arrays) < ncols:  # rows shorter than the sheet: the missing columns are blank, as pandas fills them
-        arrays.append(np.full(len(rows), np.nan, dtype=object))
+        arrays.append(np.full(nrows, np.nan, dtype=object))
     try:
-        return pd.DataFrame._from_arrays(arrays, columns=pd.RangeIndex(ncols), index=pd.RangeIndex(len(rows)),
+        return pd.DataFrame._from_arrays(arrays, columns=pd.RangeIndex(ncols), index=pd.RangeIndex(nrows),
                                          verify_integrity=False)
     except (AttributeError, TypeError):  # a pandas without it (test_table.py: ..._fallback_is_the_fast_frame)
         # object columns pinned: pandas >= 3 would make text with None its str dtype (None -> NaN)
