@@ -381,7 +381,7 @@ def test_statistic_call_stack_is_the_first_instance() -> None:
                               module_name="/nn.Module: A_0", self_ns=1000, total_ns=2000, call_stack=stack)
 
     pairs = [(mod(0, "s.py(1): first"), mod(0, "t.py(1): first")), (mod(10, "s.py(2): later"), None)]
-    (total,) = modules.statistic_rows(pairs, None, None)
+    (total,) = modules.statistic_frame(pairs, None, None).values.tolist()
     assert total[:5] == [1, "nn.Module: A", 1, "/ A_0", "[ TOTAL ]"]
     assert total[7:9] == [2, 0.004] and total[11:13] == [1, 0.002]
     assert total[16:] == ["s.py(1): first", "t.py(1): first"]
