@@ -1072,6 +1072,42 @@ def test_a_dequeue_of_no_connection_id_pairs_with_no_enqueue(tmp_path: Path) -> 
            "placed at time 0, under no operator" in p.warnings
 
 
+_LOST_OPS = ("SELECT p.connectionId FROM PYTORCH_API p JOIN ENUM_API_TYPE e ON e.id = p.type WHERE e.name = 'op' "
+             "AND p.connectionId IS NOT NULL AND p.connectionId NOT IN (SELECT id FROM CONNECTION_IDS) "
+             "ORDER BY p.rowid")
+_LOST_EFFECT = "those ops link to no task (they own no kernel)"
+
+
+def test_an_op_link_connection_ids_lacks_is_said(tmp_path: Path) -> None:
+    """A torch op whose PYTORCH_API.connectionId CONNECTION_IDS lacks links no task: said with its count, where its
+    kernels went to no operator without a word (--enable_profiling_compare's breakdown moved, dbfuzz65). Synthetic:
+    every third linked op of the L1 excerpt given an id 10**9 higher; the count and first id are SQL's."""
+    db = _db(tmp_path, "UPDATE PYTORCH_API SET connectionId = connectionId + 1000000000 WHERE rowid % 3 = 2 AND "
+                       "connectionId IS NOT NULL")
+    lost = [c for (c,) in sql(db, _LOST_OPS)]
+    assert len(lost) == 64 and not sql(L1, _LOST_OPS)
+    opts = build_options(enable_profiling_compare=True)[0]
+    p, clean = load_profile(str(db), opts), load_profile(str(L1), opts)
+    assert f"{db}: 64 torch op row(s) of PYTORCH_API have a connectionId that CONNECTION_IDS lacks (the first: " \
+           f"{lost[0]}): {_LOST_EFFECT}" in p.warnings
+    assert not [w for w in clean.warnings if "connectionId" in w]
+    # the ops still linked own the kernels they did
+    linked = sql(L1, "SELECT count(DISTINCT p.rowid) FROM PYTORCH_API p JOIN ENUM_API_TYPE e ON e.id = p.type "
+                     "JOIN CONNECTION_IDS c ON c.id = p.connectionId WHERE e.name = 'op'")[0][0]
+    assert p.extra["op_connections"]["op_row"].nunique() == linked - 64
+    # no CONNECTION_IDS table: every linked op (169, SQL's count) is said
+    gone = _db(tmp_path, "DROP TABLE CONNECTION_IDS", folder="gone")
+    n, first = sql(L1, "SELECT count(*), (SELECT p2.connectionId FROM PYTORCH_API p2 JOIN ENUM_API_TYPE e2 ON "
+                       "e2.id = p2.type WHERE e2.name = 'op' AND p2.connectionId IS NOT NULL ORDER BY p2.rowid "
+                       "LIMIT 1) "
+                       "FROM PYTORCH_API p JOIN ENUM_API_TYPE e ON e.id = p.type WHERE e.name = 'op' AND "
+                       "p.connectionId IS NOT NULL")[0]
+    assert n == linked == 169
+    assert f"{gone}: 169 torch op row(s) of PYTORCH_API have a connectionId but the DB has no CONNECTION_IDS " \
+           f"table, which maps it to tasks (the first: {first}): {_LOST_EFFECT}" in \
+        load_profile(str(gone), opts).warnings
+
+
 def test_e2e_spans_the_earliest_and_latest_device_task_of_any_type_and_stream(tmp_path: Path) -> None:
     """E2E reaches the earliest start and the latest end over every (type, stream) group of non-kernel TASK rows,
     not those of the first / last group. Synthetic: a 'Notify Wait' task (the last group by type id) moved to

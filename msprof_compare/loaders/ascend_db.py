@@ -1753,9 +1753,17 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     kind = col["type"]
     dur = db.durations(ts, col["end"], "PYTORCH_API")
 
-    conn, first_cid = _connections(db, link)
+    conn, first_cid, listed = _connections(db, link)
 
     is_op = np.flatnonzero(np.isin(kind, types["op"]))
+    # an op's link that CONNECTION_IDS lacks (or no such table) links no task: its kernels were counted under no
+    # operator without a word, said only by a sheet's "kernels no flow links" line, and by none under
+    # --enable_profiling_compare, whose breakdown moved (dbfuzz65); every op link of the samples is listed
+    if (lost := is_op[(link[is_op] >= 0) & ~listed[is_op]]).size:
+        where = ("that CONNECTION_IDS lacks" if db.has("CONNECTION_IDS") else
+                 "but the DB has no CONNECTION_IDS table, which maps it to tasks")
+        db.notes.append(f"{lost.size:,} torch op row(s) of PYTORCH_API have a connectionId {where} (the first: "
+                        f"{int(link[lost[0]])}): those ops link to no task (they own no kernel)")
     names = db.text(col["name"], names=True, column="PYTORCH_API.name")
     shape_ids, dtype_ids = col.get("shapes", none)[is_op], col.get("dtypes", none)[is_op]
     shapes, dtypes = db.text(shape_ids, missing="N/A"), db.text(dtype_ids, missing="N/A")
@@ -1799,12 +1807,14 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     })
 
 
-def _connections(db: _Db, link: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+def _connections(db: _Db, link: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """The CANN connection ids of the PYTORCH_API rows read (``link``: their connectionId, -1 for NULL), which
-    index CONNECTION_IDS(id, connectionId): every (row, connection_id) pair, and each row's first connection id
-    (-1 where it has none), which links an op to its tasks and a dequeue to its enqueue."""
+    index CONNECTION_IDS(id, connectionId): every (row, connection_id) pair, each row's first connection id
+    (-1 where it has none), which links an op to its tasks and a dequeue to its enqueue, and whether each row's
+    link is an id CONNECTION_IDS holds (a row that is not links nothing, which the caller says)."""
     conn = pd.DataFrame({"row": np.zeros(0, np.int64), "connection_id": np.zeros(0, np.int64)})
     has_link = link >= 0
+    listed = np.zeros(len(link), dtype=bool)
     if db.has("CONNECTION_IDS") and has_link.any():
         # aliased: an error names the column by its alias.column ("column COALESCE(id, -1)" before); an absent
         # column reads as NULL (said), where SQLite's "no such column: c.id" named no table
@@ -1813,6 +1823,7 @@ def _connections(db: _Db, link: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
         for j, name in enumerate(("id", "connectionId")):  # a link of no id or no connection id links nothing
             if name in db.columns("CONNECTION_IDS"):
                 db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1))
+        listed = has_link & np.isin(link, c[c[:, 0] >= 0, 0])
         links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
         # a row repeated word for word would link the same kernels twice and double their op's time; a row of no
         # connection id links nothing and is dropped (kept, its -1 could be an op's or an Enqueue / Dequeue row's
@@ -1830,7 +1841,7 @@ def _connections(db: _Db, link: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
     if len(conn):
         firsts = conn.drop_duplicates("row", keep="first")
         first_cid[firsts["row"].to_numpy()] = firsts["connection_id"].to_numpy()
-    return conn, first_cid
+    return conn, first_cid, listed
 
 
 def _flows(profile: Profile) -> pd.DataFrame:
