@@ -422,6 +422,32 @@ SAID = [
 ]
 
 
+def test_op_memory_allocation_time_of_no_integer_is_said_with_a_step(tmp_path: Path) -> None:
+    """With --base_step an OP_MEMORY allocationTime that is no integer is read as without one: NULL counted in the
+    warning, text refused naming the file. SQL's "allocationTime <= step end" left a NULL out unsaid and took text
+    for a time after every step, so the step's blocks went missing without a word (dbfuzz65). Synthetic: three
+    rows of the L1 excerpt set NULL, then one set 'abc'; the count the step keeps is SQL's."""
+    db = _db(tmp_path, "UPDATE OP_MEMORY SET allocationTime = NULL WHERE rowid IN "
+                       "(SELECT rowid FROM OP_MEMORY ORDER BY rowid LIMIT 3)")
+    (start,) = sql(L1, "SELECT startNs FROM STEP_TIME WHERE id = 50")[0]
+    kept = sql(db, "SELECT count(*) FROM OP_MEMORY WHERE allocationTime IS NULL AND (releaseTime IS NULL OR "
+                   "releaseTime <= 0 OR releaseTime >= ?)", (start,))[0][0]
+    assert kept == 3
+    opts = build_options(enable_memory_compare=True)[0]
+    p = load_profile(str(db), opts, step=50)
+    assert _said(p, "OP_MEMORY.allocationTime") == [
+        f"{db}: 3 OP_MEMORY.allocationTime value(s) missing (NULL): no allocation time, so the memory comparison "
+        "leaves those blocks out (as before)"]
+    clean = load_profile(str(L1), opts, step=50).operator_memory
+    assert len(p.operator_memory) == len(clean)  # kept, read as time 0 (the comparison leaves them out)
+    assert int((p.operator_memory["alloc_ns"] == 0).sum()) == 3
+    bad = _db(tmp_path / "text", "UPDATE OP_MEMORY SET allocationTime = 'abc' WHERE rowid = "
+                                 "(SELECT min(rowid) FROM OP_MEMORY)")
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(bad), opts, step=50)
+    assert str(e.value) == f"{bad}: table OP_MEMORY: column allocationTime holds 'abc', not an integer"
+
+
 @pytest.mark.parametrize(("column", "rows", "effect", "loaded"), SAID, ids=[c for c, *_ in SAID])
 def test_null_read_as_before_is_said(tmp_path: Path, column: str, rows: str, effect: str, loaded) -> None:
     """Three rows (of those the loader reads) of a column a figure reads set NULL: read as before (an empty text,
