@@ -273,6 +273,28 @@ def test_pending_write_ahead_log_in_a_read_only_folder_says_why(tmp_path: Path, 
     assert error_lines(err) == [f"error: {db}: not a readable SQLite database (unable to open database file)"]
 
 
+def test_pending_write_ahead_log_beside_a_hot_journal_says_why(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture) -> None:
+    """A -wal holding changes beside a rollback journal holding pages (a journal's header, then zeroed pages: a
+    write interrupted, synthetic): SQLite must undo that write before it reads the log, which a read-only open may
+    not, and the sound file was "not a readable SQLite database (attempt to write a readonly database)" (dbfuzz65).
+    The line now names the journal; nothing is written beside the file or as a report."""
+    db = _pending_log(tmp_path, "DELETE FROM TASK WHERE rowid % 2 = 0")
+    journal = db.parent / "ascend_pytorch_profiler_0.db-journal"
+    journal.write_bytes(bytes.fromhex("d9d505f920a163d7") + bytes(600))
+    before = sorted(os.listdir(db.parent))
+    code, _, err = run_inproc(capsys, "-bp", str(L1), "-d", str(db), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {db}: ascend_pytorch_profiler_0.db-journal beside it holds pages of a write in progress or "
+        "interrupted, which SQLite must undo before it reads the changes its write-ahead log "
+        "ascend_pytorch_profiler_0.db-wal holds, and the file is opened read-only (attempt to write a readonly "
+        "database): compare a copy taken once the profiler has finished"]
+    assert sorted(os.listdir(db.parent)) == before and not (tmp_path / "out").exists()
+    journal.unlink()  # the log alone reads
+    assert run_inproc(capsys, "-bp", str(L1), "-d", str(db), "-o", str(tmp_path / "out"))[0] == 0
+
+
 # --------------------------------------------------------------------------- steps
 
 

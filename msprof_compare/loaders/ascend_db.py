@@ -348,6 +348,14 @@ def _unopened(path: str, exc: sqlite3.Error, pending: bool) -> str:
         return (f"its write-ahead log {name}-wal holds changes not yet in the database, which SQLite reads only "
                 f"through {name}-shm, a file it cannot create in this read-only folder ({exc}); copy the .db and its "
                 "-wal to a writable folder")
+    if pending and "readonly" in str(exc) and _hot_journal(path):
+        # a rollback journal holding pages beside a log holding changes: SQLite must undo that write before it reads
+        # the log, which a read-only open may not, and the sound file was "not a readable SQLite database (attempt
+        # to write a readonly database)" (dbfuzz65)
+        name = os.path.basename(path)
+        return (f"{name}-journal beside it holds pages of a write in progress or interrupted, which SQLite must undo "
+                f"before it reads the changes its write-ahead log {name}-wal holds, and the file is opened read-only "
+                f"({exc}): compare a copy taken once the profiler has finished")
     if "not a database" in str(exc):  # SQLite's words (before 3.21: "file is encrypted or is not a database")
         try:
             with open(path, "rb") as fh:
