@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: a rank-by-rank run's line prefix (``units.unit_label``): "rank 1: ", "rank 1 cycle 0: ", "cycle 0: "
 _UNIT = re.compile(r"(?:rank \d+(?: cycle \d+)?|cycle \d+): ")
@@ -44,3 +47,18 @@ def note_lines(note: str) -> list[str]:
         assert found, comm
         said += [f"{found[1]}: {found[3]}", f"these are {found[2]}"]
     return [f"Note: {said[0]}.", *(f"{s[0].upper()}{s[1:]}." for s in said[1:])]
+
+
+@contextmanager
+def messages_logged() -> Iterator[list[str]]:
+    """The messages the package logger hands its handlers while the block runs, where a test helper has no
+    ``caplog`` of its own (at the logger's own level: WARNING and above)."""
+    logger = logging.getLogger("msprof-analyze")
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        yield seen
+    finally:
+        logger.removeHandler(handler)

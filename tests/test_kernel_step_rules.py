@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from dbutil import sql
 from frameutil import kernel_groups
+from logutil import messages_logged
 
 from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import kernels, steps
@@ -470,15 +471,8 @@ def _span_edge_case(step: int, source: str = "ascend_text") -> tuple[list[str], 
 
 
 def _kernel_warnings(p: Profile, step: int) -> list[str]:
-    logger = logging.getLogger("msprof-analyze")
-    seen: list[str] = []
-    handler = logging.Handler()
-    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
-    logger.addHandler(handler)
-    try:
+    with messages_logged() as seen:
         kernels.build(RunContext(p, p, Options(enable_kernel_compare=True, base_step=step, comparison_step=step)))
-    finally:
-        logger.removeHandler(handler)
     return [m for m in seen if "have no Step Id" in m]
 
 

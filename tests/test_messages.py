@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from dbutil import edited_copy
+from logutil import messages_logged
 
 from msprof_compare import cli
 from msprof_compare.errors import ProfileError, StepError, UsageError
@@ -572,7 +573,6 @@ def test_an_output_name_with_a_blank_edge_is_warned_of(capsys: pytest.CaptureFix
     with such a blank gets a hint once it is missing: the run now warns, naming the name and its edge, before the
     folder is made; a second run into the folder that is there says nothing, and an inner blank is no edge. The
     API's ``to_json`` warns the same way."""
-    import logging
 
     from msprof_compare.api import compare
     from msprof_compare.report.deliver import api_folder_notice, folder_notice
@@ -597,15 +597,8 @@ def test_an_output_name_with_a_blank_edge_is_warned_of(capsys: pytest.CaptureFix
     assert api_folder_notice(b"new ", ".json") == ("output 'new ': the name 'new ' ends with whitespace and is "
                                                     "created so; leave the whitespace out if it was not meant.")
     result = compare(trace, trace, enable_api_compare=True)
-    logger = logging.getLogger("msprof-analyze")
-    seen: list[str] = []
-    handler = logging.Handler()
-    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
-    logger.addHandler(handler)
-    try:
+    with messages_logged() as seen:
         written = result.to_json(" run.json")
-    finally:
-        logger.removeHandler(handler)
     assert Path(written) == tmp_path / " run.json"
     assert [m for m in seen if "whitespace" in m] == [
         "output ' run.json': the name ' run.json' starts with whitespace and is created so; leave the whitespace "
