@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_nested_export_edges import nested_export
 
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import detect, load_profile
@@ -475,12 +476,7 @@ def test_export_nested_in_its_own_folder_is_named(tmp_path):
     read as "not collected by PyTorch or Mindspore mode or not parsed" without a word of the export a level down,
     and a side file left in the outer folder as "copy the directory with its trace_view.json". Both keep their
     line and name the nested copy and the move to make; the files moved up, it loads."""
-    d = tmp_path / "rank-0_ascend_ms"
-    shutil.copytree(MS, d)
-    out = d / "ASCEND_PROFILER_OUTPUT"
-    out.rename(tmp_path / "moved")
-    out.mkdir()
-    (tmp_path / "moved").rename(out / "ASCEND_PROFILER_OUTPUT")
+    d, out = nested_export(tmp_path)
     hint = (f"it holds ASCEND_PROFILER_OUTPUT{os.sep}trace_view.json a level down, a copy nested in a folder of its "
             f"own name (as cp -r onto an existing ASCEND_PROFILER_OUTPUT makes): move that folder's files up into "
             f"{out}")

@@ -20,7 +20,7 @@ MS = DATA / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
 DB = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
 
 
-def _nested(tmp_path: Path) -> tuple[Path, Path]:
+def nested_export(tmp_path: Path) -> tuple[Path, Path]:
     """The fixture with its ASCEND_PROFILER_OUTPUT moved into a new one: (the profiling folder, the outer one)."""
     d = tmp_path / "rank-0_ascend_ms"
     shutil.copytree(MS, d)
@@ -38,7 +38,7 @@ def _hint(db_or_trace: str, out: Path) -> str:
 
 def test_a_nested_db_export_is_named(tmp_path: Path) -> None:
     """The nested copy holding the DB export in place of its trace_view.json: the database is named a level down."""
-    d, out = _nested(tmp_path)
+    d, out = nested_export(tmp_path)
     (out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").unlink()
     shutil.copyfile(DB, out / "ASCEND_PROFILER_OUTPUT" / DB.name)
     with pytest.raises(ProfileError) as err:
@@ -50,7 +50,7 @@ def test_a_nested_db_export_is_named(tmp_path: Path) -> None:
 def test_an_unreadable_nested_folder_keeps_the_plain_error(tmp_path: Path, monkeypatch) -> None:
     """A nested ASCEND_PROFILER_OUTPUT that cannot be listed (no permission, simulated: the tests run as root) says
     nothing of a copy in it: the folder gets the line it had, with no hint, not a traceback."""
-    d, out = _nested(tmp_path)
+    d, out = nested_export(tmp_path)
     inner = str(out / "ASCEND_PROFILER_OUTPUT")
     real = os.listdir
 
