@@ -1950,15 +1950,20 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     if rng is not None:
         # a block never released (NULL / 0) is alive in every later step: keep it (the original's
         # "releaseTime >= start" drops it, docs/differences.md)
-        # an allocation time that is no integer (NULL, text, a blob) stays for the checks below, as without a step:
-        # SQL's "<=" dropped a NULL one unsaid and ranked text and blobs above every number, so 'abc' in a third of
-        # the level-2 excerpt's rows moved 336 memory figures of step 50 without a word, where the run without a
-        # step refused it (dbfuzz65)
-        where, params = ("WHERE (m.releaseTime IS NULL OR m.releaseTime <= 0 OR m.releaseTime >= ?) "
-                         "AND (m.allocationTime <= ? OR typeof(m.allocationTime) <> 'integer')"), rng
+        # a time that is no integer (NULL, text, a blob) stays for the checks below, as without a step: SQL's "<="
+        # dropped a NULL one unsaid and ranked text and blobs above every number, so 'abc' in a third of the
+        # level-2 excerpt's rows moved 336 memory figures of step 50 without a word, where the run without a step
+        # refused it (dbfuzz65); the cells read as integers (a whole REAL, digits as TEXT: ``_int_cell``) are then
+        # held to the step below, as SQL holds integers
+        where, params = ("WHERE (m.releaseTime IS NULL OR m.releaseTime <= 0 OR m.releaseTime >= ? OR "
+                         "typeof(m.releaseTime) <> 'integer') AND (m.allocationTime <= ? OR "
+                         "typeof(m.allocationTime) <> 'integer')"), rng
     a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, -1), "
                 f"COALESCE(m.releaseTime, 0), m.size IS NULL FROM OP_MEMORY m {where} ORDER BY m.releaseTime",
                 params, 5)
+    if rng is not None:  # the step's bounds on the times SQL let through untested, read as integers (a whole REAL,
+        # digits as TEXT): a block allocated after the step's end or released before its start is none of the step's
+        a = a[(a[:, 2] <= rng[1]) & ((a[:, 3] <= 0) | (a[:, 3] >= rng[0]))]
     alloc, rel, size = a[:, 2], a[:, 3], a[:, 1]
     untimed = alloc == -1  # NULL: read as 0 (no time), as before, now said
     if timeless := int(np.count_nonzero((alloc <= 0) & ~untimed)):  # the comparison reads a time above 0 alone
