@@ -1825,8 +1825,7 @@ def _checked_side_file(out: str, name: str, force: bool) -> str:
 
 def _peak_memory_record(p: str, profile: Profile) -> pd.DataFrame | None:
     """memory_record.csv ``p`` (there: ``_side_files`` warned of a missing one, as OverallMetrics' runs do) for
-    the memory comparison's peak line when OverallMetrics is off: a damaged one does not fail the run. One that
-    cannot be read (truncated, no Total
+    the memory comparison's peak line when OverallMetrics is off. One that cannot be read (truncated, no Total
     Reserved(MB) column, UTF-16) leaves the peak out, said in one warning, not a failed run (the original's memory
     comparison never reads it), and what the read counted (negative totals left out, ...) is said as in
     OverallMetrics: the line said "not recorded" of a damaged file, or a peak without the readings left out, and
