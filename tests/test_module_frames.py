@@ -8,6 +8,7 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from test_modules import net_profile  # tests/ is on sys.path (rootdir import mode)
@@ -163,3 +164,55 @@ def test_sample_pairs_as_the_rows_give(samples: Path, pair: tuple[str, str], row
         assert stat.iloc[:, 3].str.startswith("/[ BACKWARD ]").sum() > 100
         assert ((detail.iloc[:, 4] == "") & (detail.iloc[:, 8] != "")).sum() > 100
         assert ((detail.iloc[:, 8] == "") & (detail.iloc[:, 4] != "")).sum() > 100
+
+
+def _frames(pairs: list, base: modules.ModuleTrees | None, comp: modules.ModuleTrees | None) -> tuple:
+    """Both sheets of ``pairs`` as ``_check`` compares them, for pairs made by hand."""
+    stat, detail = modules.statistic_frame(pairs, base, comp), modules.detail_frame(pairs, base, comp)
+    _same_frame(stat, table.frame_from_rows(_statistic_rows(pairs, base, comp), len(modules.STAT_COLUMNS)))
+    _same_frame(detail, table.frame_from_rows(_detail_rows(pairs, base, comp), len(modules.DETAIL_COLUMNS)))
+    return stat, detail
+
+
+def test_no_pair_gives_empty_sheets_of_the_rows_columns() -> None:
+    """No module pair (with both sides' trees, and with neither side's): no row, each sheet's columns and
+    dtypes as the empty row list gives them."""
+    _, base, comp = modules.module_pairs(ctx_of(net_profile(), net_profile()))
+    for b, c in ((base, comp), (None, None)):
+        stat, detail = _frames([], b, c)
+        assert (stat.shape, detail.shape) == ((0, len(modules.STAT_COLUMNS)), (0, len(modules.DETAIL_COLUMNS)))
+
+
+@pytest.mark.parametrize("side", [0, 1])
+def test_a_side_without_module_trees(side: int) -> None:
+    """Every module of one side alone, the other side without trees (``None``), each side in turn: its
+    [ TOTAL ] and op rows with the absent side's cells empty (0, "", no op)."""
+    pairs, base, comp = modules.module_pairs(ctx_of(net_profile(), net_profile()))
+    trees = [base, comp]
+    trees[1 - side] = None
+    alone = [(p[0], None) if side == 0 else (None, p[1]) for p in pairs]
+    stat, detail = _frames(alone, *trees)
+    # 4 modules (Net_0, Linear_0, ReLU_0, Linear_0's backward), each with one op
+    assert (len(stat), len(detail)) == (8, 8)
+    number = stat.iloc[:, 7 if side == 1 else 11]  # the absent side's
+    assert number.tolist() == [0] * 8
+    ops = detail[detail.iloc[:, 4 if side == 0 else 8] != "TOTAL"]
+    assert ops.iloc[:, 8 if side == 0 else 4].tolist() == [""] * 4
+
+
+def test_figures_past_2_53_ns_as_python_divides_them() -> None:
+    """Module and op times past 2**53 ns (104 days): the us of the detail sheet are each whole ns over 1000
+    correctly rounded, as Python's ``int / 1000`` gives them, where the float64 of such a ns can be a unit
+    off (2**53 + 3 ns: float64 gives ...740.996 us, the quotient ...740.994)."""
+    pairs, base, comp = modules.module_pairs(ctx_of(net_profile(), net_profile(gemm_us=10)))
+    big = 2**53 + 3
+    for k, side in enumerate((base, comp)):
+        side.top_ns = side.top_ns + big + 2 * k
+        for p in pairs:
+            if p[k] is not None:
+                p[k].self_ns += big + 2 * k
+                p[k].total_ns += big + 4 * k
+    ns = [int(v) for s in (base, comp) for v in s.top_ns] + [m.total_ns for p in pairs for m in p]
+    assert any(v / 1000 != float(np.float64(v) / 1000) for v in ns)  # float64 would be off for some
+    stat, detail = _frames(pairs, base, comp)
+    assert detail.iloc[:, 6].max() > 2**53 / 1000 and stat.iloc[:, 6].max() > 2**53 / 1e6
