@@ -312,6 +312,60 @@ def test_an_export_without_ops_says_no_odd_type_it_lacks(tmp_path: Path) -> None
     assert _said(p.warnings, "PYTORCH_API") == []
 
 
+@pytest.mark.parametrize("enum", [True, False])
+def test_an_export_without_ops_says_types_no_kind_id_names_as_beside_ops(tmp_path: Path, enum: bool) -> None:
+    """Three Python rows typed -7, then -5 twice (integers no kind id names), in PYTORCH_API without its op rows: they
+    were left out unsaid (1,279 Python functions of 1,282), where beside ops they were said. Now the same note as
+    the same rows beside the ops give, word for word, with and without the ENUM_API_TYPE table (msprof's ids
+    then); count, first and Python functions by SQL (mutants: no count without ops; the last named)."""
+    trace = "SELECT rowid FROM PYTORCH_API WHERE type = 50003 ORDER BY 1"
+    edits = (f"UPDATE PYTORCH_API SET type = -7 WHERE rowid = ({trace} LIMIT 1)",
+             f"UPDATE PYTORCH_API SET type = -5 WHERE rowid IN ({trace} LIMIT 2 OFFSET 1)",
+             *(() if enum else ("DROP TABLE ENUM_API_TYPE",)))
+    assert sql(L1, "SELECT name FROM ENUM_API_TYPE WHERE id IN (50001, 50003) ORDER BY id") == [("op",), ("trace",)]
+    (tmp_path / "ops").mkdir()
+    with_ops = _db(tmp_path / "ops", *edits)
+    db = _db(tmp_path, "DELETE FROM PYTORCH_API WHERE type = 50001", *edits)
+    assert sql(db, "SELECT count(*), sum(type = 50003) FROM PYTORCH_API WHERE type = 50001 OR type = 50003 "
+                   "OR type < 0") == [(1282, 1279)]
+    assert sql(db, "SELECT type FROM PYTORCH_API WHERE type < 0 ORDER BY rowid") == [(-7,), (-5,), (-5,)]
+    lacks = "ENUM_API_TYPE lacks" if enum else "none of msprof's kind ids is, the DB holding no ENUM_API_TYPE ids"
+    said = [f"3 PYTORCH_API row(s) have a type {lacks} (the first: -7)"]
+    notes = []
+    for path in (with_ops, db):
+        p = load_profile(str(path), OPTS)
+        notes.append([w.split(": ", 1)[1] for w in _said(p.warnings, "PYTORCH_API row(s) have a type")])
+        assert [n.split(": those rows")[0] for n in notes[-1]] == said
+    assert notes[0] == notes[1]
+    assert len(p.ops) == 0 and len(p.python_functions) == 1279
+
+
+def test_an_export_without_ops_says_digits_of_no_kind_as_beside_ops(tmp_path: Path) -> None:
+    """In a type column of no affinity, three Python rows typed 7000 (an integer between msprof's ids, none of
+    them), '-9' (digits text of no kind) and 20 digits (beyond int64: no integer), without op rows and beside them:
+    the same two notes, the digits counted with the integer as of no kind, the 20 digits as stored other than as
+    an integer (mutants: the run of known ids taken from the least to the greatest, which passes over 7000; digits
+    text of no kind not read without ops). Python functions by SQL."""
+    trace = "SELECT rowid FROM PYTORCH_API WHERE type = 50003 ORDER BY 1"
+    edits = (*_NO_AFFINITY, f"UPDATE PYTORCH_API SET type = 7000 WHERE rowid = ({trace} LIMIT 1)",
+             f"UPDATE PYTORCH_API SET type = '-9' WHERE rowid = ({trace} LIMIT 1)",
+             f"UPDATE PYTORCH_API SET type = '{'9' * 20}' WHERE rowid = ({trace} LIMIT 1)")
+    (tmp_path / "ops").mkdir()
+    with_ops = _db(tmp_path / "ops", *edits)
+    db = _db(tmp_path, "DELETE FROM PYTORCH_API WHERE type = 50001", *edits)
+    assert sql(db, "SELECT type FROM PYTORCH_API WHERE type NOT IN (50002, 50003) ORDER BY rowid") == [
+        (7000,), ("-9",), ("9" * 20,)]
+    (n,), = sql(db, "SELECT count(*) FROM PYTORCH_API WHERE type = 50003")
+    notes = []
+    for path in (with_ops, db):
+        p = load_profile(str(path), OPTS)
+        notes.append([w.split(": ", 1)[1].split(": those rows")[0] for w in _said(p.warnings, "PYTORCH_API row(s)")])
+    assert notes[0] == notes[1] == [
+        f"1 PYTORCH_API row(s) have a type stored other than as an integer (the first: '{'9' * 20}')",
+        "2 PYTORCH_API row(s) have a type ENUM_API_TYPE lacks (the first: 7000)"]
+    assert len(p.ops) == 0 and len(p.python_functions) == n == 1279
+
+
 def test_an_export_whose_every_type_is_text_says_so(tmp_path: Path) -> None:
     """Every PYTORCH_API type written as the text 'x' (no op is left): the rows are counted and the first named,
     where there is no op to read beside them (mutant: the count made only where ops are read)."""
