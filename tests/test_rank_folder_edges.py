@@ -34,15 +34,16 @@ def test_an_unreadable_folder_is_named_after_its_first_sibling_of_that_shape(tmp
 
 
 def test_several_traces_beside_their_gzip_copies_are_named_in_name_order(tmp_path):
-    """Four copies of rank 0's trace, each beside its gzip copy (a, b, c, d): rank 0 held 8 times, each twin said
-    in name order, then the usual hint."""
+    """Four copies of rank 0's trace, each beside its gzip copy (a, b, c, d): rank 0 held 8 times, the twins said
+    in name order (the first three, then the count), then the usual hint."""
     job = tmp_path / "job"
     job.mkdir()
     raw = gzip.decompress((KINETO / "sampled_rank-0.json.gz").read_bytes())
     for stem in "dbca":  # written out of order
         (job / f"{stem}.pt.trace.json").write_bytes(raw)
         shutil.copy(KINETO / "sampled_rank-0.json.gz", job / f"{stem}.pt.trace.json.gz")
-    twins = "; ".join(f"{s}.pt.trace.json.gz looks like {s}.pt.trace.json compressed" for s in "abcd")
+    twins = "; ".join(f"{s}.pt.trace.json.gz looks like {s}.pt.trace.json compressed" for s in "abc") + \
+        "; ... (4 in all)"
     with pytest.raises(ProfileError, match=re.escape(f"({twins}; keep one profile per rank in the folder;")):
         api.ranks(job)
 
