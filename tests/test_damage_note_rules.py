@@ -467,13 +467,16 @@ _OP_MEMORY = ("name, size, allocationTime, releaseTime, activeReleaseTime, durat
     ("SELECT 1", {"name": "name + 1"}, 0),
     ("SELECT 1", {"size": "size + 1"}, 0),
     ("UPDATE OP_MEMORY SET size = 0 WHERE rowid = 3", {"size": "NULL"}, 0),
+    ("UPDATE OP_MEMORY SET allocationTime = NULL WHERE rowid = 3", {}, 0),
+    ("UPDATE OP_MEMORY SET allocationTime = 0 WHERE rowid = 3", {}, 0),
 ])
 def test_an_op_memory_row_repeats_another_only_in_every_column_read(tmp_path: Path, first: str,
                                                                     changed: dict[str, str], repeats: int) -> None:
     """The excerpt's third OP_MEMORY block (one with a release time, SQL) written again, as it is (a repeat, said)
     or with its release, name or size changed, or with a NULL size beside its size 0 (read as 0 and said as
     missing): those are other blocks of one allocation time, not said as repeats (mutants: each of those columns
-    left out of the comparison)."""
+    left out of the comparison). Two alike of no allocation time (NULL, 0) are no repeat either: the memory
+    comparison leaves such blocks out (said as such), so neither counts, let alone twice."""
     assert sql(L1, "SELECT releaseTime IS NOT NULL, size > 0 FROM OP_MEMORY WHERE rowid = 3") == [(1, 1)]
     cols = ", ".join(changed.get(c, c) for c in _OP_MEMORY.split(", "))
     db = _db(tmp_path, first, f"INSERT INTO OP_MEMORY SELECT {cols} FROM OP_MEMORY WHERE rowid = 3")

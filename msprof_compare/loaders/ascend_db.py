@@ -2013,9 +2013,11 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
         db.notes.append(note)
         size = np.where(huge, 0, np.maximum(size, 0))
     # rows whose allocation another row shares, compared in every column read (as operator_memory.csv's): a block
-    # written again counted its memory and time twice without a word (dbfuzz63)
+    # written again counted its memory and time twice without a word (dbfuzz63). A block of no allocation time
+    # (NULL, 0 or negative: said above) is left out of the comparison, so it counts nowhere, let alone twice: two
+    # such rows alike were said as repeats of a real row
     if repeated := repeats([alloc, a[:, 0], a[:, 1], rel, a[:, 4]],
-                           np.flatnonzero(pd.Index(alloc).duplicated(keep=False))):
+                           np.flatnonzero(pd.Index(alloc).duplicated(keep=False) & (alloc > 0))):
         db.notes.append(repeated_rows_note(repeated, "OP_MEMORY row(s)", "allocation",
                                            "those blocks' memory and time count"))
     dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0), 0)
