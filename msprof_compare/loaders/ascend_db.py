@@ -1584,6 +1584,9 @@ def _api_kind(db: _Db, types: dict[str, tuple[int, ...]]) -> str | None:
 #: A PYTORCH_API type that is no integer (text other than ASCII digits, a fraction, a blob), as the row query
 #: reads it (``_Db.ints`` lenient): no ENUM_API_TYPE id is int64's least.
 _NOT_A_TYPE = -(2**63)
+#: The type read for a PYTORCH_API row of NULL type beside typed ones: not -1, which a row may hold as its type (an
+#: id ENUM_API_TYPE lacks, so said where no op is typed) and was said as missing beside ops.
+_NULL_TYPE = _NOT_A_TYPE + 1
 #: The SQL test of a PYTORCH_API row whose type is stored other than as an integer (or NULL).
 _ODD_TYPE = "typeof(p.type) NOT IN ('integer', 'null')"
 #: The SQL test of a PYTORCH_API type stored as the ASCII digits of an integer (``_DIGITS``, as ``_int_cell`` reads
@@ -1668,7 +1671,7 @@ def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tup
     if opts.enable_operator_compare and not opts.disable_module:
         wanted.extend(types["trace"])
     cols = {"ts": "CAST(p.startNs AS INTEGER)", "end": "CAST(p.endNs AS INTEGER)", "gtid": p("globalTid"),
-            "link": p("connectionId"), "name": p("name"), "type": f"COALESCE({kind_sql}, -1)"}
+            "link": p("connectionId"), "name": p("name"), "type": f"COALESCE({kind_sql}, {_NULL_TYPE})"}
     if opts.any_detail():
         cols.update(shapes=p("inputShapes"), dtypes=p("inputDtypes"))
     # startNs/endNs are TEXT in current exports: compare and return them as integers.
@@ -1715,8 +1718,8 @@ def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tup
         params += (rng[1], rng[0], *types["trace"], *(types["trace"] if text_trace else ()), rng[0])
     got = db.ints(sql, params, len(cols), lenient=(list(cols).index("type"), _NOT_A_TYPE))
     if null_kinds:
-        # the step's rows of no type (-1), or of a type that is no integer: counted, then left out
-        untyped = got[:, list(cols).index("type")] == -1
+        # the step's rows of no type (NULL), or of a type that is no integer: counted, then left out
+        untyped = got[:, list(cols).index("type")] == _NULL_TYPE
         if untyped.any():
             db.null("PYTORCH_API.type", np.count_nonzero(untyped), untyped_effect)
             got = got[~untyped]
