@@ -328,11 +328,12 @@ def test_memory_readings_whatever_their_timestamp_count_for_the_whole_run(tmp_pa
             "step; Mem Usage leaves them out") in p.warnings
 
 
-@pytest.mark.parametrize("value", [0, -7])
+@pytest.mark.parametrize("value", [0, -7, -1])
 def test_memory_block_allocated_at_no_time_is_said(tmp_path: Path, value: int) -> None:
     """The memory comparison reads blocks allocated at a time above 0 alone; one whose allocationTime is 0 or
     negative was left out without a word (a NULL one was said). It is still left out (the blocks the comparison
-    reads are one fewer, by SQL), and one warning counts it."""
+    reads are one fewer, by SQL), and one warning counts it. -1 too, which the query's reading of NULL as -1 said
+    as missing (NULL)."""
     db = _db(tmp_path, f"UPDATE OP_MEMORY SET allocationTime = {value} "
                        "WHERE rowid = (SELECT min(rowid) FROM OP_MEMORY)")
     (timed,) = sql(L1, "SELECT count(*) FROM OP_MEMORY WHERE allocationTime > 0")[0]

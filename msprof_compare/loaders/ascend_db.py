@@ -1966,6 +1966,10 @@ def _fwdbwd_flows(profile: Profile) -> pd.DataFrame:
     })
 
 
+#: OP_MEMORY's allocationTime as read where it is NULL: a time no export writes (int64's least).
+_NULL_TIME = -(2**63)
+
+
 def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | None:
     """OP_MEMORY with operator_memory.csv's column names (sizes KB, times us) plus exact ns columns."""
     if not db.has("OP_MEMORY"):
@@ -1983,14 +1987,16 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
         where, params = ("WHERE (m.releaseTime IS NULL OR m.releaseTime <= 0 OR m.releaseTime >= ? OR "
                          "typeof(m.releaseTime) <> 'integer') AND (m.allocationTime <= ? OR "
                          "typeof(m.allocationTime) <> 'integer')"), rng
-    a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, -1), "
+    # a NULL allocation time as int64's least, not -1, which a row may hold (said as a time of 0 or below)
+    a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, {_NULL_TIME}), "
                 f"COALESCE(m.releaseTime, 0), m.size IS NULL FROM OP_MEMORY m {where} ORDER BY m.releaseTime",
                 params, 5)
     if rng is not None:  # the step's bounds on the times SQL let through untested, read as integers (a whole REAL,
         # digits as TEXT): a block allocated after the step's end or released before its start is none of the step's
         a = a[(a[:, 2] <= rng[1]) & ((a[:, 3] <= 0) | (a[:, 3] >= rng[0]))]
     alloc, rel, size = a[:, 2], a[:, 3], a[:, 1]
-    untimed = alloc == -1  # NULL: read as 0 (no time), as before, now said
+    untimed = alloc == _NULL_TIME  # NULL: read as 0 (no time), as before, now said
+    alloc = np.where(untimed, 0, alloc)  # before any difference of times (int64's least would wrap)
     if timeless := int(np.count_nonzero((alloc <= 0) & ~untimed)):  # the comparison reads a time above 0 alone
         db.notes.append(f"{timeless:,} OP_MEMORY allocationTime value(s) are 0 or negative (no time); the memory "
                         "comparison leaves those blocks out")
@@ -2004,7 +2010,6 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     if untimed.any():
         db.null("OP_MEMORY.allocationTime", np.count_nonzero(untimed), "no allocation time, so the memory comparison "
                 "leaves those blocks out (as before)")
-        alloc = np.where(untimed, 0, alloc)
     names = _mark_cann(db, db.text(a[:, 0], names=True, column="OP_MEMORY.name"))
     # a block over 1 PB is no size (no reserved total is larger), as operator_memory.csv's: 2**62 bytes in 26 rows of
     # the level-2 sample moved 351 memory figures without a word (dbfuzz63)
