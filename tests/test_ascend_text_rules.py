@@ -1886,6 +1886,30 @@ def test_operator_memory_rows_written_again_are_said(tmp_path):
     assert om["Size(KB)"].sum() == 512.5 * 4 + 512.0
 
 
+def test_operator_memory_rows_alike_without_an_allocation_time_are_no_repeats(tmp_path):
+    """Row 2 of the same two real rows written twice more with its Allocation Time(us) emptied, then twice more with
+    it 0: the memory comparison leaves blocks of no allocation time out (said), so they count nowhere, and the two
+    pairs alike were said as 2 rows repeating an earlier row, "count more than once" (as OP_MEMORY's, left65i).
+    The 4 rows of no time are said, no repeat; row 1 written once more is still the 1 repeat it is."""
+    data = (BAD_SRC_OUT / "operator_memory.csv").read_bytes()
+    lines = data.splitlines(keepends=True)
+    cells = lines[2].split(b",")
+    assert cells[2].strip() == b"1736408883732357.240" and len(cells) == 15  # row 2's own time, 15 columns
+    blank = b",".join([*cells[:2], b"", *cells[3:]])
+    zero = b",".join([*cells[:2], b"0", *cells[3:]])
+    f = tmp_path / "operator_memory.csv"
+    f.write_bytes(data + blank + blank + zero + zero)
+    warnings: list[str] = []
+    om = ascend_text.read_operator_memory(str(f), warnings)
+    assert len(om) == 6
+    assert warnings == [f"{f}: 4 Allocation Time(us) value(s) are empty, N/A, 0 or negative (no time); the memory "
+                        "comparison leaves those blocks out"]
+    f.write_bytes(data + blank + blank + lines[1])
+    warnings.clear()
+    ascend_text.read_operator_memory(str(f), warnings)
+    assert warnings[-1].startswith(f"{f}: 1 row(s) repeat an earlier row in every column read")
+
+
 def test_operator_memory_of_the_samples_reads_without_a_word(samples):
     """No real operator_memory.csv of the samples holds a repeated row, a block without an allocation time or size,
     or a negative release, and nothing is said of any (their empty Release Time(us) cells: never released)."""

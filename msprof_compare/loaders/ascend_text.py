@@ -1916,10 +1916,12 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
         "Device Type": np.asarray(cols["Device Type"], dtype=object) if "Device Type" in cols
         else object_full(n, ""),
     }
-    # the allocation start first: it picks the rows to compare (those sharing one)
-    # (and the time texts: rows of no time, whose ns read 0, differ in them)
-    repeated = _repeated_events([out[c] for c in ("alloc_ns", "release_ns", "Size(KB)", "Name", "Duration(us)",
-                                                  "Device Type", "Allocation Time(us)", "Release Time(us)")])
+    # the allocation start first: it picks the rows to compare (those sharing one), the blocks of an allocation
+    # time only: one of none (said above) is left out of the comparison, so it counts nowhere, let alone twice (two
+    # such rows alike were said as repeats, as OP_MEMORY's were); the time texts too (rows of no time read 0 ns)
+    repeated = repeats([out[c] for c in ("alloc_ns", "release_ns", "Size(KB)", "Name", "Duration(us)", "Device Type",
+                                         "Allocation Time(us)", "Release Time(us)")],
+                       np.flatnonzero(pd.Index(alloc_ns).duplicated(keep=False) & (alloc_ns > 0)))
     if repeated:
         note = repeated_rows_note(repeated, "row(s)", "allocation", "those blocks' memory and time count")
         warnings.append(f"{path}: {note}.")
