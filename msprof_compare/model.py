@@ -82,6 +82,11 @@ UNREAD_SETTINGS = "unread_settings"
 #: (``compare.steps.step_range``), where "no ProfilerStep# markers" left the marker the profile holds unsaid.
 PYTHON_STEP_MARKS = "python_step_marks"
 
+#: ``Profile.extra`` key of a trace_view.json without torch ops (MindSpore 2.5+) read without a step: the distinct
+#: names holding ``ProfilerStep#`` of its other events (a set), which a step run keeps as ``extra["step_marks"]``;
+#: the step count check counts them (``checks._step_count``), where it stood blank.
+OTHER_STEP_MARKS = "other_step_marks"
+
 #: ``comm.op_id`` of a DB communication task whose op (COMMUNICATION_OP, by opId) starts outside the step: the
 #: task is in the step but its op is not, so CommunicationCompare leaves it out, as the original's pairing by opId
 #: does (a NULL opId, -1, or one no op holds is placed by time instead).

@@ -354,28 +354,73 @@ def test_mindspore_25_step_markers_outside_torch_ops(samples: Path, tmp_path: Pa
 def test_mindspore_25_step_count_reads_the_markers_outside_torch_ops(samples: Path, tmp_path: Path) -> None:
     """The step count check read the torch ops alone: of two MindSpore 2.5 layout copies (no torch op, the markers
     with category "") it read "blank: neither side has a ProfilerStep#N op" beside step 50, which the step options
-    find. With a step asked it counts the markers the loader read for it (the distinct ids of the raw trace's
-    ProfilerStep# events, by hand: 1 a side); without one, the blank says they were not looked for."""
+    find. It counts the markers the loader read for a step asked (the distinct ids of the raw trace's
+    ProfilerStep# events, by hand: 1 a side) and, without one, their names alone (left66a: the blank said they were
+    read only with a step, since a pandas test of every unread name took 12% of such a default load)."""
     dirs = [_mindspore_25(samples / TEXT.format(n), tmp_path / f"host{n}_1_2025030112000000{n}_ascend_ms")
             for n in (1, 2)]
     ids = [{e["name"].rsplit("#", 1)[1] for e in json.loads((d / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text())
             if "ProfilerStep#" in str(e.get("name")) and e.get("ph") == "X"} for d in dirs]
     assert ids == [{"50"}, {"50"}]
-    row = compare(*map(str, dirs), base_step="50", comparison_step="50").guards.set_index("Check").loc["step count"]
-    assert (row["Status"], row["Base"], row["Comparison"], row["Detail"]) == (
-        "ok", len(ids[0]), len(ids[1]), "distinct ProfilerStep#N ids in the trace")
-    row = compare(*map(str, dirs), enable_profiling_compare=True).guards.set_index("Check").loc["step count"]
-    assert (row["Status"], row["Base"], row["Comparison"], row["Detail"]) == (
-        "unknown", None, None, "distinct ProfilerStep#N ids in the trace; blank: neither side has a ProfilerStep#N "
-        "op; the two sides' traces have no torch op, and markers among other events (as MindSpore 2.5+ writes them) "
-        "are read only where a step is asked for")
-    # beside a torch_npu export of the same data, one side's words: its own markers are its torch ops
+    ok = ("ok", len(ids[0]), len(ids[1]), "distinct ProfilerStep#N ids in the trace")
+    for kw in ({"base_step": "50", "comparison_step": "50"}, {"enable_profiling_compare": True}, {}):
+        row = compare(*map(str, dirs), **kw).guards.set_index("Check").loc["step count"]
+        assert (row["Status"], row["Base"], row["Comparison"], row["Detail"]) == ok, kw
+    # beside a torch_npu export of the same data: its own markers are its torch ops
     row = compare(str(dirs[0]), str(samples / TEXT.format(2)), enable_profiling_compare=True
                   ).guards.set_index("Check").loc["step count"]
-    assert (row["Base"], row["Comparison"], row["Detail"]) == (
-        None, 1, "distinct ProfilerStep#N ids in the trace; blank: the base side has no ProfilerStep#N op; the base "
-        "side's trace has no torch op, and markers among other events (as MindSpore 2.5+ writes them) are read only "
-        "where a step is asked for")
+    assert (row["Status"], row["Base"], row["Comparison"], row["Detail"]) == ok
+    assert load_profile(str(dirs[0]), Options()).extra["other_step_marks"] == {"ProfilerStep#50"}
+    assert "other_step_marks" not in load_profile(str(samples / TEXT.format(1)), Options()).extra
+
+
+def test_mindspore_25_step_count_without_a_step_counts_as_a_step_run(samples: Path, tmp_path: Path) -> None:
+    """Without a step the markers of a trace without torch ops are counted as a step run's scan reads them: events
+    of any phase but metadata and flows (an instant marker too), of any lane (a device task so named, read for its
+    own table, too), ids as --base_step reads them. The level-1 MindSpore 2.5 layout copy with an instant
+    ProfilerStep#51, a ProfilerStep#050 op, an Ascend Hardware task renamed ProfilerStep#52, a flow start named
+    ProfilerStep#53 and a ProfilerStep#x op added: by hand from the raw events, ids {50, 51, 52} (#050 is 50, the
+    flow no marker, #x no id), 3 with and without a step; the id-less one named alike."""
+    d = _mindspore_25(samples / TEXT.format(1), tmp_path / "x_1_20250301120000001_ascend_ms")
+    tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text())
+    (mark,) = [e for e in events if "ProfilerStep#" in str(e.get("name"))]
+    hw = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+          and e["args"]["name"] == "Ascend Hardware"}
+    task = next(e for e in events if e.get("ph") == "X" and e["pid"] in hw)
+    task["name"] = "ProfilerStep#52"
+    flow = next(e for e in events if e.get("ph") == "s" and e.get("cat") == "HostToDevice")
+    flow["name"] = "ProfilerStep#53"
+    events += [{"ph": "i", "cat": "", "name": "ProfilerStep#51", "pid": mark["pid"], "tid": mark["tid"],
+                "ts": mark["ts"], "s": "t"},
+               dict(mark, name="ProfilerStep#050"), dict(mark, name="ProfilerStep#x")]
+    tv.write_text(json.dumps(events))
+    raw = {e["name"].rsplit("#", 1)[1] for e in events
+           if "ProfilerStep#" in str(e.get("name")) and e.get("ph") not in ("M", "s", "f", "t")}
+    assert raw == {"50", "51", "52", "050", "x"}
+    want = len({int(i) for i in raw if i.isdigit()})
+    assert want == 3
+    clean = _mindspore_25(samples / TEXT.format(2), tmp_path / "y_1_20250301120000002_ascend_ms")
+    for kw in ({"base_step": "50", "comparison_step": "50"}, {"enable_profiling_compare": True}):
+        row = compare(str(d), str(clean), **kw).guards.set_index("Check").loc["step count"]
+        assert (row["Base"], row["Comparison"], row["Detail"]) == (
+            want, 1, "distinct ProfilerStep#N ids in the trace; not counted, no step id after '#': base side "
+            "'ProfilerStep#x'"), kw
+    assert load_profile(str(d), Options()).extra["other_step_marks"] == {
+        "ProfilerStep#50", "ProfilerStep#51", "ProfilerStep#52", "ProfilerStep#050", "ProfilerStep#x"}
+
+
+def test_a_trace_without_torch_ops_or_markers_reads_a_plain_blank_step_count() -> None:
+    """The MindSpore-layout fixture (tests/data/npu/profiler: no torch op, and no event named ProfilerStep#, read
+    from the raw file) had its blank step count followed by "markers among other events ... are read only where a
+    step is asked for"; its events are now looked at without a step too, so the blank says no more than that."""
+    d = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+    raw = json.loads((d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    assert not [e for e in raw if e.get("cat") == "cpu_op" or "ProfilerStep#" in str(e.get("name"))]
+    assert load_profile(str(d), Options()).extra["other_step_marks"] == set()
+    row = compare(str(d), str(d), enable_profiling_compare=True).guards.set_index("Check").loc["step count"]
+    assert (row["Status"], row["Base"], row["Comparison"], row["Detail"]) == (
+        "unknown", None, None, "distinct ProfilerStep#N ids in the trace; blank: neither side has a ProfilerStep#N op")
 
 
 def test_mindspore_profiler_settings(samples: Path, tmp_path: Path, caplog) -> None:

@@ -24,6 +24,7 @@ import pandas as pd
 from ..columns import col_of
 from ..model import (
     LAUNCH_CATS,
+    OTHER_STEP_MARKS,
     STEP_MARK,
     UNREAD_SETTINGS,
     Profile,
@@ -179,31 +180,19 @@ def _step_count(names: set[str], p: Profile | None = None) -> tuple[int, list[st
     ``ProfilerStep#1.5`` and a bare ``ProfilerStep#`` none (the count was of names starting with the mark: 4). A DB
     export cut to the step asked for counts its STEP_TIME ids, since its ops hold that step's marker alone (a
     text-vs-DB run with a step warned "base 3, comparison 1"). A text export without torch ops counts the markers
-    its loader read among its other events where a step was asked for (``extra["step_marks"]``, as the step options
-    read them: MindSpore 2.5+ writes them with category ""), where it read "no ProfilerStep#N op" beside the step."""
+    its loader read among its other events (``extra["step_marks"]`` where a step was asked for, as the step options
+    read them: MindSpore 2.5+ writes them with category ""; their names alone, ``extra[OTHER_STEP_MARKS]``, without
+    one), where it read "no ProfilerStep#N op" beside the step."""
     steps = p.extra.get("steps") if p is not None and p.source == "ascend_db" else None
     if steps is not None and p.extra.get("step", -1) >= 0 and len(steps):
         return int(steps["id"].nunique()), []
     if p is not None and not len(p.ops) and (other := p.extra.get("step_marks")) is not None:
         names = set(other["name"].tolist())
+    elif p is not None and not len(p.ops) and (other := p.extra.get(OTHER_STEP_MARKS)) is not None:
+        names = set(other)
     marks = sorted(n for n in names if isinstance(n, str) and STEP_MARK in n)
     ids = [marker_step(n) for n in marks]
     return len({i for i in ids if i != -1}), [n for n, i in zip(marks, ids, strict=True) if i == -1]
-
-
-def _unscanned_words(blank: list[tuple[str, Profile]]) -> str:
-    """Where a blank step count is of a text export without torch ops and no step was asked for (``blank``: (side,
-    profile) of each blank figure), that markers among its other events were not read ("" otherwise): the loader
-    looks for them there only with a step asked, a pass over every unread event's name (1.8 ms for the 10,112
-    events of the MindSpore 2.5 layout copy of text level 1, whose default load takes 14.8 ms), so "no
-    ProfilerStep#N op" stood beside a step the step options find."""
-    unread = [side for side, p in blank
-              if p.source == "ascend_text" and not len(p.ops) and "step_marks" not in p.extra]
-    if not unread:
-        return ""
-    whose = "the two sides' traces have" if len(unread) == 2 else f"the {unread[0]} side's trace has"
-    return (f"; {whose} no torch op, and markers among other events (as MindSpore 2.5+ writes them) are read only "
-            "where a step is asked for")
 
 
 def _idless_words(idless: tuple[list[str], list[str]]) -> str:
@@ -1331,8 +1320,6 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     who = "neither side has a" if len(blank) == 2 else f"the {blank[0]} side has no" if blank else ""
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
                        STEP_COUNT_DETAIL + (f"; blank: {who} ProfilerStep#N op" if blank else "")
-                       + _unscanned_words([(side, p) for side, p, n in zip(_SIDES, (b, c), (sb, sc), strict=True)
-                                           if not n])
                        + _idless_words((idless_b, idless_c))))
     (wb, lo_b, hi_b), (wc, lo_c, hi_c) = _world(b), _world(c)
     # same where both are exact and equal, different where the two ranges do not meet, else unknown

@@ -39,7 +39,8 @@ exact integer-ns columns so nobody re-parses decimal text):
 * ``extra["step_marks"]``: where a step is asked for and the trace has no torch op (``cpu_op``), its
   ``ProfilerStep#`` events of any category (name, ts, dur): MindSpore 2.5 and later writes its step
   markers with category "" on the MindSpore lane, and the original then looks for them among all events
-  (reference-1 §3.5).
+  (reference-1 §3.5); ``extra[OTHER_STEP_MARKS]``: without a step, such a trace's marker names alone (a set),
+  for the step count check.
 * each side file is read only when a comparison that uses it is on (as the original's
   collectors): ``memory_record`` and ``communication`` with the profiling comparison,
   ``operator_memory`` with the memory comparison (and, without the profiling comparison,
@@ -71,6 +72,7 @@ from ..errors import ProfileError
 from ..model import (
     NO_DEVICE_TIME,
     NO_RANK,
+    OTHER_STEP_MARKS,
     PYTHON_STEP_MARKS,
     STEP_MARK,
     UNREAD_SETTINGS,
@@ -488,12 +490,10 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         renamed = _renamed_flows(path, ev, ph, flows[~flow_cat[flows]], cat_code, pid, python_pids,
                                  [p for p in lanes[:2] if p is not None], raw)
         renamed_inexact = None if renamed is None or renamed[2] is None else cand[renamed[2]]  # places in events
-        if opts.step_given and "cpu_op" not in lid:
-            # no torch op: step markers outside the read categories (``extra["step_marks"]``); names read only
-            # then, of events of any phase but metadata (an instant marker: dur 0), as the original's scan
-            other = np.flatnonzero(~keep & (ph != PH_M))
-            if other.size:
-                keep[other[step_marks(_field(list(map(ev.__getitem__, other.tolist())), "name"))]] = True
+        if "cpu_op" not in lid:
+            # no torch op: step markers outside the read categories, kept where a step is asked for
+            # (``extra["step_marks"]``), else their distinct names alone (``extra[OTHER_STEP_MARKS]``)
+            _other_step_marks(ev, keep, ph, is_flow, opts.step_given, extra)
         if opts.step_given and not opts.enable_operator_compare and "python_function" in lid:
             # a step asked with the Python functions unread: a step marker written as one (no step: steps are read
             # from the cpu_op events) left the step refused as "no ProfilerStep# markers" without a word. Their
@@ -568,6 +568,29 @@ def _select(path: str, data: bytes, events: list, opts: Options,
     # moved without a word (tvfuzz62, msfuzz62), as in the Kineto loader before kfuzz61's fix
     warnings.extend(traceio.lane_notes(path, odd_ids))
     return cols, processes, threads, lanes, unnamed
+
+
+def _other_step_marks(events: list, keep: np.ndarray, ph: np.ndarray, is_flow: np.ndarray, step: bool,
+                      extra: dict[str, Any]) -> None:
+    """The ``ProfilerStep#`` markers among the events no table reads (``~keep``), for a trace without torch ops
+    (MindSpore 2.5+ writes its markers with category ""): the original's step scan then takes any event so named
+    (reference-1 §3.5). With a ``step`` they are kept (``keep`` set in place: ``_trace_tables`` makes
+    ``extra["step_marks"]`` of them), events of any phase but metadata (an instant marker: dur 0) as that scan;
+    without one their distinct names alone go to ``extra[OTHER_STEP_MARKS]`` for the step count check, of the
+    events a step run's ``extra["step_marks"]`` would hold (no flow either), so both count alike. One pass over
+    those events' names and a marker test of each (~60 ns an event: 0.3 ms of the 14.8 ms load of the
+    MindSpore 2.5 layout copy of text level 1, where the pandas test of every name took 1.8 ms); the rows only
+    where a step is asked and some name is a marker. A trace with torch ops never gets here."""
+    other = ~keep & (ph != PH_M) if step else ~keep & (ph != PH_M) & ~is_flow
+    if step:
+        names = list(map(attrgetter("name"), compress(events, other.view(np.uint8).tobytes())))
+        marks = {n for n in names if STEP_MARK in n}  # names are str (``traceio.Event``)
+        if marks:
+            keep[np.flatnonzero(other)[np.fromiter(map(marks.__contains__, names), dtype=bool, count=len(names))]] \
+                = True
+        return
+    extra[OTHER_STEP_MARKS] = {n for n in map(attrgetter("name"), compress(events, other.view(np.uint8).tobytes()))
+                               if STEP_MARK in n}
 
 
 def _lane_kinds(ph: np.ndarray) -> dict[str, np.ndarray]:
@@ -1072,6 +1095,8 @@ def _trace_tables(path: str, handed: list[bytes], opts: Options) -> dict[str, An
     elif opts.step_given:
         sel = np.flatnonzero(step_marks(c["name"]) & ~np.isin(ph, (PH_M, PH_S, PH_F)))
         extra["step_marks"] = pd.DataFrame({"name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel]})
+    elif OTHER_STEP_MARKS in extra and c["mark_names"]:  # read events so named count too, as in ``step_marks``
+        extra[OTHER_STEP_MARKS] |= set(c["name"][step_marks(c["name"]) & ~np.isin(ph, (PH_M, PH_S, PH_F))].tolist())
     steps = tables.get("ops") if len(tables.get("ops", ())) else extra.get("step_marks")  # as ``step_range`` reads
     if steps is not None:
         warnings.extend(step_notes(path, steps["name"].to_numpy(), steps["ts"].to_numpy(), steps["dur"].to_numpy(),
