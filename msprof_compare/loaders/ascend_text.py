@@ -501,8 +501,9 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             py = np.flatnonzero(cat_code == lid["python_function"])
             extra["python_marks"] = [n for n in map(attrgetter("name"), map(ev.__getitem__, py.tolist()))
                                      if STEP_MARK in n]  # names are str (``traceio.Event``)
-        # neither asked: the same where no event read bears a marker name (known below, after the pick), so the
-        # step count check would read none; the Python functions' places in ``events`` kept till then
+        # neither asked: the same where no event read bears a marker name (known below, once the kept events' names
+        # are pulled), so the step count check would read none; the Python functions' places in ``events`` kept
+        # till then
         py_unread = (cand[cat_code == lid["python_function"]] if not opts.step_given and
                      not opts.enable_operator_compare and "python_function" in lid else None)
         k = np.flatnonzero(keep)
@@ -542,12 +543,23 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         _no_epoch_starts(path, ev, ts, timed, warnings)
         if absent is not None:
             _absent_durs(path, absent, timed, _among(pid, lane_pids), warnings, opts, extra)
+        # equal names as one object each (as ``traceio.shared_texts``; "" looked up below), pulled before the kept
+        # events' other columns: the Python functions' places (8 bytes a function) go once the marker names are
+        # known, not held through the pulls of tid, flow ids and args. They cannot go sooner: the load peaks at the
+        # pick above, where the candidates' columns they are taken from are still held
+        names = np.fromiter(map((texts := traceio.SharedTexts()).__getitem__, map(attrgetter("name"), ev)),
+                            dtype=object, count=len(ev))
+        mark_names = [n for n in texts if isinstance(n, str) and STEP_MARK in n]
+        if py_unread is not None and py_unread.size and not mark_names:
+            # a pass over the Python functions' names only where no host op marks a step (a trace without steps,
+            # or with markers written as Python functions alone): said by ``_trace_tables``
+            extra["python_marks"] = [n for n in map(attrgetter("name"), map(events.__getitem__, py_unread.tolist()))
+                                     if STEP_MARK in n]
+        del py_unread
         cols: dict[str, np.ndarray] = {
             # equal categories and names as one object each (``traceio.shared_texts``): the tables keep them per row
             "ph": ph, "cat": cat,
-            "cat_code": cat_code, "cat_names": cat_names, "pid": pid,
-            "name": np.fromiter(map((texts := traceio.SharedTexts()).__getitem__, map(attrgetter("name"), ev)),
-                                dtype=object, count=len(ev)),  # as ``traceio.shared_texts``; "" looked up below
+            "cat_code": cat_code, "cat_names": cat_names, "pid": pid, "name": names,
             "tid": _ints(ev, "tid", _lane_kinds(ph), odd_ids),
             "ts": ts, "dur": dur,
             "id": _field_at(ev, np.flatnonzero((ph == PH_S) | (ph == PH_F)), "id"),  # only flows pair by id
@@ -556,13 +568,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         cols["blank_names"] = "" in texts  # one lookup: the host events without a name are counted only then
         cols["renamed_flows"] = None if renamed is None else renamed[:2]
         cols["odd_marks"] = traceio.odd_step_marks(texts)  # the distinct names: no pass over the events
-        cols["mark_names"] = [n for n in texts if isinstance(n, str) and STEP_MARK in n]
-        if py_unread is not None and py_unread.size and not cols["mark_names"]:
-            # a pass over the Python functions' names only where no host op marks a step (a trace without steps,
-            # or with markers written as Python functions alone): said by ``_trace_tables``
-            extra["python_marks"] = [n for n in map(attrgetter("name"), map(events.__getitem__, py_unread.tolist()))
-                                     if STEP_MARK in n]
-        del py_unread
+        cols["mark_names"] = mark_names
     # an absent pid read as 0 put an event on no named process (pid 0 is none: a device task, HCCL task or overlap
     # span there counted in no figure), an absent tid on lane 0 (an HCCL op onto plane 0, a task of its own): figures
     # moved without a word (tvfuzz62, msfuzz62), as in the Kineto loader before kfuzz61's fix
