@@ -503,7 +503,10 @@ def _select(path: str, data: bytes, events: list, opts: Options,
                                      if STEP_MARK in n]  # names are str (``traceio.Event``)
         # neither asked: the same where no event read bears a marker name (known below, once the kept events' names
         # are pulled), so the step count check would read none; the Python functions' places in ``events`` kept
-        # till then
+        # till then. Beside a host marker a Python function's ProfilerStep#N is said only with the operator
+        # comparison or a step: nothing cheaper than the pass tells (the decode gives each name as its own str, no
+        # set or count of them; bytes.count over the file takes 0.65 ms on text level 1, the pass 0.11 ms), and the
+        # pass would cost every stepped export ~1% of its load (level 1: 1,282 functions of a ~10 ms load)
         py_unread = (cand[cat_code == lid["python_function"]] if not opts.step_given and
                      not opts.enable_operator_compare and "python_function" in lid else None)
         k = np.flatnonzero(keep)
