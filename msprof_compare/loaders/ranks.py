@@ -7,6 +7,8 @@ does the DB's META_DATA, checked once its rank's compare loads it: ``check_db_ra
 Kineto trace's ``distributedInfo.rank``, read from the first 64 KiB, else the last (the compare decodes the trace
 once, later).
 A trace's head is read once per run: the run's ``heads.TraceHeads``, passed along to the compares' detection.
+A folder whose subfolders are folders of ranks is a multi-node job: its ranks are all its node folders' (one level
+down; ``rank_inputs``), rank ids being numbered across nodes.
 """
 
 from __future__ import annotations
@@ -40,13 +42,15 @@ _NAME_RANK = re.compile(r"(?<![a-z])rank[-_]?([0-9]{1,10})(?![0-9])", re.IGNOREC
 log = logging.getLogger("msprof-analyze")
 
 
-def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | None:
+def rank_inputs(directory: str, heads: TraceHeads | None = None, nodes: bool = True) -> list[str] | None:
     """The rank inputs ``directory`` holds (profiling directories, Kineto trace folders, trace files), sorted by
     name; None where ``directory`` is no folder or is one input itself (an NPU export, a folder of one trace and no
     subfolder holding a profile),
     [] where it holds no input. A Kineto subfolder holding a schedule's cycles (``_subfolder_cycles``) gives its
-    traces, each an input, as a folder of ranks holds an NPU rank's cycles side by side. Only names and the first
-    bytes of JSON files are read, through ``heads`` (the run's; a new ``TraceHeads`` where None)."""
+    traces, each an input, as a folder of ranks holds an NPU rank's cycles side by side. With ``nodes``, a
+    subfolder that is itself a folder of ranks (a multi-node job's ``node1/``: ``_node_inputs``) gives its ranks'
+    inputs too, one level down only. Only names and the first bytes of JSON files are read, through ``heads`` (the
+    run's; a new ``TraceHeads`` where None)."""
     if not os.path.isdir(directory):
         return None
     try:
@@ -60,20 +64,90 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | 
     traces = folder_traces(directory, heads)[0]
     subfolders, folders = _profiling_dirs(directory, heads)
     ranks = _rank_traces(directory, heads)
-    _refuse_unlisted_ranks(directory, subfolders, folders, ranks)
+    held = _node_inputs(directory, subfolders, folders, bool(ranks), heads) if nodes else {}
+    _refuse_unlisted_ranks(directory, subfolders + sorted(held), folders, ranks)
+    subfolders = [n for n in subfolders if n not in held]
     # a folder of one trace is that trace's input, as ``loaders.detect`` takes it (beside an empty rank1_ascend_pt
     # too); not where profiles of ranks lie in subfolders beside it (rank 0's trace in the folder, rank 1's in rank1/,
     # or rank0_ascend_pt, rank1_ascend_pt and a stray trace): two such folders compared their top traces alone, rank 0
     # against rank 1 of the other say, the subfolders' ranks left out without a word
-    if len(traces) == 1 and len(ranks) <= 1 and not any(_holds_profile(os.path.join(directory, n), heads)
-                                                        for n in subfolders):
+    if len(traces) == 1 and len(ranks) <= 1 and not held and not any(
+            _holds_profile(os.path.join(directory, n), heads) for n in subfolders):
         return None
     traces = ranks
-    found = []
+    found = [path for inputs in held.values() for path in inputs]
     for name in subfolders:
         path = os.path.join(directory, name)
         found += _subfolder_cycles(path, heads) or [path]
     return sorted(found + traces)
+
+
+def _node_inputs(directory: str, subfolders: list[str], folders: list[str], traces: bool,
+                 heads: TraceHeads) -> dict[str, list[str]]:
+    """{name: its rank inputs} of ``directory``'s subfolders that are folders of ranks themselves (``rank_inputs``,
+    looking no deeper): the nodes of a multi-node job (``job/node0/rank0_ascend_pt ... job/node1/rank8_ascend_pt``,
+    or ``node0/`` holding one Kineto trace per rank), whose ranks the job's are, as ranks are numbered across nodes
+    (``discover`` refuses one held twice, naming both). Not a profiling directory, nor a Kineto subfolder of one
+    worker's cycles (``_subfolder_cycles``: one rank's). A subfolder holding Kineto traces of its own is a node only
+    where the folder holds no rank input of its own (``traces`` in it, a profiling directory, a subfolder of one
+    trace or of cycles): beside those it is a rank's folder holding two traces, which ``input_rank`` refuses. Where
+    the folder holds no input of its own, two or more: the loader's "holds profiling directories a level down" hint
+    named one node folder to pass, the job's other nodes left out; one alone is a folder around a folder of ranks
+    (msinsight's st/ around level2/), which that hint names."""
+    held = {}
+    direct = traces
+    for name in folders:
+        path = os.path.join(directory, name)
+        if name.endswith(("_ascend_pt", "_ascend_ms")) or os.path.isdir(os.path.join(path, ASCEND_OUTPUT)):
+            direct = direct or name in subfolders
+            continue
+        if name in subfolders:  # a rank's folder of one trace (the usual Kineto layout: no second look) or cycles
+            inside = folder_traces(path, heads)[0]
+            if (len(inside) > 1 and _one_worker(inside)) or (len(inside) == 1 and not _has_subfolder(path)):
+                direct = True
+                continue
+        if inputs := rank_inputs(path, heads, nodes=False):
+            held[name] = inputs
+        else:
+            direct = direct or name in subfolders
+    held = {name: inputs for name, inputs in held.items() if not (direct and name in subfolders)}
+    if held:
+        _refuse_empty_nodes(directory, subfolders, folders, held, heads)
+    # one folder of ranks alone is no job of nodes but a folder around one (msinsight's st/ around level2/): the
+    # loader's hint names it to pass
+    return held if direct or len(held) > 1 else {}
+
+
+def _has_subfolder(path: str) -> bool:
+    """Whether ``path`` holds a folder (which may hold a rank's profile); False where it cannot be listed."""
+    try:
+        with os.scandir(path) as entries:
+            return any(e.is_dir() for e in entries)
+    except OSError:
+        return False
+
+
+def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str], held: dict[str, list[str]],
+                        heads: TraceHeads) -> None:
+    """``ProfileError`` naming a subfolder named as a node folder but for its digits (``node1/`` beside ``node0/``)
+    that holds no rank's profile: a node copied in part, whose ranks the job's compare would leave out without a
+    word (every node folder holds ranks). Unreadable ones are ``_refuse_unlisted_ranks``'s."""
+    masked = {_DIGITS.sub("#", n): n for n in held}
+    for name in folders:
+        if name in held or name in subfolders or _DIGITS.sub("#", name) not in masked:
+            continue
+        path = os.path.join(directory, name)
+        try:
+            refused = _search_refused(path, os.listdir(path))
+        except OSError:  # one that cannot be listed: _holds_profile names it
+            refused = None
+        if refused:
+            raise refused
+        if rank_inputs(path, heads, nodes=False) is None and _holds_profile(path, heads):
+            continue  # one profile: a rank's input (a folder of one trace) is in ``subfolders``
+        raise ProfileError(path, f"holds no rank's profile, where {term_safe(masked[_DIGITS.sub('#', name)])} "
+                                 "beside it holds ranks (a multi-node job's node folders each hold their ranks)",
+                           hint="copy the node's rank folders into it, or move it out of the folder")
 
 
 #: Digit runs, masked to tell a subfolder named as a rank's sibling is (node0_gpu1 beside node0_gpu0).
@@ -273,6 +347,11 @@ def _held_twice(directory: str, twice: dict[int, list[str]], by_name: bool) -> P
     hint = ("keep one profile per rank in the folder; a profiler schedule's cycles compare cycle by cycle where "
             "each rank's are one worker's, named as the profilers name them: <worker>_<timestamp>_ascend_pt, "
             "<worker>.<ms>.pt.trace.json")
+    spread = _node_clash(twice, directory)
+    if spread:
+        hint = (f"a multi-node job's node folders hold different ranks (rank ids are numbered across nodes), and "
+                f"{short_list(spread, 4)} hold the same: pass one of them on both sides, or move the others out of "
+                "the folder")
     twins = [t for rank in ranks for t in _gz_twins(twice[rank], directory)]
     if twins:
         said = "; ".join(twins[:_TWICE_SHOWN]) + (f"; ... ({len(twins):,} in all)" if len(twins) > _TWICE_SHOWN else "")
@@ -280,6 +359,21 @@ def _held_twice(directory: str, twice: dict[int, list[str]], by_name: bool) -> P
         copies = len(twins) == len(ranks) and all(len(paths) == 2 for paths in twice.values())
         hint = f"{said}: keep one of {'the two' if len(ranks) == 1 else 'each two'}" if copies else f"{said}; {hint}"
     return ProfileError(directory, text, hint=hint)
+
+
+def _node_clash(twice: dict[int, list[str]], directory: str) -> list[str]:
+    """The subfolders of ``directory`` holding the ranks ``_held_twice`` names, where each copy of every such rank
+    lies in another subfolder (``level0/rank0_ascend_pt``, ``level1/rank0_ascend_pt``: runs side by side, read as
+    the nodes of one job); [] where any copy lies in the folder itself or two in one subfolder (a copy, or cycles:
+    the hint on those stays)."""
+    spread: set[str] = set()
+    for paths in twice.values():
+        parts = [os.path.relpath(p, directory).split(os.sep) for p in paths]
+        tops = {part[0] for part in parts if len(part) > 1}
+        if len(tops) != len(paths):
+            return []
+        spread |= tops
+    return [term_safe(n) for n in sorted(spread, key=_name_order)]
 
 
 def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHeads) -> None:

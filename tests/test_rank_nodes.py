@@ -1,0 +1,164 @@
+"""Multi-node jobs: a folder whose subfolders are folders of ranks (``job/node0/rank0_ascend_pt ...
+job/node1/rank1_ascend_pt``, or ``node*/`` of Kineto traces) is the whole job, compared rank by rank, ranks being
+numbered across nodes; a rank two node folders hold, and a node folder holding no rank, are errors naming them.
+Layouts are built in tmp from the real samples (msinsight's two 2-rank text exports, hta's two sampled ranks)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from msprof_compare import api
+from msprof_compare.errors import ProfileError
+from tests.cliutil import error_lines, run_inproc
+
+REPO = Path(__file__).resolve().parents[1]
+PT = REPO.parent / "shared" / "samples" / "msinsight" / "test" / "data" / "pytorch"
+TEXT = PT / "text"
+TEXT0, TEXT1 = TEXT / "level0", TEXT / "level1"
+#: hta's two sampled ranks of a 128-rank job (distributedInfo: rank 0 and 1, world_size 128, in the head)
+KINETO = REPO.parent / "shared" / "samples" / "hta" / "tests" / "data" / "trace_filter"
+
+pytestmark = pytest.mark.skipif(not (TEXT1 / "rank1_ascend_pt").is_dir() or not KINETO.is_dir(),
+                                reason="shared samples absent")
+
+
+def _two_nodes(src: Path, job: Path) -> Path:
+    """``src``'s rank 0 and rank 1 as two nodes of one job: job/node0/rank0_ascend_pt, job/node1/rank1_ascend_pt
+    (copies: a linked input is refused without --force)."""
+    for rank in (0, 1):
+        shutil.copytree(src / f"rank{rank}_ascend_pt", job / f"node{rank}" / f"rank{rank}_ascend_pt")
+    return job
+
+
+def test_npu_nodes_compare_rank_by_rank_as_the_flat_job(tmp_path, capsys):
+    """Each node folder's ranks are the job's: the figures are those of the same ranks side by side (README's
+    example of msinsight's level0 -> level1 run, E2E 116.251 -> 136.581 ms and 100.602 -> 131.913 ms), where the
+    CLI said "not collected ... (it holds profiling directories a level down: node0/rank0_ascend_pt, ...; or a
+    folder of ranks on both sides, such as node0)", one node of the job."""
+    base, comp = _two_nodes(TEXT0, tmp_path / "base"), _two_nodes(TEXT1, tmp_path / "comp")
+    assert api.ranks(base) == {0: str(base / "node0" / "rank0_ascend_pt"), 1: str(base / "node1" / "rank1_ascend_pt")}
+    out = tmp_path / "out"
+    code, stdout, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out))
+    assert code == 0, err
+    lines = [re.sub(r", \S+\.xlsx$", "", line) for line in stdout.splitlines() if line.startswith("rank ")]
+    assert lines == ["rank 0: E2E 116.251 ms -> 136.581 ms (+20.330 ms, +17.49%)",
+                     "rank 1: E2E 100.602 ms -> 131.913 ms (+31.310 ms, +31.12%)"]
+    assert sorted(re.sub(r"_[0-9]{14}", "", p.name) for p in out.iterdir()) == [
+        "performance_comparison_result_rank0.xlsx", "performance_comparison_result_rank1.xlsx",
+        "performance_comparison_result_ranks.xlsx"]
+    for rank, result in api.compare_ranks(base, comp, enable_profiling_compare=True):
+        flat = api.compare(TEXT0 / f"rank{rank}_ascend_pt", TEXT1 / f"rank{rank}_ascend_pt",
+                           enable_profiling_compare=True)
+        assert result.frames["overall"].equals(flat.frames["overall"]) and flat.frames["overall"]["ns"].any()
+
+
+def _ranked_copy(src: Path, dst: Path, rank: int) -> None:
+    """hta's sampled trace ``src`` as rank ``rank`` of its 128-rank job wrote it: its distributedInfo's rank alone
+    changed, every event as recorded."""
+    body = gzip.decompress(src.read_bytes())
+    m = re.search(rb'"distributedInfo": \{"backend": "nccl", "rank": ([0-9]+),', body)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_bytes(gzip.compress(body[:m.start(1)] + str(rank).encode() + body[m.end(1):], compresslevel=1))
+
+
+def test_kineto_nodes_of_traces(tmp_path):
+    """node0/ holding ranks 0 and 1's traces, node1/ ranks 64 and 65's (copies of them, as a 128-rank job's second
+    node of 64 GPUs numbers its ranks): four ranks, each compared as its trace alone is; it was refused ("node0:
+    holds 2 traces: a rank's folder holds one")."""
+    job = tmp_path / "job"
+    for node, ranks in ((0, (0, 1)), (1, (64, 65))):
+        for k, rank in enumerate(ranks):
+            _ranked_copy(KINETO / f"sampled_rank-{k}.json.gz", job / f"node{node}" / f"rank{rank}.json.gz", rank)
+    found = api.ranks(job)
+    assert found == {0: str(job / "node0" / "rank0.json.gz"), 1: str(job / "node0" / "rank1.json.gz"),
+                     64: str(job / "node1" / "rank64.json.gz"), 65: str(job / "node1" / "rank65.json.gz")}
+    got = {rank: result.frames["overall"] for rank, result in
+           api.compare_ranks(job, job, rank_list=[1, 64], enable_profiling_compare=True)}
+    assert list(got) == [1, 64]
+    for rank, k in ((1, 1), (64, 0)):
+        alone = api.compare(KINETO / f"sampled_rank-{k}.json.gz", KINETO / f"sampled_rank-{k}.json.gz",
+                            enable_profiling_compare=True).frames["overall"]
+        assert got[rank].equals(alone) and alone["ns"].any()
+
+
+def _collection_end(rank_dir: Path) -> int:
+    (info,) = rank_dir.glob("profiler_info_*.json")
+    return int(json.loads(info.read_text())["end_info"]["collectionTimeEnd"])
+
+
+def test_a_rank_two_nodes_hold_is_named(tmp_path, capsys):
+    """msinsight's text/ holds three runs (level0/ to level2/), each a folder of ranks: read as nodes they hold rank 0
+    three times and rank 1 twice, an error naming each copy (in the order the profiler recorded them) and the
+    folders, exit 1, nothing written."""
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT), "-d", str(TEXT), "-o", str(out))
+    assert code == 1
+    zeros = sorted(TEXT.glob("level*/rank0_ascend_pt"), key=_collection_end)
+    ones = sorted(TEXT.glob("level*/rank1_ascend_pt"), key=_collection_end)
+    assert (len(zeros), len(ones)) == (3, 2)
+    names = [", ".join(str(p.relative_to(TEXT)) for p in group) for group in (zeros, ones)]
+    assert error_lines(err) == [
+        f"error: {TEXT}: holds rank 0 3 times, in recorded order: {names[0]}; rank 1 twice: {names[1]} (a multi-node "
+        "job's node folders hold different ranks (rank ids are numbered across nodes), and level0, level1, level2 "
+        "hold the same: pass one of them on both sides, or move the others out of the folder)"]
+    assert not out.exists()
+
+
+def test_rank_inputs_beside_node_folders(tmp_path):
+    """A rank in the folder itself and a node folder beside it are one job (ranks unique); a folder of ranks
+    beside a subfolder holding copies of them (an old run kept inside) holds each rank twice: refused naming both,
+    where the subfolder was passed over without a word."""
+    job = tmp_path / "job"
+    shutil.copytree(TEXT1 / "rank0_ascend_pt", job / "rank0_ascend_pt")
+    shutil.copytree(TEXT1 / "rank1_ascend_pt", job / "node1" / "rank1_ascend_pt")
+    assert api.ranks(job) == {0: str(job / "rank0_ascend_pt"), 1: str(job / "node1" / "rank1_ascend_pt")}
+    shutil.copytree(TEXT0 / "rank1_ascend_pt", job / "rank1_ascend_pt")
+    end = {p: _collection_end(job / p) for p in ("rank1_ascend_pt", os.path.join("node1", "rank1_ascend_pt"))}
+    twice = ", ".join(sorted(end, key=end.get))
+    with pytest.raises(ProfileError) as info:
+        api.ranks(job)
+    assert str(info.value) == (
+        f"{job}: holds rank 1 twice, in recorded order: {twice} (keep one profile per rank in the folder; a "
+        "profiler schedule's cycles compare cycle by cycle where each rank's are one worker's, named as the "
+        "profilers name them: <worker>_<timestamp>_ascend_pt, <worker>.<ms>.pt.trace.json)")
+
+
+def test_a_node_folder_holding_no_rank_is_named(tmp_path, capsys):
+    """node1/ beside node0/ holding no rank's profile (copied in part: empty, or its log alone) is refused naming it,
+    exit 1: its ranks were left out of the job without a word. A side folder named otherwise (logs/) is none of
+    the job's."""
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    (job / "logs").mkdir()
+    (job / "logs" / "train.log").write_text("step 50\n")
+    assert sorted(api.ranks(job)) == [0, 1]
+    shutil.rmtree(job / "node1" / "rank1_ascend_pt")
+    (job / "node1" / "train.log").write_text("step 50\n")
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(out))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {job / 'node1'}: holds no rank's profile, where node0 beside it holds ranks (a multi-node job's "
+        "node folders each hold their ranks) (copy the node's rank folders into it, or move it out of the folder)"]
+    assert not out.exists()
+
+
+def test_one_folder_of_ranks_alone_is_no_job(tmp_path, capsys):
+    """A folder around one folder of ranks (job/node0/ and nothing else) is no job of nodes: the CLI keeps the
+    loader's error naming the folder of ranks to pass, as for msinsight's st/ around level2/."""
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    shutil.move(job / "node1" / "rank1_ascend_pt", job / "node0" / "rank1_ascend_pt")
+    (job / "node1").rmdir()
+    code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {job}: The data is not collected by PyTorch or Mindspore mode or the data is not parsed: no "
+        "trace_view.json, profiler *.db or *.pt.trace.json found (it holds profiling directories a level down: "
+        f"{os.path.join('node0', 'rank0_ascend_pt')}, {os.path.join('node0', 'rank1_ascend_pt')}; pass one of them, "
+        "one rank per side; or a folder of ranks on both sides, such as node0, to compare rank by rank)"]
