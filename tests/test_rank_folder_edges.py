@@ -60,3 +60,35 @@ def test_a_rank_folder_named_as_a_trace_is_no_gzip_twin(tmp_path):
         api.ranks(job)
     assert err.value.message.startswith("holds rank 0 twice, by name: r0.pt.trace.json")
     assert err.value.hint.startswith("keep one profile per rank in the folder;")
+
+
+#: tracelens' xdit_flux.1 rank 0 trace: another run's rank 0 (distributedInfo.rank 0 in its head)
+XDIT = KINETO.parents[3] / "tracelens" / "tests" / "traces" / "inference" / "xdit_flux.1" / "capture_traces" / \
+    "capture_trace_rank_0.json.gz"
+
+
+@pytest.mark.skipif(not XDIT.is_file(), reason="shared samples absent")
+def test_a_gzip_twin_by_name_of_another_size_is_no_copy(tmp_path):
+    """r0.pt.trace.json (hta's sampled rank 0) beside r0.pt.trace.json.gz holding another run's rank 0 (tracelens'
+    xdit_flux.1) was said to be its copy ("looks like r0.pt.trace.json compressed: keep one of the two", by name
+    alone), bidding the user drop either run: the gzip trailer's size (ISIZE) tells them apart, four bytes read, so
+    the usual hint is given. A gzip copy of the very bytes is still named, and one a byte longer is not."""
+    job = tmp_path / "job"
+    job.mkdir()
+    raw = gzip.decompress((KINETO / "sampled_rank-0.json.gz").read_bytes())
+    (job / "r0.pt.trace.json").write_bytes(raw)
+    shutil.copy(XDIT, job / "r0.pt.trace.json.gz")
+    assert len(gzip.decompress(XDIT.read_bytes())) != len(raw)
+    usual = "keep one profile per rank in the folder; a profiler schedule's cycles"
+    with pytest.raises(ProfileError) as err:
+        api.ranks(job)
+    assert err.value.message == "holds rank 0 twice, by name: r0.pt.trace.json, r0.pt.trace.json.gz"
+    assert err.value.hint.startswith(usual)
+    (job / "r0.pt.trace.json.gz").write_bytes(gzip.compress(raw + b"\n"))
+    with pytest.raises(ProfileError) as err:
+        api.ranks(job)
+    assert err.value.hint.startswith(usual)
+    (job / "r0.pt.trace.json.gz").write_bytes(gzip.compress(raw))
+    with pytest.raises(ProfileError) as err:
+        api.ranks(job)
+    assert err.value.hint == "r0.pt.trace.json.gz looks like r0.pt.trace.json compressed: keep one of the two"

@@ -520,11 +520,27 @@ def _single_device_error(directory: str, alone: list[str], held: dict[int, list[
 def _gz_twins(paths: list[str], directory: str) -> list[str]:
     """"b.gz looks like b compressed" for each trace file of ``paths`` whose name is another's plus ``.gz`` (a
     trace kept beside its gzip copy, which reads as the same rank twice), so the user knows which to remove; none
-    where none is. By name alone: reading both to compare would cost a second parse of each. Names escaped, as
-    ``_names`` lists them beside it."""
+    where none is. By name and size (``_inflates_to``): reading both to compare would cost a second parse of each,
+    and by name alone a later run gzipped under the old trace's name was called its copy, "keep one of the two"
+    bidding the user drop either. Names escaped, as ``_names`` lists them beside it."""
     files = {p for p in paths if os.path.isfile(p)}
     return [f"{term_safe(os.path.relpath(p + '.gz', directory))} looks like {term_safe(os.path.relpath(p, directory))} "
-            "compressed" for p in sorted(files) if p + ".gz" in files]
+            "compressed" for p in sorted(files) if p + ".gz" in files and _inflates_to(p + ".gz", p)]
+
+
+def _inflates_to(gz: str, plain: str) -> bool:
+    """Whether the gzip file ``gz`` inflates to as many bytes as ``plain`` holds: its trailer's ISIZE (the size
+    modulo 2**32, of its last member: ``gzip``, Python's and torch's writers write one) against ``plain``'s size,
+    four bytes read. False where ``gz`` is no gzip file or either cannot be read: no copy is claimed."""
+    try:
+        with open(gz, "rb") as fh:
+            if fh.read(2) != b"\x1f\x8b" or fh.seek(0, os.SEEK_END) < 18:
+                return False
+            fh.seek(-4, os.SEEK_END)
+            size = int.from_bytes(fh.read(4), "little")
+        return size == os.path.getsize(plain) % (1 << 32)
+    except OSError:
+        return False
 
 
 def _names(paths: list[str], directory: str) -> str:
