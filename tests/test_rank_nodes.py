@@ -162,3 +162,20 @@ def test_one_folder_of_ranks_alone_is_no_job(tmp_path, capsys):
         "trace_view.json, profiler *.db or *.pt.trace.json found (it holds profiling directories a level down: "
         f"{os.path.join('node0', 'rank0_ascend_pt')}, {os.path.join('node0', 'rank1_ascend_pt')}; pass one of them, "
         "one rank per side; or a folder of ranks on both sides, such as node0, to compare rank by rank)"]
+
+
+def test_kineto_nodes_of_unequal_sizes(tmp_path):
+    """node0/ holding ranks 0 and 1's traces beside node1/ holding rank 2's alone (a job of three GPUs on two hosts):
+    the one-trace folder reads as a rank's, and node0/ as a node because its traces record two ranks, where it was
+    refused as a rank's folder holding two traces. Beside worker1/ (one trace), worker0/ holding its trace and a
+    stray trace recording no rank stays that error (``test_ranks.py``'s trace under any name)."""
+    job = tmp_path / "job"
+    (job / "node0").mkdir(parents=True)
+    for k in (0, 1):
+        shutil.copy(KINETO / f"sampled_rank-{k}.json.gz", job / "node0" / f"t{k}.json.gz")
+    _ranked_copy(KINETO / "sampled_rank-0.json.gz", job / "node1" / "t.json.gz", 2)
+    assert api.ranks(job) == {0: str(job / "node0" / "t0.json.gz"), 1: str(job / "node0" / "t1.json.gz"),
+                              2: str(job / "node1")}
+    _ranked_copy(KINETO / "sampled_rank-1.json.gz", job / "node0" / "t1.json.gz", 0)  # rank 0 twice: no node
+    with pytest.raises(ProfileError, match=r"node0: holds 2 traces: a rank's folder holds one"):
+        api.ranks(job)

@@ -88,9 +88,11 @@ def _node_inputs(directory: str, subfolders: list[str], folders: list[str], trac
     looking no deeper): the nodes of a multi-node job (``job/node0/rank0_ascend_pt ... job/node1/rank8_ascend_pt``,
     or ``node0/`` holding one Kineto trace per rank), whose ranks the job's are, as ranks are numbered across nodes
     (``discover`` refuses one held twice, naming both). Not a profiling directory, nor a Kineto subfolder of one
-    worker's cycles (``_subfolder_cycles``: one rank's). A subfolder holding Kineto traces of its own is a node only
-    where the folder holds no rank input of its own (``traces`` in it, a profiling directory, a subfolder of one
-    trace or of cycles): beside those it is a rank's folder holding two traces, which ``input_rank`` refuses. Where
+    worker's cycles (``_subfolder_cycles``: one rank's). A subfolder holding Kineto traces of its own, beside rank
+    inputs of the folder's own (``traces`` in it, a profiling directory, a subfolder of one trace or of cycles), is
+    a node only where each of its traces' heads records another rank (``_distinct_ranks``: node0/ of ranks 0 and 1
+    beside node1/ of rank 2 alone); else it is a rank's folder holding two traces, which ``input_rank`` refuses
+    (worker0/ holding its trace and a stray one beside worker1/). Where
     the folder holds no input of its own, two or more: the loader's "holds profiling directories a level down" hint
     named one node folder to pass, the job's other nodes left out; one alone is a folder around a folder of ranks
     (msinsight's st/ around level2/), which that hint names."""
@@ -110,12 +112,20 @@ def _node_inputs(directory: str, subfolders: list[str], folders: list[str], trac
             held[name] = inputs
         else:
             direct = direct or name in subfolders
-    held = {name: inputs for name, inputs in held.items() if not (direct and name in subfolders)}
+    held = {name: inputs for name, inputs in held.items()
+            if not (direct and name in subfolders and not _distinct_ranks(inputs, heads))}
     if held:
         _refuse_empty_nodes(directory, subfolders, folders, held, heads)
     # one folder of ranks alone is no job of nodes but a folder around one (msinsight's st/ around level2/): the
     # loader's hint names it to pass
     return held if direct or len(held) > 1 else {}
+
+
+def _distinct_ranks(inputs: list[str], heads: TraceHeads) -> bool:
+    """Whether every one of ``inputs`` is a trace whose head (``TraceHeads.of``: read already, no tail) records a
+    rank id, each another: a node's traces, not a rank's trace beside a stray or a copy."""
+    ranks = [_rank_id(heads.of(p).rank) if os.path.isfile(p) else None for p in inputs]
+    return None not in ranks and len(set(ranks)) == len(ranks)
 
 
 def _has_subfolder(path: str) -> bool:
