@@ -92,10 +92,10 @@ def _node_inputs(directory: str, subfolders: list[str], folders: list[str], trac
     inputs of the folder's own (``traces`` in it, a profiling directory, a subfolder of one trace or of cycles), is
     a node only where each of its traces' heads records another rank (``_distinct_ranks``: node0/ of ranks 0 and 1
     beside node1/ of rank 2 alone); else it is a rank's folder holding two traces, which ``input_rank`` refuses
-    (worker0/ holding its trace and a stray one beside worker1/). Where
-    the folder holds no input of its own, two or more: the loader's "holds profiling directories a level down" hint
-    named one node folder to pass, the job's other nodes left out; one alone is a folder around a folder of ranks
-    (msinsight's st/ around level2/), which that hint names."""
+    (worker0/ holding its trace and a stray one beside worker1/). Where the folder holds no input of its own, two
+    or more: the loader's "holds profiling directories a level down" hint named one node folder to pass, the job's
+    other nodes left out; one alone is a folder around a folder of ranks (msinsight's st/ around level2/), which
+    that hint names."""
     held = {}
     direct = traces
     for name in folders:
@@ -141,7 +141,8 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
                         heads: TraceHeads) -> None:
     """``ProfileError`` naming a subfolder named as a node folder but for its digits (``node1/`` beside ``node0/``)
     that holds no rank's profile: a node copied in part, whose ranks the job's compare would leave out without a
-    word (every node folder holds ranks). Unreadable ones are ``_refuse_unlisted_ranks``'s."""
+    word (every node folder holds ranks). One that cannot be listed or searched is named so, as
+    ``_refuse_unlisted_ranks`` names one."""
     masked = {_DIGITS.sub("#", n): n for n in held}
     for name in folders:
         if name in held or name in subfolders or _DIGITS.sub("#", name) not in masked:
@@ -540,7 +541,7 @@ def _gz_twins(paths: list[str], directory: str) -> list[str]:
 
 def _inflates_to(gz: str, plain: str) -> bool:
     """Whether the gzip file ``gz`` inflates to as many bytes as ``plain`` holds: its trailer's ISIZE (the size
-    modulo 2**32, of its last member: ``gzip``, Python's and torch's writers write one) against ``plain``'s size,
+    modulo 2**32, of its last member: ``gzip`` and Python's write one) against ``plain``'s size,
     four bytes read. False where ``gz`` is no gzip file or either cannot be read: no copy is claimed."""
     try:
         with open(gz, "rb") as fh:
