@@ -424,8 +424,22 @@ def object_column(values: Any) -> pd.Series:
 
 #: Up to this many values ``factorize`` numbers an object array of str with a dict: pandas' fixed cost (~20-60 us
 #: a call) is most of a small array's factorization, and the comparators make ~50 such calls a compare; from a
-#: few hundred values pandas' hash table is faster.
+#: few hundred values pandas' hash table is faster for short texts.
 SMALL_FACTORIZE_MAX = 300
+
+#: A text column whose values average at least this many characters is numbered by the dict at any size: pandas
+#: hashes every text's characters again on each call (~1 ns a character), where a dict reuses the hash a ``str``
+#: keeps (the loaders share one object per distinct name). GPU kernel names (~330-490 characters) were ~8x slower
+#: through pandas; below ~50 characters pandas is as fast or faster from a few hundred values.
+LONG_TEXT_MIN = 64
+
+
+def _long_texts(values: np.ndarray) -> bool:
+    """Whether ``values`` average ``LONG_TEXT_MIN`` characters or more, judged on 32 of them spread over the
+    array (a column's first value is often a short one: a memcpy among kernels). A wrong guess costs time only:
+    both ways number the texts alike."""
+    sample = values[:: max(1, len(values) // 32)].tolist()
+    return sum(len(v) if type(v) is str else 0 for v in sample) >= LONG_TEXT_MIN * len(sample)
 
 
 def _str_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -447,7 +461,8 @@ def factorize(values: Any) -> tuple[np.ndarray, np.ndarray]:
     more value (None): ``pd.factorize(values, use_na_sentinel=False)`` without its extra
     missing-value pass over the whole array (a quarter to a third of the time on text columns,
     which by the model's convention hold no missing values anyway)."""
-    if isinstance(values, np.ndarray) and values.dtype == object and len(values) <= SMALL_FACTORIZE_MAX:
+    if isinstance(values, np.ndarray) and values.dtype == object and (
+            len(values) <= SMALL_FACTORIZE_MAX or _long_texts(values)):
         got = _str_codes(values)
         if got is not None:
             return got

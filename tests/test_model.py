@@ -105,6 +105,31 @@ def test_factorize_dict_and_pandas_paths_agree_around_the_bound() -> None:
     with pytest.raises(TypeError):
         model.factorize(unhashable)
 
+def test_factorize_long_texts_take_the_dict_at_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A column of long texts (its first value of ``LONG_TEXT_MIN`` characters or more) is numbered by the dict
+    however long it is: the same codes and distinct values, the same objects, as pandas; a column of such texts
+    holding a missing value is left to pandas (one category, None, where it first appears)."""
+    long = [f"void at::native::kernel_{i}<float>".ljust(model.LONG_TEXT_MIN + i % 3, "_") for i in range(7)]
+    texts = model.object_array([long[(i * 5) % 7] for i in range(model.SMALL_FACTORIZE_MAX * 3)])
+    codes, uniq = model.factorize(texts)
+    ref_codes, ref_uniq = pd.factorize(texts)
+    assert codes.dtype == ref_codes.dtype and codes.tolist() == ref_codes.tolist()
+    assert uniq.tolist() == list(ref_uniq) and all(u is r for u, r in zip(uniq, ref_uniq, strict=True))
+    with monkeypatch.context() as m:  # the dict numbered them: pandas is not asked
+        m.setattr(model.pd, "factorize", lambda *a, **k: pytest.fail("pandas factorized long texts"))
+        assert model.factorize(texts)[0].tolist() == ref_codes.tolist()
+    held = texts.copy()
+    held[400] = None
+    codes, uniq = model.factorize(held)
+    ref_codes, ref_uniq = pd.factorize(held, use_na_sentinel=False)
+    assert codes.tolist() == ref_codes.tolist() and uniq.tolist() == [None if u != u else u for u in ref_uniq]
+    short = model.object_array(["x" * (model.LONG_TEXT_MIN - 1), "y"] * model.SMALL_FACTORIZE_MAX)
+    assert model.factorize(short)[0].tolist() == [0, 1] * model.SMALL_FACTORIZE_MAX
+    assert not model._long_texts(short) and model._long_texts(texts)
+    # a short first value (a memcpy among kernel names) does not hide a column of long texts
+    assert model._long_texts(model.object_array(["Memcpy DtoD (Device -> Device)", *texts.tolist()]))
+
+
 def test_ranges_concatenates_aranges() -> None:
     assert model.ranges(np.array([2, 5, 7]), np.array([4, 5, 10])).tolist() == [2, 3, 7, 8, 9]
     assert model.ranges(np.array([3]), np.array([1])).tolist() == []  # hi <= lo: nothing
