@@ -696,6 +696,32 @@ def test_op_shapes_come_from_the_column_that_holds_them(tmp_path: Path) -> None:
     assert loaded(fixed) == want
 
 
+@pytest.mark.parametrize("swap", [False, True], ids=["torch_npu", "right-way-round"])
+@pytest.mark.parametrize("lost", ["types", "shapes"])
+def test_one_shape_or_type_column_alone_is_read_as_what_it_holds(tmp_path: Path, swap: bool, lost: str) -> None:
+    """Each column's texts tell what it holds (letters: data types; digits without a letter: shapes), so where one
+    of the two is NULL in every row the other is read as what it holds, in either layout (torch_npu's swapped one,
+    and the right way round): an all-NULL column of shapes kept the swap off and showed torch_npu's types
+    (``float;...``) as every op's Input Shape, its Input Type N/A. The column lost reads N/A in every op (no op
+    recorded it: not the "" of an op with types but no shapes, which says its inputs have none). Expected values:
+    plain SQL on the level-1 excerpt (torch_npu: types in inputShapes, shapes in inputDtypes)."""
+    opts = build_options(enable_operator_compare=True)[0]
+    cols = {"types": "inputShapes", "shapes": "inputDtypes"}  # torch_npu's layout
+    edits = ["UPDATE PYTORCH_API SET inputShapes = inputDtypes, inputDtypes = inputShapes"] if swap else []
+    where = {k: ({"types": "inputDtypes", "shapes": "inputShapes"} if swap else cols)[k] for k in cols}
+    db = edited_copy(L1, _db(tmp_path), *edits, f"UPDATE PYTORCH_API SET {where[lost]} = NULL")
+    kept = "shapes" if lost == "types" else "types"
+    got = sql(L1, f"SELECT n.value, coalesce(k.value, 'N/A') FROM PYTORCH_API a JOIN STRING_IDS n ON n.id = a.name "
+                  f"LEFT JOIN STRING_IDS k ON k.id = a.{cols[kept]} WHERE a.type = 50001")
+    assert len(got) == 860 and sum(v != "N/A" for _, v in got) == (496 if kept == "shapes" else 551)
+    want = sorted((n, v, "N/A") if kept == "shapes" else (n, "N/A", v) for n, v in got)
+    ops = load_profile(str(db), opts).ops
+    assert sorted(zip(ops["name"], ops["input_dims"], ops["input_type"], strict=True)) == want
+    conv = ("32,3,224,224;\r\n64,3,11,11;\r\n64;\r\n;\r\n;\r\n;\r\n" if kept == "shapes" else
+            "float;\r\nfloat;\r\nfloat;\r\nScalarList;\r\nScalarList;\r\nScalarList;\r\nScalar")
+    assert ("aten::conv2d", *((conv, "N/A") if kept == "shapes" else ("N/A", conv))) in want
+
+
 # --------------------------------------------------------------------------- synthetic msmonitor / MindSpore
 
 

@@ -227,20 +227,22 @@ def test_absent_op_link_leaves_operators_without_kernels(tmp_path: Path) -> None
     assert sheet["Device Total Time(us)"].sum() > 0 and sheet["Device Total Time(us).1"].fillna(0).sum() == 0
 
 
-def test_absent_op_data_types_lose_the_shapes(tmp_path: Path) -> None:
+def test_absent_op_shapes_leave_the_data_types_read_as_types(tmp_path: Path) -> None:
     """torch_npu writes an op's data types under PYTORCH_API.inputShapes and its shapes under inputDtypes, which the
-    loader tells by their texts: without inputDtypes the one column left is read as the shapes, so every compared
-    operator's Input Shape is the base's Input Type and its Input Type is N/A: the shapes are lost."""
+    loader tells by their texts: without inputDtypes (the shapes) the column left holds letters, so it is read as
+    the data types: every compared operator's Input Type is the base's and its Input Shape N/A (the shapes are
+    lost). The one column was read as the shapes, so that the sheets showed data types as Input Shape."""
     db = _drop(tmp_path, "PYTORCH_API", "inputDtypes")
     assert _absent(load_profile(str(db), OPTS), db, "PYTORCH_API") == [
-        "inputDtypes; read as missing (NULL) in every row: the operator and memory sheets' Input Shape and Input Type "
-        "read the other column alone, so one of the two is lost (torch_npu writes them swapped, which one column "
-        "cannot tell)"]
+        "inputDtypes; read as missing (NULL) in every row: the operator and memory sheets' Input Shape or Input Type "
+        "reads N/A: the other column is read alone, as the shapes or the data types its text holds (torch_npu "
+        "writes the two swapped)"]
     sheet = api.compare(str(L1), str(db), enable_operator_compare=True, disable_module=True).sheet("OperatorCompare")
     both = sheet[sheet["Input Shape"].notna() & sheet["Input Shape.1"].notna()]
     assert len(both) == len(sheet) > 100
-    assert both["Input Shape.1"].equals(both["Input Type"]) and set(both["Input Type.1"]) == {"N/A"}
+    assert both["Input Type.1"].equals(both["Input Type"]) and set(both["Input Shape.1"]) == {"N/A"}
     assert not both["Input Shape"].equals(both["Input Type"])
+    assert both["Input Type"].str.contains("float").any()
 
 
 def test_absent_stream_leaves_sdma_on_compute_streams_out(tmp_path: Path) -> None:

@@ -133,8 +133,8 @@ _KERNEL_EFFECTS = {
                    "the module sheet's Kernel Details print none)",
 }
 _NO_LINK = "those rows link no operator to a task and no dequeue to its enqueue"
-_SHAPES_LOST = ("the operator and memory sheets' Input Shape and Input Type read the other column alone, so one of "
-                "the two is lost (torch_npu writes them swapped, which one column cannot tell)")
+_SHAPES_LOST = ("the operator and memory sheets' Input Shape or Input Type reads N/A: the other column is read alone, "
+                "as the shapes or the data types its text holds (torch_npu writes the two swapped)")
 _NO_METADATA = "no metadata is read, so the world size check has no recorded world size"
 _DEFAULT_KINDS = ("PYTORCH_API rows are told apart by msprof's default kind ids (op 50001, queue 50002, Python "
                   "50003); the rows of an export of other ids are lost")
@@ -1636,11 +1636,17 @@ def _swapped(shapes: np.ndarray, dtypes: np.ndarray) -> bool:
     """Whether a DB holds each op's data types under ``inputShapes`` and its shapes under ``inputDtypes``.
 
     The torch_npu exports seen so far do (``inputShapes`` = ``float;\r\nScalar``, ``inputDtypes`` =
-    ``32,3,224,224;\r\n64``, while the text export of the same workload has those shapes as Input Dims): the
-    columns are read the other way round when the shapes column holds letters and the types column holds
-    numbers but no letters, so a DB whose columns are right is read as it is."""
+    ``32,3,224,224;\r\n64``, while the text export of the same workload has those shapes as Input Dims). Each
+    column's texts tell what it holds: letters are data types, digits without a letter are shapes. The columns are
+    read the other way round when the shapes column holds types and the types column none, or the types column
+    holds shapes and the shapes column none, so a DB whose columns are right is read as it is, and one column
+    alone (the other NULL in every op row, or absent) is read as what it holds: an all-NULL ``inputDtypes`` kept
+    the rule off and showed the types ``float;...`` as every op's Input Shape, its Input Type N/A."""
     s, d = ("".join(dict.fromkeys(v for v in col.tolist() if v != "N/A")) for col in (shapes, dtypes))
-    return any(c.isalpha() for c in s) and not any(c.isalpha() for c in d) and any(c.isdigit() for c in d)
+    s_types, d_types = any(c.isalpha() for c in s), any(c.isalpha() for c in d)
+    s_shapes = not s_types and any(c.isdigit() for c in s)
+    d_shapes = not d_types and any(c.isdigit() for c in d)
+    return (s_types and not d_types) or (d_shapes and not s_shapes)
 
 
 def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tuple[int, ...]], kind_sql: str,
@@ -1804,8 +1810,10 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         shapes, dtypes = dtypes, shapes
         shape_ids, dtype_ids = dtype_ids, shape_ids
     # data types without shapes: the op's inputs have no dimensions (a scalar), which the text export of a run
-    # writes as an empty Input Dims; "N/A" stays for an op that recorded neither
-    shapes[(shape_ids < 0) & (dtype_ids >= 0)] = ""
+    # writes as an empty Input Dims; "N/A" stays for an op that recorded neither, and for every op where no op has
+    # shapes (the column NULL in every row read, or absent): shapes not recorded, which "" would say were none
+    if (shape_ids >= 0).any():
+        shapes[(shape_ids < 0) & (dtype_ids >= 0)] = ""
     profile.ops = frame("ops", {
         "name": names[is_op], "cat": object_full(is_op.size, "cpu_op"),
         "ts": ts[is_op], "dur": dur[is_op], "pid": pid[is_op], "tid": tid[is_op],
