@@ -348,6 +348,31 @@ def test_operator_memory_row_without_a_name_gets_no_cann_mark(tmp_path: Path) ->
     assert om["Name"].str.startswith("cann::").any()  # the mark is still given to the CANN nodes
 
 
+def test_operator_memory_name_id_minus_one_is_a_reference_and_null_is_no_text(tmp_path: Path) -> None:
+    """OP_MEMORY's NULL name was read as the id -1: a name id of -1 was said as missing (NULL) and a NULL name read
+    the text of a STRING_IDS id -1. NULL is now a flag of the query's own. Synthetic, on the l1 excerpt: STRING_IDS
+    given id -1 = 'aten::addmm' (a torch op's name: no cann:: mark), the first-allocated block named -1, the
+    second NULL: the first reads 'aten::addmm' unsaid, the second "" said as one NULL; with no id -1 in STRING_IDS
+    the block named -1 is a reference to no text, said as such (a name read as empty), not as NULL."""
+    (a1,), (a2,) = sql(L1, "SELECT allocationTime FROM OP_MEMORY ORDER BY allocationTime LIMIT 2")
+    edits = (f"UPDATE OP_MEMORY SET name = -1 WHERE allocationTime = {a1}",
+             f"UPDATE OP_MEMORY SET name = NULL WHERE allocationTime = {a2}")
+    opts = build_options(enable_memory_compare=True)[0]
+    db = _db(tmp_path / "a", "INSERT INTO STRING_IDS VALUES (-1, 'aten::addmm')", *edits)
+    p = load_profile(str(db), opts)
+    om = p.operator_memory
+    assert om.loc[om["alloc_ns"] == a1, "Name"].tolist() == ["aten::addmm"]
+    assert om.loc[om["alloc_ns"] == a2, "Name"].tolist() == [""]
+    assert [w for w in p.warnings if "name" in w] == [
+        f"{db}: 1 OP_MEMORY.name value(s) missing (NULL): those names read as empty"]
+    db = _db(tmp_path / "b", *edits)
+    p = load_profile(str(db), opts)
+    assert p.operator_memory.loc[p.operator_memory["alloc_ns"] == a1, "Name"].tolist() == [""]
+    assert [w for w in p.warnings if "name" in w] == [
+        f"{db}: 1 name reference(s) point to no text in STRING_IDS (an unknown id, or NULL there); those names read "
+        "as empty", f"{db}: 1 OP_MEMORY.name value(s) missing (NULL): those names read as empty"]
+
+
 def test_operator_memory_name_already_marked_keeps_one_mark(tmp_path: Path) -> None:
     """A block whose OP_MEMORY name already carries the ``cann::`` mark (the excerpt's ReduceSum7 blocks renamed
     "cann::ReduceSum7" through a new STRING_IDS row, synthetic: a name as operator_memory.csv writes it) is not

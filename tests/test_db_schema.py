@@ -328,12 +328,13 @@ def test_memory_readings_whatever_their_timestamp_count_for_the_whole_run(tmp_pa
             "step; Mem Usage leaves them out") in p.warnings
 
 
-@pytest.mark.parametrize("value", [0, -7, -1])
+@pytest.mark.parametrize("value", [0, -7, -1, -(2**63)])
 def test_memory_block_allocated_at_no_time_is_said(tmp_path: Path, value: int) -> None:
     """The memory comparison reads blocks allocated at a time above 0 alone; one whose allocationTime is 0 or
     negative was left out without a word (a NULL one was said). It is still left out (the blocks the comparison
     reads are one fewer, by SQL), and one warning counts it. -1 too, which the query's reading of NULL as -1 said
-    as missing (NULL)."""
+    as missing (NULL), and int64's least, which its later reading of NULL as that value said so: NULL is now a
+    flag of its own, no value a cell may hold."""
     db = _db(tmp_path, f"UPDATE OP_MEMORY SET allocationTime = {value} "
                        "WHERE rowid = (SELECT min(rowid) FROM OP_MEMORY)")
     (timed,) = sql(L1, "SELECT count(*) FROM OP_MEMORY WHERE allocationTime > 0")[0]
@@ -341,6 +342,8 @@ def test_memory_block_allocated_at_no_time_is_said(tmp_path: Path, value: int) -
     assert int((p.operator_memory["alloc_ns"] > 0).sum()) == timed - 1
     assert (f"{db}: 1 OP_MEMORY allocationTime value(s) are 0 or negative (no time); the memory comparison leaves "
             "those blocks out") in p.warnings
+    assert not [w for w in p.warnings if "OP_MEMORY.allocationTime" in w]  # not said as missing (NULL)
+    assert value in p.operator_memory["alloc_ns"].tolist()
 
 
 @pytest.mark.parametrize("ns", [-7, -1])
