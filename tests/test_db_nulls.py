@@ -517,19 +517,23 @@ def test_rows_of_a_type_the_enum_lacks_are_said(tmp_path: Path) -> None:
     assert not [w for w in clean.warnings if "ENUM_API_TYPE" in w]
 
 
-def test_rows_typed_minus_one_beside_ops_are_of_a_type_the_enum_lacks(tmp_path: Path) -> None:
+@pytest.mark.parametrize("value", [-1, -(2**63) + 1, -(2**63)])
+def test_rows_typed_minus_one_beside_ops_are_of_a_type_the_enum_lacks(tmp_path: Path, value: int) -> None:
     """Three op rows typed -1 and two typed NULL (synthetic) beside the excerpt's typed ops: the -1 ones are of an id
     ENUM_API_TYPE lacks, said as such, as without op rows; they were counted with the NULL ones as missing (the
-    query read a NULL type as -1). Both kinds are left out: five ops fewer than the clean load. Counts by SQL."""
+    query read a NULL type as -1). Both kinds are left out: five ops fewer than the clean load. Counts by SQL. So
+    are int64's least + 1 and its least, which the query's later marks of a NULL type and of one that is no integer
+    said as missing and as 'stored other than as an integer (the first: None)': those are told by the read's mask
+    now, no value a type may hold."""
     clean = load_profile(str(L1), OPTS)
     op = "SELECT rowid FROM PYTORCH_API WHERE type = (SELECT id FROM ENUM_API_TYPE WHERE name = 'op') ORDER BY 1"
-    db = _db(tmp_path, f"UPDATE PYTORCH_API SET type = -1 WHERE rowid IN ({op} LIMIT 3)",
+    db = _db(tmp_path, f"UPDATE PYTORCH_API SET type = {value} WHERE rowid IN ({op} LIMIT 3)",
              f"UPDATE PYTORCH_API SET type = NULL WHERE rowid IN ({op} LIMIT 2)")
-    assert sql(db, "SELECT count(*) FROM PYTORCH_API WHERE type = -1") == [(3,)]
+    assert sql(db, f"SELECT count(*), typeof(type) FROM PYTORCH_API WHERE type = {value}") == [(3, "integer")]
     assert sql(db, "SELECT count(*) FROM PYTORCH_API WHERE type IS NULL") == [(2,)]
     p = load_profile(str(db), OPTS)
     assert [w for w in p.warnings if "PYTORCH_API" in w and "type" in w] == [
-        f"{db}: 3 PYTORCH_API row(s) have a type ENUM_API_TYPE lacks (the first: -1): {UNTYPED}",
+        f"{db}: 3 PYTORCH_API row(s) have a type ENUM_API_TYPE lacks (the first: {value}): {UNTYPED}",
         f"{db}: 2 PYTORCH_API.type value(s) missing (NULL): {UNTYPED}"]
     assert len(p.ops) == len(clean.ops) - 5
 
