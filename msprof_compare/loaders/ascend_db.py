@@ -1636,6 +1636,16 @@ _DIGITS_TYPE = ("(p.type >= '' AND typeof(p.type) = 'text' AND p.type GLOB '[-0-
 _BEYOND_INT64_TYPE = ("(length(p.type) > 18 AND (length(ltrim(p.type, '-0')) > 19 OR length(ltrim(p.type, '-0')) = 19 "
                       "AND ltrim(p.type, '-0') > CASE WHEN p.type GLOB '-*' THEN '9223372036854775808' "
                       "ELSE '9223372036854775807' END))")
+
+
+def _unclamped(ids: tuple[int, ...]) -> str:
+    """What a test of digits text followed by ``CAST(p.type AS INTEGER) IN (ids)`` adds: CAST clamps digits beyond
+    int64 to its greatest or least, so where ``ids`` holds either (an id ENUM_API_TYPE may hold) those are kept out,
+    as ``_int_cell`` reads no integer from them (the test of any op and the row queries took such a row for one of
+    that kind). Only then: the test cost 1.5% of a load of 422k op-less rows typed as digits text."""
+    return f" AND NOT {_BEYOND_INT64_TYPE}" if {2**63 - 1, -(2**63)} & set(ids) else ""
+
+
 #: The PYTORCH_API kind ids msprof writes (the samples' ENUM_API_TYPE: runtime 5000, hccl 5500, node 10000, model
 #: 15000, acl 20000, op 50001, queue 50002, trace 50003, mstx 50004; an older export's pta 25000, pytorch 30000):
 #: without the table's ids, a row of an integer type none of these is of no kind, said as one ENUM_API_TYPE lacks.
@@ -1738,8 +1748,9 @@ def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tup
     # made of rows no IN pair takes): ASCII digits read as the integer (as every integer query reads them), others
     # as no kind (``_Db.ints_lenient``'s mask), counted; both were left out unsaid
     stray += f" OR {_ODD_TYPE}" if null_kinds else ""
-    stray += (f" OR ({_DIGITS_TYPE} AND (CAST(p.type AS INTEGER) IN ({','.join('?' * len(wanted))}) OR NOT "
-              f"{_BEYOND_INT64_TYPE} AND CAST(p.type AS INTEGER) NOT IN ({','.join('?' * len(known))})))"
+    stray += (f" OR ({_DIGITS_TYPE} AND (CAST(p.type AS INTEGER) IN ({','.join('?' * len(wanted))})"
+              f"{_unclamped(tuple(wanted))} OR NOT {_BEYOND_INT64_TYPE} AND CAST(p.type AS INTEGER) NOT IN "
+              f"({','.join('?' * len(known))})))"
               if digit_kinds else "")
     kinds = (f"({_in_pairs(kind_sql, len(wanted))}{' OR p.type IS NULL' if null_kinds else ''}{stray})"
              if kind_sql == "p.type" else f"{kind_sql} IN ({','.join('?' * len(wanted))})")
@@ -1753,7 +1764,8 @@ def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tup
         trace = ",".join("?" * len(types["trace"]))
         # a Python row typed as digits text is one too (read as its integer, as in the step; such a frame begun
         # before the step was left out, where its integer-typed twin stayed)
-        text_trace = f" OR ({_DIGITS_TYPE} AND CAST(p.type AS INTEGER) IN ({trace}))" if kind_sql == "p.type" else ""
+        text_trace = (f" OR ({_DIGITS_TYPE}{_unclamped(types['trace'])} AND CAST(p.type AS INTEGER) IN ({trace}))"
+                      if kind_sql == "p.type" else "")
         sql += (" AND CAST(p.startNs AS INTEGER) <= ? AND (CAST(p.startNs AS INTEGER) >= ? OR "
                 f"(({kind_sql} IN ({trace}){text_trace}) AND CAST(p.endNs AS INTEGER) >= ?))")
         params += (rng[1], rng[0], *types["trace"], *(types["trace"] if text_trace else ()), rng[0])
@@ -1804,7 +1816,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     ops = ",".join("?" * len(types["op"]))
     # an op typed as digits text is one too (read as its integer below): a type column of no affinity holding only
     # digits text ('50001') had no op, every row said left out, where one integer row beside them read them all
-    text_op = f" OR ({_DIGITS_TYPE} AND CAST(p.type AS INTEGER) IN ({ops}))" if kind_sql == "p.type" else ""
+    text_op = (f" OR ({_DIGITS_TYPE}{_unclamped(types['op'])} AND CAST(p.type AS INTEGER) IN ({ops}))"
+               if kind_sql == "p.type" else "")
     profile.extra["any_op"] = db.scalar(f"SELECT 1 FROM PYTORCH_API p WHERE ({kind_sql} IN ({ops}){text_op}) AND "
                                         "startNs IS NOT NULL AND endNs IS NOT NULL LIMIT 1",
                                         types["op"] * (2 if text_op else 1)) is not None
