@@ -33,6 +33,8 @@ from .units import Unit, named_units, unit_label, unit_stem
 if TYPE_CHECKING:  # pragma: no cover
     from .loaders.heads import TraceHeads
 
+#: What the step options limit, said in their help: a text export's time breakdown stays the whole profile's
+STEP_SCOPE = "a text export's OverallMetrics and waterfall cover the whole profile even so, as in the original"
 HELP = {
     # The original's texts, each with what the option is (they name neither side nor what -o may be)
     "profiling_path": "Path of the profiling data (the comparison side; folders of a multi-rank run's profiles on "
@@ -63,10 +65,12 @@ HELP = {
     "use_input_shape": "Enable precise matching of operators (by name and input shape, not by name alone)",
     "gpu_flow_cat": "Identifier of the GPU connection (the flow category linking ops to kernels, in place of the "
                     "usual ac2g, async, async_gpu and async_cpu_to_gpu; at most 20 characters)",
+    # a text export's time breakdown ignores the step (as the original's OverallMetrics): the help said nothing of
+    # it, and a user learnt it from a warning after the run (user walk, session 66)
     "base_step": "Step to compare in the benchmark (base) data (NPU data only; give both step options; the N of "
-                 "ProfilerStep#N)",
+                 f"ProfilerStep#N; {STEP_SCOPE})",
     "comparison_step": "Step to compare in the profiling (comparison) data (NPU data only; give both step "
-                       "options; the N of ProfilerStep#N)",
+                       f"options; the N of ProfilerStep#N; {STEP_SCOPE})",
     "force": "Indicates whether to skip verification of the owner, size, and permissions. (Also accepts "
              "symbolic links and inputs over the size caps.)",
     "use_kernel_type": "Indicates whether kernel compare use op_statistic.csv (KernelTypeCompare: kernels by op "

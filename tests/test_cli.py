@@ -118,7 +118,8 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      "(the module sheets where both sides have module data, else the operator sheets)",
                      "(ApiCompare: the host time of each torch op, annotation and runtime call, by name)",
                      "Enable precise matching of operators (by name and input shape, not by name alone)",
-                     "give both step options; the N of ProfilerStep#N)",
+                     "give both step options; the N of ProfilerStep#N; a text export's OverallMetrics and "
+                     "waterfall cover the whole profile even so, as in the original)",
                      # every category it replaces (optree.GPU_FLOW_CATS), not two of the four
                      "(the flow category linking ops to kernels, in place of the usual ac2g, async, async_gpu and "
                      "async_cpu_to_gpu; at most 20 characters)",
@@ -241,7 +242,8 @@ def test_an_output_with_a_tilde_is_named_as_typed(face: str, tmp_path: Path, mon
             err = capsys.readouterr().err
         return code, err
 
-    for args, said in ((["-o", "~/file"], "error: output path ~/file is a file, not a directory"),
+    for args, said in ((["-o", "~/file"], "error: output path ~/file is a file, not a directory; give a directory, "
+                                          "or a name ending in .xlsx for the report file itself"),
                        (["-o", "=~/file/x"], f"error: cannot create output directory ~/file/x: {home / 'file'} is "
                                              "not a directory"),
                        (["-o", "~/file/.json"], "error: -o ~/file/.json names no file before .json; give a name such "
