@@ -845,7 +845,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     if output == deliver.STDOUT or (output.lower().endswith(REPORT_SUFFIXES) and not os.path.isdir(output)):
         raise UsageError(f"-o {output}: two folders of ranks are compared rank by rank, one report per rank: pass "
                          "a folder for them (default: the current one)")
-    deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) loads
+    deliver.check_target(output, formats, explicit, bool(params.get("force")), folder_only=True)  # before the loads
     notice = deliver.folder_notice(output)
     if notice:
         log.warning(term_safe(notice))

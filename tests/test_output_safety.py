@@ -769,7 +769,7 @@ def test_dash_output_with_a_workbook_checks_the_working_directory_first(monkeypa
     from msprof_compare.report import deliver
 
     seen: list[tuple[str, str]] = []
-    monkeypatch.setattr(deliver, "output_target", lambda target, suffix, force=False: seen.append((target, suffix))
+    monkeypatch.setattr(deliver, "output_target", lambda target, suffix, force=False, **_: seen.append((target, suffix))
                         or (os.path.abspath(target), None))  # (folder, file name) as output_target returns them
     deliver.check_target("-", ("xlsx", "json"), explicit_format=True)
     assert seen == [(".", ".xlsx")]
@@ -787,8 +787,8 @@ def test_one_folder_for_both_reports_is_checked_once_a_phase(kineto: Path, tmp_p
 
     real, seen = deliver.output_target, []
     monkeypatch.setattr(deliver, "output_target",
-                        lambda target, suffix, force=False: seen.append((target, suffix)) or real(target, suffix,
-                                                                                                  force))
+                        lambda target, suffix, force=False, **kw: seen.append((target, suffix)) or real(
+                            target, suffix, force, **kw))
     out = tmp_path / "out"
     code, _, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "--enable_api_compare", "-o", str(out),
                             "--output_format", "xlsx,json"])

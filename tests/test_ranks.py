@@ -982,7 +982,9 @@ def test_output_file_is_refused_before_loading(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(api, "_compare_inputs", lambda *a: pytest.fail("loaded"))
     (tmp_path / "taken").write_text("")
     code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path / "taken"))
-    assert code == 2 and error_lines(err) == [f"error: output path {tmp_path / 'taken'} is a file, not a directory"]
+    # a folder of ranks takes no report file's name: the hint names a directory alone
+    assert code == 2 and error_lines(err) == [f"error: output path {tmp_path / 'taken'} is a file, not a directory; "
+                                              "give a directory"]
 
 
 @pytest.mark.parametrize("target", ["run.xlsx", "run.json", "-"])
@@ -2359,7 +2361,8 @@ def test_output_with_a_tilde_is_named_as_typed_in_a_rank_run(capsys, tmp_path, m
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.chdir(tmp_path)
     code, _, err = run_inproc(capsys, "-bp", str(TEXT1), "-d", str(TEXT2), "-o", "~/file")
-    assert code == 2 and error_lines(err) == ["error: output path ~/file is a file, not a directory"]
+    assert code == 2 and error_lines(err) == ["error: output path ~/file is a file, not a directory; give a "
+                                              "directory"]
     code, _, err = run_inproc(capsys, "-bp", str(TEXT1), "-d", str(TEXT2), "-o", "~/res.csv", "--rank_list", "0",
                               "--enable_api_compare")
     warned = [line.split("[WARNING] ", 1)[1] for line in err.splitlines() if "[WARNING] -o " in line]

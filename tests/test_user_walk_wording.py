@@ -4,11 +4,19 @@ on a real sample and checks that what it says holds there."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pandas as pd
-from cliutil import run_inproc
+import pytest
+from cliutil import error_lines, run_inproc
 
 from msprof_compare import cli, compare
+from msprof_compare.errors import UsageError
 
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_BASE = REPO / "sample_data" / "bert-small_h100.json.gz"
+SAMPLE_COMP = REPO / "sample_data" / "bert-small_mi300.json.gz"
 PYTORCH = "msinsight/test/data/pytorch"
 TEXT = PYTORCH + "/text/level{}/rank0_ascend_pt"
 
@@ -34,3 +42,31 @@ def test_step_help_says_a_text_export_keeps_its_whole_profile(capsys, samples, r
         "E2E Time", ["Duration(ms)", "Duration(ms).1"]].tolist() == whole
     w = res.waterfall.set_index("Step")
     assert [w.loc["Base E2E", "Base(ms)"], w.loc["Comparison E2E", "Comparison(ms)"]] == whole
+
+
+def test_output_naming_a_file_says_what_o_takes(capsys, samples, tmp_path, monkeypatch):
+    """``-o afile``, an existing file without a report's suffix, was refused as "is a file, not a directory" alone,
+    which left the user to guess that -o may name the report file too. The line now says so (the report's own
+    suffix: .json for the JSON report), and "give a directory" alone where two folders of ranks are compared, whose
+    reports need a folder; nothing is written either way. Following the hint works: -o afile.xlsx writes there."""
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("mine")
+    pair = ("-bp", str(SAMPLE_BASE), "-d", str(SAMPLE_COMP), "--enable_profiling_compare")
+    code, _, err = run_inproc(capsys, *pair, "-o", "afile")
+    assert code == 2 and error_lines(err) == [
+        "error: output path afile is a file, not a directory; give a directory, or a name ending in .xlsx for the "
+        "report file itself"]
+    code, _, err = run_inproc(capsys, *pair, "-o", "afile", "--output_format", "json")
+    assert code == 2 and error_lines(err) == [
+        "error: output path afile is a file, not a directory; give a directory, or a name ending in .json for the "
+        "report file itself"]
+    ranks = (str(samples / PYTORCH / "text/level0"), str(samples / PYTORCH / "text/level1"))
+    code, _, err = run_inproc(capsys, "-bp", ranks[0], "-d", ranks[1], "-o", "afile", "--enable_profiling_compare")
+    assert code == 2 and error_lines(err) == ["error: output path afile is a file, not a directory; give a directory"]
+    assert sorted(os.listdir(".")) == ["afile"] and Path("afile").read_text() == "mine"
+    res = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), enable_profiling_compare=True)
+    with pytest.raises(UsageError, match=r"^output path afile is a file, not a directory; give a directory, or a "
+                                         r"name ending in \.json for the report file itself$"):
+        res.to_json("afile")
+    code, _, err = run_inproc(capsys, *pair, "-o", "afile.xlsx")
+    assert code == 0 and sorted(os.listdir(".")) == ["afile", "afile.xlsx"]

@@ -30,12 +30,13 @@ STDOUT = "-"
 
 
 def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_format: bool = False,
-                 force: bool = False) -> None:
+                 force: bool = False, *, folder_only: bool = False) -> None:
     """Fail on an unusable output target before the (long) load; leaves nothing behind (a folder is probed by
     making and removing a hidden one in it, or in the nearest existing parent of a missing one). Each report the
     formats ask for is checked where it will go (``-o run.json`` puts the workbook at run.xlsx; with
     ``-o -`` an explicitly asked workbook goes into the current directory), and so is the room its file system has
-    left (``output.check_room``: a full disk, found here, not after the compare)."""
+    left (``output.check_room``: a full disk, found here, not after the compare). ``folder_only``: a rank-by-rank
+    compare's target, a folder for its reports (``output.output_target``)."""
     if output == STDOUT:
         if explicit_format and "json" not in formats:  # the JSON would go to stdout unasked, the workbook elsewhere
             raise UsageError(f"-o - writes the JSON report to standard output, but --output_format "
@@ -54,9 +55,9 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
     xlsx_target, json_target = _targets(output)
     folders = []
     if "xlsx" in formats:
-        folders.append(output_target(xlsx_target, ".xlsx", force)[0])
+        folders.append(output_target(xlsx_target, ".xlsx", force, folder_only=folder_only)[0])
     if "json" in formats and not ("xlsx" in formats and json_target == xlsx_target):  # one folder: checked once
-        folders.append(output_target(json_target, ".json", force)[0])
+        folders.append(output_target(json_target, ".json", force, folder_only=folder_only)[0])
     for folder in dict.fromkeys(folders):
         _room(folder)
 

@@ -54,14 +54,16 @@ def utc_now() -> datetime:
 REPORT_SUFFIXES = (".xlsx", ".json")
 
 
-def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = False) -> tuple[str, str | None]:
+def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = False, *,
+                  folder_only: bool = False) -> tuple[str, str | None]:
     """Validate an output target for a report file ending in ``suffix``, leaving nothing behind (the folder is
     probed: a hidden folder is made and removed in it, or in the nearest existing parent of a missing one).
 
     Returns ``(directory, file name or None)``: a target ending in ``suffix`` that is not an
     existing directory names the file; anything else is a directory. Raises ``UsageError`` for a
     target that can never be written (a symlink, a file where a directory is needed, no write
-    permission, a name with the other report's suffix).
+    permission, a name with the other report's suffix). ``folder_only``: the target must be a folder (a
+    rank-by-rank compare's), so a file in its place is not answered with a report file's name.
     """
     try:
         raw = os.fsdecode(target) or "."  # str, bytes or a path object, as the inputs
@@ -118,7 +120,11 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
                          "write through it")
     if os.path.exists(path):
         if not os.path.isdir(path):
-            raise UsageError(f"output path {where} is a file, not a directory")
+            # "-o afile" (an existing file without a report's suffix): the line alone left the user to guess that
+            # -o may name the report file too (user walk, session 66); a folder's own path needs no such hint
+            hint = "" if name is not None else "; give a directory" + (
+                "" if folder_only else f", or a name ending in {suffix} for the report file itself")
+            raise UsageError(f"output path {where} is a file, not a directory{hint}")
         if name is not None:
             free = first_free_name(path, name)
             if len(os.fsencode(free)) > MAX_NAME_BYTES:

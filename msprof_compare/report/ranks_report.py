@@ -310,6 +310,6 @@ def write_overview(document: dict[str, Any], folder: str, stamp: str, formats: t
     published whole under one free name, never over a file. The folder is checked and named as the rank reports'
     (``output.output_target``: its absolute path). ``create`` False: where the folder is gone (removed with the rank
     reports it held) it is not made again (``output.FolderGone``)."""
-    directory = output_target(folder, ".xlsx", force)[0]
+    directory = output_target(folder, ".xlsx", force, folder_only=True)[0]
     return write_new_files(directory, f"{FILE_PREFIX}{job_name(document).lower()}_{stamp}", parts(document, formats),
                            create=create)
