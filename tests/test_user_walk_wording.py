@@ -70,3 +70,35 @@ def test_output_naming_a_file_says_what_o_takes(capsys, samples, tmp_path, monke
         res.to_json("afile")
     code, _, err = run_inproc(capsys, *pair, "-o", "afile.xlsx")
     assert code == 0 and sorted(os.listdir(".")) == ["afile", "afile.xlsx"]
+
+
+def test_step_check_of_two_db_exports_says_what_their_step_limits(samples):
+    """Two DB exports compared on step 50: the Summary's "time breakdown of the steps" row read "ok" beside a Detail
+    about text exports ("... of a text export cover the whole profile ..."), the other kind. It now says what the
+    step does to these two: it limits OverallMetrics, the waterfall and the gate. True on msinsight's level-1 /
+    level-2 DB exports: each side's E2E Time lies inside its STEP_TIME row (read by SQL), and the text exports of
+    the same runs keep their note."""
+    import sqlite3
+
+    from msprof_compare.compare import checks
+
+    db = [samples / PYTORCH / f"db/level{n}/rank0_ascend_pt" for n in (1, 2)]
+    res = compare(str(db[0]), str(db[1]), base_step=50, comparison_step=50, enable_profiling_compare=True)
+    row = res.guards.set_index("Check").loc[checks.STEP_CHECK]
+    assert row.tolist() == ["ok", "step 50", "step 50",
+                            "both sides are DB exports, which limit OverallMetrics, the waterfall and the "
+                            "fail_on_regression gate to the step, as every other sheet (a text export's cover the "
+                            "whole profile, as the original's OverallMetrics)"]
+    e2e = res.sheet("OverallMetrics").set_index("Index").loc["E2E Time", ["Duration(ms)", "Duration(ms).1"]]
+    for path, ms in zip(db, e2e.tolist(), strict=True):
+        (dbfile,) = (path / "ASCEND_PROFILER_OUTPUT").glob("ascend_pytorch_profiler_*.db")
+        con = sqlite3.connect(f"file:{dbfile}?mode=ro&immutable=1", uri=True)
+        try:
+            (start, end), = con.execute("SELECT startNs, endNs FROM STEP_TIME WHERE id = 50").fetchall()
+        finally:
+            con.close()
+        assert 0 < ms <= (end - start) / 1e6  # 137.919 <= 151.889 ms, 129.206 <= 143.742 ms
+    text = compare(str(samples / TEXT.format(1)), str(samples / TEXT.format(2)), base_step=50, comparison_step=50,
+                   enable_profiling_compare=True).guards.set_index("Check").loc[checks.STEP_CHECK]
+    assert text["Status"] == "note" and text["Detail"].startswith("OverallMetrics, the waterfall and the "
+                                                                  "fail_on_regression gate of a text export cover")

@@ -411,12 +411,18 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
     detail = ("OverallMetrics, the waterfall and the fail_on_regression gate of a text export cover the whole "
               "profile, as the original's OverallMetrics (the step limits the operator, module, memory, API, "
               f"KernelCompare and communication sheets{KERNEL_TYPES_WHOLE}); a DB export limits them to the step")
+    if not whole:  # a step given only to DB exports: the row read as if about text exports (user walk, session 66)
+        detail = DB_STEP_DETAIL
     row = _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
     if kernel_types_whole(ctx):  # the kernel comparison's warning said it, for the same sides
         row[LOG_CUT] = KERNEL_TYPES_WHOLE
     return row
 
 
+#: The step check's Detail where no side is a text export (a step is NPU data's, so both are DB exports)
+DB_STEP_DETAIL = ("both sides are DB exports, which limit OverallMetrics, the waterfall and the fail_on_regression "
+                  "gate to the step, as every other sheet (a text export's cover the whole profile, as the "
+                  "original's OverallMetrics)")
 #: The step note's words on KernelTypeCompare, which its log line leaves out where ``kernels.build`` warned of it
 KERNEL_TYPES_WHOLE = "; KernelTypeCompare reads a text export's op_statistic.csv, which holds no step ids"
 #: A row's key for words of its Detail that the log line leaves out (said by another warning of the run)
