@@ -1318,7 +1318,8 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
              "an NPU's TensorMove copies count in Computing Time, copies on a compute stream (a GPU's memory copies) "
              "in Free Time (base: SDMA in Free Time 55.503 ms; comparison: SDMA (Tensor Move) 0.574 ms): compare SDMA "
              "Time, which adds both; Computing Time and Free Time differ by them",
-             "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU"]
+             "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU: compare a "
+             "category's total (Flash Attention, Conv, Matmul) before its Cube / Vector split"]
     assert row.tolist() == ["note", "GPU", "NPU", "; ".join(parts)]
     # the log says it as a block, a line per part (one line of 695 characters before)
     assert blocks(caplog.messages, checks.NOTE_CHECKS[checks.KINDS_CHECK]) == [[
@@ -1338,7 +1339,8 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
     row = checks._kinds_row((gpu_bd, npu_bd))
     ok = ["ok", "GPU", "NPU", "no Vector (Trans) time, and no copies (SDMA (Tensor Move), SDMA in Free Time) of "
           "0.1% or more of a side's E2E time: the categories a GPU and an NPU file differently; the Cube / Vector "
-          "split goes by PMU counters on an NPU and by op and kernel names on a GPU"]
+          "split goes by PMU counters on an NPU and by op and kernel names on a GPU: compare a category's total "
+          "(Flash Attention, Conv, Matmul) before its Cube / Vector split"]
     assert [row[k] for k in ("Status", "Base", "Comparison", "Detail")] == ok
     # copies below 0.1 % of the side's E2E: noise, not named (the bundled BERT-small H100 trace against an NPU
     # export fired the note for 0.002 ms of SDMA beside its 3.908 ms E2E); at 0.1 % they are named. Any Vector

@@ -1035,7 +1035,9 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
                      f"copies) in Free Time ({'; '.join(copies)}): compare SDMA Time, which adds both; Computing Time "
                      "and Free Time differ by them")
     parts += _opless_part(bds, sides) + _gpu_opless_part(bds, sides)
-    cube = "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU"
+    # what to do about it, as the other parts say (the GPU user moved to an NPU read the rule without it: session 66)
+    cube = ("the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU: compare a "
+            "category's total (Flash Attention, Conv, Matmul) before its Cube / Vector split")
     if not parts:
         return _guard(KINDS_CHECK, True, bds[0].kind, bds[1].kind,
                       "no Vector (Trans) time, and no copies (SDMA (Tensor Move), SDMA in Free Time) of "
