@@ -472,7 +472,10 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
                     raise _step_too_large(face.given(n, raw[n] if face.api else v))
             base_step, comparison_step = int(bstep), int(cstep)
         elif bstep or cstep:
-            raise UsageError("Invalid param, base_step and comparison_step must be set at the same time.")
+            # the flags as the face takes them, as the original's other option messages here do (--max_kernel_num):
+            # the CLI named "base_step" bare beside "--max_kernel_num" (user walk, session 66)
+            raise UsageError(f"Invalid param, {face.name('base_step')} and {face.name('comparison_step')} must be set "
+                             "at the same time.")
         else:
             base_step = comparison_step = -1
 

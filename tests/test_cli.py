@@ -1724,7 +1724,7 @@ def test_data_and_usage_errors_print_the_traceback_with_debug(capsys: pytest.Cap
     assert error_lines(err) == [f"error: {missing}: no such file or directory"]
     code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--base_step", "1", "--debug")
     assert code == 2 and "Traceback" in err and "UsageError" in err
-    assert error_lines(err) == ["error: Invalid param, base_step and comparison_step must be set at the same time."]
+    assert error_lines(err) == ["error: Invalid param, --base_step and --comparison_step must be set at the same time."]
     code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(missing), "-o", str(tmp_path))
     assert code == 1 and "Traceback" not in err
 

@@ -82,7 +82,7 @@ def test_op_name_map_type_rule_comes_before_the_length_rule(capsys: pytest.Captu
     # blank ("$MAP" of a space or a line break): literal_eval's "invalid syntax" named nothing (found by fuzzing)
     ("--op_name_map", " \n", "Invalid param, --op_name_map is blank (got ' \\n'); leave it out or write a literal "
                               "dict such as \"{'aten::mm': 'aclnnMm'}\""),
-    ("--base_step", "50", "Invalid param, base_step and comparison_step must be set at the same time."),  # rule 8
+    ("--base_step", "50", "Invalid param, --base_step and --comparison_step must be set at the same time."),  # rule 8
 ])
 def test_option_rules_come_before_the_output_target(option: str, value: str, message: str,
                                                     capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
@@ -102,7 +102,7 @@ def test_comparison_step_alone_is_refused(capsys: pytest.CaptureFixture, tmp_pat
     code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--comparison_step", "1",
                               "-o", str(tmp_path / "never"))
     assert code == 2
-    assert error_lines(err) == ["error: Invalid param, base_step and comparison_step must be set at the same time."]
+    assert error_lines(err) == ["error: Invalid param, --base_step and --comparison_step must be set at the same time."]
     assert not (tmp_path / "never").exists()
 
 
@@ -558,7 +558,7 @@ def test_script_does_not_say_completed_after_a_usage_error(capsys: pytest.Captur
     exit 2, not 1, and was not covered)."""
     assert cli.script_main([str(SMALL), str(SMALL), "--base_step", "1", "-o", str(tmp_path / "never")]) == 2
     err = capsys.readouterr().err
-    assert error_lines(err) == ["error: Invalid param, base_step and comparison_step must be set at the same time."]
+    assert error_lines(err) == ["error: Invalid param, --base_step and --comparison_step must be set at the same time."]
     assert "has been completed" not in err
 
 

@@ -102,3 +102,24 @@ def test_step_check_of_two_db_exports_says_what_their_step_limits(samples):
                    enable_profiling_compare=True).guards.set_index("Check").loc[checks.STEP_CHECK]
     assert text["Status"] == "note" and text["Detail"].startswith("OverallMetrics, the waterfall and the "
                                                                   "fail_on_regression gate of a text export cover")
+
+
+def test_one_step_option_alone_is_named_as_each_face_takes_it(capsys, samples):
+    """``--base_step 50`` without ``--comparison_step`` (the user's first try at a step of two NPU runs): the CLI said
+    "Invalid param, base_step and comparison_step must be set at the same time.", the keywords bare, where its
+    other option messages name the flag ("Invalid param, --max_kernel_num has to be greater than 3"). The CLI and
+    the script now name the flags; compare() keeps the keywords, as the original's sentence. On msinsight's level-1
+    and level-2 text exports, whose step 50 both hold: with both options the compare goes on."""
+    pair = [str(samples / TEXT.format(n)) for n in (1, 2)]
+    said = "Invalid param, --base_step and --comparison_step must be set at the same time."
+    for option in ("--base_step", "--comparison_step"):
+        code, _, err = run_inproc(capsys, "-bp", pair[0], "-d", pair[1], option, "50")
+        assert code == 2 and error_lines(err) == [f"error: {said}"]
+        assert cli.script_main([*pair, option, "50"]) == 2
+        assert error_lines(capsys.readouterr().err) == [f"error: {said}"]
+    code, _, err = run_inproc(capsys, "-bp", pair[0], "-d", pair[1], "--max_kernel_num", "3")
+    assert code == 2 and error_lines(err) == ["error: Invalid param, --max_kernel_num has to be greater than 3"]
+    with pytest.raises(UsageError) as info:
+        compare(*pair, base_step=50)
+    assert str(info.value) == "Invalid param, base_step and comparison_step must be set at the same time."
+    assert compare(*pair, base_step=50, comparison_step=50, enable_api_compare=True).sheet_names
