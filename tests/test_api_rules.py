@@ -102,7 +102,8 @@ def test_kernel_compare_reads_off_in_the_options_where_a_side_is_no_npu_data(tmp
 
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         by_default = compare(str(KINETO), str(KINETO))
-    assert [r.levelname for r in caplog.records if r.getMessage() == GPU_MESSAGE] == ["INFO"]  # as not asked for
+    said = f"{GPU_MESSAGE} (both sides are GPU traces)"
+    assert [r.levelname for r in caplog.records if r.getMessage() == said] == ["INFO"]  # as not asked for
     on = ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
           "enable_communication_compare", "enable_api_compare")
     assert all(getattr(by_default.options, k) for k in on)
@@ -110,7 +111,8 @@ def test_kernel_compare_reads_off_in_the_options_where_a_side_is_no_npu_data(tmp
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         asked = compare(str(KINETO), str(NPU_DIR), enable_kernel_compare=True, use_kernel_type=True)
-    assert [r.levelname for r in caplog.records if r.getMessage() == GPU_MESSAGE] == ["WARNING"]
+    said = f"{GPU_MESSAGE} (the base side is a GPU trace)"
+    assert [r.levelname for r in caplog.records if r.getMessage() == said] == ["WARNING"]
     assert (asked.options.enable_kernel_compare, asked.options.use_kernel_type) == (False, False)
     assert asked.slim().options == asked.options
     doc = json.loads(asked.to_json(str(tmp_path / "r.json")) and (tmp_path / "r.json").read_text())

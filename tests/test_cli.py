@@ -1681,10 +1681,11 @@ def test_notices_of_comparisons_not_asked_for_are_info(caplog: pytest.LogCapture
         return {r.getMessage(): r.levelname for r in caplog.records}
 
     comm = f"Can't find any communication op in the file: {SAMPLE_BASE}"
+    gpu = f"{GPU_MESSAGE} (both sides are GPU traces)"
     got = levels()
-    assert got[GPU_MESSAGE] == "INFO" and got[comm] == "INFO"
+    assert got[gpu] == "INFO" and got[comm] == "INFO"
     got = levels(enable_kernel_compare=True, enable_communication_compare=True)
-    assert got[GPU_MESSAGE] == "WARNING" and got[comm] == "WARNING"
+    assert got[gpu] == "WARNING" and got[comm] == "WARNING"
 
 
 def test_use_kernel_type_on_gpu_data_is_said_to_be_ignored(caplog: pytest.LogCaptureFixture) -> None:

@@ -123,3 +123,26 @@ def test_one_step_option_alone_is_named_as_each_face_takes_it(capsys, samples):
         compare(*pair, base_step=50)
     assert str(info.value) == "Invalid param, base_step and comparison_step must be set at the same time."
     assert compare(*pair, base_step=50, comparison_step=50, enable_api_compare=True).sheet_names
+
+
+def test_kernel_compare_on_gpu_data_names_the_gpu_side(capsys, samples, tmp_path):
+    """A GPU job against its NPU run (the original's pair 4, PARAM AlexNet against the level-1 text export): the
+    original's "kernel compare only support between NPU data and NPU data." named no side, and the user, one of
+    whose inputs is NPU data, had to guess which was meant. The line now names the GPU side (the base, here; the
+    comparison, swapped; both, for the bundled GPU pair), INFO where the comparison was not asked for, a WARNING
+    with --enable_kernel_compare, which then writes no workbook."""
+    gpu = str(samples / "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz")
+    npu = str(samples / TEXT.format(1))
+    said = "kernel compare only support between NPU data and NPU data."
+    for base, comp, which, level in ((gpu, npu, "the base side is a GPU trace", "WARNING"),
+                                     (npu, gpu, "the comparison side is a GPU trace", "WARNING"),
+                                     (str(SAMPLE_BASE), str(SAMPLE_COMP), "both sides are GPU traces", "WARNING")):
+        code, out, err = run_inproc(capsys, "-bp", base, "-d", comp, "--enable_kernel_compare", "-o", str(tmp_path))
+        lines = [line.split("] ", 1)[1] for line in err.splitlines() if said in line]
+        assert code == 0 and lines == [f"{said} ({which})"] and f"[{level}] {said}" in err
+    assert os.listdir(tmp_path) == []  # no sheet, no workbook
+    code, _, err = run_inproc(capsys, "-bp", gpu, "-d", npu, "--enable_api_compare", "--enable_kernel_compare",
+                              "-o", str(tmp_path))
+    assert code == 0 and f"[WARNING] {said} (the base side is a GPU trace)" in err
+    code, _, err = run_inproc(capsys, "-bp", str(SAMPLE_BASE), "-d", str(SAMPLE_COMP), "-o", str(tmp_path))
+    assert code == 0 and f"[INFO] {said} (both sides are GPU traces)" in err

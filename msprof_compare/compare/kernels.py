@@ -237,7 +237,11 @@ def kernel_type_rows(base: dict[tuple[str, str], list], comparison: dict[tuple[s
 def _npu_pair(ctx: RunContext) -> bool:
     if ctx.base.is_npu and ctx.comparison.is_npu:
         return True
-    log.log(ctx.options.notice_level(), GPU_MESSAGE)
+    # the original's sentence named no side: beside an NPU export the user was left to guess which input it meant
+    # (user walk, session 66: a GPU job moved to an NPU)
+    gpu = [side for side, p in (("base", ctx.base), ("comparison", ctx.comparison)) if not p.is_npu]
+    log.log(ctx.options.notice_level(), "%s (%s)", GPU_MESSAGE,
+            "both sides are GPU traces" if len(gpu) == 2 else f"the {gpu[0]} side is a GPU trace")
     if ctx.options.use_kernel_type and ctx.options.by_default:
         # the notice above is INFO in a run without --enable_* flags: --use_kernel_type, which asks for
         # KernelTypeCompare alone, passed without a warning on GPU data, as an option no comparison reads does not
