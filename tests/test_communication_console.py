@@ -129,7 +129,7 @@ def test_npu_text_pair1_against_the_trace(pair1, samples):
     assert text[-2:] == ["Communication time (CommunicationCompare's op rows) 105.992 ms -> 99.973 ms (-6.019 ms, "
                          "-5.68%).",
                          "The task that changed most: Notify_Wait (in allreduce) 112.541 ms -> 134.458 ms (+21.917 ms, "
-                         "+19.48%), against the communication time's change: its total is summed over parallel "
+                         "+19.48%), the other way from the communication time: its total is summed over parallel "
                          "planes, so it may exceed the op's time and need not follow it."]
 
 
@@ -349,11 +349,11 @@ def test_ties_and_positionally_paired_tasks():
         "(-1.000 ms, -50.00%).")
 
 
-AGAINST = (", against the communication time's change: its total is summed over parallel planes, so it may exceed the "
-           "op's time and need not follow it")
+AGAINST = (", the other way from the communication time: its total is summed over parallel planes, so it may exceed "
+           "the op's time and need not follow it")
 #: The same of two tasks tied
-AGAINST_2 = (", against the communication time's change: their totals are summed over parallel planes, so they may "
-             "exceed the op's time and need not follow it")
+AGAINST_2 = (", the other way from the communication time: their totals are summed over parallel planes, so they "
+             "may exceed the op's time and need not follow it")
 
 
 @pytest.mark.parametrize(("tasks_after", "said"), [
@@ -373,7 +373,7 @@ def test_a_task_that_moved_against_the_communication_time_is_said(tasks_after, s
     line = communication_line(communication_summary.totals(communication_summary._Columns(_sheet(base, comp))))
     assert line.startswith("Communication time (CommunicationCompare's op rows) 9.000 ms -> 10.000 ms "
                            "(+1.000 ms, +11.11%).\nThe ")
-    assert line.endswith(f"{said}.") and line.count("against") == (1 if said else 0)
+    assert line.endswith(f"{said}.") and line.count("the other way") == (1 if said else 0)
     if tasks_after == (3000, 2500):
         # the planes said once: why the task may exceed the op's time is why it need not follow it
         assert line == ("Communication time (CommunicationCompare's op rows) 9.000 ms -> 10.000 ms (+1.000 ms, "

@@ -344,8 +344,9 @@ def _task_words(n: int, listed: str, against: bool) -> str:
     totals = "its total is" if n == 1 else "their totals are"
     may = "it" if n == 1 else "they"
     if against:
-        return (f"{which}: {listed}, against the communication time's change: {totals} summed over parallel planes, "
-                f"so {may} may exceed the op's time and need not follow it")
+        # "against the communication time's change" read as "compared with it" (user walk, session 66)
+        return (f"{which}: {listed}, the other way from the communication time: {totals} summed over parallel "
+                f"planes, so {may} may exceed the op's time and need not follow it")
     return f"{which} ({totals} summed over parallel planes, so {may} may exceed the op's time): {listed}"
 
 
