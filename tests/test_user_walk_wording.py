@@ -146,3 +146,32 @@ def test_kernel_compare_on_gpu_data_names_the_gpu_side(capsys, samples, tmp_path
     assert code == 0 and f"[WARNING] {said} (the base side is a GPU trace)" in err
     code, _, err = run_inproc(capsys, "-bp", str(SAMPLE_BASE), "-d", str(SAMPLE_COMP), "-o", str(tmp_path))
     assert code == 0 and f"[INFO] {said} (both sides are GPU traces)" in err
+
+
+def test_shape_check_names_the_side_without_shapes(samples):
+    """The original's pair 4 (PARAM AlexNet on a GPU against the level-1 NPU text export), all comparisons on:
+    the "input shapes of top operators" row said "no input shapes on one side (recorded without record_shapes,
+    or not read: shapes are loaded only with the operator, memory or API comparison on)", naming no side, and
+    its second reason could not hold in a run that read the shapes. It names the side and the reason this run
+    tells. By the raw files: none of the GPU trace's 367 host ops (cpu_op, user_annotation) has an Input Dims
+    arg, and 451 of the NPU trace_view.json's 860 cpu_op events have one with a digit."""
+    import gzip
+    import json
+
+    gpu = samples / "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+    npu = samples / TEXT.format(1)
+    with gzip.open(gpu, "rt", encoding="utf-8") as fh:
+        events = json.load(fh)["traceEvents"]
+    host = [e for e in events if e.get("cat") in ("cpu_op", "user_annotation")]
+    assert (len(host), sum("Input Dims" in e.get("args", {}) for e in host)) == (367, 0)
+    trace = json.loads((npu / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    dims = [json.dumps(e.get("args", {}).get("Input Dims", [])) for e in trace if e.get("cat") == "cpu_op"]
+    assert (len(dims), sum(any(ch.isdigit() for ch in d) for d in dims)) == (860, 451)
+    check = "input shapes of top operators"
+    row = compare(str(gpu), str(npu)).guards.set_index("Check").loc[check]
+    assert row.tolist() == ["unknown", 0, 0, "no input shapes on the base side (recorded without record_shapes=True)"]
+    row = compare(str(npu), str(gpu), enable_api_compare=True).guards.set_index("Check").loc[check]
+    assert row["Detail"] == "no input shapes on the comparison side (recorded without record_shapes=True)"
+    row = compare(str(gpu), str(npu), enable_profiling_compare=True).guards.set_index("Check").loc[check]
+    assert row["Detail"] == ("no input shapes on either side (not read: shapes are loaded only with the operator, "
+                             "memory or API comparison on)")

@@ -1186,6 +1186,18 @@ def _isin(values: np.ndarray, items: Any) -> np.ndarray:
     return object_column(values).isin(list(items)).to_numpy(dtype=bool)
 
 
+def _shapeless_words(ctx: RunContext) -> str:
+    """The shape check's Detail where a side has no input shape: which side, and why, as this run tells: "on one
+    side (recorded without record_shapes, or not read ...)" named neither, and gave the reason that could not hold
+    in a run that read the shapes (user walk, session 66: a GPU trace without shapes against an NPU export)."""
+    sides = [side for side, p in zip(_SIDES, (ctx.base, ctx.comparison), strict=True) if not _has_shapes(p.ops)]
+    where = "either side" if len(sides) == 2 else f"the {sides[0]} side" if sides else "one side"
+    if ctx.options.any_detail():
+        return f"no input shapes on {where} (recorded without record_shapes=True)"
+    return (f"no input shapes on {where} (not read: shapes are loaded only with the operator, memory or API "
+            "comparison on)")
+
+
 def _has_shapes(ops: pd.DataFrame) -> bool:
     dims = col_of(ops, "input_dims", object)
     if not len(dims):
@@ -1314,8 +1326,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     elif not (nb and nc):
         detail = f"no operators on {_empty_side(nb, nc)}: nothing to check"
     elif not shaped:
-        detail = ("no input shapes on one side (recorded without record_shapes, or not read: shapes are "
-                  "loaded only with the operator, memory or API comparison on)")
+        detail = _shapeless_words(ctx)
     else:
         detail = ("the heaviest operators of each side are absent from the other side, or have no dimension "
                   "recorded")
