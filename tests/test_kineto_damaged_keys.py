@@ -778,3 +778,32 @@ def test_input_shape_counts_of_a_thousand_or_more_carry_separators():
         "t.json: 1,200 Input Dims and 3,456 Input type arg(s) of host ops are no list (the first: null); each is "
         "shown as written (null as N/A, as an absent one) in those ops' input shape / type cells and the rows keyed "
         "by them")
+
+
+def test_a_flow_id_started_twice_is_said_and_pairs_with_its_last_start(tmp_path):
+    """A flow start given another start's id (fuzz66b): the key's last start wins, as in the original's flow dict,
+    so the earlier launch's kernel was linked to the later launch's op without a word. Kineto starts each id once
+    (no excerpt or sample repeats a start); an exact copy of a start changes no link and is not said."""
+    doc = _doc(BERT)
+    ev = doc["traceEvents"]
+    ends = {e["id"] for e in _kernel_ends(ev)}
+    first, later = [e for e in ev if e.get("ph") == "s" and e.get("cat") == "ac2g" and e["id"] in ends][3:5]
+    assert (first["ts"], first["tid"]) != (later["ts"], later["tid"])
+    moved = [dict(e, id=first["id"]) if e is later else e for e in ev]
+    prof = load_profile(_write(tmp_path, dict(doc, traceEvents=moved), "reused"), build_options()[0])
+    said = [w for w in prof.warnings if "more than once" in w]
+    assert said == [f"{tmp_path / 'reused.pt.trace.json'}: 1 flow id starts more than once, at different times or "
+                    f"threads (the first: ac2g flow {first['id']}); each is paired with its last start, as the "
+                    "original pairs them, so the work its earlier starts launched is linked to the later launch's op "
+                    "or to none: ids reused, or traces merged?"]
+    row = prof.flows[(prof.flows["id"] == str(first["id"])) & (prof.flows["replay"] == 0)]
+    assert row["s_ts"].tolist() == [_ns(later["ts"])]  # the end of `first` pairs with the later start
+    copied = [*ev, dict(first)]
+    prof = load_profile(_write(tmp_path, dict(doc, traceEvents=copied), "copied"), build_options()[0])
+    assert not [w for w in prof.warnings if "more than once" in w]
+
+
+@pytest.mark.parametrize("path", [BERT, *sorted((ROOT / "tests" / "data" / "kineto").glob("*.json*"))],
+                         ids=lambda p: p.name[:24])
+def test_real_traces_start_no_flow_id_twice(path):
+    assert not [w for w in load_profile(str(path), build_options()[0]).warnings if "more than once" in w]

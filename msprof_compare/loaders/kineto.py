@@ -738,6 +738,8 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     last = np.full((2, nkeys), -1, dtype=np.int64)  # row 0: last end, row 1: last start of each key
     np.maximum.at(last, (is_s[pos].astype(np.intp), key), pos)
     both = (last >= 0).all(axis=0)
+    if note := _restarted_flows_note(ev.path, cols, cat, id_uniq[id_code[pos]], pos, key, is_s[pos]):
+        prof.warnings.append(note)
     si, fi = last[1][both], last[0][both]
     out = {
         "id": np.array(list(map(str, id_uniq[id_code[si]].tolist())), dtype=object), "cat": cat[si],
@@ -786,6 +788,37 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
         order = np.lexsort((out["f_ts"], np.concatenate([np.flatnonzero(both), ekey[ok]])))
         out = {k: v[order] for k, v in out.items()}
     prof.flows = frame("flows", out)
+
+
+def _restarted_flows_note(path: str, cols: dict[str, np.ndarray], cat: np.ndarray, ids: np.ndarray, pos: np.ndarray,
+                          key: np.ndarray, starts: np.ndarray) -> str:
+    """The warning for flow ids that start twice at different times or threads (``pos``: the flow events with an id,
+    ``key`` their (cat, id) key, ``ids`` their ids, ``starts`` which are starts). Kineto starts each flow once, on
+    the call that launched the work (no sample repeats a start: 81 traces, ac2g / async / async_gpu / fwdbwd);
+    the ends may repeat (a graph launch's kernels). The pairing keeps a key's last start, as the original's flow
+    dict does, so a reused id linked the earlier launch's kernel to the later launch's op or to none, which moved
+    it between operators and Cube / Vector without a word (fuzz66b). An exact copy of a start changes no link and
+    is not counted. Costs a count of the starts per key; the rows only where a key starts twice."""
+    skey = key[starts]
+    if not skey.size:
+        return ""
+    many = np.bincount(skey)[skey] > 1
+    if not many.any():
+        return ""
+    rows = pos[starts][many]
+    distinct = pd.DataFrame({"k": skey[many], "ts": cols["ts"][rows], "pid": cols["pid"][rows],
+                             "tid": cols["tid"][rows]}).drop_duplicates()
+    again = distinct["k"].to_numpy()[distinct["k"].duplicated(keep=False).to_numpy()]
+    if not again.size:
+        return ""
+    n = int(np.unique(again).size)
+    first = int(np.flatnonzero(np.isin(skey, again))[0])  # the earliest start of such a key in the file
+    at = np.flatnonzero(starts)[first]
+    return (f"{path}: {traceio.counted(n, 'flow ids')} {'starts' if n == 1 else 'start'} more than once, at "
+            "different times or threads (the first: "
+            f"{short_text(str(cat[pos[at]]))} flow {short_text(str(ids[at]))}); each is paired with its last start, "
+            "as the original pairs them, so the work its earlier starts launched is linked to the later launch's "
+            "op or to none: ids reused, or traces merged?")
 
 
 def _distinct_ends(cols: dict[str, np.ndarray], ends: np.ndarray, ekey: np.ndarray,
