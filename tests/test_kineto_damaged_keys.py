@@ -807,3 +807,26 @@ def test_a_flow_id_started_twice_is_said_and_pairs_with_its_last_start(tmp_path)
                          ids=lambda p: p.name[:24])
 def test_real_traces_start_no_flow_id_twice(path):
     assert not [w for w in load_profile(str(path), build_options()[0]).warnings if "more than once" in w]
+
+
+def test_python_functions_of_another_ph_are_said(tmp_path):
+    """Kineto writes Python functions as complete events ("X") alone, as kernels and host ops; an nn.Module span of
+    another ph (none, "B") was left out of the module tree without a word (fuzz66b). It is left out as before and now
+    counted, where the Python functions are read (the operator comparison)."""
+    alexnet = ROOT / "tests" / "data" / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    doc = _doc(alexnet)
+    ev = doc["traceEvents"]
+    mods = [i for i, e in enumerate(ev) if e.get("cat") == "python_function" and e["name"].startswith("nn.Module:")]
+    odd = [{k: v for k, v in e.items() if k != "ph"} if i == mods[4] else dict(e, ph="B") if i == mods[9] else e
+           for i, e in enumerate(ev)]
+    path = _write(tmp_path, dict(doc, traceEvents=odd), "ph")
+    prof = load_profile(path, build_options()[0])
+    assert len(prof.python_functions) == sum(e.get("cat") == "python_function" and e.get("ph") == "X" for e in odd)
+    assert len(prof.python_functions) == sum(e.get("cat") == "python_function" for e in ev) - 2
+    said = [w for w in prof.warnings if "Python function event(s)" in w]
+    assert said == [f'{path}: 2 Python function event(s) with a ph other than "X" (the first: \'\'); not read, so '
+                    "they count in no figure"]
+    assert not [w for w in load_profile(str(alexnet), build_options()[0]).warnings if "ph other than" in w]
+    # a run that reads no Python function says nothing of them
+    quiet = load_profile(path, build_options(enable_profiling_compare=True)[0])
+    assert not [w for w in quiet.warnings if "Python function event(s)" in w]

@@ -1056,7 +1056,10 @@ def _load_meta(prof: Profile, ev: _Events) -> None:
 
 
 def _load_python(prof: Profile, ev: _Events) -> None:
-    idx, sub = ev.where(frozenset({"python_function"}), ("X",))
+    # one of another ph is counted (``other_ph``), as kernels and host ops are: an nn.Module span left out (no ph,
+    # "B") changed the module tree, and the operators' and modules' rows, without a word (fuzz66b; Kineto writes
+    # Python functions as complete events alone: every sample's are "X")
+    idx, sub = ev.where(frozenset({"python_function"}), ("X",), "Python function")
     if not len(idx):
         return
     # ts, dur and tid go into the rows of one int64 block, which the table holds as it is: ``frame`` copied each
