@@ -731,7 +731,7 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     # end of the same key overwrites an earlier one, and flows keep the order of each key's first
     # appearance, start or end (the original's flow dict)
     id_code, id_uniq = pd.factorize(np.fromiter(map(attrgetter("id"), sub), dtype=object, count=n))
-    cat_code, _ = pd.factorize(cat)
+    cat_code, cat_uniq = pd.factorize(cat)
     pos = np.flatnonzero(id_code >= 0)
     key, _ = pd.factorize(cat_code[pos].astype(np.int64) * len(id_uniq) + id_code[pos])  # first-appearance order
     nkeys = int(key.max()) + 1 if key.size else 0
@@ -739,6 +739,9 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     np.maximum.at(last, (is_s[pos].astype(np.intp), key), pos)
     both = (last >= 0).all(axis=0)
     if note := _restarted_flows_note(ev.path, cols, cat, id_uniq[id_code[pos]], pos, key, is_s[pos]):
+        prof.warnings.append(note)
+    fwd = np.flatnonzero(cat_uniq == "fwdbwd")  # the fwdbwd category's code, where the trace holds one
+    if fwd.size and (note := _lone_fwdbwd_note(ev.path, cat_code == fwd[0], id_code, id_uniq, last, both)):
         prof.warnings.append(note)
     si, fi = last[1][both], last[0][both]
     out = {
@@ -819,6 +822,32 @@ def _restarted_flows_note(path: str, cols: dict[str, np.ndarray], cat: np.ndarra
             f"{short_text(str(cat[pos[at]]))} flow {short_text(str(ids[at]))}); each is paired with its last start, "
             "as the original pairs them, so the work its earlier starts launched is linked to the later launch's "
             "op or to none: ids reused, or traces merged?")
+
+
+def _lone_fwdbwd_note(path: str, fwdbwd: np.ndarray, id_code: np.ndarray, id_uniq: Any, last: np.ndarray,
+                      both: np.ndarray) -> str:
+    """The warning for fwdbwd flows with one end alone (a start and no end, or an end and no start) and fwdbwd flow
+    events without an id. PyTorch writes a forward op's link to its backward op with both ends (every sample's
+    fwdbwd flows pair: 6 traces, 4 to 905 each), so one end alone is damage, and it left the backward op out of its
+    forward module's backward pseudo-module, which moved the module sheets' rows without a word (fuzz66b: one end
+    dropped from the AlexNet H200 trace, a Backward module's op gone). ``last``: each key's last end (row 0) and start
+    (row 1), ``both``: the keys holding both, ``fwdbwd``: which flow events are fwdbwd's. Costs a look at each key's
+    category, in a trace with fwdbwd flows."""
+    rep = np.maximum(last[0], last[1])  # a flow event of each key
+    lone = np.flatnonzero(~both & fwdbwd[rep])
+    no_id = int(np.count_nonzero((id_code < 0) & fwdbwd))
+    if not lone.size and not no_id:
+        return ""
+    parts = []
+    if lone.size:
+        first = rep[lone[0]]  # keys are numbered in first-appearance order
+        parts.append(f"{traceio.counted(int(lone.size), 'fwdbwd flows')} with one end alone (the first: id "
+                     f"{short_text(str(id_uniq[id_code[first]]))})")
+    if no_id:
+        parts.append(f"{traceio.counted(no_id, 'fwdbwd flow events')} without an id")
+    return (f"{path}: {' and '.join(parts)}; PyTorch writes both ends of each, so the backward op such a flow would "
+            "link to its forward op is placed in no backward module (the module comparison leaves it out of them): "
+            "flows lost, or a trace cut?")
 
 
 def _distinct_ends(cols: dict[str, np.ndarray], ends: np.ndarray, ekey: np.ndarray,
