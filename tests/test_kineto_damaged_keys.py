@@ -860,3 +860,37 @@ def test_python_functions_of_another_ph_are_said(tmp_path):
     # a run that reads no Python function says nothing of them
     quiet = load_profile(path, build_options(enable_profiling_compare=True)[0])
     assert not [w for w in quiet.warnings if "Python function event(s)" in w]
+
+
+def test_a_plain_launch_flow_ending_at_a_second_kernel_is_said(tmp_path):
+    """A kernel's launch-flow end given another flow's id (fuzz66b, bert-small MI300X): that flow, started on a
+    hipMemcpyWithStream, then ends at two kernels, and the second was read as the call's graph replay, linked to its
+    op (Cube / Vector counts moved) without a word. A graph launch's kernels share its id and stay unsaid."""
+    mi300 = ROOT / "sample_data" / "bert-small_mi300.json.gz"
+    doc = _doc(mi300)
+    ev = doc["traceEvents"]
+    ends = _kernel_ends(ev)
+    moved, donor = ends[-1], ends[-4]
+    starts = {e["id"]: e for e in ev if e.get("ph") == "s" and e.get("cat") == "ac2g"}
+    call = next(e for e in ev if e.get("ph") == "X" and e.get("cat") == "cuda_runtime"
+                and (e["pid"], e["tid"], e["ts"]) == tuple(starts[donor["id"]][k] for k in ("pid", "tid", "ts")))
+    assert "graphlaunch" not in call["name"].lower()
+    path = _write(tmp_path, dict(doc, traceEvents=[dict(e, id=donor["id"]) if e is moved else e for e in ev]), "reused")
+    prof = load_profile(path, build_options()[0])
+    assert [w for w in prof.warnings if "launch flow that ended" in w] == [
+        f"{path}: 1 kernel, memcpy or memset event ends a launch flow that ended at another already, and whose start "
+        f"is on a launch call that is no graph launch (the first: ac2g flow {donor['id']}, started on "
+        f"{call['name']}); each is read as launched by that call, as a graph replay is: ids reused, or traces merged?"]
+    fl = prof.flows[prof.flows["id"] == str(donor["id"])]  # both kernels read as launched by that call, as before
+    assert sorted(fl["f_ts"].tolist()) == sorted(_ns(e["ts"]) for e in (donor, moved))
+    assert set(fl["s_ts"].tolist()) == {_ns(call["ts"])}
+    assert not [w for w in load_profile(str(mi300), build_options()[0]).warnings if "launch flow that ended" in w]
+
+
+@pytest.mark.parametrize("name", ["hta/tests/data/negative_queue_length_values_check/rank0.json.gz",
+                                  "tracelens/tests/traces/inference/vllm_prefilldecode_piecewise/graph_execution.json.gz",
+                                  "tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"])
+def test_graph_launches_ending_at_many_kernels_are_no_damage(samples, name):
+    """The samples whose launch flows end at several kernels: their starts are graph launches or absent."""
+    prof = load_profile(str(samples / name), build_options()[0])
+    assert not [w for w in prof.warnings if "launch flow that ended" in w]

@@ -763,6 +763,8 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     if ends.size:
         start = last[1][ekey]
         s_cols = {k: cols[k][np.maximum(start, 0)] for k in ("ts", "pid", "tid")}
+        if note := _plain_launch_ends_note(ev.path, prof, s_cols, start >= 0, id_uniq[id_code[ends]], cat[ends]):
+            prof.warnings.append(note)
         replay = np.ones(ends.size, dtype=np.int64)
         lone = np.flatnonzero(start < 0)  # no start: the graph launch call by correlation id
         found = _launch_calls(ev, id_uniq[id_code[ends[lone]]])
@@ -848,6 +850,41 @@ def _lone_fwdbwd_note(path: str, fwdbwd: np.ndarray, id_code: np.ndarray, id_uni
     return (f"{path}: {' and '.join(parts)}; PyTorch writes both ends of each, so the backward op such a flow would "
             "link to its forward op is placed in no backward module (the module comparison leaves it out of them): "
             "flows lost, or a trace cut?")
+
+
+def _plain_launch_ends_note(path: str, prof: Profile, s_cols: dict[str, np.ndarray], started: np.ndarray,
+                            ids: np.ndarray, cats: np.ndarray) -> str:
+    """The warning for launch flows that end at a second kernel although they start on a launch call that is no graph
+    launch (``s_cols``: the start of each further end at a kernel, ``started``: which have one). A graph launch's
+    kernels share its flow id; a plain launch (cudaLaunchKernel, cudaMemcpyAsync, ...) launches one piece of work, so
+    its id ending at another kernel is an id reused or traces merged: that kernel was read as the call's graph replay,
+    linked to its op, and moved between operators and Cube / Vector without a word (fuzz66b: one ac2g end given
+    another flow's id in bert-small). In the samples such ends start on cudaGraphLaunch alone (hta's
+    negative_queue rank 0: 45 ids) or have no start. Costs a lookup of the few starts of further ends."""
+    sel = np.flatnonzero(started)
+    ops = prof.ops
+    if not sel.size or not len(ops):
+        return ""
+    # the launch calls starting at one of those times: an int64 lookup over the ops, then their few rows alone (every
+    # launch call indexed cost a graph trace ~6 ms: hta's negative_queue rank 0, 45 graph launches)
+    launch = np.flatnonzero(np.isin(ops["ts"].to_numpy(np.int64), np.unique(s_cols["ts"][sel])))
+    launch = launch[np.isin(ops["cat"].to_numpy()[launch], list(LAUNCH_CATS))]
+    calls = pd.MultiIndex.from_arrays([ops[c].to_numpy(np.int64)[launch] for c in ("pid", "tid", "ts")])
+    keep = ~calls.duplicated()
+    at = calls[keep].get_indexer(pd.MultiIndex.from_arrays([s_cols[c][sel] for c in ("pid", "tid", "ts")]))
+    found = at >= 0
+    names = ops["name"].to_numpy()[launch[keep]][at[found]]
+    plain = np.fromiter(("graphlaunch" not in str(n).lower() for n in names.tolist()), dtype=bool, count=names.size)
+    hits = sel[found][plain]
+    if not hits.size:
+        return ""
+    first = hits[0]
+    n = int(hits.size)
+    return (f"{path}: {traceio.counted(n, 'kernel, memcpy or memset events')} {'ends' if n == 1 else 'end'} a launch "
+            "flow that ended at another already, and whose start is on a launch call that is no graph launch (the "
+            f"first: {short_text(str(cats[first]))} flow {short_text(str(ids[first]))}, started on "
+            f"{short_text(str(names[plain][0]))}); each is read as launched by that call, as a graph replay is: ids "
+            "reused, or traces merged?")
 
 
 def _distinct_ends(cols: dict[str, np.ndarray], ends: np.ndarray, ekey: np.ndarray,
