@@ -894,3 +894,28 @@ def test_graph_launches_ending_at_many_kernels_are_no_damage(samples, name):
     """The samples whose launch flows end at several kernels: their starts are graph launches or absent."""
     prof = load_profile(str(samples / name), build_options()[0])
     assert not [w for w in prof.warnings if "launch flow that ended" in w]
+
+
+def test_memory_sizes_beyond_a_petabyte_are_no_size(tmp_path):
+    """A [memory] Bytes of -2**63 (fuzz66b) read as a free: the 144 MiB allocation it replaced left its operator's
+    Allocated Memory (233.96 MB -> 0) without a word. Beyond 1 PB either way a size is no size, as a Total Reserved
+    reading is not: it reads as 0 (no record) and is counted."""
+    alexnet = ROOT / "tests" / "data" / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    doc = _doc(alexnet)
+    ev = doc["traceEvents"]
+    mem = [i for i, e in enumerate(ev) if e.get("name") == "[memory]" and e["args"]["Device Id"] >= 0]
+    allocs = [i for i in mem if ev[i]["args"]["Bytes"] > 0]
+    odd = {allocs[3]: -(2**63), allocs[5]: 10**15 + 1}
+    damaged = [dict(e, args=dict(e["args"], Bytes=odd[i])) if i in odd else e for i, e in enumerate(ev)]
+    path = _write(tmp_path, dict(doc, traceEvents=damaged), "bytes")
+    prof = load_profile(path, build_options()[0])
+    assert [w for w in prof.warnings if "Bytes value" in w] == [
+        f"{path}: 2 [memory] Bytes value(s) are not integers from -1 PB to 1 PB (the first: {-(2**63)}); those "
+        "events read as size 0 (they make no memory record)"]
+    want = [0 if i in odd else ev[i]["args"]["Bytes"] for i in mem]
+    dev = prof.memory[prof.memory["device_id"] >= 0]
+    assert dev["bytes"].tolist() == want
+    assert not [w for w in load_profile(str(alexnet), build_options()[0]).warnings if "Bytes value" in w]
+    edge = [dict(e, args=dict(e["args"], Bytes=10**15)) if i == allocs[3] else e for i, e in enumerate(ev)]
+    prof = load_profile(_write(tmp_path, dict(doc, traceEvents=edge), "edge"), build_options()[0])
+    assert not [w for w in prof.warnings if "Bytes value" in w]  # 1 PB itself is a size

@@ -272,7 +272,8 @@ def test_odd_memory_args_are_counted(tmp_path):
     assert prof.memory["total_reserved"].tolist() == [4588568576] * 2 + [0, 0] + [9 * 2**30, 0] + [4588568576] * 2
     assert prof.memory["device_id"].tolist() == [0, 0, 0, 0, -1, 0, 0, 0]
     assert prof.warnings == [
-        f"{path}: 2 [memory] Bytes value(s) are not integers within int64 (the first: '100864.5'); those events "
+        f"{path}: 2 [memory] Bytes value(s) are not integers from -1 PB to 1 PB (the first: '100864.5'); those "
+        "events "
         "read as size 0 (they make no memory record)",
         f"{path}: 2 [memory] Addr value(s) are not integers within int64 (the first: '0x7cb9c1e49e00'); each "
         "pairs only with the same value (read as a code below -1)",

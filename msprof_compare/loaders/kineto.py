@@ -78,8 +78,11 @@ _NUM = int | float | str | bool | None | list | dict  # runtime alias for msgspe
 # ``_KernelCorrArgs`` / ``_OpCorrArgs`` in a trace without launch flows (``_reads_correlations``).
 #: kernel ``device``: the devices that ran kernels (the summary's device count check)
 _DEVICE = traceio.IntArg("kernel device id", "those kernels count on no device")
-#: ``[memory]`` ``Bytes``: the size that opens (> 0) or closes (< 0: a free) a memory record
-_BYTES = traceio.IntArg("[memory] Bytes value", "those events read as size 0 (they make no memory record)", 0)
+#: ``[memory]`` ``Bytes``: the size that opens (> 0) or closes (< 0: a free) a memory record; beyond 1 PB either way
+#: it is no size either (as Total Reserved): -2**63 turned an allocation of 234 MB into a free, its operator's
+#: Allocated Memory 233.96 MB -> 0, without a word (fuzz66b)
+_BYTES = traceio.IntArg("[memory] Bytes value", "those events read as size 0 (they make no memory record)", 0,
+                        (-MAX_RESERVED_BYTES, MAX_RESERVED_BYTES, "from -1 PB to 1 PB"))
 #: ``[memory]`` ``Addr``: the key allocations and frees pair by
 _ADDR = traceio.IntArg("[memory] Addr value", "each pairs only with the same value (read as a code below -1)",
                        key=True)
