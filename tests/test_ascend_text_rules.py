@@ -1865,6 +1865,26 @@ def test_op_statistic_pair_written_twice_is_said(tmp_path):
     assert warnings == []
 
 
+def test_op_statistic_row_of_no_type_is_said(tmp_path):
+    """op_statistic.csv (tests/data/bad/_src: msinsight text level1 rank0's, whole) with row 1's OP Type emptied and
+    row 3's Core Type blanked (synthetic, found by fuzzing): KernelTypeCompare compared each under an empty name
+    and the type it was lost its figures, without a word. Read as before (the rows keep their figures, from the
+    csv module), one warning counts the 2 rows."""
+    from msprof_compare.compare.kernels import kernel_type_table
+    rows = list(csv.reader((BAD_SRC_OUT / "op_statistic.csv").read_text().splitlines()))
+    rows[1][0] = ""
+    rows[3][1] = "  "
+    f = tmp_path / "op_statistic.csv"
+    f.write_text("\n".join(",".join(r) for r in rows) + "\n")
+    warnings: list[str] = []
+    st_df = ascend_text.read_op_statistic(str(f), warnings)
+    assert warnings == [f"{f}: 2 row(s) with an empty OP Type or Core Type; KernelTypeCompare compares them under "
+                        "that empty name"]
+    table = kernel_type_table(Profile(path="x", kind="NPU", source="ascend_text", op_statistic=st_df))
+    assert len(table) == len(rows) - 1
+    assert table[("", rows[1][1])][-1] == int(rows[1][2]) and table[(rows[3][0], "")][-1] == int(rows[3][2])
+
+
 def test_operator_memory_rows_written_again_are_said(tmp_path):
     """operator_memory.csv (tests/data/bad/_src: two real rows of msinsight text level1 rank0's) with row 1 written
     twice more and row 2 once more with another Size(KB): the repeats doubled those blocks' memory in the memory
