@@ -1906,6 +1906,33 @@ def test_operator_memory_rows_written_again_are_said(tmp_path):
     assert om["Size(KB)"].sum() == 512.5 * 4 + 512.0
 
 
+def test_operator_memory_row_of_no_name_is_said(samples, tmp_path):
+    """operator_memory.csv of msinsight text level1 rank0 with its cann:: rows' Name emptied (synthetic, found by
+    fuzzing): the memory comparison tells a cann:: block (placed by its dequeue) from an operator's by the name, so
+    those blocks moved without a word. Read as before (the sizes as written), the rows counted with the csv
+    module are said in one warning; the file as exported says nothing."""
+    text = (samples / LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv").read_text()
+    rows = list(csv.reader(io.StringIO(text)))
+    cann = [r for r in rows[1:] if r[0].startswith("cann::")]
+    assert len(cann) >= 5
+    for r in cann:
+        r[0] = ""
+    f = tmp_path / "operator_memory.csv"
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    f.write_text(buf.getvalue())
+    warnings: list[str] = []
+    om = ascend_text.read_operator_memory(str(f), warnings)
+    assert f"{f}: {len(cann)} row(s) with an empty Name; the memory comparison places them at their allocation " \
+           "time, as an operator's block (a cann:: one is placed by its dequeue)" in warnings
+    assert (om["Name"] == "").sum() == len(cann)
+    assert om["Size(KB)"].sum() == pytest.approx(sum(float(r[1]) for r in rows[1:]))
+    f.write_text(text)
+    warnings.clear()
+    ascend_text.read_operator_memory(str(f), warnings)
+    assert not [w for w in warnings if "empty Name" in w]
+
+
 def test_operator_memory_rows_alike_without_an_allocation_time_are_no_repeats(tmp_path):
     """Row 2 of the same two real rows written twice more with its Allocation Time(us) emptied, then twice more with
     it 0: the memory comparison leaves blocks of no allocation time out (said), so they count nowhere, and the two
