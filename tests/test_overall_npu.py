@@ -627,6 +627,40 @@ def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
             "bandwidth, one without a size moves none)"]
 
 
+@pytest.mark.parametrize("cut", ["drop", "rename", "empty"])
+def test_bandwidth_kind_block_cut_is_said(tmp_path, caplog, cut):
+    """The fixture's Total Op Info bandwidth block without its SDMA block (cut, or renamed 'SDMA_x'), or emptied to
+    {}: the SDMA bandwidth read 0.000GB/s against the unedited side's size / time (computed here from the file),
+    without a word (found by fuzzing the side files, fuzz66). Every export writes an RDMA and an SDMA block (the
+    9 communication.json of the samples, 159 bandwidth blocks); the missing one is now named, the figure stays 0."""
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, side)
+    path = side / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    comm = json.loads(path.read_text(encoding="utf-8"))
+    (step, entry), = comm.items()
+    info = entry["collective"]["Total Op Info"]["Communication Bandwidth Info"]
+    expected = info["SDMA"]["Transit Size(MB)"] / info["SDMA"]["Transit Time(ms)"]
+    assert expected > 1 and "RDMA" in info
+    if cut == "empty":
+        info.clear()
+    else:
+        sdma = info.pop("SDMA")
+        if cut == "rename":
+            info["SDMA_x"] = sdma
+    path.write_text(json.dumps(comm), encoding="utf-8")
+    gone = "an RDMA block, an SDMA block" if cut == "empty" else "an SDMA block"
+    absent: list[str] = []
+    assert B.bandwidths(comm, [], absent) == (0.0, 0.0)
+    assert ", ".join(absent) == gone
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(PT), str(side), enable_profiling_compare=True)
+    col = res.summary["headers"].index("SDMA Bandwidth")
+    assert [row[col] for row in res.summary["rows"]] == [f"{expected:.3f}GB/s", "0.000GB/s"]
+    assert [m for m in caplog.messages if "bandwidth block" in m] == [
+        f"{path}: bandwidth block(s) without {gone}; read as 0, as the original does (a block without a time "
+        "gives no bandwidth, one without a size moves none)"]
+
+
 def test_bandwidth_value_written_null_is_unusable_not_absent(tmp_path, caplog):
     """A bandwidth block whose Transit Time(ms) is there but null is no usable number, not a block without the key:
     the fixture's one step copied to four, each SDMA time null, says the unusable values (three named, then the

@@ -518,7 +518,8 @@ def bandwidths(communication: dict | None, problems: list[str] | None = None,
     (the original keeps the last entry's, one step of several). An entry without a transit time gives no
     bandwidth on its own (0), so its size is left out too. None if no entry has a block. A value that is not
     a number makes its kind 0 GB/s, as a missing one; ``problems`` collects what was wrong. A block without its
-    size or time key reads it as 0, as the original does; every export writes both, so ``absent`` names it."""
+    size or time key, or a bandwidth block without an RDMA or SDMA block, reads it as 0, as the original does;
+    every export writes them all, so ``absent`` names it."""
     if not isinstance(communication, dict):
         return None
     sums = {"RDMA": [0.0, 0.0], "SDMA": [0.0, 0.0]}  # size (MB), time (ms)
@@ -561,6 +562,8 @@ def _transit(block: object, kind: str, problems: list[str], where: str,
     block is no object or a value is not a usable number (each named in ``problems``); a key the block lacks is
     named in ``absent``."""
     if block is _ABSENT:
+        if absent is not None:  # every export writes each kind's block: one cut or renamed moved the figure to 0
+            absent.append(f"an {kind} block{where}")
         return 0.0, 0.0
     if not isinstance(block, dict):  # null, a number, a list: no block of figures, named
         problems.append(f"{kind} {json_repr(block)}{where}")
