@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -1178,6 +1179,31 @@ def test_truncated_csv_longer_than_the_probe(tmp_path: Path, monkeypatch: pytest
     f.write_text(body + "APP,6000,1.5")  # whole last row, no line end: complete
     df = ascend_text.read_memory_record(str(f), [])
     assert len(df) == 6001 and df["Total Reserved(MB)"].iloc[-1] == 1.5
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_csv_of_bare_cr_line_ends_ending_in_a_blank_line(samples: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch, whole: bool) -> None:
+    """msinsight text level1 rank1's memory_record.csv (79 KB, its lines ended by LF and its last by CRLF) with
+    every LF turned into a bare CR (old Mac line ends, read since session 60): it ends in a blank line, which
+    pandas skips, and the last-row check read that blank line as a last row of 0 of 7 fields, refusing the file
+    as truncated (found by fuzzing, fuzz66). It reads the rows the csv module counts in the file as written; the
+    file cut inside its last row is still refused."""
+    from msprof_compare.loaders import ascend_text
+
+    if not whole:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv"
+    raw = src.read_bytes()
+    assert raw.endswith(b"\r\n") and len(raw) > 65536
+    n_rows = sum(1 for r in csv.reader(io.StringIO(raw.decode(), newline="")) if r) - 1
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(raw.replace(b"\n", b"\r"))
+    df = ascend_text.read_memory_record(str(f), [])
+    assert len(df) == n_rows == len(ascend_text.read_memory_record(str(src), []))
+    f.write_bytes(raw.rstrip(b"\r\n")[:-8].replace(b"\n", b"\r"))  # cut inside the last row
+    with pytest.raises(ProfileError, match="truncated: the last row has 6 of 7 fields and no line end"):
+        ascend_text.read_memory_record(str(f), [])
 
 
 @pytest.mark.parametrize("whole", [True, False])

@@ -1300,6 +1300,8 @@ def _check_last_row(path: str, n_cols: int, data: bytes | None = None) -> None:
         tail = tail[tail.find(b"\n") + 1:]
     # the whole tail, not just its last line: a quoted field may hold line breaks
     rows = list(csv.reader(io.StringIO(tail.decode("utf-8", "replace"), newline="")))
+    while rows and not rows[-1]:  # a blank last line, which pandas skips: torch_npu's final CRLF in CR line ends
+        rows.pop()
     fields = rows[-1] if rows else []
     if len(fields) < n_cols:
         raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and no line end")
