@@ -386,10 +386,12 @@ def test_short_middle_row_is_warned(tmp_path):
     warnings: list[str] = []
     kd = ascend_text.read_kernel_details(str(f), warnings)
     assert len(kd) == len(rows) and kd["Name"].tolist()[3] == "" and kd["Input Shapes"].tolist()[5] == "1,2\n3"
-    # the cut row's Start Time(us) (its 9th field) is one of those empty cells, which unmatches that kernel
+    # the cut row's Name (its 5th field) and Start Time(us) (its 9th) are among those empty cells: each said
     assert warnings == [f"{f}: 1 row(s) end before the last column read; their missing cells read as empty",
                         f"{f}: 1 line(s) read as part of an earlier row (a line break inside a quoted "
                         "field: a quote left open?)",
+                        f"{f}: 1 kernel(s) with an empty Name; the time breakdown's categories told by a kernel's "
+                        "name (HCCL, SDMA copies, MC2, TransData) cannot hold them",
                         f"{f}: 1 Start Time(us) value(s) are empty; those kernels are not matched (to a launching "
                         "operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
 
@@ -1863,6 +1865,31 @@ def test_op_statistic_pair_written_twice_is_said(tmp_path):
     warnings.clear()
     ascend_text.read_op_statistic(str(f), warnings)
     assert warnings == []
+
+
+def test_kernel_of_no_name_is_said(samples, tmp_path):
+    """kernel_details.csv of msinsight text level1 rank0 with its HCCL kernels' Name emptied (synthetic, found by
+    fuzzing): the time breakdown tells HCCL, SDMA copy, MC2 and TransData kernels by their name, so their time
+    moved category without a word. Read as before (every row, as the csv module counts them), the emptied
+    kernels are counted in one warning; the file as exported says nothing of names."""
+    text = (samples / LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").read_text()
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    hcom = [r for r in rows[1:] if r[4].startswith("hcom_")]
+    assert rows[0][4] == "Name" and len(hcom) >= 2
+    for r in hcom:
+        r[4] = ""
+    f = tmp_path / "kernel_details.csv"
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    f.write_text(buf.getvalue())
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert len(kd) == len(rows) - 1 and int((kd["Name"] == "").sum()) == len(hcom)
+    assert f"{f}: {len(hcom)} kernel(s) with an empty Name; the time breakdown's categories told by a kernel's " \
+           "name (HCCL, SDMA copies, MC2, TransData) cannot hold them" in warnings
+    warnings.clear()
+    ascend_text.read_kernel_details(str(samples / LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"), warnings)
+    assert not [w for w in warnings if "empty Name" in w]
 
 
 def test_op_statistic_row_of_no_type_is_said(tmp_path):
