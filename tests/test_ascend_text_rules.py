@@ -790,6 +790,26 @@ def test_step_id_of_two_to_the_63_is_no_step(tmp_path):
     assert warnings == [f"{f}: 1 Step Id value(s) are not whole numbers; those rows belong to no step"]
 
 
+def test_negative_step_id_is_no_step(tmp_path):
+    """Step Id -50 and -1 (the excerpt's rows 0 and 1 edited, synthetic, found by fuzzing): a step id counts from 0,
+    so neither is a step; -1 read as "no step" and -50 as a step of its own, both without a word. Both rows
+    belong to no step (-1), counted in one warning; row 2 keeps step 50; with a text cell beside them the line
+    counts both kinds."""
+    f, rows = _kernel_details(tmp_path, {(0, "Step Id"): "-50", (1, "Step Id"): " -1"})
+    assert rows[2]["Step Id"] == "50"
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["Step Id"].tolist()[:3] == [-1, -1, 50]
+    assert warnings == [f"{f}: 2 Step Id value(s) are negative; those rows belong to no step"]
+    f, _ = _kernel_details(tmp_path, {(0, "Step Id"): "-50", (1, "Step Id"): "x"})
+    warnings = []
+    ascend_text.read_kernel_details(str(f), warnings)
+    assert warnings == [f"{f}: 2 Step Id value(s) are not whole numbers (1 negative); those rows belong to no step"]
+    warnings = []
+    ascend_text.read_kernel_details(str(f), warnings, steps_read=False)  # no step asked: nothing said
+    assert warnings == []
+
+
 def test_communication_json_that_is_no_object_is_refused(tmp_path):
     """communication.json holds one object; the excerpt's file replaced by a list ([1], synthetic) is malformed,
     named with its path, not read as data."""

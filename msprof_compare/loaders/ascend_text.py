@@ -1687,9 +1687,17 @@ def _step_ids(texts: list[str], path: str, warnings: list[str] | None, column: s
     another step."""
     texts = [v.strip() for v in texts]
     read = {t: _step_id(t) for t in set(texts)}  # once per distinct text: a column repeats a few ids
+    # a step id below 0 is none either (ProfilerStep#N counts from 0): -1 read as "no step" unsaid, -50 as a step
+    # no marker has (found by fuzzing)
+    negative = {t for t, v in read.items() if v is not None and v < 0}
+    for t in negative:
+        read[t] = None
     bad = sum(1 for t in texts if read[t] is None and t not in _NA_TEXTS) if warnings is not None else 0
     if bad:
-        warnings.append(f"{path}: {bad:,} {column} value(s) are not whole numbers; those rows belong to no step")
+        n_neg = sum(1 for t in texts if t in negative) if negative else 0
+        what = ("are negative" if n_neg == bad else "are not whole numbers" if not n_neg
+                else f"are not whole numbers ({n_neg:,} negative)")
+        warnings.append(f"{path}: {bad:,} {column} value(s) {what}; those rows belong to no step")
     return np.array([-1 if read[t] is None else read[t] for t in texts], dtype=np.int64)
 
 
