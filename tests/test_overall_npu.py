@@ -1307,6 +1307,33 @@ def test_negative_transmit_is_said(samples, tmp_path, caplog):
     assert transmit and sheet.loc[transmit[0], "Duration(ms)"] == pytest.approx((uncovered - wait) / 1e6)
 
 
+def test_cube_column_of_no_value_is_said(tmp_path):
+    """The excerpt's kernel_details.csv with every aicore_time(us) cell emptied (synthetic, found by fuzzing the
+    level1 rank1 export, fuzz66): the column is there, so the missing-column line above said nothing, but the Cube
+    test reads no value in it and the kernels it made Cube moved into Vector without a word (the excerpt: 5 cube
+    kernels -> 2, counted as in the test above). The line names the empty column; the total is kept."""
+    import csv
+    import io
+
+    copy = tmp_path / "x_ascend_pt"
+    shutil.copytree(PT, copy)
+    f = copy / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = list(csv.reader(io.StringIO(f.read_text(encoding="utf-8"), newline="")))
+    col = rows[0].index("aicore_time(us)")
+    assert "mac_time(us)" not in rows[0]
+    whole = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([rows[0]] + [r[:col] + [""] + r[col + 1:] for r in rows[1:]])
+    f.write_text(out.getvalue(), encoding="utf-8")
+    bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
+    assert [m for m in bd.missing if "Cube" in m] == [
+        f"{copy}: kernel_details.csv's aicore_time(us) hold no value, so no kernel passes the PMU Cube test (those "
+        "kernels read as Vector)"]
+    cube = [sum(b.count for k, b in x.buckets.items() if k.endswith("cube")) for x in (whole, bd)]
+    total = [sum(b.count for b in x.buckets.values()) for x in (whole, bd)]
+    assert cube[1] < cube[0] and total[0] == total[1]
+
+
 def test_pmu_columns_without_a_cube_column_are_said(tmp_path):
     """The excerpt's kernel_details.csv without its aicore_time(us) column (session 60's fuzz: a column lost from
     the file): the PMU columns are there (aiv_vec_time(us)), so the categories are split, but the Cube test reads

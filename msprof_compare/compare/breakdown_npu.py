@@ -191,11 +191,16 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
         bd.missing.append(f"{profile.path}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are "
                           f"absent: {why}")
         return
-    if not {"mac_time(us)", "aicore_time(us)"} & set(kd.columns):
+    cube_cols = [c for c in ("mac_time(us)", "aicore_time(us)") if c in kd.columns]
+    if not cube_cols:
         # the PMU Cube test reads those two alone: without either (a column lost from the file) no kernel passes
         # it, and its Cube kernels moved into the Vector rows without a word
         bd.missing.append(f"{profile.path}: kernel_details.csv has PMU columns but neither mac_time(us) nor "
                           "aicore_time(us), so no kernel passes the PMU Cube test (those kernels read as Vector)")
+    elif all(np.isnan(_col(kd, c)).all() for c in cube_cols) and not np.isnan(_col(kd, "aiv_vec_time(us)")).all():
+        # nor where they hold no value while the vector counters do (a column emptied: found by fuzzing)
+        bd.missing.append(f"{profile.path}: kernel_details.csv's {' and '.join(cube_cols)} hold no value, so no "
+                          "kernel passes the PMU Cube test (those kernels read as Vector)")
     valid = ~(np.isnan(_col(kd, "aiv_vec_time(us)")) & np.isnan(_col(kd, "mac_time(us)")))
     all_names = col_of(kd, "Name", object)
     # every name predicate in one pass over the distinct names (a kernel name repeats per launch): each
