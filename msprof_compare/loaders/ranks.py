@@ -26,7 +26,7 @@ from ..textsafe import short_list, short_repr, short_text, term_safe
 from ..units import MAX_RANK, RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _kineto_candidates, _profiling_dirs, folder_traces
 from .heads import PROBE_BYTES, TraceHeads
-from .paths import READ_HINT, SEARCH_HINT, given_path, link_refused
+from .paths import READ_HINT, SEARCH_HINT, given_path, gzip_trailer_size, link_refused
 
 #: How much of a Kineto trace's head, and else its tail, is read for its ``distributedInfo`` (before
 #: ``traceEvents``, or after them).
@@ -540,16 +540,13 @@ def _gz_twins(paths: list[str], directory: str) -> list[str]:
 
 
 def _inflates_to(gz: str, plain: str) -> bool:
-    """Whether the gzip file ``gz`` inflates to as many bytes as ``plain`` holds: its trailer's ISIZE (the size
-    modulo 2**32, of its last member: ``gzip`` and Python's write one) against ``plain``'s size,
-    four bytes read. False where ``gz`` is no gzip file or either cannot be read: no copy is claimed."""
+    """Whether the gzip file ``gz`` inflates to as many bytes as ``plain`` holds: its trailer's ISIZE
+    (``paths.gzip_trailer_size``: the size modulo 2**32, of its last member; ``gzip`` and Python's write one)
+    against ``plain``'s size, four bytes read. False where ``gz`` is no gzip file or either cannot be read: no copy
+    is claimed."""
     try:
-        with open(gz, "rb") as fh:
-            if fh.read(2) != b"\x1f\x8b" or fh.seek(0, os.SEEK_END) < 18:
-                return False
-            fh.seek(-4, os.SEEK_END)
-            size = int.from_bytes(fh.read(4), "little")
-        return size == os.path.getsize(plain) % (1 << 32)
+        stated = gzip_trailer_size(gz, os.path.getsize(gz))
+        return stated is not None and stated == os.path.getsize(plain) % (1 << 32)
     except OSError:
         return False
 
