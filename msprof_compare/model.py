@@ -443,8 +443,9 @@ def _long_texts(values: np.ndarray) -> bool:
 
 
 def _str_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """``factorize`` of a small object array by a dict; None unless every distinct value is a ``str`` (missing
-    values, numbers, bytes: pandas' rules of equality and missingness apply to those)."""
+    """``factorize`` of an object array by a dict (a small one, or one of long texts: ``_long_texts``); None unless
+    every distinct value is a ``str`` (missing values, numbers, bytes: pandas' rules of equality and missingness
+    apply to those)."""
     items = values.tolist()
     try:
         uniq = list(dict.fromkeys(items))

@@ -105,10 +105,11 @@ def test_factorize_dict_and_pandas_paths_agree_around_the_bound() -> None:
     with pytest.raises(TypeError):
         model.factorize(unhashable)
 
+
 def test_factorize_long_texts_take_the_dict_at_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A column of long texts (its first value of ``LONG_TEXT_MIN`` characters or more) is numbered by the dict
-    however long it is: the same codes and distinct values, the same objects, as pandas; a column of such texts
-    holding a missing value is left to pandas (one category, None, where it first appears)."""
+    """A column of long texts (32 values spread over it average ``LONG_TEXT_MIN`` characters or more) is numbered by
+    the dict however long it is: the same codes and distinct values, the same objects, as pandas; a column of such
+    texts holding a missing value is left to pandas (one category, None, where it first appears)."""
     long = [f"void at::native::kernel_{i}<float>".ljust(model.LONG_TEXT_MIN + i % 3, "_") for i in range(7)]
     texts = model.object_array([long[(i * 5) % 7] for i in range(model.SMALL_FACTORIZE_MAX * 3)])
     codes, uniq = model.factorize(texts)
