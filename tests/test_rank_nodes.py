@@ -106,8 +106,8 @@ def test_a_rank_two_nodes_hold_is_named(tmp_path, capsys):
     names = [", ".join(str(p.relative_to(TEXT)) for p in group) for group in (zeros, ones)]
     assert error_lines(err) == [
         f"error: {TEXT}: holds rank 0 3 times, in recorded order: {names[0]}; rank 1 twice: {names[1]} (a multi-node "
-        "job's node folders hold different ranks (rank ids are numbered across nodes), and level0, level1, level2 "
-        "hold the same: pass one of them on both sides, or move the others out of the folder)"]
+        "job's node folders hold different ranks, rank ids being numbered across nodes; level0, level1, level2 hold "
+        "the same ranks: pass one of them to each side, or move the others out of the folder)"]
     assert not out.exists()
 
 

@@ -360,9 +360,10 @@ def _held_twice(directory: str, twice: dict[int, list[str]], by_name: bool) -> P
             "<worker>.<ms>.pt.trace.json")
     spread = _node_clash(twice, directory)
     if spread:
-        hint = (f"a multi-node job's node folders hold different ranks (rank ids are numbered across nodes), and "
-                f"{short_list(spread, 4)} hold the same: pass one of them on both sides, or move the others out of "
-                "the folder")
+        # "pass one of them on both sides" read as the same folder as both sides: one folder of ranks each
+        hint = (f"a multi-node job's node folders hold different ranks, rank ids being numbered across nodes; "
+                f"{short_list(spread, 4)} hold the same ranks: pass one of them to each side, or move the others out "
+                "of the folder")
     twins = [t for rank in ranks for t in _gz_twins(twice[rank], directory)]
     if twins:
         said = "; ".join(twins[:_TWICE_SHOWN]) + (f"; ... ({len(twins):,} in all)" if len(twins) > _TWICE_SHOWN else "")
