@@ -9,11 +9,13 @@ import shutil
 from pathlib import Path
 
 from msprof_compare.compare import breakdown_npu as B
+from msprof_compare.compare.breakdown_gpu import gpu_breakdown
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import Options
 
 DATA = Path(__file__).resolve().parent / "data"
 PT = DATA / "npu" / "rank0_ascend_pt"
+TIMESFORMER = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
 OPTS = Options(enable_profiling_compare=True)
 
 
@@ -49,3 +51,20 @@ def test_a_kernel_over_2_147_s_keeps_its_whole_duration_in_its_category(tmp_path
     kd.write_text("".join(lines))
     bd = B.npu_breakdown(load_profile(str(out), OPTS), OPTS)
     assert (bd.buckets["matmul_cube"].ns, bd.buckets["matmul_cube"].count) == (115_102 + 2_500_000_000, 5)
+
+
+# --------------------------------------------------------------------------- breakdown_gpu
+
+
+def test_a_gpu_kernel_over_2_147_s_keeps_its_whole_duration(tmp_path: Path) -> None:
+    """The timesformer excerpt's last kernel (ts 1420179774617.142 us, 60 us, after the GEMM that ends at
+    774615.446 us) made 2,500,000 us long: E2E runs from the first kernel (760069.636 us) to its new end,
+    (774617.142 - 760069.636) us + 2.5 s = 2,514,547,506 ns, and Computing gains its 2.5 s less the 60 us it had
+    (14,478,811 ns before): 2,514,418,811 ns; Free Time is unchanged (128,695 ns)."""
+    text = TIMESFORMER.read_text()
+    old = '"ts": 1420179774617.142, "dur": 60.0,'
+    assert text.count(old) == 1
+    trace = tmp_path / "long.pt.trace.json"
+    trace.write_text(text.replace(old, '"ts": 1420179774617.142, "dur": 2500000.0,'))
+    bd = gpu_breakdown(load_profile(str(trace), OPTS), OPTS)
+    assert (bd.e2e_ns, bd.computing_ns, bd.free_ns) == (2_514_547_506, 2_514_418_811, 128_695)
