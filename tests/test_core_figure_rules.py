@@ -8,13 +8,18 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from dbutil import edited_copy, sql
+from spans import minus, union
+
 from msprof_compare.compare import breakdown_npu as B
+from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import Options
 
 DATA = Path(__file__).resolve().parent / "data"
 PT = DATA / "npu" / "rank0_ascend_pt"
+L1 = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
 TIMESFORMER = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
 OPTS = Options(enable_profiling_compare=True)
 
@@ -68,3 +73,46 @@ def test_a_gpu_kernel_over_2_147_s_keeps_its_whole_duration(tmp_path: Path) -> N
     trace.write_text(text.replace(old, '"ts": 1420179774617.142, "dur": 2500000.0,'))
     bd = gpu_breakdown(load_profile(str(trace), OPTS), OPTS)
     assert (bd.e2e_ns, bd.computing_ns, bd.free_ns) == (2_514_547_506, 2_514_418_811, 128_695)
+
+
+# --------------------------------------------------------------------------- breakdown_db
+
+_WAITS = ("SELECT c.planeId, t.startNs, t.endNs, t.globalTaskId FROM COMMUNICATION_TASK_INFO c JOIN TASK t "
+          "ON t.globalTaskId = c.globalTaskId JOIN STRING_IDS s ON s.id = c.taskType "
+          "WHERE s.value = 'Notify_Wait' ORDER BY t.startNs")
+
+
+def test_db_wait_plane_tie_goes_to_the_plane_first_in_the_table(tmp_path: Path) -> None:
+    """Of a group's planes of equal least Notify_Wait time the one whose task comes first in the table wins, not
+    the one of the smaller planeId (a sorted groupby). The level-1 excerpt's group (no RDMASend: every Notify_Wait is
+    a wait task) has planes 1-7 in that order of first task, plane 1 of the least time; planes 1 and 2 swap ids,
+    so plane 2 comes first, and plane 1's tasks are cut, from their ends and first to last, by the difference of
+    the two sums, so the two tie as the least. Expected Wait by hand as in
+    test_ascend_db_rules.test_wait_history_runs_per_plane: plane 2's waits within the group's op time not under a
+    compute task."""
+    first = sql(L1, _WAITS)
+    sums = {p: sum(e - s for q, s, e, _ in first if q == p) for p in (1, 2)}
+    cuts, excess = [], sums[2] - sums[1]
+    for p, s, e, g in first:
+        if p == 2 and excess:
+            cut = min(e - s, excess)
+            cuts.append(f"UPDATE TASK SET endNs = endNs - {cut} WHERE globalTaskId = {g}")
+            excess -= cut
+    db = edited_copy(L1, tmp_path / "ascend_pytorch_profiler_0.db",
+                     "UPDATE COMMUNICATION_TASK_INFO SET planeId = 3 - planeId WHERE planeId IN (1, 2)", *cuts)
+    waits: dict[int, list[tuple[int, int]]] = {}
+    for plane, s, e, _ in sql(db, _WAITS):
+        waits.setdefault(plane, []).append((s, e))
+    assert next(iter(waits)) == 2 and sum(e - s for s, e in waits[1]) == sum(e - s for s, e in waits[2])
+    assert min(sum(e - s for s, e in w) for w in waits.values()) == sum(e - s for s, e in waits[2])
+    compute = sql(db, "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
+                      "t.globalTaskId")
+    uncovered = minus(sql(db, "SELECT startNs, endNs FROM COMMUNICATION_OP"), compute)
+
+    def within(plane: int) -> int:
+        return sum(max(0, min(e, ue) - max(s, us)) for s, e in union(waits[plane]) for us, ue in uncovered)
+
+    assert within(1) != within(2)
+    (group,) = sql(db, "SELECT DISTINCT g.value FROM COMMUNICATION_OP o JOIN STRING_IDS g ON g.id = o.groupName")
+    bd = db_breakdown(load_profile(str(db), OPTS))
+    assert bd.groups == {group[0]: {"wait": within(2), "transmit": sum(e - s for s, e in uncovered) - within(2)}}
