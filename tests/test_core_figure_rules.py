@@ -8,10 +8,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
+import pytest
 from dbutil import edited_copy, sql
 from spans import minus, union
 
 from msprof_compare.compare import breakdown_npu as B
+from msprof_compare.compare import classify
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
 from msprof_compare.loaders import load_profile
@@ -116,3 +119,18 @@ def test_db_wait_plane_tie_goes_to_the_plane_first_in_the_table(tmp_path: Path) 
     (group,) = sql(db, "SELECT DISTINCT g.value FROM COMMUNICATION_OP o JOIN STRING_IDS g ON g.id = o.groupName")
     bd = db_breakdown(load_profile(str(db), OPTS))
     assert bd.groups == {group[0]: {"wait": within(2), "transmit": sum(e - s for s, e in uncovered) - within(2)}}
+
+
+# --------------------------------------------------------------------------- classify
+
+
+def test_categorize_refuses_per_kernel_arrays_of_another_length() -> None:
+    """``categorize`` labels kernels by position, so a flow-start or cube array of another length than the
+    durations would label kernels by another kernel's figures: either one alone is refused."""
+    ops = classify.cube_ops([], np.zeros(0, np.int64), np.zeros(0, np.int64))
+    dur, cube = np.array([5, 7]), np.array([True, False])
+    assert classify.categorize(dur, np.zeros(2, np.int64), cube, ops).tolist() == ["other_cube", "vector_notrans"]
+    with pytest.raises(ValueError, match="differ in length"):
+        classify.categorize(dur, np.zeros(3, np.int64), cube, ops)
+    with pytest.raises(ValueError, match="differ in length"):
+        classify.categorize(dur, np.zeros(2, np.int64), np.array([True]), ops)
