@@ -13,6 +13,7 @@ import pytest
 from dbutil import edited_copy, sql
 from spans import minus, union
 
+from msprof_compare import timeline
 from msprof_compare.compare import breakdown_npu as B
 from msprof_compare.compare import classify
 from msprof_compare.compare.breakdown_db import db_breakdown
@@ -134,3 +135,15 @@ def test_categorize_refuses_per_kernel_arrays_of_another_length() -> None:
         classify.categorize(dur, np.zeros(3, np.int64), cube, ops)
     with pytest.raises(ValueError, match="differ in length"):
         classify.categorize(dur, np.zeros(2, np.int64), np.array([True]), ops)
+
+
+# --------------------------------------------------------------------------- timeline
+
+
+def test_pairwise_overlaps_past_2_147_s_are_whole_int64_ns() -> None:
+    """Two communication groups overlapping for 4 s (a long profile's uncovered time): [0, 5 s) and [1 s, 6 s)
+    share [1 s, 5 s) = 4,000,000,000 ns, plus [7 s, 8 s) in both: 5,000,000,000 ns in all, past int32."""
+    s = 10**9
+    a = (np.array([0, 7 * s]), np.array([5 * s, 8 * s]))
+    b = (np.array([1 * s, 7 * s]), np.array([6 * s, 8 * s]))
+    assert timeline.pairwise_overlaps([a, b]) == {(0, 1): 5 * s}
