@@ -16,6 +16,7 @@ from spans import minus, union
 from msprof_compare import timeline
 from msprof_compare.compare import breakdown_npu as B
 from msprof_compare.compare import classify
+from msprof_compare.compare import communication as comm
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
 from msprof_compare.loaders import load_profile
@@ -147,3 +148,30 @@ def test_pairwise_overlaps_past_2_147_s_are_whole_int64_ns() -> None:
     a = (np.array([0, 7 * s]), np.array([5 * s, 8 * s]))
     b = (np.array([1 * s, 7 * s]), np.array([6 * s, 8 * s]))
     assert timeline.pairwise_overlaps([a, b]) == {(0, 1): 5 * s}
+
+
+# --------------------------------------------------------------------------- communication
+
+
+def test_db_tasks_of_an_op_without_a_family_go_to_no_op(tmp_path: Path) -> None:
+    """A DB task goes to its op by opId: the tasks of an op whose type names no family (no '_', an ignored op)
+    go to no op, not to another one. The level-1 excerpt's fourth hcom_allReduce_ (opId 4) typed 'barrier':
+    allreduce keeps ops 1-3 and their tasks alone, 9 Memcpy / 28 Notify_Wait / 28 Notify_Record / 9
+    Reduce_Inline each (plain SQL below)."""
+    db = edited_copy(L1, tmp_path / "ascend_pytorch_profiler_0.db",
+                     "INSERT INTO STRING_IDS VALUES (990004, 'barrier')",
+                     "UPDATE COMMUNICATION_OP SET opType = 990004 WHERE opId = 4")
+    want = {}
+    for name, ns in sql(db, "SELECT s.value, t.endNs - t.startNs FROM COMMUNICATION_TASK_INFO c JOIN TASK t ON "
+                            "t.globalTaskId = c.globalTaskId JOIN STRING_IDS s ON s.id = c.taskType "
+                            "WHERE c.opId IN (1, 2, 3) ORDER BY t.startNs"):
+        want.setdefault(name, []).append(ns)
+    ops = [e - s for s, e in sql(db, "SELECT startNs, endNs FROM COMMUNICATION_OP WHERE opId IN (1, 2, 3) "
+                                     "ORDER BY startNs")]
+    got = comm.side_data(load_profile(str(db), OPTS), None)
+    assert list(got) == ["allreduce"] and got["allreduce"]["ops"].tolist() == ops == [88_750_993, 2_180_324,
+                                                                                       2_412_628]
+    tasks = got["allreduce"]["tasks"]
+    assert {k: len(v) for k, v in tasks.items()} == {"Notify_Record": 84, "Notify_Wait": 84, "Memcpy": 27,
+                                                      "Reduce_Inline": 27}
+    assert {k: sorted(v.tolist()) for k, v in tasks.items()} == {k: sorted(v) for k, v in want.items()}
