@@ -175,3 +175,20 @@ def test_db_tasks_of_an_op_without_a_family_go_to_no_op(tmp_path: Path) -> None:
     assert {k: len(v) for k, v in tasks.items()} == {"Notify_Record": 84, "Notify_Wait": 84, "Memcpy": 27,
                                                       "Reduce_Inline": 27}
     assert {k: sorted(v.tolist()) for k, v in tasks.items()} == {k: sorted(v) for k, v in want.items()}
+
+
+def test_text_step_cut_counts_an_op_and_its_tasks_at_each_end_of_the_step() -> None:
+    """``step_cut`` on the torch_npu fixture's one HCCL op (hcom_allReduce__586_0_1 from 1736408883732241.564 us,
+    79 ms) and its 16 tasks (the first at the op's start, then 243.384, 247.564, ... us). A step from 1 us before
+    the op to 1 us into it holds the op, whose 15 later tasks fall after its end: (0, 0, 1, 15), the op counted
+    though it is the step's first. A step from 1 us into the op to the third task's start (247.564 us) holds no op
+    start: the op starts before it and two of its tasks lie inside, the one on the step's last ns too:
+    (1, 2, 0, 0)."""
+    p = load_profile(str(PT), Options(enable_communication_compare=True))
+    events = comm.comm_events(p)
+    ops, tasks = events
+    op = 1_736_408_883_732_241_564
+    assert ops["ts"].tolist() == [op] and len(tasks["ts"]) == 16
+    assert sorted(tasks["ts"].tolist())[:3] == [op, op + 1_820, op + 6_000]
+    assert comm.step_cut(p, (op - 1_000, op + 1_000), events) == (0, 0, 1, 15)
+    assert comm.step_cut(p, (op + 1_000, op + 6_000), events) == (1, 2, 0, 0)
