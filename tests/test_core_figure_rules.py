@@ -5,6 +5,7 @@ from rows written out in the test where no sample holds the case."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from spans import minus, union
 
 from msprof_compare import timeline
 from msprof_compare.compare import breakdown_npu as B
-from msprof_compare.compare import classify
+from msprof_compare.compare import classify, memory
 from msprof_compare.compare import communication as comm
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
@@ -192,3 +193,21 @@ def test_text_step_cut_counts_an_op_and_its_tasks_at_each_end_of_the_step() -> N
     assert sorted(tasks["ts"].tolist())[:3] == [op, op + 1_820, op + 6_000]
     assert comm.step_cut(p, (op - 1_000, op + 1_000), events) == (0, 0, 1, 15)
     assert comm.step_cut(p, (op + 1_000, op + 6_000), events) == (1, 2, 0, 0)
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def test_npu_memory_records_keep_allocation_times_whose_low_32_bits_read_negative() -> None:
+    """An allocation time is an int64 epoch ns: the level-1 DB excerpt's 127 OP_MEMORY rows of torch ops (its 57
+    cann:: rows, placed at their enqueue, left out), all allocated, their times' low 32 bits below 2**31 by chance,
+    moved 2**31 ns later are all records still, each placed at its time; read as int32 those times wrap below 0
+    and the rows drop as rows without an allocation time."""
+    p = load_profile(str(L1), Options(enable_memory_compare=True))
+    om = p.operator_memory
+    om = om[~om["Name"].str.contains("cann::", regex=False)].reset_index(drop=True)
+    alloc = om["alloc_ns"].to_numpy(np.int64)
+    assert len(om) == 127 and (alloc > 0).all() and ((alloc & 0xFFFFFFFF) < 2**31).all()
+    om["alloc_ns"] = alloc + 2**31
+    got = memory._npu_columns(dataclasses.replace(p, operator_memory=om))
+    assert got is not None and got["ts"].tolist() == (alloc + 2**31).tolist()
