@@ -282,8 +282,10 @@ def test_kernels_without_stream_stop_the_profiling_compare(tmp_path):
                 "args": args}
 
     path = _trace(tmp_path, [k("gemm", 0), k("relu", 20), k("ncclKernel_x", 40, stream=7)])
-    with pytest.raises(ProfileError, match="does not contain kernel running data"):
+    with pytest.raises(ProfileError, match="does not contain kernel running data") as info:
         gpu_breakdown(load_profile(path, _opts(enable_profiling_compare=True)))
+    # computing kernels there are, beside the collective: what they lack is said, not "only collectives"
+    assert info.value.hint == "no computing kernel carries a stream id (args.stream)"
     # the other comparisons do not need a stream
     assert compare(path, path, enable_operator_compare=True) is not None
 
