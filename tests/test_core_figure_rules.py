@@ -139,6 +139,14 @@ def test_categorize_refuses_per_kernel_arrays_of_another_length() -> None:
         classify.categorize(dur, np.zeros(2, np.int64), np.array([True]), ops)
 
 
+def test_processing_order_sorts_epoch_flow_starts_as_int64() -> None:
+    """The visiting order (MC2's names and SQE walk follow it): kernels without a flow first, then by flow start as
+    int64 ns. The torch_npu fixture's HCCL op start (1736408883732241564 ns) and one 2**31 ns later: the later one
+    last, though as int32 it would wrap below 0 and read as no flow."""
+    t = 1_736_408_883_732_241_564
+    assert classify.processing_order(np.array([t, t + 2**31, 0], np.int64)).tolist() == [2, 0, 1]
+
+
 # --------------------------------------------------------------------------- timeline
 
 
