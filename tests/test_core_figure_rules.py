@@ -1,7 +1,11 @@
 """Figures of the time breakdowns, classification, interval unions, communication and memory sheets that a
-mutation audit (mut66) found no test held. Each expected value is worked by hand from the real excerpt the test
-reads (tests/data/npu: the level1 torch_npu sample's 3 ms window, tests/data/README files give provenance), or
-from rows written out in the test where no sample holds the case."""
+mutation audit (mut66) found no test held. Each expected value is worked out by hand, or by plain SQL or
+``tests/spans.py``, from the real excerpt the test reads or edits (tests/data: the level-1 torch_npu text window
+``npu/rank0_ascend_pt``, the level-1 DB excerpt ``db/l1``, the timesformer Kineto excerpt; their README files give
+provenance), or from the few values a pure function is given.
+
+Several cases are int64 figures past int32 (a kernel or an overlap over 2.147 s, epoch times whose low 32 bits
+read negative): the samples' own values stay below 2**31 by chance, so an int32 read passed every other test."""
 
 from __future__ import annotations
 
@@ -137,6 +141,18 @@ def test_categorize_refuses_per_kernel_arrays_of_another_length() -> None:
         classify.categorize(dur, np.zeros(3, np.int64), cube, ops)
     with pytest.raises(ValueError, match="differ in length"):
         classify.categorize(dur, np.zeros(2, np.int64), np.array([True]), ops)
+
+
+def test_npu_type_fallback_tells_forward_from_backward_conv() -> None:
+    """A kernel no cube op covers takes its category from its CANN op Type (reference-1 §3.7 step 5): Conv2D is a
+    forward conv, Conv2DBackpropInput a backward one (a backward word in the type); MatMulV2 Matmul,
+    FlashAttentionScore / FlashAttentionScoreGrad forward / backward FA, all Cube; Add keeps Vector."""
+    types = np.array(["Conv2D", "Conv2DBackpropInput", "MatMulV2", "FlashAttentionScore", "FlashAttentionScoreGrad",
+                      "Add"], dtype=object)
+    ops = classify.cube_ops([], np.zeros(0, np.int64), np.zeros(0, np.int64))
+    labels = classify.categorize(np.ones(6, np.int64), np.zeros(6, np.int64), np.zeros(6, bool), ops, npu_type=types)
+    assert labels.tolist() == ["conv_fwd_cube", "conv_bwd_cube", "matmul_cube", "fa_fwd_cube", "fa_bwd_cube",
+                               "vector_notrans"]
 
 
 def test_processing_order_sorts_epoch_flow_starts_as_int64() -> None:
