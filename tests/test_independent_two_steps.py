@@ -11,9 +11,10 @@ the step's top-layer ops of §2.3, kernels linked by async_npu flows (§2.1; HCC
 §9) with the task walk of §4.2, KernelCompare rows of the step's Step Id (§6.1). Where ours differs by design the
 expected figures follow docs/differences.md: ApiCompare Self Time by a per-thread stack walk
 (test_independent_api2._walk), times held as whole ns (ratios within 1e-4, sums within 1 ns per event), diffs
-rounded half away from zero, KernelCompare totals rounded half up, and "An op around the step markers is opened":
-the fixture's ProfilerStep#51 starts at the very ts of ``evaluate_function: ReluBackward0`` and comes later in the
-file, so §2.2 nests the marker under that op, which holds the step's ops and is opened, not compared."""
+rounded half away from zero, KernelCompare totals rounded half up, and "A step marker holds the ops it starts
+with": the fixture's ProfilerStep#51 starts at the very ts of ``evaluate_function: ReluBackward0`` and comes later in
+the file, so §2.2 nests the marker under that op, which would hold the whole step; ours puts the marker first at
+that start, so it holds the op, the step's first top-layer op."""
 
 from __future__ import annotations
 
@@ -74,17 +75,36 @@ class _Trace:
             k = f and pool.get((f["pid"], f["tid"], _us(f["ts"])))
             if k:
                 self.kernels.setdefault(_us(s["ts"]), []).append(k)
+        self.cpu_ops = [e for e in events if e.get("ph") == "X" and str(e.get("cat", "")).lower() == "cpu_op"]
+        self.root, self.marks = self.tree(literal=False)
+
+    def tree(self, literal: bool) -> tuple[dict, dict[int, dict]]:
+        """(root, step id -> marker node) of the cursor walk of §2.2 over the cpu_op events sorted by start, file
+        order at one start (``literal``); else ours (docs/differences.md, "A step marker holds the ops it starts
+        with"): at a start a marker shares, the ops ending after it first, then the marker, then the others, and a
+        marker leaves the open ops that end at or before its start."""
         ops = [{"name": e["name"], "ts": _us(e["ts"]), "dur": _us(e["dur"]), "pid": e["pid"], "tid": e["tid"],
-                "children": []} for e in events if e.get("ph") == "X" and str(e.get("cat", "")).lower() == "cpu_op"]
-        ops.sort(key=lambda o: o["ts"])  # stable: file order at one start
-        self.root = cur = {"children": [], "parent": None}
+                "children": []} for e in self.cpu_ops]
+        mark_end = {}  # start -> the latest end of a marker starting there
         for o in ops:
-            while cur is not self.root and o["ts"] > cur["ts"] + cur["dur"]:
+            if "ProfilerStep#" in o["name"]:
+                mark_end[o["ts"]] = max(mark_end.get(o["ts"], o["ts"]), o["ts"] + o["dur"])
+
+        def rank(o: dict) -> int:
+            if literal or o["ts"] not in mark_end:
+                return 0
+            return 1 if "ProfilerStep#" in o["name"] else 0 if o["ts"] + o["dur"] > mark_end[o["ts"]] else 2
+
+        ops.sort(key=lambda o: (o["ts"], rank(o)))  # stable: file order at one start and rank
+        root = cur = {"children": [], "parent": None}
+        for o in ops:
+            mark = not literal and "ProfilerStep#" in o["name"]
+            while cur is not root and (o["ts"] >= cur["ts"] + cur["dur"] if mark else o["ts"] > cur["ts"] + cur["dur"]):
                 cur = cur["parent"]
             o["parent"] = cur
             cur["children"].append(o)
             cur = o
-        self.marks = {n: next(o for o in ops if o["name"] == f"ProfilerStep#{n}") for n in STEPS}
+        return root, {n: next(o for o in ops if o["name"] == f"ProfilerStep#{n}") for n in STEPS}
 
     def top_layer(self, step: int) -> list[dict]:
         """The children of the step's marker, wherever an op outside every step holds it."""
@@ -111,11 +131,20 @@ def run():
 
 
 def test_the_fixture_nests_step_51_under_an_op(trace: _Trace) -> None:
-    """The shape the expected figures below rely on (make_two_steps.py puts #51 at ReluBackward0's start)."""
-    mark = trace.marks[51]
+    """The shape the expected figures below rely on (make_two_steps.py puts #51 at ReluBackward0's start): the
+    literal §2.2 walk nests marker #51 under that op, which then holds the whole step; ours nests the op under #51."""
+    root, marks = trace.tree(literal=True)
+    mark = marks[51]
     assert mark["parent"]["name"] == "autograd::engine::evaluate_function: ReluBackward0"
-    assert mark["parent"]["ts"] == mark["ts"] and mark["parent"]["parent"] is trace.root
-    assert trace.marks[50]["parent"] is trace.root
+    assert mark["parent"]["ts"] == mark["ts"] and mark["parent"]["parent"] is root
+    assert mark["parent"]["children"] == [mark] and marks[50]["parent"] is root
+    assert [o["name"] for o in mark["children"][:2]] == ["ReluBackward0",
+                                                          "autograd::engine::evaluate_function: AddmmBackward0"]
+    ours = trace.marks[51]
+    assert ours["parent"] is trace.root and trace.marks[50]["parent"] is trace.root
+    first = ours["children"][0]
+    assert first["name"] == "autograd::engine::evaluate_function: ReluBackward0" and first["ts"] == ours["ts"]
+    assert [o["name"] for o in first["children"]] == ["ReluBackward0"]
     assert [len(trace.top_layer(n)) for n in STEPS] == [12, 10]
 
 

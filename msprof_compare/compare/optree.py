@@ -5,9 +5,11 @@ numpy arrays over the ops sorted (stably) by start time (reference-2 §2.2):
 
 * nesting is the original's cursor rule: the open op is left while the next op
   starts strictly after its end (an op starting exactly at its parent's end is
-  still a child; thread ids are ignored). In start order every subtree is then
-  a contiguous range ``[i, i + size[i])``, so subtree sums are array sums and no
-  per-node objects exist;
+  still a child; thread ids are ignored), but for ``ProfilerStep#`` markers: one
+  holds the ops starting with it that it covers, whatever the file order, and is
+  no child of an op ending as it starts (``build_tree``). In start order every
+  subtree is then a contiguous range ``[i, i + size[i])``, so subtree sums are
+  array sums and no per-node objects exist;
 * kernels are linked through flows: a flow whose start ts equals an op's ts
   (exact integer ns) gives that op the kernel found at the flow end's
   pid/tid/ts. Ops sharing a ts share the kernels (the original double counts
@@ -249,6 +251,7 @@ class OpTree:
     _child_ptr: np.ndarray | None = field(default=None, repr=False)
     _kernel_text: np.ndarray | None = field(default=None, repr=False)
     _name_codes: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _is_step: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -293,6 +296,12 @@ class OpTree:
             self._name_codes = factorize(col_of(self.ops, "name", object))
         return self._name_codes
 
+    def step_nodes(self) -> np.ndarray:
+        """Per node: is it a ``ProfilerStep#`` marker (``build_tree`` finds them for the ties of markers and ops)."""
+        if self._is_step is None:
+            self._is_step = _step_flags(*self.name_codes())
+        return self._is_step
+
     def kernel_text(self) -> np.ndarray:
         """The "Kernel Details" line of every kernel-pool row (reference-2 §2.1), computed once."""
         if self._kernel_text is None:
@@ -329,8 +338,8 @@ class OpTree:
         """The compared ops (§2.3): top-level ops with ``ProfilerStep#`` nodes replaced by
         their children; with a step, only the children of that step's node(s) that have no step ancestor.
 
-        An op outside every step that holds step nodes (a ``record_function`` opened around the profiled loop, or
-        an op ending exactly as a step starts: §2.2 keeps it open) is a container, replaced by its children too, at
+        An op outside every step that holds step nodes (a ``record_function`` opened around the profiled loop; an
+        op tied with a marker's start or end holds none: build_tree) is a container, replaced by its children too, at
         any depth: kept as one op it held the whole loop, matching nothing on a side without it (operator match
         rate 0 %), and with a step the step's marker was no top-level op, so the pairing found no op while
         ``steps.step_range``, which scans every op, found the step (the original's "There is no operator
@@ -340,8 +349,7 @@ class OpTree:
         step node nested in another is replaced by its children, which belong to the outer step (kept as an op,
         it was one operator named ``ProfilerStep#50`` holding the whole step, matching nothing on the other
         side)."""
-        codes, uniq = self.name_codes()
-        is_step = np.array([STEP_MARK in str(u) for u in uniq.tolist()], dtype=bool)[codes]
+        is_step = self.step_nodes()
         opener = is_step  # the nodes replaced by their children outside every step
         if (self.parent[is_step] >= 0).any():  # a step node below the top: some op may hold it
             held = np.concatenate([[0], np.cumsum(is_step)])  # step nodes before each node, in start order
@@ -429,9 +437,11 @@ def _nest(ts: np.ndarray, end: np.ndarray, with_depth: bool = True) -> tuple[np.
     if n < 2:
         return np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64) if with_depth else None
     parent = _last_covering(ts, end) if n <= SPARSE_NEST_MAX else _last_covering_segments(ts, end)
-    if not with_depth:
-        return parent, None
-    # depth = number of ancestors: pointer jumping over the parent links
+    return parent, _depths(parent) if with_depth else None
+
+
+def _depths(parent: np.ndarray) -> np.ndarray:
+    """Number of ancestors of each node: pointer jumping over the parent links (-1: the root)."""
     depth = (parent >= 0).astype(np.int64)
     nxt = parent.copy()
     live = np.flatnonzero(nxt >= 0)
@@ -439,7 +449,7 @@ def _nest(ts: np.ndarray, end: np.ndarray, with_depth: bool = True) -> tuple[np.
         up = nxt[live]
         depth[live], nxt[live] = depth[live] + depth[up], nxt[up]
         live = live[nxt[live] >= 0]
-    return parent, depth
+    return depth
 
 
 def _last_covering(ts: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -691,6 +701,64 @@ def _driver_edges(profile: Profile, ts: np.ndarray, end: np.ndarray, parent: np.
     return node[ok], col_of(fk, "k", np.int64)[pick[ok]], col_of(fk, "order", np.int64)[pick[ok]]
 
 
+def _step_flags(codes: np.ndarray, uniq: np.ndarray) -> np.ndarray:
+    """Per op: is it a step marker (its name holds ``ProfilerStep#``), from the factorized names."""
+    return np.array([STEP_MARK in str(u) for u in uniq.tolist()], dtype=bool)[codes]
+
+
+def _markers_first(ts: np.ndarray, end: np.ndarray, is_step: np.ndarray, marks: np.ndarray) -> np.ndarray | None:
+    """The start-sorted ops reordered where a step marker shares its start with other ops, None where none does.
+
+    §2.2 keeps file order at one start, and torch_npu writes every ``ProfilerStep#N`` after the ops of its step
+    (trace_view.json), as PyTorch 1.8's Kineto traces write a marker after its first children: an op starting at
+    the marker's very ns (us, in a trace of whole microseconds) would hold the marker and, through it, the whole
+    step (the original's one top-level op of the step's time; ours opened it as a container, so the op itself was
+    compared nowhere). At such a start the ops that outlast the marker (a wrapper opened with the first step) come
+    first, then the marker, then the ops it covers, which it holds: each group in file order. No sample holds such
+    a tie (89 markers of 43 traces: the nearest op starts 1 us from its marker). ``marks``: the markers' rows."""
+    n = len(ts)
+    if len(marks) <= 64:  # a trace's few markers: their neighbours read one by one (~0.4 us a marker, where the
+        # two binary searches below cost ~10 us on NPU pair 1)
+        if not any(i and ts[i - 1] == ts[i] or i + 1 < n and ts[i + 1] == ts[i] for i in marks.tolist()):
+            return None
+    lo = np.searchsorted(ts, ts[marks], "left")
+    hi = np.searchsorted(ts, ts[marks], "right")
+    tied = hi - lo > 1
+    if not tied.any():
+        return None
+    order = np.arange(len(ts))
+    for a, b in sorted(set(zip(lo[tied].tolist(), hi[tied].tolist(), strict=True))):
+        mark = is_step[a:b]
+        longest = end[a:b][mark].max()
+        group = np.where(mark, 1, np.where(end[a:b] > longest, 0, 2))
+        order[a:b] = a + np.argsort(group, kind="stable")
+    return order
+
+
+def _unhook_markers(parent: np.ndarray, ts: np.ndarray, end: np.ndarray, marks: np.ndarray) -> bool:
+    """Lift each step marker out of the ops that end exactly as it starts (in place); whether any was lifted.
+
+    §2.2 keeps an op open up to its end inclusive, so a marker starting at the ns an op ends nests under that op,
+    which then holds the marker and the step's ops after it: the op, which ran before the step, was the
+    original's one op of the whole step and ours a container, compared nowhere. A marker is instead the child of
+    the nearest op around it still open after its start (the walk pops, for a marker, the ops ending at or before
+    its start), as ApiCompare's caller walk treats every call as open over [start, end). The ops after the marker
+    keep their parents: those it covers are its own, and the ops it left end before any later start. ``marks``:
+    the markers' rows."""
+    marks = marks[parent[marks] >= 0]
+    marks = marks[end[parent[marks]] <= ts[marks]]
+    if not len(marks):
+        return False
+    up = parent[marks]
+    todo = np.arange(len(marks))
+    while len(todo):  # up from the op that ends as the marker starts, past every ancestor ended by then
+        up[todo] = parent[up[todo]]
+        todo = todo[up[todo] >= 0]
+        todo = todo[end[up[todo]] <= ts[marks[todo]]]
+    parent[marks] = up
+    return True
+
+
 def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False, paired: bool = True) -> OpTree:
     """Build one side's op tree from the model tables (of no op where ``paired`` is False: a GPU trace of runtime
     calls alone against a side with framework ops, ``RunContext.has_ops``)."""
@@ -698,7 +766,20 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
     ops = _tree_ops(profile, op_cat, paired)
     ts = col_of(ops, "ts", np.int64)
     end = ts + col_of(ops, "dur", np.int64)
+    # the names are factorized here, not first by ``name_codes`` (every comparator that builds the tree reads them):
+    # the step markers among the ops decide their ties
+    name_codes = factorize(col_of(ops, "name", object))
+    is_step = _step_flags(*name_codes)
+    marks = np.flatnonzero(is_step)
+    order = _markers_first(ts, end, is_step, marks) if len(marks) else None
+    if order is not None:
+        ops = ops.take(order).reset_index(drop=True)
+        ts, end, is_step = ts[order], end[order], is_step[order]
+        marks = np.flatnonzero(is_step)
+        name_codes = factorize(col_of(ops, "name", object))  # first appearances in the new order
     parent, depth = _nest(ts, end)
+    if len(marks) and _unhook_markers(parent, ts, end, marks):
+        depth = _depths(parent)
     n = len(ts)
     size = _subtree_sum(np.ones(n, np.int64), parent, depth)
     first = np.arange(n)
@@ -719,7 +800,7 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
         profile=profile, ops=ops, ts=ts, end=end, tid=col_of(ops, "tid", np.int64),
         parent=parent, depth=depth, size=size, kpool=pool, kptr=kptr, kidx=ek,
         kernel_num=_range_sums(counts, first, size), device_ns=_range_sums(own_ns, first, size),
-        has_flows=has_flows, fk=fk,
+        has_flows=has_flows, fk=fk, _name_codes=name_codes, _is_step=is_step,
     )
 
 
