@@ -1,8 +1,9 @@
-"""A ``ProfilerStep#`` marker tied with an op (docs/differences.md, "A step marker holds the ops it starts with"):
-at a start a marker shares, the ops that outlast it come first, then the marker, then the ops it covers, whatever
-the file order; a marker is no child of an op that ends as it starts (``optree._markers_first``,
-``optree._unhook_markers``). No sample holds a tie (89 markers of 43 traces, the nearest op 1 us away), so each case
-is an edit of a real excerpt that moves one time stamp; the expected top layers are worked out by hand below.
+"""A ``ProfilerStep#`` marker tied with an op (docs/differences.md, "A step marker holds the ops it starts with"): at a
+start a marker shares, the ops that outlast it come first, then the marker, then the ops it covers, whatever the
+file order; a marker is no child of an op, or of the previous step's marker, that ends as it starts
+(``optree._markers_first``, ``optree._unhook_markers``). No sample holds a tie (89 markers of 43 traces, the nearest
+op 1 us away), so each case is an edit of a real excerpt that moves one time stamp; the expected top layers are
+worked out by hand below.
 
 * ``tests/data/kineto/legacy_resnet50_step6_start.pt.trace.json`` (README there): PyTorch 1.8 writes an op when it
   ends, so ProfilerStep#6 comes after every op of the excerpt. Host ops, microseconds from the marker's start
@@ -217,3 +218,24 @@ def test_the_vectorised_rule_is_the_plain_walk() -> None:
         assert got == _walk(ts.tolist(), end.tolist(), mark.tolist())
         depth = _depths(parent)
         assert all(depth[k] == (0 if p < 0 else depth[p] + 1) for k, p in enumerate(parent.tolist()))
+
+
+def test_npu_step_starting_as_the_previous_step_ends(tmp_path: Path) -> None:
+    """ProfilerStep#51 moved to start at 1736408883732320.000, where ProfilerStep#50 ends (its end 733510.000 kept).
+    §2.2 as written nests #51 under #50, so step 50 held all 22 top-layer ops of both steps and step 51 none (the
+    step asked for stopped the run); ours lifts #51 out of #50: step 50 keeps its 12 ops (the unedited fixture's,
+    empty_tensor first, evaluate_function: NpuDropoutBackward0 last), step 51 its 10, ReluBackward0's
+    evaluate_function first."""
+    out = tmp_path / "two_steps_ascend_pt"
+    shutil.copytree(TWO_STEPS, out)
+    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    mark = next(e for e in events if e.get("name") == "ProfilerStep#51")
+    mark["ts"], mark["dur"] = "1736408883732320.000", 1190.0
+    trace.write_text(json.dumps(events))
+    tree, unedited = _tree(out), _tree(TWO_STEPS)
+    assert _names(tree, tree.top_layer(51)) == [RELU, *AFTER_RELU]
+    step50 = _names(tree, tree.top_layer(50))
+    assert len(step50) == 12 and step50 == _names(unedited, unedited.top_layer(50))
+    assert step50[0] == "empty_tensor" and step50[-1] == EVAL + "NpuDropoutBackward0"
+    assert (tree.parent[tree.step_nodes()] == -1).all()

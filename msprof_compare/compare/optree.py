@@ -740,7 +740,8 @@ def _unhook_markers(parent: np.ndarray, ts: np.ndarray, end: np.ndarray, marks: 
 
     §2.2 keeps an op open up to its end inclusive, so a marker starting at the ns an op ends nests under that op,
     which then holds the marker and the step's ops after it: the op, which ran before the step, was the
-    original's one op of the whole step and ours a container, compared nowhere. A marker is instead the child of
+    original's one op of the whole step and ours a container, compared nowhere (a previous step's marker so held
+    the later step, which then had no op of its own: ``top_layer``'s nested step). A marker is instead the child of
     the nearest op around it still open after its start (the walk pops, for a marker, the ops ending at or before
     its start), as ApiCompare's caller walk treats every call as open over [start, end). The ops after the marker
     keep their parents: those it covers are its own, and the ops it left end before any later start. ``marks``:
