@@ -425,54 +425,73 @@ def _leading_tabs(text: Any) -> int:
 
 
 def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, captions: tuple[str, str]) -> None:
+    """One sheet, in the order its rows are laid out (constant_memory mode writes rows in order): the captions
+    (rows 1 and 2), the headers (row 3), the table's frame (filter, print setup), its data rows, then its charts."""
     ws = wb.add_worksheet(sheet.name, worksheet_class=_FastWorksheet if FAST_WRITER else None)
     if FAST_WRITER and ws.constant_memory and sheet.name in _CHART_SOURCES:
         ws.keep_chart_data()
     columns = sheet.columns
-    ncols = len(columns)
-    if sheet.data.shape[1] != ncols:
-        raise ValueError(f"sheet {sheet.name}: {sheet.data.shape[1]} data columns for {ncols} headers")
+    if sheet.data.shape[1] != len(columns):
+        raise ValueError(f"sheet {sheet.name}: {sheet.data.shape[1]} data columns for {len(columns)} headers")
     for j, col in enumerate(columns):
         ws.set_column(j, j, col.width)
-
-    # Row 1: the two captions (stacked: rows 1 and 2, so neither clips the other); row 2 empty; row 3 headers.
     if sheet.stacked_captions:
-        # each wraps within the table's columns where longer than they are: it ran on to their right, and the
-        # Summary, which prints its columns only (report/charts.py), had a long path cut at the page's edge
-        first = sheet.base_span[0]
-        for r, (text, fill) in enumerate(zip(captions, ("green", "yellow"), strict=True)):
-            lines = _caption_lines(text, columns[first:])
-            fmt = styles.get(fill=fill, bold=True, num=False, wrap=lines > 1)
-            if lines > 1:
-                ws.set_row(r, row_points(lines))
-                if ncols - 1 > first:
-                    ws.merge_range(r, first, r, ncols - 1, "", fmt)
-            ws.write_string(r, first, text, fmt)
+        _write_stacked_captions(ws, styles, sheet, captions)
     else:
-        spans = ((sheet.base_span, captions[0], "green"), (sheet.comparison_span, captions[1], "yellow"))
-        # A caption longer than its merged range was cut at the range's edge (the original's layout): on most
-        # sheets both paths lost the part that tells them apart. Such captions wrap, in a row tall enough.
-        lines = max(_caption_lines(text, columns[first:last + 1])
-                    for (first, last), text, _ in spans)
+        _write_spanned_captions(ws, styles, sheet, captions)
+    _write_headers(ws, styles, sheet)
+    nrows = _rows_written(sheet)
+    _frame_table(ws, sheet, nrows)
+    _write_data(ws, styles, sheet, nrows)
+    _draw_charts(wb, ws, sheet)
+
+
+def _write_stacked_captions(ws: Worksheet, styles: _Styles, sheet: Sheet, captions: tuple[str, str]) -> None:
+    """The Summary's captions, stacked in rows 1 and 2 so that neither clips the other. Each wraps within the
+    table's columns where longer than they are: it ran on to their right, and the Summary, which prints its
+    columns only (report/charts.py), had a long path cut at the page's edge."""
+    columns = sheet.columns
+    first = sheet.base_span[0]
+    for r, (text, fill) in enumerate(zip(captions, ("green", "yellow"), strict=True)):
+        lines = _caption_lines(text, columns[first:])
+        fmt = styles.get(fill=fill, bold=True, num=False, wrap=lines > 1)
         if lines > 1:
-            ws.set_row(0, row_points(lines))
-        for (first, last), text, fill in spans:
-            fmt = styles.get(fill=fill, bold=True, num=False, wrap=lines > 1)
+            ws.set_row(r, row_points(lines))
+            if len(columns) - 1 > first:
+                ws.merge_range(r, first, r, len(columns) - 1, "", fmt)
+        ws.write_string(r, first, text, fmt)
+
+
+def _write_spanned_captions(ws: Worksheet, styles: _Styles, sheet: Sheet, captions: tuple[str, str]) -> None:
+    """Row 1: each caption merged over its half of the table; row 2: empty, or the sheet's note.
+    A caption longer than its merged range was cut at the range's edge (the original's layout): on most sheets
+    both paths lost the part that tells them apart. Such captions wrap, in a row tall enough."""
+    columns = sheet.columns
+    spans = ((sheet.base_span, captions[0], "green"), (sheet.comparison_span, captions[1], "yellow"))
+    lines = max(_caption_lines(text, columns[first:last + 1]) for (first, last), text, _ in spans)
+    if lines > 1:
+        ws.set_row(0, row_points(lines))
+    for (first, last), text, fill in spans:
+        fmt = styles.get(fill=fill, bold=True, num=False, wrap=lines > 1)
+        if last > first:
+            ws.merge_range(0, first, 0, last, "", fmt)
+        ws.write_string(0, first, text, fmt)
+    note = getattr(sheet, "note", "")  # a line in row 2 (ranks_report.RanksSheet): frozen with the headers
+    if note:  # unbordered: it runs on over the empty cells to its right, or wraps in the first page's columns
+        first, last = _note_columns(sheet)
+        lines = _caption_lines(note, columns[first:last + 1])
+        fmt = styles.get(bold=True, num=False, border=False, wrap=lines > 1)
+        if lines > 1:
+            ws.set_row(1, row_points(lines))
             if last > first:
-                ws.merge_range(0, first, 0, last, "", fmt)
-            ws.write_string(0, first, text, fmt)
-        note = getattr(sheet, "note", "")  # a line in row 2 (ranks_report.RanksSheet): frozen with the headers
-        if note:  # unbordered: it runs on over the empty cells to its right, or wraps in the first page's columns
-            first, last = _note_columns(sheet)
-            lines = _caption_lines(note, columns[first:last + 1])
-            fmt = styles.get(bold=True, num=False, border=False, wrap=lines > 1)
-            if lines > 1:
-                ws.set_row(1, row_points(lines))
-                if last > first:
-                    ws.merge_range(1, first, 1, last, "", fmt)
-            ws.write_string(1, first, note, fmt)
+                ws.merge_range(1, first, 1, last, "", fmt)
+        ws.write_string(1, first, note, fmt)
+
+
+def _write_headers(ws: Worksheet, styles: _Styles, sheet: Sheet) -> None:
+    """Row 3, each header filled as its half's caption."""
     cmp_first, cmp_last = sheet.comparison_span
-    for j, col in enumerate(columns):
+    for j, col in enumerate(sheet.columns):
         fill = "yellow" if cmp_first <= j <= cmp_last else "green"
         ws.write_string(2, j, col.header, styles.get(fill=fill, bold=True, num=False))
     if not sheet.stacked_captions:
@@ -480,21 +499,34 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
         # waterfall (contributors, checks, chart data) have headers of their own that row 3 would mislabel.
         ws.freeze_panes(HEADER_ROWS, 0)
 
+
+def _rows_written(sheet: Sheet) -> int:
+    """The sheet's data rows that fit below its header rows (Excel's ``MAX_ROWS``); a warning names the rest."""
     nrows = len(sheet)
     limit = MAX_ROWS - HEADER_ROWS
     if nrows > limit:
         log.warning("Sheet %s has %s rows; Excel holds at most %s, the rest are not written.",
                     sheet.name, f"{nrows:,}", f"{limit:,}")
         nrows = limit
-    if FAST_WRITER and any(c.header in LINES_HEADERS for c in columns):
+    return nrows
+
+
+def _frame_table(ws: Worksheet, sheet: Sheet, nrows: int) -> None:
+    """What the table of ``nrows`` data rows gets as a whole: one-line rows, its filter and its print setup."""
+    if FAST_WRITER and any(c.header in LINES_HEADERS for c in sheet.columns):
         ws.one_line_rows = range(HEADER_ROWS, HEADER_ROWS + nrows)
     if not sheet.stacked_captions and not sheet.row_styles:
         # a filter on the header row: users filter the tables (e.g. a diff column > 0) at once. Not on Summary
         # (tables of several kinds) nor on OverallMetrics, whose rows are a hierarchy.
-        ws.autofilter(HEADER_ROWS - 1, 0, HEADER_ROWS - 1 + nrows, ncols - 1)
+        ws.autofilter(HEADER_ROWS - 1, 0, HEADER_ROWS - 1 + nrows, len(sheet.columns) - 1)
     if not sheet.stacked_captions:
         _print_setup(ws, sheet, nrows)
 
+
+def _write_data(ws: Worksheet, styles: _Styles, sheet: Sheet, nrows: int) -> None:
+    """The first ``nrows`` data rows: row-styled (OverallMetrics: a fill and an indent per row) cell by cell, the
+    others as plain rows (``_write_plain_rows``); then the cells that link to a file."""
+    columns = sheet.columns
     cols = [col if len(col) == nrows else col[:nrows] for col in _column_arrays(sheet.data)]
     links = getattr(sheet, "links", None) or {}  # {(data row, column): file name} (ranks_report.RanksSheet)
     values = [col.tolist() for col in cols]
@@ -511,7 +543,7 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
         for i in range(nrows):
             r = i + HEADER_ROWS
             fill = row_styles[i] if i < len(row_styles) else ""
-            for j in range(ncols):
+            for j in range(len(columns)):
                 v = values[j][i]
                 indent = _leading_tabs(v) if j == 0 else 0
                 fmt = styles.get(kinds[j], fill=fill, indent=indent) if fill or j == 0 else plain[j]
@@ -524,7 +556,6 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
         if i < nrows:  # a relative link: the file beside the workbook, wherever the folder is moved
             ws.write_url(i + HEADER_ROWS, j, f"external:{target}", styles.get(kinds[j], link=True),
                          string=str(values[j][i]))
-    _draw_charts(wb, ws, sheet)
 
 
 def _column_arrays(frame: pd.DataFrame) -> list[Any]:
