@@ -304,14 +304,15 @@ def _detail_columns(widths: list[float], details: list[str]) -> tuple[int, float
 
 
 def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
+    """Below the Summary's waterfall table, top to bottom: the verdict, the waterfall chart, the operator
+    contributors with their notes (``_operator_parts``), the communication and memory ones (``_resource_parts``),
+    the validity checks; the print area holds those, and the chart data follows it (the waterfall's here, each
+    statistic sheet's as it is drawn: ``_statistic``)."""
     wf: pd.DataFrame = getattr(sheet, "waterfall", pd.DataFrame())
-    contrib: pd.DataFrame = getattr(sheet, "contributors", pd.DataFrame())
-    guard: pd.DataFrame = getattr(sheet, "guards", pd.DataFrame())
     st = _state(wb)
     st.summary, st.summary_name = ws, sheet.name
     page_frame(ws)
-    n = len(sheet)
-    row = HEADER_ROWS + n + 1
+    row = HEADER_ROWS + len(sheet) + 1
     verdict = getattr(sheet, "verdict", "")
     if verdict:  # in words, on the blank row under the waterfall, within its columns
         row = _wrapped_rows(wb, ws, sheet, row, f"{verdict}.".split("\n"))  # a row per sentence, as the console
@@ -324,41 +325,9 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         height = _CHART_SIZE[1]
         ws.set_h_pagebreaks([chart_at])  # atop the next page rather than cut at the first page's foot
     row = chart_at + -(-height // _ROW_PIXELS) + 1  # the next table after one blank row
-    if len(contrib):
-        note = unexplained_note(contrib, wf, getattr(sheet, "communication", None))
-        # every row: the console shows the first CONSOLE_TOP (its title says so), the sheet has the room
-        row = _contributor_table(wb, ws, row, contributors_title(contrib), contrib)
-        lines = [f"Note: {note}."] if note else []
-        # the note, the row on contributors off the module sheets and the module lead: as the console and the JSON
-        modules = getattr(sheet, "module_contributors", None)
-        lead = module_contributors_note(modules)
-        outside = outside_modules_note(contrib, modules)
-        if outside:
-            lines.append(outside)
-        if lead:
-            lines.append(f"{lead}:")
-        row = _wrapped_rows(wb, ws, sheet, row, lines)
-        if lead:
-            # the first CONSOLE_TOP, as the console: the sheet printed on one page (fit_to_pages), and SGLang's
-            # 113 rows made its print area 148 rows, 4005 pt tall (38 rows, 675 pt, before the table), printed at
-            # a sixth of the size; every row stays in ModuleCompareStatistic, the JSON and the API
-            shown, first = shown_rows(modules)
-            # names wrap within column A: "module path > operator" runs past its 72 characters (104 for a
-            # backward Conv2d row of the DB pair, all 113 rows of SGLang's), and cut at column B's figure the
-            # operator at its end was hidden, so that two Conv2d rows read alike
-            row = _contributor_table(wb, ws, row, contributors_title(modules, "module", first=first), shown,
-                                     [c.width for c in sheet.columns])
+    row = _operator_parts(wb, ws, sheet, row, wf)
     row = _resource_parts(wb, ws, sheet, row)
-    # never empty: five checks are always made. A share just under its threshold is written cut to the two decimals
-    # its format shows, as the log shows it: the 0.00% format rounded 49.996 % up to 50.00 %, the threshold
-    rows = [[c, s, shown_share(c, b), shown_share(c, v), d] for c, s, b, v, d in _tuples(guard)]
-    # Detail wraps within the print area, the tables' width: left to overflow, a long detail (up to 1,316
-    # characters, on a text export against a DB export) ran past the page's edge and was cut there
-    last_col, detail = _detail_columns(widths, [r[4] for r in rows if isinstance(r[4], str)])
-    row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
-                 "figures with this in mind)",
-                 ["Check", "Status", "Base", "Comparison", "Detail"], rows, _guard_styles,
-                 [*widths[:4], detail], last_col)
+    row, last_col = _validity_checks(wb, ws, sheet, row, widths)
 
     # Print the tables and the chart one page wide, as tall as they need, at MIN_PRINT_SCALE or larger (fitted
     # on one page with the chart beside them they printed at 45-52 %); the chart data stays off it, below it.
@@ -373,6 +342,54 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     steps = wf.index[~wf["Category"].isin(["start", "end"])]
     st.category_rows = (HEADER_ROWS + int(steps[0]), HEADER_ROWS + int(steps[-1]))
     st.next_row = row
+
+
+def _operator_parts(wb: Any, ws: Any, sheet: Sheet, row: int, wf: pd.DataFrame) -> int:
+    """The operator contributors (every row: the console shows the first CONSOLE_TOP, as its title says; the sheet
+    has the room), the note, the row on contributors off the module sheets and the module lead under them, then
+    the module contributors: as the console and the JSON. Returns the next free row; none without contributors."""
+    contrib: pd.DataFrame = getattr(sheet, "contributors", pd.DataFrame())
+    if not len(contrib):
+        return row
+    note = unexplained_note(contrib, wf, getattr(sheet, "communication", None))
+    row = _contributor_table(wb, ws, row, contributors_title(contrib), contrib)
+    lines = [f"Note: {note}."] if note else []
+    modules = getattr(sheet, "module_contributors", None)
+    lead = module_contributors_note(modules)
+    outside = outside_modules_note(contrib, modules)
+    if outside:
+        lines.append(outside)
+    if lead:
+        lines.append(f"{lead}:")
+    row = _wrapped_rows(wb, ws, sheet, row, lines)
+    if lead:
+        # the first CONSOLE_TOP, as the console: the sheet printed on one page (fit_to_pages), and SGLang's
+        # 113 rows made its print area 148 rows, 4005 pt tall (38 rows, 675 pt, before the table), printed at
+        # a sixth of the size; every row stays in ModuleCompareStatistic, the JSON and the API
+        shown, first = shown_rows(modules)
+        # names wrap within column A: "module path > operator" runs past its 72 characters (104 for a
+        # backward Conv2d row of the DB pair, all 113 rows of SGLang's), and cut at column B's figure the
+        # operator at its end was hidden, so that two Conv2d rows read alike
+        row = _contributor_table(wb, ws, row, contributors_title(modules, "module", first=first), shown,
+                                 [c.width for c in sheet.columns])
+    return row
+
+
+def _validity_checks(wb: Any, ws: Any, sheet: Sheet, row: int, widths: list[float]) -> tuple[int, int]:
+    """The validity checks' table (never empty: five checks are always made); returns the next free row and the
+    last column their Detail is merged to (``_detail_columns``), the print area's. A share just under its
+    threshold is written cut to the two decimals its format shows, as the log shows it: the 0.00% format rounded
+    49.996 % up to 50.00 %, the threshold."""
+    guard: pd.DataFrame = getattr(sheet, "guards", pd.DataFrame())
+    rows = [[c, s, shown_share(c, b), shown_share(c, v), d] for c, s, b, v, d in _tuples(guard)]
+    # Detail wraps within the print area, the tables' width: left to overflow, a long detail (up to 1,316
+    # characters, on a text export against a DB export) ran past the page's edge and was cut there
+    last_col, detail = _detail_columns(widths, [r[4] for r in rows if isinstance(r[4], str)])
+    row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
+                 "figures with this in mind)",
+                 ["Check", "Status", "Base", "Comparison", "Detail"], rows, _guard_styles,
+                 [*widths[:4], detail], last_col)
+    return row, last_col
 
 
 def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int, at: int, height: int) -> int:
