@@ -42,6 +42,7 @@ from ..compare.table import Sheet, column_at, sheet_numbers
 from ..textsafe import text_width
 from . import summary_console as con
 from .excel import (
+    HEADER_ROWS,
     MAX_ROW_POINTS,
     MIN_PRINT_SCALE,
     PRINTABLE_HEIGHT_POINTS,
@@ -54,7 +55,6 @@ from .excel import (
 
 log = logging.getLogger("msprof-analyze")
 
-HEADER_ROWS = 3          # data rows start at 0-based row 3 (reference-2 §8.2)
 TOP_REGRESSIONS = 20
 EXPLAINED = 0.9          # a module chart leaves out a module one submodule explains this much of
 _STATE_ATTR = "_msprof_compare_charts"
@@ -124,7 +124,6 @@ def _write(ws: Any, r: int, c: int, v: Any, fmt: Any) -> None:
         ws.write_string(r, c, v, fmt)
     else:
         ws.write_number(r, c, float(v), fmt)
-
 
 
 def _wrapped_lines(text: str, width: float) -> int:
@@ -401,15 +400,16 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int,
     first = row + 1
     r = first
     lows = []
-    category, step = _position(wf, "Category"), _position(wf, "Step")
+    category, step, delta, cumulative = (_position(wf, c) for c in ("Category", "Step", "Delta(ms)",
+                                                                    "Cumulative(ms)"))
     for item in _tuples(wf):
         cat = item[category]
-        cum = float(item[5])
+        cum = float(item[cumulative])
         if cat in ("start", "end"):
             vals = [0.0, 0.0, 0.0, cum]
             lows.append(cum)
         else:
-            d = float(item[4])
+            d = float(item[delta])
             prev = cum - d
             lo = min(prev, cum)
             vals = [lo, max(d, 0.0), max(-d, 0.0), 0.0]

@@ -68,6 +68,8 @@ CONSTANT_MEMORY_ROWS = 100_000
 #: The sheets whose cells charts plot (report/charts.py: Summary's steps and chart data; OverallMetrics' rows
 #: when there is no Summary): small, so constant_memory mode keeps their values for the chart caches.
 _CHART_SOURCES = ("Summary", "OverallMetrics")
+#: Rows above a sheet's data (reference-2 §8.2): the captions, an empty row (or a note), the headers; the charts'
+#: module places its tables and charts by it too.
 HEADER_ROWS = 3
 _INF = math.inf
 _INT_FAST = 2**63  # ints of the frames (int64): larger ones take _classify's path
