@@ -44,6 +44,9 @@ HEADERS = ("Rank", "Base", "Comparison", "Diff", "Diff %", "Computing", "Uncover
 
 #: The key of a rank's figures holding its largest waterfall step: (step name, delta ns), None where no step moved.
 STEP = "step"
+#: A rank's row of the table over ranks (and of the job overview, report/ranks_report.py): (rank or ``RankCycle``,
+#: ``rank_figures``' {metric: (base ns, comparison ns)} or None, paths of its reports).
+Row = tuple[Unit, dict[str, Any] | None, list[str]]
 
 
 def rank_figures(result: CompareResult) -> dict[str, Any] | None:
@@ -129,7 +132,7 @@ def unit_columns(units: list[Unit]) -> tuple[list[str], list[list[int | None]]]:
     return ["Rank", "Cycle"], [[unit_rank(u), u.cycle] for u in units]  # type: ignore[union-attr]
 
 
-def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
+def render_ranks(rows: list[Row]) -> str:
     """The table over ranks, one row per (rank, figures, reports): their figures (E2E and the changes of the other
     metrics they hold), or their reports without any (no time breakdown; with figures the rank lines name the
     reports), beside each side's communication time and its change where some rank holds it (``COMMUNICATION``).
@@ -221,8 +224,7 @@ def step_legend(keys: dict[str, str]) -> list[str]:
     return [f"{STEP_HEADER} {key}: {term_safe(name)}" for name, key in keys.items()]
 
 
-def slowest(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]
-            ) -> tuple[tuple[int, int], tuple[int, int]] | None:
+def slowest(rows: list[Row]) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """((rank, E2E ns) of the base, the same of the comparison): the slowest rank of each side, the largest E2E, the
     lowest rank on a tie (a synchronous job's step time is its slowest rank's); None without figures. The job line
     and the job overview file (report/ranks_report.py) both take the job's figures from here."""
@@ -234,8 +236,7 @@ def slowest(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]
     return (b_rank, b_ns), (c_rank, c_ns)
 
 
-def cycles_of(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]
-              ) -> dict[int | None, list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]]:
+def cycles_of(rows: list[Row]) -> dict[int | None, list[Row]]:
     """The rows per cycle, in order ({None: rows} where the units are ranks alone); {} for a single device's
     cycles, which have no job of ranks (one row each)."""
     units = [u for u, _, _ in rows]
@@ -243,14 +244,13 @@ def cycles_of(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str
         return {None: rows}
     if any(isinstance(u, RankCycle) and u.rank is None for u in units):
         return {}
-    grouped: dict[int | None, list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]] = {}
+    grouped: dict[int | None, list[Row]] = {}
     for row in rows:
         grouped.setdefault(row[0].cycle, []).append(row)  # type: ignore[union-attr]
     return grouped
 
 
-def job_lines(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]],
-              selected: tuple[int, ...] | None = None) -> list[str]:
+def job_lines(rows: list[Row], selected: tuple[int, ...] | None = None) -> list[str]:
     """The job's line (``job_line``) of each cycle of ranks, ``Job cycle k (...)``; the one line of ranks without
     cycles; none for a single device's cycles. ``selected``: the ranks ``--rank_list`` selected, which the lines
     name (their slowest ranks are of those alone); None: all."""
@@ -266,8 +266,7 @@ def _ranks(ids: list[int]) -> str:
     return f"{'rank' if len(ids) == 1 else 'ranks'} {short_list(ids, _SELECTED_LISTED)}"
 
 
-def job_line(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]], cycle: int | None = None,
-             selected: tuple[int, ...] | None = None) -> str:
+def job_line(rows: list[Row], cycle: int | None = None, selected: tuple[int, ...] | None = None) -> str:
     """The slowest rank of each side (``slowest``) and the change between them, "" without figures; of one cycle's
     ranks where ``cycle`` is given; "of ranks 0, 3 selected" ("of rank 1 selected") where ``selected``
     (``--rank_list``) narrowed the job: the job's slowest rank may be one left out. A selected rank without a row
@@ -293,7 +292,7 @@ def job_line(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]
 Straggler = tuple[int, int, float, list[int]]
 
 
-def straggler(rows: list[tuple[Unit, dict[str, Any] | None, list[str]]]) -> Straggler | None:
+def straggler(rows: list[Row]) -> Straggler | None:
     """The rank whose computing grew most where the other ranks' uncovered communication grew by about as much (a
     synchronous job: they wait for it at the next collective), None otherwise. "About as much": the others' median
     uncovered communication change is within half and one and a half times the rank's computing change, while the
@@ -318,7 +317,7 @@ def straggler(rows: list[tuple[Unit, dict[str, Any] | None, list[str]]]) -> Stra
     return rank, computing, wait, names
 
 
-def straggler_lines(rows: list[tuple[Unit, dict[str, Any] | None, list[str]]]) -> list[str]:
+def straggler_lines(rows: list[Row]) -> list[str]:
     """The ``straggler`` line of each cycle of ranks (of the job, ranks without cycles): "Likely straggler: rank 0,
     Computing +1.000 ms; rank 1's Uncovered Communication +1.000 ms (waiting on it)"; none where none is found."""
     lines = []

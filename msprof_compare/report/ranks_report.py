@@ -25,6 +25,7 @@ from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
 from .ranks_console import (
     COMMUNICATION,
     STEP,
+    Row,
     cycles_of,
     job_lines,
     shown_metrics,
@@ -34,8 +35,6 @@ from .ranks_console import (
     timed,
 )
 
-#: The sheet's name: "Cycles" for a single device's cycles (``job_name``).
-SHEET_NAME = "Ranks"
 #: The overview JSON's schema (docs/ranks.schema.json), versioned apart from the result JSON's: 2 since E2E's
 #: diff_ratio is null where a side has no E2E time (version 1 wrote "INF", or 0.0, there), which a reader of 1 may
 #: not take.
@@ -49,9 +48,6 @@ LABELS = {"e2e": "E2E", "computing": "Computing", "uncovered_communication": "Un
 VERDICTS = {3: True, 0: False, 1: None}
 _VERDICT_TEXT = {True: "yes", False: "no", None: "not judged (no E2E time)"}
 
-#: A rank's row: (rank or ``RankCycle``, ``rank_figures``' {metric: (base ns, comparison ns)} or None, paths of its
-#: reports).
-Row = tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]
 #: {unit: (base input, comparison input)} of the units one folder alone holds (None on the side without it).
 OneSided = Mapping[Unit, tuple[str | None, str | None]]
 #: The Ranks sheet's ``Compared`` cell of a rank not compared, by the side that holds it.
@@ -150,14 +146,15 @@ def _straggler(rows: list[Row]) -> dict[str, Any] | list[dict[str, Any]] | None:
     """The likely straggler (``ranks_console.straggler``): a record (ranks alone) or a record per cycle where one is
     found (a schedule's cycles), None where none is."""
     records = []
-    for cycle, of_cycle in cycles_of(rows).items():
+    cycles = cycles_of(rows)
+    for cycle, of_cycle in cycles.items():
         found = straggler(of_cycle)
         if found is not None:
             rank, computing, wait, others = found
             records.append({**({} if cycle is None else {"cycle": cycle}), "rank": rank,
                             "computing_diff_ns": computing, "computing_diff_ms": computing / 1e6,
                             "other_ranks": others, "others_uncovered_communication_diff_ms": clean(wait / 1e6)})
-    if None in cycles_of(rows):
+    if None in cycles:
         return records[0] if records else None
     return records or None
 
@@ -232,8 +229,7 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     n, k = len(metrics), len(named)  # the base's times start after the columns naming the unit
     spans = ((k, k + n - 1), (k + n, k + 2 * n - 1)) if n else ((first, first), (first + 1, first + 1))
     frame = pd.DataFrame(dict(enumerate(data)))
-    name = SHEET_NAME if job_name(document) == "Ranks" else job_name(document)
-    return RanksSheet(name, columns, frame, *spans, note=_note(document), links=links)
+    return RanksSheet(job_name(document), columns, frame, *spans, note=_note(document), links=links)
 
 
 def _ratio_cell(record: dict[str, Any], pct: float | None) -> float | None:
