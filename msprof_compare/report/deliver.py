@@ -214,16 +214,14 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
     """Write the reports ``result.options.output_format`` names; returns what was written ("-" = stdout).
     One run has one timestamp: the clock is read once, for the default names and the JSON's ``generated_at``.
     ``create`` False: a missing folder is not made (``output.write_new_files``: a rank's reports beside earlier
-    ranks')."""
+    ranks'). Each file is announced in the log as soon as it is published, so a later report's failure does not
+    hide an earlier one that is there."""
     formats = result.options.formats
     written: list[str] = []
     now = utc_now()
     if output == STDOUT:
         if writes_workbook(formats, output, explicit_format):
-            path = write_workbook(result, ".", now)
-            if path:
-                written.append(path)
-                log.info("The comparison result file has been generated: %s", path)
+            _generated(written, write_workbook(result, ".", now))
         written.append(write_json(result, STDOUT, now=now))
         return written
     xlsx_target, json_target = _targets(output)
@@ -240,20 +238,22 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
         # a named file keeps its extension as written (-o run.XLSX: run.XLSX, as with the workbook alone)
         parts = [(os.path.splitext(n)[1] if n else part[0], *part[1:])
                  for n, part in ((name, workbook), (json_name, json_part(result, generated_at=now)))]
-        paths = write_new_files(directory, stem, parts, create=create)
-        for path in paths:
-            log.info("The comparison result file has been generated: %s", path)
-        return paths
+        for path in write_new_files(directory, stem, parts, create=create):
+            _generated(written, path)
+        return written
     if "xlsx" in formats:
-        path = write_workbook(result, xlsx_target, now, create=create)
-        if path:
-            written.append(path)
-            log.info("The comparison result file has been generated: %s", path)
+        _generated(written, write_workbook(result, xlsx_target, now, create=create))
     if "json" in formats:
-        path = write_json(result, json_target, now=now, create=create)
+        _generated(written, write_json(result, json_target, now=now, create=create))
+    return written
+
+
+def _generated(written: list[str], path: str) -> None:
+    """Add a published report's ``path`` to ``written`` with the original's log line; "" (no workbook: no sheet
+    has rows) is neither."""
+    if path:
         written.append(path)
         log.info("The comparison result file has been generated: %s", path)
-    return written
 
 
 def apply_gate(result: CompareResult) -> int:
