@@ -52,7 +52,7 @@ from ..compare.table import (
 )
 from ..gcpause import gc_paused
 from ..textsafe import text_width
-from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_file
+from .output import FILE_PREFIX, Part, default_name, output_target, write_new_file
 
 if TYPE_CHECKING:
     from xlsxwriter.format import Format
@@ -103,8 +103,7 @@ FAST_WRITER = xlsxwriter.__version__.startswith("3.3.")
 
 def default_file_name(now: datetime | None = None) -> str:
     """``performance_comparison_result_{UTC %Y%m%d%H%M%S}.xlsx`` as the original names it."""
-    now = now or utc_now()
-    return f"{FILE_PREFIX}{now.strftime('%Y%m%d%H%M%S')}.xlsx"
+    return default_name(".xlsx", now)
 
 
 def resolve_target(target: str | os.PathLike = ".", force: bool = False) -> tuple[str, str | None]:

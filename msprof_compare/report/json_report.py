@@ -27,7 +27,7 @@ from ..compare.module_contributors import module_contributors_note, outside_modu
 from ..compare.summary_notes import unexplained_note
 from ..errors import ProfileError
 from ..options import CLI_FACE, Face
-from .output import FILE_PREFIX, Part, closed_pipe, discard_rest, output_target, utc_now, write_new_file
+from .output import Part, closed_pipe, default_name, discard_rest, output_target, utc_now, write_new_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -265,10 +265,8 @@ def _encodable(text: str, stream: TextIO) -> bool:
 
 
 def default_file_name(now: _dt.datetime | None = None) -> str:
-    """The JSON report's default name: the workbook's prefix and UTC timestamp, so both kinds of report sort
-    together and read alike."""
-    now = now or utc_now()
-    return f"{FILE_PREFIX}{now.strftime('%Y%m%d%H%M%S')}.json"
+    """The JSON report's default name: the workbook's prefix and UTC timestamp (``output.default_name``)."""
+    return default_name(".json", now)
 
 
 def _is_stdout(target: object) -> bool:

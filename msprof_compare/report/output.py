@@ -50,6 +50,12 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def default_name(suffix: str, now: datetime | None = None) -> str:
+    """``performance_comparison_result_{UTC %Y%m%d%H%M%S}{suffix}``: a report's name as the original names its
+    workbook; the JSON report takes the same, so both kinds of report sort together and read alike."""
+    return f"{FILE_PREFIX}{(now or utc_now()).strftime('%Y%m%d%H%M%S')}{suffix}"
+
+
 #: The report files a target path may name; a target naming one kind is refused for the other.
 REPORT_SUFFIXES = (".xlsx", ".json")
 
