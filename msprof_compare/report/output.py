@@ -71,27 +71,7 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     permission, a name with the other report's suffix). ``folder_only``: the target must be a folder (a
     rank-by-rank compare's), so a file in its place is not answered with a report file's name.
     """
-    try:
-        raw = os.fsdecode(target) or "."  # str, bytes or a path object, as the inputs
-    except TypeError:
-        raise UsageError(f"output must be a path (str or os.PathLike), not {type(target).__name__}") from None
-    say = term_safe(raw)  # as messages name it: a line break in it escaped, not joined into a space
-    if "\0" in raw:  # no file name can hold one (only an API caller's string can)
-        raise UsageError(f"output {say}: the path contains a NUL character")
-    if any(c < " " or c == "\x7f" for c in raw):
-        # as an input path (loaders.paths.check_text) and the original's output checks: -o "out<newline>" made a
-        # folder whose name the "has been generated" line could only show escaped, which no copy of it finds
-        raise UsageError(f"output {say}: the path contains control characters")
-    if raw == "-":
-        raise UsageError(f"output '-' (standard output) takes the JSON report only; give a directory or a {suffix} "
-                         "path")
-    blank = _blank_name(raw)
-    if blank is not None:
-        # -o " " (a variable holding a space) made a folder named " " without a word: a name nobody sees or types
-        what = "the path is only whitespace" if not raw.strip() else \
-            f"the name '{term_safe(blank)}' in it is only whitespace"
-        raise UsageError(f"output '{say}': {what}, which would make a folder of that name; give a directory or a "
-                         f"{suffix} path")
+    raw, say = _target_text(target, suffix)
     try:
         path = os.path.abspath(os.path.expanduser(raw))
     except OSError:  # a relative target in a working directory that was deleted meanwhile
@@ -125,27 +105,71 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         raise UsageError(f"output {'path' if name is None else 'folder'} {where} is a symbolic link; refusing to "
                          "write through it")
     if os.path.exists(path):
-        if not os.path.isdir(path):
-            # "-o afile" (an existing file without a report's suffix): the line alone left the user to guess that
-            # -o may name the report file too (user walk, session 66); a folder's own path needs no such hint
-            hint = "" if name is not None else "; give a directory" + (
-                "" if folder_only else f", or a name ending in {suffix} for the report file itself")
-            raise UsageError(f"output path {where} is a file, not a directory{hint}")
-        if name is not None:
-            free = first_free_name(path, name)
-            if len(os.fsencode(free)) > MAX_NAME_BYTES:
-                raise UsageError(f"output {say} exists, and the first free name with a _N suffix, "
-                                 f"...{term_safe(free[-40:])}, would be longer than {MAX_NAME_BYTES} bytes; give a "
-                                 "shorter or a free name")
-        if not os.access(path, os.W_OK | os.X_OK):
-            raise UsageError(f"output directory {where} is not writable")
-        if not force and shared_without_sticky_bit(path):
-            raise UsageError(f"output directory {where} can be written by every user and has no sticky bit: anyone "
-                             "could swap files in it while the report is written (use a directory of your own, or "
-                             "--force)")
-        _probe(path, f"output directory {where}", existing=True)
-        return path, name
-    # Missing: it will be created; the nearest existing ancestor must allow that.
+        _check_existing(path, name, say, where, force, folder_only, suffix)
+    else:  # missing: it will be created
+        _check_creatable(path, where)
+    return path, name
+
+
+def _target_text(target: str | bytes | os.PathLike, suffix: str) -> tuple[str, str]:
+    """The target as text ("." for an empty one) and as messages name it; refuses what names no folder or file of
+    ours: no path, a NUL or control characters, "-" (standard output: the JSON report's alone), a new name of
+    whitespace alone."""
+    try:
+        raw = os.fsdecode(target) or "."  # str, bytes or a path object, as the inputs
+    except TypeError:
+        raise UsageError(f"output must be a path (str or os.PathLike), not {type(target).__name__}") from None
+    say = term_safe(raw)  # as messages name it: a line break in it escaped, not joined into a space
+    if "\0" in raw:  # no file name can hold one (only an API caller's string can)
+        raise UsageError(f"output {say}: the path contains a NUL character")
+    if any(c < " " or c == "\x7f" for c in raw):
+        # as an input path (loaders.paths.check_text) and the original's output checks: -o "out<newline>" made a
+        # folder whose name the "has been generated" line could only show escaped, which no copy of it finds
+        raise UsageError(f"output {say}: the path contains control characters")
+    if raw == "-":
+        raise UsageError(f"output '-' (standard output) takes the JSON report only; give a directory or a {suffix} "
+                         "path")
+    blank = _blank_name(raw)
+    if blank is not None:
+        # -o " " (a variable holding a space) made a folder named " " without a word: a name nobody sees or types
+        what = "the path is only whitespace" if not raw.strip() else \
+            f"the name '{term_safe(blank)}' in it is only whitespace"
+        raise UsageError(f"output '{say}': {what}, which would make a folder of that name; give a directory or a "
+                         f"{suffix} path")
+    return raw, say
+
+
+def _check_existing(path: str, name: str | None, say: str, where: str, force: bool, folder_only: bool,
+                    suffix: str) -> None:
+    """An existing output folder ``path`` (``name``: the report file named in it, or None): a folder, with a free
+    ``_N`` name short enough where ``name`` is taken, writable, not writable by all without the sticky bit (unless
+    ``force``), and able to hold new entries (``_probe``). ``say`` / ``where``: the target / its folder as messages
+    name them; ``folder_only`` / ``suffix``: as ``output_target``'s."""
+    if not os.path.isdir(path):
+        # "-o afile" (an existing file without a report's suffix): the line alone left the user to guess that
+        # -o may name the report file too (user walk, session 66); a folder's own path needs no such hint
+        hint = "" if name is not None else "; give a directory" + (
+            "" if folder_only else f", or a name ending in {suffix} for the report file itself")
+        raise UsageError(f"output path {where} is a file, not a directory{hint}")
+    if name is not None:
+        free = first_free_name(path, name)
+        if len(os.fsencode(free)) > MAX_NAME_BYTES:
+            raise UsageError(f"output {say} exists, and the first free name with a _N suffix, "
+                             f"...{term_safe(free[-40:])}, would be longer than {MAX_NAME_BYTES} bytes; give a "
+                             "shorter or a free name")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"output directory {where} is not writable")
+    if not force and shared_without_sticky_bit(path):
+        raise UsageError(f"output directory {where} can be written by every user and has no sticky bit: anyone "
+                         "could swap files in it while the report is written (use a directory of your own, or "
+                         "--force)")
+    _probe(path, f"output directory {where}", existing=True)
+
+
+def _check_creatable(path: str, where: str) -> None:
+    """A missing output folder ``path``, to be created: the nearest existing folder above it must allow that (no
+    broken link on the way, a writable folder that can hold new entries). ``where``: ``path`` as messages name
+    it."""
     parent = os.path.dirname(path)
     while parent and not os.path.exists(parent):
         if os.path.islink(parent):  # makedirs cannot go through it: found here, not after the load (exit 1)
@@ -160,7 +184,6 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is not writable")
     _probe(parent, f"cannot create output directory {where}")
-    return path, name
 
 
 def _loop_note(link: str) -> str:
