@@ -363,6 +363,26 @@ def test_failing_chart_is_logged_not_raised(caplog):
     assert "Chart for sheet OverallMetrics skipped: boom" in caplog.text
 
 
+def test_a_failed_summary_chart_leaves_the_summary_table_whole(pair1, tmp_path, monkeypatch, caplog):
+    """Where the Summary's part below its waterfall fails (the chart skipped, as any failing chart), the statistic
+    sheets' chart data, which goes under the Summary's, is not written over the Summary: with the chart data row
+    still 0, pair 1's ModuleCompareStatistic regressions replaced the captions and the waterfall rows."""
+    def boom(*_a, **_k):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(charts, "_validity_checks", boom)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        path = pair1.to_excel(str(tmp_path))
+    assert "Chart for sheet Summary skipped: boom" in caplog.text
+    ws = openpyxl.load_workbook(path)["Summary"]
+    assert [ws.cell(1, 1).value, ws.cell(1, 2).value] == [None, f"Base Profiling: {pair1.base.path}"]  # column B
+    assert [ws.cell(2, 1).value, ws.cell(2, 2).value] == [None, f"Comparison Profiling: {pair1.comparison.path}"]
+    assert [c.value for c in ws[3][:2]] == ["Step", "Base(ms)"]
+    assert [ws.cell(4 + i, 1).value for i in range(len(pair1.waterfall))] == pair1.waterfall["Step"].tolist()
+    assert not [v for v in (c.value for c in ws["A"]) if isinstance(v, str) and ": top " in v]
+    assert len(_chart_parts(path)) == 1  # OverallMetrics' bars, on its own rows; no bars without their data
+
+
 def test_render_script_usage():
     import subprocess
 

@@ -72,7 +72,7 @@ class _State:
     """Per-workbook chart bookkeeping (stored on the workbook object, so nothing is global)."""
 
     formats: dict[str, Any] = field(default_factory=dict)
-    summary: Any = None                 # the Summary worksheet, once written
+    summary: Any = None                 # the Summary worksheet, once written whole (its chart data area begun)
     summary_name: str = ""
     next_row: int = 0                   # next free row of the Summary sheet's chart data area
     #: Summary-sheet rows (first, last) of the waterfall steps (Step / Base / Comparison columns).
@@ -308,8 +308,6 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     the validity checks; the print area holds those, and the chart data follows it (the waterfall's here, each
     statistic sheet's as it is drawn: ``_statistic``)."""
     wf: pd.DataFrame = getattr(sheet, "waterfall", pd.DataFrame())
-    st = _state(wb)
-    st.summary, st.summary_name = ws, sheet.name
     page_frame(ws)
     row = HEADER_ROWS + len(sheet) + 1
     verdict = getattr(sheet, "verdict", "")
@@ -339,6 +337,11 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     # E2E, which is above 0 on both sides where a waterfall is made), Comparison E2E
     row = _waterfall_chart(wb, ws, sheet, wf, row, chart_at, height)
     steps = wf.index[~wf["Category"].isin(["start", "end"])]
+    # the other sheets' charts read their data here only once the sheet is whole: where a step above failed (the
+    # chart skipped, draw_charts), st.next_row stayed 0 and the statistic sheets' chart data was written from row 1
+    # over the captions and the waterfall
+    st = _state(wb)
+    st.summary, st.summary_name = ws, sheet.name
     st.category_rows = (HEADER_ROWS + int(steps[0]), HEADER_ROWS + int(steps[-1]))
     st.next_row = row
 
