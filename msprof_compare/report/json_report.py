@@ -31,6 +31,7 @@ from .output import Part, closed_pipe, default_name, discard_rest, output_target
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
+    from ..compare.table import Sheet
 
 SCHEMA_ID = "urn:msprof-compare:result-schema:2"
 #: 2: the document records the regression gate's verdict and reasons (``gate``); 1 had no such key
@@ -164,19 +165,6 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None,
     options (``gate_record``)."""
     now = generated_at or utc_now()
     frames = result.frames or {}
-    sheets = []
-    for s in result.sheets:
-        if not len(s):
-            continue
-        f = s.labelled()  # whole numbers stay whole (frame() reads a number column with blanks as float)
-        sheets.append({
-            "name": s.name,
-            "headers": list(s.headers),
-            "columns": [str(c) for c in f.columns],
-            "base_span": list(s.base_span),
-            "comparison_span": list(s.comparison_span),
-            "rows": records(f),
-        })
     summary = result.summary
     return {
         **document_head(SCHEMA_ID, SCHEMA_VERSION, now),
@@ -190,22 +178,42 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None,
             "rows": [[clean(c) for c in row] for row in summary.get("rows") or []],
             "notes": [str(n) for n in summary.get("notes") or []],
         },
-        "summary": {
-            "e2e": _e2e(frames),
-            **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
-            "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall"),
-                                                 frames.get("contributor_communication")) or None,
-            "module_contributors_note": module_contributors_note(frames.get("module_contributors")) or None,
-            "outside_modules_note": outside_modules_note(frames.get("contributors"),
-                                                         frames.get("module_contributors")) or None,
-            "verdict": result.verdict or None,
-            "communication": communication_totals(frames),
-            "memory": memory_totals(frames),
-            "memory_contributors_note": memory_summary.contributors_note(frames.get("memory_contributors")) or None,
-        },
-        "sheets": sheets,
+        "summary": _summary(frames, result.verdict),
+        "sheets": [_sheet(s) for s in result.sheets if len(s)],
         "frames": {name: records(f) for name, f in frames.items()
                    if name not in SUMMARY_FRAMES and name not in SUMMARY_OBJECTS and isinstance(f, pd.DataFrame)},
+    }
+
+
+def _summary(frames: dict[str, pd.DataFrame], verdict: str) -> dict[str, Any]:
+    """The document's ``summary``: the Summary results (``SUMMARY_FRAMES`` as records, ``SUMMARY_OBJECTS`` as
+    objects) with the notes and the verdict the console and the Summary sheet print under them."""
+    return {
+        "e2e": _e2e(frames),
+        **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
+        "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall"),
+                                             frames.get("contributor_communication")) or None,
+        "module_contributors_note": module_contributors_note(frames.get("module_contributors")) or None,
+        "outside_modules_note": outside_modules_note(frames.get("contributors"),
+                                                     frames.get("module_contributors")) or None,
+        "verdict": verdict or None,
+        "communication": communication_totals(frames),
+        "memory": memory_totals(frames),
+        "memory_contributors_note": memory_summary.contributors_note(frames.get("memory_contributors")) or None,
+    }
+
+
+def _sheet(s: Sheet) -> dict[str, Any]:
+    """One sheet of the workbook as the document's record: its headers, the columns as pandas reads them (repeated
+    headers suffixed ``.1``), the two halves' spans and the rows."""
+    f = s.labelled()  # whole numbers stay whole (frame() reads a number column with blanks as float)
+    return {
+        "name": s.name,
+        "headers": list(s.headers),
+        "columns": [str(c) for c in f.columns],
+        "base_span": list(s.base_span),
+        "comparison_span": list(s.comparison_span),
+        "rows": records(f),
     }
 
 
