@@ -79,26 +79,7 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
     cycles (``RankCycle``) give each record its ``cycle`` (rank null for a single device) and ``job`` a record per
     cycle (null for a single device)."""
     now = generated_at or utc_now()
-    records = []
-    for rank, figures, reports in rows:
-        record: dict[str, Any] = {**_unit(rank), "base_path": inputs[rank][0], "comparison_path": inputs[rank][1],
-                                  "reports": [os.path.basename(p) for p in reports]}
-        if figures is not None and COMMUNICATION in figures:  # communication alone: its total of each side
-            record["communication"] = change(*figures[COMMUNICATION], zero_known=True)
-        if timed(figures):
-            for metric in shown_metrics([figures]):
-                record[metric] = change(*figures[metric], zero_known=metric != "e2e")
-            base, comp = figures["e2e"]
-            # the ms OverallMetrics' E2E Time row divides: its Diff Ratio. None where a side has no E2E time, as the
-            # diff: an unknown time, not 0 ms (it read INF, or 0.00 %, a comparison that took no time)
-            e2e = record["e2e"]
-            e2e["diff_ratio"] = None if e2e["diff_ns"] is None else clean(ratio_of(base / 1e6, comp / 1e6))
-            if STEP in figures:  # the breakdown's waterfall step that moved most, null where none moved
-                step = figures[STEP]
-                record["largest_step"] = None if step is None else {
-                    "step": step[0], "diff_ns": step[1], "diff_ms": step[1] / 1e6}
-        record["regressed"] = VERDICTS[gates[rank]] if pct is not None and gates is not None else None
-        records.append(record)
+    records = [_record(row, inputs[row[0]], None if pct is None or gates is None else gates[row[0]]) for row in rows]
     lines = job_lines(rows)  # without the console's "of ranks 0, 3 selected": rank_list (row 2: Ranks selected)
     return {
         **document_head(SCHEMA_ID, SCHEMA_VERSION, now),
@@ -115,6 +96,31 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
             {**_unit(rank), "only_in": _only_in(paths), "base_path": paths[0], "comparison_path": paths[1]}
             for rank, paths in sorted(not_compared.items(), key=lambda item: unit_order(item[0]))],
     }
+
+
+def _record(row: Row, paths: tuple[str, str], gate: int | None) -> dict[str, Any]:
+    """A compared rank's record: its unit, inputs (``paths``) and reports' names, the figures its ``Row`` holds as
+    ``json_report.change``'s (with E2E's Diff Ratio and the largest step) and the gate's verdict (``gate``: its
+    status; None where no gate was asked)."""
+    rank, figures, reports = row
+    record: dict[str, Any] = {**_unit(rank), "base_path": paths[0], "comparison_path": paths[1],
+                              "reports": [os.path.basename(p) for p in reports]}
+    if figures is not None and COMMUNICATION in figures:  # communication alone: its total of each side
+        record["communication"] = change(*figures[COMMUNICATION], zero_known=True)
+    if timed(figures):
+        for metric in shown_metrics([figures]):
+            record[metric] = change(*figures[metric], zero_known=metric != "e2e")
+        base, comp = figures["e2e"]
+        # the ms OverallMetrics' E2E Time row divides: its Diff Ratio. None where a side has no E2E time, as the
+        # diff: an unknown time, not 0 ms (it read INF, or 0.00 %, a comparison that took no time)
+        e2e = record["e2e"]
+        e2e["diff_ratio"] = None if e2e["diff_ns"] is None else clean(ratio_of(base / 1e6, comp / 1e6))
+        if STEP in figures:  # the breakdown's waterfall step that moved most, null where none moved
+            step = figures[STEP]
+            record["largest_step"] = None if step is None else {
+                "step": step[0], "diff_ns": step[1], "diff_ms": step[1] / 1e6}
+    record["regressed"] = None if gate is None else VERDICTS[gate]
+    return record
 
 
 def job_name(document: dict[str, Any]) -> str:
