@@ -401,27 +401,12 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int,
     for j, h in enumerate(headers):
         ws.write_string(row, j, h, _fmt(wb, "header"))
     first = row + 1
-    r = first
-    lows = []
-    category, step, delta, cumulative = (_position(wf, c) for c in ("Category", "Step", "Delta(ms)",
-                                                                    "Cumulative(ms)"))
-    for item in _tuples(wf):
-        cat = item[category]
-        cum = float(item[cumulative])
-        if cat in ("start", "end"):
-            vals = [0.0, 0.0, 0.0, cum]
-            lows.append(cum)
-        else:
-            d = float(item[delta])
-            prev = cum - d
-            lo = min(prev, cum)
-            vals = [lo, max(d, 0.0), max(-d, 0.0), 0.0]
-            lows.append(lo)
-        ws.write_string(r, 0, category_label(str(item[step])), _fmt(wb, "text"))
+    levels, low = _waterfall_levels(wf)
+    for r, (label, vals) in enumerate(levels, start=first):
+        ws.write_string(r, 0, label, _fmt(wb, "text"))
         for j, v in enumerate(vals, start=1):
             ws.write_number(r, j, v, _fmt(wb, "float"))
-        r += 1
-    last = r - 1
+    last = first + len(levels) - 1
 
     name = sheet.name
     chart = wb.add_chart({"type": "column", "subtype": "stacked"})
@@ -435,7 +420,7 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int,
     chart.add_series({"name": "E2E", "categories": cats, "values": [name, first, 4, last, 4],
                       "fill": {"color": _BLUE}})
     # top >= Base E2E > 0 and low <= top, so the test below also means 0 < top / 2 < low
-    top, low = float(wf["Cumulative(ms)"].max()), min(lows)
+    top = float(wf["Cumulative(ms)"].max())
     y_axis: dict[str, Any] = {"name": "ms", "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}}
     if (top - low) < 0.5 * top:
         # Deltas are small against E2E: start the axis near the lowest level so the steps are visible.
@@ -447,6 +432,28 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int,
     chart.set_size({"width": _chart_width(sheet), "height": height})
     ws.insert_chart(at, 0, chart, _ANCHOR)
     return last + 2
+
+
+def _waterfall_levels(wf: pd.DataFrame) -> tuple[list[tuple[str, list[float]]], float]:
+    """Each waterfall row's category label and its stacked columns (ms): Invisible, Increase, Decrease, Total. A
+    step's bar floats on an invisible column up to the lower of the levels before and after it; the base and
+    comparison E2E stand from 0. With the lowest level a bar reaches down to, where the value axis may start."""
+    category, step, delta, cumulative = (_position(wf, c) for c in ("Category", "Step", "Delta(ms)",
+                                                                    "Cumulative(ms)"))
+    levels: list[tuple[str, list[float]]] = []
+    lows: list[float] = []
+    for item in _tuples(wf):
+        cum = float(item[cumulative])
+        if item[category] in ("start", "end"):
+            vals = [0.0, 0.0, 0.0, cum]
+            lows.append(cum)
+        else:
+            d = float(item[delta])
+            lo = min(cum - d, cum)
+            vals = [lo, max(d, 0.0), max(-d, 0.0), 0.0]
+            lows.append(lo)
+        levels.append((category_label(str(item[step])), vals))
+    return levels, min(lows)
 
 
 #: The longest line of a waterfall category label (``category_label``).
