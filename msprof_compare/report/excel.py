@@ -93,12 +93,12 @@ _NUM_FORMATS = {STYLE_INT: "#,##0", STYLE_FLOAT: "#,##0.00", STYLE_MS3: "#,##0.0
 _FILLS = {"blue": "#00BFFF", "light_blue": "#87CEFA", "red": "#FF0000", "green": "#00FF00", "yellow": "#FFFF00"}
 
 
-# --------------------------------------------------------------------------- target paths
-
-
 #: The block writer renders sheet XML the way xlsxwriter does and so depends on its internals:
 #: it is used only with the xlsxwriter releases it was checked byte-for-byte against.
 FAST_WRITER = xlsxwriter.__version__.startswith("3.3.")
+
+
+# --------------------------------------------------------------------------- target paths
 
 
 def default_file_name(now: datetime | None = None) -> str:
@@ -370,6 +370,7 @@ def row_points(lines: int) -> float:
     """The height of a row of ``lines`` wrapped lines, at most Excel's limit (a longer text scrolls)."""
     return min(MAX_ROW_POINTS, _LINE_POINTS * lines)
 
+
 #: Advance widths (1/1000 em) of Arial Bold's printable ASCII characters, space to tilde (Helvetica-Bold's
 #: metrics, which Arial's match): a caption's width in pixels, as Excel lays it out at 11 points (14.67 px/em).
 _ARIAL_BOLD = dict(zip(map(chr, range(32, 127)), (
@@ -382,6 +383,7 @@ _EM_PIXELS = 11 * 96 / 72
 
 
 def _char_pixels(ch: str) -> float:
+    """A caption character's width in pixels: its Arial Bold advance at 11 points (``_ARIAL_BOLD``)."""
     units = _ARIAL_BOLD.get(ch)
     if units is None:  # other scripts: a wide character takes an em, the rest as a capital
         units = 1000 if text_width(ch) == 2 else 722
@@ -420,6 +422,8 @@ def _caption_lines(text: str, columns: list) -> int:
 
 
 def _leading_tabs(text: Any) -> int:
+    """The indent of an OverallMetrics Index cell: its leading tabs, one per level below a top row (the original's
+    hierarchy, "\tConv (Forward)", "\t\tConv (Forward) (Cube)"), shown as the cell format's indent."""
     if not isinstance(text, str):
         return 0
     return len(text) - len(text.lstrip("\t"))
@@ -838,6 +842,8 @@ def _write_text(fh: Any, text: str) -> None:
 
 
 def _substitute(text: str, subs: list[tuple[str, str]]) -> str:
+    """``text`` with each style placeholder of ``subs`` replaced by its xf index (a ratio column's cells, rendered
+    before the indices were known)."""
     for ph, x in subs:
         text = text.replace(ph, x)
     return text
