@@ -140,18 +140,18 @@ def render_ranks(rows: list[Row]) -> str:
     table "Cycles" (``units.job_noun``). With each rank's largest step, the lines naming its keys follow the table
     (``step_legend``). Its ms have 3 decimals, or as many as a rank's times take to read true (``table_places``)."""
     metrics = shown_metrics([f for _, f, _ in rows])
-    timed = bool(metrics)
+    has_times = bool(metrics)
     stepped = any(f is not None and STEP in f for _, f, _ in rows)
     named, keys = unit_columns([u for u, _, _ in rows])
     keys_of = step_keys([f.get(STEP) for _, f, _ in rows if f is not None])
     headers = [*named, *HEADERS[1:5], *(h for m, h in zip(METRICS[1:], HEADERS[5:], strict=True) if m in metrics),
                *([STEP_HEADER] if stepped else [])]
     table = PrettyTable()
-    communication = not timed and any(f is not None and COMMUNICATION in f for _, f, _ in rows)
-    table.field_names = headers if timed else [*named, *(COMMUNICATION_HEADERS if communication else ()), "Report"]
-    places = table_places([f for _, f, _ in rows], "e2e" if timed else COMMUNICATION)
+    communication = not has_times and any(f is not None and COMMUNICATION in f for _, f, _ in rows)
+    table.field_names = headers if has_times else [*named, *(COMMUNICATION_HEADERS if communication else ()), "Report"]
+    places = table_places([f for _, f, _ in rows], "e2e" if has_times else COMMUNICATION)
     for key, (_, figures, reports) in zip(keys, rows, strict=True):
-        if not timed:
+        if not has_times:
             pair = (figures or {}).get(COMMUNICATION)
             cells = [] if not communication else ["-"] * 4 if pair is None else [
                 *_pair_cells(*pair, places), pct_text(*pair)]
@@ -165,11 +165,11 @@ def render_ranks(rows: list[Row]) -> str:
         table.add_row([*key, *_pair_cells(base, comp, places), pct_text(base, comp), *diffs,
                        *([step_cell(figures.get(STEP), keys_of, places)] if stepped else [])])
     noun = job_noun(u for u, _, _ in rows)
-    title = (PARTS_TITLE if len(metrics) > 1 else TABLE_TITLE) if timed else COMMUNICATION_TITLE if communication \
+    title = (PARTS_TITLE if len(metrics) > 1 else TABLE_TITLE) if has_times else COMMUNICATION_TITLE if communication \
         else "{}"
     table.title = title.format(noun)
     table.align = "c"
-    return "\n".join([table.get_string(), *(step_legend(keys_of) if timed and stepped else [])])
+    return "\n".join([table.get_string(), *(step_legend(keys_of) if has_times and stepped else [])])
 
 
 def table_places(figures: list[dict[str, Any] | None], metric: str) -> int:
@@ -299,12 +299,12 @@ def straggler(rows: list[Row]) -> Straggler | None:
     others' median computing change is under half of it and the rank's own uncovered communication change under
     half of theirs (a change all ranks share, as a slower network or a new kernel everywhere, names none). The
     lowest rank on a tie. Of the ranks given (one job, one cycle), with a breakdown; two at least."""
-    timed = [(unit_rank(u), f) for u, f, _ in rows
-             if f is not None and "computing" in f and "uncovered_communication" in f]
-    if len(timed) < 2:
+    broken_down = [(unit_rank(u), f) for u, f, _ in rows
+                   if f is not None and "computing" in f and "uncovered_communication" in f]
+    if len(broken_down) < 2:
         return None
     grew = {r: (f["computing"][1] - f["computing"][0],
-                f["uncovered_communication"][1] - f["uncovered_communication"][0]) for r, f in timed}
+                f["uncovered_communication"][1] - f["uncovered_communication"][0]) for r, f in broken_down}
     rank = max(grew, key=lambda r: (grew[r][0], -r))
     computing, own_wait = grew[rank]
     others = [d for r, d in grew.items() if r != rank]
