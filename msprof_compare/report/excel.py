@@ -1041,34 +1041,50 @@ class _FastWorksheet(Worksheet):
         self._check_dimensions(first_row, 0)
         self._check_dimensions(last_row, ncols - 1)
         if shared:
-            self._share_strings(strings, cells, rows, ncols)
-            block.pending = (cells, order, phs)
-            self._blocks.append(block)
-            last = ncols - 1
-            if last:
-                self.table.update({first_row + i: {0: _BlockRow(block, i), last: _COVERED} for i in range(nrows)})
-            else:
-                self.table.update({first_row + i: {0: _BlockRow(block, i)} for i in range(nrows)})
-            return True
-        # constant_memory: flush the rows before the block, then stream the block as xlsxwriter would.
+            self._hold_block(block, strings, cells, rows, order, phs)
+        else:
+            self._stream_block(block, cells, rows, fmts, order, phs, xf)
+        return True
+
+    def _hold_block(self, block: _Block, strings: list, cells: list, rows: list[str],
+                    order: list[tuple[int, int, Any]], phs: dict[int, str]) -> None:
+        """The default mode's end of ``write_block``: the block's texts enter the shared-string table now, in the
+        order cell writes would have entered them, and its rows wait for close (``_write_rows``, ``_write_cell``),
+        when the formats get their xf indices; each row's first and last cell hold a table entry, so that
+        xlsxwriter's row spans and order stay right."""
+        self._share_strings(strings, cells, rows, len(cells))
+        block.pending = (cells, order, phs)
+        self._blocks.append(block)
+        first_row, last = block.first_row, len(cells) - 1
+        if last:
+            self.table.update({first_row + i: {0: _BlockRow(block, i), last: _COVERED} for i in range(block.nrows)})
+        else:
+            self.table.update({first_row + i: {0: _BlockRow(block, i)} for i in range(block.nrows)})
+
+    def _stream_block(self, block: _Block, cells: list, rows: list[str], fmts: list,
+                      order: list[tuple[int, int, Any]], phs: dict[int, str], xf: dict[int, str] | None) -> None:
+        """constant_memory's end of ``write_block``: flush the rows before the block, then stream the block as
+        xlsxwriter would, the ratio columns' placeholders replaced by the xf indices (``xf``; None where every
+        column is a ratio column). ``cells`` is emptied once its rows are joined: a 200 MB sheet's cells are not
+        held beside its XML while that is written."""
+        first_row, reds = block.first_row, block.reds
         if self._chart_cells is not None:
             self._chart_blocks.append(block)
         if first_row > self.previous_row:
             self._write_single_row(first_row)
         if xf is None:  # every column is a ratio column
             xf = {id(fmt): str(fmt._get_xf_index()) for _, _, fmt in sorted(order, key=lambda e: e[:2])}
-        for j in range(ncols):
+        for j in range(len(cells)):
             if reds[j] is not None:  # its cells were rendered before the indices were known
                 subs = [(phs[f], xf[f]) for f in (id(fmts[j]), id(reds[j])) if f in xf]
                 cells[j] = [_substitute(c, subs) for c in cells[j]]
         height = _ONE_LINE if first_row in self.one_line_rows else ""
         text = "".join(chain.from_iterable(zip([f'<row r="{r}"{height}>' for r in rows], *_spliced(cells),
-                                               repeat("</row>", nrows),
+                                               repeat("</row>", block.nrows),
                                                strict=True)))
-        del cells
+        cells.clear()
         _write_text(self.fh, text)
-        self.previous_row = last_row
-        return True
+        self.previous_row = first_row + block.nrows - 1
 
     @staticmethod
     def _first_uses(col: list, col_strings: list | None, j: int, ph: str, fmt: Any, red_ph: str | None,
