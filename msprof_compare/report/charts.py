@@ -233,7 +233,7 @@ def _guard_styles(values: list[Any]) -> list[str]:
     stretch read "50.0%" beside the note "from 50%").
     Base / Comparison words wrap: those columns are the waterfall's, 16 and 14 characters wide, and a setting
     such as "Level1 / ACL_AICORE_PIPE_UTILIZATION" was cut at the cell edge. Detail wraps too, within the
-    cells it is merged across (``_summary``)."""
+    cells it is merged across (``_validity_checks``)."""
     names = ["text", "text",
              *(("rate2" if rounds_up_to_threshold(values[0], v) else "rate") if isinstance(v, float)
                else "count" if isinstance(v, int) else "text+wrap" for v in values[2:4]), "text+wrap"]
