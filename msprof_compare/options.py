@@ -271,18 +271,18 @@ def strict_int(text: str) -> int:
     return int(text)
 
 
-def _parse_step(value: Any, given: str) -> str:
+def _parse_step(value: Any, given: str, face: Face) -> str:
     """A step option as the CLI's text: "" for none; a number with an integral value (3, 3.0, np.int64(3)) as its
     digits, so the API takes a step computed in a notebook; another number as its repr, which the step rule
     refuses. ``given``: the option and its value as the caller wrote them (``Face.given``), for the error."""
     # None, and the -1 that Options (and the JSON report's "options") record for "every step"
     if _is_bool(value):  # named: "(got True)" left the caller to guess which of the two steps it was
-        raise UsageError(f"Invalid param, base_step and comparison_step must be a number (got {given})")
+        raise UsageError(f"Invalid param, {_step_options(face)} must be a number (got {given})")
     whole = whole_number(value)
     if value is None or whole == -1:
         return ""
     if whole is not None and abs(whole) > MAX_STEP:  # str() of an int past 4,300 digits raised ValueError
-        raise _step_too_large(given)
+        raise _step_too_large(given, face)
     if whole is not None:
         return str(whole)
     # text as given; any other value by a repr the step rule refuses (str() of [10**5000] raised ValueError)
@@ -293,8 +293,15 @@ def _parse_step(value: Any, given: str) -> str:
 MAX_STEP = 2**63 - 1
 
 
-def _step_too_large(given: str) -> UsageError:
-    return UsageError(f"Invalid param, base_step and comparison_step must be a number. (got {given}: a step id is a "
+def _step_options(face: Face) -> str:
+    """The two step options as the original's step messages name them, as ``face`` takes them: the CLI's and the
+    script's flags ("--base_step and --comparison_step"), as their other option messages name theirs
+    (--max_kernel_num), ``compare()``'s keywords, the original's words ("base_step and comparison_step")."""
+    return f"{face.name('base_step')} and {face.name('comparison_step')}"
+
+
+def _step_too_large(given: str, face: Face) -> UsageError:
+    return UsageError(f"Invalid param, {_step_options(face)} must be a number. (got {given}: a step id is a "
                       f"whole number from 0 to {MAX_STEP} (int64), the N of ProfilerStep#N)")
 
 
@@ -457,25 +464,25 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
                         "when enable_kernel_compare is enabled.")
 
     try:  # a usage error from here on comes after the warnings above, as in the original's log
-        bstep = _parse_step(raw.get("base_step"), face.given("base_step", raw.get("base_step")))
-        cstep = _parse_step(raw.get("comparison_step"), face.given("comparison_step", raw.get("comparison_step")))
+        bstep = _parse_step(raw.get("base_step"), face.given("base_step", raw.get("base_step")), face)
+        cstep = _parse_step(raw.get("comparison_step"), face.given("comparison_step", raw.get("comparison_step")),
+                            face)
         if bstep and cstep:
             # ASCII digits only: str.isdigit() also accepts superscripts such as "²", which int() rejects
             bad = [face.given(n, raw[n] if face.api else v)
                    for n, v in (("base_step", bstep), ("comparison_step", cstep)) if not (v.isascii() and v.isdigit())]
             if bad:  # the original's sentence, then which value and why (-3 is a number, but no step id)
-                raise UsageError("Invalid param, base_step and comparison_step must be a number. (got "
+                raise UsageError(f"Invalid param, {_step_options(face)} must be a number. (got "
                                  f"{' and '.join(bad)}: a step id is a whole number >= 0, the N of ProfilerStep#N)")
             for n, v in (("base_step", bstep), ("comparison_step", cstep)):
                 # int() of over 4,300 digits raised ValueError: an internal error (exit 1)
                 if len(v.lstrip("0")) > len(str(MAX_STEP)) or int(v) > MAX_STEP:
-                    raise _step_too_large(face.given(n, raw[n] if face.api else v))
+                    raise _step_too_large(face.given(n, raw[n] if face.api else v), face)
             base_step, comparison_step = int(bstep), int(cstep)
         elif bstep or cstep:
             # the flags as the face takes them, as the original's other option messages here do (--max_kernel_num):
             # the CLI named "base_step" bare beside "--max_kernel_num" (user walk, session 66)
-            raise UsageError(f"Invalid param, {face.name('base_step')} and {face.name('comparison_step')} must be set "
-                             "at the same time.")
+            raise UsageError(f"Invalid param, {_step_options(face)} must be set at the same time.")
         else:
             base_step = comparison_step = -1
 

@@ -113,7 +113,7 @@ def test_negative_steps_from_the_api_are_no_number() -> None:
             build_options(base_step=-1, comparison_step=-1)[0].step_given) == (-1, False)
     with pytest.raises(UsageError) as info:
         build_options(base_step=-2, comparison_step=-2)
-    assert str(info.value) == ("Invalid param, base_step and comparison_step must be a number. (got --base_step "
+    assert str(info.value) == ("Invalid param, --base_step and --comparison_step must be a number. (got --base_step "
                                "'-2' and --comparison_step '-2': a step id is a whole number >= 0, the N of "
                                "ProfilerStep#N)")
     with pytest.raises(UsageError) as info:  # only the bad one is named
@@ -128,14 +128,14 @@ def test_huge_option_values_are_refused_in_a_short_line(capsys: pytest.CaptureFi
     int64 (no profile records one) is refused before the load. Found by option fuzzing (optfuzz63)."""
     huge = "9" * 5000
     cut = "'" + "9" * 36 + "..."  # textsafe.short_repr: 40 characters
-    step = ("Invalid param, base_step and comparison_step must be a number. (got --{} {}: a step id is a whole "
+    step = ("Invalid param, --base_step and --comparison_step must be a number. (got --{} {}: a step id is a whole "
             "number from 0 to 9223372036854775807 (int64), the N of ProfilerStep#N)")
     cases = [
         (["--base_step", huge, "--comparison_step", "1"], step.format("base_step", cut)),
         (["--base_step", "1", "--comparison_step", "9223372036854775808"],
          step.format("comparison_step", "'9223372036854775808'")),
         (["--base_step", "0" * 30 + "1", "--comparison_step", "-" + huge],  # the non-number first, leading 0s taken
-         "Invalid param, base_step and comparison_step must be a number. (got --comparison_step '-"
+         "Invalid param, --base_step and --comparison_step must be a number. (got --comparison_step '-"
          + "9" * 35 + "...: a step id is a whole number >= 0, the N of ProfilerStep#N)"),
         (["--max_kernel_num", huge], f"Invalid value for '--max_kernel_num': {cut} is not a valid int (5,000 digits)."),
         (["--fail_on_regression", huge], f"Invalid param, --fail_on_regression must be a finite percentage >= 0 "
@@ -446,7 +446,7 @@ def test_max_kernel_num_text_from_the_api_takes_ascii_digits_only() -> None:
 def test_step_options_take_ascii_digits_only(step: str, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """The step options were already strict (``str.isascii() and str.isdigit()``): pinned for both faces, as the
     other numeric options now are."""
-    said = (f"error: Invalid param, base_step and comparison_step must be a number. (got --base_step {step!r}: "
+    said = (f"error: Invalid param, --base_step and --comparison_step must be a number. (got --base_step {step!r}: "
             "a step id is a whole number >= 0, the N of ProfilerStep#N)")
     code, _, err = run_inproc(capsys, "-d", str(NPU), "-bp", str(NPU), "--base_step", step, "--comparison_step", "50",
                               "-o", str(tmp_path / "never"))

@@ -577,7 +577,7 @@ def test_step_ids_up_to_int64s_greatest_are_taken_and_one_more_is_refused() -> N
     for value, shown in ((top + 1, str(top + 1)), (str(top + 1), repr(str(top + 1)))):
         with pytest.raises(UsageError) as e:
             build_options(base_step=value, comparison_step=1)
-        assert str(e.value) == (f"Invalid param, base_step and comparison_step must be a number. (got --base_step "
+        assert str(e.value) == (f"Invalid param, --base_step and --comparison_step must be a number. (got --base_step "
                                 f"{shown}: a step id is a whole number from 0 to {top} (int64), the N of "
                                 "ProfilerStep#N)")
 
