@@ -52,7 +52,7 @@ def test_operator_match_rate_counts_each_sides_own_operators(tmp_path: Path, cap
     comp.write_text(json.dumps({"traceEvents": kept}))
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(EXCERPT), str(comp), enable_operator_compare=True)
-    assert "Operators matched: 8/9 base, 8/8 comparison" in caplog.messages
+    assert "Top-level operators matched: 8/9 base, 8/8 comparison" in caplog.messages
     rate = res.frames["match_rate"].iloc[0]
     assert rate[["what", "matched", "base_total", "comparison_total"]].tolist() == ["operators", 8, 9, 8]
 
@@ -376,7 +376,10 @@ def test_operator_match_rate_counts_the_pairs_left_after_drill_down(caplog) -> N
     n = len(res.sheet("OperatorCompare"))
     rate = res.frames["match_rate"].iloc[0]
     assert rate[["matched", "base_total", "comparison_total"]].tolist() == [n, n, n]
-    assert f"Operators matched: {n}/{n} base, {n}/{n} comparison" in caplog.messages
+    drilled = "an operator of more than 9 kernels counted as the operators inside it, as max_kernel_num asks"
+    assert f"Top-level operators matched: {n}/{n} base, {n}/{n} comparison ({drilled})" in caplog.messages
+    detail = res.guards.set_index("Check").loc["operator match rate", "Detail"]
+    assert detail.startswith(f"matched / compared top-level operators per side (operator comparison; {drilled})")
 
 
 def test_backward_pid_is_the_first_fwdbwd_flow_ends(l1_events, tmp_path) -> None:

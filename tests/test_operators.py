@@ -170,7 +170,7 @@ def test_low_match_rate_hint(caplog) -> None:
     ctx = RunContext(base, comp, o)
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         operators.build(ctx)
-    line = "Operators matched: 1/3 base, 1/3 comparison"
+    line = "Top-level operators matched: 1/3 base, 1/3 comparison"
     assert [(r.levelname, r.getMessage()) for r in caplog.records if "matched" in r.getMessage()] == \
         [("INFO", line)]  # once; the low rate and its hint are the validity check's (test_low_match_rate_once)
     assert ctx.frames["match_rate"].iloc[0][["matched", "base_total", "comparison_total"]].tolist() == [1, 3, 3]
@@ -182,8 +182,10 @@ def test_low_match_rate_threshold_is_one_half(caplog) -> None:
     comp = gpu_profile([(f"op{i}" if i < 9 else f"new{i}", 2 * i, 1) for i in range(20)])
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         operators.build(RunContext(base, comp, build_options(enable_operator_compare=True)[0]))
-    assert operators.match_note("operators", 9, 20, 20) == ("Operators matched: 9/20 base, 9/20 comparison", True)
-    assert operators.match_note("operators", 10, 20, 20) == ("Operators matched: 10/20 base, 10/20 comparison", False)
+    assert operators.match_note("operators", 9, 20, 20) == (
+        "Top-level operators matched: 9/20 base, 9/20 comparison", True)
+    assert operators.match_note("operators", 10, 20, 20) == (
+        "Top-level operators matched: 10/20 base, 10/20 comparison", False)
     # counts of thousands as every count of the log: "3583/3583" read as one figure at a glance
     assert operators.match_note("modules", 1500, 2056, 1600) == (
         "Modules matched: 1,500/2,056 base, 1,500/1,600 comparison", False)
@@ -422,8 +424,8 @@ def test_match_rate_of_each_side_and_empty_sides(caplog) -> None:
     assert operators.match_note("operators", 4, 10, 5)[1] is True        # base 0.4
     assert operators.match_note("operators", 3, 5, 10)[1] is True        # comparison 0.3
     assert operators.match_note("operators", 5, 10, 6)[1] is False       # 0.5 and 0.83
-    assert operators.match_note("operators", 0, 1, 0) == ("Operators matched: 0/1 base, 0/0 comparison", True)
-    assert operators.match_note("operators", 0, 0, 1) == ("Operators matched: 0/0 base, 0/1 comparison", True)
+    assert operators.match_note("operators", 0, 1, 0) == ("Top-level operators matched: 0/1 base, 0/0 comparison", True)
+    assert operators.match_note("operators", 0, 0, 1) == ("Top-level operators matched: 0/0 base, 0/1 comparison", True)
     assert operators.match_note("operators", 0, 0, 0)[1] is False
     ctx = RunContext(None, None, Options())  # type: ignore[arg-type]
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
@@ -433,7 +435,7 @@ def test_match_rate_of_each_side_and_empty_sides(caplog) -> None:
     assert rates.iloc[0][["base_rate", "comparison_rate"]].tolist() == [0.75, 0.5]
     assert math.isnan(rates.iloc[1]["base_rate"]) and rates.iloc[1]["comparison_rate"] == 0.0
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
-        ("INFO", "Operators matched: 3/4 base, 3/6 comparison"),
+        ("INFO", "Top-level operators matched: 3/4 base, 3/6 comparison"),
         ("WARNING", "Modules matched: 0/0 base, 0/5 comparison")]
 
 

@@ -550,10 +550,11 @@ def test_match_rate_from_the_frame():
     jaccard = (1.0, 1.0, 1.0, "Jaccard index of the framework operator names (aten::, autograd::)")
     cases = [(pd.DataFrame(rows[:1]), (0.5, 0.8, 0.5, how.format("modules"))),
              (pd.DataFrame(rows[:2]), (0.5, 0.8, 0.5, how.format("modules"))),  # base_total 0: no evidence
-             (pd.DataFrame(rows), (0.5, 0.5, 0.5, how.format("modules, operators, x"))),
+             (pd.DataFrame(rows), (0.5, 0.5, 0.5, how.format("modules, top-level operators, x"))),
              (pd.DataFrame(rows[1:2]), jaccard), (pd.DataFrame(rows[3:]), jaccard),
-             (pd.DataFrame(rows).drop(columns="what"), (0.5, 0.5, 0.5, how.format("operators"))),
-             (pd.DataFrame(rows).astype({"base_total": str}), (0.5, 0.5, 0.5, how.format("modules, operators, x"))),
+             (pd.DataFrame(rows).drop(columns="what"), (0.5, 0.5, 0.5, how.format("top-level operators"))),
+             (pd.DataFrame(rows).astype({"base_total": str}),
+              (0.5, 0.5, 0.5, how.format("modules, top-level operators, x"))),
              (pd.DataFrame(rows[:1]).astype({"comparison_rate": object}).assign(comparison_rate=["n/a"]),
               (0.8, 0.8, None, how.format("modules")))]
     names = {"aten::mm"}
@@ -590,7 +591,7 @@ def test_one_sided_match_rates_are_no_evidence_of_another_workload():
          "comparison_rate": 0.0}])
     row = checks.guards(ctx).iloc[0]
     assert row[["Status", "Base", "Comparison"]].tolist() == ["ok", 0.9, 1.0]
-    assert row["Detail"].startswith("matched / compared operators per side")
+    assert row["Detail"].startswith("matched / compared top-level operators per side")
     empty = _profile([], [])
     ctx = _Ctx(p, empty)
     ctx.frames["match_rate"] = pd.DataFrame([{"what": "operators", "matched": 0, "base_total": 1,

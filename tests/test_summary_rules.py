@@ -668,7 +668,7 @@ def test_match_rate_check_names_what_the_operator_comparison_matched():
     row = g.loc["operator match rate"]
     assert row["Detail"] == "matched / compared modules per side (operator comparison); warn below 60%"
     g = compare(str(NPU_EXCERPT), str(NPU_EXCERPT), enable_operator_compare=True).guards.set_index("Check")
-    assert g.loc["operator match rate", "Detail"].startswith("matched / compared operators per side")
+    assert g.loc["operator match rate", "Detail"].startswith("matched / compared top-level operators per side")
 
 
 @pytest.mark.parametrize("dims", [["N/A", "N/A"], ["N/A", ""], ["N/A", None], ["", float("nan")], ["N/A", "8,3"],

@@ -43,3 +43,57 @@ def test_step_that_is_no_number_is_named_as_each_face_takes_it(capsys, samples, 
                                          r"comparison_step=True\)$"):
         compare(*pair, base_step=50, comparison_step=True)
     assert compare(*pair, base_step=50, comparison_step=50, enable_api_compare=True).sheet_names == ["ApiCompare"]
+
+
+def _top_level(events: list[dict], cats: tuple[str, ...]) -> list[dict]:
+    """The events of ``cats`` that no other such event of their thread holds, a ProfilerStep#N marker aside (its
+    children are top-level, reference-2 §2.3): nesting by start and end, by hand."""
+    lanes: dict[tuple, list[dict]] = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in cats:
+            lanes.setdefault((e["pid"], e["tid"]), []).append(e)
+    top = []
+    for lane in lanes.values():
+        lane.sort(key=lambda e: (float(e["ts"]), -float(e["dur"])))
+        open_: list[dict] = []
+        for e in lane:
+            while open_ and float(e["ts"]) >= float(open_[-1]["ts"]) + float(open_[-1]["dur"]):
+                open_.pop()
+            if "ProfilerStep#" not in e["name"] and all("ProfilerStep#" in o["name"] for o in open_):
+                top.append(e)
+            open_.append(e)
+    return top
+
+
+def test_operator_match_line_says_it_counts_top_level_operators(samples, caplog):
+    """Reference pair 4 (PARAM AlexNet on a GPU against the level-1 NPU text export): "Operators matched: 0/2 base,
+    0/115 comparison", of a GPU trace with 367 host ops (cpu_op, user_annotation), left the user to guess what the
+    2 counted: the top-level operators the operator sheets pair, here one annotation holding the whole run and a
+    cudaDeviceSynchronize after it. The line and the Summary's "operator match rate" Detail now say "top-level
+    operators". Counted from the raw files: the events no other host event of their thread holds (a ProfilerStep#N
+    marker's children taken as top-level), 2 and 115."""
+    import gzip
+    import json
+    import logging
+
+    gpu = samples / "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+    npu = samples / TEXT.format(1)
+    with gzip.open(gpu, "rt", encoding="utf-8") as fh:
+        events = json.load(fh)["traceEvents"]
+    assert sum(e.get("cat") in ("cpu_op", "user_annotation") for e in events) == 367
+    top = _top_level(events, ("cpu_op", "user_annotation", "cuda_runtime"))
+    assert [e["name"] for e in top] == ["[param|cuda]", "cudaDeviceSynchronize"]
+    trace = json.loads((npu / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    assert len(_top_level(trace, ("cpu_op",))) == 115
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(gpu), str(npu), enable_operator_compare=True)
+    assert [m for m in caplog.messages if "matched:" in m] == [
+        "Top-level operators matched: 0/2 base, 0/115 comparison"]
+    assert res.frames["match_rate"].iloc[0][["what", "base_total", "comparison_total"]].tolist() == [
+        "operators", 2, 115]
+    row = res.guards.set_index("Check").loc["operator match rate"]
+    assert row.tolist() == ["warn", 0.0, 0.0, "matched / compared top-level operators per side (operator comparison); "
+                                              "warn below 60%; different models? try the op_name_map option"]
+    assert [m for m in caplog.messages if m.startswith("  - operator match rate")] == [
+        "  - operator match rate (0.0%): matched / compared top-level operators per side (operator comparison); warn "
+        "below 60%; different models? try the op_name_map option"]

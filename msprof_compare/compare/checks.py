@@ -106,7 +106,7 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
     """(lowest rate, base figure, comparison figure, how): the operator comparator's match rates
     (``ctx.frames["match_rate"]``: matched / operators per side), else a Jaccard index of the
     framework operator names of ``nb`` / ``nc`` (all names when a side has none), one figure for both."""
-    got = _frame_rates(ctx.frames.get("match_rate"))
+    got = _frame_rates(ctx.frames.get("match_rate"), ctx.options.max_kernel_num)
     if got is not None:
         return got
     if not nb or not nc:
@@ -130,10 +130,13 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
     return rate, rate, rate, f"Jaccard index of the {what}"
 
 
-def _frame_rates(mr: Any) -> tuple[float, float | None, float | None, str] | None:
+def _frame_rates(mr: Any, max_kernel_num: int | None = None) -> tuple[float, float | None, float | None, str] | None:
     """``_match_rate``'s answer from the match-rate frame (``operators.record_match_rate``): rows with an empty
-    side left out, NaN rates skipped, the lowest rate per side and of both; None without a rate. On arrays: ~15
+    side left out, NaN rates skipped, the lowest rate per side and of both; None without a rate. What each rate
+    counts is said as the match-rate line says it (``operators.counted``: "top-level operators"). On arrays: ~15
     pandas calls on a one-row frame cost ~0.8 ms."""
+    from .operators import counted
+
     if not isinstance(mr, pd.DataFrame) or not len(mr) or not {"base_rate", "comparison_rate"} <= set(mr.columns):
         return None
     br, cr = _floats(mr, "base_rate"), _floats(mr, "comparison_rate")
@@ -147,11 +150,14 @@ def _frame_rates(mr: Any) -> tuple[float, float | None, float | None, str] | Non
     hb, hc = ~np.isnan(br), ~np.isnan(cr)
     if not (hb.any() or hc.any()):
         return None
-    what = ", ".join(str(w) for w in col_of(mr, "what")[keep].tolist()) if "what" in mr.columns else ""
+    said = [counted(str(w), max_kernel_num) for w in col_of(mr, "what")[keep].tolist()] if "what" in mr.columns \
+        else []
+    what = ", ".join(w for w, _ in said) or counted("operators")[0]
+    drilled = "".join(f"; {d}" for _, d in said if d)
     low_b = float(br[hb].min()) if hb.any() else None
     low_c = float(cr[hc].min()) if hc.any() else None
     return (min(v for v in (low_b, low_c) if v is not None), low_b, low_c,
-            f"matched / compared {what or 'operators'} per side (operator comparison)")
+            f"matched / compared {what} per side (operator comparison{drilled})")
 
 
 def _floats(frame: pd.DataFrame, name: str) -> np.ndarray:

@@ -60,7 +60,7 @@ STAT_COLUMNS = [
 ]
 STAT_SPANS = ((2, 3), (4, 5))  # C1:D1, E1:F1
 
-__all__ = ["build", "operator_sheets", "detail_rows", "statistic_rows", "match_note", "low_match_hint"]
+__all__ = ["build", "operator_sheets", "detail_rows", "statistic_rows", "counted", "match_note", "low_match_hint"]
 
 
 def build(ctx: RunContext) -> list[Sheet]:
@@ -167,14 +167,31 @@ def low_match_hint(mapped: bool = False) -> str:
             else "different models? try the op_name_map option")
 
 
-def match_note(what: str, matched: int, base_total: int, comparison_total: int) -> tuple[str, bool]:
+def counted(what: str, max_kernel_num: int | None = None) -> tuple[str, str]:
+    """What a match rate of ``what`` ("operators", "modules") counts, and what ``max_kernel_num`` adds to that
+    ("" without it), as the match-rate line and the Summary's "operator match rate" row say it. The operator
+    sheets pair the top-level operators (a ProfilerStep#N's children, reference-2 §2.3), an operator inside one
+    compared within it: "Operators matched: 0/2 base" of reference pair 4, whose GPU trace holds 367 host ops
+    under one annotation, left the user to guess what was counted. The drill-down replaces a pair of more than
+    max_kernel_num kernels by the operators inside it (§2.5), which the totals then count."""
+    if what != "operators":
+        return what, ""
+    drilled = ("" if max_kernel_num is None else
+               f"an operator of more than {max_kernel_num} kernels counted as the operators inside it, as "
+               "max_kernel_num asks")
+    return "top-level operators", drilled
+
+
+def match_note(what: str, matched: int, base_total: int, comparison_total: int,
+               max_kernel_num: int | None = None) -> tuple[str, bool]:
     """The match-rate line, and whether it is low enough to deserve a hint. With both sides non-empty the
     validity check "operator match rate" warns too (below 60 %, so at every low rate here) and gives the hint
     (``low_match_hint``): the line then carries none, so the console says the low rate once."""
     # capitalised as the log's other lines ("Start to compare ...", "Can't find ..."): "modules matched" was the one
     # line of a run that began in lower case
-    note = (f"{what.capitalize()} matched: {matched:,}/{base_total:,} base, {matched:,}/{comparison_total:,} "
-            "comparison")
+    noun, drilled = counted(what, max_kernel_num)
+    note = (f"{noun[:1].upper()}{noun[1:]} matched: {matched:,}/{base_total:,} base, {matched:,}/{comparison_total:,} "
+            "comparison" + (f" ({drilled})" if drilled else ""))
     low = (base_total > 0 and matched / base_total < LOW_MATCH_RATE) or \
           (comparison_total > 0 and matched / comparison_total < LOW_MATCH_RATE)
     return note, low
@@ -187,7 +204,8 @@ def record_match_rate(ctx: RunContext, what: str, matched: int, base_total: int,
     rate to report or to warn about."""
     if ctx.options.disable_details:
         return
-    note, low = match_note(what, matched, base_total, comparison_total)
+    note, low = match_note(what, matched, base_total, comparison_total,
+                           ctx.options.max_kernel_num if what == "operators" else None)
     # by columns: ``pd.DataFrame([record])``'s frame without its row-wise inference (~0.2 ms)
     row = plain_frame({
         "what": [what], "matched": [matched], "base_total": [base_total], "comparison_total": [comparison_total],
