@@ -30,7 +30,7 @@ from .loaders import Layout, detect, load_profile
 from .loaders.heads import TraceHeads
 from .loaders.paths import TypedPaths, given_path
 from .logs import RankNotices, paths_as_typed, said_once
-from .model import Profile, pair_has_ops
+from .model import Profile, SideNote, pair_has_ops
 from .options import API_FACE, CLI_FACE, Face, Options, flag_words_kept, parse_options, parse_rank_list
 from .textsafe import display, term_safe
 from .units import RankCycle, Unit, named_units, unit_label, unit_noun, unit_order, unit_rank
@@ -984,9 +984,14 @@ def _warn_without_kernels(profile: Profile) -> None:
 def run_comparators(base: Profile, comparison: Profile, opts: Options,
                     keywords: Keywords | None = None) -> CompareResult:
     """Run every enabled comparator on two loaded profiles (``keywords``: the breakdown's lists if read)."""
-    for p in (base, comparison):
+    for side, p, other in (("base", base, comparison), ("comparison", comparison, base)):
         for w in p.warnings:
-            log.warning(w)
+            if not isinstance(w, SideNote):
+                log.warning(w)
+            elif w not in other.warnings:
+                log.warning(w.of_side(f"{side} side"))
+            elif side == "base":  # one input on both sides: its note once, as its other notes are (``said_once``)
+                log.warning(w.of_side("both sides"))
     ctx = RunContext(base, comparison, opts, keywords=keywords)
     _check_steps(ctx)
     if opts.enable_operator_compare and not opts.enable_profiling_compare:

@@ -611,6 +611,30 @@ def threads_in_order(threads: pd.DataFrame, pid: int) -> tuple[list[int], list[s
     return tid[order].tolist(), col_of(threads, "name", object)[sel[order]].tolist()
 
 
+class SideNote(str):
+    """A loading note that names the input's side when the API logs it (``of_side``: "base side", "comparison
+    side", or "both sides" where one input is on both), which a loader, reading one input, does not know: a Level0
+    export on both sides, rank 0 against rank 1 of one job, gave two lines that differed by one digit of a path. As
+    text (``Profile.warnings`` compared, a test's ``in``) it is the note without its side. Survives pickling (a
+    pair loaded side by side comes back from a process)."""
+
+    before: str
+    after: str
+
+    def __new__(cls, text: str, before: str, after: str) -> SideNote:
+        """``text``: the note without the side; ``before`` + side + ``after``: the note with it."""
+        note = super().__new__(cls, text)
+        note.before, note.after = before, after
+        return note
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str, str]]:
+        return SideNote, (str(self), self.before, self.after)
+
+    def of_side(self, side: str) -> str:
+        """The note naming ``side`` ("base side", "comparison side", "both sides")."""
+        return f"{self.before}{side}{self.after}"
+
+
 #: The event tables of a ``Profile``, as its repr counts them.
 _TABLES = ("ops", "kernels", "flows", "python_functions", "memory", "comm", "overlap", "queue")
 
@@ -655,7 +679,8 @@ class Profile:
     device_properties: list = field(default_factory=list)
     #: Source-specific extras a comparator may need (e.g. DB table frames); documented by the loader.
     extra: dict[str, Any] = field(default_factory=dict)
-    #: One-line notes gathered while loading (skipped events etc.), logged once by the API.
+    #: One-line notes gathered while loading (skipped events etc.), logged once by the API (a ``SideNote`` with
+    #: its side named).
     warnings: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:

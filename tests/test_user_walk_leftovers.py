@@ -97,3 +97,63 @@ def test_operator_match_line_says_it_counts_top_level_operators(samples, caplog)
     assert [m for m in caplog.messages if m.startswith("  - operator match rate")] == [
         "  - operator match rate (0.0%): matched / compared top-level operators per side (operator comparison); warn "
         "below 60%; different models? try the op_name_map option"]
+
+
+def test_missing_communication_json_names_its_side_and_what_reads_it(capsys, samples, reference_outputs, tmp_path):
+    """Reference pair 2 (Level0 text exports of ranks 0 and 1): the original's "The file communication.json does
+    not exist.", twice, after its folder, named neither the side nor what the file is for, and nothing else did:
+    neither side has a bandwidth, so the console has no bandwidth column (the reference console's), and a
+    rank-by-rank run shows no console table at all. Each line now names its side and the RDMA / SDMA Bandwidth
+    that Model Profiling Time Distribution reads from the file, and says a Level0 export writes none (their
+    profiler_info_N.json say Level0). One input on both sides says it once, of both; the note survives
+    pickling (a large pair loads in two processes). A level-1 export without the file has no Level0 clause."""
+    import json
+    import pickle
+    import shutil
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    ranks = [samples / f"{PYTORCH}/text/level0/rank{r}_ascend_pt" for r in (0, 1)]
+    for r, rank in enumerate(ranks):
+        assert not (rank / "ASCEND_PROFILER_OUTPUT" / "communication.json").exists()
+        info = json.loads((rank / f"profiler_info_{r}.json").read_text(encoding="utf-8"))
+        assert info["config"]["experimental_config"]["_profiler_level"] == "Level0"
+    ref = (reference_outputs / "README.md").read_text(encoding="utf-8")
+    assert ref.count("[WARNING] The file communication.json does not exist.\n") == 4  # pair 2's two runs, two each
+    lost = ("no RDMA or SDMA Bandwidth, which the Model Profiling Time Distribution table reads from it; a Level0 "
+            "export writes none)")
+
+    def said(err: str) -> list[str]:
+        return [line.split("] ", 1)[1] for line in err.splitlines() if "communication.json" in line]
+
+    code, out, err = run_inproc(capsys, "-bp", str(ranks[0]), "-d", str(ranks[1]), "-o", str(tmp_path / "one"),
+                                "--enable_profiling_compare")
+    assert code == 0 and said(err) == [
+        f"{ranks[0]}/ASCEND_PROFILER_OUTPUT: The file communication.json does not exist. (base side: {lost}",
+        f"{ranks[1]}/ASCEND_PROFILER_OUTPUT: The file communication.json does not exist. (comparison side: {lost}"]
+    assert "Bandwidth" not in out  # no column: neither side has one, as the reference console
+    code, _, err = run_inproc(capsys, "-bp", str(ranks[0]), "-d", str(ranks[0]), "-o", str(tmp_path / "self"),
+                              "--enable_profiling_compare")
+    assert code == 0 and said(err) == [
+        f"{ranks[0]}/ASCEND_PROFILER_OUTPUT: The file communication.json does not exist. (both sides: {lost}"]
+    level1 = samples / TEXT.format(1)
+    code, _, err = run_inproc(capsys, "-bp", str(level1.parents[1] / "level0"), "-d", str(level1.parents[1] / "level1"),
+                              "-o", str(tmp_path / "ranks"), "--enable_profiling_compare")
+    assert code == 0 and said(err) == [  # rank 1's, the same but for its path, is left out and counted
+        f"rank 0: {ranks[0]}/ASCEND_PROFILER_OUTPUT: The file communication.json does not exist. (base side: {lost}"]
+    p = load_profile(str(ranks[0]), build_options(enable_profiling_compare=True)[0])
+    (note,) = [w for w in p.warnings if "communication.json" in w]
+    again = pickle.loads(pickle.dumps(note))
+    assert (str(again), again.of_side("base side")) == (str(note), note.of_side("base side"))
+    assert str(note) == f"{ranks[0]}/ASCEND_PROFILER_OUTPUT: The file communication.json does not exist. ({lost}"
+    copy = tmp_path / "level1" / "rank0_ascend_pt"
+    shutil.copytree(level1, copy)
+    (copy / "ASCEND_PROFILER_OUTPUT" / "communication.json").unlink()
+    code, out, err = run_inproc(capsys, "-bp", str(level1), "-d", str(copy), "-o", str(tmp_path / "l1"),
+                                "--enable_profiling_compare")
+    assert code == 0 and said(err) == [
+        f"{copy}/ASCEND_PROFILER_OUTPUT: The file communication.json does not exist. (comparison side: no RDMA or "
+        "SDMA Bandwidth, which the Model Profiling Time Distribution table reads from it)"]
+    assert "Comparison row: no usable communication.json, so its SDMA Bandwidth 0.000GB/s is not a measurement." \
+        in out

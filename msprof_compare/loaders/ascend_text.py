@@ -77,6 +77,7 @@ from ..model import (
     STEP_MARK,
     UNREAD_SETTINGS,
     Profile,
+    SideNote,
     empty,
     frame,
     frame_of,
@@ -2151,6 +2152,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     (``side_files_read``)."""
     out = layout.ascend_output or os.path.dirname(layout.trace_path)
     wanted = side_files_read(opts)
+    missing: dict[str, int] = {}  # a side file found missing -> its warning's place in profile.warnings
 
     def path_of(name: str) -> str | None:
         p = _checked_side_file(out, name, opts.force)
@@ -2161,6 +2163,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
             profile.warnings.append(f"{out}: {name} is a directory, not a file; not read.")
             return None
         # the original sentence, after the folder it was looked for in: the two sides warn alike
+        missing[name] = len(profile.warnings)
         profile.warnings.append(f"{out}: The file {name} does not exist.{_other_case(out, name)}")
         return None
 
@@ -2202,6 +2205,19 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         # every run: the settings note concerns whatever the run compares; warned of only where the original
         # reads the file (OverallMetrics; the memory comparison, whose advice reads profile_memory)
         read_profiler_settings(layout.info_path, profile, warn=opts.time_breakdown or opts.enable_memory_compare)
+    if "communication.json" in missing:  # after the settings: the line says whether a Level0 export lacks it
+        at = missing["communication.json"]
+        profile.warnings[at] = _without_communication_json(profile.warnings[at], profile)
+
+
+def _without_communication_json(said: str, profile: Profile) -> SideNote:
+    """The original's "The file communication.json does not exist." (``said``, after its folder) followed by the
+    side it is about and what it costs: the line named neither, and nothing else says it where no bandwidth
+    column shows (two Level0 exports, which write none) or no console table does (a rank-by-rank run). The note
+    under a console table that shows the column says what the side's 0.000GB/s cell means."""
+    level0 = "; a Level0 export writes none" if profile.extra.get("profiler_level") == "Level0" else ""
+    lost = f"RDMA or SDMA Bandwidth, which the Model Profiling Time Distribution table reads from it{level0})"
+    return SideNote(f"{said} (no {lost}", f"{said} (", f": no {lost}")
 
 
 # What a side file that cannot be used does to the run. The files that hold figures (trace_view.json, the CSVs,
