@@ -157,3 +157,37 @@ def test_missing_communication_json_names_its_side_and_what_reads_it(capsys, sam
         "SDMA Bandwidth, which the Model Profiling Time Distribution table reads from it)"]
     assert "Comparison row: no usable communication.json, so its SDMA Bandwidth 0.000GB/s is not a measurement." \
         in out
+
+
+def test_gpu_side_without_memory_is_said_once(samples, caplog):
+    """Reference pair 4's GPU base recorded no memory (no [memory] event at all, counted in the raw trace). A run
+    with the memory comparison said it twice: the original's "Gpu profiling data doesn't contain memory info."
+    (INFO, of the time breakdown) and the memory comparison's "Can't find any memory event in the file: ..." (a
+    warning that says why and what to do). The original says the first alone, as it gives the second for
+    directory inputs only (reference-1 §4, §5.11) and a GPU trace is a file: ours says the second where the
+    memory comparison runs, the first where it does not, and where it leaves its sheets out because the other side
+    has no torch op (the MindSpore excerpt), so that the fact is said once in each run."""
+    import gzip
+    import json
+    import logging
+    from pathlib import Path
+
+    gpu = samples / "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+    npu = samples / TEXT.format(1)
+    with gzip.open(gpu, "rt", encoding="utf-8") as fh:
+        assert not [e for e in json.load(fh)["traceEvents"] if e.get("name") == "[memory]"]
+    info = ("INFO", f"{gpu}: Gpu profiling data doesn't contain memory info.")
+    warned = ("WARNING", f"Can't find any memory event in the file: {gpu} (no memory was recorded: "
+                         "profile_memory=True records it)")
+    ms = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+    for comparison, flags, said in (
+            (npu, {}, [warned]),
+            (npu, {"enable_profiling_compare": True}, [info]),
+            (npu, {"enable_profiling_compare": True, "enable_memory_compare": True}, [warned]),
+            (npu, {"enable_memory_compare": True}, [warned]),
+            (ms, {}, [info])):  # no torch op in the MindSpore export: no memory sheet, no memory line
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+            compare(str(gpu), str(comparison), **flags)
+        got = [(r.levelname, r.getMessage()) for r in caplog.records]
+        assert [(lv, m) for lv, m in got if str(gpu) in m and "memory" in m] == said, flags

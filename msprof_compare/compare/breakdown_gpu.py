@@ -310,6 +310,6 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
         if peak == 0.0 and (zero := zero_readings(profile)):  # every reading 0: "not recorded" was untrue
             bd.memory_missing = zero
             bd.memory_zero = True
-    else:
-        log.info("%s: Gpu profiling data doesn't contain memory info.", profile.path)  # which side: both may be GPU
+    # else: the original's "Gpu profiling data doesn't contain memory info.", said where the run knows whether the
+    # memory comparison says it of this side (overall._gpu_without_memory)
     return bd

@@ -18,7 +18,7 @@ import pandas as pd
 from ..model import Profile
 from ..options import Options
 from ..textsafe import and_list, text_width
-from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem
+from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem, peak_reserved_gb
 from .classify import Keywords, load_keywords
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, exact_diffs, half_up_ns, plain_frame, ratio_of
 from .waterfall import unsplit
@@ -86,7 +86,22 @@ def breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown]:
         pair = (breakdown_of(ctx.base, ctx.options, kw), breakdown_of(ctx.comparison, ctx.options, kw))
         ctx.cache["breakdowns"] = pair
         ctx.cache["breakdowns.keywords"] = kw
+        _gpu_without_memory(ctx)
     return ctx.cache["breakdowns"]
+
+
+def _gpu_without_memory(ctx: RunContext) -> None:
+    """The original's INFO line for a GPU side without device memory events (reference-1 §4: Mem Usage 0), unless
+    the memory comparison names that side itself: its "Can't find any memory event in the file: <path>" (with why
+    and what to do beside a side with memory) followed this line on reference pair 4, the one fact said twice. The
+    memory comparison speaks of every side without records unless exactly one side has no torch op, when it leaves
+    its sheets out with a warning of that side (``optree.one_sided``, asked here without its warning)."""
+    opts = ctx.options
+    if opts.enable_memory_compare and sum(not ctx.has_ops(p) for p in (ctx.base, ctx.comparison)) != 1:
+        return
+    for p in (ctx.base, ctx.comparison):
+        if p.source == "kineto" and peak_reserved_gb(p) is None:
+            log.info("%s: Gpu profiling data doesn't contain memory info.", p.path)  # which side: both may be GPU
 
 
 def breakdown_keywords(ctx: RunContext) -> Keywords | None:
