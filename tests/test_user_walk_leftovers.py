@@ -191,3 +191,30 @@ def test_gpu_side_without_memory_is_said_once(samples, caplog):
             compare(str(gpu), str(comparison), **flags)
         got = [(r.levelname, r.getMessage()) for r in caplog.records]
         assert [(lv, m) for lv, m in got if str(gpu) in m and "memory" in m] == said, flags
+
+
+def test_kernel_compare_without_kernels_keeps_both_of_the_originals_sentences(samples, reference_outputs, caplog):
+    """"Failed to enable enable_kernel_compare,kernel_details.csv ..." followed by "Can't find any valid kernels in
+    the file: ..." read as one fact said twice, but both are the original's and it prints both: reference pair 2
+    (two Level0 exports, whose kernels have no Type) lists the pair of lines for each side. Both stay, the first
+    once for the two sides (naming them), then the second of each side, in the reference's order."""
+    import logging
+
+    ref = (reference_outputs / "README.md").read_text(encoding="utf-8")
+    pair2 = ref[ref.index("## 2. npu-text-l0-rank0-vs-rank1"):ref.index("## 3. ")]
+    start = pair2.index("```\n") + 4  # the all-comparisons run's ERROR/WARNING lines
+    lines = pair2[start:pair2.index("```", start)].splitlines()
+    kernel = [line for line in lines if "kernel" in line]
+    heads = [line.split("] ", 1)[1].split(",")[0].split(":")[0] for line in kernel]
+    assert heads == ["Failed to enable enable_kernel_compare", "Can't find any valid kernels in the file"] * 2
+    ranks = [samples / f"{PYTORCH}/text/level0/rank{r}_ascend_pt" for r in (0, 1)]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(ranks[0]), str(ranks[1]), enable_kernel_compare=True)
+    said = [m for m in caplog.messages if "kernel" in m]
+    advice = "Please make sure that the profiling data is greater than level0 and aic_metrics=PipeUtilization."
+    assert said == [
+        "Failed to enable enable_kernel_compare,kernel_details.csv gives no kernel a Type (each is N/A or empty, as "
+        f"a Level0 export writes it). Inputs: base {ranks[0]} and comparison {ranks[1]}.",
+        *(f"Can't find any valid kernels in the file: {r}. {advice}" for r in ranks)]
+    assert all(f"Can't find any valid kernels in the file: msinsight/test/data/pytorch/text/level0/rank{r}_ascend_pt. "
+               f"{advice}" in pair2 for r in (0, 1))
