@@ -804,7 +804,8 @@ def test_negative_step_id_is_no_step(tmp_path):
     f, _ = _kernel_details(tmp_path, {(0, "Step Id"): "-50", (1, "Step Id"): "x"})
     warnings = []
     ascend_text.read_kernel_details(str(f), warnings)
-    assert warnings == [f"{f}: 2 Step Id value(s) are not whole numbers (1 negative); those rows belong to no step"]
+    assert warnings == [f"{f}: 2 Step Id value(s) are negative or not whole numbers (1 negative); those rows "
+                        "belong to no step"]
     warnings = []
     ascend_text.read_kernel_details(str(f), warnings, steps_read=False)  # no step asked: nothing said
     assert warnings == []

@@ -1683,9 +1683,9 @@ def _step_id(text: str) -> int | None:
 
 
 def _step_ids(texts: list[str], path: str, warnings: list[str] | None, column: str = "Step Id") -> np.ndarray:
-    """Step Id cells -> int64, -1 for "no step" (""/N/A). A cell that is no whole number (text, ``50.7``)
-    is no step either, counted in one warning (``warnings`` None: not said): cut to 50 it would put the row into
-    another step."""
+    """Step Id cells -> int64, -1 for "no step" (""/N/A). A cell that is no whole number (text, ``50.7``) or is
+    negative (a step id counts from 0) is no step either, counted in one warning (``warnings`` None: not said): cut
+    to 50 it would put the row into another step."""
     texts = [v.strip() for v in texts]
     read = {t: _step_id(t) for t in set(texts)}  # once per distinct text: a column repeats a few ids
     # a step id below 0 is none either (ProfilerStep#N counts from 0): -1 read as "no step" unsaid, -50 as a step
@@ -1696,8 +1696,9 @@ def _step_ids(texts: list[str], path: str, warnings: list[str] | None, column: s
     bad = sum(1 for t in texts if read[t] is None and t not in _NA_TEXTS) if warnings is not None else 0
     if bad:
         n_neg = sum(1 for t in texts if t in negative) if negative else 0
+        # a negative id is a whole number: a line counting both kinds names both
         what = ("are negative" if n_neg == bad else "are not whole numbers" if not n_neg
-                else f"are not whole numbers ({n_neg:,} negative)")
+                else f"are negative or not whole numbers ({n_neg:,} negative)")
         warnings.append(f"{path}: {bad:,} {column} value(s) {what}; those rows belong to no step")
     return np.array([-1 if read[t] is None else read[t] for t in texts], dtype=np.int64)
 
