@@ -743,7 +743,9 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     both = (last >= 0).all(axis=0)
     if note := _restarted_flows_note(ev.path, cols, cat, id_uniq[id_code[pos]], pos, key, is_s[pos]):
         prof.warnings.append(note)
-    fwd = np.flatnonzero(cat_uniq == "fwdbwd")  # the fwdbwd category's code, where the trace holds one
+    # the fwdbwd category's code, where the trace holds one; its flows are read by the module tree alone, which the
+    # operator comparison builds: only that run says a lone one (as the Python functions beside them)
+    fwd = np.flatnonzero(cat_uniq == "fwdbwd") if opts.enable_operator_compare else np.zeros(0, np.intp)
     if fwd.size and (note := _lone_fwdbwd_note(ev.path, cat_code == fwd[0], id_code, id_uniq, last, both)):
         prof.warnings.append(note)
     si, fi = last[1][both], last[0][both]
@@ -837,7 +839,8 @@ def _lone_fwdbwd_note(path: str, fwdbwd: np.ndarray, id_code: np.ndarray, id_uni
     forward module's backward pseudo-module, which moved the module sheets' rows without a word (fuzz66b: one end
     dropped from the AlexNet H200 trace, a Backward module's op gone). ``last``: each key's last end (row 0) and start
     (row 1), ``both``: the keys holding both, ``fwdbwd``: which flow events are fwdbwd's. Costs a look at each key's
-    category, in a trace with fwdbwd flows."""
+    category, in a trace with fwdbwd flows; said only in a run of the operator comparison, which builds the module
+    tree (another run reads of the fwdbwd flows the backward thread's id alone)."""
     rep = np.maximum(last[0], last[1])  # a flow event of each key
     lone = np.flatnonzero(~both & fwdbwd[rep])
     no_id = int(np.count_nonzero((id_code < 0) & fwdbwd))
