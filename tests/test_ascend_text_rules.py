@@ -1893,23 +1893,18 @@ def test_kernel_of_no_name_is_said(samples, tmp_path):
     fuzzing): the time breakdown tells HCCL, SDMA copy, MC2 and TransData kernels by their name, so their time
     moved category without a word. Read as before (every row, as the csv module counts them), the emptied
     kernels are counted in one warning; the file as exported says nothing of names."""
-    text = (samples / LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").read_text()
-    rows = list(csv.reader(io.StringIO(text, newline="")))
-    hcom = [r for r in rows[1:] if r[4].startswith("hcom_")]
+    src = samples / LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = list(csv.reader(io.StringIO(src.read_text(), newline="")))
+    hcom = [i for i, r in enumerate(rows[1:]) if r[4].startswith("hcom_")]
     assert rows[0][4] == "Name" and len(hcom) >= 2
-    for r in hcom:
-        r[4] = ""
-    f = tmp_path / "kernel_details.csv"
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(rows)
-    f.write_text(buf.getvalue())
+    f = _edited_csv(Path(shutil.copy(src, tmp_path / "kernel_details.csv")), {(i, "Name"): "" for i in hcom})
     warnings: list[str] = []
     kd = ascend_text.read_kernel_details(str(f), warnings)
     assert len(kd) == len(rows) - 1 and int((kd["Name"] == "").sum()) == len(hcom)
     assert f"{f}: {len(hcom)} kernel(s) with an empty Name; the time breakdown's categories told by a kernel's " \
            "name (HCCL, SDMA copies, MC2, TransData) cannot hold them" in warnings
     warnings.clear()
-    ascend_text.read_kernel_details(str(samples / LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"), warnings)
+    ascend_text.read_kernel_details(str(src), warnings)
     assert not [w for w in warnings if "empty Name" in w]
 
 
@@ -1959,16 +1954,12 @@ def test_operator_memory_row_of_no_name_is_said(samples, tmp_path):
     fuzzing): the memory comparison tells a cann:: block (placed by its dequeue) from an operator's by the name, so
     those blocks moved without a word. Read as before (the sizes as written), the rows counted with the csv
     module are said in one warning; the file as exported says nothing."""
-    text = (samples / LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv").read_text()
-    rows = list(csv.reader(io.StringIO(text)))
-    cann = [r for r in rows[1:] if r[0].startswith("cann::")]
-    assert len(cann) >= 5
-    for r in cann:
-        r[0] = ""
-    f = tmp_path / "operator_memory.csv"
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(rows)
-    f.write_text(buf.getvalue())
+    src = samples / LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv"
+    text = src.read_text()
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    cann = [i for i, r in enumerate(rows[1:]) if r[0].startswith("cann::")]
+    assert rows[0][0] == "Name" and len(cann) >= 5
+    f = _edited_csv(Path(shutil.copy(src, tmp_path / "operator_memory.csv")), {(i, "Name"): "" for i in cann})
     warnings: list[str] = []
     om = ascend_text.read_operator_memory(str(f), warnings)
     assert f"{f}: {len(cann)} row(s) with an empty Name; the memory comparison places them at their allocation " \

@@ -581,6 +581,29 @@ def test_bandwidth_and_pg_names():
         "Group 5 Communication": "", "Group 6 Communication": ""}
 
 
+def _bandwidth_copy(tmp_path: Path) -> tuple[Path, Path, dict, dict, float]:
+    """A copy of the fixture for its communication.json's edits: the copy, the file, its one step's document, the
+    Total Op Info bandwidth block, and the SDMA bandwidth the file gives (size / time, from the JSON)."""
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, side)
+    path = side / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    comm = json.loads(path.read_text(encoding="utf-8"))
+    (entry,) = comm.values()
+    info = entry["collective"]["Total Op Info"]["Communication Bandwidth Info"]
+    expected = info["SDMA"]["Transit Size(MB)"] / info["SDMA"]["Transit Time(ms)"]
+    assert expected > 1
+    return side, path, comm, info, expected
+
+
+def _sdma_run(side: Path, caplog: pytest.LogCaptureFixture) -> tuple[list[str], list[str]]:
+    """The SDMA Bandwidth the console shows for the fixture against ``side``, and the run's bandwidth-block lines."""
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(PT), str(side), enable_profiling_compare=True)
+    col = res.summary["headers"].index("SDMA Bandwidth")
+    return [row[col] for row in res.summary["rows"]], [m for m in caplog.messages if "bandwidth block" in m]
+
+
 @pytest.mark.parametrize("key", ["Transit Time(ms)", "Transit Size(MB)"])
 def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
     """A communication.json bandwidth block without its Transit Time(ms) or Transit Size(MB) reads it as 0, as the
@@ -588,24 +611,17 @@ def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
     fixture's SDMA block of Total Op Info without one read 0.000GB/s against the unedited side's size / time
     (computed here from the file), without a word (found by fuzzing the side files). It is now named, with the
     file; the figure stays the original's."""
-    side = tmp_path / "rank0_ascend_pt"
-    shutil.copytree(PT, side)
-    path = side / "ASCEND_PROFILER_OUTPUT" / "communication.json"
-    comm = json.loads(path.read_text(encoding="utf-8"))
-    (step, entry), = comm.items()
-    sdma = entry["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
-    expected = sdma["Transit Size(MB)"] / sdma["Transit Time(ms)"]
-    assert expected > 1
+    side, path, comm, info, expected = _bandwidth_copy(tmp_path)
+    (entry,) = comm.values()
+    sdma = info["SDMA"]
     del sdma[key]
     path.write_text(json.dumps(comm), encoding="utf-8")
     absent: list[str] = []
     assert B.bandwidths(comm, [], absent) == (0.0, 0.0)
     assert absent == [f"SDMA {key}"]
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        res = compare(str(PT), str(side), enable_profiling_compare=True)
-    col = res.summary["headers"].index("SDMA Bandwidth")
-    assert [row[col] for row in res.summary["rows"]] == [f"{expected:.3f}GB/s", "0.000GB/s"]
-    assert [m for m in caplog.messages if "bandwidth block" in m] == [
+    shown, said = _sdma_run(side, caplog)
+    assert shown == [f"{expected:.3f}GB/s", "0.000GB/s"]
+    assert said == [
         f"{path}: bandwidth block(s) without SDMA {key}; read as 0, as the original does (a block without a time "
         "gives no bandwidth, one without a size moves none)"]
     # a file of several steps names the step of each block
@@ -618,10 +634,7 @@ def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
     for n, said in ((5, "5"), (1200, "1,200")):
         steps = {f"step{i}": json.loads(json.dumps(entry)) for i in range(1, n + 1)}
         path.write_text(json.dumps(steps), encoding="utf-8")
-        caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-            compare(str(PT), str(side), enable_profiling_compare=True)
-        assert [m for m in caplog.messages if "bandwidth block" in m] == [
+        assert _sdma_run(side, caplog)[1] == [
             f"{path}: bandwidth block(s) without SDMA {key} in 'step1', SDMA {key} in 'step2', SDMA {key} in "
             f"'step3', ... ({said} in all); read as 0, as the original does (a block without a time gives no "
             "bandwidth, one without a size moves none)"]
@@ -633,14 +646,8 @@ def test_bandwidth_kind_block_cut_is_said(tmp_path, caplog, cut):
     {}: the SDMA bandwidth read 0.000GB/s against the unedited side's size / time (computed here from the file),
     without a word (found by fuzzing the side files, fuzz66). Every export writes an RDMA and an SDMA block (the
     9 communication.json of the samples, 159 bandwidth blocks); the missing one is now named, the figure stays 0."""
-    side = tmp_path / "rank0_ascend_pt"
-    shutil.copytree(PT, side)
-    path = side / "ASCEND_PROFILER_OUTPUT" / "communication.json"
-    comm = json.loads(path.read_text(encoding="utf-8"))
-    (step, entry), = comm.items()
-    info = entry["collective"]["Total Op Info"]["Communication Bandwidth Info"]
-    expected = info["SDMA"]["Transit Size(MB)"] / info["SDMA"]["Transit Time(ms)"]
-    assert expected > 1 and "RDMA" in info
+    side, path, comm, info, expected = _bandwidth_copy(tmp_path)
+    assert "RDMA" in info
     if cut == "empty":
         info.clear()
     else:
@@ -652,11 +659,9 @@ def test_bandwidth_kind_block_cut_is_said(tmp_path, caplog, cut):
     absent: list[str] = []
     assert B.bandwidths(comm, [], absent) == (0.0, 0.0)
     assert ", ".join(absent) == gone
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        res = compare(str(PT), str(side), enable_profiling_compare=True)
-    col = res.summary["headers"].index("SDMA Bandwidth")
-    assert [row[col] for row in res.summary["rows"]] == [f"{expected:.3f}GB/s", "0.000GB/s"]
-    assert [m for m in caplog.messages if "bandwidth block" in m] == [
+    shown, said = _sdma_run(side, caplog)
+    assert shown == [f"{expected:.3f}GB/s", "0.000GB/s"]
+    assert said == [
         f"{path}: bandwidth block(s) without {gone}; read as 0, as the original does (a block without a time "
         "gives no bandwidth, one without a size moves none)"]
 
@@ -1313,28 +1318,44 @@ def test_negative_transmit_is_said(samples, tmp_path, caplog):
     assert transmit and sheet.loc[transmit[0], "Duration(ms)"] == pytest.approx((uncovered - wait) / 1e6)
 
 
-def test_cube_column_of_no_value_is_said(tmp_path):
-    """The excerpt's kernel_details.csv with every aicore_time(us) cell emptied (synthetic, found by fuzzing the
-    level1 rank1 export, fuzz66): the column is there, so the missing-column line above said nothing, but the Cube
-    test reads no value in it and the kernels it made Cube moved into Vector without a word (the excerpt: 5 cube
-    kernels -> 2, counted as in the test above). The line names the empty column; the total is kept."""
-    import csv
+def _cube_columns_edited(tmp_path: Path, name: str, edit) -> tuple[Path, B.Breakdown, B.Breakdown, list[list[str]]]:
+    """A copy of the excerpt (``name``) whose kernel_details.csv rows, as the csv module reads them, are rewritten
+    by ``edit(rows, aicore_time(us)'s index)``: the copy, its breakdown before and after, and the rows as read."""
     import io
 
-    copy = tmp_path / "x_ascend_pt"
+    copy = tmp_path / name
     shutil.copytree(PT, copy)
     f = copy / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
     rows = list(csv.reader(io.StringIO(f.read_text(encoding="utf-8"), newline="")))
-    col = rows[0].index("aicore_time(us)")
-    assert "mac_time(us)" not in rows[0]
     whole = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows([rows[0]] + [r[:col] + [""] + r[col + 1:] for r in rows[1:]])
+    csv.writer(out, lineterminator="\n").writerows(edit(rows, rows[0].index("aicore_time(us)")))
     f.write_text(out.getvalue(), encoding="utf-8")
-    bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
+    return copy, whole, B.npu_breakdown(load_profile(str(copy), OPTS), OPTS), rows
+
+
+def _without_column(rows: list[list[str]], col: int) -> list[list[str]]:
+    return [r[:col] + r[col + 1:] for r in rows]
+
+
+def _buckets(bd: B.Breakdown) -> dict[str, tuple[int, int]]:
+    return {k: (b.count, b.ns) for k, b in bd.buckets.items()}
+
+
+def test_cube_column_of_no_value_is_said(tmp_path):
+    """The excerpt's kernel_details.csv with every aicore_time(us) cell emptied (synthetic, found by fuzzing the
+    level1 rank1 export, fuzz66): the column is there, so the missing-column line below said nothing, but the Cube
+    test reads no value in it and the kernels it made Cube moved into Vector without a word, as they do where the
+    column is gone (the test below). The line names the empty column; the kernels fall into the rows they fall
+    into without the column, the total kept."""
+    copy, whole, bd, rows = _cube_columns_edited(
+        tmp_path, "x_ascend_pt", lambda rows, col: [rows[0]] + [r[:col] + [""] + r[col + 1:] for r in rows[1:]])
+    assert "mac_time(us)" not in rows[0]
     assert [m for m in bd.missing if "Cube" in m] == [
         f"{copy}: kernel_details.csv's aicore_time(us) hold no value, so no kernel passes the PMU Cube test (those "
         "kernels read as Vector)"]
+    _, _, gone, _ = _cube_columns_edited(tmp_path, "y_ascend_pt", _without_column)
+    assert _buckets(bd) == _buckets(gone) != _buckets(whole)
     cube = [sum(b.count for k, b in x.buckets.items() if k.endswith("cube")) for x in (whole, bd)]
     total = [sum(b.count for b in x.buckets.values()) for x in (whole, bd)]
     assert cube[1] < cube[0] and total[0] == total[1]
@@ -1346,22 +1367,11 @@ def test_pmu_columns_without_a_cube_column_are_said(tmp_path):
     mac_time(us) and aicore_time(us) alone, and the kernels it made Cube moved into Vector without a word. The line
     says so; the excerpt as cut has cube kernels (aicore_time(us) > 0, counted with the csv module) and says
     nothing."""
-    import csv
-    import io
-
-    copy = tmp_path / "x_ascend_pt"
-    shutil.copytree(PT, copy)
-    f = copy / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
-    rows = list(csv.reader(io.StringIO(f.read_text(encoding="utf-8"), newline="")))
+    copy, whole, bd, rows = _cube_columns_edited(tmp_path, "x_ascend_pt", _without_column)
     col = rows[0].index("aicore_time(us)")
     assert sum(1 for r in rows[1:] if r[col] not in ("", "N/A") and float(r[col]) > 0) > 0
-    whole = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
     assert not [m for m in whole.missing if "Cube" in m]
     assert sum(b.count for k, b in whole.buckets.items() if k.endswith("cube")) > 0
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(r[:col] + r[col + 1:] for r in rows)
-    f.write_text(out.getvalue(), encoding="utf-8")
-    bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
     assert [m for m in bd.missing if "Cube" in m] == [
         f"{copy}: kernel_details.csv has PMU columns but neither mac_time(us) nor aicore_time(us), so no kernel "
         "passes the PMU Cube test (those kernels read as Vector)"]
