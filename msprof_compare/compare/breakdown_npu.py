@@ -564,8 +564,8 @@ _ABSENT = object()
 def _transit(block: object, kind: str, problems: list[str], where: str,
              absent: list[str] | None = None) -> tuple[float, float] | None:
     """(size MB, time ms) of one bandwidth block, a missing block or value 0 (reference-1 §5.9); None where the
-    block is no object or a value is not a usable number (each named in ``problems``); a key the block lacks is
-    named in ``absent``."""
+    block is no object or a value is not a usable number (each named in ``problems``); a key the block lacks, or
+    the block itself where the bandwidth block lacks it (``_ABSENT``), is named in ``absent``."""
     if block is _ABSENT:
         if absent is not None:  # every export writes each kind's block: one cut or renamed moved the figure to 0
             absent.append(f"an {kind} block{where}")
