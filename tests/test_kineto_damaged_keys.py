@@ -897,9 +897,30 @@ def test_a_plain_launch_flow_ending_at_a_second_kernel_is_said(tmp_path):
                                   "tracelens/tests/traces/inference/vllm_prefilldecode_piecewise/graph_execution.json.gz",
                                   "tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"])
 def test_graph_launches_ending_at_many_kernels_are_no_damage(samples, name):
-    """The samples whose launch flows end at several kernels: their starts are graph launches or absent."""
+    """The samples whose launch flows end at several kernels: their starts are graph launches or absent. From the
+    raw JSON: the flow ids ending at two kernels or more (hta's rank 0: 49, 45 of them started on cudaGraphLaunch;
+    vLLM's graph_execution: 25, sglang's decode: 1, none started), read as graph replays, none said."""
+    ev = _doc(samples / name)["traceEvents"]
+    kernels = {(e["pid"], e["tid"], e["ts"]) for e in ev
+               if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")}
+    ends: dict = {}
+    for e in ev:
+        if e.get("ph") == "f" and e.get("cat") == "ac2g" and (e["pid"], e["tid"], e["ts"]) in kernels:
+            ends[e["id"]] = ends.get(e["id"], 0) + 1
+    many = {i for i, n in ends.items() if n > 1}
+    calls = {(e["pid"], e["tid"], e["ts"]): e["name"] for e in ev
+             if e.get("ph") == "X" and e.get("cat") == "cuda_runtime"}
+    started = [calls.get((e["pid"], e["tid"], e["ts"])) for e in ev
+               if e.get("ph") == "s" and e.get("cat") == "ac2g" and e["id"] in many]
+    # (ids ending at several kernels, those started, the ids the model reads as graph replays: hta's 4 ids of no
+    # start whose call no correlation id finds are not)
+    want = {"rank0.json.gz": (49, 45, 45), "graph_execution.json.gz": (25, 0, 25),
+            "sglang_Qwen3-8B_decode.json.gz": (1, 0, 1)}[Path(name).name]
+    assert (len(many), len(started)) == want[:2] and set(started) <= {"cudaGraphLaunch"}
     prof = load_profile(str(samples / name), build_options()[0])
     assert not [w for w in prof.warnings if "launch flow that ended" in w]
+    replayed = set(prof.flows.loc[prof.flows["replay"] == 1, "id"])
+    assert replayed <= {str(i) for i in many} and len(replayed) == want[2]
 
 
 def test_memory_sizes_beyond_a_petabyte_are_no_size(tmp_path):
