@@ -7,8 +7,8 @@ Python dict per event, or parses twice, shows up here as a jump in that
 ratio. Measured in a fresh subprocess (its own peak RSS, VmHWM) on a ~8 MB trace built by
 replicating the corpus excerpts with shifted timestamps.
 
-Measured on the dev machine (Python 3.11, x86-64): Kineto 3.0x and trace_view
-4.0x the input size (8.4 MB / 6.5 MB inputs); the bound
+Measured on the dev machine (Python 3.11, x86-64): Kineto 2.9x and trace_view
+3.0-3.2x the input size (8.4 MB / 6.5 MB inputs; session 66, 3.0x and 4.0x when first measured); the bound
 below (10x) leaves a margin for other platforms and allocators (documented in
 docs/differences.md, "Peak memory while loading is a small multiple of the input").
 """
