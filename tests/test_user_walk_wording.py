@@ -175,3 +175,28 @@ def test_shape_check_names_the_side_without_shapes(samples):
     row = compare(str(gpu), str(npu), enable_profiling_compare=True).guards.set_index("Check").loc[check]
     assert row["Detail"] == ("no input shapes on either side (not read: shapes are loaded only with the operator, "
                              "memory or API comparison on)")
+
+
+def test_shape_check_of_a_communication_run_says_a_kineto_trace_read_its_shapes(samples):
+    """A run of the communication comparison alone: the Kineto loader reads the host ops' args there too (for RCCL's
+    collective records), so a GPU trace without shapes was recorded without them, where the Detail said "not read"
+    (review66c); an NPU export's shapes are not read in that run. The raw files: the PARAM AlexNet GPU trace's 367
+    host ops hold no Input Dims with a digit (the test above), the bundled BERT-small H100 trace's 396 of 480
+    do, and the level-1 NPU export's trace_view.json holds shapes that only the operator, memory and API
+    comparisons read."""
+    import gzip
+    import json
+
+    gpu = samples / "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+    with gzip.open(SAMPLE_BASE, "rt", encoding="utf-8") as fh:
+        host = [e for e in json.load(fh)["traceEvents"] if e.get("cat") in ("cpu_op", "user_annotation")]
+    shaped = sum(any(ch.isdigit() for ch in json.dumps(e.get("args", {}).get("Input Dims", []))) for e in host)
+    assert (len(host), shaped) == (480, 396)
+    check = "input shapes of top operators"
+    row = compare(str(gpu), str(SAMPLE_BASE), enable_communication_compare=True).guards.set_index("Check").loc[check]
+    assert row.tolist() == ["unknown", 0, 0, "no input shapes on the base side (recorded without record_shapes=True)"]
+    row = compare(str(gpu), str(samples / TEXT.format(1)),
+                  enable_communication_compare=True).guards.set_index("Check").loc[check]
+    assert row["Detail"] == ("no input shapes on the base side (recorded without record_shapes=True) nor on the "
+                             "comparison side (not read: shapes are loaded only with the operator, memory or API "
+                             "comparison on)")

@@ -1195,13 +1195,16 @@ def _isin(values: np.ndarray, items: Any) -> np.ndarray:
 def _shapeless_words(ctx: RunContext) -> str:
     """The shape check's Detail where a side has no input shape: which side, and why, as this run tells: "on one
     side (recorded without record_shapes, or not read ...)" named neither, and gave the reason that could not hold
-    in a run that read the shapes (user walk, session 66: a GPU trace without shapes against an NPU export)."""
-    sides = [side for side, p in zip(_SIDES, (ctx.base, ctx.comparison), strict=True) if not _has_shapes(p.ops)]
-    where = "either side" if len(sides) == 2 else f"the {sides[0]} side" if sides else "one side"
-    if ctx.options.any_detail():
-        return f"no input shapes on {where} (recorded without record_shapes=True)"
-    return (f"no input shapes on {where} (not read: shapes are loaded only with the operator, memory or API "
-            "comparison on)")
+    in a run that read the shapes (user walk, session 66: a GPU trace without shapes against an NPU export). A side
+    read its shapes with the operator, memory or API comparison, and a Kineto trace with the communication
+    comparison too (``extra["shapes_read"]``: its loader reads the op args for RCCL's collective records)."""
+    why = {side: "recorded without record_shapes=True" if p.extra.get("shapes_read", ctx.options.any_detail())
+           else "not read: shapes are loaded only with the operator, memory or API comparison on"
+           for side, p in zip(_SIDES, (ctx.base, ctx.comparison), strict=True) if not _has_shapes(p.ops)}
+    if len(set(why.values())) == 2:  # a Kineto trace read without shapes against a side not read
+        return "no input shapes on " + " nor on ".join(f"the {side} side ({w})" for side, w in why.items())
+    where = "either side" if len(why) == 2 else f"the {next(iter(why))} side" if why else "one side"
+    return f"no input shapes on {where} ({next(iter(why.values()), 'recorded without record_shapes=True')})"
 
 
 def _has_shapes(ops: pd.DataFrame) -> bool:

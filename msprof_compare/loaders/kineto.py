@@ -410,6 +410,7 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
         prof.metadata.setdefault("distributedInfo", top.distributedInfo)
     ev = _Events(path, events, data)
     details = opts.any_detail() or opts.enable_communication_compare
+    prof.extra["shapes_read"] = details  # the shape check's words (checks._shapeless_words): read, or not
     corr = _reads_correlations(ev, opts)
     _load_kernels(prof, ev, opts, corr)
     if prof.kernels.empty and prof.extra.get("mtia"):  # refused whatever else it holds: the other loaders took
