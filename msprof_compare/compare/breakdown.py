@@ -174,6 +174,12 @@ class Breakdown:
     #: is the graph launch, inside no Matmul / Conv / Flash Attention op, so they are Cube (other) or Vector by
     #: name alone, where the same kernels launched eagerly count in those ops' categories
     replayed: Bucket = field(default_factory=Bucket)
+    #: GPU: the computing kernels no launch flow links to their op, besides the previous step's tail
+    #: (``early_kernels``) and graph replays (``replayed``), each said by its own check (count, sum of their
+    #: durations): their categories come from their names alone, where a launched one inside a Matmul / Conv /
+    #: Flash Attention op counts in that op's category. Counted only where the trace holds such an op (else a link
+    #: would change no category)
+    unlinked: Bucket = field(default_factory=Bucket)
     #: Rows the data could not provide, with the reason, and figures it gives that cannot be right (a negative
     #: group Transmit): shown as one log line (WARNING) each.
     missing: list[str] = field(default_factory=list)

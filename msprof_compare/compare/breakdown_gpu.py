@@ -116,21 +116,22 @@ def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None 
 
 
 def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, lanes: tuple[np.ndarray, np.ndarray],
-                   ts: np.ndarray, end: np.ndarray, computing: np.ndarray, window_lo: int) -> None:
+                   ts: np.ndarray, end: np.ndarray, computing: np.ndarray, window_lo: int) -> int | None:
     """Kernels without a launch in the trace (no launch flow, graph replays included, ends at them) that run
     before the first kernel launched in it: the previous step's tail, which the E2E window opens with. Only
     where some kernel has a launch (``bd.has_launches``; a trace without flows says so elsewhere).
     ``early_kernels`` holds the computing ones (their count, and the union of their times: concurrent streams
-    overlap), which the categories count; collectives among them count as communication."""
+    overlap), which the categories count; collectives among them count as communication. Returns the start of
+    the first launched kernel (None where none is), before which every kernel is of that tail."""
     flows = profile.flows
     if not len(flows) or not ts.size:
-        return
+        return None
     pid, tid = lanes
     mine = np.isin(col_of(flows, "cat", object), _launch_cats(opts))
     # a kernel is launched where a flow ends at it: its lane and start (a host call's flow end can share the ts)
     launched = starts_at(pid, tid, ts, *(col_of(flows, c, np.int64)[mine] for c in ("f_pid", "f_tid", "f_ts")))
     if not launched.any():
-        return
+        return None
     bd.has_launches = True
     first = int(ts[launched].min())
     early = ~launched & (ts < first)
@@ -139,10 +140,11 @@ def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, lanes:
         busy = early & computing
         if busy.any():
             bd.early_kernels.add(tl.length(tl.union(ts[busy], end[busy])), int(busy.sum()))
+    return first
 
 
 def _replayed_kernels(bd: Breakdown, profile: Profile, opts: Options | None, lanes: tuple[np.ndarray, np.ndarray],
-                      ts: np.ndarray, dur: np.ndarray) -> None:
+                      ts: np.ndarray, dur: np.ndarray) -> np.ndarray | None:
     """The computing kernels replayed from a CUDA / HIP graph: a launch flow ends at the kernel and starts at a
     graph launch call (``cudaGraphLaunch``, ``hipGraphLaunch``, ``cuGraphLaunch``; ROCm writes no flow start, and
     the loader links such ends to the call by correlation id). Flows alone cannot tell them: an NVIDIA graph of
@@ -150,29 +152,32 @@ def _replayed_kernels(bd: Breakdown, profile: Profile, opts: Options | None, lan
     categories of replayed kernels come from their names alone, as the op around a graph launch says nothing
     of the op a kernel was captured from (``flow_start_of`` leaves the ROCm ones out; the original links one end
     per flow id), so a graph run's GEMMs are Cube (other) where an eager run's are Matmul; the "graph replays"
-    check of the Summary says so where the two sides replay differently."""
+    check of the Summary says so where the two sides replay differently. Returns which kernels are replayed
+    (None where none is)."""
     flows, ops = profile.flows, profile.ops
     if not len(flows) or not len(ops) or not ts.size:
-        return
+        return None
     names = col_of(ops, "name", object).tolist()
     # the graph launch names found in the set of names (equal names are mostly one object: ~5x cheaper than
     # numbering them, which every GPU breakdown paid for a trace without graphs), then the cat of those ops alone
     graph = {n for n in set(names) if isinstance(n, str) and "graphlaunch" in n.lower()}
     if not graph:
-        return
+        return None
     launch = np.fromiter(map(graph.__contains__, names), dtype=bool, count=len(names))
     rows = np.flatnonzero(launch)
     launch[rows] = classify.per_unique(col_of(ops, "cat", object)[rows], lambda c: c in LAUNCH_CATS)
     if not launch.any():
-        return
+        return None
     mine = np.isin(col_of(flows, "cat", object), _launch_cats(opts))
     at_launch = starts_at(*(col_of(flows, c, np.int64)[mine] for c in ("s_pid", "s_tid", "s_ts")),
                           *(col_of(ops, c, np.int64)[launch] for c in ("pid", "tid", "ts")))
     if not at_launch.any():
-        return
+        return None
     hit = starts_at(*lanes, ts, *(col_of(flows, c, np.int64)[mine][at_launch] for c in ("f_pid", "f_tid", "f_ts")))
-    if hit.any():
-        bd.replayed.add(int(dur[hit].sum()), int(hit.sum()))
+    if not hit.any():
+        return None
+    bd.replayed.add(int(dur[hit].sum()), int(hit.sum()))
+    return hit
 
 
 #: The processes only an Ascend timeline names (trace_view.json, a CANN msprof_*.json): its device lanes.
@@ -286,8 +291,8 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     busy = tl.union(np.concatenate([comp_iv[0], ts[comm_sel]]), np.concatenate([comp_iv[1], end[comm_sel]]))
     bd.set_window(ts[has_stream].min(), end[has_stream].max(), busy, profile.files.get("trace", profile.path))
     lanes = tuple(col_of(k, c, np.int64)[rows][is_kernel] for c in ("pid", "tid"))
-    _early_kernels(bd, profile, opts, lanes, ts[is_kernel], end[is_kernel], compute[is_kernel],
-                   int(ts[has_stream].min()))
+    first = _early_kernels(bd, profile, opts, lanes, ts[is_kernel], end[is_kernel], compute[is_kernel],
+                           int(ts[has_stream].min()))
 
     # categorise the computing kernels (reference-1 §3.7, GPU variant)
     cnames = names[compute]
@@ -298,11 +303,20 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     cube_ops = classify.cube_ops(col_of(ops, "name", object)[o], col_of(ops, "ts", np.int64)[o],
                                  col_of(ops, "dur", np.int64)[o], col_of(ops, "tid", np.int64)[o],
                                  backward_tid=profile.backward_tid, kw=kw)
-    labels = classify.categorize(cdur, flow_start_of(profile, cts, opts), classify.is_cube_kernel_name(cnames, kw),
-                                 cube_ops)
+    flow_ts = flow_start_of(profile, cts, opts)
+    labels = classify.categorize(cdur, flow_ts, classify.is_cube_kernel_name(cnames, kw), cube_ops)
     classify.fill_buckets(bd, labels, cdur)
-    _replayed_kernels(bd, profile, opts, tuple(col_of(k, c, np.int64)[rows][compute] for c in ("pid", "tid")),
-                      cts, cdur)
+    replayed = _replayed_kernels(bd, profile, opts, tuple(col_of(k, c, np.int64)[rows][compute]
+                                                          for c in ("pid", "tid")), cts, cdur)
+    if len(cube_ops):  # a link decides a category only inside a Matmul / Conv / Flash Attention op
+        # no launch flow ends at them: the categories read them by name alone (the original's rule), said by the
+        # Summary's check; the previous step's tail and graph replays are said by their own checks
+        free = flow_ts == 0
+        if first is not None:
+            free &= cts >= first
+        if replayed is not None:
+            free &= ~replayed
+        bd.unlinked.add(int(cdur[free].sum()), int(free.sum()))
 
     peak = peak_reserved_gb(profile)
     if peak is not None:

@@ -363,6 +363,7 @@ EARLY_CHECK = "kernels launched before the profile"
 #: Share of E2E from which the stretch run by kernels launched before the profile is a note
 EARLY_SHARE = 0.1
 UNLINKED_CHECK = "kernels linked to no operator"
+LAUNCHLESS_CHECK = "kernels without a launch flow"
 REPLAY_CHECK = "graph replays"
 #: Difference of the two sides' replayed shares of computing kernel time from which the graph replays are a note
 REPLAY_SHARE_GAP = 0.1
@@ -388,6 +389,8 @@ NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendor
                EARLY_CHECK: "Part of a side's E2E time runs kernels launched before the profile began",
                UNLINKED_CHECK: ("The operator and module sheets and their top contributors leave out kernels no "
                                 "flow links to an operator"),
+               LAUNCHLESS_CHECK: ("The time breakdown's categories read computing kernels no launch flow links to "
+                                  "their op by their names alone"),
                REPLAY_CHECK: "One side replays much more of its computing from CUDA / HIP graphs than the other",
                MODULE_CHECK: "The module sheets hold much less of one side's operator device time than of the other's"}
 #: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
@@ -706,6 +709,36 @@ def _unlinked_row(ctx: RunContext, counts: list[Unlinked | None] | None, early_r
     # the log's title says what the figures count (``_LOG_LEADS``): a line per side's part, one for the reading
     return _in_parts(_guard(UNLINKED_CHECK, False, *(None if c is None else c.n for c in rest),
                             f"{UNLINKED_LEAD}{'; '.join(parts)}; {reading}"), "", [*parts, reading])
+
+
+#: The "kernels without a launch flow" row's Detail opens with what its figures count; the log's block says it
+LAUNCHLESS_LEAD = ("computing kernels that no launch flow links to their op (besides the previous step's tail and "
+                   "graph replays, which their own checks state), so the time breakdown reads them by their names "
+                   "alone, as Cube (other) or Vector, where one launched inside a Matmul, Conv or Flash Attention op "
+                   "counts in that op's category: ")
+
+
+def _launchless_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | None] | None) -> dict[str, Any] | None:
+    """GPU sides whose computing kernels no launch flow links to their op (``Breakdown.unlinked``): their categories
+    come from their names alone (the original's rule, reference-1 §3.7), so a trace that lost some launch flows
+    (hta's negative_queue sample: 694 kernels mid-trace) or holds none (hta's trace_filter samples: Matmul 0 ms
+    beside their GEMMs) moves their time from Matmul / Conv / Flash Attention to Cube (other) or Vector, unsaid
+    where no operator sheet is built. A note where a side has any; none for a side the "kernels linked to no
+    operator" row counts (``unlinked``: its op tree's counts), which states those kernels for the operator sheets,
+    or a side whose trace holds no Matmul / Conv / Flash Attention op (no link would change a category)."""
+    counted = [bd.unlinked if bd.kind == "GPU" and (unlinked is None or u is None) else None
+               for bd, u in zip(bds, unlinked or (None, None), strict=True)]
+    if not any(c is not None and c.count for c in counted):
+        return None
+    parts = [f"{side} {c.count:,} kernel{'' if c.count == 1 else 's'}, {_ms(c.ns)} ms"
+             + ("" if bd.has_launches else " (the trace holds no launch flow)")
+             for side, bd, c in zip(_SIDES, bds, counted, strict=True) if c is not None and c.count]
+    reading = ("Matmul, Conv and Flash Attention miss up to that much of the side's time, which Cube (other) and "
+               "Vector hold: read those categories with this in mind, or compare traces that keep their launch flows "
+               "(ac2g), as torch.profiler writes them")
+    row = _guard(LAUNCHLESS_CHECK, False, *(None if c is None else c.count for c in counted),
+                 f"{LAUNCHLESS_LEAD}{'; '.join(parts)}; {reading}")
+    return _in_parts(row, "", [*parts, reading])
 
 
 #: The categories whose kernels need the op around their launch (a replayed kernel has none): Flash Attention,
@@ -1385,6 +1418,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     # just after the early row, whose stretch its part may name: after "graph replays" it sat apart from it
     optional.append(_unlinked_row(ctx, unlinked, early is not None, told))
     if bds is not None:
+        optional.append(_launchless_row(bds, unlinked))
+    if bds is not None:
         optional.append(_replay_row(bds))
     eb, ec = _EXPORT_KINDS.get(b.source), _EXPORT_KINDS.get(c.source)
     if not (eb and ec and eb != ec):  # a text against a DB export: their operator totals differ by design
@@ -1406,7 +1441,8 @@ def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 #: Detail leads the log leaves out of a note's line: its note already says them
-_LOG_LEADS = {IDLE_CHECK: IDLE_LEAD, UNLINKED_CHECK: UNLINKED_LEAD, SETTINGS_CHECK: SETTINGS_LEAD}
+_LOG_LEADS = {IDLE_CHECK: IDLE_LEAD, UNLINKED_CHECK: UNLINKED_LEAD, SETTINGS_CHECK: SETTINGS_LEAD,
+              LAUNCHLESS_CHECK: LAUNCHLESS_LEAD}
 #: The checks whose Base / Comparison are shares held against one threshold (a note from it, or a warning below it)
 _SHARE_THRESHOLDS = {IDLE_CHECK: IDLE_SHARE, EARLY_CHECK: EARLY_SHARE, "operator match rate": MATCH_RATE_THRESHOLD}
 

@@ -1,0 +1,160 @@
+"""GPU computing kernels no launch flow links to their op: the "kernels without a launch flow" validity check
+(session 66, left66f).
+
+The time breakdown files a kernel launched inside a Matmul / Conv / Flash Attention op under that op's category; one
+no launch flow ends at is filed by its name alone, as Cube (other) or Vector (reference-1 §3.7). A trace that lost
+some launch flows (hta's negative_queue sample: 694 such kernels mid-trace) or holds none (hta's trace_filter
+samples) moved that time out of Matmul, Conv and Flash Attention without a word where no operator sheet was built:
+the "kernels linked to no operator" note is given only beside those sheets. Each test cuts the flows of a real
+excerpt and checks the count and time the row gives against figures computed here from the JSON itself.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+from logutil import blocks
+from test_json_report import SCHEMA, validate
+
+from msprof_compare.api import compare
+
+KINETO = Path(__file__).parent / "data" / "kineto" / "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json"
+CHECK = "kernels without a launch flow"
+NOTE = "The time breakdown's categories read computing kernels no launch flow links to their op by their names alone"
+LEAD = ("computing kernels that no launch flow links to their op (besides the previous step's tail and graph replays, "
+        "which their own checks state), so the time breakdown reads them by their names alone, as Cube (other) or "
+        "Vector, where one launched inside a Matmul, Conv or Flash Attention op counts in that op's category: ")
+TAIL = ("; Matmul, Conv and Flash Attention miss up to that much of the side's time, which Cube (other) and Vector "
+        "hold: read those categories with this in mind, or compare traces that keep their launch flows (ac2g), as "
+        "torch.profiler writes them")
+
+
+def _ns(us: object) -> int:
+    """A trace time in us (number or text) as integer ns, rounded to nearest."""
+    return int((Decimal(str(us)) * 1000).to_integral_value(rounding=ROUND_HALF_UP))
+
+
+def _ms(ns: int) -> str:
+    """ns as ms to 3 decimals, a half away from zero (as every ms of the Summary)."""
+    return str((Decimal(ns) / 1_000_000).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
+
+
+def _row(base: Path, comparison: Path, out: Path, caplog: pytest.LogCaptureFixture,
+         **options: Any) -> dict[str, Any] | None:
+    """The row of a profiling compare once its faces agree (guards frame, JSON, Summary sheet, console block);
+    None where there is none (and the console says nothing of it)."""
+    opts = {"enable_profiling_compare": True, **options}
+    out.mkdir(parents=True, exist_ok=True)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(comparison), **opts)
+    guards = res.guards
+    rows = guards[guards["Check"] == CHECK].to_dict("records")
+    doc = json.loads(Path(res.to_json(str(out))).read_text(encoding="utf-8"))
+    assert validate(doc, json.loads(SCHEMA.read_text())) == []
+    assert [g for g in doc["summary"]["guards"] if g["Check"] == CHECK] == rows
+    if not rows:
+        assert blocks(caplog.messages, NOTE) == [] and not any("launch flow links" in m for m in caplog.messages)
+        return None
+    (row,) = rows
+    assert row["Status"] == "note" and row["Detail"].startswith(LEAD)
+    figures = ["n/a" if v is None else str(v) for v in (row["Base"], row["Comparison"])]
+    (block,) = blocks(caplog.messages, NOTE)
+    assert block[0] == f"{NOTE} (base {figures[0]}, comparison {figures[1]}):"
+    assert "; ".join(block[1:]) == row["Detail"][len(LEAD):] and block[-1] == TAIL[2:]
+    ws = openpyxl.load_workbook(res.to_excel(str(out)))["Summary"]
+    cells = [[c.value for c in r] for r in ws.iter_rows(min_col=1, max_col=5)]
+    assert [row["Check"], row["Status"], row["Base"], row["Comparison"], row["Detail"]] in cells
+    return row
+
+
+def _kernels(events: list) -> dict[tuple, dict]:
+    """The excerpt's kernels by (pid, tid, ns start)."""
+    return {(e["pid"], e["tid"], _ns(e["ts"])): e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"}
+
+
+def _matmul_ms(res: Any) -> tuple[float, float]:
+    """OverallMetrics' Matmul time (ms) of both sides."""
+    om = res.sheet("OverallMetrics")
+    row = om[om["Index"].str.strip() == "Matmul"].iloc[0]
+    return row["Duration(ms)"], row["Duration(ms).1"]
+
+
+def test_kernels_that_lost_their_launch_flow_are_said_in_a_profiling_run(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The H200 excerpt with the ac2g flows (both ends) of its addmm nvjet GEMM and its cuDNN flash-attention
+    forward kernel taken out: the GEMM leaves Matmul (its 24.704 us), and a profiling-only run, which builds no
+    operator sheet, said nothing. The row gives the two kernels and their summed durations; the unmodified pair
+    has no row, nor has a run with the operator sheets, whose "kernels linked to no operator" note states them."""
+    doc = json.loads(KINETO.read_text())
+    events = doc["traceEvents"]
+    kernels = _kernels(events)
+    picked = [k for k, e in kernels.items() if e["name"].startswith(("nvjet_sm90_tst_192x192",
+                                                                     "cudnn_generated_fort_native_sdpa_sm90_flash_fprop"))]
+    assert len(picked) == 2 and min(kernels) not in picked  # the first kernel keeps its flow: no previous step's tail
+    cut = {e["id"] for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g"
+           and (e["pid"], e["tid"], _ns(e["ts"])) in picked}
+    assert len(cut) == 2
+    doc["traceEvents"] = [e for e in events if not (e.get("cat") == "ac2g" and e.get("id") in cut)]
+    assert len(events) - len(doc["traceEvents"]) == 4
+    trace = tmp_path / KINETO.name
+    trace.write_text(json.dumps(doc))
+    ns = sum(_ns(kernels[k]["dur"]) for k in picked)
+    assert ns == 24_704 + 18_655
+
+    assert _row(KINETO, KINETO, tmp_path / "same", caplog) is None
+    row = _row(trace, KINETO, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (2, 0)
+    assert row["Detail"] == f"{LEAD}base 2 kernels, {_ms(ns)} ms{TAIL}"
+    # what the note warns of: the GEMM's time left Matmul
+    base_mm, comparison_mm = _matmul_ms(compare(str(trace), str(KINETO), enable_profiling_compare=True))
+    assert comparison_mm - base_mm == pytest.approx(0.024704, abs=1e-9)
+    # beside the operator sheets the "kernels linked to no operator" note states them: no second row
+    assert _row(trace, KINETO, tmp_path / "ops", caplog, enable_operator_compare=True) is None
+
+
+def test_a_trace_without_any_launch_flow_is_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The H200 excerpt without any ac2g flow: every computing kernel is filed by its name (its Matmul reads 0),
+    which the row says of all 11 of them, and that the trace holds no launch flow; in a run with the operator
+    sheets as well."""
+    doc = json.loads(KINETO.read_text())
+    events = doc["traceEvents"]
+    kernels = _kernels(events)
+    assert len(kernels) == 11 and not any("nccl" in e["name"].lower() for e in kernels.values())
+    flowless = tmp_path / KINETO.name
+    flowless.write_text(json.dumps({**doc, "traceEvents": [e for e in events if e.get("cat") != "ac2g"]}))
+    ns = sum(_ns(e["dur"]) for e in kernels.values())
+    row = _row(KINETO, flowless, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (0, 11)
+    assert row["Detail"] == f"{LEAD}comparison 11 kernels, {_ms(ns)} ms (the trace holds no launch flow){TAIL}"
+    assert _matmul_ms(compare(str(KINETO), str(flowless), enable_profiling_compare=True))[1] == 0
+    # beside the operator sheets too: the "kernels linked to no operator" row leaves a flowless side to its "Can't
+    # find any flow event" warning, which says no op gets a kernel, not where their time goes; the base side, which
+    # that row counts, is n/a here
+    ops = _row(KINETO, flowless, tmp_path / "ops", caplog, enable_operator_compare=True)
+    assert (ops["Base"], ops["Comparison"], ops["Detail"]) == (None, 11, row["Detail"])
+    assert any("Can't find any flow event" in m for m in caplog.messages)
+
+
+def test_hta_trace_filter_sample_without_flows(samples: Path, tmp_path: Path,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    """hta's trace_filter rank 0 (a sampled trace that kept no flow) holds aten::mm / addmm ops: its 1,144
+    computing kernels (kernel events, none a collective) are all filed by name, so its Matmul reads 0."""
+    trace = samples / "hta/tests/data/trace_filter/sampled_rank-0.json.gz"
+    events = json.loads(gzip.decompress(trace.read_bytes()))["traceEvents"]
+    assert not any(e.get("ph") in ("s", "f", "t") for e in events)
+    assert any(e.get("cat") == "cpu_op" and e.get("name") in ("aten::mm", "aten::addmm") for e in events)
+    kernels = {(e["pid"], e["tid"], _ns(e["ts"])): e for e in events
+               if e.get("ph") == "X" and e.get("cat") == "kernel" and "nccl" not in e["name"].lower()}
+    ns = sum(_ns(e["dur"]) for e in kernels.values())
+    row = _row(trace, trace, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (len(kernels), len(kernels)) == (1144, 1144)
+    part = f"1,144 kernels, {_ms(ns)} ms (the trace holds no launch flow)"
+    assert row["Detail"] == f"{LEAD}base {part}; comparison {part}{TAIL}"
