@@ -397,15 +397,16 @@ def test_short_middle_row_is_warned(tmp_path):
 
 
 @given(st.lists(st.lists(st.text(alphabet='a1,"\n ', max_size=6), min_size=1, max_size=6), min_size=1, max_size=12),
-       st.integers(0, 6), st.booleans())
-def test_short_rows_count_the_rows_the_csv_module_reads_short(rows, last, final_break):
+       st.integers(0, 6), st.booleans(), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_short_rows_count_the_rows_the_csv_module_reads_short(rows, last, final_break, end):
     """``_short_rows`` (quote spans found among the separators, fields counted between line ends) against Python's
     csv module on CSV text written by it: fields with commas, quotes and line breaks, rows of 1-6 fields (a short
-    one is a row cut short), with or without a line break after the last row. A row counts as short when it has
-    no field ``last`` (0-based); the first row is the header."""
+    one is a row cut short), with or without a line break after the last row, lines ended by LF, CRLF or a bare CR
+    (old Mac line ends, which pandas reads as line ends too: such a file read as one line, its short rows unsaid).
+    A row counts as short when it has no field ``last`` (0-based); the first row is the header."""
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
-    text = out.getvalue() if final_break else out.getvalue()[:-1]
+    csv.writer(out, lineterminator=end).writerows(rows)
+    text = out.getvalue() if final_break else out.getvalue()[:-len(end)]
     read = list(csv.reader(io.StringIO(text, newline="")))
     want = sum(1 for r in read[1:] if r and len(r) <= last)  # csv reads a blank line as [] (pandas skips it)
     assert ascend_text._short_rows(text.encode(), last) == want

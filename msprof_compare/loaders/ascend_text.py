@@ -1312,10 +1312,18 @@ def _short_rows(data: bytes, last: int) -> int:
     """How many data rows of a CSV held in memory have no field ``last`` (0-based): a row cut short in the middle
     of a file, which ``_check_last_row`` does not see. Vectorised over the bytes: separators inside quotes (an
     even count of quotes before them keeps them outside) are left out, blank lines (which pandas skips) too.
-    A file streamed from disk (over ``WHOLE_CSV_BYTES``) is not checked."""
+    A file streamed from disk (over ``WHOLE_CSV_BYTES``) is not checked. A bare CR (one no LF follows) ends a line
+    too, as pandas reads it: a file of old Mac line ends (read since ``f71ef4f``) was one line, its short rows
+    unsaid."""
     u = np.frombuffer(data, dtype=np.uint8)
-    sep = _unquoted(u, np.flatnonzero((u == 44) | (u == 10)))
-    is_nl = u[sep] == 10
+    sep = np.flatnonzero((u == 44) | (u == 10))
+    if b"\r" in data:  # one memchr: an LF file has no CR; a CRLF file's CRs are each followed by their line's LF
+        cr = np.flatnonzero(u == 13)
+        bare = cr[u[np.minimum(cr + 1, u.size - 1)] != 10]
+        if bare.size:
+            sep = np.sort(np.concatenate((sep, bare)))
+    sep = _unquoted(u, sep)
+    is_nl = u[sep] != 44
     nl = np.flatnonzero(is_nl)
     if nl.size == 0:
         return 0
@@ -1502,7 +1510,10 @@ def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str],
     # a NUL in the rows (the header's is named by ``_header_names``): a text cell holding one reads as another name
     # ("A\0I_CORE" is another core type: pandas 2.1+ keeps the NUL, 2.0 cuts the cell at it), a number cell as
     # missing or cut
-    if (body := data.find(b"\n") + 1) and data.find(_NUL, body) >= 0:  # one memchr
+    head_end = data.find(b"\n")
+    if head_end < 0:  # bare CR line ends: the header ends at its first CR (the check saw no rows there)
+        head_end = data.find(b"\r")
+    if (body := head_end + 1) and data.find(_NUL, body) >= 0:  # one memchr
         warnings.append(f"{path}: {data.count(_NUL, body):,} NUL byte(s) in the rows (a damaged copy?); a cell holding "
                         "one reads otherwise than written: a text cell as another name, a number cell as missing or "
                         "cut short at it")

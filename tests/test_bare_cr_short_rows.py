@@ -1,0 +1,63 @@
+"""A text export's side CSV of bare CR line ends (old Mac line ends: pandas reads them as line ends, and since
+session 66's f71ef4f such a file ending in a blank line reads) with a row cut short in its middle: the short-row
+check counted LF line ends only, so it saw one line and said nothing, where the same file with CRLF or LF line ends
+is said to hold a row that ends before the last column read (its missing cells read as empty)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.loaders import ascend_text
+
+MEMORY_RECORD = "msinsight/test/data/pytorch/text/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv"
+SAID = "1 row(s) end before the last column read; their missing cells read as empty"
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\n", b"\r"])
+def test_short_middle_row_of_a_memory_record_is_said_whatever_its_line_ends(samples: Path, tmp_path: Path,
+                                                                             end: bytes) -> None:
+    """msinsight text level1 rank1's memory_record.csv (1,004 rows, CRLF line ends as torch_npu wrote them), its 10th
+    row cut after the Timestamp(us) field, so its Total Reserved(MB) (the last column read) is missing; written
+    with CRLF, LF or bare CR line ends. The csv module counts the one short row; each file says it once, and the cut
+    row's reading is missing (NaN), the others as written."""
+    raw = (samples / MEMORY_RECORD).read_bytes()
+    lines = raw.split(b"\r\n")
+    assert lines[-1] == b"" and len(lines) == 1006
+    lines[10] = b",".join(lines[10].split(b",")[:2])
+    data = end.join(lines)
+    rows = list(csv.reader(io.StringIO(data.decode(), newline="")))
+    header = rows[0]
+    last = header.index("Total Reserved(MB)")
+    assert sum(1 for r in rows[1:] if r and len(r) <= last) == 1
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(data)
+    warnings: list[str] = []
+    got = ascend_text.read_memory_record(str(f), warnings)
+    assert warnings == [f"{f}: {SAID}"]
+    mb = got["Total Reserved(MB)"].to_numpy()
+    want = [float(r[last]) if len(r) > last else float("nan") for r in rows[1:] if r]
+    assert len(mb) == len(want) == 1004
+    assert mb[9] != mb[9] and mb.tolist()[:9] == want[:9] and mb.tolist()[10:] == want[10:]
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\r"])
+def test_nul_byte_in_the_rows_is_said_whatever_the_line_ends(samples: Path, tmp_path: Path, end: bytes) -> None:
+    """The same memory_record.csv with a NUL byte written into the Component of its 5th row (a damaged copy): said
+    with CRLF line ends, and with bare CR ones too, where the check took the whole file for its header line (no LF
+    ends it) and said nothing."""
+    lines = (samples / MEMORY_RECORD).read_bytes().split(b"\r\n")
+    assert lines[5].startswith(b"APP,")
+    lines[5] = b"A\0P" + lines[5][3:]
+    data = end.join(lines)
+    assert data.count(b"\0") == 1
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(data)
+    warnings: list[str] = []
+    ascend_text.read_memory_record(str(f), warnings)
+    assert [w for w in warnings if "NUL" in w] == [
+        f"{f}: 1 NUL byte(s) in the rows (a damaged copy?); a cell holding one reads otherwise than written: a text "
+        "cell as another name, a number cell as missing or cut short at it"]
