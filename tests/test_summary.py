@@ -1692,8 +1692,9 @@ def test_npu_profiler_settings_note(samples, caplog):
 def test_npu_profiler_settings_of_the_wrong_type_are_said_where_the_note_is(tmp_path):
     """Session 60's fuzz: a profiler_info.json level written as a number (5) dropped the settings row without a
     word. The excerpt against a copy with ``_profiler_level`` 5: an "unknown" row naming it; a level of the right
-    type beside a wrong-typed ``profile_memory`` keeps the note and names the other; a null is no setting (silent);
-    without a level on the other side no note would be shown, so no row."""
+    type beside a wrong-typed ``profile_memory`` keeps the note and names the other; a null is no setting: an
+    "unknown" row whose blank figure says so (session 66: the row went missing without a word); a side without a
+    level and without profiler_info.json (synthetic profiles) has no settings to compare, so no row."""
     side = tmp_path / "side"
     shutil.copytree(MS_TORCH_LAYOUT, side)
     info = side / "profiler_info_0.json"
@@ -1718,7 +1719,9 @@ def test_npu_profiler_settings_of_the_wrong_type_are_said_where_the_note_is(tmp_
     assert row["Detail"].endswith("; for timings, collect both runs alike; the comparison's profile_memory 'yes' in "
                                   "profiler_info.json: of the wrong type, read as not written")
     row = row_with({"_profiler_level": None})
-    assert row is None
+    assert row[["Status", "Base", "Comparison"]].tolist() == ["unknown", "Level1", None]
+    assert row["Detail"].startswith("profiler level / AI Core metrics of profiler_info.json: not compared; blank: "
+                                    "the comparison's profiler_info.json names no profiler level")
     one, two = _profile(["aten::mm"], ["[[2]]"]), _profile(["aten::mm"], ["[[2]]"])
     one.extra.update(unread_settings="_profiler_level [1]")
     assert "NPU profiler settings" not in checks.guards(_Ctx(one, two))["Check"].tolist()

@@ -1140,7 +1140,7 @@ def _settings_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> d
         levels = [p.extra.get("profiler_level") for p in sides]
         if not unread or not all(isinstance(v, str) or _LEVEL_UNREAD.search(p.extra.get(UNREAD_SETTINGS, ""))
                                  for v, p in zip(levels, sides, strict=True)):
-            return None  # no note would be shown: a side without a level written at all
+            return _levelless_row(sides, levels, said)
         return _guard(SETTINGS_CHECK, None, *(v if isinstance(v, str) else "unread" for v in levels),
                       f"{SETTINGS_LEAD}not compared, {said}")
     # a note names what differs: Level1 against Level2 with the same metrics said "levels and metrics", "Level0
@@ -1158,6 +1158,30 @@ def _settings_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> d
                   f"{SETTINGS_LEAD}{what} record different data at different "
                   f"overhead{' (Level0 has no PMU counters)' if ok or level0 else ''}, and this run's "
                   f"{_timed_figures(ctx, bds)} include that overhead{split}; for timings, collect both runs alike"
+                  + (f"; {said}" if said else ""))
+
+
+#: Where a profiler_info.json holds its profiler level: the words of the settings row that a file without one gives
+LEVEL_KEYS = ("torch_npu writes it as config.experimental_config._profiler_level, MindSpore as "
+              "profiler_parameters.profiler_level")
+
+
+def _levelless_row(sides: tuple[Profile, Profile], levels: list[Any], said: str) -> dict[str, Any] | None:
+    """The settings row where a side's profiler_info.json names no profiler level (no ``config``, no
+    ``experimental_config``, no ``_profiler_level``, or a null one), as the step and device counts say why a
+    figure is blank: the row went missing without a word, so two runs of other levels (Level0 against Level2)
+    read as compared. Only between NPU sides of which one read a profiler_info.json that names no level: a side
+    without the file (a bare trace_view.json, a CANN timeline, one that cannot be decoded, which is warned of)
+    has no settings to compare and gives no row, as before; beside such a file it is said to have none.
+    ``said``: the settings of the wrong type, named after."""
+    if not all(p.is_npu for p in sides) or not any("profiler_info" in p.files and not isinstance(v, str)
+                                                   for p, v in zip(sides, levels, strict=True)):
+        return None
+    why = [f"the {side}'s profiler_info.json names no profiler level" if "profiler_info" in p.files
+           else f"the {side} has no profiler_info.json"
+           for side, p, v in zip(_SIDES, sides, levels, strict=True) if not isinstance(v, str)]
+    return _guard(SETTINGS_CHECK, None, *(v if isinstance(v, str) else None for v in levels),
+                  f"{SETTINGS_LEAD}not compared; blank: {and_list(why)} ({LEVEL_KEYS})"
                   + (f"; {said}" if said else ""))
 
 
