@@ -1452,7 +1452,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         warnings.append(f"{path}: {sum(junk.values()):,} value(s) that are not numbers in column(s) "
                         f"{', '.join(junk)}; read as missing")
     if len(cols[usecols[0]]) == 0 and required:
-        raise ProfileError(path, "no data rows")
+        raise ProfileError(path, NO_DATA_ROWS)
     canonical = {raw[c]: c for c in names}
     out = {canonical.get(c, c.strip()): v for c, v in cols.items()}
     for c in floats:
@@ -1854,6 +1854,16 @@ def _repeated_events(cols: list[np.ndarray]) -> int:
     return repeats(cols, np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False)))
 
 
+#: The error of a CSV whose required columns are there and no row
+NO_DATA_ROWS = "no data rows"
+#: The hint of a memory_record.csv of a header alone in a run that reads Mem Usage: torch_npu and MindSpore write the
+#: file only where memory was recorded (their CSV writers skip empty data), so it is a cut or edited copy, not a run
+#: that allocated nothing; the error said what was wrong and no way on
+MEMORY_RECORD_HEADER_ONLY = ("torch_npu and MindSpore write memory_record.csv only where memory was recorded, never a "
+                             "header alone: a cut or edited copy? Restore it, or move it out of the folder to compare "
+                             "without Mem Usage")
+
+
 def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
     """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak) and, where the file has it,
     the ``Component`` of each row (its APP rows, which a DB export's MEMORY_RECORD lacks, make the peak of a text
@@ -2186,7 +2196,12 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     # warned of for both, as the peak line said "comparison not recorded" beside a MEMORY_RECORD.CSV unsaid
     p = path_of("memory_record.csv") if "memory_record.csv" in wanted else None
     if p and opts.enable_profiling_compare:
-        profile.memory_record = read_memory_record(p, profile.warnings)
+        try:
+            profile.memory_record = read_memory_record(p, profile.warnings)
+        except ProfileError as exc:
+            if exc.message != NO_DATA_ROWS:
+                raise
+            raise ProfileError(p, exc.message, hint=MEMORY_RECORD_HEADER_ONLY) from None
     elif p:
         profile.memory_record = _peak_memory_record(p, profile)
     if "operator_memory.csv" in wanted:
