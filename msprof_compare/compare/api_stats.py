@@ -20,7 +20,7 @@ from ..columns import col_of
 from ..errors import StepError
 from ..model import STEP_MARK
 from ..textsafe import and_list
-from . import classify, table
+from . import table
 from .optree import OpTree, _nest, one_sided, op_tree
 from .steps import data_file, side_step
 from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows
@@ -103,8 +103,7 @@ def _calls(tree: OpTree, step: int = -1) -> tuple[np.ndarray, np.ndarray, np.nda
     caller = callers(tree.ts, tree.end, tree.tid, col_of(tree.ops, "pid", np.int64))
     called = caller >= 0
     self_ns = dur - np.bincount(caller[called], weights=dur[called], minlength=n).astype(np.int64)
-    codes, uniq = tree.name_codes()
-    is_step = classify.distinct_flags(uniq, lambda s: STEP_MARK in s, lower=False)[codes]
+    is_step = tree.step_nodes()
     if step < 0:
         order = np.flatnonzero(~is_step)
     else:

@@ -449,12 +449,11 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     pf_ts = col_of(pf, "ts", np.int64)
     pf_end = pf_ts + col_of(pf, "dur", np.int64)
     op_names = col_of(tree.ops, "name", object)
-    # one factorisation of the op names for both tests: optimizer ops (pseudo-modules), ProfilerStep# ops (no op
-    # of a module)
+    # optimizer ops (pseudo-modules) by the tree's factorisation of the op names; ProfilerStep# ops (no op of a
+    # module) as the tree found them
     codes, uniq = tree.name_codes()
-    texts = ["" if u is None else str(u) for u in uniq.tolist()]
-    optim = np.array([t.lower().startswith("optimizer") for t in texts], bool)[codes]
-    step = np.array(["ProfilerStep#" in t for t in texts], bool)[codes]
+    optim = classify.distinct_flags(uniq, lambda t: t.startswith("optimizer"))[codes]
+    step = tree.step_nodes()
     fwd, bwd = _root(), _root()
     pf_tid = col_of(pf, "tid", np.int64)
     fw = _walk(np.concatenate([pf_names[is_mod], op_names[optim]]),
