@@ -19,11 +19,8 @@ worked out by hand below.
 from __future__ import annotations
 
 import json
-import logging
 import shutil
 from pathlib import Path
-
-import pytest
 
 from msprof_compare.api import compare
 from msprof_compare.compare.optree import OpTree, build_tree
@@ -151,19 +148,24 @@ def test_npu_step_holds_the_op_it_starts_with() -> None:
     assert _names(tree, tree.top_layer(51)) == [RELU, *AFTER_RELU]
 
 
-def test_npu_step_starting_as_an_op_ends(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """ProfilerStep#51 moved to start at 1736408883732382.870, where ReluBackward0's evaluate_function ends (its end
-    733510.000 kept). §2.2 as written nests the marker under that op; ours leaves it out of the step: one op
-    between the steps (8.160 us of device time, its ReluBackward0 child under it), step 51 the nine ops after it."""
+def _step_51_at(tmp_path: Path, ts: str, dur: float) -> Path:
+    """A copy of the NPU fixture whose ProfilerStep#51 starts at ``ts`` (us, as trace_view.json writes it) and lasts
+    ``dur`` us."""
     out = tmp_path / "two_steps_ascend_pt"
     shutil.copytree(TWO_STEPS, out)
     trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     events = json.loads(trace.read_text())
     mark = next(e for e in events if e.get("name") == "ProfilerStep#51")
-    mark["ts"], mark["dur"] = "1736408883732382.870", 1127.13
+    mark["ts"], mark["dur"] = ts, dur
     trace.write_text(json.dumps(events))
-    with caplog.at_level(logging.WARNING):
-        tree = _tree(out)
+    return out
+
+
+def test_npu_step_starting_as_an_op_ends(tmp_path: Path) -> None:
+    """ProfilerStep#51 moved to start at 1736408883732382.870, where ReluBackward0's evaluate_function ends (its end
+    733510.000 kept). §2.2 as written nests the marker under that op; ours leaves it out of the step: one op
+    between the steps (8.160 us of device time, its ReluBackward0 child under it), step 51 the nine ops after it."""
+    tree = _tree(_step_51_at(tmp_path, "1736408883732382.870", 1127.13))
     assert _names(tree, tree.top_layer(51)) == AFTER_RELU
     every = tree.top_layer()
     relu = _node(tree, RELU, 1736408883732328490)
@@ -226,14 +228,7 @@ def test_npu_step_starting_as_the_previous_step_ends(tmp_path: Path) -> None:
     step asked for stopped the run); ours lifts #51 out of #50: step 50 keeps its 12 ops (the unedited fixture's,
     empty_tensor first, evaluate_function: NpuDropoutBackward0 last), step 51 its 10, ReluBackward0's
     evaluate_function first."""
-    out = tmp_path / "two_steps_ascend_pt"
-    shutil.copytree(TWO_STEPS, out)
-    trace = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    events = json.loads(trace.read_text())
-    mark = next(e for e in events if e.get("name") == "ProfilerStep#51")
-    mark["ts"], mark["dur"] = "1736408883732320.000", 1190.0
-    trace.write_text(json.dumps(events))
-    tree, unedited = _tree(out), _tree(TWO_STEPS)
+    tree, unedited = _tree(_step_51_at(tmp_path, "1736408883732320.000", 1190.0)), _tree(TWO_STEPS)
     assert _names(tree, tree.top_layer(51)) == [RELU, *AFTER_RELU]
     step50 = _names(tree, tree.top_layer(50))
     assert len(step50) == 12 and step50 == _names(unedited, unedited.top_layer(50))
