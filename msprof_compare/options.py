@@ -277,7 +277,7 @@ def _parse_step(value: Any, given: str, face: Face) -> str:
     refuses. ``given``: the option and its value as the caller wrote them (``Face.given``), for the error."""
     # None, and the -1 that Options (and the JSON report's "options") record for "every step"
     if _is_bool(value):  # named: "(got True)" left the caller to guess which of the two steps it was
-        raise UsageError(f"Invalid param, {_step_options(face)} must be a number (got {given})")
+        raise UsageError(f"Invalid param, {_step_options(face)} must be a number. (got {given}: {_STEP_ID})")
     whole = whole_number(value)
     if value is None or whole == -1:
         return ""
@@ -291,6 +291,8 @@ def _parse_step(value: Any, given: str, face: Face) -> str:
 
 #: The largest step id: profiles record steps as int64 (a DB export's STEP_TIME.id).
 MAX_STEP = 2**63 - 1
+#: What the original's "must be a number." is followed by, for a step that is no step id (text, a sign, a bool).
+_STEP_ID = "a step id is a whole number >= 0, the N of ProfilerStep#N"
 
 
 def _step_options(face: Face) -> str:
@@ -472,8 +474,8 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
             bad = [face.given(n, raw[n] if face.api else v)
                    for n, v in (("base_step", bstep), ("comparison_step", cstep)) if not (v.isascii() and v.isdigit())]
             if bad:  # the original's sentence, then which value and why (-3 is a number, but no step id)
-                raise UsageError(f"Invalid param, {_step_options(face)} must be a number. (got "
-                                 f"{' and '.join(bad)}: a step id is a whole number >= 0, the N of ProfilerStep#N)")
+                raise UsageError(f"Invalid param, {_step_options(face)} must be a number. (got {' and '.join(bad)}: "
+                                 f"{_STEP_ID})")
             for n, v in (("base_step", bstep), ("comparison_step", cstep)):
                 # int() of over 4,300 digits raised ValueError: an internal error (exit 1)
                 if len(v.lstrip("0")) > len(str(MAX_STEP)) or int(v) > MAX_STEP:

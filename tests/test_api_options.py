@@ -92,7 +92,8 @@ def test_a_step_given_as_a_whole_float_or_numpy_number_is_that_step(samples: Pat
     ({"gpu_flow_cat": False}, "Invalid param, gpu_flow_cat must be text (got False)"),
     ({"gpu_flow_cat": []}, "Invalid param, gpu_flow_cat must be text (got [])"),
     ({"base_step": 1, "comparison_step": True},
-     "Invalid param, base_step and comparison_step must be a number (got comparison_step=True)"),
+     "Invalid param, base_step and comparison_step must be a number. (got comparison_step=True: a step id is a whole "
+     "number >= 0, the N of ProfilerStep#N)"),
     ({"op_name_map": "\t"}, "Invalid param, op_name_map is blank (got '\\t'); leave it out or write a literal dict "
                             "such as \"{'aten::mm': 'aclnnMm'}\""),
     ({"output_format": "csv"}, "Invalid param, output_format must be xlsx, json or xlsx,json (got 'csv')"),

@@ -1853,7 +1853,8 @@ def test_api_result_errors(tmp_path: Path) -> None:
                                            r"first argument of compare\(\)\)$"):
         compare("", str(SMALL), enable_api_compare=True)
     for steps, named in (((True, 1), "--base_step True"), ((1, False), "--comparison_step False")):
-        with pytest.raises(UsageError, match=rf"must be a number \(got {named}\)$"):  # which step
+        with pytest.raises(UsageError, match=rf"must be a number\. \(got {named}: a step id is a whole number >= 0, "
+                                             r"the N of ProfilerStep#N\)$"):  # which step
             build_options(base_step=steps[0], comparison_step=steps[1])
 
 

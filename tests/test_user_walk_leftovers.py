@@ -39,8 +39,9 @@ def test_step_that_is_no_number_is_named_as_each_face_takes_it(capsys, samples, 
         compare(*pair, base_step="x", comparison_step=50)
     assert str(info.value) == ("Invalid param, base_step and comparison_step must be a number. (got base_step='x': "
                                "a step id is a whole number >= 0, the N of ProfilerStep#N)")
-    with pytest.raises(UsageError, match=r"^Invalid param, base_step and comparison_step must be a number \(got "
-                                         r"comparison_step=True\)$"):
+    with pytest.raises(UsageError, match=r"^Invalid param, base_step and comparison_step must be a number\. \(got "
+                                         r"comparison_step=True: a step id is a whole number >= 0, the N of "
+                                         r"ProfilerStep#N\)$"):
         compare(*pair, base_step=50, comparison_step=True)
     assert compare(*pair, base_step=50, comparison_step=50, enable_api_compare=True).sheet_names == ["ApiCompare"]
 
