@@ -297,7 +297,8 @@ class OpTree:
         return self._name_codes
 
     def step_nodes(self) -> np.ndarray:
-        """Per node: is it a ``ProfilerStep#`` marker (``build_tree`` finds them for the ties of markers and ops)."""
+        """Per node: is it a ``ProfilerStep#`` marker. ``build_tree`` finds them for the ties of markers and ops;
+        ``top_layer``, ApiCompare's calls and the module walk read them here."""
         if self._is_step is None:
             self._is_step = _step_flags(*self.name_codes())
         return self._is_step
