@@ -92,3 +92,25 @@ def test_a_gzip_twin_by_name_of_another_size_is_no_copy(tmp_path):
     with pytest.raises(ProfileError) as err:
         api.ranks(job)
     assert err.value.hint == "r0.pt.trace.json.gz looks like r0.pt.trace.json compressed: keep one of the two"
+
+
+def test_a_gzip_twin_is_told_by_its_trailer_alone(tmp_path):
+    """``_inflates_to`` (mutation audit mut66b): hta's sampled rank 0 gzip against its own inflated bytes is a copy;
+    against no file, a file that is no gzip (its last four bytes the trace's size though), or a gzip head with a
+    size but too short to hold a gzip member (18 bytes at least), none. ISIZE is the size modulo 2**32: a sparse
+    trace of 4 GiB + 10 bytes beside a gzip of 10 bytes is that size to the trailer (no 4 GiB copy on disk)."""
+    gz = tmp_path / "t.json.gz"
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", gz)
+    plain = tmp_path / "t.json"
+    plain.write_bytes(gzip.decompress(gz.read_bytes()))
+    assert ranks._inflates_to(str(gz), str(plain))
+    assert not ranks._inflates_to(str(gz), str(tmp_path / "gone.json"))
+    size = plain.stat().st_size.to_bytes(4, "little")
+    (tmp_path / "not.gz").write_bytes(plain.read_bytes()[:100] + size)
+    assert not ranks._inflates_to(str(tmp_path / "not.gz"), str(plain))
+    (tmp_path / "short.gz").write_bytes(b"\x1f\x8b" + size)
+    assert not ranks._inflates_to(str(tmp_path / "short.gz"), str(plain))
+    (tmp_path / "ten.gz").write_bytes(gzip.compress(b"0123456789"))
+    with open(tmp_path / "huge.json", "wb") as fh:
+        fh.truncate(2**32 + 10)
+    assert ranks._inflates_to(str(tmp_path / "ten.gz"), str(tmp_path / "huge.json"))

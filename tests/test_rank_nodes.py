@@ -179,3 +179,85 @@ def test_kineto_nodes_of_unequal_sizes(tmp_path):
     _ranked_copy(KINETO / "sampled_rank-1.json.gz", job / "node0" / "t1.json.gz", 0)  # rank 0 twice: no node
     with pytest.raises(ProfileError, match=r"node0: holds 2 traces: a rank's folder holds one"):
         api.ranks(job)
+
+
+def test_a_trace_in_the_folder_beside_a_node_of_traces_is_one_rank_of_the_job(tmp_path):
+    """job/ holding rank 0's trace beside node1/ holding ranks 1 and 2's: three ranks, where a folder of one trace
+    reads as that trace's input but for the node beside it (mutation audit mut66b: its ranks were left out)."""
+    job = tmp_path / "job"
+    (job / "node1").mkdir(parents=True)
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", job / "t0.json.gz")
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", job / "node1" / "t1.json.gz")
+    _ranked_copy(KINETO / "sampled_rank-0.json.gz", job / "node1" / "t2.json.gz", 2)
+    assert api.ranks(job) == {0: str(job / "t0.json.gz"), 1: str(job / "node1" / "t1.json.gz"),
+                              2: str(job / "node1" / "t2.json.gz")}
+
+
+def test_a_node_holding_a_trace_and_a_rank_folder_is_a_node(tmp_path):
+    """node0/ holding rank 0's trace and rank1/ (a folder of ranks: rank 0 in it, rank 1 a level down) beside node1/
+    of rank2/ and rank3/: four ranks. A subfolder of one trace is a rank's input only without a folder beside the
+    trace (mutation audit mut66b: without that look node0/ read as rank 0's folder, rank 1 left out)."""
+    job = tmp_path / "job"
+    (job / "node0" / "rank1").mkdir(parents=True)
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", job / "node0" / "t0.json.gz")
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", job / "node0" / "rank1" / "t.json.gz")
+    for rank in (2, 3):
+        _ranked_copy(KINETO / "sampled_rank-0.json.gz", job / "node1" / f"rank{rank}" / "t.json.gz", rank)
+    assert api.ranks(job) == {0: str(job / "node0" / "t0.json.gz"), 1: str(job / "node0" / "rank1"),
+                              2: str(job / "node1" / "rank2"), 3: str(job / "node1" / "rank3")}
+
+
+def test_a_rank_folder_with_a_side_folder_beside_one_node_is_a_rank_of_the_job(tmp_path):
+    """rank0/ holding rank 0's trace and a logs/ folder (no profile) beside node1/ of rank1/ and rank2/: one node
+    beside a rank's folder is the job's, three ranks (mutation audit mut66b: rank0/ was not counted as a rank of
+    the folder itself, so node1/ read as a lone folder of ranks and its ranks were left out)."""
+    job = tmp_path / "job"
+    for folder in ("rank0/logs", "node1/rank1"):
+        (job / folder).mkdir(parents=True)
+    (job / "rank0" / "logs" / "train.log").write_text("step 50\n")
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", job / "rank0" / "t.json.gz")
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", job / "node1" / "rank1" / "t.json.gz")
+    _ranked_copy(KINETO / "sampled_rank-0.json.gz", job / "node1" / "rank2" / "t.json.gz", 2)
+    assert api.ranks(job) == {0: str(job / "rank0"), 1: str(job / "node1" / "rank1"), 2: str(job / "node1" / "rank2")}
+
+
+def test_a_rank_folder_of_two_traces_beside_nodes_keeps_its_own_error(tmp_path):
+    """node0/ holding two traces of rank 0 (a stray copy) beside node1/ of rank folders and node2/ of one trace:
+    node0/ is a rank's folder holding two traces, refused as such, not as a node folder holding no rank's profile
+    (mutation audit mut66b: a subfolder holding a profile was taken for a node copied in part)."""
+    job = tmp_path / "job"
+    (job / "node0").mkdir(parents=True)
+    for k in (0, 1):
+        _ranked_copy(KINETO / f"sampled_rank-{k}.json.gz", job / "node0" / f"t{k}.json.gz", 0)
+    for rank in (1, 2):
+        _ranked_copy(KINETO / "sampled_rank-1.json.gz", job / "node1" / f"rank{rank}" / "t.json.gz", rank)
+    _ranked_copy(KINETO / "sampled_rank-0.json.gz", job / "node2" / "t.json.gz", 5)
+    with pytest.raises(ProfileError, match=r"node0: holds 2 traces: a rank's folder holds one"):
+        api.ranks(job)
+
+
+def test_a_node_folder_holding_a_profiler_info_alone_is_named(tmp_path):
+    """node1/ holding rank 1's profiler_info_1.json alone (a node copied in part) beside node0/ of rank 0: refused
+    naming it (mutation audit mut66b)."""
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    (info,) = (job / "node1" / "rank1_ascend_pt").glob("profiler_info_*.json")
+    shutil.move(info, job / "node1" / info.name)
+    shutil.rmtree(job / "node1" / "rank1_ascend_pt")
+    with pytest.raises(ProfileError) as err:
+        api.ranks(job)
+    assert (err.value.path, err.value.message) == (
+        str(job / "node1"), "holds no rank's profile, where node0 beside it holds ranks (a multi-node job's node "
+                            "folders each hold their ranks)")
+
+
+def test_a_node_folder_listed_but_not_searchable_is_named_so(tmp_path, monkeypatch):
+    """node1/ beside node0/ listing its rank folder but not searchable (mode r--): named as a folder that cannot be
+    searched, the cause, not as one holding no rank's profile, which would bid the user copy ranks it holds
+    (mutation audit mut66b)."""
+    from test_ranks import _unsearchable
+
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    _unsearchable(monkeypatch, job / "node1")
+    with pytest.raises(ProfileError) as err:
+        api.ranks(job)
+    assert (err.value.path, err.value.message) == (str(job / "node1"), "cannot search directory: Permission denied")
