@@ -722,6 +722,50 @@ def test_one_shape_or_type_column_alone_is_read_as_what_it_holds(tmp_path: Path,
     assert ("aten::conv2d", *((conv, "N/A") if kept == "shapes" else ("N/A", conv))) in want
 
 
+def _ops_as_read(db: Path, shapes: str, dtypes: str) -> list[tuple]:
+    """(name, Input Shape, Input Type) of each op row by plain SQL, ``shapes`` / ``dtypes`` naming the columns read
+    as each: "" for an op with types and no shapes, N/A for one without."""
+    return sorted(sql(db, f"SELECT n.value, coalesce(s.value, CASE WHEN d.value IS NULL THEN 'N/A' ELSE '' END), "
+                          f"coalesce(d.value, 'N/A') FROM PYTORCH_API a JOIN STRING_IDS n ON n.id = a.name "
+                          f"LEFT JOIN STRING_IDS s ON s.id = a.{shapes} LEFT JOIN STRING_IDS d ON d.id = a.{dtypes} "
+                          "WHERE a.type = 50001"))
+
+
+def test_a_types_column_alone_whose_types_hold_digits_is_read_as_types(tmp_path: Path) -> None:
+    """Half-precision types hold digits (``c10::Half``): the right-way-round layout with every op's shapes NULL and
+    its types so named is read as it is, where digits alone would take the types for shapes and swap them
+    (mutation audit mut66b). The level-1 excerpt, its columns swapped, 'float' renamed in the types' texts."""
+    opts = build_options(enable_operator_compare=True)[0]
+    db = edited_copy(L1, _db(tmp_path), "UPDATE PYTORCH_API SET inputShapes = inputDtypes, inputDtypes = inputShapes",
+                     "UPDATE STRING_IDS SET value = replace(value, 'float', 'c10::Half') WHERE id IN "
+                     "(SELECT inputDtypes FROM PYTORCH_API WHERE type = 50001)",
+                     "UPDATE PYTORCH_API SET inputShapes = NULL")
+    # no op has shapes: each reads N/A (shapes not recorded), not the "" of an op with types and no shapes
+    want = sorted((n, "N/A", t) for n, _, t in _ops_as_read(db, "inputShapes", "inputDtypes"))
+    assert len(want) == 860 and sum("c10::Half" in t for _, _, t in want) == 415
+    ops = load_profile(str(db), opts).ops
+    assert sorted(zip(ops["name"], ops["input_dims"], ops["input_type"], strict=True)) == want
+
+
+@pytest.mark.parametrize(("layout", "other"), [("shapes", "1,2"), ("types", "float")])
+def test_two_columns_that_both_hold_shapes_or_both_types_are_read_as_they_are(tmp_path: Path, layout: str,
+                                                                             other: str) -> None:
+    """Where both columns hold shapes (digits without a letter), or both data types, nothing tells them swapped:
+    each is read as its name says (mutation audit mut66b: one kind in both was taken for the swap). The level-1
+    excerpt in the right-way-round layout with every typed op's inputDtypes made the shape '1,2', and in
+    torch_npu's layout (types in inputShapes) with them made 'float'."""
+    opts = build_options(enable_operator_compare=True)[0]
+    edits = ["UPDATE PYTORCH_API SET inputShapes = inputDtypes, inputDtypes = inputShapes"] if layout == "shapes" \
+        else []
+    db = edited_copy(L1, _db(tmp_path), *edits, f"INSERT INTO STRING_IDS VALUES ((SELECT max(id) + 1 FROM STRING_IDS), "
+                     f"'{other}')", "UPDATE PYTORCH_API SET inputDtypes = (SELECT max(id) FROM STRING_IDS) WHERE "
+                     "inputDtypes IS NOT NULL")
+    want = _ops_as_read(db, "inputShapes", "inputDtypes")
+    assert len(want) == 860 and sum(t == other for _, _, t in want) == (551 if layout == "shapes" else 496)
+    ops = load_profile(str(db), opts).ops
+    assert sorted(zip(ops["name"], ops["input_dims"], ops["input_type"], strict=True)) == want
+
+
 # --------------------------------------------------------------------------- synthetic msmonitor / MindSpore
 
 

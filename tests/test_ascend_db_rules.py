@@ -1291,3 +1291,20 @@ def test_a_step_keeps_the_python_frames_open_at_its_start_but_not_the_modules(tm
     got = load_profile(str(db), OPTS, step=51).python_functions
     kept = sorted(r for r in rows if r not in opened)
     assert sorted(zip(got["name"].tolist(), got["ts"].tolist(), strict=True)) == kept
+
+
+def test_operator_memory_name_id_minus_one_without_any_text_is_a_reference_too(tmp_path: Path) -> None:
+    """STRING_IDS emptied (every name a reference to no text): the first-allocated OP_MEMORY block named -1 is
+    counted among those references as it is under its own name id, the count the same (mutation audit mut66b: where
+    STRING_IDS holds nothing, -1 was left out as if NULL). Synthetic, on the l1 excerpt."""
+    (a1,), = sql(L1, "SELECT allocationTime FROM OP_MEMORY ORDER BY allocationTime LIMIT 1")
+    opts = build_options(enable_memory_compare=True)[0]
+
+    def said(folder: str, *edits: str) -> list[str]:
+        db = _db(tmp_path / folder, "DELETE FROM STRING_IDS", *edits)
+        return [w.split(": ", 1)[1] for w in load_profile(str(db), opts).warnings
+                if "name reference(s) point to no text" in w]
+
+    own = said("own")
+    assert len(own) == 1  # its count is the same with the block named -1, whatever it is
+    assert said("minus", f"UPDATE OP_MEMORY SET name = -1 WHERE allocationTime = {a1}") == own

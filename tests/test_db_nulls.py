@@ -860,30 +860,32 @@ def test_no_op_row_counts_digits_beyond_int64_as_no_integer(tmp_path: Path) -> N
     assert len(p.python_functions) == 1282 - len(edges)
 
 
-def test_digits_beyond_int64_are_no_kind_where_an_id_is_int64s_edge(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("op", "trace"), [(2**63 - 1, -(2**63)), (-(2**63), 2**63 - 1)],
+                         ids=["op-greatest", "op-least"])
+def test_digits_beyond_int64_are_no_kind_where_an_id_is_int64s_edge(tmp_path: Path, op: int, trace: int) -> None:
     """CAST clamps digits beyond int64 to its greatest or least, and the digit tests of the type (the test of any op,
     the rows of the kinds read) took such a row for a row of that kind where ENUM_API_TYPE's id is that edge:
-    synthetic, the level-1 excerpt's op id made int64's greatest and its trace id its least, its 860 op rows
-    deleted, its Python rows typed as the text of their new id in a type column of no affinity, two of them
-    '99999999999999999999' and '-99999999999999999999': the DB read as holding an op. Now those two are no integer
-    (as ``_int_cell`` reads them): no op, one line counting both, the other Python rows read (counts by SQL)."""
-    top, least = 2**63 - 1, -(2**63)
+    synthetic, the level-1 excerpt's op id made int64's greatest and its trace id its least (and the other way round:
+    mutation audit mut66b, the least edge untested), its 860 op rows deleted, its Python rows typed as the text of
+    their new id in a type column of no affinity, two of them '99999999999999999999' and '-99999999999999999999':
+    the DB read as holding an op. Now those two are no integer (as ``_int_cell`` reads them): no op, one line
+    counting both, the other Python rows read (counts by SQL)."""
     one = "(SELECT rowid FROM PYTORCH_API WHERE type = '{}' ORDER BY rowid LIMIT 1)"
     db = _db(tmp_path, *UNTYPED_API, "DELETE FROM PYTORCH_API WHERE type = 50001",
-             f"UPDATE ENUM_API_TYPE SET id = {top} WHERE name = 'op'",
-             f"UPDATE ENUM_API_TYPE SET id = {least} WHERE name = 'trace'",
-             f"UPDATE PYTORCH_API SET type = '{least}' WHERE type = 50003",
-             f"UPDATE PYTORCH_API SET type = '99999999999999999999' WHERE rowid = {one.format(least)}",
-             f"UPDATE PYTORCH_API SET type = '-99999999999999999999' WHERE rowid = {one.format(least)}")
-    assert sql(db, "SELECT count(*) FROM PYTORCH_API WHERE CAST(type AS INTEGER) = ?", (top,)) == [(1,)]
-    (trace,), = sql(db, "SELECT count(*) FROM PYTORCH_API WHERE type = ?", (str(least),))
-    assert trace == 1282 - 2
+             f"UPDATE ENUM_API_TYPE SET id = {op} WHERE name = 'op'",
+             f"UPDATE ENUM_API_TYPE SET id = {trace} WHERE name = 'trace'",
+             f"UPDATE PYTORCH_API SET type = '{trace}' WHERE type = 50003",
+             f"UPDATE PYTORCH_API SET type = '99999999999999999999' WHERE rowid = {one.format(trace)}",
+             f"UPDATE PYTORCH_API SET type = '-99999999999999999999' WHERE rowid = {one.format(trace)}")
+    assert sql(db, "SELECT count(*) FROM PYTORCH_API WHERE CAST(type AS INTEGER) = ?", (op,)) == [(1,)]
+    (rows,), = sql(db, "SELECT count(*) FROM PYTORCH_API WHERE type = ?", (str(trace),))
+    assert rows == 1282 - 2
     p = load_profile(str(db), OPTS)
     assert p.extra["any_op"] is False and len(p.ops) == 0
     assert [w for w in p.warnings if "PYTORCH_API" in w and "type" in w] == [
         f"{db}: 2 PYTORCH_API row(s) have a type stored other than as an integer (the first: '99999999999999999999'): "
         f"{UNTYPED}"]
-    assert len(p.python_functions) == trace
+    assert len(p.python_functions) == rows
 
 
 def test_uint32_max_is_a_sound_plane_and_task_id(tmp_path: Path) -> None:
