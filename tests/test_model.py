@@ -129,6 +129,9 @@ def test_factorize_long_texts_take_the_dict_at_any_size(monkeypatch: pytest.Monk
     assert not model._long_texts(short) and model._long_texts(texts)
     # a short first value (a memcpy among kernel names) does not hide a column of long texts
     assert model._long_texts(model.object_array(["Memcpy DtoD (Device -> Device)", *texts.tolist()]))
+    # values that are no text count no characters: a column of missing values or numbers is left to pandas at once,
+    # not tried by the dict first (mutation audit mut66b)
+    assert not model._long_texts(model.object_array([None, 7, 2.5] * model.SMALL_FACTORIZE_MAX))
 
 
 def test_ranges_concatenates_aranges() -> None:

@@ -379,8 +379,9 @@ def test_mindspore_25_step_count_without_a_step_counts_as_a_step_run(samples: Pa
     of any phase but metadata and flows (an instant marker too), of any lane (a device task so named, read for its
     own table, too), ids as --base_step reads them. The level-1 MindSpore 2.5 layout copy with an instant
     ProfilerStep#51, a ProfilerStep#050 op, an Ascend Hardware task renamed ProfilerStep#52, a flow start named
-    ProfilerStep#53 and a ProfilerStep#x op added: by hand from the raw events, ids {50, 51, 52} (#050 is 50, the
-    flow no marker, #x no id), 3 with and without a step; the id-less one named alike."""
+    ProfilerStep#53, an async_npu flow end (read with the profiling comparison) ProfilerStep#55, a metadata event
+    named ProfilerStep#54 and a ProfilerStep#x op added: by hand from the raw events, ids {50, 51, 52} (#050 is 50,
+    the flows and the metadata no marker, #x no id), 3 with and without a step; the id-less one named alike."""
     d = _mindspore_25(samples / TEXT.format(1), tmp_path / "x_1_20250301120000001_ascend_ms")
     tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     events = json.loads(tv.read_text())
@@ -391,9 +392,12 @@ def test_mindspore_25_step_count_without_a_step_counts_as_a_step_run(samples: Pa
     task["name"] = "ProfilerStep#52"
     flow = next(e for e in events if e.get("ph") == "s" and e.get("cat") == "HostToDevice")
     flow["name"] = "ProfilerStep#53"
+    read = next(e for e in events if e.get("ph") == "f" and e.get("cat") == "async_npu")  # a flow the loader reads
+    read["name"] = "ProfilerStep#55"
     events += [{"ph": "i", "cat": "", "name": "ProfilerStep#51", "pid": mark["pid"], "tid": mark["tid"],
                 "ts": mark["ts"], "s": "t"},
-               dict(mark, name="ProfilerStep#050"), dict(mark, name="ProfilerStep#x")]
+               dict(mark, name="ProfilerStep#050"), dict(mark, name="ProfilerStep#x"),
+               {"ph": "M", "name": "ProfilerStep#54", "pid": mark["pid"], "tid": mark["tid"], "args": {"name": "x"}}]
     tv.write_text(json.dumps(events))
     raw = {e["name"].rsplit("#", 1)[1] for e in events
            if "ProfilerStep#" in str(e.get("name")) and e.get("ph") not in ("M", "s", "f", "t")}
