@@ -801,6 +801,17 @@ def test_a_flow_id_started_twice_is_said_and_pairs_with_its_last_start(tmp_path)
     copied = [*ev, dict(first)]
     prof = load_profile(_write(tmp_path, dict(doc, traceEvents=copied), "copied"), build_options()[0])
     assert not [w for w in prof.warnings if "more than once" in w]
+    # two ids started twice: the first said is the one whose start comes first in the file (mutation audit mut66b)
+    a, b, c, d = [e for e in ev if e.get("ph") == "s" and e.get("cat") == "ac2g" and e["id"] in ends][3:7]
+    twice = [dict(e, id=a["id"]) if e is b else dict(e, id=c["id"]) if e is d else e for e in ev]
+    prof = load_profile(_write(tmp_path, dict(doc, traceEvents=twice), "twice"), build_options()[0])
+    assert [w.split(": ", 1)[1].split(";")[0] for w in prof.warnings if "more than once" in w] == [
+        f"2 flow ids start more than once, at different times or threads (the first: ac2g flow {a['id']})"]
+    # the same start on another thread of the trace is another start (mutation audit mut66b: the thread unread)
+    other = next(e["tid"] for e in ev if e.get("ph") == "X" and e.get("tid") not in (None, first["tid"]))
+    prof = load_profile(_write(tmp_path, dict(doc, traceEvents=[*ev, dict(first, tid=other)]), "thread"),
+                        build_options()[0])
+    assert len([w for w in prof.warnings if "1 flow id starts more than once" in w]) == 1
 
 
 @pytest.mark.parametrize("path", [BERT, *sorted((ROOT / "tests" / "data" / "kineto").glob("*.json*"))],
@@ -821,7 +832,9 @@ def test_fwdbwd_flows_with_one_end_alone_or_without_an_id_are_said(tmp_path):
     ends = [i for i in fb if ev[i]["ph"] == "f"]
     starts = [i for i in fb if ev[i]["ph"] == "s"]
     cut_end, idless = ends[3], starts[6]
-    damaged = [{k: v for k, v in e.items() if k != "id"} if i == idless else e
+    # an ac2g flow event without an id too: no fwdbwd one, not counted here (mutation audit mut66b)
+    launch = next(i for i, e in enumerate(ev) if e.get("cat") == "ac2g" and e.get("ph") == "s")
+    damaged = [{k: v for k, v in e.items() if k != "id"} if i in (idless, launch) else e
                for i, e in enumerate(ev) if i != cut_end]
     path = _write(tmp_path, dict(doc, traceEvents=damaged), "fwdbwd")
     prof = load_profile(path, build_options()[0])
@@ -891,6 +904,27 @@ def test_a_plain_launch_flow_ending_at_a_second_kernel_is_said(tmp_path):
     assert sorted(fl["f_ts"].tolist()) == sorted(_ns(e["ts"]) for e in (donor, moved))
     assert set(fl["s_ts"].tolist()) == {_ns(call["ts"])}
     assert not [w for w in load_profile(str(mi300), build_options()[0]).warnings if "launch flow that ended" in w]
+    # two such flows, on calls of two names: counted, the first in the file named with its call (mutation audit
+    # mut66b: the last one's id or call was named)
+    other = ends[-5]
+    other_call = next(e for e in ev if e.get("ph") == "X" and e.get("cat") == "cuda_runtime" and (
+        e["pid"], e["tid"], e["ts"]) == tuple(starts[other["id"]][k] for k in ("pid", "tid", "ts")))
+    assert other_call["name"] != call["name"] and "graphlaunch" not in other_call["name"].lower()
+    two = [dict(e, id=donor["id"]) if e is moved else dict(e, id=other["id"]) if e is ends[-2] else e for e in ev]
+    path = _write(tmp_path, dict(doc, traceEvents=two), "two")
+    assert [w.split(": ", 1)[1].split(";")[0] for w in load_profile(path, build_options()[0]).warnings
+            if "launch flow that ended" in w] == [
+        "2 kernel, memcpy or memset events end a launch flow that ended at another already, and whose start is on a "
+        f"launch call that is no graph launch (the first: ac2g flow {other['id']}, started on {other_call['name']})"]
+    # an op of the call's thread starting with it, and the call written twice, leave the call named (mutation audit
+    # mut66b: the lookup among every op named the op; among the calls, a repeated one stopped the load)
+    at = next(i for i, e in enumerate(ev) if e is call)
+    op = dict(call, cat="cpu_op", name="aten::to", dur=call["dur"] + 1)
+    crowded = [dict(e, id=donor["id"]) if e is moved else e for e in ev]
+    crowded[at:at] = [op, dict(call)]
+    path = _write(tmp_path, dict(doc, traceEvents=crowded), "crowded")
+    assert [w.split("started on ")[1].split(")")[0] for w in load_profile(path, build_options()[0]).warnings
+            if "launch flow that ended" in w] == [call["name"]]
 
 
 @pytest.mark.parametrize("name", ["hta/tests/data/negative_queue_length_values_check/rank0.json.gz",
@@ -943,6 +977,10 @@ def test_memory_sizes_beyond_a_petabyte_are_no_size(tmp_path):
     dev = prof.memory[prof.memory["device_id"] >= 0]
     assert dev["bytes"].tolist() == want
     assert not [w for w in load_profile(str(alexnet), build_options()[0]).warnings if "Bytes value" in w]
-    edge = [dict(e, args=dict(e["args"], Bytes=10**15)) if i == allocs[3] else e for i, e in enumerate(ev)]
+    frees = [i for i in mem if ev[i]["args"]["Bytes"] < 0]
+    ends = {allocs[3]: 10**15, frees[3]: -(10**15)}  # 1 PB either way is a size (mutation audit mut66b: -1 PB)
+    edge = [dict(e, args=dict(e["args"], Bytes=ends[i])) if i in ends else e for i, e in enumerate(ev)]
     prof = load_profile(_write(tmp_path, dict(doc, traceEvents=edge), "edge"), build_options()[0])
-    assert not [w for w in prof.warnings if "Bytes value" in w]  # 1 PB itself is a size
+    assert not [w for w in prof.warnings if "Bytes value" in w]
+    assert prof.memory[prof.memory["device_id"] >= 0]["bytes"].tolist() == [ends.get(i, ev[i]["args"]["Bytes"])
+                                                                            for i in mem]
