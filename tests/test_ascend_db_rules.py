@@ -18,13 +18,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cliutil import error_lines, run_inproc
 from dbutil import edited_copy, sql, string_id
 from frameutil import npu_records
 from spans import minus, union
 
 from msprof_compare import api
 from msprof_compare.compare.breakdown_db import cube_mask, db_breakdown, flow_starts
-from msprof_compare.errors import StepError
+from msprof_compare.errors import ProfileError, StepError
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
 
@@ -1308,3 +1309,25 @@ def test_operator_memory_name_id_minus_one_without_any_text_is_a_reference_too(t
     own = said("own")
     assert len(own) == 1  # its count is the same with the block named -1, whatever it is
     assert said("minus", f"UPDATE OP_MEMORY SET name = -1 WHERE allocationTime = {a1}") == own
+
+
+def test_a_torch_row_starting_at_int64_least_is_refused_naming_the_file(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture) -> None:
+    """A PYTORCH_API startNs of int64's least (-2**63, stored as the TEXT current exports write) is no time: the
+    run exits 1 with one line naming the file, where the module comparison took the instant before the op's start
+    (wrapped to int64's greatest) and stopped with an internal error (dbfuzz66: every tenth row of the level-2
+    excerpt). Synthetic: the L1 excerpt's first op (by SQL) given that start; one above it is read (its rows said
+    as lasting over a week)."""
+    (rowid,) = sql(L1, "SELECT min(rowid) FROM PYTORCH_API WHERE type = 50001")[0]
+    least = _db(tmp_path, f"UPDATE PYTORCH_API SET startNs = '{-2**63}' WHERE rowid = {rowid}", folder="least")
+    with pytest.raises(ProfileError) as err:
+        load_profile(str(least), OPTS)
+    assert str(err.value) == (f"{least}: table PYTORCH_API: column startNs holds -9223372036854775808, int64's "
+                              "least, which is no time (a damaged export?): no comparison can place a row starting "
+                              "there")
+    out = tmp_path / "out"
+    code, _, stderr = run_inproc(capsys, "-bp", str(L1), "-d", str(least), "-o", str(out))
+    assert (code, error_lines(stderr)) == (1, [f"error: {err.value}"]) and not (out.exists() and os.listdir(out))
+    above = _db(tmp_path, f"UPDATE PYTORCH_API SET startNs = '{-2**63 + 1}' WHERE rowid = {rowid}", folder="above")
+    ops = load_profile(str(above), OPTS).ops
+    assert ops["ts"].min() == -2**63 + 1

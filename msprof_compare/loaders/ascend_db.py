@@ -1824,6 +1824,11 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     col = _api_rows(db, rng, opts, types, kind_sql, profile.extra["any_op"])
     none = np.full(len(col["ts"]), -1, dtype=np.int64)
     ts, link, gtid = col["ts"], col["link"], col["gtid"]
+    # int64's least is no start: the trace loaders refuse a time beyond int64 ns, and the comparators take the
+    # instant before a start (the module walk's ``ts - 1`` wrapped to int64's greatest: an internal error, dbfuzz66)
+    if ts.size and ts.min() == _ALL[0]:
+        raise ProfileError(db.path, f"table PYTORCH_API: column startNs holds {_ALL[0]}, int64's least, which is no "
+                                    "time (a damaged export?): no comparison can place a row starting there")
     if "globalTid" in db.columns("PYTORCH_API"):
         db.null("PYTORCH_API.globalTid", np.count_nonzero(gtid == -1))
         # a negative one packs no process and thread (pid << 32 | tid) and reads as a NULL one, said: -5 in 352 rows
