@@ -1397,6 +1397,38 @@ def test_pmu_task_id_beyond_int64_is_no_integer(tmp_path: Path) -> None:
         load_profile(str(big), OPTS)
 
 
+@pytest.mark.parametrize(("value", "said"), [("''", "''"), ("'aic_mac_time'", "'aic_mac_time'"),
+                                             ("X'0a'", r"b'\n'"), ("380.5", "380.5")])
+def test_pmu_counter_name_that_is_no_integer_is_refused(tmp_path: Path, value: str, said: str) -> None:
+    """A TASK_PMU_INFO name (a STRING_IDS id) that is no integer is refused, as a globalTaskId that is none: the
+    counters' IN test passed such a row over, so its task lost that counter without a word (dbfuzz66: a third of
+    the names '' moved 3 Cube kernels to Vector). Synthetic: row 188 of the L1 excerpt, one of a loaded compute
+    task's aic_mac_time (by SQL); a whole REAL of that id is the id."""
+    assert sql(L1, "SELECT s.value, p.globalTaskId IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO) FROM "
+                   "TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name WHERE p.rowid = 188") == [("aic_mac_time", 1)]
+    # a column of no affinity keeps the text and the blob as stored
+    db = edited_copy(L1, _db(tmp_path), "CREATE TABLE t AS SELECT globalTaskId, name, value FROM TASK_PMU_INFO",
+                     "DROP TABLE TASK_PMU_INFO", "CREATE TABLE TASK_PMU_INFO (globalTaskId, name, value)",
+                     "INSERT INTO TASK_PMU_INFO SELECT * FROM t ORDER BY rowid", "DROP TABLE t",
+                     f"UPDATE TASK_PMU_INFO SET name = {value} WHERE rowid = 188")
+    with pytest.raises(ProfileError) as err:
+        load_profile(str(db), OPTS)
+    assert str(err.value) == f"{db}: table TASK_PMU_INFO: column name holds {said}, not an integer"
+
+
+def test_pmu_counter_name_of_a_whole_real_is_its_id(tmp_path: Path) -> None:
+    """A name stored as a whole REAL (a column declared without INTEGER affinity) is the id it writes: every loaded
+    task keeps its counters, as in the excerpt."""
+    db = edited_copy(L1, _db(tmp_path), "CREATE TABLE t AS SELECT globalTaskId, name, value FROM TASK_PMU_INFO",
+                     "DROP TABLE TASK_PMU_INFO", "CREATE TABLE TASK_PMU_INFO (globalTaskId, name, value)",
+                     "INSERT INTO TASK_PMU_INFO SELECT globalTaskId, CAST(name AS REAL), value FROM t ORDER BY rowid",
+                     "DROP TABLE t")
+    assert sql(db, "SELECT DISTINCT typeof(name) FROM TASK_PMU_INFO") == [("real",)]
+    got, clean = (load_profile(str(p), OPTS).extra["kernel_extra"] for p in (db, L1))
+    for col in ("aic_total_time", "aic_mac_time", "aic_mte2_time"):
+        assert got[col].fillna(-1).tolist() == clean[col].fillna(-1).tolist()
+
+
 def test_db_profiler_info_that_is_no_object_leaves_the_settings_out(tmp_path: Path) -> None:
     """profiler_info_0.json beside a DB export feeds only the Summary's settings note: an object's level is read,
     a file whose top level is no object (a list) is passed over like one that cannot be decoded."""
