@@ -54,6 +54,23 @@ def test_us_columns_are_the_text_exports_exact_texts() -> None:
     assert us_text(values, "").tolist()[0] == ""
 
 
+def test_operator_memory_rows_keep_their_order_whatever_the_release_times_type(tmp_path: Path) -> None:
+    """OP_MEMORY rows come by release time as read, whether a time is an INTEGER or its digits as TEXT (a column of
+    no affinity): SQL's ORDER BY ranked text after every number, so every tenth release written as text moved its
+    block to the end of its operator's Allocated Details (dbfuzz66). The order is SQL's on the unedited excerpt."""
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    edited_copy(L1, db, "CREATE TABLE t AS SELECT * FROM OP_MEMORY", "DROP TABLE OP_MEMORY",
+                "CREATE TABLE OP_MEMORY (name, size, allocationTime, releaseTime)",
+                "INSERT INTO OP_MEMORY SELECT name, size, allocationTime, releaseTime FROM t ORDER BY rowid",
+                "DROP TABLE t", "UPDATE OP_MEMORY SET releaseTime = CAST(releaseTime AS TEXT) WHERE rowid % 10 = 1")
+    assert sql(db, "SELECT count(*) FROM OP_MEMORY WHERE typeof(releaseTime) = 'text'") == [(17,)]
+    rows = sql(L1, "SELECT name, allocationTime, releaseTime FROM OP_MEMORY ORDER BY releaseTime")
+    for step in (-1, 50):
+        om = load_profile(str(db), build_options(enable_memory_compare=True)[0], step=step).operator_memory
+        assert om["Release Time(us)"].tolist() == [_csv_us(r) for _, _, r in rows]
+        assert om["Allocation Time(us)"].tolist() == [_csv_us(a) for _, a, _ in rows]
+
+
 def test_api_rows_take_pid_and_tid_from_global_tid() -> None:
     """PYTORCH_API.globalTid is the process id in its high 32 bits and the thread id in its low 32 (the excerpt's
     three thread ids are all past 16 bits): ops, Python rows and task-queue rows carry them, by SQL.
