@@ -1331,3 +1331,38 @@ def test_a_torch_row_starting_at_int64_least_is_refused_naming_the_file(tmp_path
     above = _db(tmp_path, f"UPDATE PYTORCH_API SET startNs = '{-2**63 + 1}' WHERE rowid = {rowid}", folder="above")
     ops = load_profile(str(above), OPTS).ops
     assert ops["ts"].min() == -2**63 + 1
+
+
+_NEGATIVE_LINKS = {
+    "TASK.connectionId": ("UPDATE TASK SET connectionId = -5 - rowid WHERE rowid % 10 = 1",
+                          "FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId WHERE "
+                          "t.connectionId < -1 ORDER BY t.startNs", "those computing tasks link to no operator"),
+    "PYTORCH_API.connectionId": ("UPDATE PYTORCH_API SET connectionId = -5 - rowid WHERE rowid % 10 = 1 AND "
+                                 "connectionId IS NOT NULL",
+                                 "FROM PYTORCH_API t WHERE t.type = 50001 AND t.connectionId < -1 ORDER BY t.rowid",
+                                 "those rows link to no task (their operators own no kernel) and no dequeue to its "
+                                 "enqueue"),
+    "CONNECTION_IDS.connectionId": ("UPDATE CONNECTION_IDS SET connectionId = -5 - rowid WHERE rowid % 10 = 1",
+                                    "FROM CONNECTION_IDS t WHERE t.connectionId < -1 ORDER BY t.rowid",
+                                    "those rows link no operator to a task and no dequeue to its enqueue"),
+}
+
+
+@pytest.mark.parametrize("column", list(_NEGATIVE_LINKS))
+def test_a_negative_connection_id_is_said_as_linking_nothing(tmp_path: Path, column: str) -> None:
+    """A connection id below -1 (msprof writes them from 0; -1 reads as NULL) links nothing, as a NULL one: said with
+    its count and first value, where the kernels it cost their operator moved without a word (dbfuzz66: -5 in every
+    tenth TASK row moved 6 of the L1 excerpt's kernels from Conv to Vector in the breakdown). Synthetic: every
+    tenth row of the excerpt given -5 - rowid; the count and the first (in the order the loader reads: kernels by
+    start, the other tables in table order; torch ops alone, as a run without the memory comparison reads no
+    Enqueue / Dequeue row) are SQL's."""
+    edit, rows, effect = _NEGATIVE_LINKS[column]
+    db = _db(tmp_path, edit)
+    n, = sql(db, f"SELECT count(*) {rows}")[0]
+    first, = sql(db, f"SELECT t.connectionId {rows} LIMIT 1")[0]
+    assert n > 10 and first < -5
+    opts = build_options(enable_profiling_compare=True)[0]
+    said = [w for w in load_profile(str(db), opts).warnings if "are negative, no connection id" in w]
+    assert said == [f"{db}: {n:,} {column} value(s) are negative, no connection id msprof writes (the first: "
+                    f"{first}): {effect}"]
+    assert not [w for w in load_profile(str(L1), opts).warnings if "negative" in w]

@@ -886,6 +886,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     for j, name in ((6, "deviceId"), (3, "connectionId"), (5, "taskId")):
         if name in db.columns("TASK"):
             db.null(f"TASK.{name}", np.count_nonzero(a[:, j] == -1))
+    _negative_links(db, a[:, 3], "TASK.connectionId", NULL_EFFECTS["TASK.connectionId"])
     # a task id that is no uint32 reads as a NULL one: printed as is (Task Id -5 / 9223372036854775807), and -2
     # marks an HCCL op's row of the kernel pool, so such a kernel was summed as its operator's communication
     task_id = a[:, 5]
@@ -952,6 +953,17 @@ def _no_uint32(db: _Db, values: np.ndarray, column: str, effect: str) -> np.ndar
         db.notes.append(f"{n:,} {column} value(s) are outside 0 to {_UINT32_MAX:,}, no id msprof writes (the first: "
                         f"{int(values[bad][0])}): {effect}")
     return bad
+
+
+def _negative_links(db: _Db, values: np.ndarray, column: str, effect: str) -> None:
+    """Say the cells of ``column`` ("TABLE.column", read with NULL as -1) below -1, naming the first: msprof writes
+    connection ids from 0, and the links take ids from 0 alone, so such a cell links nothing, as a NULL one, where
+    it was passed over without a word (dbfuzz66: -5 in every tenth TASK row of the level-1 excerpt moved 6 kernels
+    from its breakdown's Conv rows to Vector)."""
+    bad = values < -1
+    if n := int(np.count_nonzero(bad)):
+        db.notes.append(f"{n:,} {column} value(s) are negative, no connection id msprof writes (the first: "
+                        f"{int(values[bad][0])}): {effect}")
 
 
 def _own_lanes(pid: np.ndarray, stream: np.ndarray, ts: np.ndarray) -> np.ndarray:
@@ -1847,6 +1859,9 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     conn, first_cid, listed = _connections(db, link)
 
     is_op = np.flatnonzero(np.isin(kind, types["op"]))
+    # the rows whose link a figure reads (ops: their kernels; Enqueue / Dequeue: their pairing)
+    _negative_links(db, link[np.isin(kind, types["op"] + types["queue"])], "PYTORCH_API.connectionId",
+                    NULL_EFFECTS["PYTORCH_API.connectionId"])
     # an op's link that CONNECTION_IDS lacks (or no such table) links no task: its kernels were counted under no
     # operator without a word, said only by a sheet's "kernels no flow links" line, and by none under
     # --enable_profiling_compare, whose breakdown moved (dbfuzz65); every op link of the samples is listed
@@ -1916,6 +1931,7 @@ def _connections(db: _Db, link: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, n
         for j, name in enumerate(("id", "connectionId")):  # a link of no id or no connection id links nothing
             if name in db.columns("CONNECTION_IDS"):
                 db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1))
+                _negative_links(db, c[:, j], f"CONNECTION_IDS.{name}", _NO_LINK)
         listed = has_link & np.isin(link, c[c[:, 0] >= 0, 0])
         links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
         # a row repeated word for word would link the same kernels twice and double their op's time; a row of no
