@@ -1366,3 +1366,25 @@ def test_a_negative_connection_id_is_said_as_linking_nothing(tmp_path: Path, col
     assert said == [f"{db}: {n:,} {column} value(s) are negative, no connection id msprof writes (the first: "
                     f"{first}): {effect}"]
     assert not [w for w in load_profile(str(L1), opts).warnings if "negative" in w]
+
+
+def test_a_communication_op_written_twice_is_said_and_counted_as_the_original_does(tmp_path: Path) -> None:
+    """A COMMUNICATION_OP row repeating an earlier one in every column read (a table joined from two copies, which
+    loses opId's key) counts twice, as the original's SQL reads it, and is said as OP_MEMORY's repeats are: one of
+    the L1 excerpt's 4 ops written twice made CommunicationCompare's Calls 4 -> 5 without a word (dbfuzz66). The op
+    count is SQL's; a row differing in opId alone is another op, no repeat."""
+    keyless = ("CREATE TABLE t AS SELECT * FROM COMMUNICATION_OP", "DROP TABLE COMMUNICATION_OP",
+               "CREATE TABLE COMMUNICATION_OP AS SELECT * FROM t", "DROP TABLE t")
+    twice = _db(tmp_path, *keyless, "INSERT INTO COMMUNICATION_OP SELECT * FROM COMMUNICATION_OP WHERE rowid = 2",
+                folder="twice")
+    assert sql(twice, "SELECT count(*), count(DISTINCT opId) FROM COMMUNICATION_OP") == [(5, 4)]
+    opts = build_options(enable_communication_compare=True)[0]
+    p = load_profile(str(twice), opts)
+    assert int((p.comm["lane"] == "op").sum()) == 5
+    assert f"{twice}: 1 COMMUNICATION_OP row(s) repeat an earlier row in every column read (the same communication " \
+           "op written again, as in a file joined from two copies); each row counts, as in the original, so " \
+           "CommunicationCompare counts those ops' calls and time more than once" in p.warnings
+    other = _db(tmp_path, *keyless, "CREATE TABLE t AS SELECT * FROM COMMUNICATION_OP WHERE rowid = 2",
+                "UPDATE t SET opId = opId + 100", "INSERT INTO COMMUNICATION_OP SELECT * FROM t", folder="other")
+    assert not [w for w in load_profile(str(other), opts).warnings + load_profile(str(L1), opts).warnings
+                if "repeat" in w]
