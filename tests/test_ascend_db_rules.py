@@ -1388,3 +1388,26 @@ def test_a_communication_op_written_twice_is_said_and_counted_as_the_original_do
                 "UPDATE t SET opId = opId + 100", "INSERT INTO COMMUNICATION_OP SELECT * FROM t", folder="other")
     assert not [w for w in load_profile(str(other), opts).warnings + load_profile(str(L1), opts).warnings
                 if "repeat" in w]
+
+
+def test_torch_rows_written_twice_are_said_and_counted_as_the_original_does(tmp_path: Path) -> None:
+    """PYTORCH_API rows repeating an earlier row in every column read (a table joined from two copies) are read as
+    written, as the original reads them, and said as a trace's repeated host events are: every 50th row of the L1
+    excerpt written again made an op's ModuleCompare Number 1 -> 2 without a word (dbfuzz66). The count is SQL's:
+    the rows of the kinds a full run reads (op, queue, Python: 50001-50003) written twice; a copy whose end differs
+    by 1 ns is another call, no repeat."""
+    again = "INSERT INTO PYTORCH_API SELECT * FROM PYTORCH_API WHERE rowid % 50 = 7"
+    twice = _db(tmp_path, again, folder="twice")
+    (n,) = sql(twice, "SELECT count(*) FROM PYTORCH_API WHERE rowid % 50 = 7 AND rowid <= 2460 AND type IN "
+                      "(50001, 50002, 50003)")[0]
+    assert n == 50
+    p = load_profile(str(twice), OPTS)
+    assert f"{twice}: {n} PYTORCH_API row(s) repeat an earlier row in every column read (the same call written " \
+           "again, as in a file joined from two copies); each row counts, as in the original, so ApiCompare and the " \
+           "operator and module sheets count those calls more than once" in p.warnings
+    assert len(p.ops) == len(load_profile(str(L1), OPTS).ops) + sql(
+        twice, "SELECT count(*) FROM PYTORCH_API WHERE rowid > 2460 AND type = 50001")[0][0]
+    other = _db(tmp_path, again, "UPDATE PYTORCH_API SET endNs = CAST(CAST(endNs AS INTEGER) + 1 AS TEXT) WHERE "
+                                 "rowid > 2460", folder="other")
+    assert not [w for w in load_profile(str(other), OPTS).warnings + load_profile(str(L1), OPTS).warnings
+                if "repeat an earlier row" in w]
