@@ -1,15 +1,19 @@
 """A text export's side CSV of bare CR line ends (old Mac line ends: pandas reads them as line ends, and since
 session 66's f71ef4f such a file ending in a blank line reads) with a row cut short in its middle: the short-row
 check counted LF line ends only, so it saw one line and said nothing, where the same file with CRLF or LF line ends
-is said to hold a row that ends before the last column read (its missing cells read as empty)."""
+is said to hold a row that ends before the last column read (its missing cells read as empty). The joined-lines
+check (a quote left open) counted LF line ends alone too (review66e)."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from msprof_compare.loaders import ascend_text
 
@@ -61,3 +65,50 @@ def test_nul_byte_in_the_rows_is_said_whatever_the_line_ends(samples: Path, tmp_
     assert [w for w in warnings if "NUL" in w] == [
         f"{f}: 1 NUL byte(s) in the rows (a damaged copy?); a cell holding one reads otherwise than written: a text "
         "cell as another name, a number cell as missing or cut short at it"]
+
+
+def _physical_lines(text: str) -> int:
+    """The non-blank lines of a CSV text, each ended by LF, CRLF or a bare CR (pandas' line ends), quotes ignored."""
+    return sum(1 for line in re.split(r"\r\n|\r|\n", text) if line)
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\n", b"\r"])
+def test_lines_joined_by_a_quote_left_open_are_said_whatever_the_line_ends(samples: Path, tmp_path: Path,
+                                                                          end: bytes) -> None:
+    """The same memory_record.csv with a quote opened before the Component of its 5th row and another inside that
+    of its 8th (a hand-edited copy): the rows between read as one, their lines joined. The csv module reads 3 rows
+    fewer than the file has lines; said with CRLF and LF line ends, and with bare CR ones too, where the check
+    counted no line end and said nothing."""
+    lines = (samples / MEMORY_RECORD).read_bytes().split(b"\r\n")
+    assert lines[5].startswith(b"APP,") and lines[8].startswith(b"APP,")
+    lines[5] = b'"' + lines[5]
+    lines[8] = b'AP"P' + lines[8][3:]
+    data = end.join(lines)
+    text = data.decode()
+    rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
+    assert _physical_lines(text) - len(rows) == 3
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(data)
+    warnings: list[str] = []
+    got = ascend_text.read_memory_record(str(f), warnings)
+    assert len(got) == len(rows) - 1 == 1001
+    assert warnings == [f"{f}: 3 line(s) read as part of an earlier row (a line break inside a quoted field: a quote "
+                        "left open?)"]
+
+
+@given(st.lists(st.lists(st.text(alphabet='a1,"\n ', max_size=6), min_size=1, max_size=6), min_size=1, max_size=12),
+       st.sampled_from(["\n", "\r\n", "\r"]))
+def test_joined_lines_count_the_lines_the_csv_module_reads_into_an_earlier_row(rows: list[list[str]],
+                                                                                 end: str) -> None:
+    """``_joined_lines`` against Python's csv module on CSV text written by it (fields with commas, quotes and line
+    breaks) with LF, CRLF or bare CR line ends: the non-blank lines beyond the header and the rows the csv module
+    reads (blank ones, which pandas skips, left out). The header holds no line break, as no export's does: the
+    check tells a file of bare CR line ends by its first line's end. A field's line break is the file's own (a CR
+    in a file of bare CR ends), which the csv module quotes: it leaves an LF unquoted beside CR line ends."""
+    out = io.StringIO()
+    cells = [[c.replace("\n", "") for c in rows[0]], *([c.replace("\n", end[-1]) for c in r] for r in rows[1:])]
+    csv.writer(out, lineterminator=end).writerows(cells)
+    text = out.getvalue()
+    read = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
+    want = max(_physical_lines(text) - len(read), 0)
+    assert ascend_text._joined_lines(text.encode(), len(read) - 1) == want
