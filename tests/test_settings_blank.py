@@ -66,20 +66,40 @@ def test_a_profiler_info_without_a_level_is_said(tmp_path: Path, keys: tuple[str
 
 
 def test_both_sides_without_a_level_and_a_side_without_the_file(tmp_path: Path) -> None:
-    """Both copies without ``experimental_config``: both figures blank, both said. A copy without profiler_info_0.json
-    against one whose file names no level: that side is said to have no file; against the unmodified excerpt
-    (Level1), or itself, no row, as before (no profiler_info.json names no level)."""
+    """Both copies without ``experimental_config``: both figures blank, both said at once. A copy without
+    profiler_info_0.json against one whose file names no level: that side is said to have none readable (as is one
+    whose file holds an empty object); against the unmodified excerpt (Level1), or itself, no row, as before (no
+    profiler_info.json names no level)."""
     one = _copy(tmp_path, "one", _without("config", "experimental_config"))
     two = _copy(tmp_path, "two", _without("config", "experimental_config"))
     row = _settings(one, two)
     assert (row["Status"], row["Base"], row["Comparison"]) == ("unknown", None, None)
-    assert row["Detail"] == (f"{LEAD}not compared; blank: the base's profiler_info.json names no profiler level and "
-                             f"the comparison's profiler_info.json names no profiler level {KEYS}")
+    assert row["Detail"] == (f"{LEAD}not compared; blank: neither side's profiler_info.json names a profiler level "
+                             f"{KEYS}")
     bare = tmp_path / "bare"
     shutil.copytree(EXPORT, bare)
     (bare / "profiler_info_0.json").unlink()
     row = _settings(bare, two)
     assert (row["Base"], row["Comparison"]) == (None, None)
-    assert row["Detail"] == (f"{LEAD}not compared; blank: the base has no profiler_info.json and the comparison's "
-                             f"profiler_info.json names no profiler level {KEYS}")
+    assert row["Detail"] == (f"{LEAD}not compared; blank: the base has no readable profiler_info.json and the "
+                             f"comparison's profiler_info.json names no profiler level {KEYS}")
     assert _settings(bare, bare) is None and _settings(bare, EXPORT) is None
+    # a file there that holds no object is read as none ("Invalid profiler info." in this run): "no readable", not
+    # "no file"
+    (bare / "profiler_info_0.json").write_text("{}")
+    assert _settings(bare, two)["Detail"] == row["Detail"]
+
+
+def test_a_level_of_the_wrong_type_beside_a_file_without_a_level(tmp_path: Path) -> None:
+    """A level written as the number 5 against a profiler_info.json that names none (review66e): the side of the 5
+    was said to name no level, then that its level 5 is of the wrong type, and its figure was blank; it is now
+    "unread", as in the row of two such sides, and named once, by the wrong-type words."""
+    five = _copy(tmp_path, "five", lambda d: {**d, "config": {**d["config"], "experimental_config": {
+        **d["config"]["experimental_config"], "_profiler_level": 5}}})
+    none = _copy(tmp_path, "none", _without("config", "experimental_config"))
+    wrong = "the base's _profiler_level 5 in profiler_info.json: of the wrong type, read as not written"
+    row = _settings(five, none)
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("unknown", "unread", None)
+    assert row["Detail"] == (f"{LEAD}not compared; blank: the comparison's profiler_info.json names no profiler "
+                             f"level {KEYS}; {wrong}")
+    assert _settings(five, EXPORT)["Detail"] == f"{LEAD}not compared, {wrong}"

@@ -1172,16 +1172,22 @@ def _levelless_row(sides: tuple[Profile, Profile], levels: list[Any], said: str)
     figure is blank: the row went missing without a word, so two runs of other levels (Level0 against Level2)
     read as compared. Only between NPU sides of which one read a profiler_info.json that names no level: a side
     without the file (a bare trace_view.json, a CANN timeline, one that cannot be decoded, which is warned of)
-    has no settings to compare and gives no row, as before; beside such a file it is said to have none.
-    ``said``: the settings of the wrong type, named after."""
+    has no settings to compare and gives no row, as before; beside such a file it is said to have none readable.
+    ``said``: the settings of the wrong type, named after; a side whose level is of the wrong type is "unread",
+    as in the row of two such sides, and ``said`` names it (it names a level, one not read)."""
     if not all(p.is_npu for p in sides) or not any("profiler_info" in p.files and not isinstance(v, str)
                                                    for p, v in zip(sides, levels, strict=True)):
         return None
-    why = [f"the {side}'s profiler_info.json names no profiler level" if "profiler_info" in p.files
-           else f"the {side} has no profiler_info.json"
-           for side, p, v in zip(_SIDES, sides, levels, strict=True) if not isinstance(v, str)]
-    return _guard(SETTINGS_CHECK, None, *(v if isinstance(v, str) else None for v in levels),
-                  f"{SETTINGS_LEAD}not compared; blank: {and_list(why)} ({LEVEL_KEYS})"
+    unread = [bool(_LEVEL_UNREAD.search(p.extra.get(UNREAD_SETTINGS, ""))) for p in sides]
+    blank = [(side, "profiler_info" in p.files) for side, p, v, odd in zip(_SIDES, sides, levels, unread, strict=True)
+             if not isinstance(v, str) and not odd]
+    if len(blank) == 2 and all(held for _, held in blank):
+        why = "neither side's profiler_info.json names a profiler level"
+    else:
+        why = and_list([f"the {side}'s profiler_info.json names no profiler level" if held
+                        else f"the {side} has no readable profiler_info.json" for side, held in blank])
+    figures = (v if isinstance(v, str) else "unread" if odd else None for v, odd in zip(levels, unread, strict=True))
+    return _guard(SETTINGS_CHECK, None, *figures, f"{SETTINGS_LEAD}not compared; blank: {why} ({LEVEL_KEYS})"
                   + (f"; {said}" if said else ""))
 
 
