@@ -158,3 +158,18 @@ def test_hta_trace_filter_sample_without_flows(samples: Path, tmp_path: Path,
     assert (row["Base"], row["Comparison"]) == (len(kernels), len(kernels)) == (1144, 1144)
     part = f"1,144 kernels, {_ms(ns)} ms (the trace holds no launch flow)"
     assert row["Detail"] == f"{LEAD}base {part}; comparison {part}{TAIL}"
+
+
+def test_a_gpu_flow_cat_that_names_no_flow_is_said_as_such(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The H200 excerpt with ``--gpu_flow_cat foo``: no flow of that category, so every computing kernel (11, from
+    the JSON) is filed by its name. The row said "the trace holds no launch flow" beside the warning that names its
+    ac2g flows (review66e); it names the category given."""
+    events = json.loads(KINETO.read_text())["traceEvents"]
+    kernels = _kernels(events)
+    assert len(kernels) == 11 and any(e.get("cat") == "ac2g" for e in events)
+    ns = sum(_ns(e["dur"]) for e in kernels.values())
+    row = _row(KINETO, KINETO, tmp_path / "out", caplog, gpu_flow_cat="foo")
+    part = f"11 kernels, {_ms(ns)} ms (the trace holds no flow of category 'foo', which the gpu_flow_cat option names)"
+    assert (row["Base"], row["Comparison"]) == (11, 11)
+    assert row["Detail"] == f"{LEAD}base {part}; comparison {part}{TAIL}"
+    assert any("none of category 'foo'" in m and "it holds flows of category 'ac2g'" in m for m in caplog.messages)

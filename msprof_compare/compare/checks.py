@@ -718,20 +718,26 @@ LAUNCHLESS_LEAD = ("computing kernels that no launch flow links to their op (bes
                    "counts in that op's category: ")
 
 
-def _launchless_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | None] | None) -> dict[str, Any] | None:
+def _launchless_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | None] | None,
+                    flow_cat: str | None = None) -> dict[str, Any] | None:
     """GPU sides whose computing kernels no launch flow links to their op (``Breakdown.unlinked``): their categories
     come from their names alone (the original's rule, reference-1 §3.7), so a trace that lost some launch flows
     (hta's negative_queue sample: 694 kernels mid-trace) or holds none (hta's trace_filter samples: Matmul 0 ms
     beside their GEMMs) moves their time from Matmul / Conv / Flash Attention to Cube (other) or Vector, unsaid
     where no operator sheet is built. A note where a side has any; none for a side the "kernels linked to no
     operator" row counts (``unlinked``: its op tree's counts), which states those kernels for the operator sheets,
-    or a side whose trace holds no Matmul / Conv / Flash Attention op (no link would change a category)."""
+    or a side whose trace holds no Matmul / Conv / Flash Attention op (no link would change a category).
+    ``flow_cat``: the ``--gpu_flow_cat`` given, which alone links kernels then: a side without a flow of it is said
+    to hold none of that category, where "no launch flow" contradicted the warning beside it that names its ac2g
+    flows (named as the option, not the flag: a Detail is the same for the CLI and ``compare()``)."""
+    none = (f" (the trace holds no flow of category {flow_cat!r}, which the gpu_flow_cat option names)" if flow_cat
+            else " (the trace holds no launch flow)")
     counted = [bd.unlinked if bd.kind == "GPU" and (unlinked is None or u is None) else None
                for bd, u in zip(bds, unlinked or (None, None), strict=True)]
     if not any(c is not None and c.count for c in counted):
         return None
     parts = [f"{side} {c.count:,} kernel{'' if c.count == 1 else 's'}, {_ms(c.ns)} ms"
-             + ("" if bd.has_launches else " (the trace holds no launch flow)")
+             + ("" if bd.has_launches else none)
              for side, bd, c in zip(_SIDES, bds, counted, strict=True) if c is not None and c.count]
     reading = ("Matmul, Conv and Flash Attention miss up to that much of the side's time, which Cube (other) and "
                "Vector hold: read those categories with this in mind, or compare traces that keep their launch flows "
@@ -1448,7 +1454,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     # just after the early row, whose stretch its part may name: after "graph replays" it sat apart from it
     optional.append(_unlinked_row(ctx, unlinked, early is not None, told))
     if bds is not None:
-        optional.append(_launchless_row(bds, unlinked))
+        optional.append(_launchless_row(bds, unlinked, ctx.options.gpu_flow_cat))
     if bds is not None:
         optional.append(_replay_row(bds))
     eb, ec = _EXPORT_KINDS.get(b.source), _EXPORT_KINDS.get(c.source)
