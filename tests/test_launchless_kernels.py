@@ -173,3 +173,39 @@ def test_a_gpu_flow_cat_that_names_no_flow_is_said_as_such(tmp_path: Path, caplo
     assert (row["Base"], row["Comparison"]) == (11, 11)
     assert row["Detail"] == f"{LEAD}base {part}; comparison {part}{TAIL}"
     assert any("none of category 'foo'" in m and "it holds flows of category 'ac2g'" in m for m in caplog.messages)
+
+
+def test_hta_negative_queue_sample_that_lost_launch_flows(samples: Path, tmp_path: Path,
+                                                          caplog: pytest.LogCaptureFixture) -> None:
+    """hta's negative_queue rank 0 (docs/differences.md and README cite it): 35,071 ac2g flow ends, 6,600 starts.
+    Counted from the JSON by the breakdown's rules: a computing kernel (kernel event, no NCCL name; a later one of
+    the same pid / tid / ts replaces it) is linked where a started launch flow that is no graph replay ends at its
+    start time (any lane: the original keys flow ends by time alone, so a kernel whose own flow lost its start but
+    shares its ts with another stream's launched memcpy counts as linked, as the categories read it); graph replays
+    (a flow started on cudaGraphLaunch ending at it) and the kernels before the first launched one are left out,
+    as their rows state them: 694 kernels, 31.074 ms. With the operator sheets the "kernels linked to no operator"
+    row states them, and this row is gone."""
+    trace = samples / "hta/tests/data/negative_queue_length_values_check/rank0.json.gz"
+    events = json.loads(gzip.decompress(trace.read_bytes()))["traceEvents"]
+
+    def key(e: dict) -> tuple:
+        return e["pid"], e["tid"], _ns(e["ts"])
+
+    starts = {e["id"]: e for e in events if e.get("ph") == "s" and e.get("cat") == "ac2g"}
+    graph_calls = {key(e) for e in events
+                   if e.get("ph") == "X" and e.get("cat") == "cuda_runtime" and "GraphLaunch" in e["name"]}
+    ends = [e for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g" and e["id"] in starts]
+    replayed = {key(e) for e in ends if key(starts[e["id"]]) in graph_calls}
+    plain_ts = {_ns(e["ts"]) for e in ends if key(starts[e["id"]]) not in graph_calls}
+    kernels = {key(e): e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"}
+    launched = {key(e) for e in ends}
+    first = min(k[2] for k in kernels if k in launched)
+    computing = {k: e for k, e in kernels.items() if "nccl" not in e["name"].lower()}
+    free = [e for k, e in computing.items() if k[2] >= first and k[2] not in plain_ts and k not in replayed]
+    ns = sum(_ns(e["dur"]) for e in free)
+    assert (len(free), ns) == (694, 31_074_000) and len(replayed.intersection(computing)) == 135
+    row = _row(trace, trace, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (694, 694)
+    part = f"694 kernels, {_ms(ns)} ms"
+    assert row["Detail"] == f"{LEAD}base {part}; comparison {part}{TAIL}"
+    assert _row(trace, trace, tmp_path / "ops", caplog, enable_operator_compare=True) is None
