@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import logging
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import pytest
-from logutil import blocks
-from test_json_report import SCHEMA, validate
+from noteutil import Note
 
 from msprof_compare.api import compare
 
@@ -46,33 +43,14 @@ def _ms(ns: int) -> str:
     return str((Decimal(ns) / 1_000_000).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
 
 
+_NOTE = Note(CHECK, NOTE, LEAD, TAIL, lambda m: "launch flow links" in m)
+
+
 def _row(base: Path, comparison: Path, out: Path, caplog: pytest.LogCaptureFixture,
          **options: Any) -> dict[str, Any] | None:
-    """The row of a profiling compare once its faces agree (guards frame, JSON, Summary sheet, console block);
-    None where there is none (and the console says nothing of it)."""
-    opts = {"enable_profiling_compare": True, **options}
-    out.mkdir(parents=True, exist_ok=True)
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        res = compare(str(base), str(comparison), **opts)
-    guards = res.guards
-    rows = guards[guards["Check"] == CHECK].to_dict("records")
-    doc = json.loads(Path(res.to_json(str(out))).read_text(encoding="utf-8"))
-    assert validate(doc, json.loads(SCHEMA.read_text())) == []
-    assert [g for g in doc["summary"]["guards"] if g["Check"] == CHECK] == rows
-    if not rows:
-        assert blocks(caplog.messages, NOTE) == [] and not any("launch flow links" in m for m in caplog.messages)
-        return None
-    (row,) = rows
-    assert row["Status"] == "note" and row["Detail"].startswith(LEAD)
-    figures = ["n/a" if v is None else str(v) for v in (row["Base"], row["Comparison"])]
-    (block,) = blocks(caplog.messages, NOTE)
-    assert block[0] == f"{NOTE} (base {figures[0]}, comparison {figures[1]}):"
-    assert "; ".join(block[1:]) == row["Detail"][len(LEAD):] and block[-1] == TAIL[2:]
-    ws = openpyxl.load_workbook(res.to_excel(str(out)))["Summary"]
-    cells = [[c.value for c in r] for r in ws.iter_rows(min_col=1, max_col=5)]
-    assert [row["Check"], row["Status"], row["Base"], row["Comparison"], row["Detail"]] in cells
-    return row
+    """The row of a profiling compare once its faces agree (``noteutil.Note.row``: guards frame, JSON, Summary
+    sheet, console block); None where there is none (and the console says nothing of it)."""
+    return _NOTE.row(base, comparison, out, caplog, **{"enable_profiling_compare": True, **options})
 
 
 def _kernels(events: list) -> dict[tuple, dict]:

@@ -14,17 +14,15 @@ from __future__ import annotations
 import copy
 import gzip
 import json
-import logging
 import shutil
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import pytest
 from dbutil import edited_copy, sql
 from logutil import blocks
-from test_json_report import SCHEMA, validate
+from noteutil import Note
 
 from msprof_compare.api import compare
 
@@ -49,39 +47,16 @@ def _ms(ns: int) -> str:
     return str((Decimal(ns) / 1_000_000).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
 
 
+_NOTE = Note(CHECK, NOTE, LEAD, TAIL, lambda m: "no flow links to an operator" in m or "to an operator:" in m)
+
+
 def _row(base: Path, comparison: Path, out: Path, caplog: pytest.LogCaptureFixture,
          **options: Any) -> dict[str, Any] | None:
     """The "kernels linked to no operator" row of a compare with the operator (module) sheets on, once its faces
-    are seen to agree: the API's guards frame, the JSON (valid against its schema), the Summary sheet's validity
-    table (where the run has a time breakdown), and the console's one note line; None where there is no row (and
-    nothing said of unlinked kernels)."""
-    opts = {"enable_operator_compare": True, "enable_profiling_compare": True, **options}
-    out.mkdir(parents=True, exist_ok=True)
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        res = compare(str(base), str(comparison), **opts)
-    said = [m for m in caplog.messages if "no flow links to an operator" in m or "to an operator:" in m]
-    guards = res.guards
-    rows = guards[guards["Check"] == CHECK].to_dict("records")
-    doc = json.loads(Path(res.to_json(str(out))).read_text(encoding="utf-8"))
-    assert validate(doc, json.loads(SCHEMA.read_text())) == []
-    assert [g for g in doc["summary"]["guards"] if g["Check"] == CHECK] == rows
-    if not rows:
-        assert said == [] and blocks(caplog.messages, NOTE) == []
-        return None
-    (row,) = rows
-    assert row["Status"] == "note"
-    figures = ["n/a" if v is None else str(v) for v in (row["Base"], row["Comparison"])]
-    assert row["Detail"].startswith(LEAD)
-    # the console's note: its title with the figures, then a line per side's part and one for the reading
-    (block,) = blocks(caplog.messages, NOTE)
-    assert block[0] == f"{NOTE} (base {figures[0]}, comparison {figures[1]}):"
-    assert "; ".join(block[1:]) == row["Detail"][len(LEAD):] and block[-1] == TAIL[2:]
-    if opts["enable_profiling_compare"]:
-        ws = openpyxl.load_workbook(res.to_excel(str(out)))["Summary"]
-        cells = [[c.value for c in r] for r in ws.iter_rows(min_col=1, max_col=5)]
-        assert [row["Check"], row["Status"], row["Base"], row["Comparison"], row["Detail"]] in cells
-    return row
+    are seen to agree (``noteutil.Note.row``: the guards frame, the JSON, the Summary sheet where the run has a
+    time breakdown, the console's block); None where there is no row (and nothing said of unlinked kernels)."""
+    return _NOTE.row(base, comparison, out, caplog,
+                     **{"enable_operator_compare": True, "enable_profiling_compare": True, **options})
 
 
 def _only_the_operator_sheet_lost(cut: Path, whole: Path, ns: int) -> None:
