@@ -19,6 +19,8 @@ from msprof_compare.loaders import ascend_text
 
 MEMORY_RECORD = "msinsight/test/data/pytorch/text/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv"
 SAID = "1 row(s) end before the last column read; their missing cells read as empty"
+NUL_SAID = ("{}: 1 NUL byte(s) in the rows (a damaged copy?); a cell holding one reads otherwise than written: a text "
+            "cell as another name, a number cell as missing or cut short at it")
 
 
 @pytest.mark.parametrize("end", [b"\r\n", b"\n", b"\r"])
@@ -52,7 +54,7 @@ def test_short_middle_row_of_a_memory_record_is_said_whatever_its_line_ends(samp
 def test_nul_byte_in_the_rows_is_said_whatever_the_line_ends(samples: Path, tmp_path: Path, end: bytes) -> None:
     """The same memory_record.csv with a NUL byte written into the Component of its 5th row (a damaged copy): said
     with CRLF line ends, and with bare CR ones too, where the check took the whole file for its header line (no LF
-    ends it) and said nothing."""
+    ends it) and said nothing; so it is with a quoted line break further down, where the header ran to that LF."""
     lines = (samples / MEMORY_RECORD).read_bytes().split(b"\r\n")
     assert lines[5].startswith(b"APP,")
     lines[5] = b"A\0P" + lines[5][3:]
@@ -62,9 +64,15 @@ def test_nul_byte_in_the_rows_is_said_whatever_the_line_ends(samples: Path, tmp_
     f.write_bytes(data)
     warnings: list[str] = []
     ascend_text.read_memory_record(str(f), warnings)
-    assert [w for w in warnings if "NUL" in w] == [
-        f"{f}: 1 NUL byte(s) in the rows (a damaged copy?); a cell holding one reads otherwise than written: a text "
-        "cell as another name, a number cell as missing or cut short at it"]
+    assert [w for w in warnings if "NUL" in w] == [NUL_SAID.format(f)]
+    # a line break in a quoted cell further down (its 20th row's Component, PTA+GE): the check ended the header at
+    # that LF, so the NUL before it went unsaid with bare CR line ends (review66e)
+    assert lines[20].startswith(b"PTA+GE,")
+    lines[20] = b'"PTA\n+GE"' + lines[20][6:]
+    f.write_bytes(end.join(lines))
+    warnings = []
+    ascend_text.read_memory_record(str(f), warnings)
+    assert [w for w in warnings if "NUL" in w] == [NUL_SAID.format(f)]
 
 
 def _physical_lines(text: str) -> int:

@@ -1531,9 +1531,9 @@ def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str],
     # a NUL in the rows (the header's is named by ``_header_names``): a text cell holding one reads as another name
     # ("A\0I_CORE" is another core type: pandas 2.1+ keeps the NUL, 2.0 cuts the cell at it), a number cell as
     # missing or cut
-    head_end = data.find(b"\n")
-    if head_end < 0:  # bare CR line ends: the header ends at its first CR (the check saw no rows there)
-        head_end = data.find(b"\r")
+    # bare CR line ends: the header ends at its first CR (the check saw no rows there; nor, by the first LF, the rows
+    # before a quoted line break)
+    head_end = data.find(b"\r") if _cr_line_ends(data) else data.find(b"\n")
     if (body := head_end + 1) and data.find(_NUL, body) >= 0:  # one memchr
         warnings.append(f"{path}: {data.count(_NUL, body):,} NUL byte(s) in the rows (a damaged copy?); a cell holding "
                         "one reads otherwise than written: a text cell as another name, a number cell as missing or "
