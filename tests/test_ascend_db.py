@@ -1123,6 +1123,45 @@ def test_db_id_that_is_no_integer(tmp_path: Path, table: str, second: str, edit:
     assert info.value.path == str(copy)
 
 
+def test_db_ids_written_as_digits_text_read_as_their_integers(tmp_path: Path) -> None:
+    """STRING_IDS and ENUM_API_TYPE ids stored as their digits as TEXT (tables rebuilt without INTEGER affinity;
+    '050001' with a leading zero) read as those integers, as every integer query reads digits text: the load is
+    the excerpt's, name for name and note for note. They were refused ("holds '10', not an integer") where the
+    TASK name ids and PYTORCH_API types pointing at them read digits text."""
+    db = edited_copy(L1, _db(tmp_path),
+                     "ALTER TABLE STRING_IDS RENAME TO s", "CREATE TABLE STRING_IDS (id, value TEXT)",
+                     "INSERT INTO STRING_IDS SELECT CAST(id AS TEXT), value FROM s ORDER BY id", "DROP TABLE s",
+                     "ALTER TABLE ENUM_API_TYPE RENAME TO e", "CREATE TABLE ENUM_API_TYPE (id, name TEXT)",
+                     "INSERT INTO ENUM_API_TYPE SELECT '0' || id, name FROM e", "DROP TABLE e")
+    assert sql(db, "SELECT DISTINCT typeof(id) FROM STRING_IDS UNION SELECT DISTINCT typeof(id) FROM "
+                   "ENUM_API_TYPE") == [("text",)]
+    assert sql(db, "SELECT id FROM ENUM_API_TYPE WHERE name = 'op'") == [("050001",)]
+    got, clean = load_profile(str(db), OPTS), load_profile(str(L1), OPTS)
+    # the excerpt's torch ops, by SQL: PYTORCH_API rows of the op kind with both times
+    assert len(clean.ops) == sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50001 AND startNs IS NOT NULL "
+                                     "AND endNs IS NOT NULL")[0][0] > 0
+    assert got.ops["name"].tolist() == clean.ops["name"].tolist()
+    assert got.kernels["name"].tolist() == clean.kernels["name"].tolist()
+    assert [w.replace(str(db), "DB") for w in got.warnings] == [w.replace(str(L1), "DB") for w in clean.warnings]
+
+
+def test_db_enum_id_of_digits_text_beside_integer_ids_is_no_kind_the_table_lacks(tmp_path: Path) -> None:
+    """One ENUM_API_TYPE id written as digits text among integer ones (queue's 50002) is an id the table holds:
+    an operator-only run, which reads no queue rows, leaves the 318 queue rows out as before, unsaid, where
+    they were said as "of a type ENUM_API_TYPE lacks" (the table's ids were read as integers alone)."""
+    db = edited_copy(L1, _db(tmp_path), "ALTER TABLE ENUM_API_TYPE RENAME TO e",
+                     "CREATE TABLE ENUM_API_TYPE (id, name TEXT)",
+                     "INSERT INTO ENUM_API_TYPE SELECT CASE name WHEN 'queue' THEN CAST(id AS TEXT) ELSE id END, name "
+                     "FROM e", "DROP TABLE e")
+    assert sql(db, "SELECT typeof(id) FROM ENUM_API_TYPE WHERE name = 'queue'") == [("text",)]
+    assert sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50002") == [(318,)]
+    ops_only = build_options(enable_operator_compare=True)[0]
+    got, clean = load_profile(str(db), ops_only), load_profile(str(L1), ops_only)
+    assert not any("ENUM_API_TYPE lacks" in w for w in got.warnings)
+    assert [w.replace(str(db), "DB") for w in got.warnings] == [w.replace(str(L1), "DB") for w in clean.warnings]
+    assert got.ops["name"].tolist() == clean.ops["name"].tolist()
+
+
 def test_db_strings_stored_as_blobs_and_repeated_connection_rows(tmp_path: Path) -> None:
     """A STRING_IDS value stored as a BLOB reads as its UTF-8 text (it showed as "b'...'"), or is an error when
     it is no UTF-8, as a TEXT value is; a CONNECTION_IDS row repeated word for word links nothing twice (it
@@ -1431,6 +1470,25 @@ def test_pmu_counter_name_that_is_no_integer_is_refused(tmp_path: Path, value: s
     with pytest.raises(ProfileError) as err:
         load_profile(str(db), OPTS)
     assert str(err.value) == f"{db}: table TASK_PMU_INFO: column name holds {said}, not an integer"
+
+
+def test_pmu_ids_of_digits_text_are_their_ids(tmp_path: Path) -> None:
+    """A TASK_PMU_INFO globalTaskId and name (a STRING_IDS id) stored as digits text (a column declared without
+    INTEGER affinity) are the ids they write, as digits text is in every integer query: every loaded task keeps
+    its counters, as in the excerpt. Both were refused ("holds '380', not an integer")."""
+    db = edited_copy(L1, _db(tmp_path), "CREATE TABLE t AS SELECT globalTaskId, name, value FROM TASK_PMU_INFO",
+                     "DROP TABLE TASK_PMU_INFO", "CREATE TABLE TASK_PMU_INFO (globalTaskId, name, value)",
+                     "INSERT INTO TASK_PMU_INFO SELECT CAST(globalTaskId AS TEXT), CAST(name AS TEXT), value FROM t "
+                     "ORDER BY rowid", "DROP TABLE t")
+    assert sql(db, "SELECT DISTINCT typeof(globalTaskId), typeof(name) FROM TASK_PMU_INFO") == [("text", "text")]
+    got, clean = (load_profile(str(p), OPTS).extra["kernel_extra"] for p in (db, L1))
+    # row 188 (by SQL): an aic_mac_time of a loaded compute task, read as its value
+    gid, value = sql(L1, "SELECT p.globalTaskId, p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                         "WHERE p.rowid = 188 AND s.value = 'aic_mac_time'")[0]
+    assert got.loc[got["global_task_id"] == gid, "aic_mac_time"].tolist() == [value]
+    for col in ("aic_total_time", "aic_mac_time", "aic_mte2_time"):
+        assert got[col].notna().sum() > 0
+        np.testing.assert_array_equal(got[col].to_numpy(), clean[col].to_numpy())
 
 
 def test_pmu_counter_name_of_a_whole_real_is_its_id(tmp_path: Path) -> None:

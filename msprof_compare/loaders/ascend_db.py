@@ -624,12 +624,14 @@ class _Db:
         return got, None if at is None else np.concatenate(states)
 
     def id_value(self, value: Any, table: str, column: str) -> int:
-        """An id cell read one by one (an enum or string table): an integer within int64, else an error."""
-        if isinstance(value, int) and -(2**63) <= value < 2**63:
-            return value
-        if isinstance(value, float) and value.is_integer() and -(2.0**63) <= value < 2.0**63:
-            return int(value)
-        raise ProfileError(self.path, f"table {table}: column {column} holds {value!r}, not an integer")
+        """An id cell read one by one (an enum or string table, a PMU row's ids) by the rule of every integer
+        query (``_int_cell``: an integer within int64, a whole REAL or its ASCII digits as TEXT), else an error.
+        Digits text was refused here alone ("holds '10', not an integer"), where the TASK name ids pointing at
+        that STRING_IDS id, and a PYTORCH_API type of that ENUM_API_TYPE id, read it."""
+        got = _int_cell(value)
+        if got is None:
+            raise ProfileError(self.path, f"table {table}: column {column} holds {value!r}, not an integer")
+        return got
 
     def _not_an_integer(self, sql: str, description: Any, rows: list[tuple]) -> ProfileError:
         """The error for a cell an integer query cannot use (NULL where a value is needed, text, a blob, a
@@ -1157,10 +1159,10 @@ def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool) -> np.ndarray:
             continue
         kept = [r for r in rows if r[0] is not None]  # a row of no task: left out, counted
         no_id += len(rows) - len(kept)
-        for r in kept:
-            db.id_value(r[0], "TASK_PMU_INFO", "globalTaskId")
-            db.id_value(r[1], "TASK_PMU_INFO", "name")
-        parts.append(np.fromiter(((r[0], r[1], _number_or_nan(r[2]), _time_or_none(r[3]) if stamped else _NO_TIME)
+        # the ids as read (a whole REAL or digits text: its integer), not as fetched, which numpy would convert
+        parts.append(np.fromiter(((db.id_value(r[0], "TASK_PMU_INFO", "globalTaskId"),
+                                   db.id_value(r[1], "TASK_PMU_INFO", "name"), _number_or_nan(r[2]),
+                                   _time_or_none(r[3]) if stamped else _NO_TIME)
                                   for r in kept), dtype=_PMU_ROW, count=len(kept)))
     if no_id:
         db.notes.append(f"{no_id:,} TASK_PMU_INFO row(s) have no globalTaskId; left out")
@@ -1622,11 +1624,14 @@ def _api_types(db: _Db) -> dict[str, tuple[int, ...]]:
 
 
 def _enum_ids(db: _Db) -> tuple[int, ...]:
-    """Every integer id ENUM_API_TYPE holds (each kind, read or not: mstx, runtime, ...); () without the table or
-    its id column."""
+    """Every integer id ENUM_API_TYPE holds (each kind, read or not: mstx, runtime, ...), read as ``_api_types``
+    reads its kinds' ids (``_int_cell``: a whole REAL or digits text is its integer; other cells name no id); ()
+    without the table or its id column. Integers alone were taken, so a kind's id written as digits text was read
+    by ``_api_types`` but said as one "ENUM_API_TYPE lacks" for the rows of it."""
     if not db.has("ENUM_API_TYPE") or db.lacks("ENUM_API_TYPE", "id"):
         return ()
-    return tuple(int(i) for i, in db.con.execute("SELECT DISTINCT id FROM ENUM_API_TYPE WHERE typeof(id) = 'integer'"))
+    ids = (_int_cell(i) for i, in db.con.execute("SELECT DISTINCT id FROM ENUM_API_TYPE"))
+    return tuple(dict.fromkeys(i for i in ids if i is not None))
 
 
 def _api_kind(db: _Db, types: dict[str, tuple[int, ...]]) -> str | None:
