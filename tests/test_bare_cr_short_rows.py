@@ -120,3 +120,32 @@ def test_joined_lines_count_the_lines_the_csv_module_reads_into_an_earlier_row(r
     read = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
     want = max(_physical_lines(text) - len(read), 0)
     assert ascend_text._joined_lines(text.encode(), len(read) - 1) == want
+
+
+KERNEL_DETAILS = "msinsight/test/data/pytorch/text/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv"
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\n", b"\r"])
+def test_a_quote_left_open_is_said_whatever_the_line_ends(samples: Path, tmp_path: Path, end: bytes) -> None:
+    """msinsight text level1 rank1's kernel_details.csv (191 kernels, CRLF line ends, quoted Input Shapes) with a
+    stray quote written before the first field of its 49th row, the first whose fields hold no quote (in a row with
+    quoted shapes the stray quote closes at them): the field runs to the next quote, in the next row, so the two
+    lines read as one row. Written with CRLF, LF or bare CR line ends, each file says the same count of joined lines,
+    the lines beyond the rows Python's csv module reads; with bare CRs it said none (LF line ends alone were
+    counted) while a kernel was gone."""
+    lines = (samples / KERNEL_DETAILS).read_bytes().split(b"\r\n")
+    assert lines[-1] == b"" and len(lines) == 193
+    assert b'"' not in lines[49] and all(b'"' in x for x in lines[1:49])
+    lines[49] = b'"' + lines[49]
+    data = end.join(lines)
+    rows = list(csv.reader(io.StringIO(data.decode(), newline="")))
+    inside = len([x for x in lines if x]) - len(rows)
+    assert inside == 1
+    f = tmp_path / "kernel_details.csv"
+    f.write_bytes(data)
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert len(kd) == len(rows) - 1 < 191
+    assert [w for w in warnings if "earlier row" in w] == [
+        f"{f}: {inside} line(s) read as part of an earlier row (a line break inside a quoted field: a quote left "
+        "open?)"]
