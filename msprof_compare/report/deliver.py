@@ -214,8 +214,9 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
     """Write the reports ``result.options.output_format`` names; returns what was written ("-" = stdout).
     One run has one timestamp: the clock is read once, for the default names and the JSON's ``generated_at``.
     ``create`` False: a missing folder is not made (``output.write_new_files``: a rank's reports beside earlier
-    ranks'). Each file is announced in the log as soon as it is published, so a later report's failure does not
-    hide an earlier one that is there."""
+    ranks'). A file written alone is announced in the log as soon as it is published, so a later report's failure
+    does not hide an earlier one that is there; the workbook and JSON of one run are published together
+    (``write_new_files``: both or neither), so both are announced after the pair is in place."""
     formats = result.options.formats
     written: list[str] = []
     now = utc_now()
