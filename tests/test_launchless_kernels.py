@@ -7,6 +7,10 @@ some launch flows (hta's negative_queue sample: 694 such kernels mid-trace) or h
 samples) moved that time out of Matmul, Conv and Flash Attention without a word where no operator sheet was built:
 the "kernels linked to no operator" note is given only beside those sheets. Each test cuts the flows of a real
 excerpt and checks the count and time the row gives against figures computed here from the JSON itself.
+
+An NPU text export's side alike (left66g): its compute tasks no async_npu flow ends at are filed by their Type
+(MatMul, Conv, FlashAttention: that category's Cube), else their PMU figures, so their vector tasks leave Matmul /
+Conv / Flash Attention; counted against kernel_details.csv.
 """
 
 from __future__ import annotations
@@ -187,3 +191,126 @@ def test_hta_negative_queue_sample_that_lost_launch_flows(samples: Path, tmp_pat
     part = f"694 kernels, {_ms(ns)} ms"
     assert row["Detail"] == f"{LEAD}base {part}; comparison {part}{TAIL}"
     assert _row(trace, trace, tmp_path / "ops", caplog, enable_operator_compare=True) is None
+
+
+NPU = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt"
+NPU_TAIL = TAIL.replace("(ac2g), as torch.profiler writes them", "(ac2g, async_npu), as torch.profiler and torch_npu "
+                                                                 "write them")
+_NPU_NOTE = Note(CHECK, NOTE, LEAD, NPU_TAIL, lambda m: "launch flow links" in m)
+NPU_RULE = ("read by their Type (a MatMul, Conv or FlashAttention one stays in that category as Cube), else their PMU "
+            "figures")
+
+
+def _npu_row(base: Path, comparison: Path, out: Path, caplog: pytest.LogCaptureFixture,
+             **options: Any) -> dict[str, Any] | None:
+    """``_row`` of a pair whose note names an NPU side, so its reading names async_npu too."""
+    return _NPU_NOTE.row(base, comparison, out, caplog, **{"enable_profiling_compare": True, **options})
+
+
+def _npu_copy(tmp_path: Path, keep: Any) -> tuple[Path, list[dict]]:
+    """The NPU excerpt (tests/data/npu) copied with only the trace events ``keep`` passes; its kernel_details.csv
+    rows (as the csv module reads them)."""
+    import csv
+    import shutil
+
+    d = tmp_path / "cut" / NPU.name
+    shutil.copytree(NPU, d)
+    tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text())
+    tv.write_text(json.dumps([e for e in events if keep(e)]))
+    with open(d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        return d, list(csv.DictReader(fh))
+
+
+def _npu_sheet_row(res: Any, index: str) -> tuple[float, float]:
+    """OverallMetrics' Duration(ms) of a row, both sides."""
+    om = res.sheet("OverallMetrics")
+    row = om[om["Index"].str.strip() == index].iloc[0]
+    return row["Duration(ms)"], row["Duration(ms).1"]
+
+
+def test_npu_text_tasks_that_lost_their_async_npu_flow_are_said(tmp_path: Path,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """The NPU text excerpt with the async_npu flow ends at its three MemSet tasks inside aten::mm ops after the
+    first linked task taken out: their Matmul (Vector) time (10.94 + 25.46 + 10.1 us, kernel_details.csv) moves to
+    Vector, unsaid in a profiling-only run. The row counts them as compute tasks with no async_npu flow; the 4
+    tasks that open the excerpt's window, whose flows start before it (launched before the profile, as a GPU
+    trace's previous step's tail), are not counted, so the excerpt as cut has no row."""
+    memsets = {"1736408883732533.430", "1736408883732773.995", "1736408883733553.670"}
+    d, rows = _npu_copy(tmp_path, lambda e: not (e.get("cat") == "async_npu" and e.get("ph") == "f"
+                                                 and e.get("ts") in memsets))
+    picked = [r for r in rows if r["Start Time(us)"].strip() in memsets]
+    assert [r["Name"] for r in picked] == ["aclnnMm_MatMulCommon_MemSet"] * 3
+    ns = sum(_ns(r["Duration(us)"]) for r in picked)
+    assert ns == 46_500
+    assert _row(NPU, NPU, tmp_path / "same", caplog) is None
+    row = _npu_row(NPU, d, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (0, 3)
+    assert row["Detail"] == f"{LEAD}comparison 3 compute tasks, {_ms(ns)} ms, no async_npu flow, {NPU_RULE}{NPU_TAIL}"
+    res = compare(str(NPU), str(d), enable_profiling_compare=True)
+    assert _npu_sheet_row(res, "Matmul (Vector)") == (pytest.approx(0.0465, abs=1e-9), 0)
+    base_v, comparison_v = _npu_sheet_row(res, "Vector")
+    assert comparison_v - base_v == pytest.approx(0.0465, abs=1e-9)
+    # beside the operator sheets the "kernels linked to no operator" note states them: no second row
+    assert _npu_row(NPU, d, tmp_path / "ops", caplog, enable_operator_compare=True) is None
+
+
+def test_npu_text_trace_without_async_npu_flows_is_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The NPU text excerpt without any async_npu flow: each of its computing tasks (kernel_details.csv rows with a
+    PMU value, HCCL's hcom_allReduce aside: 19 of 20) is filed by its Type or PMU figures, which the row says, and
+    that the trace holds none; the MatMulV2 tasks stay in Matmul (by their Type), their MemSets leave it."""
+    d, rows = _npu_copy(tmp_path, lambda e: e.get("cat") != "async_npu")
+    computing = [r for r in rows if (r["aiv_vec_time(us)"] != "N/A" or r.get("mac_time(us)", "N/A") != "N/A")
+                 and r["Accelerator Core"] != "HCCL"]
+    assert len(computing) == 19 and len(rows) == 20
+    ns = sum(_ns(r["Duration(us)"]) for r in computing)
+    row = _npu_row(NPU, d, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (0, 19)
+    assert row["Detail"] == (f"{LEAD}comparison 19 compute tasks, {_ms(ns)} ms, no async_npu flow (the trace holds "
+                             f"none), {NPU_RULE}{NPU_TAIL}")
+    res = compare(str(NPU), str(d), enable_profiling_compare=True)
+    matmul = sum(_ns(r["Duration(us)"]) for r in computing if r["Type"] == "MatMulV2")
+    assert matmul == 402_768
+    assert _npu_sheet_row(res, "Matmul") == (pytest.approx((matmul + 46_500) / 1e6, abs=1e-9),
+                                             pytest.approx(matmul / 1e6, abs=1e-9))
+    # beside the operator sheets too: the "kernels linked to no operator" row leaves a side without flows to its
+    # "Can't find any flow event" warning
+    ops = _npu_row(NPU, d, tmp_path / "ops", caplog, enable_operator_compare=True)
+    assert (ops["Base"], ops["Comparison"], ops["Detail"]) == (None, 19, row["Detail"])
+
+
+def test_npu_level1_sample_without_async_npu_flows(samples: Path, tmp_path: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """msinsight text level1 rank0 (all 185 computing tasks linked: no row against itself) without its async_npu
+    flows: the row counts every computing task (kernel_details.csv rows with a PMU value, HCCL's aside), and what it
+    warns of is there: its Conv and Matmul Vector rows (57 tasks, by the sheet) empty into Vector, while their Cube
+    rows keep their tasks by Type."""
+    import csv
+    import shutil
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    d = tmp_path / "cut" / src.name
+    shutil.copytree(src, d)
+    tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text())
+    kept = [e for e in events if e.get("cat") != "async_npu"]
+    assert len(events) - len(kept) == 2 * 210
+    tv.write_text(json.dumps(kept))
+    with open(d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    computing = [r for r in rows if (r["aiv_vec_time(us)"] != "N/A" or r["aic_mac_time(us)"] != "N/A")
+                 and r["Accelerator Core"] != "HCCL" and not r["Name"].startswith("hcom_")]
+    ns = sum(_ns(r["Duration(us)"]) for r in computing)
+    assert _row(src, src, tmp_path / "same", caplog) is None
+    row = _npu_row(src, d, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (0, len(computing)) == (0, 185)
+    assert row["Detail"] == (f"{LEAD}comparison 185 compute tasks, {_ms(ns)} ms, no async_npu flow (the trace holds "
+                             f"none), {NPU_RULE}{NPU_TAIL}")
+    om = compare(str(src), str(d), enable_profiling_compare=True).sheet("OverallMetrics")
+    index = om["Index"].str.strip()
+    moved = om[index.isin(["Conv (Forward) (Vector)", "Conv (Backward) (Vector)", "Matmul (Vector)"])]
+    assert moved["Number"].sum() == 57 and moved["Number.1"].sum() == 0
+    vector = om[index == "Vector"].iloc[0]
+    assert vector["Number.1"] - vector["Number"] == 57
+    cube = om[index.isin(["Conv (Forward) (Cube)", "Conv (Backward) (Cube)", "Matmul (Cube)"])]
+    assert (cube["Number"].to_numpy() == cube["Number.1"].to_numpy()).all() and cube["Number"].sum() > 0

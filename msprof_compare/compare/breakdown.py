@@ -169,7 +169,9 @@ class Breakdown:
     #: NPU text export: kernel_details.csv kernels without PMU values (N/A), HCCL's aside: invalid rows that its
     #: categories leave to Other (reference-1 §5.3) and a DB export's categorise (§7.3.2)
     no_pmu_kernels: Bucket = field(default_factory=Bucket)
-    has_launches: bool = False                   # GPU: some kernel's launch is in the trace (early is judged)
+    #: GPU: some kernel's launch is in the trace (early is judged); NPU text: an async_npu flow ends at a computing
+    #: kernel (set where ``unlinked`` is counted)
+    has_launches: bool = False
     #: GPU: the computing kernels replayed from a CUDA / HIP graph (count, sum of their durations): their launch
     #: is the graph launch, inside no Matmul / Conv / Flash Attention op, so they are Cube (other) or Vector by
     #: name alone, where the same kernels launched eagerly count in those ops' categories
@@ -178,7 +180,8 @@ class Breakdown:
     #: (``early_kernels``) and graph replays (``replayed``), each said by its own check (count, sum of their
     #: durations): their categories come from their names alone, where a launched one inside a Matmul / Conv /
     #: Flash Attention op counts in that op's category. Counted only where the trace holds such an op (else a link
-    #: would change no category)
+    #: would change no category). NPU text: the computing kernels no async_npu flow ends at, read by their Type
+    #: (MatMul, Conv, FlashAttention: that category's Cube), else their PMU figures
     unlinked: Bucket = field(default_factory=Bucket)
     #: Rows the data could not provide, with the reason, and figures it gives that cannot be right (a negative
     #: group Transmit): shown as one log line (WARNING) each.

@@ -37,7 +37,7 @@ from ..model import (
 )
 from ..textsafe import and_list, short_repr
 from ..units import MAX_RANK
-from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
+from .breakdown import BUCKETS, Breakdown, Bucket, peak_reserved_gb, peak_without_app_gb
 from .breakdown_npu import has_pmu, hccl_op_rows, no_pmu_why
 from .kernels import any_typed, kernel_types_whole
 from .optree import Unlinked, built_tree, no_ops_reason, shape_key, unlinked_kernels
@@ -729,22 +729,40 @@ def _launchless_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | 
     or a side whose trace holds no Matmul / Conv / Flash Attention op (no link would change a category).
     ``flow_cat``: the ``--gpu_flow_cat`` given, which alone links kernels then: a side without a flow of it is said
     to hold none of that category, where "no launch flow" contradicted the warning beside it that names its ac2g
-    flows (named as the option, not the flag: a Detail is the same for the CLI and ``compare()``)."""
+    flows (named as the option, not the flag: a Detail is the same for the CLI and ``compare()``).
+
+    An NPU text export's side alike, for its compute tasks no async_npu flow ends at (its "kernels linked to no
+    operator" row's words): a Type naming MatMul, Conv or FlashAttention keeps a task in that category as Cube, so
+    its vector tasks move (the level1 sample without its flows: 57 tasks, 1.343 ms, from Conv / Matmul Vector to
+    Vector); a DB export links by connection id and counts none here."""
     none = (f" (the trace holds no flow of category {flow_cat!r}, which the gpu_flow_cat option names)" if flow_cat
             else " (the trace holds no launch flow)")
-    counted = [bd.unlinked if bd.kind == "GPU" and (unlinked is None or u is None) else None
+    counted = [bd.unlinked if (unlinked is None or u is None) else None
                for bd, u in zip(bds, unlinked or (None, None), strict=True)]
     if not any(c is not None and c.count for c in counted):
         return None
-    parts = [f"{side} {c.count:,} kernel{'' if c.count == 1 else 's'}, {_ms(c.ns)} ms"
-             + ("" if bd.has_launches else none)
+    parts = [_launchless_part(side, bd, c, none)
              for side, bd, c in zip(_SIDES, bds, counted, strict=True) if c is not None and c.count]
+    npu = any(bd.kind == "NPU" and c is not None and c.count for bd, c in zip(bds, counted, strict=True))
     reading = ("Matmul, Conv and Flash Attention miss up to that much of the side's time, which Cube (other) and "
                "Vector hold: read those categories with this in mind, or compare traces that keep their launch flows "
-               "(ac2g), as torch.profiler writes them")
+               + ("(ac2g, async_npu), as torch.profiler and torch_npu write them" if npu else
+                  "(ac2g), as torch.profiler writes them"))
     row = _guard(LAUNCHLESS_CHECK, False, *(None if c is None else c.count for c in counted),
                  f"{LAUNCHLESS_LEAD}{'; '.join(parts)}; {reading}")
     return _in_parts(row, "", [*parts, reading])
+
+
+def _launchless_part(side: str, bd: Breakdown, c: Bucket, none: str) -> str:
+    """A side's part of the "kernels without a launch flow" row: GPU kernels (``none``: what a trace without the
+    flows that link them holds), or an NPU text export's compute tasks with the link they lack and the rule that
+    files them (the "kernels linked to no operator" row's words)."""
+    plural = "" if c.count == 1 else "s"
+    if bd.kind != "NPU":
+        return f"{side} {c.count:,} kernel{plural}, {_ms(c.ns)} ms" + ("" if bd.has_launches else none)
+    return (f"{side} {c.count:,} compute task{plural}, {_ms(c.ns)} ms, no async_npu flow"
+            f"{'' if bd.has_launches else ' (the trace holds none)'}, read by their Type (a MatMul, Conv or "
+            "FlashAttention one stays in that category as Cube), else their PMU figures")
 
 
 #: The categories whose kernels need the op around their launch (a replayed kernel has none): Flash Attention,
