@@ -605,7 +605,9 @@ def build_script_parser() -> argparse.ArgumentParser:
         p.add_argument(f"--{flag}", action="store_true", help=HELP[flag])
     p.add_argument("-o", "--output_path", action=_StoreRepeated, type=clean_path, default="",
                    help=HELP["output_path"])
-    p.add_argument("--max_kernel_num", action=_StoreRepeated, type=_script_int, default=None,
+    # read as text, its last value made an int in script_main: argparse's type= read every value given, so
+    # "--max_kernel_num 5.0 --max_kernel_num 7" was refused where the CLI faces (click) read the last value alone
+    p.add_argument("--max_kernel_num", action=_StoreRepeated, default=None, metavar="MAX_KERNEL_NUM",
                    help=HELP["max_kernel_num"])
     p.add_argument("--op_name_map", action=_StoreRepeated, type=str, default="{}", help=HELP["op_name_map"])
     p.add_argument("--use_input_shape", action="store_true", help=HELP["use_input_shape"])
@@ -627,7 +629,13 @@ def script_main(args: list[str] | None = None) -> int:
     """``python performance_compare.py BASE COMPARISON [options]``; returns the exit status."""
     with run_logging() as log:
         started = time.time()
-        params = vars(build_script_parser().parse_args(args))
+        parser = build_script_parser()
+        params = vars(parser.parse_args(args))
+        if params["max_kernel_num"] is not None:  # the last value alone, as every other option and face reads
+            try:
+                params["max_kernel_num"] = _script_int(params["max_kernel_num"])
+            except argparse.ArgumentTypeError as exc:
+                parser.error(f"argument --max_kernel_num: {exc}")
         params[REPEATED] = repeated(params.pop(REPEATED, {}))
         code = execute(params, announce_root=False)
         if code == 0:

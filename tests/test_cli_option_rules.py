@@ -690,6 +690,27 @@ def test_repeated_short_path_options_are_warned_of_as_they_are_read(capsys: pyte
     assert not a.exists() and len(list(b.glob("*.xlsx"))) == 1
 
 
+def test_script_reads_the_last_max_kernel_num_alone_as_the_cli_faces(capsys: pytest.CaptureFixture,
+                                                                      tmp_path: Path) -> None:
+    """``--max_kernel_num 5.0 --max_kernel_num 7``: click reads the last value alone, so the CLI faces warned and
+    ran with 7, while the script's argparse converted each value and refused '5.0' (exit 2): the same command
+    line on two faces ended apart (found by option fuzzing, optfuzz66). The script reads the last value alone
+    too; a bad last value is refused in argparse's words, as before."""
+    given = ["--enable_api_compare", "--max_kernel_num", "5.0", "--max_kernel_num", "7"]
+    said = "--max_kernel_num is given 2 times ('5.0', '7'): the last value, '7', is used"
+    code, _, err = run_inproc(capsys, "-bp", str(SMALL), "-d", str(SMALL), *given, "-o", str(tmp_path / "cli"))
+    assert code == 0 and _warnings(err, " is given ") == [said], err
+    code = cli.script_main([str(SMALL), str(SMALL), *given, "-o", str(tmp_path / "script")])
+    err = capsys.readouterr().err
+    assert code == 0 and _warnings(err, " is given ") == [said], err
+    assert len(list((tmp_path / "script").glob("*.xlsx"))) == len(list((tmp_path / "cli").glob("*.xlsx"))) == 1
+    with pytest.raises(SystemExit) as info:
+        cli.script_main([str(SMALL), str(SMALL), "--max_kernel_num", "7", "--max_kernel_num", "5.0"])
+    assert info.value.code == 2
+    assert error_lines(capsys.readouterr().err) == [
+        "error: argument --max_kernel_num: invalid int value: '5.0' (see 'performance_compare.py --help')"]
+
+
 def test_option_given_twice_with_different_values_is_warned(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """The parsers keep an option's last value without a word (as the original's argparse does): ``-o a -o b``
     wrote into b alone, and ``-bp run1 ... -bp run2`` (a base appended to a command kept in a script) compared
