@@ -180,11 +180,15 @@ class CompareResult:
         a row (nothing is written then, as by the CLI). A ``.json`` path writes the workbook of its stem
         (``run.json``: ``run.xlsx``, with a warning), as the CLI's ``-o run.json`` does."""
         from .report.deliver import api_folder_notice, api_report_file
-        from .report.excel import write_workbook
+        from .report.excel import resolve_target, workbook_part, write_workbook
 
         target, named = api_report_file(target, ".xlsx")  # "run.json": run.xlsx, as the CLI's -o run.json
         notice = named or api_folder_notice(target, ".xlsx")  # before the write, which makes the folder
         with _api_words(target):
+            if workbook_part(self) is None:
+                # nothing to write, but the target is judged as -o is before any load: to_excel("notes.txt") of
+                # a file returned "" where the CLI's -o notes.txt exits 2, and the next run's rows would fail
+                resolve_target(target, self.options.force)
             return _noted(write_workbook(self, target), notice)
 
     def console_table(self) -> str:

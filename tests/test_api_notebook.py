@@ -205,6 +205,20 @@ def test_no_warning_for_a_report_target_when_nothing_is_written(tmp_path, caplog
     assert not [m for m in said if "taken as a folder" in m]
 
 
+def test_a_target_the_cli_refuses_is_refused_when_nothing_is_written(tmp_path, monkeypatch):
+    """A result without rows writes no workbook, but its target is judged as ``-o`` is: ``to_excel("notes.txt")``
+    of an existing file returned "" where ``msprof-compare ... -o notes.txt`` exits 2 with the line below, before
+    it loads anything (found by option fuzzing, optfuzz66). A usable new folder is still not made."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("x")
+    empty = msprof_compare.compare(BASE, COMP, enable_kernel_compare=True)  # GPU data: KernelCompare has no row
+    with pytest.raises(msprof_compare.UsageError) as info:
+        empty.to_excel("notes.txt")
+    assert str(info.value) == ("output path notes.txt is a file, not a directory; give a directory, or a name ending "
+                               "in .xlsx for the report file itself")
+    assert empty.to_excel("new") == "" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
 def test_a_report_target_that_is_no_path_is_a_usage_error(result, tmp_path):
     """The folder notice is worked out before the write: a target that is no path (an int, or a path object whose
     ``__fspath__`` gives neither str nor bytes) must still meet the writers' UsageError, not a TypeError from
