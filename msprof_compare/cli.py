@@ -995,6 +995,8 @@ def _ranks_gate(gates: list[tuple[Unit, int]], pct: Any, rows: list[tuple[Unit, 
     not be judged (no E2E time), else 0. Where the job itself (the slowest rank per side, of ranks without cycles:
     ``rows``) stayed within the threshold and every rank was judged, the line says so."""
     failed = {code: [r for r, c in gates if c == code] for code in (3, 1)}
+    # as typed, but the blanks around it ('--fail_on_regression " 5 "' read "--fail_on_regression  5 : rank 0 ...")
+    pct = pct.strip() if isinstance(pct, str) else pct
     if failed[3]:
         unjudged = f"; {named_units(failed[1])} could not be judged" if failed[1] else ""
         # a rank not judged leaves the job's slowest rank unknown: nothing is said of the job then

@@ -711,6 +711,19 @@ def test_script_reads_the_last_max_kernel_num_alone_as_the_cli_faces(capsys: pyt
         "error: argument --max_kernel_num: invalid int value: '5.0' (see 'performance_compare.py --help')"]
 
 
+def test_rank_gate_line_names_the_threshold_without_its_blanks(capsys: pytest.CaptureFixture, samples: Path,
+                                                               tmp_path: Path) -> None:
+    """``--fail_on_regression " 20 "`` is 20 (blanks around a number are read past, as by every face), but the rank
+    job's gate line quoted it raw: "--fail_on_regression  20 : rank 1 regressed ..." (found by option fuzzing,
+    optfuzz66). Text level 0 -> level 1: rank 0 +17.49 %, rank 1 +31.12 % (step_trace_time.csv, test_ranks.py)."""
+    text = samples / "msinsight/test/data/pytorch/text"
+    code, _, err = run_inproc(capsys, "-bp", str(text / "level0"), "-d", str(text / "level1"), "-o", str(tmp_path),
+                              "--enable_profiling_compare", "--fail_on_regression", " 20 ")
+    assert code == 3 and error_lines(err) == [
+        "error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
+        "+17.49%, within it"], err
+
+
 def test_option_given_twice_with_different_values_is_warned(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """The parsers keep an option's last value without a word (as the original's argparse does): ``-o a -o b``
     wrote into b alone, and ``-bp run1 ... -bp run2`` (a base appended to a command kept in a script) compared
