@@ -942,6 +942,10 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
                     gates.append((rank, code))
                     text = f"{unit_label(rank)}: {message.removeprefix('error: ')}"
                     if code:
+                        # every line names its rank, as its log lines do (``RankNotices``): the steps and
+                        # contributors under "rank 1: Performance regression" read as no rank's, or the rank
+                        # before's, and a grep of a CI log for "rank 1:" lost them
+                        text = text.replace("\n", f"\n{unit_label(rank)}: ")
                         write_line(f"error: {text}" if message.startswith("error: ") else text, keep_newlines=True)
                     else:
                         for line in text.split("\n"):  # a line each: the log escapes a line break

@@ -1,0 +1,36 @@
+"""What a user read walking the scenarios session 66's first user walk left out (GPU PyTorch against MindSpore, a
+cluster job compared rank by rank under a CI gate, the Python API in a notebook), and the words that left them
+guessing: each test pins the new text on a real sample and checks that what it says holds there."""
+
+from __future__ import annotations
+
+from msprof_compare import compare
+from tests.cliutil import error_lines, run_inproc
+
+PYTORCH = "msinsight/test/data/pytorch"
+
+
+def test_a_regressed_ranks_gate_block_names_its_rank_on_every_line(capsys, samples, tmp_path):
+    """msinsight's two 2-rank text runs (level0 -> level1) under a 10 % gate: both ranks regress, and each prints
+    its gate block. Only its first line named the rank ("rank 0: Performance regression: ..."), so the steps and
+    contributors under it read as no rank's in a CI log, and a grep for "rank 1:" lost them, where every log line
+    of a rank names it (README, "Each rank's log lines begin with `rank N:`"). Each line now begins with its rank,
+    and the block is, line for line, the gate of that rank's pair compared alone."""
+    text = samples / PYTORCH / "text"
+    code, _, err = run_inproc(capsys, "-bp", str(text / "level0"), "-d", str(text / "level1"),
+                              "-o", str(tmp_path / "out"), "--fail_on_regression", "10")
+    assert code == 3
+    assert error_lines(err) == ["error: --fail_on_regression 10: ranks 0, 1 regressed beyond the threshold"]
+    said = [line for line in err.splitlines() if not line.startswith(("[", "error:"))]
+    for rank in (0, 1):
+        alone = compare(str(text / "level0" / f"rank{rank}_ascend_pt"),
+                        str(text / "level1" / f"rank{rank}_ascend_pt"), fail_on_regression=10)
+        status, message = alone.regression_gate(10)
+        assert status == 3 and message.count("\n") >= 3  # the steps, the contributors' title and a contributor
+        block = [line for line in said if line.startswith(f"rank {rank}: ")]
+        assert block == [f"rank {rank}: {line}" for line in message.split("\n")]
+    assert said[0].startswith("rank 0: Performance regression: E2E time 116.251 ms -> 136.581 ms (+17.49%)")
+    assert any(line.startswith("rank 1: Largest waterfall steps: Group 0 Communication (uncovered) +31.743 ms")
+               for line in said)
+    assert len(said) == sum(line.startswith(("rank 0: ", "rank 1: ")) for line in said)
+
