@@ -459,7 +459,7 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     heads = TraceHeads()  # discovery's, which the units' compares read again: each trace's head is read once
     pairs, alone = rank_pairs(*folders, options, API_FACE, selected, heads)
     return RankResults(rank_results(pairs, options, API_FACE, heads=heads), alone, selected,
-                       (typed_path(folders[0]), typed_path(folders[1])))
+                       (typed_path(folders[0]), typed_path(folders[1])), tuple(pairs))
 
 
 class RankResults(Iterator[tuple[Unit, "CompareResult"]]):
@@ -467,16 +467,25 @@ class RankResults(Iterator[tuple[Unit, "CompareResult"]]):
     per step (``rank_results``), and ``not_compared``, {unit: (base input, comparison input)} of the units one folder
     alone holds (None on the side without it), of the same discovery of each folder: the job overview names them
     (``ranks_overview``); ``rank_list``, the ranks selected (None: all), which the overview records; ``folders``,
-    the two folders given, the overview's job (a rank's input may lie a level down: a Kineto subfolder's cycles)."""
+    the two folders given, the overview's job (a rank's input may lie a level down: a Kineto subfolder's cycles);
+    ``units``, the units both folders hold, in the order they are compared."""
 
     def __init__(self, results: Generator[tuple[Unit, CompareResult], None, None],
                  not_compared: dict[Unit, tuple[str | None, str | None]],
                  rank_list: tuple[int, ...] | None = None,
-                 folders: tuple[str | None, str | None] = (None, None)) -> None:
+                 folders: tuple[str | None, str | None] = (None, None), units: tuple[Unit, ...] = ()) -> None:
         self._results = results
         self.not_compared = not_compared
         self.rank_list = rank_list
         self.folders = folders
+        self.units = units
+
+    def __repr__(self) -> str:
+        # a notebook cell showing compare_ranks(...) printed "<msprof_compare.api.RankResults object at 0x...>":
+        # nothing of what the call found in the folders, which it has read already
+        selected = None if self.rank_list is None else list(self.rank_list)
+        return (f"RankResults(base={self.folders[0]!r}, comparison={self.folders[1]!r}, units={list(self.units)!r}, "
+                f"not_compared={list(self.not_compared)!r}, rank_list={selected!r})")
 
     def __next__(self) -> tuple[Unit, CompareResult]:
         return next(self._results)

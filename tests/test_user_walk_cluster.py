@@ -34,3 +34,20 @@ def test_a_regressed_ranks_gate_block_names_its_rank_on_every_line(capsys, sampl
                for line in said)
     assert len(said) == sum(line.startswith(("rank 0: ", "rank 1: ")) for line in said)
 
+
+def test_compare_ranks_shows_what_it_found_when_printed(samples):
+    """A notebook cell holding ``compare_ranks(...)`` showed ``<msprof_compare.api.RankResults object at 0x...>``,
+    though the call has read both folders: the repr now names them, the ranks to compare (``.units``), those not
+    compared and the selection, as ``ranks()`` and the one-sided warning find them on msinsight's 2-rank runs."""
+    from msprof_compare import compare_ranks, ranks
+
+    text = samples / PYTORCH / "text"
+    base, comp = str(text / "level0"), str(text / "level1")
+    every = compare_ranks(base, comp)
+    assert list(ranks(base)) == list(ranks(comp)) == [0, 1] == list(every.units)
+    assert repr(every) == (f"RankResults(base={base!r}, comparison={comp!r}, units=[0, 1], not_compared=[], "
+                           "rank_list=None)")
+    some = compare_ranks(base, comp, rank_list="1,7")  # rank 7: in neither folder
+    assert repr(some) == (f"RankResults(base={base!r}, comparison={comp!r}, units=[1], not_compared=[7], "
+                          "rank_list=[1, 7])")
+    assert [rank for rank, _ in some] == [1] and repr(some).count("units=[1]") == 1  # the same once iterated
