@@ -458,7 +458,11 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     folders = _path("base", base), _path("comparison", comparison)
     heads = TraceHeads()  # discovery's, which the units' compares read again: each trace's head is read once
     pairs, alone = rank_pairs(*folders, options, API_FACE, selected, heads)
-    return RankResults(rank_results(pairs, options, API_FACE, heads=heads), alone, selected,
+
+    def starting(rank: Unit) -> None:  # the CLI's line: a notebook's log named no rank's inputs
+        log.info("%s: comparing %s with %s", unit_label(rank), *pairs[rank])
+
+    return RankResults(rank_results(pairs, options, API_FACE, starting, heads=heads), alone, selected,
                        (typed_path(folders[0]), typed_path(folders[1])), tuple(pairs))
 
 

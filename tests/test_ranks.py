@@ -2048,8 +2048,12 @@ def test_compare_ranks_logs_as_the_cli(package_log):
     count = (max(level for (level, _), r in zip(single[1], repeat, strict=True) if r),
              f"Left out {sum(repeat)} notices of later ranks, each the same as an earlier rank's but for its paths.")
     said = steps(msprof_compare.compare_ranks(TEXT0, TEXT1, enable_profiling_compare=True), package_log, caller[1])
-    assert said == [[(level, named(0, text)) for level, text in single[0]] + [caller],
-                    [(level, named(1, text)) for (level, text), r in zip(single[1], repeat, strict=True) if not r]
+    # each rank opens with the CLI's line naming its inputs (the user walk of session 66: a notebook's log named none)
+    comparing = [(logging.INFO, f"rank {r}: comparing {TEXT0 / f'rank{r}_ascend_pt'} with "
+                                f"{TEXT1 / f'rank{r}_ascend_pt'}") for r in (0, 1)]
+    assert said == [[comparing[0]] + [(level, named(0, text)) for level, text in single[0]] + [caller],
+                    [comparing[1]]
+                    + [(level, named(1, text)) for (level, text), r in zip(single[1], repeat, strict=True) if not r]
                     + [caller], [count]]
     assert count[0] == logging.WARNING
 
@@ -2115,7 +2119,10 @@ def test_compare_ranks_stopped_early_leaves_the_log_alone(package_log):
     start = "Start to compare performance detail data, please wait."
     logger.info(start)
     assert package_log == [(threading.get_ident(), logging.INFO, start)]
-    assert step(results, package_log) == []  # rank 1's notices are all rank 0's (the test above), left out
+    # rank 1's notices are all rank 0's (the test above), left out: only the line naming its inputs is said
+    assert step(results, package_log) == [
+        (logging.INFO, f"rank 1: comparing {TEXT0 / 'rank1_ascend_pt'} with {TEXT1 / 'rank1_ascend_pt'}")]
+    package_log.clear()
     results.close()
     assert package_log == [] and logger.filters == filters
 

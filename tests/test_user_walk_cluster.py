@@ -51,3 +51,27 @@ def test_compare_ranks_shows_what_it_found_when_printed(samples):
     assert repr(some) == (f"RankResults(base={base!r}, comparison={comp!r}, units=[1], not_compared=[7], "
                           "rank_list=[1, 7])")
     assert [rank for rank, _ in some] == [1] and repr(some).count("units=[1]") == 1  # the same once iterated
+
+
+def test_compare_ranks_logs_which_inputs_each_rank_compares_as_the_cli_does(capsys, caplog, samples, tmp_path):
+    """In a notebook with logging on, a rank's lines began with its notices: the CLI's "rank 0: comparing BASE with
+    COMPARISON" line was not logged, though README says compare_ranks' log lines are the CLI's. Both faces now log
+    it before each rank, naming the rank's inputs that ranks() finds in each folder."""
+    import logging
+
+    from msprof_compare import compare_ranks, ranks
+
+    text = samples / PYTORCH / "text"
+    base, comp = str(text / "level0"), str(text / "level1")
+    code, _, err = run_inproc(capsys, "-bp", base, "-d", comp, "-o", str(tmp_path / "out"),
+                              "--enable_profiling_compare")
+    assert code == 0
+    cli_lines = [line.split("[INFO] ", 1)[1] for line in err.splitlines() if ": comparing " in line]
+    expected = [f"rank {r}: comparing {ranks(base)[r]} with {ranks(comp)[r]}" for r in (0, 1)]
+    assert cli_lines == expected
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        for _rank, result in compare_ranks(base, comp, enable_profiling_compare=True):
+            del result
+    assert [m for m in caplog.messages if ": comparing " in m] == expected
+    assert caplog.messages.index(expected[1]) > caplog.messages.index(expected[0]) + 1  # rank 0's lines between
