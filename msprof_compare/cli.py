@@ -871,7 +871,8 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     _print(render_ranks(rows))
     if rows and not any(breakdowns):  # a table of report names alone: say why it has no figure
         _print(NO_FIGURES)
-    for line in job_lines(rows, rank_list):  # one per cycle of a schedule's cycles, none for a single device's
+    # one per cycle of a schedule's cycles, none for a single device's; naming the ranks one folder alone holds
+    for line in job_lines(rows, rank_list, one_sided):
         _print(line)
     for line in straggler_lines(rows):
         _print(line)

@@ -75,3 +75,34 @@ def test_compare_ranks_logs_which_inputs_each_rank_compares_as_the_cli_does(caps
             del result
     assert [m for m in caplog.messages if ": comparing " in m] == expected
     assert caplog.messages.index(expected[1]) > caplog.messages.index(expected[0]) + 1  # rank 0's lines between
+
+
+def test_job_line_names_a_rank_one_folder_alone_holds(capsys, samples, tmp_path):
+    """msinsight's level0 run (ranks 0 and 1) against a level1 run of which rank 0 alone was kept: rank 1 is warned
+    about and not compared, but the job's line read "Job (slowest rank per side): ..." as the whole job's, though
+    the rank left out may be its slowest (a --rank_list run's line says so of a listed rank not compared). It now
+    names it, as --rank_list's does; its figures are rank 0's (README: 116.251 -> 136.581 ms), and the overview
+    lists rank 1 as not compared, in the base alone."""
+    import json
+    import shutil
+
+    text = samples / PYTORCH / "text"
+    comp = tmp_path / "level1"
+    shutil.copytree(text / "level1" / "rank0_ascend_pt", comp / "rank0_ascend_pt")
+    out = tmp_path / "out"
+    code, stdout, err = run_inproc(capsys, "-bp", str(text / "level0"), "-d", str(comp), "-o", str(out),
+                                   "--enable_profiling_compare", "--output_format", "xlsx,json")
+    assert code == 0
+    assert f"Rank only in the base {text / 'level0'}, not compared: 1" in err
+    job = "base rank 0 116.251 ms -> comparison rank 0 136.581 ms (+20.330 ms, +17.49%)"
+    assert [line for line in stdout.splitlines() if line.startswith("Job")] == [
+        f"Job (slowest rank per side, rank 1 not compared): {job}"]
+    (overview,) = out.glob("performance_comparison_result_ranks_*.json")
+    doc = json.loads(overview.read_text())
+    assert [(r["rank"], r["only_in"]) for r in doc["not_compared"]] == [(1, "base")]
+    assert [r["rank"] for r in doc["ranks"]] == [0]
+    # with --rank_list the selection's words hold it, once
+    code, stdout, _ = run_inproc(capsys, "-bp", str(text / "level0"), "-d", str(comp), "-o", str(tmp_path / "o2"),
+                                 "--enable_profiling_compare", "--rank_list", "0,1")
+    assert code == 0 and [line for line in stdout.splitlines() if line.startswith("Job")] == [
+        f"Job (slowest rank per side of ranks 0, 1 selected, rank 1 not compared): {job}"]

@@ -1056,7 +1056,8 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
         return f"{'rank' if len(ids) == 1 else 'ranks'} {', '.join(map(str, ids))}"
 
     # the console's say they are of the ranks --rank_list selected (the overview's rank_list says it there), and
-    # which of those have no unit of the line's cycle (warned, not compared)
+    # which of those have no unit of the line's cycle (warned, not compared); without a list, which ranks one folder
+    # alone holds in the line's cycle
     console_jobs = []
     for cycle, text in zip(jobs, job_texts, strict=True):
         held = {u.rank if isinstance(u, RankCycle) else u for u in names
@@ -1064,6 +1065,10 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
         of = "" if listed is None else f" of {ranks(sorted(listed))} selected"
         if listed is not None and (missing := sorted(set(listed) - held)):
             of += f", {ranks(missing)} not compared"
+        elif listed is None and (missing := sorted(
+                {u.rank if isinstance(u, RankCycle) else u for u in set(folders[0]) ^ set(folders[1])
+                 if (u.cycle if isinstance(u, RankCycle) else None) == cycle} - held - {None})):
+            of += f", {ranks(missing)} not compared"  # a rank one folder alone holds, in the line's cycle
         console_jobs.append(text.replace(" (slowest rank per side)", f" (slowest rank per side{of})", 1))
     if r["rc"] in (0, 3) and names:
         header = next(([p.strip() for p in ln.strip().strip("|").split("|")] for ln in r["stdout"].splitlines()

@@ -6,6 +6,7 @@ times of the breakdown the gate made, ``frames["e2e"]``), never recomputed."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
@@ -250,11 +251,14 @@ def cycles_of(rows: list[Row]) -> dict[int | None, list[Row]]:
     return grouped
 
 
-def job_lines(rows: list[Row], selected: tuple[int, ...] | None = None) -> list[str]:
+def job_lines(rows: list[Row], selected: tuple[int, ...] | None = None, not_compared: Iterable[Unit] = ()) -> list[str]:
     """The job's line (``job_line``) of each cycle of ranks, ``Job cycle k (...)``; the one line of ranks without
     cycles; none for a single device's cycles. ``selected``: the ranks ``--rank_list`` selected, which the lines
-    name (their slowest ranks are of those alone); None: all."""
-    return [line for cycle, of_cycle in cycles_of(rows).items() if (line := job_line(of_cycle, cycle, selected))]
+    name (their slowest ranks are of those alone); None: all. ``not_compared``: the units one folder alone holds,
+    which the lines name too (``job_line``)."""
+    left = list(not_compared)
+    return [line for cycle, of_cycle in cycles_of(rows).items()
+            if (line := job_line(of_cycle, cycle, selected, left))]
 
 
 #: How many ids of ``--rank_list`` the job's line names (``job_line``).
@@ -266,12 +270,15 @@ def _ranks(ids: list[int]) -> str:
     return f"{'rank' if len(ids) == 1 else 'ranks'} {short_list(ids, _SELECTED_LISTED)}"
 
 
-def job_line(rows: list[Row], cycle: int | None = None, selected: tuple[int, ...] | None = None) -> str:
+def job_line(rows: list[Row], cycle: int | None = None, selected: tuple[int, ...] | None = None,
+             not_compared: Iterable[Unit] = ()) -> str:
     """The slowest rank of each side (``slowest``) and the change between them, "" without figures; of one cycle's
     ranks where ``cycle`` is given; "of ranks 0, 3 selected" ("of rank 1 selected") where ``selected``
     (``--rank_list``) narrowed the job: the job's slowest rank may be one left out. A selected rank without a row
     (in neither folder, or in one only: warned and not compared) is named: "of ranks 0, 7 selected, rank 7 not
-    compared", where the line read as if rank 7 had been among those it judged."""
+    compared", where the line read as if rank 7 had been among those it judged; so is a rank of ``not_compared``
+    (one folder alone holds it, in this cycle) without a selection: "(slowest rank per side, rank 1 not
+    compared)", where the line read as the whole job's though that rank may be its slowest."""
     job = slowest(rows)
     if job is None:
         return ""
@@ -279,9 +286,12 @@ def job_line(rows: list[Row], cycle: int | None = None, selected: tuple[int, ...
     which = "" if cycle is None else f" cycle {cycle}"
     of = "" if selected is None else f" of {_ranks(list(selected))} selected"
     compared = {unit_rank(u) for u, _, _ in rows}
-    missing = [r for r in selected or () if r not in compared]
+    missing = {r for r in selected or () if r not in compared}
+    missing |= {r for u in not_compared
+                if (u.cycle if isinstance(u, RankCycle) else None) == cycle and (r := unit_rank(u)) is not None
+                and r not in compared}
     if missing:
-        of += f", {_ranks(missing)} not compared"
+        of += f", {_ranks(sorted(missing))} not compared"
     places = ms_places(b_ns, c_ns)
     return (f"Job{which} (slowest rank per side{of}): base rank {b_rank} {ms_text(b_ns, places)} ms -> comparison "
             f"rank {c_rank} {ms_text(c_ns, places)} ms ({ms_text(c_ns - b_ns, places, sign=True)} ms, "
