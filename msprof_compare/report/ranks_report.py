@@ -258,8 +258,21 @@ def _note(document: dict[str, Any]) -> str:
     then the job's line."""
     selected = document["rank_list"]
     said = [f"Ranks selected: {short_list(selected, _LISTED, escape=False)}{_unmatched(document, selected)}"
-            if selected is not None else "", document["job_line"] or "", document.get("straggler_line") or ""]
+            if selected is not None else _one_sided(document), document["job_line"] or "",
+            document.get("straggler_line") or ""]
     return "; ".join(part for part in said if part)
+
+
+def _one_sided(document: dict[str, Any]) -> str:
+    """"Rank 1 not compared (one folder alone holds it)" of the ranks one folder alone holds and no record compares,
+    as the console's job line names them ("Job (slowest rank per side, rank 1 not compared)"), where row 2 gave the
+    job line alone, as the whole job's; "" where there is none, or a selection names them (``_unmatched``)."""
+    compared = {r["rank"] for r in document["ranks"]}
+    alone = sorted({r["rank"] for r in document["not_compared"] or ()} - compared - {None})
+    if not alone:
+        return ""
+    one = len(alone) == 1
+    return f"{_ids(alone).capitalize()} not compared (one folder alone holds {'it' if one else 'them'})"
 
 
 def _ids(ids: list[int]) -> str:
