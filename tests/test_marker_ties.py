@@ -186,10 +186,13 @@ def _walk(ts: list[int], end: list[int], mark: list[bool]) -> dict[int, int]:
             return 0
         return 1 if mark[i] else 0 if end[i] > latest[ts[i]] else 2
 
+    def lifted(i: int) -> bool:  # a marker, or an op outlasting the markers it starts with (which it holds)
+        return mark[i] or ts[i] in latest and end[i] > latest[ts[i]]
+
     stack: list[int] = []
     out = {}
     for i in sorted(range(len(ts)), key=lambda i: (ts[i], rank(i))):
-        while stack and (ts[i] >= end[stack[-1]] if mark[i] else ts[i] > end[stack[-1]]):
+        while stack and (ts[i] >= end[stack[-1]] if lifted(i) else ts[i] > end[stack[-1]]):
             stack.pop()
         out[i] = stack[-1] if stack else -1
         stack.append(i)
@@ -197,12 +200,12 @@ def _walk(ts: list[int], end: list[int], mark: list[bool]) -> dict[int, int]:
 
 
 def test_the_vectorised_rule_is_the_plain_walk() -> None:
-    """``_markers_first``, ``_nest`` and ``_unhook_markers`` against ``_walk`` on random lists crowded with ties
-    (starts and ends on a grid of 12 instants, a quarter of the ops markers), 400 cases; one in ten of 300 ops on
-    120 instants, so over the 64 markers whose neighbours ``_markers_first`` reads one by one."""
+    """``_markers_first``, ``_nest``, ``_tied_holders`` and ``_unhook_markers`` against ``_walk`` on random lists
+    crowded with ties (starts and ends on a grid of 12 instants, a quarter of the ops markers), 400 cases; one in
+    ten of 300 ops on 120 instants, so over the 64 markers whose neighbours ``_markers_first`` reads one by one."""
     import numpy as np
 
-    from msprof_compare.compare.optree import _depths, _markers_first, _nest, _unhook_markers
+    from msprof_compare.compare.optree import _depths, _markers_first, _nest, _tied_holders, _unhook_markers
 
     rng = np.random.default_rng(66)
     for case in range(400):
@@ -215,7 +218,10 @@ def test_the_vectorised_rule_is_the_plain_walk() -> None:
         order = _markers_first(ts[first], end[first], mark[first], np.flatnonzero(mark[first]))
         rows = first if order is None else first[order]
         parent, _ = _nest(ts[rows], end[rows])
-        _unhook_markers(parent, ts[rows], end[rows], np.flatnonzero(mark[rows]))
+        marks = np.flatnonzero(mark[rows])
+        if len(marks):  # as build_tree: the ops tied with a marker's start that hold it are lifted too
+            _unhook_markers(parent, ts[rows], end[rows],
+                            np.union1d(marks, _tied_holders(ts[rows], end[rows], mark[rows], marks)))
         got = {int(rows[k]): int(rows[p]) if p >= 0 else -1 for k, p in enumerate(parent.tolist())}
         assert got == _walk(ts.tolist(), end.tolist(), mark.tolist())
         depth = _depths(parent)
@@ -234,3 +240,27 @@ def test_npu_step_starting_as_the_previous_step_ends(tmp_path: Path) -> None:
     assert len(step50) == 12 and step50 == _names(unedited, unedited.top_layer(50))
     assert step50[0] == "empty_tensor" and step50[-1] == EVAL + "NpuDropoutBackward0"
     assert (tree.parent[tree.step_nodes()] == -1).all()
+
+
+def test_a_wrapper_starting_with_the_marker_keeps_out_of_an_op_ending_there(tmp_path: Path) -> None:
+    """The two edits above at once: the marker moved to start at aten::zeros' end (-12 us, its end kept), and
+    enumerate(DataLoader) made a wrapper starting there too, outlasting the marker by 100 us and written last. The
+    wrapper comes before the marker and holds it (as above), and it is no child of aten::zeros, which ends as it
+    starts, as the marker is none: were it one, aten::zeros held the whole step through it and was opened as a
+    container, compared nowhere (top layer aten::empty, aten::zero_ and the step's ops), the case the rule is for.
+    By hand: aten::zeros (-48..-12) one op with its children aten::empty and aten::zero_; the wrapper opened; the
+    marker's children aten::empty (+7), aten::zeros (+33) and aten::empty (+72, the wrapper's child before)."""
+    def edit(events):
+        mark = _event(events, "ProfilerStep#6", T6)
+        mark["ts"], mark["dur"] = T6 - 12, mark["dur"] + 12
+        wrapper = _event(events, LOADER, T6 + 66)
+        events.remove(wrapper)
+        wrapper["ts"], wrapper["dur"] = T6 - 12, 173992 + 12 + 100
+        events.append(wrapper)
+
+    tree = _tree(_resnet(tmp_path, edit))
+    assert _names(tree, tree.top_layer()) == ["aten::zeros", "aten::empty", "aten::zeros", "aten::empty"]
+    zeros = _node(tree, "aten::zeros", (T6 - 48) * 1000)
+    wrapper = _node(tree, LOADER, (T6 - 12) * 1000)
+    assert tree.parent[zeros] == -1 and _names(tree, tree.children(zeros)) == ["aten::empty", "aten::zero_"]
+    assert tree.parent[wrapper] == -1 and tree.parent[_node(tree, "ProfilerStep#6", (T6 - 12) * 1000)] == wrapper

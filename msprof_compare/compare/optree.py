@@ -7,9 +7,10 @@ numpy arrays over the ops sorted (stably) by start time (reference-2 §2.2):
   starts strictly after its end (an op starting exactly at its parent's end is
   still a child; thread ids are ignored), but for ``ProfilerStep#`` markers: one
   holds the ops starting with it that it covers, whatever the file order, and is
-  no child of an op ending as it starts (``build_tree``). In start order every
-  subtree is then a contiguous range ``[i, i + size[i])``, so subtree sums are
-  array sums and no per-node objects exist;
+  no child of an op ending as it starts, nor is an op it starts with that holds
+  it (``build_tree``). In start order every subtree is then a contiguous range
+  ``[i, i + size[i])``, so subtree sums are array sums and no per-node objects
+  exist;
 * kernels are linked through flows: a flow whose start ts equals an op's ts
   (exact integer ns) gives that op the kernel found at the flow end's
   pid/tid/ts. Ops sharing a ts share the kernels (the original double counts
@@ -339,17 +340,17 @@ class OpTree:
         """The compared ops (§2.3): top-level ops with ``ProfilerStep#`` nodes replaced by
         their children; with a step, only the children of that step's node(s) that have no step ancestor.
 
-        An op outside every step that holds step nodes (a ``record_function`` opened around the profiled loop; an
-        op tied with a marker's start or end holds none: build_tree) is a container, replaced by its children too, at
-        any depth: kept as one op it held the whole loop, matching nothing on a side without it (operator match
-        rate 0 %), and with a step the step's marker was no top-level op, so the pairing found no op while
-        ``steps.step_range``, which scans every op, found the step (the original's "There is no operator
-        infomation for step 50", then ApiCompare's exit 1). Its own kernels, if any, are left out, as a step
-        node's are. An op inside a step that holds a later step's marker (a step starting before the previous one
-        ends, under the op it starts inside: ``model.step_notes`` warns) stays one op of the earlier step, and a
-        step node nested in another is replaced by its children, which belong to the outer step (kept as an op,
-        it was one operator named ``ProfilerStep#50`` holding the whole step, matching nothing on the other
-        side)."""
+        An op outside every step that holds step nodes (a ``record_function`` opened around the profiled loop, with the
+        first step's marker or before it; an op ending as a marker starts, or starting with it and ending within it,
+        holds none: build_tree) is a container, replaced by its children too, at any depth: kept as one op it held the
+        whole loop, matching nothing on a side without it (operator match rate 0 %), and with a step the step's marker
+        was no top-level op, so the pairing found no op while ``steps.step_range``, which scans every op, found the step
+        (the original's "There is no operator infomation for step 50", then ApiCompare's exit 1). Its own kernels, if
+        any, are left out, as a step node's are. An op inside a step that holds a later step's marker (a step starting
+        before the previous one ends, under the op it starts inside: ``model.step_notes`` warns) stays one op of the
+        earlier step, and a step node nested in another is replaced by its children, which belong to the outer step
+        (kept as an op, it was one operator named ``ProfilerStep#50`` holding the whole step, matching nothing on the
+        other side)."""
         is_step = self.step_nodes()
         opener = is_step  # the nodes replaced by their children outside every step
         if (self.parent[is_step] >= 0).any():  # a step node below the top: some op may hold it
@@ -736,6 +737,17 @@ def _markers_first(ts: np.ndarray, end: np.ndarray, is_step: np.ndarray, marks: 
     return order
 
 
+def _tied_holders(ts: np.ndarray, end: np.ndarray, is_step: np.ndarray, marks: np.ndarray) -> np.ndarray:
+    """The ops that start at a step marker's very start and outlast every marker starting there (``_markers_first``
+    puts them before the markers, which they hold), sorted: ``_unhook_markers`` lifts them too, as a marker. Were
+    one the child of an op ending at that start, that op held the marker through it, and with it the whole step,
+    the case the marker's own lift is for (a wrapper opened with the step, where the previous op ends)."""
+    starts, first = np.unique(ts[marks], return_index=True)  # ``marks`` ascending: their starts too
+    longest = np.maximum.reduceat(end[marks], first)
+    cand = np.flatnonzero(~is_step & np.isin(ts, starts))
+    return cand[end[cand] > longest[np.searchsorted(starts, ts[cand])]]
+
+
 def _unhook_markers(parent: np.ndarray, ts: np.ndarray, end: np.ndarray, marks: np.ndarray) -> bool:
     """Lift each step marker out of the ops that end exactly as it starts (in place); whether any was lifted.
 
@@ -746,7 +758,7 @@ def _unhook_markers(parent: np.ndarray, ts: np.ndarray, end: np.ndarray, marks: 
     the nearest op around it still open after its start (the walk pops, for a marker, the ops ending at or before
     its start), as ApiCompare's caller walk treats every call as open over [start, end). The ops after the marker
     keep their parents: those it covers are its own, and the ops it left end before any later start. ``marks``:
-    the markers' rows."""
+    the markers' rows, and the ops tied with a marker's start that hold it (``_tied_holders``), lifted alike."""
     marks = marks[parent[marks] >= 0]
     marks = marks[end[parent[marks]] <= ts[marks]]
     if not len(marks):
@@ -780,7 +792,9 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
         marks = np.flatnonzero(is_step)
         name_codes = factorize(col_of(ops, "name", object))  # first appearances in the new order
     parent, depth = _nest(ts, end)
-    if len(marks) and _unhook_markers(parent, ts, end, marks):
+    # with a tie, the ops holding a marker they start with are lifted as it is (none without a tie: no reorder)
+    lifted = marks if order is None else np.union1d(marks, _tied_holders(ts, end, is_step, marks))
+    if len(marks) and _unhook_markers(parent, ts, end, lifted):
         depth = _depths(parent)
     n = len(ts)
     size = _subtree_sum(np.ones(n, np.int64), parent, depth)
