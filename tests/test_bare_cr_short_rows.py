@@ -149,3 +149,28 @@ def test_a_quote_left_open_is_said_whatever_the_line_ends(samples: Path, tmp_pat
     assert [w for w in warnings if "earlier row" in w] == [
         f"{f}: {inside} line(s) read as part of an earlier row (a line break inside a quoted field: a quote left "
         "open?)"]
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\n", b"\r"])
+def test_short_last_row_with_its_line_end_is_said_whatever_its_line_ends(samples: Path, tmp_path: Path,
+                                                                         end: bytes) -> None:
+    """The same memory_record.csv with its last row (the 1,004th) cut after the Timestamp(us) field, its line end
+    kept: a row cut short, not a file cut short, so it reads with its reading missing and is said, as a short middle
+    row is. With bare CR line ends the last-row check took the file for one that stops inside its last row, refused
+    as 'truncated: the last row has 2 of 7 fields and no line end' beside the CR that ends it (it looked for an LF
+    alone)."""
+    lines = (samples / MEMORY_RECORD).read_bytes().split(b"\r\n")
+    assert lines[-1] == b"" and len(lines) == 1006
+    lines[-2] = b",".join(lines[-2].split(b",")[:2])
+    data = end.join(lines)
+    assert data.endswith(end)
+    rows = [r for r in csv.reader(io.StringIO(data.decode(), newline="")) if r]
+    last = rows[0].index("Total Reserved(MB)")
+    assert len(rows) == 1005 and len(rows[-1]) == 2 <= last
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(data)
+    warnings: list[str] = []
+    mb = ascend_text.read_memory_record(str(f), warnings)["Total Reserved(MB)"].to_numpy()
+    assert warnings == [f"{f}: {SAID}"]
+    assert len(mb) == 1004 and mb[-1] != mb[-1]
+    assert mb.tolist()[:-1] == [float(r[last]) for r in rows[1:-1]]

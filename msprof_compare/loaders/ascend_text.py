@@ -1295,14 +1295,14 @@ def _check_last_row(path: str, n_cols: int, data: bytes | None = None) -> None:
                 tail = fh.read()
         except OSError as exc:
             raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
-    if not tail or tail.endswith(b"\n"):
+    # a line end of any kind: a bare CR ends a line too, as pandas reads it (a short last row ending in one was
+    # refused as having "no line end", where one ending in LF is read and said by ``_short_rows``)
+    if not tail or tail.endswith((b"\n", b"\r")):
         return
     if start:  # begin at a line start inside the window
         tail = tail[tail.find(b"\n") + 1:]
     # the whole tail, not just its last line: a quoted field may hold line breaks
     rows = list(csv.reader(io.StringIO(tail.decode("utf-8", "replace"), newline="")))
-    while rows and not rows[-1]:  # a blank last line, which pandas skips: torch_npu's final CRLF in CR line ends
-        rows.pop()
     fields = rows[-1] if rows else []
     if len(fields) < n_cols:
         raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and no line end")
