@@ -1918,11 +1918,14 @@ def test_a_cli_run_in_process_leaves_the_logger_to_the_host(tmp_path: Path, capl
     assert "Base and comparison are the same input" in caplog.text
 
 
+_SIDES = ("base", "comparison")
+
+
 def test_a_self_compare_says_each_notice_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """One input on both sides lacks each file twice: its notices ("The file ... does not exist.", the
     absent rows, the kernel refusal) were each printed twice, word for word. Each text is now said once per
-    compare; two inputs that lack the same file still get a notice each (each names its own path), and the
-    next compare says it again."""
+    compare (of both sides); two inputs that lack the same file still get a notice each (each names its own path
+    and side), and the next compare says it again."""
     from msprof_compare.api import compare
 
     npu = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
@@ -1940,11 +1943,11 @@ def test_a_self_compare_says_each_notice_once(tmp_path: Path, caplog: pytest.Log
         return [m for m in caplog.messages if "memory_record.csv does not exist" in m]
 
     said = warnings(sides[0], sides[0])
-    assert said == [f"{sides[0]}/ASCEND_PROFILER_OUTPUT: The file memory_record.csv does not exist."]
+    assert said == [f"{sides[0]}/ASCEND_PROFILER_OUTPUT: The file memory_record.csv does not exist. (both sides)"]
     assert len(caplog.messages) == len(set(caplog.messages)), caplog.messages
     assert warnings(sides[0], sides[0]) == said  # the next compare says it again
-    assert warnings(sides[0], sides[1]) == [f"{s}/ASCEND_PROFILER_OUTPUT: The file memory_record.csv does not exist."
-                                            for s in sides]
+    assert warnings(sides[0], sides[1]) == [f"{s}/ASCEND_PROFILER_OUTPUT: The file memory_record.csv does not exist. "
+                                            f"({side} side)" for s, side in zip(sides, _SIDES, strict=True)]
 
 
 def test_workbook_hint_name_is_free_for_the_json_only_where_one_is_written(tmp_path, monkeypatch):

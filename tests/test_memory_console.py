@@ -299,7 +299,7 @@ def test_memory_only_run_without_memory_record_says_it_as_a_profiling_run_does(s
             (tmp_path / "kept.csv").rename(out / renamed)
         else:
             (out / "memory_record.csv").rename(tmp_path / "kept.csv")
-        hint = f" ({renamed} is there: the name is case-sensitive; rename it to memory_record.csv)" if renamed else ""
+        hint = f": {renamed} is there: the name is case-sensitive; rename it to memory_record.csv" if renamed else ""
         said = {}
         for run in ("enable_memory_compare", "enable_profiling_compare"):
             caplog.clear()
@@ -307,7 +307,7 @@ def test_memory_only_run_without_memory_record_says_it_as_a_profiling_run_does(s
                 res = compare(str(l1), str(side), **{run: True})
             said[run] = [r.getMessage() for r in caplog.records if "memory_record" in r.getMessage()]
         assert said["enable_memory_compare"] == said["enable_profiling_compare"] == [
-            f"{out}: The file memory_record.csv does not exist.{hint}"]
+            f"{out}: The file memory_record.csv does not exist. (comparison side{hint})"]
         res = compare(str(l1), str(side), enable_memory_compare=True)
         assert res.memory_totals["comparison_peak_gb"] is None and res.memory_totals["base_peak_gb"] > 0
         assert "memory_record.csv" not in res.comparison.files

@@ -53,7 +53,8 @@ def test_header_only_memory_record_is_refused_with_the_way_on(tmp_path: Path, ca
     mr.rename(tmp_path / "memory_record.csv")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(side), str(EXPORT), enable_profiling_compare=True)
-    assert any(m.endswith("The file memory_record.csv does not exist.") and str(side) in m for m in caplog.messages)
+    assert any(m.endswith("The file memory_record.csv does not exist. (base side)") and str(side) in m
+               for m in caplog.messages)
     assert res.sheet("OverallMetrics") is not None
 
 

@@ -303,7 +303,7 @@ def test_records_without_any_op_pair_get_no_line(samples, caplog, tmp_path):
     assert not [n for n in res.sheet_names if n.startswith("Memory")]
     # the one memory line of that side: the fixture has no memory_record.csv, which the peak line reads
     assert [m for m in caplog.messages if "memory" in m and str(base) in m] == [
-        f"{base / 'ASCEND_PROFILER_OUTPUT'}: The file memory_record.csv does not exist."]
+        f"{base / 'ASCEND_PROFILER_OUTPUT'}: The file memory_record.csv does not exist. (base side)"]
 
 
 @pytest.mark.parametrize(("asked", "level"), [(False, "INFO"), (True, "WARNING")])

@@ -85,10 +85,10 @@ def _memory(profile: Profile, bd: Breakdown) -> None:
         bd.memory_gb = peak
         return
     if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
-        # not read: the loader has said why (the original's "The file memory_record.csv does not exist.", or the
-        # file's problem), and what that costs is said where the user sees it: under the console table, beside
-        # the other side's peak (overall.table_notes); without one, no 0.00G is shown. A log line here said it
-        # a second time (the MindSpore excerpt against a GPU trace).
+        # not read: the loader has said why (the original's "The file memory_record.csv does not exist.", with its
+        # side, or the file's problem), and what that costs is said where the user sees it: under the console
+        # table, beside the other side's peak (overall.table_notes); without one, no 0.00G is shown. A log line
+        # here said it a second time (the MindSpore excerpt against a GPU trace).
         return
     # the loader left impossible totals out (negative, over 1 PB, with a line that counts them), and every one
     # was (or the cells are empty): said under the console table, beside the other side's peak, where the 0.00G

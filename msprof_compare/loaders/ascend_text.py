@@ -2179,7 +2179,7 @@ def side_files_read(opts: Options) -> tuple[str, ...]:
 
 
 def _other_case(out: str, name: str) -> str:
-    """What to add to "The file NAME does not exist." where folder ``out`` holds the file in another case
+    """What to say after "The file NAME does not exist." where folder ``out`` holds the file in another case
     (KERNEL_DETAILS.CSV: a copy through a tool that changed it), as detection names ASCEND_PROFILER_OUTPUT and
     trace_view.json so: the sentence alone sent the user looking for a file that is there. "" otherwise; listed
     only for a file found missing."""
@@ -2187,7 +2187,17 @@ def _other_case(out: str, name: str) -> str:
         there = sorted(n for n in os.listdir(out) if n.lower() == name and os.path.isfile(os.path.join(out, n)))
     except OSError:
         return ""
-    return f" ({term_safe(there[0])} is there: the name is case-sensitive; rename it to {name})" if there else ""
+    return f"{term_safe(there[0])} is there: the name is case-sensitive; rename it to {name}" if there else ""
+
+
+def _missing_file(out: str, name: str) -> SideNote:
+    """The original's "The file NAME does not exist.", after the folder ``out`` it was looked for in, and the side
+    it is about where the API logs it, as communication.json's line: "(base side)", "(comparison side: NAME.CSV is
+    there: ...)". Two folders whose paths differ by a digit (rank 0 against rank 1 of one job) gave two lines
+    that did not say which side lacks the file."""
+    said = f"{out}: The file {name} does not exist."
+    there = _other_case(out, name)
+    return SideNote(f"{said} ({there})" if there else said, f"{said} (", f": {there})" if there else ")")
 
 
 def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
@@ -2205,9 +2215,9 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         if os.path.isdir(p):  # "does not exist" would send the user looking for a file that is there
             profile.warnings.append(f"{out}: {name} is a directory, not a file; not read.")
             return None
-        # the original sentence, after the folder it was looked for in: the two sides warn alike
+        # the original sentence, after the folder it was looked for in, and its side where the API logs it
         missing[name] = len(profile.warnings)
-        profile.warnings.append(f"{out}: The file {name} does not exist.{_other_case(out, name)}")
+        profile.warnings.append(_missing_file(out, name))
         return None
 
     p = path_of("kernel_details.csv")  # read by every run
