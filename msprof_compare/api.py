@@ -614,7 +614,7 @@ def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], fa
             raise
         yield rank, result
         del result
-    notices.say_left_out()
+    notices.say_left_out(face.api)
 
 
 def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: Unit, inputs: tuple[str, str]) -> None:

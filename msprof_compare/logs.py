@@ -186,9 +186,10 @@ class RankNotices(logging.Filter):
         with _installed(self):
             yield
 
-    def say_left_out(self) -> None:
-        """Log the line counting the records left out (none when none was), at ``level``."""
-        line = left_out_line(self.repeated, unit_noun(self.rank))  # the units' kind: the last one's
+    def say_left_out(self, api: bool = False) -> None:
+        """Log the line counting the records left out (none when none was), at ``level``; ``api``: for
+        ``compare_ranks``, whose option is a keyword."""
+        line = left_out_line(self.repeated, unit_noun(self.rank), api)  # the units' kind: the last one's
         if line:
             logging.getLogger(LOGGER_NAME).log(self.level, line)
 
@@ -252,15 +253,24 @@ class RankNotices(logging.Filter):
         return max((level for level, n in self.left_out.items() if n), default=logging.INFO)
 
 
-def left_out_line(repeated: int, noun: str = "rank") -> str:
-    """The line counting the notices of later ranks the rank-by-rank dedupe left out ("" when none was); ``noun``
-    names the units (``units.unit_noun``: "rank cycle", "cycle" for a schedule's cycles)."""
+def left_out_line(repeated: int, noun: str = "rank", api: bool = False) -> str:
+    """The line counting the notices of later ranks the rank-by-rank dedupe left out ("" when none was), and how
+    to see them, which it left the user to guess: nothing keeps a line it drops (a rank's Summary sheet holds its
+    checks' notes, not its loaders'), and the unit compared first drops none, so a rank compared alone
+    (``--rank_list N``; ``rank_list=N`` for ``compare_ranks``: ``api``) shows all its own. A cycle's are dropped
+    against its rank's earlier cycles too, which ``--rank_list`` keeps: its two inputs compared alone show them.
+    ``noun`` names the units (``units.unit_noun``: "rank cycle", "cycle" for a schedule's cycles)."""
     if not repeated:
         return ""
+    if noun == "rank":
+        how = f"{'rank_list=N' if api else '--rank_list N'} compares rank N alone, with all its notices"
+    else:
+        how = f"a {noun}'s two inputs compared alone show all its notices"
     # "that repeated an earlier rank's but for the rank's own paths" named the unit three times ("rank cycle's")
     if repeated == 1:
-        return f"Left out 1 notice of a later {noun}, the same as an earlier {noun}'s but for its paths."
-    return f"Left out {repeated} notices of later {noun}s, each the same as an earlier {noun}'s but for its paths."
+        return f"Left out 1 notice of a later {noun}, the same as an earlier {noun}'s but for its paths; {how}."
+    return (f"Left out {repeated} notices of later {noun}s, each the same as an earlier {noun}'s but for its paths; "
+            f"{how}.")
 
 
 @contextmanager

@@ -150,7 +150,8 @@ def test_log_prefixes_unequal_cycles_and_the_gate(gated, folders):
         assert (f"[INFO] rank {r} cycle {k}: comparing {input_of(folders, 'base', r, k)} with "
                 f"{input_of(folders, 'comp', r, k)}\n") in err
     assert "rank 0 cycle 1: The comparison result file has been generated: " in err
-    assert "of later rank cycles, each the same as an earlier rank cycle's but for its paths." in err
+    assert ("of later rank cycles, each the same as an earlier rank cycle's but for its paths; a rank cycle's two "
+            "inputs compared alone show all its notices.") in err
     regressed = [f"rank {r} cycle {k}" for k in (1, 2) for r in (0, 1)
                  if (lambda b, c: (c - b) / b * 100 > 20)(stage(source_of("base", k), r)["Stage"],
                                                            stage(source_of("comp", k), r)["Stage"])]
@@ -380,7 +381,8 @@ def test_single_device_gate_and_left_out_line(single, capsys, tmp_path):
     assert "cycles against" not in err  # as many cycles on both sides: none is one-sided
     left = [line for line in err.splitlines() if "Left out" in line]
     assert len(left) == 1 and left[0].endswith(" notices of later cycles, each the same as an earlier cycle's but "
-                                               "for its paths."), left
+                                               "for its paths; a cycle's two inputs compared alone show all its "
+                                               "notices."), left
 
 
 def test_overview_lists_units_not_compared_cycle_by_cycle(folders):

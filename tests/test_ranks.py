@@ -925,7 +925,7 @@ def test_cluster_run_says_a_rank_notice_once(cluster_run):
         assert proc.stderr.count(notice) == 1, notice
     assert f"{TEXT0 / 'rank0_ascend_pt'}/ASCEND_PROFILER_OUTPUT: The file communication.json" in proc.stderr
     left = re.search(r"\[WARNING\] Left out (\d+) notices of later ranks, each the same as an earlier rank's but for "
-                     r"its paths\.", proc.stderr)
+                     r"its paths; --rank_list N compares rank N alone, with all its notices\.", proc.stderr)
     assert left and int(left[1]) >= 4
     for rank in (0, 1):  # lines that name the rank itself are each said, each beginning with its rank
         assert f"[INFO] rank {rank}: The comparison result file has been generated: {out_name(proc.stderr, rank)}" \
@@ -1987,10 +1987,13 @@ def test_left_out_line_counts_one_notice_too():
     from msprof_compare.logs import left_out_line
 
     assert left_out_line(0) == ""
-    assert left_out_line(1) == "Left out 1 notice of a later rank, the same as an earlier rank's but for its paths."
+    assert left_out_line(1) == ("Left out 1 notice of a later rank, the same as an earlier rank's but for its paths; "
+                                "--rank_list N compares rank N alone, with all its notices.")
     assert left_out_line(9).startswith("Left out 9 notices of later ranks, ")
+    assert left_out_line(1, api=True).endswith("; rank_list=N compares rank N alone, with all its notices.")
     assert left_out_line(2, "rank cycle") == ("Left out 2 notices of later rank cycles, each the same as an earlier "
-                                              "rank cycle's but for its paths.")
+                                              "rank cycle's but for its paths; a rank cycle's two inputs compared "
+                                              "alone show all its notices.")
 
 
 @pytest.fixture
@@ -2046,7 +2049,8 @@ def test_compare_ranks_logs_as_the_cli(package_log):
     assert sum(repeat) >= 4
     caller = (logging.INFO, "caller: a rank is done")
     count = (max(level for (level, _), r in zip(single[1], repeat, strict=True) if r),
-             f"Left out {sum(repeat)} notices of later ranks, each the same as an earlier rank's but for its paths.")
+             f"Left out {sum(repeat)} notices of later ranks, each the same as an earlier rank's but for its paths; "
+             "rank_list=N compares rank N alone, with all its notices.")
     said = steps(msprof_compare.compare_ranks(TEXT0, TEXT1, enable_profiling_compare=True), package_log, caller[1])
     # each rank opens with the CLI's line naming its inputs (the user walk of session 66: a notebook's log named none)
     comparing = [(logging.INFO, f"rank {r}: comparing {TEXT0 / f'rank{r}_ascend_pt'} with "

@@ -60,3 +60,44 @@ def test_missing_memory_files_name_their_side(capsys, samples, tmp_path):
     assert code == 0 and _said(err, *names) == [
         f"rank 0: {rank0}: The file memory_record.csv does not exist. (comparison side)",
         f"rank 0: {rank0}: The file operator_memory.csv does not exist. (comparison side)"]
+
+
+def _lines(err: str, prefix: str) -> list[str]:
+    """The log lines of ``err`` (after ``[time]``) whose text begins with ``prefix``, without it."""
+    said = [line.split("][", 1)[1] for line in err.splitlines() if line.startswith("[")]
+    return [f"[{level}] {text[len(prefix):]}" for level, _, text in (s.partition("] ") for s in said)
+            if text.startswith(prefix)]
+
+
+def test_left_out_notices_say_how_to_see_them(capsys, caplog, samples, tmp_path):
+    """msinsight's text job, Level0 ranks against Level1 ranks: rank 1 repeats rank 0's five notices but for its
+    paths (communication.json missing, the settings, the split block), which the log leaves out with a count and,
+    until now, no word on where they are: no report holds a loader's line. The line now says that --rank_list 1
+    compares rank 1 alone, with all its notices, and so it does: that run logs exactly the notices left out, rank
+    0's with rank 1's paths, and counts none; compare_ranks() names its keyword."""
+    import logging
+
+    import msprof_compare
+
+    job = [samples / PYTORCH / "text" / level for level in ("level0", "level1")]
+    code, _, err = run_inproc(capsys, "-bp", str(job[0]), "-d", str(job[1]), "-o", str(tmp_path / "all"),
+                              "--enable_profiling_compare")
+    (left,) = [line for line in _lines(err, "") if "Left out" in line]
+    n = int(left.split()[3])
+    assert code == 0 and left == (f"[WARNING] Left out {n} notices of later ranks, each the same as an earlier "
+                                  "rank's but for its paths; --rank_list N compares rank N alone, with all its "
+                                  "notices.")
+    code, _, alone = run_inproc(capsys, "-bp", str(job[0]), "-d", str(job[1]), "-o", str(tmp_path / "one"),
+                                "--enable_profiling_compare", "--rank_list", "1")
+    assert code == 0 and "Left out" not in alone
+    shown = [line for line in _lines(alone, "rank 1: ")
+             if line not in _lines(err, "rank 1: ") and "has been generated" not in line]
+    assert len(shown) == n == 5
+    assert shown == [line.replace("rank0_ascend_pt", "rank1_ascend_pt") for line in _lines(err, "rank 0: ")
+                     if "comparing" not in line and "has been generated" not in line]
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        for _rank, result in msprof_compare.compare_ranks(job[0], job[1], enable_profiling_compare=True):
+            del result
+    assert [m for m in caplog.messages if "Left out" in m] == [
+        f"Left out {n} notices of later ranks, each the same as an earlier rank's but for its paths; rank_list=N "
+        "compares rank N alone, with all its notices."]
