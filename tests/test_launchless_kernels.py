@@ -196,7 +196,13 @@ def test_hta_negative_queue_sample_that_lost_launch_flows(samples: Path, tmp_pat
 NPU = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt"
 NPU_TAIL = TAIL.replace("(ac2g), as torch.profiler writes them", "(ac2g, async_npu), as torch.profiler and torch_npu "
                                                                  "write them")
-_NPU_NOTE = Note(CHECK, NOTE, LEAD, NPU_TAIL, lambda m: "launch flow links" in m)
+#: the note's title and lead where the sides it counts are NPU exports: their words, not a GPU trace's
+NPU_NOTE = ("The time breakdown's categories read compute tasks no async_npu flow links to their op by their Type and "
+            "PMU figures alone")
+NPU_LEAD = ("compute tasks that no async_npu flow links to their op (besides those before the first linked one, the "
+            "previous step's tail), so the time breakdown reads them by their Type and PMU figures alone, where one "
+            "launched inside a Matmul, Conv or Flash Attention op counts in that op's category: ")
+_NPU_NOTE = Note(CHECK, NPU_NOTE, NPU_LEAD, NPU_TAIL, lambda m: "flow links to their op" in m)
 NPU_RULE = ("read by their Type (a MatMul, Conv or FlashAttention one stays in that category as Cube), else their PMU "
             "figures")
 
@@ -246,7 +252,8 @@ def test_npu_text_tasks_that_lost_their_async_npu_flow_are_said(tmp_path: Path,
     assert _row(NPU, NPU, tmp_path / "same", caplog) is None
     row = _npu_row(NPU, d, tmp_path / "out", caplog)
     assert (row["Base"], row["Comparison"]) == (0, 3)
-    assert row["Detail"] == f"{LEAD}comparison 3 compute tasks, {_ms(ns)} ms, no async_npu flow, {NPU_RULE}{NPU_TAIL}"
+    assert row["Detail"] == (f"{NPU_LEAD}comparison 3 compute tasks, {_ms(ns)} ms, no async_npu flow, "
+                             f"{NPU_RULE}{NPU_TAIL}")
     res = compare(str(NPU), str(d), enable_profiling_compare=True)
     assert _npu_sheet_row(res, "Matmul (Vector)") == (pytest.approx(0.0465, abs=1e-9), 0)
     base_v, comparison_v = _npu_sheet_row(res, "Vector")
@@ -266,7 +273,7 @@ def test_npu_text_trace_without_async_npu_flows_is_said(tmp_path: Path, caplog: 
     ns = sum(_ns(r["Duration(us)"]) for r in computing)
     row = _npu_row(NPU, d, tmp_path / "out", caplog)
     assert (row["Base"], row["Comparison"]) == (0, 19)
-    assert row["Detail"] == (f"{LEAD}comparison 19 compute tasks, {_ms(ns)} ms, no async_npu flow (the trace holds "
+    assert row["Detail"] == (f"{NPU_LEAD}comparison 19 compute tasks, {_ms(ns)} ms, no async_npu flow (the trace holds "
                              f"none), {NPU_RULE}{NPU_TAIL}")
     res = compare(str(NPU), str(d), enable_profiling_compare=True)
     matmul = sum(_ns(r["Duration(us)"]) for r in computing if r["Type"] == "MatMulV2")
@@ -304,8 +311,8 @@ def test_npu_level1_sample_without_async_npu_flows(samples: Path, tmp_path: Path
     assert _row(src, src, tmp_path / "same", caplog) is None
     row = _npu_row(src, d, tmp_path / "out", caplog)
     assert (row["Base"], row["Comparison"]) == (0, len(computing)) == (0, 185)
-    assert row["Detail"] == (f"{LEAD}comparison 185 compute tasks, {_ms(ns)} ms, no async_npu flow (the trace holds "
-                             f"none), {NPU_RULE}{NPU_TAIL}")
+    assert row["Detail"] == (f"{NPU_LEAD}comparison 185 compute tasks, {_ms(ns)} ms, no async_npu flow (the trace "
+                             f"holds none), {NPU_RULE}{NPU_TAIL}")
     om = compare(str(src), str(d), enable_profiling_compare=True).sheet("OverallMetrics")
     index = om["Index"].str.strip()
     moved = om[index.isin(["Conv (Forward) (Vector)", "Conv (Backward) (Vector)", "Matmul (Vector)"])]
@@ -314,3 +321,32 @@ def test_npu_level1_sample_without_async_npu_flows(samples: Path, tmp_path: Path
     assert vector["Number.1"] - vector["Number"] == 57
     cube = om[index.isin(["Conv (Forward) (Cube)", "Conv (Backward) (Cube)", "Matmul (Cube)"])]
     assert (cube["Number"].to_numpy() == cube["Number.1"].to_numpy()).all() and cube["Number"].sum() > 0
+
+
+def test_a_gpu_side_and_an_npu_side_open_in_both_families_words(tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """The H200 excerpt without its ac2g flows against the NPU text excerpt without its async_npu flows: each side
+    counts (11 kernels; 19 compute tasks), and the note's title and Detail opened with a GPU trace's words alone,
+    "computing kernels ... by their names alone", untrue of the NPU side's tasks, which are read by their Type
+    and PMU figures. They now name both families; each side's part keeps its own words. An NPU side alone opens
+    in its own (the tests above), a GPU side alone as before."""
+    doc = json.loads(KINETO.read_text())
+    events = doc["traceEvents"]
+    flowless = tmp_path / KINETO.name
+    flowless.write_text(json.dumps({**doc, "traceEvents": [e for e in events if e.get("cat") != "ac2g"]}))
+    gpu_ns = sum(_ns(e["dur"]) for e in _kernels(events).values())
+    d, rows = _npu_copy(tmp_path, lambda e: e.get("cat") != "async_npu")
+    npu_ns = sum(_ns(r["Duration(us)"]) for r in rows
+                 if (r["aiv_vec_time(us)"] != "N/A" or r.get("mac_time(us)", "N/A") != "N/A")
+                 and r["Accelerator Core"] != "HCCL")
+    title = ("The time breakdown's categories read GPU kernels and NPU compute tasks no launch flow links to their op "
+             "without it")
+    lead = ("GPU kernels and NPU compute tasks that no launch flow links to their op (besides the previous step's tail "
+            "and GPU graph replays), so the time breakdown reads them without it, where one launched inside a "
+            "Matmul, Conv or Flash Attention op counts in that op's category: ")
+    row = Note(CHECK, title, lead, NPU_TAIL, lambda m: "flow links to their op" in m).row(
+        flowless, d, tmp_path / "out", caplog, enable_profiling_compare=True)
+    assert (row["Base"], row["Comparison"]) == (11, 19)
+    assert row["Detail"] == (f"{lead}base 11 kernels, {_ms(gpu_ns)} ms (the trace holds no launch flow); comparison "
+                             f"19 compute tasks, {_ms(npu_ns)} ms, no async_npu flow (the trace holds none), "
+                             f"{NPU_RULE}{NPU_TAIL}")

@@ -1,7 +1,7 @@
-"""Three messages earlier sessions left rough (session 67, left67a), each pinned on real sample data: the "does not
-exist" lines of memory_record.csv / operator_memory.csv name their side, the rank-by-rank line that counts the
-notices it left out says how to see them, and the "kernels without a launch flow" note opens in the words of the
-device families it counts."""
+"""Messages earlier sessions left rough (session 67, left67a), pinned on real sample data: the "does not exist"
+lines of memory_record.csv / operator_memory.csv name their side, and the rank-by-rank line that counts the notices
+it left out says how to see them. (The "kernels without a launch flow" note's opening in the words of each device
+family is tests/test_launchless_kernels.py's.)"""
 
 from __future__ import annotations
 

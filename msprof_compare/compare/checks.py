@@ -440,6 +440,8 @@ LOG_CUT = "log_cut"
 #: the items, each on a line of its own). A Detail of several parts read as one line of 500 to 1,000 characters
 #: (tracelens' Qwen1.5 pair: the kernels launched before the profile, 994).
 LOG_PARTS = "log_parts"
+#: A row's key for its note's title where it is not ``NOTE_CHECKS``' (a title in other words for other devices)
+LOG_TITLE = "log_title"
 
 
 def _in_parts(row: dict[str, Any], lead: str, items: list[str]) -> dict[str, Any]:
@@ -716,6 +718,19 @@ LAUNCHLESS_LEAD = ("computing kernels that no launch flow links to their op (bes
                    "graph replays, which their own checks state), so the time breakdown reads them by their names "
                    "alone, as Cube (other) or Vector, where one launched inside a Matmul, Conv or Flash Attention op "
                    "counts in that op's category: ")
+#: ``LAUNCHLESS_LEAD`` and the note's title where the sides counted are NPU text exports alone, or one of each
+#: family: "kernels ... by their names alone" is a GPU trace's rule, and an NPU export has no graph replay
+LAUNCHLESS_LEAD_NPU = ("compute tasks that no async_npu flow links to their op (besides those before the first "
+                       "linked one, the previous step's tail), so the time breakdown reads them by their Type and PMU "
+                       "figures alone, where one launched inside a Matmul, Conv or Flash Attention op counts in that "
+                       "op's category: ")
+LAUNCHLESS_LEAD_BOTH = ("GPU kernels and NPU compute tasks that no launch flow links to their op (besides the previous "
+                        "step's tail and GPU graph replays), so the time breakdown reads them without it, where one "
+                        "launched inside a Matmul, Conv or Flash Attention op counts in that op's category: ")
+LAUNCHLESS_TITLE_NPU = ("The time breakdown's categories read compute tasks no async_npu flow links to their op by "
+                        "their Type and PMU figures alone")
+LAUNCHLESS_TITLE_BOTH = ("The time breakdown's categories read GPU kernels and NPU compute tasks no launch flow links "
+                         "to their op without it")
 
 
 def _launchless_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | None] | None,
@@ -734,7 +749,9 @@ def _launchless_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | 
     An NPU text export's side alike, for its compute tasks no async_npu flow ends at (its "kernels linked to no
     operator" row's words): a Type naming MatMul, Conv or FlashAttention keeps a task in that category as Cube, so
     its vector tasks move (the level1 sample without its flows: 57 tasks, 1.343 ms, from Conv / Matmul Vector to
-    Vector); a DB export links by connection id and counts none here."""
+    Vector); a DB export links by connection id and counts none here. The title and the Detail open in the words
+    of the families counted (``LAUNCHLESS_LEAD_NPU``, ``LAUNCHLESS_LEAD_BOTH``): a GPU trace's rule, "by their names
+    alone", is untrue of an NPU side's tasks."""
     none = (f" (the trace holds no flow of category {flow_cat!r}, which the gpu_flow_cat option names)" if flow_cat
             else " (the trace holds no launch flow)")
     counted = [bd.unlinked if (unlinked is None or u is None) else None
@@ -743,13 +760,19 @@ def _launchless_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | 
         return None
     parts = [_launchless_part(side, bd, c, none)
              for side, bd, c in zip(_SIDES, bds, counted, strict=True) if c is not None and c.count]
-    npu = any(bd.kind == "NPU" and c is not None and c.count for bd, c in zip(bds, counted, strict=True))
+    kinds = {bd.kind == "NPU" for bd, c in zip(bds, counted, strict=True) if c is not None and c.count}
+    npu = True in kinds
     reading = ("Matmul, Conv and Flash Attention miss up to that much of the side's time, which Cube (other) and "
                "Vector hold: read those categories with this in mind, or compare traces that keep their launch flows "
                + ("(ac2g, async_npu), as torch.profiler and torch_npu write them" if npu else
                   "(ac2g), as torch.profiler writes them"))
+    # the opening in the counted sides' words: a GPU trace's (the common case, unchanged), an NPU export's, both
+    lead, title = ((LAUNCHLESS_LEAD, None) if not npu else (LAUNCHLESS_LEAD_NPU, LAUNCHLESS_TITLE_NPU)
+                   if len(kinds) == 1 else (LAUNCHLESS_LEAD_BOTH, LAUNCHLESS_TITLE_BOTH))
     row = _guard(LAUNCHLESS_CHECK, False, *(None if c is None else c.count for c in counted),
-                 f"{LAUNCHLESS_LEAD}{'; '.join(parts)}; {reading}")
+                 f"{lead}{'; '.join(parts)}; {reading}")
+    if title:
+        row[LOG_TITLE] = title
     return _in_parts(row, "", [*parts, reading])
 
 
@@ -1484,13 +1507,14 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
 
 def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The checks' rows as the guards frame (GUARD_COLUMNS), with the flags some rows carry for other faces in
-    its attrs (``IDLE_EXPLAINS``, ``IDLE_UNSPLIT``, ``LOG_CUT``, ``LOG_PARTS``)."""
+    its attrs (``IDLE_EXPLAINS``, ``IDLE_UNSPLIT``, ``LOG_CUT``, ``LOG_PARTS``, ``LOG_TITLE``)."""
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
     frame = plain_frame({c: object_array([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
     frame.attrs[IDLE_EXPLAINS] = any(r.get(IDLE_EXPLAINS, False) for r in rows)
     frame.attrs[IDLE_UNSPLIT] = any(r.get(IDLE_UNSPLIT, False) for r in rows)
     frame.attrs[LOG_CUT] = {r["Check"]: r[LOG_CUT] for r in rows if LOG_CUT in r}
     frame.attrs[LOG_PARTS] = {r["Check"]: r[LOG_PARTS] for r in rows if LOG_PARTS in r}
+    frame.attrs[LOG_TITLE] = {r["Check"]: r[LOG_TITLE] for r in rows if LOG_TITLE in r}
     return frame
 
 
@@ -1547,7 +1571,8 @@ def log_guards(frame: pd.DataFrame) -> None:
         parts = frame.attrs.get(LOG_PARTS, {}).get(check)
         if parts:  # a line per part (``LOG_PARTS``): the export kind's figures, a side's figures, ...
             lead, items = parts
-            log.warning("%s (base %s, comparison %s)%s:", NOTE_CHECKS[check], _shown_against(check, b),
+            title = frame.attrs.get(LOG_TITLE, {}).get(check, NOTE_CHECKS[check])
+            log.warning("%s (base %s, comparison %s)%s:", title, _shown_against(check, b),
                         _shown_against(check, c), f": {lead}" if lead else "")
             for item in items:
                 log.warning("  - %s", item)
