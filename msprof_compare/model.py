@@ -252,6 +252,12 @@ OVERLAP_STEPS = ("with a step asked for, the communication comparison counts an 
                  "module sheets count a module in the step its start lies in")
 
 
+#: What a step asked for holds where a step marker starts with another (``step_notes``, ``OpTree`` ties).
+SAME_START_STEPS = "below, the longer step is the earlier and the shorter the later"
+#: The step of an id written twice whose copy starts with the first and lasts longer (``step_markers``).
+SAME_START_COPY = "or a longer copy starting with it, which holds it"
+
+
 def step_notes(path: str, names: np.ndarray, ts: np.ndarray, dur: np.ndarray, selectable: bool) -> list[str]:
     """Warnings for a trace's ``ProfilerStep#`` markers (``names`` / ``ts`` / ``dur`` of the events the steps
     are read from, in file order) that give one id to two events, or whose ranges overlap: real traces hold one
@@ -274,22 +280,42 @@ def step_notes(path: str, names: np.ndarray, ts: np.ndarray, dur: np.ndarray, se
         seen[i] = seen.get(i, 0) + 1
     twice = [str(i) for i, n in seen.items() if n > 1]
     if twice:
+        first = step_markers(rows, ids, np.asarray(ts), np.asarray(dur))
+        longer = any(rs[0] != min(rs) for rs in first.values())  # a longer copy starting with the first is the step
         notes.append(f"{path}: ProfilerStep# id(s) {', '.join(twice)} mark more than one event"
-                     + ("; --base_step / --comparison_step take the first in the file" if selectable else ""))
-        first = {}
-        for r, i in zip(rows.tolist(), ids.tolist(), strict=True):
-            first.setdefault(i, r)
-        keep = np.isin(rows, list(first.values()))
+                     + ("; --base_step / --comparison_step take the first in the file" if selectable else "")
+                     + (f" ({SAME_START_COPY})" if selectable and longer else ""))
+        keep = np.isin(rows, [r for rs in first.values() for r in rs[:1]])
         rows, ids = rows[keep], ids[keep]
-    order = np.argsort(np.asarray(ts)[rows], kind="stable")
-    start = np.asarray(ts)[rows][order]
-    end = start + np.asarray(dur)[rows][order]
+    start = np.asarray(ts)[rows]
+    end = start + np.asarray(dur)[rows]
+    order = np.lexsort((-end, start))  # at one start the longest first: it holds the others (the op tree's tie)
+    start, end = start[order], end[order]
     inside = np.flatnonzero(start[1:] < np.maximum.accumulate(end[:-1])) + 1
     if inside.size:
-        notes.append(f"{path}: ProfilerStep# step(s) {', '.join(str(i) for i in ids[order][inside].tolist())} "
-                     "start before an earlier step ends"
-                     + (f"; {OVERLAP_STEPS}" if selectable else ""))
+        tied = start[inside] == start[inside - 1]
+        said = [f"step(s) {', '.join(str(i) for i in ids[order][inside[m]].tolist())} {how}"
+                for m, how in ((~tied, "start before an earlier step ends"),
+                               (tied, "start with a step that ends no earlier"
+                                + (f" ({SAME_START_STEPS})" if selectable else ""))) if m.any()]
+        notes.append(f"{path}: ProfilerStep# {' and '.join(said)}" + (f"; {OVERLAP_STEPS}" if selectable else ""))
     return notes
+
+
+def step_markers(rows: np.ndarray, ids: np.ndarray, ts: np.ndarray, dur: np.ndarray) -> dict[int, list[int]]:
+    """Per step id, its step's marker row (first) and that id's other rows (``rows``: the markers', in file order).
+    The step is the first marker in the file (reference-1 §3.5), or a copy starting at its instant that lasts
+    longer: the op tree nests the shorter of two markers starting together under the longer
+    (``optree._markers_first``), so the longer one's range is the step's ops' range. Shared by the notes and the
+    step range."""
+    out: dict[int, list[int]] = {}
+    for r, i in zip(rows.tolist(), ids.tolist(), strict=True):
+        rs = out.setdefault(i, [])
+        if rs and ts[r] == ts[rs[0]] and dur[r] > dur[rs[0]]:
+            rs.insert(0, r)
+        else:
+            rs.append(r)
+    return out
 
 
 def zero_readings_text(n: int, what: str, where: str = "") -> str:

@@ -22,6 +22,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from msprof_compare.api import compare
 from msprof_compare.compare.optree import OpTree, build_tree
 from msprof_compare.loaders import load_profile
@@ -175,7 +177,8 @@ def test_npu_step_starting_as_an_op_ends(tmp_path: Path) -> None:
 
 
 def _walk(ts: list[int], end: list[int], mark: list[bool]) -> dict[int, int]:
-    """Plain reference of the rule: per op (file index), its parent's file index (-1: the root)."""
+    """Plain reference of the rule: per op (file index), its parent's file index (-1: the root). Markers sharing a
+    start come longest first."""
     latest: dict[int, int] = {}
     for t, e, m in zip(ts, end, mark, strict=True):
         if m:
@@ -191,7 +194,7 @@ def _walk(ts: list[int], end: list[int], mark: list[bool]) -> dict[int, int]:
 
     stack: list[int] = []
     out = {}
-    for i in sorted(range(len(ts)), key=lambda i: (ts[i], rank(i))):
+    for i in sorted(range(len(ts)), key=lambda i: (ts[i], rank(i), -end[i] if mark[i] else 0)):
         while stack and (ts[i] >= end[stack[-1]] if lifted(i) else ts[i] > end[stack[-1]]):
             stack.pop()
         out[i] = stack[-1] if stack else -1
@@ -264,3 +267,50 @@ def test_a_wrapper_starting_with_the_marker_keeps_out_of_an_op_ending_there(tmp_
     wrapper = _node(tree, LOADER, (T6 - 12) * 1000)
     assert tree.parent[zeros] == -1 and _names(tree, tree.children(zeros)) == ["aten::empty", "aten::zero_"]
     assert tree.parent[wrapper] == -1 and tree.parent[_node(tree, "ProfilerStep#6", (T6 - 12) * 1000)] == wrapper
+
+
+def _top_host_ops(trace: Path, lo_ns: int, hi_ns: int) -> list[str]:
+    """The host ops (cpu_op, step markers aside) starting in ``[lo_ns, hi_ns]`` that no other host op contains
+    (of two with one range, the first in the file holds the other), in start order: the step's top layer worked out
+    from the raw trace, without the op tree."""
+    from decimal import Decimal
+
+    ops = [(int(Decimal(e["ts"]) * 1000), int((Decimal(e["ts"]) + Decimal(str(e["dur"]))) * 1000), k, e["name"])
+           for k, e in enumerate(json.loads(trace.read_text()))
+           if e.get("ph") == "X" and e.get("cat") == "cpu_op" and "ProfilerStep#" not in e["name"]]
+    top = [o for o in ops if lo_ns <= o[0] <= hi_ns
+           and not any(p[0] <= o[0] and o[1] <= p[1] and (p[0], -p[1], p[2]) < (o[0], -o[1], o[2]) for p in ops)]
+    return [o[3] for o in sorted(top)]
+
+
+@pytest.mark.parametrize("fifty_first", [True, False])
+def test_npu_steps_starting_together_the_longer_holds_the_shorter(tmp_path: Path, fifty_first: bool) -> None:
+    """ProfilerStep#51 moved to start at ProfilerStep#50's start, 1736408883731000.000 (its end 733510.000 kept, so
+    2510 us long; #50 ends at 732320.000). Markers starting together nested in file order: with #50 first in the
+    file (as the fixture writes it), #51 nested in #50, so step 50, 1.32 ms long, held all 22 top-layer ops of the
+    2.51 ms (the last 10, ReluBackward0's evaluate_function on, start after it ends), step 51 none; written the
+    other way round, the other way round. Ours: the longer marker holds the shorter whatever the file order, so
+    step 51 holds the 22 top-layer host ops of its range (worked out from the raw trace) and step 50 none, as the
+    note says; every op of step 51 lies in its range, which the communication cut uses."""
+    from msprof_compare.compare.steps import step_range
+
+    path = _step_51_at(tmp_path, "1736408883731000.000", 2510.0)
+    trace = path / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    if not fifty_first:
+        events = json.loads(trace.read_text())
+        marks = [e for e in events if e.get("name") in ("ProfilerStep#50", "ProfilerStep#51")]
+        events = [e for e in events if e not in marks] + marks[::-1]
+        trace.write_text(json.dumps(events))
+    start, end = 1736408883731000000, 1736408883733510000
+    expected = _top_host_ops(trace, start, end)
+    assert len(expected) == 22 and expected[-10:] == [RELU, *AFTER_RELU]
+    prof = load_profile(str(path), Options(base_step=51, comparison_step=51))
+    tree = build_tree(prof)
+    assert _names(tree, tree.top_layer(51)) == expected
+    assert len(tree.top_layer(50)) == 0
+    assert tree.parent[_node(tree, "ProfilerStep#50", start)] == _node(tree, "ProfilerStep#51", start)
+    assert step_range(prof, 51) == (start, end)
+    assert ((tree.ts[tree.top_layer(51)] >= start) & (tree.end[tree.top_layer(51)] <= end)).all()
+    assert [w.split(": ", 1)[1].split(";")[0] for w in prof.warnings if "ProfilerStep" in w] == [
+        "ProfilerStep# step(s) 50 start with a step that ends no earlier (below, the longer step is the earlier and "
+        "the shorter the later)"]

@@ -59,6 +59,31 @@ def test_npu_step_id_twice_is_said_and_the_first_is_the_step(tmp_path: Path) -> 
     assert step_range(prof, 50) == (1736408883842736510, 1736408883842736510 + 1_000_000)
 
 
+def test_npu_step_id_twice_at_one_start_is_the_longer_copy(tmp_path: Path) -> None:
+    """The real ProfilerStep#50 (155.9858 ms) and a copy of it at its very start, cut to 45.8 ms (the fixture's ops
+    run 44.3 to 47.3 ms in), written first. The step was the first in the file, [start, start + 45.8 ms], while the
+    op tree nested the real marker under the copy, so the operator sheets held ops after that range's end. Ours:
+    the longer copy holds the shorter (``optree._markers_first``) and is the step, so the range is the real
+    marker's; every sheet is the one of the fixture with the real marker alone, ApiCompare's order too (the ops
+    under the nested copy were a level deeper than the others)."""
+    from msprof_compare.api import compare
+
+    short = _moved(STEP_50, "ProfilerStep#50", STEP_50["ts"], 45800.0)
+    dst, tv = _npu(tmp_path / "both", NPU, [short, STEP_50])
+    alone, _ = _npu(tmp_path / "alone", NPU, [STEP_50])
+    prof = load_profile(str(dst), Options(base_step=50, comparison_step=50))
+    assert [w for w in prof.warnings if "ProfilerStep" in w] == [
+        f"{tv}: ProfilerStep# id(s) 50 mark more than one event; --base_step / --comparison_step take the first in "
+        "the file (or a longer copy starting with it, which holds it)"]
+    assert step_range(prof, 50) == (START_50, END_50)
+    every = {"enable_operator_compare": True, "enable_api_compare": True, "enable_kernel_compare": True,
+             "enable_communication_compare": True}
+    got, unedited = (compare(str(p), str(p), base_step=50, comparison_step=50, **every) for p in (dst, alone))
+    assert got.sheet_names == unedited.sheet_names
+    for name in ("OperatorCompare", "ApiCompare", "KernelCompare", "CommunicationCompare"):
+        assert got.sheet(name).equals(unedited.sheet(name)), name
+
+
 def test_npu_overlapping_steps_are_said(tmp_path: Path) -> None:
     # step 51 starts 100 ms into step 50, which lasts 155.9858 ms
     inside = _moved(STEP_50, "ProfilerStep#51", "1736408883786740.710", 100000.0)

@@ -96,7 +96,9 @@ def _calls(tree: OpTree, step: int = -1) -> tuple[np.ndarray, np.ndarray, np.nda
     Without a step: start-time order (an op around the step markers, such as a record_function around the
     profiled loop, is a call too, as in the original). With a step: breadth-first over the step's top-layer ops
     (``OpTree.top_layer``: children of the ``ProfilerStep#<step>`` nodes of no step ancestor) and all their
-    descendants. Subtrees are contiguous in start order, so breadth-first order is (depth, start order).
+    descendants. Subtrees are contiguous in start order, so breadth-first order is (depth, start order), the depth
+    not counting step markers: a marker nested in the step (a copy, a step starting inside or with it) put the ops
+    under it a level below the step's others, so a copy of the marker reordered the sheet.
     """
     n = tree.n
     dur = tree.end - tree.ts
@@ -111,7 +113,14 @@ def _calls(tree: OpTree, step: int = -1) -> tuple[np.ndarray, np.ndarray, np.nda
         if len(top):
             nodes = np.concatenate([np.arange(t, t + int(tree.size[t])) for t in top.tolist()])
             nodes = np.unique(nodes)
-            order = nodes[np.lexsort((nodes, tree.depth[nodes]))]
+            depth = tree.depth
+            if (tree.parent[is_step] >= 0).any():  # a marker below another op: the markers above each node
+                marks = np.flatnonzero(is_step)
+                above = np.zeros(n + 1, np.int64)
+                np.add.at(above, marks + 1, 1)
+                np.add.at(above, marks + tree.size[marks], -1)
+                depth = depth - np.cumsum(above[:n])
+            order = nodes[np.lexsort((nodes, depth[nodes]))]
             order = order[~is_step[order]]
         else:
             order = np.zeros(0, dtype=np.int64)

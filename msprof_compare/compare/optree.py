@@ -6,9 +6,10 @@ numpy arrays over the ops sorted (stably) by start time (reference-2 §2.2):
 * nesting is the original's cursor rule: the open op is left while the next op
   starts strictly after its end (an op starting exactly at its parent's end is
   still a child; thread ids are ignored), but for ``ProfilerStep#`` markers: one
-  holds the ops starting with it that it covers, whatever the file order, and is
-  no child of an op ending as it starts, nor is an op it starts with that holds
-  it (``build_tree``). In start order every subtree is then a contiguous range
+  holds the ops starting with it that it covers, whatever the file order (of
+  markers starting together, the longest holds the others), and is no child of
+  an op ending as it starts, nor is an op it starts with that holds it
+  (``build_tree``). In start order every subtree is then a contiguous range
   ``[i, i + size[i])``, so subtree sums are array sums and no per-node objects
   exist;
 * kernels are linked through flows: a flow whose start ts equals an op's ts
@@ -716,8 +717,12 @@ def _markers_first(ts: np.ndarray, end: np.ndarray, is_step: np.ndarray, marks: 
     the marker's very ns (us, in a trace of whole microseconds) would hold the marker and, through it, the whole
     step (the original's one top-level op of the step's time; ours opened it as a container, so the op itself was
     compared nowhere). At such a start the ops that outlast the marker (a wrapper opened with the first step) come
-    first, then the marker, then the ops it covers, which it holds: each group in file order. No sample holds such
-    a tie (89 markers of 43 traces: the nearest op starts 1 us from its marker). ``marks``: the markers' rows."""
+    first, then the marker, then the ops it covers, which it holds: each group in file order. Markers sharing a
+    start come longest first, so the one whose range covers the others holds them (a marker written twice, a step
+    wrapped by a same-start step marker): in file order a shorter one written first held the longer and, through
+    it, every op of the longer one's range, so which step held the ops, and whether its operator sheets kept to its
+    time range, was the writer's order. No sample holds such a tie (89 markers of 43 traces: the nearest op starts
+    1 us from its marker). ``marks``: the markers' rows."""
     n = len(ts)
     if len(marks) <= 64:  # a trace's few markers: their neighbours read one by one (~0.4 us a marker, where the
         # two binary searches below cost ~10 us on NPU pair 1)
@@ -733,7 +738,8 @@ def _markers_first(ts: np.ndarray, end: np.ndarray, is_step: np.ndarray, marks: 
         mark = is_step[a:b]
         longest = end[a:b][mark].max()
         group = np.where(mark, 1, np.where(end[a:b] > longest, 0, 2))
-        order[a:b] = a + np.argsort(group, kind="stable")
+        # the markers by end, latest first (np.lexsort is stable: equal ends and the ops keep file order)
+        order[a:b] = a + np.lexsort((np.where(mark, -end[a:b], 0), group))
     return order
 
 

@@ -64,9 +64,10 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
     for label in dict.fromkeys(scanned.loc[scanned["step"] == -1, "label"].astype(str)):
         log.error("Can not convert %s to int", label)  # reference-1 §3.5; the marker is no step
     hit = steps[match]
-    if len(hit):
-        row = hit.iloc[0]
-        return int(row["ts"]), int(row["ts"] + row["dur"])
+    if len(hit):  # the first in the file, or a longer copy starting with it (``model.step_markers``: it holds it)
+        ts, dur = hit["ts"].to_numpy(), hit["dur"].to_numpy()
+        at = int(np.argmax(np.where(ts == ts[0], dur, dur[0])))
+        return int(ts[at]), int(ts[at] + dur[at])
     seen = list(dict.fromkeys(steps["label"].astype(str).str.strip()))
     source = steps_file(profile)
     python = profile.extra.get(PYTHON_STEP_MARKS)  # markers written as Python functions: no step, said why
