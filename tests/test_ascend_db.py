@@ -475,6 +475,32 @@ def test_overlapping_steps_are_said(tmp_path: Path) -> None:
     assert not [w for w in load_profile(str(db2), OPTS).warnings if "STEP_TIME" in w]
 
 
+@pytest.mark.parametrize("where", ["with", "inside"])
+def test_a_step_inside_another_leaves_the_outer_steps_later_tasks_their_step_id(tmp_path: Path, where: str) -> None:
+    """A STEP_TIME step 51 (synthetic row) inside the l1 export's step 50: starting with it and ending halfway
+    ("with"), or from its 101st compute task's start to just before its 151st's ("inside"). A task goes to the
+    latest step to start that holds it, of two starting together the shorter; the tasks of step 50 after step 51
+    ends got no Step Id, since the step found for them (51, the last to start) had ended. By SQL: the compute tasks
+    starting in step 51 are 51's, the rest of step 50's 187 are 50's, none without an id. The note names step 51
+    as starting with a longer step (it said "before an earlier step ends" of a step starting at the same ns)."""
+    start, end = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    join = "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+    starts = [t for (t,) in sql(L1, join.replace("count(*)", "t.startNs") + "ORDER BY t.startNs")]
+    lo, hi = (start, (start + end) // 2) if where == "with" else (starts[100], starts[150] - 1)
+    db = edited_copy(L1, _db(tmp_path), f"INSERT INTO STEP_TIME VALUES (51, {lo}, {hi})")
+    (n51,) = sql(db, join + "WHERE t.startNs BETWEEN ? AND ?", (lo, hi))[0]
+    (late,) = sql(db, join + "WHERE t.startNs > ? AND t.startNs <= ?", (hi, end))[0]
+    assert 0 < n51 and 0 < late and n51 + late <= 187
+    whole = load_profile(str(db), OPTS)
+    ids = whole.kernel_details["Step Id"].value_counts().to_dict()
+    assert (ids.get("51"), ids.get("50"), ids.get("", 0)) == (n51, 187 - n51, 0)
+    said = "start with a step that ends no earlier (below, the longer step is the earlier and the shorter the " \
+        "later)" if where == "with" else "start before an earlier step ends"
+    assert [w for w in whole.warnings if "STEP_TIME" in w] == [
+        f"{db}: STEP_TIME step(s) 51 {said}; a task in two steps is in each when a step is asked for, and in the "
+        "later one in Step Id"]
+
+
 def test_no_step_markers(tmp_path: Path) -> None:
     copy = tmp_path / "ascend_pytorch_profiler_0.db"
     edited_copy(L1, copy, "DELETE FROM STEP_TIME")

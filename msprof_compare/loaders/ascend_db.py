@@ -79,6 +79,7 @@ from ..model import (
     NO_DEVICE_TIME,
     NO_RANK,
     OP_OUT_OF_STEP,
+    SAME_START_STEPS,
     Profile,
     frame,
     object_full,
@@ -782,14 +783,17 @@ def _steps(db: _Db) -> pd.DataFrame:
         db.notes.append(f"STEP_TIME step(s) {_step_list(a[inverted, 0])} end before they "
                         "start; no data lies in them")
     sound = a[~inverted]
-    sound = sound[np.argsort(sound[:, 1], kind="stable")]
+    sound = sound[np.lexsort((-sound[:, 2], sound[:, 1]))]  # of steps starting together the longer first (_step_ids)
     # a step starting before an earlier one ends shares tasks with it: asked for, each step takes its whole range
     # (_step_range), while without a step a task goes to the later one (_step_ids); real exports hold disjoint steps
     inside = np.flatnonzero(sound[1:, 1] < np.maximum.accumulate(sound[:-1, 2])) + 1
     if inside.size:
-        db.notes.append(f"STEP_TIME step(s) {_step_list(sound[inside, 0])} start before an "
-                        "earlier step ends; a task in two steps is in each when a step is asked for, and in the "
-                        "later one in Step Id")
+        tied = sound[inside, 1] == sound[inside - 1, 1]
+        said = [f"step(s) {_step_list(sound[inside[m], 0])} {how}"
+                for m, how in ((~tied, "start before an earlier step ends"),
+                               (tied, f"start with a step that ends no earlier ({SAME_START_STEPS})")) if m.any()]
+        db.notes.append(f"STEP_TIME {' and '.join(said)}; a task in two steps is in each when a step is asked for, "
+                        "and in the later one in Step Id")
     return pd.DataFrame({"id": a[:, 0], "start": a[:, 1], "end": a[:, 2]})
 
 
@@ -814,19 +818,29 @@ def _step_range(db: _Db, steps: pd.DataFrame, step: int) -> tuple[int, int] | No
 
 
 def _step_ids(steps: pd.DataFrame, ts: np.ndarray) -> np.ndarray:
-    """The STEP_TIME id whose range holds each start time (-1 when none). A step ending before it starts holds
-    none, and takes none from the step it starts in (the last step starting before a time is the one asked)."""
+    """The STEP_TIME id whose range holds each start time (-1 when none): of overlapping steps the latest to start,
+    of two starting together the shorter (the later of the two, as the trace notes say). A step ending before it
+    starts holds none, and takes none from the step it starts in. A time past the end of the last step starting
+    before it goes to an earlier step that still holds it: it got no id, though inside a step (a step 51 inside
+    step 50, or starting with it and ending first, left step 50's later tasks without one)."""
     out = np.full(ts.size, -1, dtype=np.int64)
     starts, ends, ids = (steps[c].to_numpy() for c in ("start", "end", "id"))  # arrays: frame ops cost ~1 ms here
     sound = np.flatnonzero(ends >= starts)
     if not sound.size or ts.size == 0:
         return out
-    order = sound[np.argsort(starts[sound], kind="stable")]
+    order = sound[np.lexsort((-ends[sound], starts[sound]))]
     starts, ends, ids = starts[order], ends[order], ids[order]
+    reach = np.maximum.accumulate(ends)  # the latest end of the steps up to each: past it no earlier step holds a time
+    overlap = bool((starts[1:] < reach[:-1]).any())  # real exports: no, and no pass more over the tasks
     pos = np.searchsorted(starts, ts, side="right") - 1
     ok = pos >= 0
     pc = np.where(ok, pos, 0)
-    ok &= ts <= ends[pc]
+    ok &= ts <= (reach if overlap else ends)[pc]
+    if overlap:  # a time past the end of the step found but inside an earlier one: that one's
+        back = np.flatnonzero(ok & (ts > ends[pc]))
+        while back.size:
+            pc[back] -= 1
+            back = back[ts[back] > ends[pc[back]]]
     out[ok] = ids[pc[ok]]
     return out
 
