@@ -118,6 +118,8 @@ class GateVerdict:
     message: str
     contributors: list[dict] = field(default_factory=list)
     steps: list[dict] = field(default_factory=list)
+    #: (base, comparison) E2E in whole ns that the gate judged; None where the run had no time breakdown
+    e2e: tuple[int, int] | None = None
 
 
 @dataclass

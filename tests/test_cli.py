@@ -1094,7 +1094,8 @@ def test_api_gate_leaves_the_result_as_compared(tmp_path: Path) -> None:
     before = document("a.json")
     assert before["summary"]["e2e"] is None
     code, message = r.regression_gate(5)
-    assert code == 0 and "3.908 ms -> 3.496 ms (-10.54%)" in message  # H100 3907825 ns, MI300 3495976 ns
+    # H100 3907825 ns, MI300 3495976 ns: -411849 ns
+    assert code == 0 and "3.908 ms -> 3.496 ms (-0.412 ms, -10.54%)" in message
     assert "e2e" not in r.frames and document("b.json") == before
 
 

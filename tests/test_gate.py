@@ -32,10 +32,10 @@ def test_faster_comparison_passes(samples, tmp_path, capsys):
 
 
 def test_slower_comparison_fails_with_contributors(samples, tmp_path, capsys):
-    # the reverse pair is (136.581009 - 129.862875) / 129.862875 = +5.17% slower
+    # the reverse pair is (136.581009 - 129.862875) / 129.862875 = +5.17% slower, by +6.718134 ms
     assert _run(samples, tmp_path, NPU_L2, NPU_L1, "1", "enable_operator_compare") == 3
     err = capsys.readouterr().err
-    assert "Performance regression: E2E time 129.863 ms -> 136.581 ms (+5.17%), threshold +1%" in err
+    assert "Performance regression: E2E time 129.863 ms -> 136.581 ms (+6.718 ms, +5.17%), threshold +1%" in err
     assert "AccumulateGrad" in err                     # the top contributor is named
     assert "Group 0 Communication (uncovered) +6.001 ms" in err    # and the largest waterfall step
     assert list(tmp_path.glob("*.xlsx"))               # the workbook is still written
@@ -48,10 +48,10 @@ def test_threshold_above_the_regression_passes(samples, tmp_path):
 
 
 @pytest.mark.parametrize("pct, code, shown", [
-    ("5.17", 3, "(+5.173%), threshold +5.17%"),
-    ("5.173252", 3, "(+5.1733%), threshold +5.173252%"),
-    ("5.174", 0, "(+5.17%), threshold +5.174%"),
-    ("0.00001", 3, "(+5.17%), threshold +0.00001%"),  # in decimals, as written: it read "+1e-05%"
+    ("5.17", 3, "(+6.718 ms, +5.173%), threshold +5.17%"),
+    ("5.173252", 3, "(+6.718 ms, +5.1733%), threshold +5.173252%"),
+    ("5.174", 0, "(+6.718 ms, +5.17%), threshold +5.174%"),
+    ("0.00001", 3, "(+6.718 ms, +5.17%), threshold +0.00001%"),  # in decimals, as written: it read "+1e-05%"
 ])
 def test_gate_line_shows_why_near_the_threshold(samples, tmp_path, capsys, pct, code, shown):
     """The reverse of pair 1 is (136581009 - 129862875) / 129862875 * 100 = 5.1732521708 % slower (E2E ns of
@@ -110,8 +110,8 @@ def test_api_gate_without_the_breakdown_names_the_steps_as_the_cli_gate_does(sam
 
     code, message = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_api_compare=True).regression_gate(1)
     lines = message.splitlines()
-    assert code == 3 and lines[0] == ("Performance regression: E2E time 129.863 ms -> 136.581 ms (+5.17%), "
-                                      "threshold +1%")
+    assert code == 3 and lines[0] == ("Performance regression: E2E time 129.863 ms -> 136.581 ms (+6.718 ms, "
+                                      "+5.17%), threshold +1%")
     # the run's contributors are the waterfall steps that grew (category level): the steps line names them, and
     # they are not listed again above it ("Top contributor (category level): / Group 0 ...: +6.001 ms (...)");
     # Matmul -0.016 ms: the reference OverallMetrics of pair 1, 1.08186 ms (level 2) -> 1.066139 ms (level 1)
@@ -149,7 +149,7 @@ def test_category_contributors_are_the_steps_line_not_a_second_list():
     code, message = regression_gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options()),
                                     1.0)
     assert code == 3 and message.splitlines() == [
-        "Performance regression: E2E time 100.000 ms -> 102.000 ms (+2.00%), threshold +1%",
+        "Performance regression: E2E time 100.000 ms -> 102.000 ms (+2.000 ms, +2.00%), threshold +1%",
         "Largest waterfall steps: A +2.000 ms, B -2.000 ms, C -2.000 ms, D +2.000 ms"]
 
 

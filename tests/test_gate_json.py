@@ -46,7 +46,11 @@ def test_regression_records_the_verdict_and_the_reasons_stderr_gives(samples, tm
     assert (gate["threshold_pct"], gate["threshold"]) == (1.0, "1")
     change = (Decimal(136581009) - Decimal(129862875)) / Decimal(129862875) * 100
     assert f"{change:.2f}" == "5.17"
-    assert gate["lines"][0] == "Performance regression: E2E time 129.863 ms -> 136.581 ms (+5.17%), threshold +1%"
+    # the change in ms beside the percent: 136581009 - 129862875 = 6718134 ns, +6.718 ms
+    assert gate["lines"][0] == ("Performance regression: E2E time 129.863 ms -> 136.581 ms (+6.718 ms, +5.17%), "
+                                "threshold +1%")
+    assert (gate["diff_ns"], gate["diff_ms"]) == (6718134, 6.718134)
+    assert (gate["diff_ns"], gate["diff_ms"]) == (doc["summary"]["e2e"]["diff_ns"], doc["summary"]["e2e"]["diff_ms"])
     assert "\n".join(gate["lines"]) in err  # as written, one item a line
     contrib = {r["Name"]: r for r in doc["summary"]["contributors"]}
     assert gate["contributors"] and gate["contributors"][0]["name"].endswith("AccumulateGrad")
@@ -72,7 +76,9 @@ def test_no_regression_and_no_gate(samples, tmp_path, capsys):
     assert (code, gate["exit_code"], gate["regressed"], gate["contributors"], gate["waterfall_steps"]) == (
         0, 0, False, [], [])
     change = (Decimal(129862875) - Decimal(136581009)) / Decimal(136581009) * 100
-    assert gate["lines"] == [f"No regression: E2E time 136.581 ms -> 129.863 ms ({change:+.2f}%), threshold +0%"]
+    assert gate["lines"] == [f"No regression: E2E time 136.581 ms -> 129.863 ms (-6.718 ms, {change:+.2f}%), "
+                             "threshold +0%"]
+    assert (gate["diff_ns"], gate["diff_ms"]) == (129862875 - 136581009, -6.718134)
     assert gate["lines"][0] in capsys.readouterr().err  # the INFO line
     code, doc = _run(samples, tmp_path / "none", NPU_L1, NPU_L2, "enable_profiling_compare")
     assert code == 0 and doc["gate"] is None and doc["options"]["fail_on_regression"] is None
@@ -88,6 +94,7 @@ def test_a_side_without_e2e_time_is_not_judged(samples, tmp_path, capsys):
     (line,) = gate["lines"]
     assert line.startswith("error: ") and "heatMap/trace_view.json: no E2E time" in line and line in err
     assert line.endswith(", so --fail_on_regression cannot judge the run")  # the CLI's flag, as stderr says
+    assert (gate["diff_ns"], gate["diff_ms"]) == (None, None)  # the comparison's E2E is unknown: no change
 
 
 def test_api_document_names_the_gate_as_compare_takes_it(samples, tmp_path):

@@ -3,7 +3,8 @@ pinned on pair 1 reversed (test_gate.py, test_gate_json.py: E2E figures, a few t
 reference pair in both directions, and the reasons its message gives on pairs whose change it fails.
 
 - Verdict and first line: each pair's E2E times are the original's OverallMetrics ``E2E Time`` cells (whole ns on
-  every pair); the change is exact; at a threshold just under the change the run fails (3), just over it and at 0
+  every pair); the change is exact, in ms (to 0.001, a half away from zero) beside the percent; at a threshold
+  just under the change the run fails (3), just over it and at 0
   for a change not above 0 it passes (0); the change is written to as many decimals (2 or more) as put it on the
   verdict's side of the threshold. Pair 9c (no OverallMetrics: no E2E time) cannot be judged (1).
 - Largest waterfall steps: the three largest changes by size of the waterfall's steps, each the original's cells of
@@ -47,6 +48,11 @@ def _e2e_ns(reference_outputs: Path, pair: str) -> tuple[int, int]:
 
 def _ms3(ns: int | Decimal) -> str:
     return f"{(Decimal(ns) / 10**6).quantize(Decimal('0.001'), ROUND_HALF_UP)}"
+
+
+def _diff_ms3(base: int, comp: int) -> str:
+    """The E2E change in ms to 0.001, a half away from zero, signed: the line's "(+6.718 ms, ...)"."""
+    return f"{(Decimal(comp - base) / 10**6).quantize(Decimal('0.001'), ROUND_HALF_UP):+}"
 
 
 def _change(base: int, comp: int, pct: Decimal, regressed: bool) -> str:
@@ -94,7 +100,7 @@ def test_verdict_and_line_from_the_originals_e2e(samples: Path, reference_output
         got, message = result.regression_gate(float(pct))
         assert got == code, (pct, message)
         head = (f"{'Performance regression' if code else 'No regression'}: E2E time {_ms3(base)} ms -> {_ms3(comp)} "
-                f"ms ({_change(base, comp, Decimal(pct), bool(code))}), threshold +{pct}%")
+                f"ms ({_diff_ms3(base, comp)} ms, {_change(base, comp, Decimal(pct), bool(code))}), threshold +{pct}%")
         first, *after = message.splitlines()
         # an idle stretch that makes most of the change is a second sentence, on the line after (pair 4)
         idle = after[:1] == ["Most of that difference is time with no computing and no communication (validity "
@@ -160,7 +166,8 @@ def test_contributors_and_note_of_pair5_reversed_from_the_original(samples: Path
     code, message = compare(*(str(p) for p in paths)).regression_gate(1)
     lines = message.splitlines()
     assert code == 3 and lines[0] == (f"Performance regression: E2E time {_ms3(base)} ms -> {_ms3(comp)} ms "
-                                      f"({_change(base, comp, Decimal(1), True)}), threshold +1%")
+                                      f"({_diff_ms3(base, comp)} ms, {_change(base, comp, Decimal(1), True)}), "
+                                      "threshold +1%")
     at = lines.index(f"Top {len(grew)} contributors (operator level):")
     assert lines[at + 1:at + 1 + len(grew)] == [
         f"  {n}: +{d.quantize(Decimal('0.001'), ROUND_HALF_UP)} ms ({float(share):.1%} of the operators' device-time "

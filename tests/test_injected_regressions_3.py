@@ -354,7 +354,7 @@ def test_db_step_started_late_by_the_host_says_so_beside_its_e2e(samples, tmp_pa
     code, line = res.regression_gate(1)
     e2e_ms = f"{int(e2e['base_ns'].iloc[0]) / 1e6:.3f} ms"
     assert code == 0 and line == (f"No regression: E2E time (the step's device tasks' span) {e2e_ms} -> {e2e_ms} "
-                                  f"(+0.00%), threshold +1%; {said.split('; ', 1)[1]}")
+                                  f"(+0.000 ms, +0.00%), threshold +1%; {said.split('; ', 1)[1]}")
     assert compare(str(base), str(slow), base_step=50, comparison_step=50).verdict.startswith("E2E time 29.693 ms on "
                                                                                              "both sides")
     assert compare(str(base), str(slow)).verdict.startswith("E2E time 137.919 ms -> 138.419 ms (+0.500 ms")

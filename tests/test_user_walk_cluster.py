@@ -29,7 +29,9 @@ def test_a_regressed_ranks_gate_block_names_its_rank_on_every_line(capsys, sampl
         assert status == 3 and message.count("\n") >= 3  # the steps, the contributors' title and a contributor
         block = [line for line in said if line.startswith(f"rank {rank}: ")]
         assert block == [f"rank {rank}: {line}" for line in message.split("\n")]
-    assert said[0].startswith("rank 0: Performance regression: E2E time 116.251 ms -> 136.581 ms (+17.49%)")
+    # step_trace_time.csv's Stage: 116251.182 -> 136581.009 us, +20.330 ms
+    assert said[0].startswith("rank 0: Performance regression: E2E time 116.251 ms -> 136.581 ms (+20.330 ms, "
+                              "+17.49%)")
     assert any(line.startswith("rank 1: Largest waterfall steps: Group 0 Communication (uncovered) +31.743 ms")
                for line in said)
     assert len(said) == sum(line.startswith(("rank 0: ", "rank 1: ")) for line in said)

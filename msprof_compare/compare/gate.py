@@ -178,7 +178,7 @@ def judge(result: CompareResult, pct: float, top: int = 5,
     for profile, value in ((result.base, base), (result.comparison, comp)):
         if value <= 0:
             return GateVerdict(1, f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap "
-                                  "Analysis data), so --fail_on_regression cannot judge the run")
+                                  "Analysis data), so --fail_on_regression cannot judge the run", e2e=pair)
     scope, aside, idle = e2e_words(result, frames.get("e2e"))
     # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
     # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so
@@ -188,12 +188,15 @@ def judge(result: CompareResult, pct: float, top: int = 5,
     change = change_text(comp, base, limit, regressed)
     # as many decimals as show two different times apart ("1.000 ms -> 1.000 ms (+0.10%)" of 999 ns more)
     places = ms_places(base, comp)
-    head = (f"E2E time{scope} {ms_text(base, places)} ms -> {ms_text(comp, places)} ms ({change}), "
+    # the change in ms beside its percent, as the verdict's "base ms -> comparison ms (change ms, pct)": a CI reader
+    # of "+4.20%" alone had to work out how many ms that is
+    head = (f"E2E time{scope} {ms_text(base, places)} ms -> {ms_text(comp, places)} ms "
+            f"({ms_text(comp - base, places, sign=True)} ms, {change}), "
             f"threshold +{written}%{f'; {aside}' if aside else ''}")
     if idle:  # a sentence and a line of its own, as the verdict says it (one line was 232 characters on pair 4)
         head += f".\n{idle[0].upper()}{idle[1:]}."
     if not regressed:
-        return GateVerdict(0, f"No regression: {head}")
+        return GateVerdict(0, f"No regression: {head}", e2e=pair)
     lines = [f"Performance regression: {head}"]
     contrib = frames.get("contributors")
     note = unexplained_note(contrib, frames.get("waterfall"), frames.get("contributor_communication"))
@@ -242,4 +245,4 @@ def judge(result: CompareResult, pct: float, top: int = 5,
                             for i in order]
     # where the contributors explain little of the change, the waterfall steps that do come first
     lines += step_lines + worst_lines if note else worst_lines + step_lines
-    return GateVerdict(EXIT_REGRESSION, "\n".join(lines), listed, steps_listed)
+    return GateVerdict(EXIT_REGRESSION, "\n".join(lines), listed, steps_listed, pair)

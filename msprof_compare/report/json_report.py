@@ -135,6 +135,7 @@ def gate_record(result: CompareResult, face: Face = CLI_FACE) -> dict[str, Any] 
     """The ``fail_on_regression`` gate's verdict and reasons, as the CLI states them after writing the reports
     (None where no gate was asked): a CI job that keeps the JSON could read the exit code only, and the reasons
     from stderr. ``regressed`` is the ranks overview's word: true (exit 3), false (0), null (1: no E2E time).
+    ``diff_ns`` / ``diff_ms``: the E2E change judged (``change``'s), null where the gate could not judge (exit 1).
     The lines name the options as ``face`` takes them: a document ``to_json`` writes names the keyword argument
     the caller gave ``compare()`` (``fail_on_regression``), not the CLI's flag."""
     pct = result.options.fail_on_regression
@@ -143,11 +144,14 @@ def gate_record(result: CompareResult, face: Face = CLI_FACE) -> dict[str, Any] 
     from ..compare.gate import threshold_text, verdict_of
 
     verdict = verdict_of(result, pct, face, method=False)
+    diff = {"diff_ns": None, "diff_ms": None} if verdict.e2e is None else change(*verdict.e2e)
     return {
         "threshold_pct": clean(pct),
         "threshold": threshold_text(pct),
         "exit_code": verdict.code,
         "regressed": {3: True, 0: False}.get(verdict.code),
+        # the E2E change the line states beside its percent ("(+6.718 ms, +5.17%)"), exact in ns
+        **{key: diff[key] for key in ("diff_ns", "diff_ms")},
         "lines": verdict.message.split("\n"),
         "contributors": [{k: clean(v) for k, v in r.items()} for r in verdict.contributors],
         "waterfall_steps": [{k: clean(v) for k, v in r.items()} for r in verdict.steps],
