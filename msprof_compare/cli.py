@@ -999,19 +999,20 @@ def _ranks_gate(gates: list[tuple[Unit, int]], pct: Any, rows: list[tuple[Unit, 
     """The job's ``--fail_on_regression`` status: 3 naming the ranks that regressed, else 1 naming those that could
     not be judged (no E2E time), else 0. Where the job itself (the slowest rank per side, of ranks without cycles:
     ``rows``) stayed within the threshold and every rank was judged, the line says so."""
+    from .report.ranks_report import job_status
+
     failed = {code: [r for r, c in gates if c == code] for code in (3, 1)}
     # as typed, but the blanks around it ('--fail_on_regression " 5 "' read "--fail_on_regression  5 : rank 0 ...")
     pct = pct.strip() if isinstance(pct, str) else pct
-    if failed[3]:
+    status = job_status(c for _, c in gates)  # the overview's gate.exit_code
+    if status == 3:
         unjudged = f"; {named_units(failed[1])} could not be judged" if failed[1] else ""
         # a rank not judged leaves the job's slowest rank unknown: nothing is said of the job then
         job = "" if failed[1] else _job_within(rows or [], pct)
         _error(f"--fail_on_regression {pct}: {named_units(failed[3])} regressed beyond the threshold{unjudged}{job}")
-        return 3
-    if failed[1]:
+    elif status == 1:
         _error(f"--fail_on_regression {pct}: {named_units(failed[1])} could not be judged (no E2E time)")
-        return 1
-    return 0
+    return status
 
 
 def _internal_error(exc: BaseException, debug: bool) -> int:

@@ -928,3 +928,77 @@ def test_straggler_and_largest_step_records_per_cycle_follow_the_schema():
     line = ("Likely straggler of cycle 1: rank 1, Computing +1.000 ms; rank 0's Uncovered Communication +1.000 ms "
             "(waiting on it)")
     assert doc["straggler_line"] == line and sheet(doc).note.endswith(f"; {line}")
+
+
+# --------------------------------------------------------------------------- the job's gate
+
+
+def _regressed_by_hand(pct: Decimal) -> list[int]:
+    """The ranks of text level0 -> level1 whose E2E (step_trace_time.csv) grew by more than ``pct`` percent."""
+    out = []
+    for rank in (0, 1):
+        b, c = profiler_ns(TEXT0, rank)["e2e"], profiler_ns(TEXT1, rank)["e2e"]
+        if (c - b) * 100 > pct * b:
+            out.append(rank)
+    return out
+
+
+def test_job_gate_is_the_runs_exit_code(gated, gate_only):
+    """The overview's ``gate`` states the job's verdict, the one that set the run's exit code: at 20 % rank 1
+    (+31.12 % by step_trace_time.csv) regressed and rank 0 (+17.49 %) did not, so the job failed (3), as the
+    ranks' own records say; alike where the gate made the breakdown alone."""
+    assert _regressed_by_hand(Decimal(20)) == [1]
+    for proc, doc in ((gated[0], gated[3]), (gate_only[0], gate_only[2])):
+        assert proc.returncode == 3, proc.stderr
+        assert doc["gate"] == {"threshold_pct": 20.0, "threshold": "20", "exit_code": 3, "regressed": True,
+                               "ranks_regressed": [{"rank": 1}], "ranks_not_judged": []}
+        assert [r["rank"] for r in doc["ranks"] if r["regressed"]] == [1]
+        assert validate(doc, SCHEMA) == []
+
+
+def test_job_gate_of_a_job_within_the_threshold():
+    """At 40 % neither rank regressed (+17.49 %, +31.12 % by step_trace_time.csv): the job's gate passes (0), and
+    the API's overview of ``compare_ranks`` says so as the CLI's does; without the gate it is null."""
+    assert _regressed_by_hand(Decimal(40)) == [] and _regressed_by_hand(Decimal("31.1")) == [1]
+    doc = msprof_compare.ranks_overview(msprof_compare.compare_ranks(TEXT0, TEXT1, fail_on_regression=40))
+    assert doc["gate"] == {"threshold_pct": 40.0, "threshold": "40", "exit_code": 0, "regressed": False,
+                           "ranks_regressed": [], "ranks_not_judged": []}
+    assert validate(doc, SCHEMA) == []
+    doc = msprof_compare.ranks_overview(msprof_compare.compare_ranks(TEXT0, TEXT1, enable_api_compare=True))
+    assert doc["gate"] is None and validate(doc, SCHEMA) == []
+
+
+@pytest.mark.parametrize("codes", [
+    {0: 0, 1: 0}, {0: 3, 1: 0}, {0: 1, 1: 0}, {0: 1, 1: 3, 2: 0, 3: 3}, {0: 1, 1: 0, 2: 1}, {2: 3}],
+    ids=["all within", "one regressed", "one not judged", "regressed and not judged", "two not judged", "one rank"])
+def test_job_gate_agrees_with_the_clis_exit_code(codes, capsys):
+    """Each rank's status (3 regressed, 0 within, 1 not judged): the overview's gate and the CLI's exit code of the
+    same ranks are one, 3 where any rank regressed, else 1 where any was not judged, else 0 (a job with a rank not
+    judged must not pass), and the ranks it names are those of each status."""
+    from msprof_compare.cli import _ranks_gate
+    from msprof_compare.report.ranks_report import overview
+
+    rows = [(rank, None, []) for rank in codes]
+    doc = overview(rows, {r: (f"b/{r}", f"c/{r}") for r in codes}, ("b", "c"), gates=codes, pct=5.0)
+    want = 3 if 3 in codes.values() else 1 if 1 in codes.values() else 0
+    assert doc["gate"]["exit_code"] == _ranks_gate(list(codes.items()), "5") == want
+    assert doc["gate"]["regressed"] == {3: True, 0: False, 1: None}[want]
+    assert doc["gate"]["ranks_regressed"] == [{"rank": r} for r, c in codes.items() if c == 3]
+    assert doc["gate"]["ranks_not_judged"] == [{"rank": r} for r, c in codes.items() if c == 1]
+    assert [r["regressed"] for r in doc["ranks"]] == [{3: True, 0: False, 1: None}[c] for c in codes.values()]
+    assert validate(doc, SCHEMA) == []
+    capsys.readouterr()
+
+
+def test_job_gate_names_cycles():
+    """Folders of a schedule's cycles: the ranks the job's gate names carry their cycle, as their records do."""
+    from msprof_compare.report.ranks_report import overview
+
+    units = [RankCycle(0, 1), RankCycle(1, 1), RankCycle(0, 2), RankCycle(1, 2)]
+    codes = dict(zip(units, (0, 3, 1, 0), strict=True))
+    doc = overview([(u, None, []) for u in units], {u: ("b", "c") for u in units}, ("b", "c"), gates=codes,
+                   pct=2.5)
+    assert doc["gate"]["exit_code"] == 3 and doc["gate"]["threshold"] == "2.5"
+    assert doc["gate"]["ranks_regressed"] == [{"rank": 1, "cycle": 1}]
+    assert doc["gate"]["ranks_not_judged"] == [{"rank": 0, "cycle": 2}]
+    assert validate(doc, SCHEMA) == []

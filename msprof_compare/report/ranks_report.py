@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +88,7 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
         "fail_on_regression": pct,
         "rank_list": None if rank_list is None else list(rank_list),
         "ranks": records,
+        "gate": None if pct is None or gates is None else job_gate(rows, gates, pct),
         "job": _job(rows),
         "job_line": "; ".join(lines) or None,
         "straggler": _straggler(rows),
@@ -96,6 +97,27 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
             {**_unit(rank), "only_in": _only_in(paths), "base_path": paths[0], "comparison_path": paths[1]}
             for rank, paths in sorted(not_compared.items(), key=lambda item: unit_order(item[0]))],
     }
+
+
+def job_status(codes: Iterable[int]) -> int:
+    """The job's gate status from its ranks' (``judge_regression``'s): 3 where any rank regressed, else 1 where any
+    could not be judged (no E2E time: a CI gate must not pass what it did not judge), else 0. The CLI's exit code
+    of a rank-by-rank run and the overview's ``gate.exit_code``, one rule for both."""
+    codes = set(codes)
+    return 3 if 3 in codes else 1 if 1 in codes else 0
+
+
+def job_gate(rows: list[Row], gates: Mapping[Unit, int], pct: float) -> dict[str, Any]:
+    """The job's gate record: its verdict (``job_status``), which sets the run's exit code, in the words of a rank
+    report's ``gate`` (threshold, exit code, regressed), with the ranks that regressed and those not judged, in the
+    records' order. Each rank's record had its verdict, but a CI job that kept the overview had to apply the
+    exit-code rule itself to know the job's."""
+    units = [row[0] for row in rows]
+    code = job_status(gates[u] for u in units)
+    return {"threshold_pct": clean(pct), "threshold": threshold_text(pct), "exit_code": code,
+            "regressed": VERDICTS[code],
+            "ranks_regressed": [_unit(u) for u in units if gates[u] == 3],
+            "ranks_not_judged": [_unit(u) for u in units if gates[u] == 1]}
 
 
 def _record(row: Row, paths: tuple[str, str], gate: int | None) -> dict[str, Any]:
