@@ -965,12 +965,14 @@ NO_FIGURES = ("No E2E time per rank: --enable_profiling_compare (or --fail_on_re
 
 
 def _job_within(rows: list[tuple[Unit, Any, list[str]]], pct: Any) -> str:
-    """"; the job (slowest rank per side) +17.49%, within it" where ranks regressed beyond ``pct`` but the job, whose
-    step time its slowest rank sets, did not: text level 0 -> level 1 at 20 % failed for rank 1 (+31.12 %) under a
-    job line of +17.49 %, which read as a contradiction. "" otherwise, and for a schedule's cycles (a job each)."""
+    """"; the job (slowest rank per side) +20.330 ms, +17.49%, within it" where ranks regressed beyond ``pct`` but the
+    job, whose step time its slowest rank sets, did not: text level 0 -> level 1 at 20 % failed for rank 1 (+31.12 %)
+    under a job line of +17.49 %, which read as a contradiction. The change in ms beside its percent, as the gate's
+    line gives it. "" otherwise, and for a schedule's cycles (a job each)."""
     from fractions import Fraction
 
     from .compare.gate import change_text, threshold_text
+    from .compare.table import ms_places, ms_text
     from .options import parse_regression_pct
     from .report.ranks_console import cycles_of, slowest
 
@@ -980,7 +982,8 @@ def _job_within(rows: list[tuple[Unit, Any, list[str]]], pct: Any) -> str:
     limit = Fraction(threshold_text(parse_regression_pct(pct)))
     if base <= 0 or comp <= 0 or (comp - base) * 100 > limit * base:
         return ""
-    return f"; the job (slowest rank per side) {change_text(comp, base, limit, False)}, within it"
+    diff = ms_text(comp - base, ms_places(base, comp), sign=True)
+    return f"; the job (slowest rank per side) {diff} ms, {change_text(comp, base, limit, False)}, within it"
 
 
 #: What stops a rank-by-rank run after some reports were written: an error, Ctrl-C, SIGTERM.

@@ -721,7 +721,7 @@ def test_rank_gate_line_names_the_threshold_without_its_blanks(capsys: pytest.Ca
                               "--enable_profiling_compare", "--fail_on_regression", " 20 ")
     assert code == 3 and error_lines(err) == [
         "error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
-        "+17.49%, within it"], err
+        "+20.330 ms, +17.49%, within it"], err
 
 
 def test_option_given_twice_with_different_values_is_warned(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:

@@ -205,8 +205,10 @@ def test_kineto_rank_job_against_the_raw_traces(kineto_job, tmp_path: Path, caps
     regressed = [r for r, (b, c) in want.items() if (c["e2e"] - b["e2e"]) * 1000 > 5 * b["e2e"]]
     assert regressed == [0] and [r["regressed"] for r in doc["ranks"]] == [True, False]
     assert code == 3, err
+    # both sides' slowest rank is the same trace (the ranks swapped): no change, in ms either
+    assert max(b["e2e"] for b, _ in want.values()) == max(c["e2e"] for _, c in want.values())
     assert error_lines(err)[-1] == ("error: --fail_on_regression 0.5: rank 0 regressed beyond the threshold; the job "
-                                    "(slowest rank per side) +0.00%, within it")
+                                    "(slowest rank per side) +0.000 ms, +0.00%, within it")
 
 
 def test_kineto_rank_communication_against_the_raw_traces(kineto_job, tmp_path: Path,
@@ -290,5 +292,7 @@ def test_mindspore_rank_job_against_the_profilers_step_figures(samples: Path, tm
         for r in (0, 1)]
     _check_job(out, doc, book, want, 20)
     assert code == 3 and [r["regressed"] for r in doc["ranks"]] == [False, True], err
+    job = max(c["e2e"] for _, c in want.values()) - max(b["e2e"] for b, _ in want.values())
+    assert job == 136_581_009 - 116_251_182  # rank 0 on both sides: +20.330 ms
     assert error_lines(err)[-1] == ("error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job "
-                                    "(slowest rank per side) +17.49%, within it")
+                                    "(slowest rank per side) +20.330 ms, +17.49%, within it")

@@ -944,10 +944,10 @@ def test_cluster_run_gate_names_the_failing_rank(cluster_run):
     proc, _ = cluster_run
     assert proc.returncode == 3, proc.stderr
     # rank 0 +17.49 %, rank 1 +31.12 % (step_trace_time.csv) against a 20 % threshold; rank 1's E2E 100602.230 ->
-    # 131912.616 us there, +31.310 ms
+    # 131912.616 us there, +31.310 ms; the job's slowest ranks, rank 0 both sides, 116251.182 -> 136581.009 us
     assert error_lines(proc.stderr)[-1] == (
         "error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
-        "+17.49%, within it")
+        "+20.330 ms, +17.49%, within it")
     assert "rank 1: Performance regression: E2E time 100.602 ms -> 131.913 ms (+31.310 ms, +31.12%)" in proc.stderr
     assert "rank 0: No regression" in proc.stderr
 
@@ -1739,10 +1739,10 @@ def test_ranks_gate_says_a_job_within_the_threshold(capsys):
     assert _ranks_gate([(1, 3)], "5", [(1, None, ["r1.xlsx"])]) == 3
     assert error_lines(capsys.readouterr().err) == [
         "error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
-        "+17.49%, within it",
+        "+20.330 ms, +17.49%, within it",
         "error: --fail_on_regression 10: ranks 0, 1 regressed beyond the threshold",
         "error: --fail_on_regression 17.49: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
-        "+17.49%, within it",
+        "+17.490 ms, +17.49%, within it",
         "error: --fail_on_regression 5: rank 1 regressed beyond the threshold"]
 
 

@@ -98,7 +98,7 @@ def test_written_beside_the_rank_reports_with_their_timestamp(gated):
     # the gate's line stays the last
     assert error_lines(proc.stderr)[-1] == (
         "error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
-        "+17.49%, within it")
+        f"+{(profiler_ns(TEXT1, 0)['e2e'] - profiler_ns(TEXT0, 0)['e2e']) / 1e6:.3f} ms, +17.49%, within it")
     assert book.sheetnames == ["Ranks"]
 
 
