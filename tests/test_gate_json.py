@@ -29,7 +29,7 @@ def _run(samples: Path, out: Path, base: str, comparison: str, *options: str, **
     (path,) = out.glob("*.json")
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert validate(doc, json.loads(SCHEMA.read_text())) == []
-    assert (doc["$schema"], doc["schema_version"]) == ("urn:msprof-compare:result-schema:2", 2)
+    assert (doc["$schema"], doc["schema_version"]) == ("urn:msprof-compare:result-schema:3", 3)
     return code, doc
 
 

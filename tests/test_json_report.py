@@ -93,7 +93,7 @@ def _strict_loads(text: str):
 
 def test_validator_rejects_what_it_should():
     schema = json.loads(SCHEMA.read_text())
-    assert validate({"schema_version": 2}, schema)  # missing keys
+    assert validate({"schema_version": 3}, schema)  # missing keys
     wf = {"Step": "x", "Category": "sideways", "Base(ms)": None, "Comparison(ms)": None, "Delta(ms)": None,
           "Cumulative(ms)": 1.0, "Share of E2E Diff": None, "Base(ns)": None, "Comparison(ns)": None,
           "Delta(ns)": 1.5}
@@ -133,6 +133,12 @@ def test_json_file_validates_against_schema(pair1, tmp_path):
     # written always but not required, so a consumer could not rely on it)
     assert set(schema["required"]) == set(doc)
     assert set(schema["properties"]["summary"]["required"]) == set(doc["summary"])
+    # the verdict is one line (version 3): with its idle sentence after a line break, as version 2 wrote it, it is
+    # refused
+    two = "E2E time 2.000 ms -> 1.000 ms (-1.000 ms, -50.00%): the comparison is faster.\nMost of that difference is"
+    for key, value in (("verdict", two), ("verdict_idle_note", two)):
+        errs = validate({**doc, "summary": {**doc["summary"], key: value}}, schema)
+        assert len(errs) == 1 and errs[0].startswith(f"$.summary.{key}") and "does not match" in errs[0], errs
     assert [s["name"] for s in doc["sheets"]] == pair1.sheet_names
     for s in doc["sheets"]:
         assert len(s["rows"]) == len(pair1.sheet(s["name"]))
@@ -186,7 +192,7 @@ def test_dumps_is_the_json_module_document(pair1):
     doc = _strict_loads(text)
     doc["generated_at"] = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     assert json.dumps(doc, ensure_ascii=False, indent=1) == reference
-    head = ["{", ' "$schema": "urn:msprof-compare:result-schema:2",', ' "schema_version": 2,']
+    head = ["{", ' "$schema": "urn:msprof-compare:result-schema:3",', ' "schema_version": 3,']
     assert text.splitlines()[:3] == reference.splitlines()[:3] == head
     assert json_report.dumps(pair1, ascii_only=True).isascii()
 
@@ -338,8 +344,9 @@ def test_write_json_to_stream(monkeypatch):
     assert json_report.write_json(R(), "-") == "-"
     doc = _strict_loads(buf.getvalue())
     assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None,
-                              "module_contributors": [], "module_contributors_note": None, "outside_modules_note": None,
-                              "verdict": None, "communication_contributors": [], "communication": None,
+                              "module_contributors": [], "module_contributors_note": None,
+                              "outside_modules_note": None, "verdict": None, "verdict_idle_note": None,
+                              "communication_contributors": [], "communication": None,
                               "memory_contributors": [], "memory": None, "memory_contributors_note": None}
     assert validate(doc, json.loads(SCHEMA.read_text())) == []
 

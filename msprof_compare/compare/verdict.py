@@ -121,6 +121,18 @@ def e2e_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
             f"{'late' if outside > 0 else 'quicker'}")
 
 
+#: Where ``e2e_verdict`` ends its first sentence and starts the idle stretch's on a line of its own.
+VERDICT_BREAK = ".\n"
+
+
+def verdict_sentences(verdict: str) -> tuple[str, str]:
+    """(the verdict's first sentence, the idle stretch's sentence after its line break or ""), each without its
+    closing stop: the JSON gives each a key, as one-line texts, where a break inside ``summary.verdict`` broke the
+    dashboards and CI bots that show it on one line."""
+    first, _, idle = verdict.partition(VERDICT_BREAK)
+    return first, idle
+
+
 def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "", idle: str = "") -> str:
     """Which side is slower and by how much, in words ("" without a waterfall): the waterfall's end rows give
     only numbers, and "Comparison E2E ... +124.808" does not say at a glance that the comparison is the slow
@@ -131,7 +143,7 @@ def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "", idle:
         return ""
     after = f"; {aside}" if aside else ""
     if idle:
-        after += f".\n{idle[0].upper()}{idle[1:]}"
+        after += f"{VERDICT_BREAK}{idle[0].upper()}{idle[1:]}"
     base, comp = int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])
     if base == comp:
         return f"E2E time{scope} {ms3(base):.3f} ms on both sides: the comparison is as fast as the base{after}"

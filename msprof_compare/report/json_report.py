@@ -25,6 +25,7 @@ import pandas as pd
 from ..compare import memory_summary
 from ..compare.module_contributors import module_contributors_note, outside_modules_note
 from ..compare.summary_notes import unexplained_note
+from ..compare.verdict import verdict_sentences
 from ..errors import ProfileError
 from ..options import CLI_FACE, Face
 from .output import Part, closed_pipe, default_name, discard_rest, output_target, utc_now, write_new_file
@@ -33,9 +34,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
     from ..compare.table import Sheet
 
-SCHEMA_ID = "urn:msprof-compare:result-schema:2"
-#: 2: the document records the regression gate's verdict and reasons (``gate``); 1 had no such key
-SCHEMA_VERSION = 2
+SCHEMA_ID = "urn:msprof-compare:result-schema:3"
+#: 2: the document records the regression gate's verdict and reasons (``gate``); 1 had no such key. 3:
+#: ``summary.verdict`` is one line, its first sentence: the idle stretch's sentence that followed a line break there
+#: is ``summary.verdict_idle_note``
+SCHEMA_VERSION = 3
 #: Frames of ``result.frames`` placed under "summary" (the rest go to "frames").
 SUMMARY_FRAMES = ("waterfall", "contributors", "module_contributors", "guards", "communication_contributors",
                   "memory_contributors")
@@ -191,16 +194,19 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None,
 
 def _summary(frames: dict[str, pd.DataFrame], verdict: str) -> dict[str, Any]:
     """The document's ``summary``: the Summary results (``SUMMARY_FRAMES`` as records, ``SUMMARY_OBJECTS`` as
-    objects) with the notes and the verdict the console and the Summary sheet print under them."""
+    objects) with the notes and the verdict the console and the Summary sheet print under them. The verdict's two
+    sentences, a line each there, are two keys: no text holds a line break."""
+    contrib, modules = frames.get("contributors"), frames.get("module_contributors")
+    first, idle = verdict_sentences(verdict or "")
     return {
         "e2e": _e2e(frames),
         **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
-        "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall"),
+        "contributors_note": unexplained_note(contrib, frames.get("waterfall"),
                                              frames.get("contributor_communication")) or None,
-        "module_contributors_note": module_contributors_note(frames.get("module_contributors")) or None,
-        "outside_modules_note": outside_modules_note(frames.get("contributors"),
-                                                     frames.get("module_contributors")) or None,
-        "verdict": verdict or None,
+        "module_contributors_note": module_contributors_note(modules) or None,
+        "outside_modules_note": outside_modules_note(contrib, modules) or None,
+        "verdict": first or None,
+        "verdict_idle_note": idle or None,
         "communication": communication_totals(frames),
         "memory": memory_totals(frames),
         "memory_contributors_note": memory_summary.contributors_note(frames.get("memory_contributors")) or None,
