@@ -155,12 +155,13 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     """DB level2 -> level1: the waterfall (rows 4-12), the E2E verdict in words (row 13), the waterfall chart under
     it (from row 14: 440 px = 22 rows of 20 px, or a little less where long captions leave less of the first page,
     `test_summary_prints_its_tables_legibly_one_page_wide`), a blank row, the
-    contributors table (title, header, 7 rows), the note on its own row right under it, merged across the
-    waterfall's six columns A:F, the row naming the contributor on no module
-    sheet and the module contributors' lead, merged the same way, a blank row, the module contributors (title,
-    header, the first 10 of 15 rows: all 113 of SGLang's made the one-page print a sixth of its size), a blank
-    row, the communication contributors and the two lines under them (communication, memory), a blank row,
-    then the validity checks; the print
+    contributors table (title, header, 7 rows), the note right under it, a row per sentence as the console's lines
+    (the share, then the Share column's basis), merged across the waterfall's six columns A:F, the row naming the
+    contributor on no module sheet and the module contributors' lead (a title, a "  - " row per operator, the
+    sentence leading into the table, as the console's lines), merged the same way, a blank row, the module
+    contributors (title, header, the first 10 of 15 rows: all 113 of SGLang's made the one-page print a sixth of
+    its size), a blank row, the communication contributors and the two lines under them (communication, memory), a
+    blank row, then the validity checks; the print
     area ends on the blank row before "Chart data" and spans A:G, the tables' columns (it spanned A:U, the
     tables, a gap column and the 820-px chart beside them, and printed at 45 %)."""
     result, path = db_pair
@@ -176,13 +177,17 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     assert n == 7
     note_row = title + 2 + n                                           # under the 7th contributor
     assert col_a[note_row - 1].startswith("Note: all operators together changed by ") and col_a[note_row - 1][-1] == "."
+    assert col_a[note_row].startswith("The Share column is of ") and col_a[note_row][-1] == "."
     merged = [m.get("ref") for m in _xml(path, "xl/worksheets/sheet1.xml").iter(f"{MAIN}mergeCell")]
-    for r in (note_row, note_row + 1):
+    for r in range(note_row, note_row + 8):  # the note's two rows, the row on no module sheet, the lead's five
         assert [m for m in merged if m.endswith(f":F{r}") or m.startswith(f"A{r}:")] == [f"A{r}:F{r}"]
-    assert col_a[note_row].startswith("Not on the module sheets: ")
-    lead = note_row + 1                                                # the module contributors' lead
-    assert col_a[lead].startswith("The module rows hold ")
-    assert col_a[lead].endswith("rank the module rows inside them by their change:")
+    assert col_a[note_row + 1].startswith("Not on the module sheets: ")
+    # the module contributors' lead: its list of the 5 operators that run modules, 3 named and the cut, a row each
+    assert col_a[note_row + 2] == "The module rows hold this much of the time of the operators that run modules:"
+    assert [v[:4] for v in col_a[note_row + 3:note_row + 7]] == ["  - "] * 4
+    assert col_a[note_row + 6].startswith("  - ... (5 in all")
+    lead = note_row + 7                                                # the lead's last row, into the table
+    assert col_a[lead] == "The module contributors rank the module rows inside them by their change:"
     assert [m for m in merged if m.startswith(f"A{lead + 1}:")] == [f"A{lead + 1}:F{lead + 1}"]
     assert pd.isna(col_a[lead + 1])                                    # blank
     assert col_a[lead + 2].startswith("Top Module Contributors") and col_a[lead + 3] == "Name"
@@ -262,6 +267,9 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     said = [v for v in col_a if isinstance(v, str) and v.startswith("Note:")]
     assert len(said) == 1 and said[0].startswith("Note: most of the change of autograd::engine::evaluate_function: "
                                                  "torch::autograd::AccumulateGrad is collective communication")
+    # its why a sentence (a row) of its own, as on the console
+    why = ("These are HCCL ops, which an NPU text export links to the operator that launched them; the waterfall "
+           "counts them as communication, not computing.")
     notes = [v for v in col_a if isinstance(v, str) and v.startswith("Not on the module sheets:")]
     assert notes == ["Not on the module sheets: autograd::engine::evaluate_function: torch::autograd::AccumulateGrad "
                      "(it is outside every module); the disable_module option writes every operator's row "
@@ -271,7 +279,8 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     below = _summary_chart_below(path, 14)
     assert all(pd.isna(v) for v in col_a[14:below + 1]) and title == below + 2
     assert col_a[title + 1].endswith("AccumulateGrad") and col_a[title + 2] == said[0]  # one contributor row
-    assert col_a[title + 3] == notes[0]
+    assert col_a[title + 3] == why and col_a[title + 4] == notes[0]
+    title += 1  # the rows below are one further down than before the note's why got its own
     # then, as on the console, the communication contributors (title, header, allreduce) and the communication and
     # memory lines, a blank row, and the checks
     assert pd.isna(col_a[title + 4]) and col_a[title + 5].startswith("Top Communication Contributors")
@@ -817,7 +826,7 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     col_a = _summary(db_path)[0].tolist()
     (note,) = [i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Note:")]
     (where,) = [i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Not on the module sheets:")]
-    assert where == note + 1  # under the share note, which the console and the JSON carry too
+    assert where == note + 2  # under the share note's two sentences, which the console and the JSON carry too
     assert "Optimizer.step#SGD.step" in db_result.contributors["Name"].tolist()
     # of the 5 on no sheet, 4 backward ops run around their backward modules, whose rows hold their time, and
     # DistributedDataParallel.forward has a row (0 ms: it is in DistributedDataParallel_0) while AlexNet_0, run
@@ -826,13 +835,14 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     assert "Optimizer" not in col_a[where] and col_a[where] == (
         "Not on the module sheets: torch.distributed.ddp.reducer::copy_bucket_to_grad (it is outside every module); "
         "the disable_module option writes every operator's row (OperatorCompareStatistic).")
-    assert col_a[where + 1] == (
-        "The module rows hold this much of the time of the operators that run modules: "
-        "autograd::engine::evaluate_function: ConvolutionBackward0 (all of it), "
-        "autograd::engine::evaluate_function: ReluBackward0 (all of it), "
-        "autograd::engine::evaluate_function: AddmmBackward0 (base 0.550 of its 0.606 ms, comparison 0.560 of its "
-        "0.613 ms), ... (5 in all; the other 2: all of it); the module contributors rank the module rows inside them "
-        "by their change:")
+    assert col_a[where + 1:where + 7] == [  # a row per line, as the console's
+        "The module rows hold this much of the time of the operators that run modules:",
+        "  - autograd::engine::evaluate_function: ConvolutionBackward0 (all of it)",
+        "  - autograd::engine::evaluate_function: ReluBackward0 (all of it)",
+        "  - autograd::engine::evaluate_function: AddmmBackward0 (base 0.550 of its 0.606 ms, comparison 0.560 of its "
+        "0.613 ms)",
+        "  - ... (5 in all; the other 2: all of it)",
+        "The module contributors rank the module rows inside them by their change:"]
     # the 5 runners: DistributedDataParallel.forward runs every forward module row under DistributedDataParallel_0;
     # the backward ops of ConvolutionBackward0, ReluBackward0, AddmmBackward0 and NllLossBackward0 run the
     # backward rows of their aten ops. Not inside any of them (by the autograd function names, by hand): the

@@ -347,9 +347,10 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     cover = contributors.coverage_text(r.frames["contributors"])
     assert f": {cover} of " in cells[title] and f": {cover} of " in render_explain(r.frames)
     assert cover.endswith(f"{round(float(r.frames['contributors']['Cumulative Share'].iloc[-1]), 3):.1%}")
-    notes = [i for i, c in enumerate(cells) if c == shown]  # its own row under the table
-    assert len(notes) == 1 and title < notes[0] < cells.index("Validity checks (warn: are both sides the same "
-                                                              "workload? note: read the figures with this in mind)")
+    notes = [i for i, c in enumerate(cells) if c == said[0]]  # the console's lines, a row each under the table
+    checks = cells.index("Validity checks (warn: are both sides the same workload? note: read the figures with this "
+                         "in mind)")
+    assert len(notes) == 1 and cells[notes[0] + 1] == said[1] and title < notes[0] < checks
     text = compare(str(samples / NPU_L2), str(samples / NPU_L1))
     tb, tc = (int(text.frames["e2e"][k].iloc[0]) for k in ("base_ns", "comparison_ns"))
     assert summary_notes.unexplained_note(text.frames["contributors"], text.frames["waterfall"]) == ""

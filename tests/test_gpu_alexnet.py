@@ -203,8 +203,11 @@ def test_contributor_holding_the_all_reduce_is_said_to(samples_dir_or_skip, tmp_
     assert f"Note: {said}" in render_explain(res.frames, res.verdict)
     from xlsxutil import read_xlsx
     sheet = read_xlsx(Path(res.to_excel(tmp_path)), sheet_name="Summary", header=None)
-    notes = [v for v in sheet.iloc[:, 0].tolist() if isinstance(v, str) and v.startswith("Note: ")]
-    assert notes == [f"Note: {doc['summary']['contributors_note']}."]
+    # the console's lines, a row each: the figures, then what they count (the JSON's contributors_note_lines)
+    rows = sheet.iloc[:, 0].tolist()
+    at = rows.index(f"Note: {said}: {figures}.")
+    lines = doc["summary"]["contributors_note_lines"]
+    assert rows[at:at + 2] == lines and lines[1].startswith("These are HCCL ops, which an NPU text export links")
     # a DB export links no HCCL op to an operator: no such note (its contributors are other operators)
     db = NPU.parents[2] / "db/level1/rank0_ascend_pt"
     assert "contributor_communication" not in compare(str(GPU), str(db)).frames

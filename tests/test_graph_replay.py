@@ -891,9 +891,10 @@ def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(sample
         assert note.startswith(f"The module rows hold part of the time of {name} {figures}, which runs modules")
         cells = read_xlsx(res.to_excel(str(tmp_path / side)), sheet_name="Summary", header=None).iloc[:, 0].tolist()
         cells = cells[:next(i for i, v in enumerate(cells) if str(v).startswith("Validity checks"))]  # not the charts'
-        # its contributor row, the lead (the note on step wrappers names it too, for the --op_name_map entry)
-        assert [v for v in cells if isinstance(v, str) and name in v and not v.startswith("Note: ")] == [
-            name, f"{note}:"]
+        # its contributor row, the lead (the note on step wrappers names it too, a row per console line: its opening,
+        # the wrapper of each side and the --op_name_map entry)
+        assert [v for v in cells if isinstance(v, str) and name in v and not v.startswith(("Note: ", "  - ", "To "))
+                ] == [name, f"{note}:"]
         assert outside_modules_line(*(summary.contributors.attrs[k] for k in ("outside_modules", "outside_held"))) == (
             f"Outside every module but run around modules, whose rows hold this much of its time: {name} {figures}; "
             "the disable_module option writes every "

@@ -133,10 +133,11 @@ def test_json_file_validates_against_schema(pair1, tmp_path):
     # written always but not required, so a consumer could not rely on it)
     assert set(schema["required"]) == set(doc)
     assert set(schema["properties"]["summary"]["required"]) == set(doc["summary"])
-    # the verdict is one line (version 3): with its idle sentence after a line break, as version 2 wrote it, it is
-    # refused
+    # every text of the summary is one line (version 3): a verdict with its idle sentence after a line break, as
+    # version 2 wrote it, or a note's line holding one, is refused
     two = "E2E time 2.000 ms -> 1.000 ms (-1.000 ms, -50.00%): the comparison is faster.\nMost of that difference is"
-    for key, value in (("verdict", two), ("verdict_idle_note", two)):
+    for key, value in (("verdict", two), ("verdict_idle_note", two), ("contributors_note_lines", [two]),
+                       ("module_contributors_note_lines", ["Operators that run inside modules:", two])):
         errs = validate({**doc, "summary": {**doc["summary"], key: value}}, schema)
         assert len(errs) == 1 and errs[0].startswith(f"$.summary.{key}") and "does not match" in errs[0], errs
     assert [s["name"] for s in doc["sheets"]] == pair1.sheet_names
@@ -344,7 +345,8 @@ def test_write_json_to_stream(monkeypatch):
     assert json_report.write_json(R(), "-") == "-"
     doc = _strict_loads(buf.getvalue())
     assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None,
-                              "module_contributors": [], "module_contributors_note": None,
+                              "contributors_note_lines": [], "module_contributors": [],
+                              "module_contributors_note": None, "module_contributors_note_lines": [],
                               "outside_modules_note": None, "verdict": None, "verdict_idle_note": None,
                               "communication_contributors": [], "communication": None,
                               "memory_contributors": [], "memory": None, "memory_contributors_note": None}
@@ -486,17 +488,21 @@ def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
         keys = ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"]
         for i, row in enumerate(summary["contributors"]):
             assert all(_same_cell(row[k], ws.cell(first + i, j + 1).value) for j, k in enumerate(keys)), i
-        under = [ws.cell(first + len(summary["contributors"]) + k, 1).value for k in range(2)]
-        said = [f"Note: {summary['contributors_note']}." if summary["contributors_note"] else None,
-                summary["outside_modules_note"]]  # the row on contributors no module row names, under the note
+        # under the table, a row each: the note's lines, the row on contributors no module row names, the module
+        # contributors' lead
+        said = [*summary["contributors_note_lines"], summary["outside_modules_note"],
+                *summary["module_contributors_note_lines"]]
         said = [s for s in said if s]
-        assert under[:len(said)] == said
+        assert bool(summary["contributors_note"]) == bool(summary["contributors_note_lines"])
+        under = [ws.cell(first + len(summary["contributors"]) + k, 1).value for k in range(len(said))]
+        assert under == said
         # the module contributors (DB pair: 19, the sheet shows the first 10, as the console) and their lead
         modules = summary["module_contributors"]
-        assert ("Top Module Contributors" in titles) == bool(modules) == bool(summary["module_contributors_note"])
+        assert ("Top Module Contributors" in titles) == bool(modules) == bool(summary["module_contributors_note"]) \
+            == bool(summary["module_contributors_note_lines"])
         if modules:
             first = titles["Top Module Contributors"] + 2
-            assert ws.cell(first - 4, 1).value == f"{summary['module_contributors_note']}:"
+            assert ws.cell(first - 4, 1).value == summary["module_contributors_note_lines"][-1]
             for i, row in enumerate(modules[:10]):
                 assert all(_same_cell(row[k], ws.cell(first + i, j + 1).value) for j, k in enumerate(keys)), i
             assert ws.cell(first + min(len(modules), 10), 1).value is None

@@ -125,37 +125,37 @@ def test_titles_and_sentences_read_alike_on_every_face(samples, tmp_path, pair):
     summary = doc["summary"]
     # the note under the contributors without wrappers: its sentences, a line each on the console, the sheet's one line
     said_note = note_lines(summary["contributors_note"]) if summary["contributors_note"] and not block else []
-    sentences = [line for line in lines[start:] if line and line[0] not in "+|[" and line not in lead[:-1]
-                 and line not in block]
-    assert sentences and [s for s in sentences if s not in col_a and s not in lead[-1:] and s not in said_note] == []
+    # every line under the waterfall is a row of the sheet, the notes' lines and the module lead's too (the sheet
+    # gave each note one wrapped cell, as the JSON one line)
+    sentences = [line for line in lines[start:] if line and line[0] not in "+|["]
+    assert sentences and [s for s in sentences if s not in col_a] == []
     assert f"{summary['verdict']}." in sentences
-    if said_note:
-        at = lines.index(said_note[0])
-        assert lines[at:at + len(said_note)] == said_note
-        assert f"Note: {summary['contributors_note']}." in col_a
+    note_rows = summary["contributors_note_lines"]
+    assert note_rows == (block or said_note) and bool(note_rows) == bool(summary["contributors_note"])
+    if note_rows:  # the same lines, in a row each, on the console and the sheet
+        at, row = lines.index(note_rows[0]), col_a.index(note_rows[0])
+        assert lines[at:at + len(note_rows)] == col_a[row:row + len(note_rows)] == note_rows
     if summary["memory_contributors_note"]:
         assert f"Note: {summary['memory_contributors_note']}." in sentences
     if block:
         _note_says_the_note(block, summary["contributors_note"])
-        assert f"Note: {summary['contributors_note']}." in col_a  # the sheet keeps the note's one line
         # each side's wrapper with its figure: the contributors' rows of the two (their one-sided time)
         rows = {r["Name"]: r for r in summary["contributors"]}
         base, comp = (line[4:].split(" ", 1)[1].rsplit(" ", 2) for line in block[1:3])
         assert [block[1][4:9], block[2][4:14]] == ["base ", "comparison"]
         assert f"{rows[base[0]]['Base(ms)']:.3f}" == base[1] and f"{rows[comp[0]]['Comparison(ms)']:.3f}" == comp[1]
     note = summary["module_contributors_note"]
-    assert bool(note) == bool(lead)
+    assert bool(note) == bool(lead) and lead == summary["module_contributors_note_lines"]
     if note:
         _lead_says_the_note(lead, note)
-        assert f"{note}:" in col_a  # the sheet keeps the note's one line
+        row = col_a.index(lead[0])
+        assert col_a[row:row + len(lead)] == lead  # a row per line, as the console
     if summary["outside_modules_note"]:
         assert summary["outside_modules_note"] in sentences
     # in the sheet's order: the note on the contributors, the line on those off the module sheets, the module lead
     said = [s for s in ((block[0] if block else said_note[0]) if summary["contributors_note"] else None,
                         summary["outside_modules_note"], lead[0] if lead else None) if s]
     assert [line for line in lines[start:] if line in said] == said  # each a console line (a block's first)
-    said[-1:] = [f"{note}:"] if note else said[-1:]
-    said[:1] = [f"Note: {summary['contributors_note']}."] if summary["contributors_note"] else said[:1]
     assert [v for v in col_a if v in said] == said
 
 

@@ -382,12 +382,12 @@ def _inside_items(frame: pd.DataFrame, inside: list[str]) -> list[str]:
 
 
 def module_contributors_lines(frame: pd.DataFrame | None) -> list[str]:
-    """The console's form of ``module_contributors_note`` (whose words the Summary sheet, the JSON and the chart
-    keep): where it lists several operators (those that run modules, those the rows run inside, or those that run
-    in another module on each side), a title line and a "  - " line per operator of each list, then the sentence on
-    what the module contributors rank, which leads into their table; else the note as one line ([] for none). The
-    xdit pair's note (flux.1 against SD 3.5) was one line of 981 characters: two operators with their figures and
-    three moved operators with both module paths of each."""
+    """The console's and the Summary sheet's form of ``module_contributors_note`` (whose one line the JSON keeps,
+    with these lines beside it: ``module_lead_lines``): where it lists several operators (those that run modules,
+    those the rows run inside, or those that run in another module on each side), a title line and a "  - " line
+    per operator of each list, then the sentence on what the module contributors rank, which leads into their
+    table; else the note as one line ([] for none). The xdit pair's note (flux.1 against SD 3.5) was one line of
+    981 characters: two operators with their figures and three moved operators with both module paths of each."""
     note = module_contributors_note(frame)
     if not note or frame is None:
         return [note] if note else []
@@ -413,6 +413,14 @@ def module_contributors_lines(frame: pd.DataFrame | None) -> list[str]:
     elif moved:
         lines.append(_moves_text(moved) + ".")  # it opens with the operator's name, kept as it is written
     return [*lines, rank]
+
+
+def module_lead_lines(frame: pd.DataFrame | None) -> list[str]:
+    """``module_contributors_lines`` as the console prints them and the Summary sheet writes them (a row each) above
+    the module contributors' table, the last ending with the colon that leads into it; the JSON's
+    ``module_contributors_note_lines`` ([] without module contributors)."""
+    lines = module_contributors_lines(frame)
+    return [*lines[:-1], f"{lines[-1]}:"] if lines else []
 
 
 def _moved_items(moves: list[tuple[str, str, str, float, float]]) -> list[str]:

@@ -171,8 +171,9 @@ def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | Non
                             comm: pd.DataFrame | None = None) -> list[str]:
     """The console's note under the contributors: "Note: ``unexplained_note``." on one line ([] for none), or where
     it holds the wrapper note (``wrapper_note``), a block: the note up to the wrapper note's opening, a "  - " line
-    per side's wrapper with its figure, then its advice and the parts after it. The Summary sheet and the JSON keep
-    the one line; on the tracelens vLLM pair, whose wrappers are 100-character batch names, it was 772 characters."""
+    per side's wrapper with its figure, then its advice and the parts after it. The Summary sheet writes these lines,
+    a row each, and the JSON gives them beside the one line (``contributors_note_lines``): on the tracelens vLLM
+    pair, whose wrappers are 100-character batch names, that line was 772 characters."""
     parts, pieces = _unexplained_parts(contrib, wf, comm)
     found = contrib.attrs.get("wrappers") if contrib is not None and parts else None
     wrapper = wrapper_note(contrib) if found else ""

@@ -36,8 +36,8 @@ from ..compare import communication_summary, memory_summary
 from ..compare.api_stats import host_wait_note
 from ..compare.checks import rounds_up_to_threshold, shown_share
 from ..compare.contributors import contributors_title, shown_rows
-from ..compare.module_contributors import module_contributors_note, outside_modules_note
-from ..compare.summary_notes import unexplained_note
+from ..compare.module_contributors import module_lead_lines, outside_modules_note
+from ..compare.summary_notes import contributors_note_lines
 from ..compare.table import Sheet, column_at, sheet_numbers
 from ..textsafe import text_width
 from . import summary_console as con
@@ -353,17 +353,16 @@ def _operator_parts(wb: Any, ws: Any, sheet: Sheet, row: int, wf: pd.DataFrame) 
     contrib: pd.DataFrame = getattr(sheet, "contributors", pd.DataFrame())
     if not len(contrib):
         return row
-    note = unexplained_note(contrib, wf, getattr(sheet, "communication", None))
     row = _contributor_table(wb, ws, row, contributors_title(contrib), contrib)
-    lines = [f"Note: {note}."] if note else []
+    # the note and the module lead a row per console line (sentence, list title, "  - " item): in one wrapped cell
+    # the note was 729 characters on reference pair 4, and the lead's list of operators 981 on the xdit pair
+    lines = contributors_note_lines(contrib, wf, getattr(sheet, "communication", None))
     modules = getattr(sheet, "module_contributors", None)
-    lead = module_contributors_note(modules)
+    lead = module_lead_lines(modules)
     outside = outside_modules_note(contrib, modules)
     if outside:
         lines.append(outside)
-    if lead:
-        lines.append(f"{lead}:")
-    row = _wrapped_rows(wb, ws, sheet, row, lines)
+    row = _wrapped_rows(wb, ws, sheet, row, [*lines, *lead])
     if lead:
         # the first CONSOLE_TOP, as the console: the sheet printed on one page (fit_to_pages), and SGLang's
         # 113 rows made its print area 148 rows, 4005 pt tall (38 rows, 675 pt, before the table), printed at

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ..compare import memory_summary
-from ..compare.module_contributors import module_contributors_note, outside_modules_note
-from ..compare.summary_notes import unexplained_note
+from ..compare.module_contributors import module_contributors_note, module_lead_lines, outside_modules_note
+from ..compare.summary_notes import contributors_note_lines, unexplained_note
 from ..compare.verdict import verdict_sentences
 from ..errors import ProfileError
 from ..options import CLI_FACE, Face
@@ -35,9 +35,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..compare.table import Sheet
 
 SCHEMA_ID = "urn:msprof-compare:result-schema:3"
-#: 2: the document records the regression gate's verdict and reasons (``gate``); 1 had no such key. 3:
-#: ``summary.verdict`` is one line, its first sentence: the idle stretch's sentence that followed a line break there
-#: is ``summary.verdict_idle_note``
+#: 2: the document records the regression gate's verdict and reasons (``gate``); 1 had no such key. 3: every text of
+#: ``summary`` is one line: ``verdict`` holds its first sentence, the idle stretch's sentence that followed a line
+#: break there is ``verdict_idle_note``, and the notes the console and the Summary sheet give in several lines are
+#: ``contributors_note_lines`` / ``module_contributors_note_lines`` too (their one-line keys unchanged)
 SCHEMA_VERSION = 3
 #: Frames of ``result.frames`` placed under "summary" (the rest go to "frames").
 SUMMARY_FRAMES = ("waterfall", "contributors", "module_contributors", "guards", "communication_contributors",
@@ -194,8 +195,9 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None,
 
 def _summary(frames: dict[str, pd.DataFrame], verdict: str) -> dict[str, Any]:
     """The document's ``summary``: the Summary results (``SUMMARY_FRAMES`` as records, ``SUMMARY_OBJECTS`` as
-    objects) with the notes and the verdict the console and the Summary sheet print under them. The verdict's two
-    sentences, a line each there, are two keys: no text holds a line break."""
+    objects) with the notes and the verdict the console and the Summary sheet print under them. No text holds a
+    line break: the verdict's two sentences are two keys, and each note the console breaks into lines is also a
+    list of those lines (``note_lines``)."""
     contrib, modules = frames.get("contributors"), frames.get("module_contributors")
     first, idle = verdict_sentences(verdict or "")
     return {
@@ -203,7 +205,9 @@ def _summary(frames: dict[str, pd.DataFrame], verdict: str) -> dict[str, Any]:
         **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
         "contributors_note": unexplained_note(contrib, frames.get("waterfall"),
                                              frames.get("contributor_communication")) or None,
+        "contributors_note_lines": note_lines(frames),
         "module_contributors_note": module_contributors_note(modules) or None,
+        "module_contributors_note_lines": module_lead_lines(modules),
         "outside_modules_note": outside_modules_note(contrib, modules) or None,
         "verdict": first or None,
         "verdict_idle_note": idle or None,
@@ -211,6 +215,16 @@ def _summary(frames: dict[str, pd.DataFrame], verdict: str) -> dict[str, Any]:
         "memory": memory_totals(frames),
         "memory_contributors_note": memory_summary.contributors_note(frames.get("memory_contributors")) or None,
     }
+
+
+def note_lines(frames: dict[str, pd.DataFrame]) -> list[str]:
+    """The note under the contributors as the console prints it and the Summary sheet writes it, a line (a row) per
+    sentence or wrapper ("Note: ...", "  - base ...", ...): its one line (``contributors_note``) was 729 characters
+    on reference pair 4. [] without a note, and without contributors (the console prints none then)."""
+    contrib = frames.get("contributors")
+    if contrib is None or not len(contrib):
+        return []
+    return contributors_note_lines(contrib, frames.get("waterfall"), frames.get("contributor_communication"))
 
 
 def _sheet(s: Sheet) -> dict[str, Any]:

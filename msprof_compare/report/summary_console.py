@@ -18,7 +18,7 @@ from prettytable import PrettyTable
 from ..compare import communication_summary, memory_summary
 from ..compare.communication_summary import overlap_shift, overlap_words
 from ..compare.contributors import contributors_title, shown_rows
-from ..compare.module_contributors import module_contributors_lines, outside_modules_note
+from ..compare.module_contributors import module_lead_lines, outside_modules_note
 from ..compare.summary_notes import contributors_note_lines
 from ..compare.table import half_up, ms_alike, ms_change, ms_text
 from ..textsafe import and_list, cut_columns, cut_module_columns, term_safe, text_width
@@ -410,8 +410,7 @@ def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     outside = outside_modules_note(contrib, modules) if parts[2] else ""
     if outside:
         parts.append(term_safe(outside))
-    lead = module_contributors_lines(modules) if parts[2] else []
+    lead = module_lead_lines(modules) if parts[2] else []
     if lead:  # where in the modules the time of a contributor that runs them changed (DDP's forward)
-        parts += [*(term_safe(line) for line in lead[:-1]), term_safe(f"{lead[-1]}:"),
-                  render_contributors(modules, "module")]
+        parts += [*(term_safe(line) for line in lead), render_contributors(modules, "module")]
     return "\n".join(p for p in parts if p)
