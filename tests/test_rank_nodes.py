@@ -133,7 +133,8 @@ def test_rank_inputs_beside_node_folders(tmp_path):
 def test_a_node_folder_holding_no_rank_is_named(tmp_path, capsys):
     """node1/ beside node0/ holding no rank's profile (copied in part: empty, or its log alone) is refused naming it,
     exit 1: its ranks were left out of the job without a word. A side folder named otherwise (logs/) is none of
-    the job's."""
+    the job's. node0/ is then the folder's one folder of ranks: the hint names it to pass, where it bade move
+    node1/ out, which left a folder around one folder of ranks, refused in turn."""
     job = _two_nodes(TEXT1, tmp_path / "job")
     (job / "logs").mkdir()
     (job / "logs" / "train.log").write_text("step 50\n")
@@ -145,8 +146,46 @@ def test_a_node_folder_holding_no_rank_is_named(tmp_path, capsys):
     assert code == 1
     assert error_lines(err) == [
         f"error: {job / 'node1'}: holds no rank's profile, where node0 beside it holds ranks (a multi-node job's "
-        "node folders each hold their ranks) (copy the node's rank folders into it, or move it out of the folder)"]
+        f"node folders each hold their ranks) (copy the node's rank folders into it, or pass {job / 'node0'} to "
+        "compare its ranks alone)"]
     assert not out.exists()
+
+
+def test_a_run_folder_beside_a_log_only_run_names_the_folder_to_pass(tmp_path, capsys):
+    """job/run1/ holding ranks 0 and 1 beside job/run2/ holding its log alone (a folder of runs, one profiled): the
+    refusal names run2/ and the folder to pass, run1/, as the loader's hint names it without run2/; following the
+    hint compares (exit 0). Moving run2/ out, as the hint said, was refused in turn by the loader ("pass ... such
+    as run1")."""
+    job = tmp_path / "job"
+    for rank in (0, 1):
+        shutil.copytree(TEXT1 / f"rank{rank}_ascend_pt", job / "run1" / f"rank{rank}_ascend_pt")
+    (job / "run2").mkdir()
+    (job / "run2" / "train.log").write_text("step 50\n")
+    code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {job / 'run2'}: holds no rank's profile, where run1 beside it holds ranks (a multi-node job's node "
+        f"folders each hold their ranks) (copy the node's rank folders into it, or pass {job / 'run1'} to compare "
+        "its ranks alone)"]
+    out = tmp_path / "out"
+    code, stdout, err = run_inproc(capsys, "-bp", str(job / "run1"), "-d", str(job / "run1"), "-o", str(out))
+    assert code == 0, err
+    assert [line.split(":")[0] for line in stdout.splitlines() if line.startswith("rank ")] == ["rank 0", "rank 1"]
+
+
+def test_a_third_node_holding_no_rank_is_bid_moved_out(tmp_path, capsys):
+    """node2/ holding a log alone beside node0/ and node1/, each a folder of ranks: the folder is a job of nodes
+    without node2/, so the hint bids move it out (and moving it out compares the two nodes' ranks)."""
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    (job / "node2").mkdir()
+    (job / "node2" / "train.log").write_text("step 50\n")
+    code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {job / 'node2'}: holds no rank's profile, where node1 beside it holds ranks (a multi-node job's "
+        "node folders each hold their ranks) (copy the node's rank folders into it, or move it out of the folder)"]
+    shutil.move(job / "node2", tmp_path / "node2")
+    assert sorted(api.ranks(job)) == [0, 1]
 
 
 def test_one_folder_of_ranks_alone_is_no_job(tmp_path, capsys):

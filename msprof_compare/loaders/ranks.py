@@ -115,7 +115,7 @@ def _node_inputs(directory: str, subfolders: list[str], folders: list[str], trac
     held = {name: inputs for name, inputs in held.items()
             if not (direct and name in subfolders and not _distinct_ranks(inputs, heads))}
     if held:
-        _refuse_empty_nodes(directory, subfolders, folders, held, heads)
+        _refuse_empty_nodes(directory, subfolders, folders, held, heads, alone=not direct and len(held) == 1)
     # one folder of ranks alone is no job of nodes but a folder around one (msinsight's st/ around level2/): the
     # loader's hint names it to pass
     return held if direct or len(held) > 1 else {}
@@ -138,11 +138,14 @@ def _has_subfolder(path: str) -> bool:
 
 
 def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str], held: dict[str, list[str]],
-                        heads: TraceHeads) -> None:
+                        heads: TraceHeads, alone: bool = False) -> None:
     """``ProfileError`` naming a subfolder named as a node folder but for its digits (``node1/`` beside ``node0/``)
     that holds no rank's profile: a node copied in part, whose ranks the job's compare would leave out without a
     word (every node folder holds ranks). One that cannot be listed or searched is named so, as
-    ``_refuse_unlisted_ranks`` names one."""
+    ``_refuse_unlisted_ranks`` names one. ``alone``: the folder holds one folder of ranks and no rank input of its
+    own, so it may as well be a folder of runs (``run1/`` profiled beside ``run2/`` holding its log): the hint
+    names that folder of ranks to pass, where moving the empty one out left a folder around one folder of ranks,
+    which the loader refuses in turn (naming the same folder to pass)."""
     masked = {_DIGITS.sub("#", n): n for n in held}
     for name in folders:
         if name in held or name in subfolders or _DIGITS.sub("#", name) not in masked:
@@ -156,9 +159,12 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
             raise refused
         if rank_inputs(path, heads, nodes=False) is None and _holds_profile(path, heads):
             continue  # one profile: a rank's input (a folder of one trace) is in ``subfolders``
-        raise ProfileError(path, f"holds no rank's profile, where {term_safe(masked[_DIGITS.sub('#', name)])} "
+        beside = masked[_DIGITS.sub('#', name)]
+        raise ProfileError(path, f"holds no rank's profile, where {term_safe(beside)} "
                                  "beside it holds ranks (a multi-node job's node folders each hold their ranks)",
-                           hint="copy the node's rank folders into it, or move it out of the folder")
+                           hint="copy the node's rank folders into it, or "
+                                + (f"pass {term_safe(os.path.join(directory, beside))} to compare its ranks alone"
+                                   if alone else "move it out of the folder"))
 
 
 #: Digit runs, masked to tell a subfolder named as a rank's sibling is (node0_gpu1 beside node0_gpu0).
