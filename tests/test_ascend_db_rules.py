@@ -1411,3 +1411,36 @@ def test_torch_rows_written_twice_are_said_and_counted_as_the_original_does(tmp_
                                  "rowid > 2460", folder="other")
     assert not [w for w in load_profile(str(other), OPTS).warnings + load_profile(str(L1), OPTS).warnings
                 if "repeat an earlier row" in w]
+
+
+#: Every profiler DB among the shared samples: torch_npu's four level exports (both ranks of level0 and level1,
+#: rank 0 of level2) and msinsight's full_db msprof_0.db (PROVENANCE.md).
+DB_SAMPLES = sorted((Path(__file__).resolve().parents[1].parent / "shared" / "samples").rglob("*.db"))
+#: The columns other than OP_MEMORY.name that the loader resolves through STRING_IDS, reading NULL as -1.
+STRING_COLUMNS = {"PYTORCH_API": ("name", "inputShapes", "inputDtypes"),
+                  "COMPUTE_TASK_INFO": ("name", "opType", "taskType", "inputShapes"),
+                  "COMMUNICATION_OP": ("opName", "opType", "groupName"),
+                  "COMMUNICATION_TASK_INFO": ("taskType", "groupName"), "TASK": ("taskType",)}
+
+
+@pytest.mark.skipif(not any("ascend_pytorch_profiler" in p.name for p in DB_SAMPLES), reason="shared samples absent")
+def test_no_profiler_writes_a_string_id_of_minus_one() -> None:
+    """Why a -1 in a name or type column outside OP_MEMORY (which tells NULL apart by a flag column) is read as
+    NULL, not as a STRING_IDS id (``_Db.text``): in every DB sample STRING_IDS numbers its ids from 0 (CANN's from
+    0, torch_npu's from 2**28 and 2**29: the writers' ranges, none negative), and no name column holds a negative
+    id, where NULL is common (PYTORCH_API.inputShapes of an op without inputs: 1,909 of 2,460 rows in each
+    torch_npu export). A -1 there is no reference a profiler wrote; reading it as the id would cost a NULL flag per
+    column in every query for a file no profiler writes."""
+    dbs = [p for p in DB_SAMPLES if p.name.startswith(("ascend_pytorch_profiler_", "msprof_"))]
+    assert len(dbs) == 6
+    for db in dbs:
+        tables = {t for (t,) in sql(db, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert sql(db, "SELECT min(id) >= 0, count(*) > 1000 FROM STRING_IDS") == [(1, 1)], db
+        for table, columns in STRING_COLUMNS.items():
+            if table in tables:
+                for column in columns:
+                    assert sql(db, f"SELECT count(*) FROM {table} WHERE {column} < 0") == [(0,)], (db, column)
+        if "PYTORCH_API" in tables:
+            ranges = sql(db, "SELECT id / 268435456, min(id), count(*) FROM STRING_IDS GROUP BY 1 ORDER BY 1")
+            assert [(r, lo) for r, lo, _ in ranges] == [(0, 0), (1, 268435456), (2, 536870912)], db
+            assert sql(db, "SELECT sum(inputShapes IS NULL), count(*) FROM PYTORCH_API") == [(1909, 2460)], db

@@ -716,7 +716,12 @@ class _Db:
         empty type's KernelCompare row without a word). Any id but ``-1`` can be such a reference: a negative one
         was passed over. ``column`` ("TABLE.column"): its own NULLs (``-1``, no reference at all) are counted under
         it (``_Db.null``). ``null``: where given, the mask of the cells that are NULL (read as ``missing``), so that
-        every id, -1 too, is a reference like any other (the query reads NULL as a flag of its own, not as -1)."""
+        every id, -1 too, is a reference like any other (the query reads NULL as a flag of its own, not as -1).
+        Without it -1 is NULL's: no profiler writes a negative STRING_IDS id (every DB sample numbers them from 0,
+        torch_npu's from 2**28 and 2**29, and no name column holds one:
+        ``tests/test_ascend_db_rules.py::test_no_profiler_writes_a_string_id_of_minus_one``), so a flag column per
+        query would cost every load for a file no profiler writes (OP_MEMORY's flag column tells its NULL size and
+        allocation time apart too)."""
         sid, sval, blank = self._string_table()
         ids = np.asarray(ids, dtype=np.int64)
         none = ids == -1 if null is None else np.asarray(null, dtype=bool)
