@@ -584,3 +584,51 @@ def test_raw_args_texts_are_read_once_per_distinct_text() -> None:
     assert _one_feed([]).tolist() == []
     with pytest.raises(ProfileError, match="malformed event args"):
         _one_feed([msgspec.Raw(b"[1]"), msgspec.Raw(b'"a\x00b"')])
+
+
+@pytest.mark.parametrize("trace", [H100, DATA / "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json"])
+def test_times_written_as_digit_text_read_as_their_numbers_without_a_warning(tmp_path, trace):
+    """A Kineto trace's ``ts`` and ``dur`` written as text (``"ts": "1727317950946443.254"``, as Ascend's
+    trace_view.json writes ts; PyTorch writes numbers) read as the numbers they say, without a warning: the value
+    is the one the text says (the original reads ts and dur as exact decimals, strings and numbers alike:
+    reference-1 §3.1), so no figure moves and a note would say nothing to act on. The H100 excerpt and the H200
+    one (times beyond 2**42 us: the decode that keeps ts as text) with the ts and dur of every other event, then
+    of all, written so: the kernels' times are the text's decimals to the ns (computed here with ``Decimal``),
+    the warnings and the comparison's frames those of the trace as written."""
+    raw = json.loads(trace.read_text())
+    doc = json.loads(trace.read_text(), parse_float=Decimal)
+    want = [(int(Decimal(str(e["ts"])) * 1000), int(Decimal(str(e["dur"])) * 1000))
+            for e in doc["traceEvents"] if e.get("ph") == "X" and _cat(e) in KERNEL_CATS]
+    flags = dict(enable_profiling_compare=True, enable_operator_compare=True, enable_api_compare=True,
+                 enable_memory_compare=True)
+    as_written = compare(trace, trace, **flags)
+    numeric = load_profile(str(trace), _opts(**flags))
+    for every in (2, 1):
+        text = json.loads(json.dumps(raw))
+        texts = 0
+        for i, e in enumerate(text["traceEvents"]):
+            for key in ("ts", "dur"):
+                if i % every == 0 and isinstance(e.get(key), int | float):
+                    e[key] = json.dumps(e[key])
+                    texts += 1
+        assert texts > 100 * (3 - every)
+        path = tmp_path / f"every{every}.pt.trace.json"
+        path.write_text(json.dumps(text))
+        prof = load_profile(str(path), _opts(**flags))
+        assert list(zip(prof.kernels["ts"].tolist(), prof.kernels["dur"].tolist(), strict=True)) == want
+        assert [w.replace(str(path), "P") for w in prof.warnings] == \
+            [w.replace(str(trace), "P") for w in numeric.warnings]
+        got = compare(path, path, **flags)
+        assert got.frames.keys() == as_written.frames.keys()
+        assert all(got.frames[k].equals(as_written.frames[k]) for k in got.frames)
+
+
+def test_a_time_written_as_text_that_is_no_number_is_refused(tmp_path):
+    """Text that is no number in a kernel's ``ts`` (hex digits, full-width digits) is refused naming the value,
+    where digit text reads as its number (above)."""
+    for text in ("0x64", "１００"):
+        path = _write(tmp_path, [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": text, "dur": 1,
+                                  "args": {"stream": 7, "device": 0}}])
+        with pytest.raises(ProfileError) as err:
+            load_profile(str(path), _opts())
+        assert err.value.message == f"invalid 'ts' value {text!r} in trace events: not a number"
