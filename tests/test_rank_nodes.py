@@ -173,6 +173,28 @@ def test_a_run_folder_beside_a_log_only_run_names_the_folder_to_pass(tmp_path, c
     assert [line.split(":")[0] for line in stdout.splitlines() if line.startswith("rank ")] == ["rank 0", "rank 1"]
 
 
+def test_an_unreadable_rank_folder_beside_one_folder_of_ranks_names_that_folder(tmp_path, capsys, monkeypatch):
+    """job/rank5/ that cannot be listed beside job/run1/ of ranks 0 and 1: refused naming rank5/ (its name says a
+    rank), the hint naming run1/ to pass, where it bade move rank5/ out, which left a folder around one folder of
+    ranks, refused in turn by the loader ("... such as run1"). Readable and empty, rank5/ leaves that refusal."""
+    from test_ranks import _refusing
+
+    job = tmp_path / "job"
+    for rank in (0, 1):
+        shutil.copytree(TEXT1 / f"rank{rank}_ascend_pt", job / "run1" / f"rank{rank}_ascend_pt")
+    (job / "rank5").mkdir()
+    with monkeypatch.context() as m:
+        _refusing(m, job / "rank5")
+        code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {job / 'rank5'}: cannot list directory: Permission denied (its name says rank 5, so it may hold a "
+        f"rank's profile: make it readable, or pass {job / 'run1'} to compare its ranks alone)"]
+    code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
+    assert code == 1 and error_lines(err)[0].endswith("or a folder of ranks on both sides, such as run1, to compare "
+                                                      "rank by rank)")
+
+
 def test_a_third_node_holding_no_rank_is_bid_moved_out(tmp_path, capsys):
     """node2/ holding a log alone beside node0/ and node1/, each a folder of ranks: the folder is a job of nodes
     without node2/, so the hint bids move it out (and moving it out compares the two nodes' ranks)."""

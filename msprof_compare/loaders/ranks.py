@@ -64,8 +64,8 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None, nodes: bool = T
     traces = folder_traces(directory, heads)[0]
     subfolders, folders = _profiling_dirs(directory, heads)
     ranks = _rank_traces(directory, heads)
-    held = _node_inputs(directory, subfolders, folders, bool(ranks), heads) if nodes else {}
-    _refuse_unlisted_ranks(directory, subfolders + sorted(held), folders, ranks)
+    held, lone = _node_inputs(directory, subfolders, folders, bool(ranks), heads) if nodes else ({}, None)
+    _refuse_unlisted_ranks(directory, subfolders + sorted(held), folders, ranks, lone)
     subfolders = [n for n in subfolders if n not in held]
     # a folder of one trace is that trace's input, as ``loaders.detect`` takes it (beside an empty rank1_ascend_pt
     # too); not where profiles of ranks lie in subfolders beside it (rank 0's trace in the folder, rank 1's in rank1/,
@@ -83,7 +83,7 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None, nodes: bool = T
 
 
 def _node_inputs(directory: str, subfolders: list[str], folders: list[str], traces: bool,
-                 heads: TraceHeads) -> dict[str, list[str]]:
+                 heads: TraceHeads) -> tuple[dict[str, list[str]], str | None]:
     """{name: its rank inputs} of ``directory``'s subfolders that are folders of ranks themselves (``rank_inputs``,
     looking no deeper): the nodes of a multi-node job (``job/node0/rank0_ascend_pt ... job/node1/rank8_ascend_pt``,
     or ``node0/`` holding one Kineto trace per rank), whose ranks the job's are, as ranks are numbered across nodes
@@ -95,7 +95,8 @@ def _node_inputs(directory: str, subfolders: list[str], folders: list[str], trac
     (worker0/ holding its trace and a stray one beside worker1/). Where the folder holds no input of its own, two
     or more: the loader's "holds profiling directories a level down" hint named one node folder to pass, the job's
     other nodes left out; one alone is a folder around a folder of ranks (msinsight's st/ around level2/), which
-    that hint names."""
+    that hint names. Given with None for a job of nodes; for one alone, {} with its name, which the refusals'
+    hints name to pass where moving a sibling out left that folder, refused in turn."""
     held = {}
     direct = traces
     for name in folders:
@@ -118,7 +119,7 @@ def _node_inputs(directory: str, subfolders: list[str], folders: list[str], trac
         _refuse_empty_nodes(directory, subfolders, folders, held, heads, alone=not direct and len(held) == 1)
     # one folder of ranks alone is no job of nodes but a folder around one (msinsight's st/ around level2/): the
     # loader's hint names it to pass
-    return held if direct or len(held) > 1 else {}
+    return (held, None) if direct or len(held) > 1 else ({}, next(iter(held), None))
 
 
 def _distinct_ranks(inputs: list[str], heads: TraceHeads) -> bool:
@@ -173,7 +174,8 @@ _DIGITS = re.compile(r"[0-9]+")
 _TRACE_STEM = re.compile(r"(.+?)(?:\.[0-9]+)?(?:\.pt\.trace)?\.json(?:\.gz)?")
 
 
-def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str], traces: list[str]) -> None:
+def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str], traces: list[str],
+                           lone: str | None = None) -> None:
     """``ProfileError`` naming a subfolder of ``directory`` that cannot be listed or searched (no read or no execute
     permission) and is named as a rank's folder: its name says a rank (``_NAME_RANK``: rank1/), or it is named as
     a subfolder holding a profile (``found``) or a rank's trace in the folder (``traces``: ``worker0.pt.trace
@@ -182,7 +184,9 @@ def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str],
     not search too: none of its files can be opened or told from a folder), and the rank it holds was left out of
     the job without a word (a ``*_ascend_pt`` one is named by ``input_rank``). Any other unreadable folder
     (lost+found at a volume's root, a .Trash-1000) says nothing of a rank and stays none of the job's; one gone
-    since the folder was listed, or listing nothing, holds nothing."""
+    since the folder was listed, or listing nothing, holds nothing. ``lone``: the folder's one folder of ranks,
+    where it holds no rank input of its own (``_node_inputs``): the hint names it to pass, where moving the
+    unreadable folder out left a folder around it, which the loader refuses in turn."""
     named = {_DIGITS.sub("#", n): f"rank folder {n}'s" for n in reversed(found)}
     for path in traces:
         stem = _TRACE_STEM.fullmatch(os.path.basename(path))
@@ -202,8 +206,10 @@ def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str],
         if refused:
             why = f"its name says rank {int(said.group(1))}" if said else \
                 f"its name is {term_safe(named[_DIGITS.sub('#', name)])} but for its digits"
-            raise ProfileError(path, refused.message, hint=f"{why}, so it may hold a rank's profile: make it {make}, "
-                                                           "or move it out of the folder") from None
+            other = f"pass {term_safe(os.path.join(directory, lone))} to compare its ranks alone" if lone \
+                else "move it out of the folder"
+            raise ProfileError(path, refused.message,
+                               hint=f"{why}, so it may hold a rank's profile: make it {make}, or {other}") from None
 
 
 def _search_refused(path: str, names: list[str], hint: str | None = None) -> ProfileError | None:
