@@ -96,7 +96,8 @@ def _collection_end(rank_dir: Path) -> int:
 def test_a_rank_two_nodes_hold_is_named(tmp_path, capsys):
     """msinsight's text/ holds three runs (level0/ to level2/), each a folder of ranks: read as nodes they hold rank 0
     three times and rank 1 twice, an error naming each copy (in the order the profiler recorded them) and the
-    folders, exit 1, nothing written."""
+    folders, exit 1, nothing written. They are all the folder holds, so the hint bids pass one of them: it bade
+    move the others out too, which left a folder around one folder of ranks, refused in turn."""
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-bp", str(TEXT), "-d", str(TEXT), "-o", str(out))
     assert code == 1
@@ -107,8 +108,22 @@ def test_a_rank_two_nodes_hold_is_named(tmp_path, capsys):
     assert error_lines(err) == [
         f"error: {TEXT}: holds rank 0 3 times, in recorded order: {names[0]}; rank 1 twice: {names[1]} (a multi-node "
         "job's node folders hold different ranks, rank ids being numbered across nodes; level0, level1, level2 hold "
-        "the same ranks: pass one of them to each side, or move the others out of the folder)"]
+        "the same ranks: pass one of them to each side)"]
     assert not out.exists()
+
+
+def test_a_copied_node_beside_the_job_s_nodes_is_bid_moved_out(tmp_path, capsys):
+    """node1_old/ holding a copy of node1/'s rank 1 beside node0/ and node1/: the rank held twice is refused naming
+    both folders, and moving the copy out leaves a job of two nodes, so the hint bids that too (and it compares)."""
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    shutil.copytree(TEXT0 / "rank1_ascend_pt", job / "node1_old" / "rank1_ascend_pt")
+    code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err)[0].endswith(
+        "(a multi-node job's node folders hold different ranks, rank ids being numbered across nodes; node1, "
+        "node1_old hold the same ranks: pass one of them to each side, or move the others out of the folder)")
+    shutil.move(job / "node1_old", tmp_path / "node1_old")
+    assert sorted(api.ranks(job)) == [0, 1]
 
 
 def test_rank_inputs_beside_node_folders(tmp_path):

@@ -345,7 +345,8 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
     # schedule's cycles; else unrelated runs of that rank side by side, which nothing recorded pairs across folders
     twice = [rank for rank, paths in sorted(held.items()) if len(paths) > 1 and not _one_worker(paths)]
     if twice:
-        raise _held_twice(directory, {rank: _recorded_order(held[rank], ends) for rank in twice}, ends is None)
+        raise _held_twice(directory, {rank: _recorded_order(held[rank], ends) for rank in twice}, ends is None,
+                          inputs)
     return {rank: _recorded_order(paths, ends) for rank, paths in sorted(held.items())}
 
 
@@ -353,11 +354,15 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
 _TWICE_SHOWN = 3
 
 
-def _held_twice(directory: str, twice: dict[int, list[str]], by_name: bool) -> ProfileError:
+def _held_twice(directory: str, twice: dict[int, list[str]], by_name: bool,
+                inputs: list[str] | None = None) -> ProfileError:
     """The error of a folder holding ranks several times as no schedule's cycles (``twice``: {rank: its inputs in
     order}): each of the first ``_TWICE_SHOWN`` ranks with its inputs, the others by number, and where traces lie
     beside their gzip copies, those of every such rank (a folder gzipped in place holds each rank twice: "rank 1
-    too" left the user to find rank 1's files and to guess whether the copy was the cause there too)."""
+    too" left the user to find rank 1's files and to guess whether the copy was the cause there too). Where the
+    copies lie in node folders that hold every one of the folder's ``inputs`` (msinsight's text/: level0/ to
+    level2/ and nothing else), moving the others out leaves a folder around one folder of ranks, which the loader
+    refuses: the hint bids pass one of them alone."""
     ranks = list(twice)
     pieces = []
     for n, rank in enumerate(ranks[:_TWICE_SHOWN]):
@@ -373,9 +378,11 @@ def _held_twice(directory: str, twice: dict[int, list[str]], by_name: bool) -> P
     spread = _node_clash(twice, directory)
     if spread:
         # "pass one of them on both sides" read as the same folder as both sides: one folder of ranks each
+        clash = {_top(p, directory) for paths in twice.values() for p in paths}
+        alone = inputs is not None and {_top(p, directory) for p in inputs} <= clash
         hint = (f"a multi-node job's node folders hold different ranks, rank ids being numbered across nodes; "
-                f"{short_list(spread, 4)} hold the same ranks: pass one of them to each side, or move the others out "
-                "of the folder")
+                f"{short_list(spread, 4)} hold the same ranks: pass one of them to each side"
+                + ("" if alone else ", or move the others out of the folder"))
     twins = [t for rank in ranks for t in _gz_twins(twice[rank], directory)]
     if twins:
         said = "; ".join(twins[:_TWICE_SHOWN]) + (f"; ... ({len(twins):,} in all)" if len(twins) > _TWICE_SHOWN else "")
@@ -383,6 +390,11 @@ def _held_twice(directory: str, twice: dict[int, list[str]], by_name: bool) -> P
         copies = len(twins) == len(ranks) and all(len(paths) == 2 for paths in twice.values())
         hint = f"{said}: keep one of {'the two' if len(ranks) == 1 else 'each two'}" if copies else f"{said}; {hint}"
     return ProfileError(directory, text, hint=hint)
+
+
+def _top(path: str, directory: str) -> str:
+    """The name of ``directory``'s entry that ``path`` lies in (or is)."""
+    return os.path.relpath(path, directory).split(os.sep)[0]
 
 
 def _node_clash(twice: dict[int, list[str]], directory: str) -> list[str]:
