@@ -109,7 +109,8 @@ def ranks_overview(results: Iterable[tuple[int | RankCycle, msprof_compare.Compa
     ``performance_comparison_result_ranks_*.json``: a record per rank (times in ns and ms, their changes, the gate's
     verdict with ``fail_on_regression``, ``reports[rank]``' file names, the inputs) and the job's slowest rank per
     side, and the ranks not compared (``not_compared``, else those of ``compare_ranks``' iterator given itself).
-    Takes the iterator itself: each result gives its figures and is dropped before the next rank loads.
+    Takes the iterator itself: each result gives its figures and is dropped before the next rank loads; one that has
+    given ranks already (a loop over it, a ``next``) raises ``UsageError``, as the overview would leave them out.
     ``rank_list`` ("all", "0,3" or a sequence of ids, as ``compare_ranks`` takes it): the ranks selected, which the
     document records over the iterator's own (results gathered by hand carry none). A rank given twice (or both
     compared and not, or not in ``rank_list``), a ``reports`` key that is no rank compared, results judged by

@@ -474,7 +474,8 @@ class RankResults(Iterator[tuple[Unit, "CompareResult"]]):
     alone holds (None on the side without it), of the same discovery of each folder: the job overview names them
     (``ranks_overview``); ``rank_list``, the ranks selected (None: all), which the overview records; ``folders``,
     the two folders given, the overview's job (a rank's input may lie a level down: a Kineto subfolder's cycles);
-    ``units``, the units both folders hold, in the order they are compared."""
+    ``units``, the units both folders hold, in the order they are compared; ``taken``, those it has given so far
+    (a loop that used it up took them all, and ``ranks_overview`` of it would leave them out)."""
 
     def __init__(self, results: Generator[tuple[Unit, CompareResult], None, None],
                  not_compared: dict[Unit, tuple[str | None, str | None]],
@@ -485,6 +486,7 @@ class RankResults(Iterator[tuple[Unit, "CompareResult"]]):
         self.rank_list = rank_list
         self.folders = folders
         self.units = units
+        self.taken: list[Unit] = []
 
     def __repr__(self) -> str:
         # a notebook cell showing compare_ranks(...) printed "<msprof_compare.api.RankResults object at 0x...>":
@@ -494,7 +496,9 @@ class RankResults(Iterator[tuple[Unit, "CompareResult"]]):
                 f"not_compared={list(self.not_compared)!r}, rank_list={selected!r})")
 
     def __next__(self) -> tuple[Unit, CompareResult]:
-        return next(self._results)
+        unit, result = next(self._results)
+        self.taken.append(unit)
+        return unit, result
 
     def close(self) -> None:
         """Stop early, as a generator's ``close``: no count line of left-out notices is logged."""
@@ -1067,6 +1071,14 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     from .report.ranks_report import overview
 
     selected = getattr(results, "rank_list", None) if rank_list is None else parse_rank_list(rank_list, "rank_list")
+    if isinstance(results, RankResults) and results.taken:
+        # a notebook that looped over the iterator to read each verdict, then passed it here, was told "no (rank,
+        # CompareResult) pair was given", and one that had peeked at a rank got a job without it, not said anywhere
+        taken = results.taken
+        raise UsageError(f"ranks_overview: this compare_ranks iterator has given {named_units(taken)} already "
+                         f"({len(taken)} of its {len(results.units)}; it gives each once), so the overview would "
+                         "leave out what it gave: pass a new compare_ranks(...) call, or pass the pairs kept while "
+                         "looping (pairs.append((rank, result.slim()))) with not_compared=its .not_compared")
 
     for name, given in (("reports", reports), ("not_compared", not_compared)):
         if given is not None and not isinstance(given, Mapping):  # else an AttributeError once every rank is done
@@ -1092,7 +1104,9 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
             gates[rank] = judge_regression(result, result.options.fail_on_regression, API_FACE)[0]
         del result
     if not rows:  # the document holds one record or more (docs/ranks.schema.json)
-        raise UsageError("ranks_overview: no (rank, CompareResult) pair was given")
+        used = " (an iterator or generator gives its pairs once: was it used up by a loop?)" \
+            if iter(results) is results else ""
+        raise UsageError(f"ranks_overview: no (rank, CompareResult) pair was given{used}")
     if not_compared is None:
         not_compared = getattr(results, "not_compared", None)
     twice = sorted(set(inputs) & set(not_compared or ()), key=unit_order)

@@ -571,6 +571,35 @@ def test_api_overview_of_kineto_ranks_is_the_single_compares(monkeypatch):
         assert record["base_path"] == str(trace)
 
 
+def test_api_overview_refuses_an_iterator_a_loop_has_taken_ranks_of():
+    """A notebook loops over ``compare_ranks``' iterator to read each verdict, then passes that iterator to
+    ``ranks_overview``: it was told "no (rank, CompareResult) pair was given", and one that had taken rank 0 with
+    ``next`` got a job of rank 1 alone, rank 0 neither a record nor in ``not_compared``. Both are refused, naming
+    what was taken and what to pass instead; a fresh call gives both ranks. A used-up generator of the caller's is
+    named as a possible cause."""
+    from msprof_compare.errors import UsageError
+
+    peeked = msprof_compare.compare_ranks(KINETO, KINETO, enable_api_compare=True)
+    assert next(peeked)[0] == 0
+    with pytest.raises(UsageError, match=r"^ranks_overview: this compare_ranks iterator has given rank 0 already "
+                                         r"\(1 of its 2; it gives each once\).*pass a new compare_ranks\(\.\.\.\) "
+                                         r"call, or pass the pairs kept while looping"):
+        msprof_compare.ranks_overview(peeked)
+    looped = msprof_compare.compare_ranks(KINETO, KINETO, enable_api_compare=True)
+    assert [rank for rank, _ in looped] == [0, 1]
+    with pytest.raises(UsageError, match=r"has given ranks 0, 1 already \(2 of its 2;"):
+        msprof_compare.ranks_overview(looped)
+    fresh = msprof_compare.compare_ranks(KINETO, KINETO, enable_api_compare=True)
+    assert [r["rank"] for r in msprof_compare.ranks_overview(fresh)["ranks"]] == [0, 1]
+    with pytest.raises(UsageError) as info:
+        msprof_compare.ranks_overview(x for x in [])
+    assert str(info.value) == ("ranks_overview: no (rank, CompareResult) pair was given (an iterator or generator "
+                               "gives its pairs once: was it used up by a loop?)")
+    with pytest.raises(UsageError) as info:
+        msprof_compare.ranks_overview([])
+    assert str(info.value) == "ranks_overview: no (rank, CompareResult) pair was given"
+
+
 def test_api_overview_refuses_what_is_no_rank_result_pair():
     """``ranks_overview`` of something other than ``(rank, CompareResult)`` pairs raised AttributeError, TypeError or
     ValueError from inside it ("cannot unpack non-iterable int object" for a dict of rank -> result, the shape of
