@@ -605,3 +605,60 @@ def test_api_regressions_join_three_rows_of_one_twin_in_sheet_order():
             [4, "hipMemcpyAsync", 0.0, 0, 0, 0, 0.25, 0, 0, 1]]
     top, _ = charts.regressions(Sheet("ApiCompare", cols, pd.DataFrame(rows), (2, 5), (6, 9)))
     assert top.values.tolist() == [["hipMemcpyWithStream / cudaMemcpyAsync / hipMemcpyAsync", 0.75]]
+
+
+def test_no_memory_regression_chart_where_a_side_recorded_no_memory(tmp_path):
+    """HTA's A100 AlexNet trace (recorded without profile_memory: no ``[memory]`` event, checked in the raw file)
+    against the msinsight Level1 NPU export: MemoryCompareStatistic holds the NPU side's allocations against a
+    base 0 that is no reading, as the Summary's memory line says ("base not recorded ..., so no memory
+    contributor"). Its chart ranked every NPU operator's whole allocation as a regression ("MemoryCompareStatistic:
+    top 18 regressions"); the workbook now has no memory chart, while the other statistic sheets keep theirs."""
+    import gzip
+    import json
+
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "samples"
+    gpu = root / "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+    if not gpu.is_file() or not (root / NPU_L1).is_dir():
+        pytest.skip("sample data not found")
+    events = json.loads(gzip.decompress(gpu.read_bytes()))["traceEvents"]
+    assert events and not [e for e in events if e.get("cat") == "[memory]"]
+    from msprof_compare.api import compare
+
+    result = compare(str(gpu), str(root / NPU_L1))
+    memory = result.sheet("MemoryCompareStatistic")
+    assert (memory["Base Allocated Memory(MB)"] == 0).all() and (memory["Comparison Allocated Memory(MB)"] > 0).any()
+    book = openpyxl.load_workbook(result.to_excel(str(tmp_path)))
+    summary = [c.value for c in book["Summary"]["A"] if isinstance(c.value, str)]
+    assert any("base not recorded (its 0 MB in MemoryCompareStatistic is no reading)" in v for v in summary)
+    assert not [v for v in summary if v.startswith("MemoryCompareStatistic: top")]
+    assert len(book["MemoryCompareStatistic"]._charts) == 0
+    assert [v for v in summary if v.startswith("OperatorCompareStatistic: top")]  # the others are still charted
+    assert len(book["OperatorCompareStatistic"]._charts) == 1
+
+
+def test_no_communication_regression_chart_where_a_side_has_no_op_type(tmp_path):
+    """msinsight's Level0 DB export (rank 0) against its Level1 one: the Level0 COMMUNICATION_OP rows' opType is
+    "N/A" (4 rows, read from the database here), so CommunicationCompare has no row of the base side and the Summary
+    says "base no row" (the comparison's figure: its COMMUNICATION_OP rows' end - start, summed); its chart ranked
+    the Level1 allreduce's whole time as a regression. No chart now."""
+    from tests.dbutil import sql  # read-only and immutable: nothing is written beside the shared samples
+
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "samples" / "msinsight/test/data/pytorch/db"
+    base, comparison = root / "level0/rank0_ascend_pt", root / "level1/rank0_ascend_pt"
+    if not base.is_dir() or not comparison.is_dir():
+        pytest.skip("sample data not found")
+    assert sql(base / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db",
+               "SELECT s.value, count(*) FROM COMMUNICATION_OP o JOIN STRING_IDS s ON s.id = o.opType GROUP BY 1"
+               ) == [("N/A", 4)]
+    # the Level1 side's 4 allreduce ops, end - start summed
+    (ns,), = sql(comparison / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db",
+                 "SELECT sum(endNs - startNs) FROM COMMUNICATION_OP")
+    from msprof_compare.api import compare
+
+    result = compare(str(base), str(comparison))
+    book = openpyxl.load_workbook(result.to_excel(str(tmp_path)))
+    summary = [c.value for c in book["Summary"]["A"] if isinstance(c.value, str)]
+    assert (f"Communication time (CommunicationCompare's op rows): base no row, comparison {ns / 1e6:.3f} ms."
+            in summary)
+    assert not [v for v in summary if v.startswith("CommunicationCompare: top")]
+    assert len(book["CommunicationCompare"]._charts) == 0

@@ -77,6 +77,8 @@ class _State:
     next_row: int = 0                   # next free row of the Summary sheet's chart data area
     #: Summary-sheet rows (first, last) of the waterfall steps (Step / Base / Comparison columns).
     category_rows: tuple[int, int] | None = None
+    #: statistic sheets a side of which recorded nothing (the Summary's totals): no regression chart
+    unrecorded: set[str] = field(default_factory=set)
 
 
 def _state(wb: Any) -> _State:
@@ -342,8 +344,23 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     # over the captions and the waterfall
     st = _state(wb)
     st.summary, st.summary_name = ws, sheet.name
+    st.unrecorded = _unrecorded_sheets(sheet)
     st.category_rows = (HEADER_ROWS + int(steps[0]), HEADER_ROWS + int(steps[-1]))
     st.next_row = row
+
+
+def _unrecorded_sheets(sheet: Sheet) -> set[str]:
+    """The statistic sheets whose figures a side did not record (the Summary's memory and communication totals):
+    their 0s are no reading, so every row of the other side charted as a regression of its whole amount (a GPU
+    trace without profile_memory against an NPU export: "MemoryCompareStatistic: top 18 regressions" under the
+    Summary's "base not recorded (its 0 MB in MemoryCompareStatistic is no reading), so no memory contributor")."""
+    found = set()
+    for name, totals in (("MemoryCompareStatistic", getattr(sheet, "memory_totals", None)),
+                         ("CommunicationCompare", getattr(sheet, "communication_totals", None))):
+        if totals is not None and len(totals) and not (bool(totals["base_recorded"].iloc[0])
+                                                       and bool(totals["comparison_recorded"].iloc[0])):
+            found.add(name)
+    return found
 
 
 def _operator_parts(wb: Any, ws: Any, sheet: Sheet, row: int, wf: pd.DataFrame) -> int:
@@ -726,9 +743,11 @@ def short_labels(names: list[str], paths: bool = False, cap: int = LABEL_CAP) ->
 
 
 def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
-    found = regressions(sheet)
     st = _state(wb)
-    if found is None or st.summary is None:
+    if st.summary is None or sheet.name in st.unrecorded:
+        return
+    found = regressions(sheet)
+    if found is None:
         return
     top, spec = found
     sws, src = st.summary, st.summary_name
