@@ -401,6 +401,40 @@ def test_unreadable_paths_do_not_suggest_force(tmp_path: Path, monkeypatch: pyte
         assert "chmod u+x" in str(info.value) and "add --force" not in str(info.value)
 
 
+def test_another_users_unreadable_path_names_its_owner_not_chmod_u(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --force (the owner check skipped), a file or folder of another user that the run cannot read or search
+    told the user to run "chmod u+r" / "chmod u+x", which fails for a file one does not own ("Operation not
+    permitted"): the hint names the owner (its passwd name, read here with ``pwd``) and the bits the owner can
+    grant."""
+    import pwd
+
+    f = tmp_path / "t.json"
+    f.write_text("{}")
+    d = tmp_path / "d"
+    d.mkdir()
+    owner = pwd.getpwuid(f.stat().st_uid).pw_name
+    _as_user(monkeypatch, f.stat().st_uid + 1)
+    real_access = os.access
+    denied: set[tuple[str, int]] = {(str(f), os.R_OK), (str(d), os.X_OK)}
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: (os.fspath(p), mode) not in denied
+                        and real_access(p, mode, **kw))
+    with pytest.raises(ProfileError) as info:
+        paths.check_input(str(f), force=True)
+    assert str(info.value) == (f"{f}: The path is not readable (it needs read permission for you, which --force "
+                               f"cannot skip: it belongs to {owner}, who can grant it (chmod o+r, or g+r for a "
+                               "group you are in))")
+    with pytest.raises(ProfileError) as info:
+        paths.check_input(str(d), force=True)
+    assert str(info.value) == (f"{d}: The path is not executable (it needs search permission (a directory needs "
+                               f"it to be read) for you, which --force cannot skip: it belongs to {owner}, who can "
+                               "grant it (chmod o+x, or g+x for a group you are in))")
+    assert "chmod u+" not in str(info.value)
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: (_ for _ in ()).throw(KeyError(uid)))  # no passwd entry
+    with pytest.raises(ProfileError, match=rf"it belongs to uid {f.stat().st_uid}, who can grant it"):
+        paths.check_input(str(f), force=True)
+
+
 def test_root_skips_owner_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     f = tmp_path / "t.json"
     f.write_text("{}")

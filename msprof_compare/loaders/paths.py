@@ -142,9 +142,30 @@ def check_access(path: str, name: str | None = None, is_dir: bool = True) -> Non
     Detection checks a directory it must list and look into up front: without them every file in it reads as
     missing, and detection would report data that "is not collected". Root passes these tests."""
     if not os.access(path, os.R_OK):
-        raise ProfileError(name or path, "The path is not readable", hint=READ_HINT)
+        raise ProfileError(name or path, "The path is not readable", hint=_grant_hint(path, READ_HINT, "r"))
     if is_dir and not os.access(path, os.X_OK):
-        raise ProfileError(name or path, "The path is not executable", hint=SEARCH_HINT)
+        raise ProfileError(name or path, "The path is not executable", hint=_grant_hint(path, SEARCH_HINT, "x"))
+
+
+def _grant_hint(path: str, hint: str, bit: str) -> str:
+    """``hint`` (chmod u+r / u+x) for a path of the user's own; for another user's, reached through --force, that
+    chmod fails ("Operation not permitted"): its owner has to grant the permission, which the hint says."""
+    geteuid = getattr(os, "geteuid", None)
+    try:
+        uid = os.stat(path).st_uid
+    except (OSError, ValueError):
+        return hint
+    if geteuid is None or uid == geteuid():
+        return hint
+    try:
+        import pwd
+
+        owner = term_safe(pwd.getpwuid(uid).pw_name)
+    except (ImportError, KeyError):
+        owner = f"uid {uid}"
+    need = "read permission" if bit == "r" else "search permission (a directory needs it to be read)"
+    return (f"it needs {need} for you, which --force cannot skip: it belongs to {owner}, who can grant it "
+            f"(chmod o+{bit}, or g+{bit} for a group you are in)")
 
 
 def _privileged() -> bool:
