@@ -640,3 +640,47 @@ def test_unparsed_profiling_directory_says_to_parse_it(tmp_path):
     with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
         detect(str(d))
     assert err.value.hint is None
+
+
+def test_a_folder_or_raw_file_inside_an_export_names_the_profiling_directory(tmp_path, capsys, monkeypatch):
+    """torch_npu writes its raw data beside ASCEND_PROFILER_OUTPUT: ``PROF_*/device_0/data``, ``PROF_*/host``,
+    ``FRAMEWORK``. A user who opened the export and passed one of those folders (or a raw file in them) was told
+    only that the data "is not collected by PyTorch or Mindspore mode or ... not parsed"; the hint now names the
+    profiling directory it lies in, as the user typed it (the export given as the hint says compares: the fixture
+    export against itself). A folder outside any export keeps the bare message."""
+    from tests.cliutil import error_lines, run_inproc
+
+    d = tmp_path / "run_ascend_pt"
+    shutil.copytree(PT, d)
+    prof = d / "PROF_000001_20250101000000000_ABCDEFGH"
+    (prof / "device_0" / "data").mkdir(parents=True)
+    (prof / "host" / "data").mkdir(parents=True)
+    (prof / "device_0" / "data" / "aicore.data.0.slice_0").write_bytes(b"\0" * 16)
+    (d / "FRAMEWORK").mkdir()
+    monkeypatch.chdir(tmp_path)
+    bare = ("The data is not collected by PyTorch or Mindspore mode or the data is not parsed: no trace_view.json, "
+            "profiler *.db or *.pt.trace.json found")
+    for typed, head in (("run_ascend_pt/PROF_000001_20250101000000000_ABCDEFGH", "run_ascend_pt"),
+                        ("run_ascend_pt/PROF_000001_20250101000000000_ABCDEFGH/device_0/", "run_ascend_pt"),
+                        ("run_ascend_pt/FRAMEWORK", "run_ascend_pt"),
+                        ("./run_ascend_pt/PROF_000001_20250101000000000_ABCDEFGH/host/data", "./run_ascend_pt")):
+        code, _, err = run_inproc(capsys, "-bp", "run_ascend_pt", "-d", typed, "-o", str(tmp_path / "out"))
+        hint = f"it is a folder inside the NPU profiling directory {head}: pass that"
+        assert (code, error_lines(err)) == (1, [f"error: {typed}: {bare} ({hint})"])
+    raw = "run_ascend_pt/PROF_000001_20250101000000000_ABCDEFGH/device_0/data/aicore.data.0.slice_0"
+    code, _, err = run_inproc(capsys, "-bp", "run_ascend_pt", "-d", raw, "-o", str(tmp_path / "out"))
+    assert (code, error_lines(err)) == (1, [f"error: {raw}: Invalid profiling path suffix: aicore.data.0.slice_0 (a "
+                                            "file of an NPU profiling export: pass the profiling directory it "
+                                            "belongs to, run_ascend_pt)"])
+    with pytest.raises(ProfileError) as info:  # typed from inside the export: named relative to there
+        monkeypatch.chdir(d)
+        detect("FRAMEWORK")
+    assert info.value.hint == "it is a folder inside the NPU profiling directory .: pass that"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    with pytest.raises(ProfileError) as info:
+        detect("elsewhere")
+    assert info.value.hint is None
+    code, _, _ = run_inproc(capsys, "-bp", "run_ascend_pt", "-d", "run_ascend_pt", "--enable_profiling_compare",
+                            "-o", str(tmp_path / "out"))
+    assert code == 0

@@ -221,9 +221,20 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
         raise ProfileError(output, f"holds {term_safe(msprof[0])}, {_not_a_profiler_db(msprof[0])}")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
-                       hint=(_inner_profiles_hint(path, heads) or _cann_runs_hint(path) or _timeline_files_hint(path)
+                       hint=(_enclosing_export_hint(given, path) or _inner_profiles_hint(path, heads)
+                             or _cann_runs_hint(path) or _timeline_files_hint(path)
                              or _mindspore_legacy_hint(path, out_entries) or _unparsed_hint(path, out_entries))
                        if output == path else nested)
+
+
+def _enclosing_export_hint(given: str, path: str) -> str | None:
+    """A sub-folder of an NPU export given as the input (its raw ``PROF_*`` data, a ``device_0`` in it, ``FRAMEWORK``):
+    name the profiling directory it lies in, the input to pass; the line said only that nothing parsed was found
+    (and, for a PROF_* folder, offered its CANN timeline files, which give no categories, memory or operators)."""
+    export = paths.enclosing_export(path)
+    if export is None:
+        return None
+    return f"it is a folder inside the NPU profiling directory {term_safe(paths.typed_above(given, export))}: pass that"
 
 
 def _refuse_path_past_a_file(given: str) -> None:

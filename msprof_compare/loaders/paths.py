@@ -105,10 +105,44 @@ def export_dir(path: str) -> str | None:
     return folder if os.path.isdir(os.path.join(folder, "ASCEND_PROFILER_OUTPUT")) else None
 
 
+#: How many folders up from a refused input ``enclosing_export`` looks for the export it lies in: torch_npu's
+#: deepest folders are ``PROF_*/device_N/data`` (3 levels under the profiling directory).
+ENCLOSING_LEVELS = 4
+
+
+def enclosing_export(path: str) -> str | None:
+    """The NPU profiling directory (one holding ASCEND_PROFILER_OUTPUT) that ``path`` lies inside, up to
+    ``ENCLOSING_LEVELS`` folders up: a sub-folder of an export (``PROF_*``, its ``device_0``, ``FRAMEWORK``) or a
+    raw file in one was refused as holding nothing parsed, without naming the input to pass. None otherwise."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for _ in range(ENCLOSING_LEVELS):
+        if os.path.isdir(os.path.join(folder, "ASCEND_PROFILER_OUTPUT")):
+            return folder
+        up = os.path.dirname(folder)
+        if up == folder:
+            break
+        folder = up
+    return None
+
+
+def typed_above(typed: str, folder: str) -> str:
+    """``folder``, a folder above the input typed as ``typed``, as the user typed its part of the path
+    (``run_ascend_pt`` of ``-d run_ascend_pt/PROF_1/device_0``), else relative to the current directory where that
+    is shorter than its absolute path (typed from inside it), else absolute."""
+    inside = os.path.relpath(given_path(typed), folder).split(os.sep)
+    parts = typed_path(typed).rstrip(os.sep).split(os.sep)
+    if len(parts) > len(inside) and parts[-len(inside):] == inside:
+        head = os.sep.join(parts[:-len(inside)])
+        if os.path.basename(head) not in ("", ".", "..", "~"):
+            return head
+    relative = os.path.relpath(folder)
+    return relative if len(relative) < len(folder) else folder
+
+
 def export_hint(path: str) -> str | None:
-    """The hint of an error for file ``path`` of an NPU export given as an input (``export_dir``): the input to
-    pass instead; None for any other file."""
-    export = export_dir(path)
+    """The hint of an error for file ``path`` of an NPU export given as an input (``export_dir``, or a raw file a
+    few folders down in it: ``enclosing_export``): the input to pass instead; None for any other file."""
+    export = export_dir(path) or enclosing_export(path)
     return f"a file of an NPU profiling export: pass the profiling directory it belongs to, {term_safe(export)}" \
         if export else None
 
@@ -292,7 +326,7 @@ def _typed_export_dir(typed: str) -> tuple[str, str] | None:
     the input is no such file, or where ``typed`` holds no name of the directory (typed inside it: "." would
     name it), which keeps the absolute path."""
     absolute = given_path(typed)
-    export = export_dir(absolute) if os.path.isfile(absolute) else None
+    export = (export_dir(absolute) or enclosing_export(absolute)) if os.path.isfile(absolute) else None
     if export is None:
         return None
     inside = os.path.relpath(absolute, export).split(os.sep)  # ASCEND_PROFILER_OUTPUT/x.csv, or profiler_info_0.json
