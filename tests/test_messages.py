@@ -567,6 +567,35 @@ def test_output_name_of_a_csv_file_is_said_to_be_a_folder(capsys: pytest.Capture
             ".json files; end -o in .xlsx or .json to name the file itself."])
 
 
+def test_a_report_name_with_a_trailing_slash_is_said_to_be_a_folder(capsys: pytest.CaptureFixture,
+                                                                    tmp_path: Path) -> None:
+    """``-o out/run.xlsx/`` made a folder named run.xlsx holding a timestamped workbook, without a word, where
+    ``-o out/run.xlsx`` writes the file run.xlsx: the run now warns and names the path without the '/'. The second
+    run finds the folder there (the user's now) and says nothing; ``run.json/`` alike, and the API's target too. A
+    trailing '/' after another kind of name (``results.csv/``) asks for a folder and gets no notice."""
+    from msprof_compare.report.deliver import api_folder_notice, folder_notice
+
+    repo = Path(__file__).resolve().parents[1]
+    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
+    target = f"{tmp_path / 'run.xlsx'}/"
+    for run in range(2):
+        code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", target, "--enable_api_compare")
+        said = [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line]
+        assert code == 0 and (tmp_path / "run.xlsx").is_dir()
+        assert len(list((tmp_path / "run.xlsx").glob("performance_comparison_result_*.xlsx"))) == run + 1
+        assert said == ([] if run else [
+            f"-o {target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it a "
+            f"folder; write {tmp_path / 'run.xlsx'} without it to name the file itself."])
+    json_target = f"{tmp_path / 'run.json'}//"
+    assert folder_notice(json_target) == (
+        f"-o {json_target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it a "
+        f"folder; write {tmp_path / 'run.json'} without it to name the file itself.")
+    assert api_folder_notice(json_target, ".json") == (
+        f"output {json_target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it "
+        f"a folder; write {tmp_path / 'run.json'} without it to name the file itself.")
+    assert folder_notice(f"{tmp_path / 'results.csv'}/") == folder_notice(str(tmp_path) + "/") == ""
+
+
 def test_an_output_name_with_a_blank_edge_is_warned_of(capsys: pytest.CaptureFixture, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """``-o "out "`` (a stray blank of a copied command) made a folder ``out `` without a word, where an input path

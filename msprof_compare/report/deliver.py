@@ -92,9 +92,22 @@ _FILE_LIKE = (".csv", ".tsv", ".txt", ".xls", ".html", ".htm", ".pdf", ".md", ".
 def taken_as_folder(output: str) -> bool:
     """Whether ``output`` (not there yet) ends like a file of another kind, ``results.csv``, and so becomes a folder
     holding the report. A ``~`` is expanded, as ``output_target`` does: an API caller's ``~/results.csv`` was
-    looked for under that name and said to be created on every call."""
-    return (output != STDOUT and output.lower().endswith(_FILE_LIKE)
+    looked for under that name and said to be created on every call. A report's own name with a trailing
+    separator (``run.xlsx/``) counts too: the ``/`` makes it a folder, which was made without a word."""
+    return (output != STDOUT and (output.lower().endswith(_FILE_LIKE) or _report_name_as_folder(output))
             and not os.path.lexists(os.path.expanduser(output)))
+
+
+def _report_name_as_folder(output: str) -> bool:
+    """Whether ``output`` is a report file's name followed by a separator: ``run.xlsx/``, ``run.json/``."""
+    stem = output.rstrip("/" + os.sep)
+    return stem != output and stem.lower().endswith((".xlsx", ".json"))
+
+
+def _slash_advice(output: str, what: str) -> str:
+    """How to name the file itself where ``output`` is one's name with a trailing separator (``run.xlsx/``)."""
+    stem = output.rstrip("/" + os.sep)
+    return f"its trailing '/' makes it a folder; write {term_safe(stem)} without it to name the {what} itself"
 
 
 def blank_edged(output: str) -> str:
@@ -121,6 +134,9 @@ def folder_notice(output: str) -> str:
                 "meant.")
     if not taken_as_folder(output):
         return ""
+    if _report_name_as_folder(output):
+        return (f"-o {output} is taken as a folder (created) and the report goes into it: "
+                f"{_slash_advice(output, 'file')}.")
     return (f"-o {output} is taken as a folder (created) and the report goes into it: the reports are .xlsx and "
             ".json files; end -o in .xlsx or .json to name the file itself.")
 
@@ -139,6 +155,9 @@ def api_folder_notice(target: object, suffix: str) -> str:
         return f"output '{term_safe(output)}': {blank} and is created so; leave the whitespace out if it was not meant."
     if not taken_as_folder(output):
         return ""
+    if _report_name_as_folder(output):
+        return (f"output {output} is taken as a folder (created) and the report goes into it: "
+                f"{_slash_advice(output, 'file')}.")
     return (f"output {output} is taken as a folder (created) and the report goes into it: the report is a "
             f"{suffix} file; end the path in {suffix} to name the file itself.")
 
