@@ -11,6 +11,7 @@ import io
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -174,3 +175,50 @@ def test_short_last_row_with_its_line_end_is_said_whatever_its_line_ends(samples
     assert warnings == [f"{f}: {SAID}"]
     assert len(mb) == 1004 and mb[-1] != mb[-1]
     assert mb.tolist()[:-1] == [float(r[last]) for r in rows[1:-1]]
+
+
+OPERATOR_DETAILS = "msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/operator_details.csv"
+
+
+def test_a_stray_bare_cr_in_an_lf_file_hides_no_joined_line(samples: Path) -> None:
+    """msinsight server's test_rank_0 operator_details.csv (LF line ends, as torch_npu wrote it; its quoted Input
+    Shapes and Call Stack cells hold line breaks) with one bare CR inserted before the last field of its first
+    row: pandas ends a line there, as at an LF, and reads one row more. ``_joined_lines`` told bare CRs only in a
+    file whose first line ends in one, so that row came from no line it counted and one joined line went unsaid
+    (16 of 17). The count wanted is the csv module's, on the file as written: its non-blank lines less its rows."""
+    raw = (samples / OPERATOR_DETAILS).read_bytes()
+    assert b"\r" not in raw
+    text = raw.decode()
+    want = _physical_lines(text) - sum(1 for r in csv.reader(io.StringIO(text, newline="")) if r)
+    assert want == 17
+    first_end = raw.index(b",0\naten::zero_,")
+    data = raw[:first_end] + b"\r" + raw[first_end:]
+    read = len(pd.read_csv(io.BytesIO(data), dtype=object))
+    assert read == len(pd.read_csv(io.BytesIO(raw), dtype=object)) + 1
+    assert ascend_text._joined_lines(data, read) == want
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\n"])
+def test_lines_joined_by_a_quote_left_open_are_all_said_beside_a_stray_bare_cr(samples: Path, tmp_path: Path,
+                                                                             end: bytes) -> None:
+    """The memory_record.csv of the quote-left-open test above (its 5th to 8th rows read as one), with CRLF or LF
+    line ends and a bare CR inserted after the Timestamp(us) of its 100th row, which pandas reads as two rows: the
+    first cut short (said), the second the rest. Its 3 joined lines are said; 2 were, the split row taken for a
+    line the check had not counted."""
+    lines = (samples / MEMORY_RECORD).read_bytes().split(b"\r\n")
+    assert lines[5].startswith(b"APP,") and lines[8].startswith(b"APP,") and lines[100].startswith(b"PTA+GE,")
+    lines[5] = b'"' + lines[5]
+    lines[8] = b'AP"P' + lines[8][3:]
+    cells = lines[100].split(b",")
+    lines[100] = b",".join(cells[:2]) + b"\r," + b",".join(cells[2:])
+    data = end.join(lines)
+    text = data.decode()
+    rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
+    assert _physical_lines(text) - len(rows) == 3
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(data)
+    warnings: list[str] = []
+    got = ascend_text.read_memory_record(str(f), warnings)
+    assert len(got) == len(rows) - 1 == 1002
+    assert warnings == [f"{f}: {SAID}", f"{f}: 3 line(s) read as part of an earlier row (a line break inside a quoted "
+                        "field: a quote left open?)"]
