@@ -67,7 +67,8 @@ def test_a_rank_key_starting_on_the_last_64_kib_s_first_byte_is_read_one_byte_ea
 
 
 def test_a_gzip_trace_s_tail_spans_its_last_two_inflated_blocks(tmp_path, whole):
-    """A gzip trace is inflated in 1 MiB blocks: one of 1 MiB + 100 bytes ends in a block of 100 bytes, and a key
+    """A gzip trace is inflated in blocks of 256 KiB (1 MiB in ``GzipFile``'s pass, where zlib's fails): one of 1 MiB
+    + 100 bytes ends in a block of 100 bytes either way, and a key
     1,000 bytes before the first block's end (1,100 from the file's end, inside its last 64 KiB) is read from the
     two blocks together (rank 2)."""
     size = (1 << 20) + 100
@@ -115,3 +116,50 @@ def test_a_trace_its_head_holds_whole_reads_no_tail(tmp_path, whole, monkeypatch
     with pytest.raises(ProfileError, match=r"r1\.pt\.trace\.json: no rank id: no distributedInfo\.rank in its "
                                            r"first or last 64 KiB"):
         ranks.discover(str(job))
+
+
+def test_a_gzip_trace_of_several_members_padded_with_nuls_is_read_by_zlib_alone(tmp_path, whole, monkeypatch):
+    """A gzip trace's tail is inflated by zlib's own gzip reading (``_inflated_tail``), without ``GzipFile``: members
+    one after another, NUL bytes between and after them skipped, as ``GzipFile`` reads them. The sample cut in three
+    members (the last of 10 bytes: the tail spans all three), 70,000 NULs after the first (past one 64 KiB read),
+    5 after the last: its last 64 KiB are the sample's own, and its rank (6) is read."""
+    from msprof_compare.loaders import traceio
+
+    trace = whole.replace(b'"rank": 0', b'"rank": 6')
+    cut, last = len(trace) - 40_000, len(trace) - 10
+    packed = (gzip.compress(trace[:cut]) + b"\0" * 70_000 + gzip.compress(trace[cut:last], 1)
+              + gzip.compress(trace[last:]) + b"\0" * 5)
+    assert gzip.decompress(packed) == trace  # Python's own reading of the file
+    job = _job(tmp_path, packed, "r6.json.gz")
+
+    def no_gzipfile(*args, **kwargs):
+        raise AssertionError("GzipFile read the tail")
+
+    heads = ranks.TraceHeads()
+    heads.of(str(job / "r6.json.gz"))  # the head, which GzipFile reads (its first 64 KiB alone)
+    monkeypatch.setattr(traceio.gzip, "GzipFile", no_gzipfile)
+    assert traceio.tail_bytes(str(job / "r6.json.gz"), TAIL) == trace[-TAIL:]
+    assert ranks.input_rank(str(job / "r6.json.gz"), heads) == 6
+
+
+@pytest.mark.parametrize("damage", ["crc", "length", "cut", "garbage after", "half a magic after"])
+def test_a_damaged_gzip_tail_is_refused_in_the_load_s_words(tmp_path, whole, damage):
+    """Where zlib's pass cannot end cleanly, ``GzipFile``'s runs, so discovery refuses a damaged gzip trace in the
+    words its load would: a CRC or length in the trailer one bit off, the stream cut 3 bytes short, bytes after it
+    that start no gzip member."""
+    from msprof_compare.loaders import traceio
+
+    packed = gzip.compress(whole.replace(b'"rank": 0', b'"rank": 1'))
+    flip = {"crc": len(packed) - 8, "length": len(packed) - 4}
+    if damage in flip:
+        packed = packed[:flip[damage]] + bytes([packed[flip[damage]] ^ 1]) + packed[flip[damage] + 1:]
+    else:
+        packed = {"cut": packed[:-3], "garbage after": packed + b"garbage",
+                  "half a magic after": packed + b"\x1f"}[damage]
+    path = tmp_path / "r1.json.gz"
+    path.write_bytes(packed)
+    with pytest.raises(ProfileError) as loaded:
+        traceio.read_bytes(str(path))
+    with pytest.raises(ProfileError) as tail:
+        traceio.tail_bytes(str(path), TAIL)
+    assert str(tail.value) == str(loaded.value) and ": corrupt gzip data: " in str(tail.value)

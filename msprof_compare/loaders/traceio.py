@@ -25,7 +25,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from itertools import accumulate, compress, islice
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 import msgspec
 import numpy as np
@@ -400,9 +400,9 @@ def tail_bytes(path: str, size: int, force: bool = False) -> bytes:
     """The last ``size`` bytes of a file, decompressed when it is gzip: where a Kineto trace's writer put the keys
     it wrote after ``traceEvents`` (the Kineto of hta's 2022-23 samples: ``distributedInfo``). A plain file's are
     one seek away; a gzip one's end only the whole stream reaches, inflated block by block, each dropped but for
-    its last ``size`` bytes (no JSON decode; memory: two blocks). ``ProfileError`` in the loader's words
-    (``read_bytes``, ``_gunzip``) where the file cannot be read, its gzip is damaged, or it inflates past the trace
-    size cap (``force``: none)."""
+    its last ``size`` bytes (no JSON decode; memory: a few blocks; ``_inflated_tail``). ``ProfileError`` in the
+    loader's words (``read_bytes``, ``_gunzip``) where the file cannot be read, its gzip is damaged, or it inflates
+    past the trace size cap (``force``: none)."""
     try:
         with open(path, "rb") as fh:
             if fh.read(2) != b"\x1f\x8b":
@@ -414,6 +414,11 @@ def tail_bytes(path: str, size: int, force: bool = False) -> bytes:
             stated = int.from_bytes(fh.read(4), "little") if end >= 18 else 0  # as _gunzip reads the trailer
             fh.seek(0)
             limit = -1 if force else size_cap("trace")
+            tail = _inflated_tail(fh, size, limit)
+            if tail is not None:
+                return tail
+            # damaged, past the cap, or read otherwise by zlib: GzipFile's pass from the start, in the load's words
+            fh.seek(0)
             tail, total = b"", 0
             try:
                 with gzip.GzipFile(fileobj=fh) as gz:
@@ -429,8 +434,47 @@ def tail_bytes(path: str, size: int, force: bool = False) -> bytes:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
 
 
-#: The blocks ``tail_bytes`` inflates a gzip trace in.
+def _inflated_tail(fh: BinaryIO, size: int, limit: int) -> bytes | None:
+    """``tail_bytes``' pass over a sound gzip file (``fh`` at its start): zlib's own gzip reading, which checks each
+    member's CRC and length as ``GzipFile`` does, without its buffered reader's copy of every block, and in blocks
+    small enough to stay in the CPU's cache while the CRC reads them: 58 against 67 ms for a 62 MB trace (tracelens'
+    xdit_sd_3.5). Members follow one another, NUL bytes between or after them skipped (``GzipFile``'s reading).
+    None where this pass cannot end cleanly (zlib refuses the data, the stream ends inside a member, the inflated
+    size passes ``limit``): ``GzipFile``'s pass then runs from the start, for its result or its error."""
+    tail, total, pending = b"", 0, b""
+    member: Any = None  # the member being inflated; None between members
+    while True:
+        chunk = pending or fh.read(_TAIL_INPUT)
+        pending = b""
+        if not chunk:
+            return tail if member is None else None
+        if member is None:
+            chunk = chunk.lstrip(b"\0")
+            if not chunk:
+                continue
+            member = zlib.decompressobj(31)  # 16 + 15: a gzip header and trailer around a 32 KiB-window stream
+        try:
+            while True:
+                block = member.decompress(chunk, _TAIL_OUTPUT)
+                chunk = member.unconsumed_tail
+                total += len(block)
+                if 0 <= limit < total:
+                    return None
+                tail = (tail + block)[-size:] if len(block) < size else block[-size:]
+                # a full block may leave output inside zlib with its input all taken: asked again, with none
+                if member.eof or not chunk and len(block) < _TAIL_OUTPUT:
+                    break
+        except zlib.error:
+            return None
+        if member.eof:
+            pending, member = member.unused_data, None
+
+
+#: The blocks ``tail_bytes`` inflates a gzip trace in (``GzipFile``'s pass).
 _TAIL_BLOCK = 1 << 20
+#: ``_inflated_tail``'s reads of the file and most bytes inflated at once: 64 KiB / 256 KiB measured fastest
+#: (1 MiB blocks: as slow as ``GzipFile``'s pass; 4 KiB reads and 64 KiB blocks: 30 % slower).
+_TAIL_INPUT, _TAIL_OUTPUT = 1 << 16, 1 << 18
 
 
 #: The first byte of a JSON text that is neither blank nor part of a byte order mark.
