@@ -728,6 +728,27 @@ def test_index_of_record_columns_is_the_index_of_the_frame(samples) -> None:
         assert [a.details(i) for i in range(tree.n)] == [b.details(i) for i in range(tree.n)]
 
 
+def test_details_of_a_sheet_column_are_each_node_details(samples) -> None:
+    """``details_of`` (the MemoryCompare sheet's column, all pairs of a side at once) gives each node's ``details``,
+    ``""`` for -1 and for a subtree without records: every node of both sides of NPU pair 1 and of the shared
+    timesformer H100 trace, in a shuffled order with repeats and -1s, as a sheet's pairs ask them."""
+    from msprof_compare.compare.optree import build_tree
+
+    gpu = "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+    for path in (L1, L2, gpu):
+        p = load_profile(str(samples / path), build_options()[0])
+        tree = build_tree(p, with_comm=True)
+        idx = memory.MemoryIndex(tree, memory._index_records(p))
+        nodes = np.random.default_rng(0).permutation(np.concatenate([np.arange(-1, tree.n), np.arange(tree.n)]))
+        want = [idx.details(x) for x in nodes.tolist()]
+        # owners' subtrees of one owner, of several (breadth-first text) and none all asked
+        owners = idx.owners.tolist()
+        held = [sum(x <= o < x + tree.size[x] for o in owners) for x in range(tree.n)]
+        assert held.count(0) > tree.n // 4 and held.count(1) > 10 and sum(h > 1 for h in held) > 10
+        assert memory.MemoryIndex(tree, memory._index_records(p)).details_of(nodes) == want
+        assert idx.details_of(np.zeros(0, np.int64)) == [] and idx.details_of(np.array([-1, -1])) == ["", ""]
+
+
 def test_allocated_durations_are_whole_nanoseconds_without_float_noise(samples) -> None:
     """Record durations are whole ns; their per-name totals were float running sums and differences
     (4.067431999999998 ms on the bundled bert pair for 4.067432). Every Allocated Duration(ms) cell is now the

@@ -275,20 +275,47 @@ class MemoryIndex:
         """Concatenated details of the node's own records, then its descendants' (breadth-first)."""
         if node < 0 or self.count[node] == 0:
             return ""
+        owners, own_text = self._owner_texts()
+        # only the subtree's nodes that own records, in breadth-first order (depth, then start order)
+        lo = bisect_left(owners, node)
+        hi = bisect_left(owners, node + int(self.tree.size[node]), lo)
+        return own_text[owners[lo]] if hi - lo == 1 else self._subtree_text(lo, hi)
+
+    def details_of(self, nodes: np.ndarray) -> list[str]:
+        """``details`` of each of ``nodes`` (-1 for none: ""), for a sheet's column: which nodes own no record in
+        their subtree (most of a sheet's) and where the others' owners lie are found for all at once, where a call
+        per node cost ~0.7 us (1,936 calls, ~1.4 ms, in a compare of the timesformer pair)."""
+        nodes = np.asarray(nodes, np.int64)
+        out = [""] * len(nodes)
+        if not len(nodes) or not len(self.owners):
+            return out
+        at = np.flatnonzero(nodes >= 0)
+        sub = nodes[at]
+        # a node's subtree holds records where some owner lies in its range [node, node + size)
+        lo = np.searchsorted(self.owners, sub)
+        hi = np.searchsorted(self.owners, sub + self.tree.size[sub])
+        held = np.flatnonzero(hi > lo)
+        if not held.size:
+            return out
+        owners, own_text = self._owner_texts()
+        for i, a, b in zip(at[held].tolist(), lo[held].tolist(), hi[held].tolist(), strict=True):
+            out[i] = own_text[owners[a]] if b - a == 1 else self._subtree_text(a, b)
+        return out
+
+    def _owner_texts(self) -> tuple[list[int], dict[int, str]]:
+        """The owning nodes (start order) and each one's own records' lines joined, made on the first ask."""
         if self._owners is None:
             lines = self.lines()
             ptr = self.ptr.tolist()
             self._owners = self.owners.tolist()
             self._own_text = {i: "".join(lines[ptr[i]:ptr[i + 1]]) for i in self._owners}
-        owners, own_text = self._owners, self._own_text
-        # only the subtree's nodes that own records, in breadth-first order (depth, then start order)
-        lo = bisect_left(owners, node)
-        hi = bisect_left(owners, node + int(self.tree.size[node]), lo)
-        if hi - lo == 1:
-            return own_text[owners[lo]]
-        nodes = np.asarray(owners[lo:hi], dtype=np.int64)
+        return self._owners, self._own_text
+
+    def _subtree_text(self, lo: int, hi: int) -> str:
+        """The own texts of the owners ``lo:hi`` (one subtree's) in breadth-first order: depth, then start order."""
+        nodes = np.asarray(self._owners[lo:hi], dtype=np.int64)
         nodes = nodes[np.lexsort((nodes, self.tree.depth[nodes]))]
-        return "".join([own_text[i] for i in nodes.tolist()])
+        return "".join([self._own_text[i] for i in nodes.tolist()])
 
 
 def _side_records(ctx: RunContext, side: str) -> pd.DataFrame | dict[str, np.ndarray]:
@@ -372,7 +399,7 @@ def detail_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
         cols = [tree.names, col_of(tree.ops, "input_dims", object),
                 col_of(tree.ops, "input_type", object)]
         out = [np.where(present, c[safe], None).tolist() if tree.n else [None] * len(nodes) for c in cols]
-        out.append([idx.details(x) for x in nodes.tolist()])
+        out.append(idx.details_of(nodes))
         out.append(np.where(present, idx.kb[safe] if tree.n else 0.0, 0.0).tolist())
         return out
 
