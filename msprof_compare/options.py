@@ -333,6 +333,9 @@ def on_off(value: Any, name: str) -> bool:
 
 #: Keywords a caller of the API may pass for the CLI's ``-o``: the result's ``to_excel`` / ``to_json`` take it.
 _OUTPUT_KEYWORDS = frozenset({"output_path", "output", "output_dir", "o"})
+#: The CLI's path flags (and their internal names) typed as keywords: compare() takes the paths as arguments.
+_PATH_KEYWORDS = frozenset({"d", "bp", "profiling_path", "benchmark_profiling_path", "benchmark_path",
+                            "base_profiling_path", "comparison_profiling_path"})
 
 
 def close_names(given: str, known: Iterable[str]) -> list[str]:
@@ -373,7 +376,7 @@ def _unknown_hint(names: list[str], known: set[str]) -> str:
     and where the output target goes. "" when there is nothing to suggest."""
     close = []
     for name in names:
-        if name not in _OUTPUT_KEYWORDS:
+        if name not in _OUTPUT_KEYWORDS | _PATH_KEYWORDS:  # "d" is no near miss of debug
             match = close_names(name, known)
             if match:
                 said = " or ".join(match) if len(match) < 3 else f"{', '.join(match[:-1])} or {match[-1]}"
@@ -381,9 +384,13 @@ def _unknown_hint(names: list[str], known: set[str]) -> str:
     hints = [f"did you mean {', '.join(close)}?"] if close else []
     if "rank_list" in names:
         hints.append("rank_list selects ranks of compare_ranks(), which compares two folders of ranks")
+    if _PATH_KEYWORDS.intersection(names):  # the CLI's words for the same mix-up of forms (cli.py)
+        hints.append("compare() takes the two paths without -d / -bp, as its first two arguments, base first: "
+                     "compare(BASE, COMPARISON, ...)")
     if _OUTPUT_KEYWORDS.intersection(names):
         hints.append("compare() writes no report: pass the output target to the result's to_excel() / to_json()")
-    return f" ({' '.join(hints)})" if hints else ""
+    said = "".join(h + ("" if i == len(hints) - 1 else " " if h.endswith("?") else "; ") for i, h in enumerate(hints))
+    return f" ({said})" if hints else ""
 
 
 def build_options(**raw: Any) -> tuple[Options, list[str]]:

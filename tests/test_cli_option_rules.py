@@ -211,6 +211,30 @@ def test_unknown_api_keywords_say_what_to_do(given: dict, hint: str) -> None:
         (f" {hint}" if hint else "")
 
 
+PATHS_HINT = ("compare() takes the two paths without -d / -bp, as its first two arguments, base first: "
+              "compare(BASE, COMPARISON, ...)")
+
+
+@pytest.mark.parametrize("given", [{"d": str(SMALL)}, {"bp": str(SMALL)}, {"base_profiling_path": str(SMALL)},
+                                   {"comparison_profiling_path": str(SMALL)}, {"benchmark_path": str(SMALL)}])
+def test_cli_path_flags_as_api_keywords_say_where_the_paths_go(given: dict) -> None:
+    """A user typing the CLI's -d / -bp as keywords got "did you mean debug, disable_details or disable_module?"
+    for ``d`` and no word at all for ``bp``: the paths are compare()'s two arguments, as the CLI says of the script."""
+    with pytest.raises(UsageError) as info:
+        compare(SMALL, SMALL, **given)
+    assert str(info.value) == f"unknown option(s): {next(iter(given))} ({PATHS_HINT})"
+
+
+def test_several_api_hints_are_separated() -> None:
+    """Hints that end without a question mark ran into the next one ("...two folders of ranks compare() writes")."""
+    with pytest.raises(UsageError) as info:
+        compare(SMALL, SMALL, bp="b", output="o", rank_list="0", debugg=True)
+    assert str(info.value) == (
+        "unknown option(s): bp, debugg, output, rank_list (did you mean debug for debugg? rank_list selects ranks of "
+        f"compare_ranks(), which compares two folders of ranks; {PATHS_HINT}; compare() writes no report: pass the "
+        "output target to the result's to_excel() / to_json())")
+
+
 def test_different_steps_on_the_two_sides(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """--base_step picks the base's step and --comparison_step the comparison's. The comparison is the NPU
     excerpt with its Step Id edited from 50 to 7 (no sample holds two different step ids with a trace)."""
