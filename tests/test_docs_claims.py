@@ -898,3 +898,43 @@ def test_readme_mindspore_profiler_folder_of_one_device_compares_rank_by_rank(ca
         "performance_comparison_result_rank0", "performance_comparison_result_ranks"]
     code, out, _ = run_inproc(capsys, "-bp", str(rank), "-d", str(rank), "-o", str(tmp_path / "one"))
     assert code == 0 and "Model Profiling Time Distribution" in out and "Ranks:" not in out
+
+
+def test_readme_overlap_step_of_the_waterfall() -> None:
+    """README's account of "Other Computing (minus overlap of categories)": the categories' excess over Computing
+    Time, 0 or negative, per side by its sign, and a residual under the quoted 1 µs folded into the largest
+    category. Figures by hand: Matmul 600 us + Vector 500 us of kernels, Computing Time the union, short of their
+    1,100 us by the time they overlap."""
+    from msprof_compare.compare import waterfall
+    from msprof_compare.compare.breakdown import Breakdown
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    bullet = " ".join(readme[readme.index("* **The waterfall**"):readme.index("* **Top Contributors**")].split())
+    name = re.search(r"the step `(Other Computing \(minus[^`]*)`", bullet)
+    assert name and name.group(1) == waterfall.OVERLAP_STEP, bullet
+    assert "whose Base and Comparison are 0 or negative" in bullet
+    assert "one under 1 µs is added to that side's largest category" in bullet
+
+    def side(matmul: int, vector: int, computing: int) -> Breakdown:
+        bd = Breakdown("GPU")
+        bd.buckets["matmul_cube"].add(matmul, 1)
+        bd.buckets["vector_notrans"].add(vector, 1)
+        bd.computing_ns, bd.e2e_ns = computing, 10_000_000
+        return bd
+
+    def steps(base: Breakdown, comparison: Breakdown) -> dict[str, tuple[int, int]]:
+        wf = waterfall.waterfall(base, comparison)
+        inner = wf[~wf["Category"].isin(["start", "end"])]
+        return {s: (int(b), int(c)) for s, b, c in zip(inner["Step"], inner["Base(ns)"], inner["Comparison(ns)"],
+                                                      strict=True)}
+
+    # base: 600 + 500 us of kernels overlapping by 50 us (Computing 1,050 us); comparison: 20 us in no category
+    got = steps(side(600_000, 500_000, 1_050_000), side(600_000, 500_000, 1_120_000))
+    assert got[waterfall.OVERLAP_STEP] == (-50_000, 0) and got["Other Computing"] == (0, 20_000)
+    assert got["Matmul"] == (600_000, 600_000) and got["Vector"] == (500_000, 500_000)
+    # an overlap of exactly 1 us is a step; one of 999 ns is folded into Matmul, the larger category
+    assert steps(side(600_000, 500_000, 1_099_000), side(600_000, 500_000, 1_100_000))[
+        waterfall.OVERLAP_STEP] == (-1_000, 0)
+    folded = steps(side(600_000, 500_000, 1_099_001), side(600_000, 500_000, 1_100_000))
+    assert waterfall.OVERLAP_STEP not in folded and "Other Computing" not in folded
+    assert folded["Matmul"] == (599_001, 600_000) and folded["Vector"] == (500_000, 500_000)
