@@ -101,3 +101,21 @@ def test_left_out_notices_say_how_to_see_them(capsys, caplog, samples, tmp_path)
     assert [m for m in caplog.messages if "Left out" in m] == [
         f"Left out {n} notices of later ranks, each the same as an earlier rank's but for its paths; rank_list=N "
         "compares rank N alone, with all its notices."]
+
+
+def test_side_file_directory_names_its_side(capsys, samples, tmp_path):
+    """msinsight level1 ranks 0 and 1, copied, the comparison's memory_record.csv replaced by a folder of that
+    name: "NAME is a directory, not a file; not read." named no side, where the "does not exist" line beside it
+    does, and the two folders differ by one digit. It now names its side, "(both sides)" for one input on both."""
+    base, comp = tmp_path / "rank0_ascend_pt", tmp_path / "rank1_ascend_pt"
+    shutil.copytree(samples / LEVEL1.format(0), base)
+    shutil.copytree(samples / LEVEL1.format(1), comp)
+    out = comp / "ASCEND_PROFILER_OUTPUT"
+    (out / "memory_record.csv").unlink()
+    (out / "memory_record.csv").mkdir()
+    flags = ("--enable_profiling_compare", "--enable_memory_compare")
+    said = f"{out}: memory_record.csv is a directory, not a file; not read."
+    for b, d, side in ((base, comp, "comparison side"), (comp, base, "base side"), (comp, comp, "both sides")):
+        code, _, err = run_inproc(capsys, "-bp", str(b), "-d", str(d), "-o", str(tmp_path / side), *flags)
+        lines = [line.split("] ", 1)[1] for line in err.splitlines() if "is a directory" in line]
+        assert code == 0 and lines == [f"{said} ({side})"]

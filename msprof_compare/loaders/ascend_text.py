@@ -2221,7 +2221,8 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
             profile.files[name] = p
             return p
         if os.path.isdir(p):  # "does not exist" would send the user looking for a file that is there
-            profile.warnings.append(f"{out}: {name} is a directory, not a file; not read.")
+            said = f"{out}: {name} is a directory, not a file; not read."
+            profile.warnings.append(SideNote(said, f"{said} (", ")"))  # its side, as a missing file's
             return None
         # the original sentence, after the folder it was looked for in, and its side where the API logs it
         missing[name] = len(profile.warnings)
