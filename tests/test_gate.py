@@ -286,7 +286,7 @@ def test_one_contributor_is_named_in_the_singular(samples):
     assert "Top contributor (" in one and "Top 1 " not in one
     listed = [line for line in one.splitlines() if line.startswith("  ")
               and not line.startswith(("  Note: ", "  Not on the module sheets: "))]
-    assert len(listed) == 1
+    assert len(listed) == 2 and listed[1].startswith("  These are ")  # the note's last sentence, a line of its own
     frame = r.frames["contributors"]
     assert len(frame[frame["Diff(ms)"].astype(float) > 0]) == 1  # this pair has one op that grew: never "Top 1"
     assert "Top contributor (" in regression_gate(r, 1.0, top=3)[1]
@@ -320,20 +320,20 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     lines = message.splitlines()
     assert code == 3 and lines[1].startswith(
         "Largest waterfall steps: Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered) +7.991 ms")
-    assert lines[2].startswith("Top ") and lines[-2] == (
+    # the note's sentences a line each, as the console writes them (one line was 500 characters)
+    assert lines[2].startswith("Top ") and lines[-3:-1] == [
         f"  Note: all operators together changed by {net:+.3f} ms, under 1% of the E2E change "
         f"(+{delta_ms:.3f} ms): most of it is outside their device time (the waterfall puts most of it in "
         # the only step outside device time of 10 % or more
-        "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered) +7.991 ms); "
-        f"the percentages above are of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel "
-        "growth).")
+        "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered) +7.991 ms).",
+        f"  The percentages above are of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel "
+        "growth)."]
     from msprof_compare.report.summary_console import render_explain
 
     # the console and the sheet show a Share column, which the note names there
-    shown = lines[-2].strip().replace("the percentages above are of", "the Share column is of")
+    said = [line.strip().replace("The percentages above are of", "The Share column is of") for line in lines[-3:-1]]
     console = render_explain(r.frames).splitlines()
-    said = note_lines(shown.removeprefix("Note: ").removesuffix("."))  # the Share column's basis: a line of its own
-    assert len(said) == 2 and said[1].startswith("The Share column is of ")
+    assert said[1].startswith("The Share column is of ")
     at = console.index(said[0])  # under the contributors, above the module contributors that follow
     # (between them, as on the sheet, the line on copy_bucket_to_grad, which no module row names)
     assert console[at - 1].startswith("+---") and console[at + 1] == said[1]
@@ -358,10 +358,12 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     held = summary_notes.communication_note(text.frames["contributors"], text.frames["contributor_communication"])
     assert held.startswith("most of the change of autograd::engine::evaluate_function: torch::autograd::"
                            "AccumulateGrad is collective communication")
-    assert [line for line in text.regression_gate(1)[1].splitlines() if "Note:" in line] == [f"  Note: {held}."]
     console = render_explain(text.frames).splitlines()
     at = next(i for i, line in enumerate(console) if "Note:" in line)  # its figures, then what they count
     assert console[at:at + 2] == note_lines(held) and len(note_lines(held)) == 2
+    gate = text.regression_gate(1)[1].splitlines()  # the gate's lines are the console's, under its contributors
+    at = next(i for i, line in enumerate(gate) if "Note:" in line)
+    assert gate[at:at + 2] == [f"  {line}" for line in note_lines(held)]
 
 
 def _wf(steps: list[tuple[str, str, int]]) -> pd.DataFrame:
@@ -508,11 +510,11 @@ def test_gate_note_escapes_the_step_names(samples, tmp_path):
         dirs.append(str(dst))
     code, message = compare(*dirs).regression_gate(0)
     assert code == 3 and "\x1b" not in message and "\nFAKE" not in message
-    note = message.splitlines()[-2]  # above the line on copy_bucket_to_grad, outside every module
-    assert note.startswith("  Note: ") and note.endswith(
-        "puts most of it in Group evil\\x1b[31mRED\\nFAKE: all fine Communication (uncovered) +7.991 ms); the "
-        "percentages above are of 0.062 ms, "
-        "the sizes of their changes added up (savings do not cancel growth).")
+    note = message.splitlines()[-3:-1]  # above the line on copy_bucket_to_grad, outside every module
+    assert note[0].startswith("  Note: ") and note[0].endswith(
+        "puts most of it in Group evil\\x1b[31mRED\\nFAKE: all fine Communication (uncovered) +7.991 ms).")
+    assert note[1] == ("  The percentages above are of 0.062 ms, the sizes of their changes added up (savings do not "
+                       "cancel growth).")
     assert message.splitlines()[-1].startswith(
         "  Not on the module sheets: bad\\x1b[31mcopy\\nFAKE: passed (it is outside every module); ")
 
@@ -544,7 +546,8 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
     assert note.startswith(f"{part}; most of the change of ") and note.endswith(
         "communication: base 105.992 ms, comparison not recorded (its export links no HCCL op to an operator)")
     code, message = r.regression_gate(0)
-    assert code == 3 and "Top " not in message and message.splitlines()[-1] == f"Note: {note}."
+    said = note_lines(note)  # its sentences a line each, as the console writes them
+    assert code == 3 and "Top " not in message and len(said) == 3 and message.splitlines()[-3:] == said
     doc = json.loads(Path(r.to_json(tmp_path)).read_text())
     assert doc["summary"]["contributors_note"] == note
     same = compare(str(text_l1), str(text_l1), enable_profiling_compare=True)
@@ -918,8 +921,9 @@ def test_gate_names_its_contributors_outside_every_module_in_both_paths(samples,
     lines = message.splitlines()
     assert code == 3 and lines[-1] == line
     assert line == f"  {outside_modules_note(full.contributors, full.module_contributors)}"  # the result's own
-    assert lines[-3].startswith(f"  {name}: +6.023 ms (")
-    assert lines[-2].startswith(f"  Note: most of the change of {name}")
+    assert lines[-4].startswith(f"  {name}: +6.023 ms (")
+    assert lines[-3].startswith(f"  Note: most of the change of {name}")  # then its why, a sentence of its own
+    assert lines[-2].startswith("  These are HCCL ops, ")
     ops = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_operator_compare=True)
     assert "e2e" not in ops.frames and name not in _module_sheet_cells(ops)
     assert ops.regression_gate(1) == (code, message)
@@ -999,9 +1003,9 @@ def test_gate_note_words_the_share_basis_for_its_own_lines(samples):
     assert code == 3 and lines[2:4] == ["Top contributor (operator level):",
                                         "  aten::linear: +0.023 ms (18.1% of the operators' device-time change)"]
     assert round(0.023468 / gross, 3) == 0.181 and f"{gross:.3f}" == "0.130"
-    assert lines[4].startswith("  Note: ") and lines[4].endswith(
-        f"other steps moved -0.081 ms the other way); the percentages above are of {gross:.3f} ms, the sizes of "
-        "their changes added up (savings do not cancel growth).")
+    assert lines[4].startswith("  Note: ") and lines[4].endswith("other steps moved -0.081 ms the other way).")
+    assert lines[5:] == [f"  The percentages above are of {gross:.3f} ms, the sizes of their changes added up "
+                         "(savings do not cancel growth)."]
     assert "Share column" not in message
     traces = samples / "tracelens/tests/traces"
     name = "Falconsai_nsfw_image_detection__1016002.json.gz"
@@ -1037,3 +1041,36 @@ def test_a_gate_whose_own_breakdown_is_refused_exits_1(tmp_path: Path) -> None:
     want = (f"error: {damaged}: the device activity spans {hi - lo} ns, {lo} to {hi}: beyond the int64 nanosecond "
             "range (a damaged time?)")
     assert [res.regression_gate(pct) for pct in (5, 10)] == [(1, want), (1, want)]
+
+
+def test_gate_writes_the_wrapper_note_a_line_each_as_the_console(samples, tmp_path):
+    """tracelens' vLLM full-graph decode -> its piecewise prefill+decode: each side's device time lies under one
+    batch-named annotation (read from the raw traces here), so the note names both. The gate wrote that note as one
+    line of 500+ characters where the console and the Summary sheet write a line each; its message and the JSON's
+    ``gate.lines`` now hold the console's lines (under its contributor, indented as it), one item a line."""
+    import gzip
+
+    from msprof_compare.api import compare
+
+    inference = samples / "tracelens/tests/traces/inference"
+    paths = [inference / n / "graph_execution.json.gz" for n in ("vllm_decode_full", "vllm_prefilldecode_piecewise")]
+    wrappers = []
+    for path in paths:
+        with gzip.open(path) as f:
+            events = json.load(f)["traceEvents"]
+        wrappers += [e["name"] for e in events
+                     if e.get("cat") == "user_annotation" and e["name"].startswith("execute_")]
+    assert len(wrappers) == 2
+    r = compare(*(str(p) for p in paths), fail_on_regression=0)
+    code, message = r.regression_gate(0)
+    doc = json.loads(Path(r.to_json(tmp_path)).read_text())
+    lines = doc["gate"]["lines"]
+    assert code == 3 and lines == message.splitlines() and not any("\n" in line for line in lines)
+    at = next(i for i, line in enumerate(lines) if line.startswith("  Note: "))
+    assert lines[at].startswith("  Note: each side's operator device time lies under one top-level op that the other "
+                                "side has no op of") and lines[at].endswith(":")
+    assert lines[at + 1].startswith(f"    - base {wrappers[0]} ")
+    assert lines[at + 2].startswith(f"    - comparison {wrappers[1]} ")
+    assert lines[at + 3].startswith(f"  To pair them and compare inside, give the op_name_map option the entry "
+                                    f"'{wrappers[0]}': '{wrappers[1]}'")
+    assert lines[at:at + 4] == [f"  {line}" for line in doc["summary"]["contributors_note_lines"]]

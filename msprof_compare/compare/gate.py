@@ -19,7 +19,7 @@ from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .contributors import share_basis, top_contributors
 from .module_contributors import outside_modules_note
-from .summary_notes import SHARES_BASIS_END, SHARES_BASIS_LEAD, unexplained_note
+from .summary_notes import GATE_BASIS_LEAD, contributors_note_lines
 from .table import half_up, ms3, ms_places, ms_text
 from .verdict import e2e_words
 from .waterfall import e2e_frame, step_mask, waterfall_contributors, waterfall_of
@@ -112,19 +112,6 @@ def threshold_text(pct: float) -> str:
     return text if len(text) <= _PLAIN_THRESHOLD else shortest
 
 
-def _gate_shares_basis(note: str, listed: bool) -> str:
-    """The gate prints no Share column, so the note's "the Share column is of X ms" pointed at nothing: it reads
-    "the percentages above are of X ms" under the contributor lines, and is left out where none is listed (no
-    contributor grew: Falconsai MI300X -> H100, whose gate printed only the waterfall steps and the note)."""
-    at = note.find(SHARES_BASIS_LEAD)
-    if at < 0:
-        return note
-    if listed:
-        return note.replace(SHARES_BASIS_LEAD, "; the percentages above are of ", 1)
-    end = note.find(SHARES_BASIS_END, at) + len(SHARES_BASIS_END)
-    return note[:at] + note[end:]
-
-
 def verdict_of(result: CompareResult, pct: float, face: Face, method: bool = True) -> GateVerdict:
     """``api.judge_regression``'s verdict with the reasons its message lists as records (the JSON report's
     ``gate``): a result compared without the time breakdown is judged on one made for the gate alone
@@ -199,7 +186,6 @@ def judge(result: CompareResult, pct: float, top: int = 5,
         return GateVerdict(0, f"No regression: {head}", e2e=pair)
     lines = [f"Performance regression: {head}"]
     contrib = frames.get("contributors")
-    note = unexplained_note(contrib, frames.get("waterfall"), frames.get("contributor_communication"))
     worst_lines: list[str] = []
     listed: list[dict] = []
     outside = ""
@@ -221,9 +207,13 @@ def judge(result: CompareResult, pct: float, top: int = 5,
                 listed.append({"name": str(r.Name), "level": str(level), "diff_ms": float(r[5]),
                                "share": float(r.Share), "share_of": share_basis(level)})
             outside = _outside_line(contrib, worst)
-    if note:  # also where no listed contributor grew: the caveat holds for the ranking the run made
-        note = _gate_shares_basis(note, bool(worst_lines))
-        worst_lines.append(f"{'  ' if worst_lines else ''}Note: {term_safe(note)}.")
+    # also where no listed contributor grew: the caveat holds for the ranking the run made. The console's lines, a
+    # sentence each (one line was 500 characters on the DB level2 -> level1 pair); the gate prints no Share column,
+    # so the basis is of "the percentages above", and is left out where none is listed (Falconsai MI300X -> H100)
+    note = contributors_note_lines(contrib, frames.get("waterfall"), frames.get("contributor_communication"),
+                                   GATE_BASIS_LEAD if worst_lines else "")
+    indent = "  " if worst_lines else ""
+    worst_lines += [f"{indent}{term_safe(line)}" for line in note]
     if outside:  # under the note, as the console and the Summary sheet print it
         worst_lines.append(f"  {term_safe(outside)}")
     step_lines: list[str] = []

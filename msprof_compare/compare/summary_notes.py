@@ -158,27 +158,48 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
 
 
 def _unexplained_parts(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
-                       comm: pd.DataFrame | None) -> tuple[list[str], tuple[str, str, str] | None]:
+                       comm: pd.DataFrame | None,
+                       lead: str = SHARES_BASIS_LEAD) -> tuple[list[str], tuple[str, str, str] | None]:
     """``unexplained_note``'s parts, those that apply, in its order, and the communication note's pieces
-    (``_communication_pieces``), which the console's sentences split again: worked out once."""
+    (``_communication_pieces``), which the console's sentences split again: worked out once. ``lead``: how the
+    Share column's basis is introduced (``contributors_note_lines``)."""
     pieces = _communication_pieces(contrib, comm, wf is not None and bool(len(wf)))
     parts = [fallback_note(contrib), wrapper_note(contrib), all_steps_note(contrib), name_map_note(contrib),
-             _unexplained(contrib, wf), _joined(pieces)]
+             _basis_worded(_unexplained(contrib, wf), lead), _joined(pieces)]
     return [p for p in parts if p], pieces
 
 
+#: The regression gate's words for the Share column's basis under its contributor lines, which show percentages and
+#: no Share column (``contributors_note_lines``' ``lead``).
+GATE_BASIS_LEAD = "; the percentages above are of "
+
+
+def _basis_worded(part: str, lead: str) -> str:
+    """``part`` with the Share column's basis introduced by ``lead``, or left out for a ``lead`` of "" (the gate,
+    where it lists no contributor: Falconsai MI300X -> H100, whose gate printed only the waterfall steps)."""
+    at = part.find(SHARES_BASIS_LEAD)
+    if at < 0 or lead == SHARES_BASIS_LEAD:
+        return part
+    if lead:
+        return part[:at] + lead + part[at + len(SHARES_BASIS_LEAD):]
+    end = part.find(SHARES_BASIS_END, at) + len(SHARES_BASIS_END)
+    return part[:at] + part[end:]
+
+
 def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
-                            comm: pd.DataFrame | None = None) -> list[str]:
+                            comm: pd.DataFrame | None = None, lead: str = SHARES_BASIS_LEAD) -> list[str]:
     """The console's note under the contributors: "Note: ``unexplained_note``." on one line ([] for none), or where
     it holds the wrapper note (``wrapper_note``), a block: the note up to the wrapper note's opening, a "  - " line
     per side's wrapper with its figure, then its advice and the parts after it. The Summary sheet writes these lines,
     a row each, and the JSON gives them beside the one line (``contributors_note_lines``): on the tracelens vLLM
-    pair, whose wrappers are 100-character batch names, that line was 772 characters."""
-    parts, pieces = _unexplained_parts(contrib, wf, comm)
+    pair, whose wrappers are 100-character batch names, that line was 772 characters. The ``--fail_on_regression``
+    message writes them too, with ``lead`` ``GATE_BASIS_LEAD`` or "" (``_basis_worded``): its one line was 500
+    characters on the DB level2 -> level1 pair."""
+    parts, pieces = _unexplained_parts(contrib, wf, comm, lead)
     found = contrib.attrs.get("wrappers") if contrib is not None and parts else None
     wrapper = wrapper_note(contrib) if found else ""
     if not wrapper or wrapper not in parts:
-        return _sentences(parts, pieces)
+        return _sentences(parts, pieces, lead or SHARES_BASIS_LEAD)
     i = parts.index(wrapper)
     opening, items, advice = wrapper_pieces(found, *_TIME_WRAPPER, bool(contrib.attrs.get("details_off")),
                                             bool(contrib.attrs.get("wrappers_mapped")))
@@ -187,15 +208,16 @@ def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | Non
             f"{rest[0].upper()}{rest[1:]}."]
 
 
-def _sentences(parts: list[str], pieces: tuple[str, str, str] | None) -> list[str]:
+def _sentences(parts: list[str], pieces: tuple[str, str, str] | None, lead: str = SHARES_BASIS_LEAD) -> list[str]:
     """The console's note without wrappers, in sentences of a line each: "Note: " and the parts but the last
     ones below, joined by "; " as on the sheet; then the Share column's basis, which ends ``_unexplained``'s part
     (``SHARES_BASIS_LEAD``); then the communication note (``pieces``, where it is the last part), its figures, and
     its why as a sentence of its own. The sheet's and the JSON's one line was 729 characters on reference pair 4.
-    ``parts`` and ``pieces`` are ``_unexplained_parts``' pair: with pieces, the communication note is the last part."""
-    head, lead, basis = "; ".join(parts[:-1] if pieces else parts).partition(SHARES_BASIS_LEAD)
+    ``parts`` and ``pieces`` are ``_unexplained_parts``' pair: with pieces, the communication note is the last part;
+    ``lead``: the basis's opening in them."""
+    head, found, basis = "; ".join(parts[:-1] if pieces else parts).partition(lead)
     said = [head] if head else []
-    said += [f"{lead[2:]}{basis}"] if lead else []
+    said += [f"{found[2:]}{basis}"] if found else []
     said += [f"{pieces[0]}: {pieces[2]}", f"these are {pieces[1]}"] if pieces else []
     return [f"Note: {said[0]}.", *(f"{t[0].upper()}{t[1:]}." for t in said[1:])] if said else []
 
