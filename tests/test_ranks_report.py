@@ -145,7 +145,10 @@ def test_job_figures_and_verdicts(gated):
     assert (job["base_rank"], job["comparison_rank"]) == tuple(slow)
     assert (job["base_ns"], job["comparison_ns"], job["diff_ns"]) == (b_ns, c_ns, c_ns - b_ns)
     line = next(x for x in proc.stdout.splitlines() if x.startswith("Job (slowest rank per side)"))
-    assert book["Ranks"]["B2"].value == doc["job_line"] == line  # beside column A, which each printed page repeats
+    # beside column A, which each printed page repeats; then the job's gate (rank 1 alone regressed at 20 %)
+    assert book["Ranks"]["B2"].value == (f"{line}; --fail_on_regression 20 (exit code 3): rank 1 regressed beyond "
+                                         "the threshold")
+    assert doc["job_line"] == line
     assert doc["fail_on_regression"] == 20.0
     assert [r["regressed"] for r in doc["ranks"]] == [False, True]
     ws = book["Ranks"]
@@ -176,7 +179,9 @@ def test_gate_alone_shows_the_e2e_times_it_judged(gate_only, gated):
     assert [r[:6] for r in ranks_rows(book)] == [
         [r["rank"], r["e2e"]["base_ms"], r["e2e"]["comparison_ms"], r["e2e"]["diff_ms"], r["e2e"]["diff_ratio"],
          "yes" if r["regressed"] else "no"] for r in full_doc["ranks"]]
-    assert ws["B2"].value == full_doc["job_line"]
+    # then the job's verdict (rank 1 alone regressed at 20 %: _regressed_by_hand)
+    assert ws["B2"].value == (f"{full_doc['job_line']}; --fail_on_regression 20 (exit code 3): rank 1 regressed "
+                              "beyond the threshold")
     assert (ws["B1"].value, ws["C1"].value) == (f"Base Profiling: {TEXT0}", f"Comparison Profiling: {TEXT1}")
 
     def console(text: str) -> tuple[list[str], list[list[str]], list[str]]:
@@ -220,10 +225,12 @@ def test_layout_and_formats(gated):
     assert headers == [*HEADERS, "Regressed (> 20%)", "Largest Step", "Largest Step Diff(ms)",
                        "Workbook", "JSON Report", "Base Input", "Comparison Input"]
     assert ws.freeze_panes == "A4" and ws.auto_filter.ref == "A3:U5"
-    assert ws["A2"].value is None  # the job line, in B2 (not in column A, which each printed page repeats), runs on
-    assert ws["B2"].font.b and ws["B2"].border.bottom.style is None and not ws["B2"].alignment.wrap_text
+    # the job line and the job's gate, in B2 (not in column A, which each printed page repeats), wrap in the first
+    # printed page's columns, as they are longer than those (test_printed_pages_cut_no_repeated_row)
+    assert ws["A2"].value is None
+    assert ws["B2"].font.b and ws["B2"].border.bottom.style is None and ws["B2"].alignment.wrap_text
     assert (ws["B1"].value, ws["F1"].value) == (f"Base Profiling: {TEXT0}", f"Comparison Profiling: {TEXT1}")
-    assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1"}
+    assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1", "B2:I2"}
     for row in ws.iter_rows(min_row=4, max_row=5):
         assert {c.number_format for c in row[1:10] + row[11:14] + (row[16],)} == {"#,##0.000"}
         assert row[10].number_format == "0.00##########%" and row[10].fill.fgColor.rgb.endswith("FF0000")  # worse: red
@@ -438,7 +445,11 @@ def test_workbook_without_figures(tmp_path):
     assert [c.value for c in ws[3]] == ["Rank", "Regressed (> 2.5%)", "Workbook", "Base Input", "Comparison Input"]
     assert ranks_rows(ws.parent) == [[0, "not judged (no E2E time)", "r0.xlsx", "b/0", "c/0"],
                                      [2, "no", None, "b/2", "c/2"]]
-    assert (ws["D1"].value, ws["E1"].value, ws["A2"].value) == ("Base Profiling: b", "Comparison Profiling: c", None)
+    # no job line without figures: row 2 states the job's gate alone (rank 0 not judged, 2 within: exit code 1), in
+    # column A, as the sheet prints one page wide
+    assert (ws["D1"].value, ws["E1"].value, ws["A2"].value) == (
+        "Base Profiling: b", "Comparison Profiling: c",
+        "--fail_on_regression 2.5 (exit code 1): rank 0 could not be judged (no E2E time)")
     assert [r["regressed"] for r in doc["ranks"]] == [None, False] and doc["job"] is None
     assert validate(doc, SCHEMA) == []
 
@@ -983,18 +994,27 @@ def test_job_gate_is_the_runs_exit_code(gated, gate_only):
                                "ranks_regressed": [{"rank": 1}], "ranks_not_judged": []}
         assert [r["rank"] for r in doc["ranks"] if r["regressed"]] == [1]
         assert validate(doc, SCHEMA) == []
+    # the Ranks sheet states it where it states the job, row 2, after the job's line
+    for book in (gated[2], gate_only[1]):
+        assert book["Ranks"]["B2"].value.endswith(
+            "; --fail_on_regression 20 (exit code 3): rank 1 regressed beyond the threshold")
 
 
 def test_job_gate_of_a_job_within_the_threshold():
     """At 40 % neither rank regressed (+17.49 %, +31.12 % by step_trace_time.csv): the job's gate passes (0), and
-    the API's overview of ``compare_ranks`` says so as the CLI's does; without the gate it is null."""
+    the API's overview of ``compare_ranks`` says so as the CLI's does, its Ranks sheet's row 2 too; without the gate
+    it is null, and row 2 says nothing of it."""
+    from msprof_compare.report.ranks_report import sheet
+
     assert _regressed_by_hand(Decimal(40)) == [] and _regressed_by_hand(Decimal("31.1")) == [1]
     doc = msprof_compare.ranks_overview(msprof_compare.compare_ranks(TEXT0, TEXT1, fail_on_regression=40))
     assert doc["gate"] == {"threshold_pct": 40.0, "threshold": "40", "exit_code": 0, "regressed": False,
                            "ranks_regressed": [], "ranks_not_judged": []}
     assert validate(doc, SCHEMA) == []
+    assert sheet(doc).note.endswith("; --fail_on_regression 40 (exit code 0): no regression beyond the threshold")
     doc = msprof_compare.ranks_overview(msprof_compare.compare_ranks(TEXT0, TEXT1, enable_api_compare=True))
     assert doc["gate"] is None and validate(doc, SCHEMA) == []
+    assert "fail_on_regression" not in sheet(doc).note  # no gate, no verdict in row 2
 
 
 @pytest.mark.parametrize("codes", [
@@ -1019,9 +1039,33 @@ def test_job_gate_agrees_with_the_clis_exit_code(codes, capsys):
     capsys.readouterr()
 
 
+@pytest.mark.parametrize(("codes", "text"), [
+    ({0: 0, 1: 0}, "(exit code 0): no regression beyond the threshold"),
+    ({0: 3, 1: 0}, "(exit code 3): rank 0 regressed beyond the threshold"),
+    ({0: 1, 1: 0}, "(exit code 1): rank 0 could not be judged (no E2E time)"),
+    ({0: 1, 1: 3, 2: 0, 3: 3}, "(exit code 3): ranks 1, 3 regressed beyond the threshold; rank 0 could not be judged"),
+    ({0: 1, 1: 0, 2: 1}, "(exit code 1): ranks 0, 2 could not be judged (no E2E time)"),
+    ({2: 3}, "(exit code 3): rank 2 regressed beyond the threshold")],
+    ids=["all within", "one regressed", "one not judged", "regressed and not judged", "two not judged", "one rank"])
+def test_ranks_sheet_states_the_jobs_gate(codes, text, capsys):
+    """Row 2 of the Ranks sheet ends with the job's verdict, the overview's ``gate``: its exit code and the ranks
+    that set it, in the words of the CLI's line where the gate fails it (the line after "error: ")."""
+    from msprof_compare.cli import _ranks_gate
+    from msprof_compare.report.ranks_report import overview, sheet
+
+    rows = [(rank, None, []) for rank in codes]
+    doc = overview(rows, {r: (f"b/{r}", f"c/{r}") for r in codes}, ("b", "c"), gates=codes, pct=5.0)
+    note = sheet(doc).note
+    assert note == f"--fail_on_regression 5 {text}"  # no job line of ranks without figures: the verdict alone
+    code = _ranks_gate(list(codes.items()), "5")
+    err = capsys.readouterr().err.strip()
+    if code:
+        assert err == f"error: --fail_on_regression 5: {text.partition(': ')[2]}"
+
+
 def test_job_gate_names_cycles():
     """Folders of a schedule's cycles: the ranks the job's gate names carry their cycle, as their records do."""
-    from msprof_compare.report.ranks_report import overview
+    from msprof_compare.report.ranks_report import overview, sheet
 
     units = [RankCycle(0, 1), RankCycle(1, 1), RankCycle(0, 2), RankCycle(1, 2)]
     codes = dict(zip(units, (0, 3, 1, 0), strict=True))
@@ -1031,3 +1075,5 @@ def test_job_gate_names_cycles():
     assert doc["gate"]["ranks_regressed"] == [{"rank": 1, "cycle": 1}]
     assert doc["gate"]["ranks_not_judged"] == [{"rank": 0, "cycle": 2}]
     assert validate(doc, SCHEMA) == []
+    assert sheet(doc).note.endswith("--fail_on_regression 2.5 (exit code 3): rank 1 cycle 1 regressed beyond the "
+                                    "threshold; rank 0 cycle 2 could not be judged")

@@ -18,7 +18,7 @@ import pandas as pd
 from ..compare.gate import shown_ratio, threshold_text
 from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO_FINE, STYLE_TEXT, Column, Sheet, ratio_of
 from ..textsafe import short_list, text_width
-from ..units import RankCycle, Unit, job_noun, unit_order
+from ..units import RankCycle, Unit, job_noun, named_units, unit_order
 from .excel import render
 from .json_report import change, clean, document_head, document_text, text_part
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
@@ -203,9 +203,10 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     alone made a breakdown); with the gate each rank's verdict; its reports (the workbook a link to the file beside
     this one) and inputs. Without figures (no time breakdown) ranks, reports and inputs only. The ranks one folder
     alone holds follow the compared ones, their figures and verdict blank, a ``Compared`` column saying which side
-    holds them (only then: a job with every rank compared keeps its columns). Row 2 holds the ranks selected
-    and the job line (``_note``). Records of a schedule's cycles: Rank and Cycle first, Cycle alone for a single
-    device (rank null); the captions and the columns repeated on each printed page follow them."""
+    holds them (only then: a job with every rank compared keeps its columns). Row 2 holds the ranks selected,
+    the job line and with the gate its verdict (``_note``). Records of a schedule's cycles: Rank and Cycle first,
+    Cycle alone for a single device (rank null); the captions and the columns repeated on each printed page follow
+    them."""
     compared = document["ranks"]
     records = compared + (document["not_compared"] or [])
     metrics = [m for m in LABELS if any(m in r for r in compared)]
@@ -277,12 +278,35 @@ def _ratio_cell(record: dict[str, Any], pct: float | None) -> float | None:
 def _note(document: dict[str, Any]) -> str:
     """Row 2: the ranks selected (``rank_list``, not all: a reader of the workbook alone knows the job was
     narrowed; a few of many, as every listed rank has its row) and those of them not compared (``_unmatched``),
-    then the job's line."""
+    then the job's line, the straggler line and the job's gate verdict (``_gate_text``)."""
     selected = document["rank_list"]
     said = [f"Ranks selected: {short_list(selected, _LISTED, escape=False)}{_unmatched(document, selected)}"
             if selected is not None else _one_sided(document), document["job_line"] or "",
-            document.get("straggler_line") or ""]
+            document.get("straggler_line") or "", _gate_text(document.get("gate"))]
     return "; ".join(part for part in said if part)
+
+
+def _gate_text(gate: dict[str, Any] | None) -> str:
+    """The job's ``--fail_on_regression`` verdict (``job_gate``'s record), as the run's exit code and its line name
+    it: each rank's row had its verdict, but a reader of the workbook alone had to apply ``job_status`` to know
+    the job's. "" without the gate."""
+    if gate is None:
+        return ""
+    head = f"--fail_on_regression {gate['threshold']} (exit code {gate['exit_code']}): "
+    regressed, unjudged = (named_units(_units(gate[key])) if gate[key] else ""
+                           for key in ("ranks_regressed", "ranks_not_judged"))
+    if gate["exit_code"] == 3:
+        said = f"{regressed} regressed beyond the threshold{f'; {unjudged} could not be judged' if unjudged else ''}"
+    elif gate["exit_code"] == 1:
+        said = f"{unjudged} could not be judged (no E2E time)"
+    else:
+        said = "no regression beyond the threshold"
+    return f"{head}{said}"
+
+
+def _units(records: list[dict[str, int | None]]) -> list[Unit]:
+    """``_unit``'s records back as units (for ``named_units``); [] for none."""
+    return [RankCycle(r["rank"], r["cycle"]) if "cycle" in r else r["rank"] for r in records]
 
 
 def _one_sided(document: dict[str, Any]) -> str:
