@@ -114,14 +114,16 @@ def test_a_rank_two_nodes_hold_is_named(tmp_path, capsys):
 
 def test_a_copied_node_beside_the_job_s_nodes_is_bid_moved_out(tmp_path, capsys):
     """node1_old/ holding a copy of node1/'s rank 1 beside node0/ and node1/: the rank held twice is refused naming
-    both folders, and moving the copy out leaves a job of two nodes, so the hint bids that too (and it compares)."""
+    both folders, and moving the copy out leaves a job of two nodes, so the hint bids that first (and it compares):
+    it began 'pass one of them to each side', which left node0's rank 0 out."""
     job = _two_nodes(TEXT1, tmp_path / "job")
     shutil.copytree(TEXT0 / "rank1_ascend_pt", job / "node1_old" / "rank1_ascend_pt")
     code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
     assert code == 1
     assert error_lines(err)[0].endswith(
         "(a multi-node job's node folders hold different ranks, rank ids being numbered across nodes; node1, "
-        "node1_old hold the same ranks: pass one of them to each side, or move the others out of the folder)")
+        "node1_old hold the same ranks: move all but one of them out of the folder, or pass one of them to each "
+        "side to compare its ranks alone)")
     shutil.move(job / "node1_old", tmp_path / "node1_old")
     assert sorted(api.ranks(job)) == [0, 1]
 

@@ -362,7 +362,7 @@ def _held_twice(directory: str, twice: dict[int, list[str]], by_name: bool,
     too" left the user to find rank 1's files and to guess whether the copy was the cause there too). Where the
     copies lie in node folders that hold every one of the folder's ``inputs`` (msinsight's text/: level0/ to
     level2/ and nothing else), moving the others out leaves a folder around one folder of ranks, which the loader
-    refuses: the hint bids pass one of them alone."""
+    refuses: the hint bids pass one of them alone; beside other nodes, moving all but one out, which keeps them."""
     ranks = list(twice)
     pieces = []
     for n, rank in enumerate(ranks[:_TWICE_SHOWN]):
@@ -380,9 +380,11 @@ def _held_twice(directory: str, twice: dict[int, list[str]], by_name: bool,
         # "pass one of them on both sides" read as the same folder as both sides: one folder of ranks each
         clash = {_top(p, directory) for paths in twice.values() for p in paths}
         alone = inputs is not None and {_top(p, directory) for p in inputs} <= clash
+        # beside other nodes, one of them passed alone left those nodes' ranks out: moving the copies out is the fix
+        fix = "pass one of them to each side" if alone else \
+            "move all but one of them out of the folder, or pass one of them to each side to compare its ranks alone"
         hint = (f"a multi-node job's node folders hold different ranks, rank ids being numbered across nodes; "
-                f"{short_list(spread, 4)} hold the same ranks: pass one of them to each side"
-                + ("" if alone else ", or move the others out of the folder"))
+                f"{short_list(spread, 4)} hold the same ranks: {fix}")
     twins = [t for rank in ranks for t in _gz_twins(twice[rank], directory)]
     if twins:
         said = "; ".join(twins[:_TWICE_SHOWN]) + (f"; ... ({len(twins):,} in all)" if len(twins) > _TWICE_SHOWN else "")
