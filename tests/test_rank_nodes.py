@@ -214,17 +214,34 @@ def test_an_unreadable_rank_folder_beside_one_folder_of_ranks_names_that_folder(
 
 def test_a_third_node_holding_no_rank_is_bid_moved_out(tmp_path, capsys):
     """node2/ holding a log alone beside node0/ and node1/, each a folder of ranks: the folder is a job of nodes
-    without node2/, so the hint bids move it out (and moving it out compares the two nodes' ranks)."""
+    without node2/, so the hint bids move it out (and moving it out compares the two nodes' ranks). The refusal
+    names both folders of ranks beside it, where it named the last alone ("where node1 beside it holds ranks")."""
     job = _two_nodes(TEXT1, tmp_path / "job")
     (job / "node2").mkdir()
     (job / "node2" / "train.log").write_text("step 50\n")
     code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
     assert code == 1
     assert error_lines(err) == [
-        f"error: {job / 'node2'}: holds no rank's profile, where node1 beside it holds ranks (a multi-node job's "
-        "node folders each hold their ranks) (copy the node's rank folders into it, or move it out of the folder)"]
+        f"error: {job / 'node2'}: holds no rank's profile, where node0, node1 beside it hold ranks (a multi-node "
+        "job's node folders each hold their ranks) (copy the node's rank folders into it, or move it out of the "
+        "folder)"]
     shutil.move(job / "node2", tmp_path / "node2")
     assert sorted(api.ranks(job)) == [0, 1]
+
+
+def test_an_empty_node_names_the_nodes_beside_it_in_number_order(tmp_path):
+    """node3/ holding a log alone beside node2/ and node10/: the refusal names them with their digits read as
+    numbers, node2 first (by string node10 came first)."""
+    job = tmp_path / "job"
+    for rank, node in ((0, "node2"), (1, "node10")):
+        shutil.copytree(TEXT1 / f"rank{rank}_ascend_pt", job / node / f"rank{rank}_ascend_pt")
+    (job / "node3").mkdir()
+    (job / "node3" / "train.log").write_text("step 50\n")
+    with pytest.raises(ProfileError) as err:
+        api.ranks(job)
+    assert (err.value.path, err.value.message) == (
+        str(job / "node3"), "holds no rank's profile, where node2, node10 beside it hold ranks (a multi-node job's "
+                            "node folders each hold their ranks)")
 
 
 def test_one_folder_of_ranks_alone_is_no_job(tmp_path, capsys):

@@ -147,7 +147,9 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
     own, so it may as well be a folder of runs (``run1/`` profiled beside ``run2/`` holding its log): the hint
     names that folder of ranks to pass, where moving the empty one out left a folder around one folder of ranks,
     which the loader refuses in turn (naming the same folder to pass)."""
-    masked = {_DIGITS.sub("#", n): n for n in held}
+    masked: dict[str, list[str]] = {}
+    for name in sorted(held, key=_name_order):  # digits as numbers: node2 before node10
+        masked.setdefault(_DIGITS.sub("#", name), []).append(name)
     for name in folders:
         if name in held or name in subfolders or _DIGITS.sub("#", name) not in masked:
             continue
@@ -160,11 +162,12 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
             raise refused
         if rank_inputs(path, heads, nodes=False) is None and _holds_profile(path, heads):
             continue  # one profile: a rank's input (a folder of one trace) is in ``subfolders``
-        beside = masked[_DIGITS.sub('#', name)]
-        raise ProfileError(path, f"holds no rank's profile, where {term_safe(beside)} "
-                                 "beside it holds ranks (a multi-node job's node folders each hold their ranks)",
+        beside = masked[_DIGITS.sub("#", name)]
+        these = f"{short_list(beside, 3)} beside it " + ("holds" if len(beside) == 1 else "hold")
+        raise ProfileError(path, f"holds no rank's profile, where {these} "
+                                 "ranks (a multi-node job's node folders each hold their ranks)",
                            hint="copy the node's rank folders into it, or "
-                                + (f"pass {term_safe(os.path.join(directory, beside))} to compare its ranks alone"
+                                + (f"pass {term_safe(os.path.join(directory, beside[0]))} to compare its ranks alone"
                                    if alone else "move it out of the folder"))
 
 
