@@ -212,6 +212,46 @@ def test_an_unreadable_rank_folder_beside_one_folder_of_ranks_names_that_folder(
                                                       "rank by rank)")
 
 
+@pytest.mark.parametrize("blocked", ["unreadable", "unsearchable"])
+def test_an_unlisted_run_beside_one_folder_of_ranks_names_that_folder(tmp_path, capsys, monkeypatch, blocked):
+    """job/run2/ (its log alone) that cannot be listed, or listed but not searched, beside job/run1/ of ranks 0 and
+    1: refused naming run2/ and why it may hold ranks, the hint naming run1/ to pass, as for the readable run2/
+    and the unreadable rank5/ beside run1/. It said "cannot list directory: Permission denied" and no more."""
+    from test_ranks import _refusing, _unsearchable
+
+    job = tmp_path / "job"
+    for rank in (0, 1):
+        shutil.copytree(TEXT1 / f"rank{rank}_ascend_pt", job / "run1" / f"rank{rank}_ascend_pt")
+    (job / "run2").mkdir()
+    (job / "run2" / "train.log").write_text("step 50\n")
+    said, make = (("cannot list directory", "readable") if blocked == "unreadable"
+                  else ("cannot search directory", "searchable (chmod u+x)"))
+    with monkeypatch.context() as m:
+        (_refusing if blocked == "unreadable" else _unsearchable)(m, job / "run2")
+        code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {job / 'run2'}: {said}: Permission denied (its name is node folder run1's but for its digits, so "
+        f"it may hold a rank's profile: make it {make}, or pass {job / 'run1'} to compare its ranks alone)"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unreadable_node_beside_two_nodes_is_bid_made_readable_or_moved_out(tmp_path, capsys, monkeypatch):
+    """node2/ that cannot be listed beside node0/ and node1/: the folder is a job of nodes without it, so the hint
+    bids make it readable or move it out, naming the first node folder its name matches (it gave no hint)."""
+    from test_ranks import _refusing
+
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    (job / "node2").mkdir()
+    with monkeypatch.context() as m:
+        _refusing(m, job / "node2")
+        code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {job / 'node2'}: cannot list directory: Permission denied (its name is node folder node0's but for "
+        "its digits, so it may hold a rank's profile: make it readable, or move it out of the folder)"]
+
+
 def test_a_third_node_holding_no_rank_is_bid_moved_out(tmp_path, capsys):
     """node2/ holding a log alone beside node0/ and node1/, each a folder of ranks: the folder is a job of nodes
     without node2/, so the hint bids move it out (and moving it out compares the two nodes' ranks). The refusal

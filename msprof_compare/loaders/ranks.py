@@ -142,33 +142,49 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
                         heads: TraceHeads, alone: bool = False) -> None:
     """``ProfileError`` naming a subfolder named as a node folder but for its digits (``node1/`` beside ``node0/``)
     that holds no rank's profile: a node copied in part, whose ranks the job's compare would leave out without a
-    word (every node folder holds ranks). One that cannot be listed or searched is named so, as
-    ``_refuse_unlisted_ranks`` names one. ``alone``: the folder holds one folder of ranks and no rank input of its
-    own, so it may as well be a folder of runs (``run1/`` profiled beside ``run2/`` holding its log): the hint
-    names that folder of ranks to pass, where moving the empty one out left a folder around one folder of ranks,
-    which the loader refuses in turn (naming the same folder to pass)."""
+    word (every node folder holds ranks). One that cannot be listed or searched is named so, with the hint
+    ``_refuse_unlisted_ranks`` gives one (it gave none). ``alone``: the folder holds one folder of ranks and no
+    rank input of its own, so it may as well be a folder of runs (``run1/`` profiled beside ``run2/`` holding its
+    log): the hint names that folder of ranks to pass, where moving the empty one out left a folder around one
+    folder of ranks, which the loader refuses in turn (naming the same folder to pass)."""
     masked: dict[str, list[str]] = {}
     for name in sorted(held, key=_name_order):  # digits as numbers: node2 before node10
         masked.setdefault(_DIGITS.sub("#", name), []).append(name)
+    lone = next(iter(held)) if alone else None
     for name in folders:
         if name in held or name in subfolders or _DIGITS.sub("#", name) not in masked:
             continue
         path = os.path.join(directory, name)
+        beside = masked[_DIGITS.sub("#", name)]
         try:
-            refused = _search_refused(path, os.listdir(path))
-        except OSError:  # one that cannot be listed: _holds_profile names it
-            refused = None
+            refused, make = _search_refused(path, os.listdir(path)), "searchable (chmod u+x)"
+        except (FileNotFoundError, NotADirectoryError):  # gone since listed: it holds no rank's profile, as said
+            refused, make = None, ""
+        except OSError as exc:
+            refused, make = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), "readable"
         if refused:
-            raise refused
+            why = f"its name is node folder {term_safe(beside[0])}'s but for its digits"
+            raise ProfileError(path, refused.message, hint=_unlisted_hint(why, make, directory, lone)) from None
         if rank_inputs(path, heads, nodes=False) is None and _holds_profile(path, heads):
             continue  # one profile: a rank's input (a folder of one trace) is in ``subfolders``
-        beside = masked[_DIGITS.sub("#", name)]
         these = f"{short_list(beside, 3)} beside it " + ("holds" if len(beside) == 1 else "hold")
         raise ProfileError(path, f"holds no rank's profile, where {these} "
                                  "ranks (a multi-node job's node folders each hold their ranks)",
-                           hint="copy the node's rank folders into it, or "
-                                + (f"pass {term_safe(os.path.join(directory, beside[0]))} to compare its ranks alone"
-                                   if alone else "move it out of the folder"))
+                           hint="copy the node's rank folders into it, or " + _away(directory, lone))
+
+
+def _away(directory: str, lone: str | None) -> str:
+    """How a folder beside ranks is put aside: moved out of the folder, but where the folder holds one folder of
+    ranks (``lone``) and nothing else of its own, moving it out left a folder around that one, which the loader
+    refuses in turn ("... such as run1"): that folder is named to pass instead."""
+    if lone:
+        return f"pass {term_safe(os.path.join(directory, lone))} to compare its ranks alone"
+    return "move it out of the folder"
+
+
+def _unlisted_hint(why: str, make: str, directory: str, lone: str | None) -> str:
+    """The hint of a folder that cannot be listed or searched and is named as one holding a rank (``why``)."""
+    return f"{why}, so it may hold a rank's profile: make it {make}, or {_away(directory, lone)}"
 
 
 #: Digit runs, masked to tell a subfolder named as a rank's sibling is (node0_gpu1 beside node0_gpu0).
@@ -209,10 +225,7 @@ def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str],
         if refused:
             why = f"its name says rank {int(said.group(1))}" if said else \
                 f"its name is {term_safe(named[_DIGITS.sub('#', name)])} but for its digits"
-            other = f"pass {term_safe(os.path.join(directory, lone))} to compare its ranks alone" if lone \
-                else "move it out of the folder"
-            raise ProfileError(path, refused.message,
-                               hint=f"{why}, so it may hold a rank's profile: make it {make}, or {other}") from None
+            raise ProfileError(path, refused.message, hint=_unlisted_hint(why, make, directory, lone)) from None
 
 
 def _search_refused(path: str, names: list[str], hint: str | None = None) -> ProfileError | None:
