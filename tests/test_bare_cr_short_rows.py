@@ -81,6 +81,16 @@ def _physical_lines(text: str) -> int:
     return sum(1 for line in re.split(r"\r\n|\r|\n", text) if line)
 
 
+def _quote_left_open(samples: Path) -> list[bytes]:
+    """memory_record.csv's lines with a quote opened at the start of its 5th row and closed inside the first cell
+    of its 8th (a hand-edited copy): the rows between read as one."""
+    lines = (samples / MEMORY_RECORD).read_bytes().split(b"\r\n")
+    assert lines[5].startswith(b"APP,") and lines[8].startswith(b"APP,")
+    lines[5] = b'"' + lines[5]
+    lines[8] = b'AP"P' + lines[8][3:]
+    return lines
+
+
 @pytest.mark.parametrize("end", [b"\r\n", b"\n", b"\r"])
 def test_lines_joined_by_a_quote_left_open_are_said_whatever_the_line_ends(samples: Path, tmp_path: Path,
                                                                           end: bytes) -> None:
@@ -88,11 +98,7 @@ def test_lines_joined_by_a_quote_left_open_are_said_whatever_the_line_ends(sampl
     of its 8th (a hand-edited copy): the rows between read as one, their lines joined. The csv module reads 3 rows
     fewer than the file has lines; said with CRLF and LF line ends, and with bare CR ones too, where the check
     counted no line end and said nothing."""
-    lines = (samples / MEMORY_RECORD).read_bytes().split(b"\r\n")
-    assert lines[5].startswith(b"APP,") and lines[8].startswith(b"APP,")
-    lines[5] = b'"' + lines[5]
-    lines[8] = b'AP"P' + lines[8][3:]
-    data = end.join(lines)
+    data = end.join(_quote_left_open(samples))
     text = data.decode()
     rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
     assert _physical_lines(text) - len(rows) == 3
@@ -205,10 +211,8 @@ def test_lines_joined_by_a_quote_left_open_are_all_said_beside_a_stray_bare_cr(s
     line ends and a bare CR inserted after the Timestamp(us) of its 100th row, which pandas reads as two rows: the
     first cut short (said), the second the rest. Its 3 joined lines are said; 2 were, the split row taken for a
     line the check had not counted."""
-    lines = (samples / MEMORY_RECORD).read_bytes().split(b"\r\n")
-    assert lines[5].startswith(b"APP,") and lines[8].startswith(b"APP,") and lines[100].startswith(b"PTA+GE,")
-    lines[5] = b'"' + lines[5]
-    lines[8] = b'AP"P' + lines[8][3:]
+    lines = _quote_left_open(samples)
+    assert lines[100].startswith(b"PTA+GE,")
     cells = lines[100].split(b",")
     lines[100] = b",".join(cells[:2]) + b"\r," + b",".join(cells[2:])
     data = end.join(lines)
