@@ -91,6 +91,18 @@ def _quote_left_open(samples: Path) -> list[bytes]:
     return lines
 
 
+def _read_three_joined(tmp_path: Path, data: bytes) -> tuple[Path, list[list[str]], pd.DataFrame, list[str]]:
+    """``data`` written as memory_record.csv and read by ours, with the rows the csv module reads of it, which are
+    3 fewer than its lines (the quote left open joins them)."""
+    text = data.decode()
+    rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
+    assert _physical_lines(text) - len(rows) == 3
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(data)
+    warnings: list[str] = []
+    return f, rows, ascend_text.read_memory_record(str(f), warnings), warnings
+
+
 @pytest.mark.parametrize("end", [b"\r\n", b"\n", b"\r"])
 def test_lines_joined_by_a_quote_left_open_are_said_whatever_the_line_ends(samples: Path, tmp_path: Path,
                                                                           end: bytes) -> None:
@@ -99,13 +111,7 @@ def test_lines_joined_by_a_quote_left_open_are_said_whatever_the_line_ends(sampl
     fewer than the file has lines; said with CRLF and LF line ends, and with bare CR ones too, where the check
     counted no line end and said nothing."""
     data = end.join(_quote_left_open(samples))
-    text = data.decode()
-    rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
-    assert _physical_lines(text) - len(rows) == 3
-    f = tmp_path / "memory_record.csv"
-    f.write_bytes(data)
-    warnings: list[str] = []
-    got = ascend_text.read_memory_record(str(f), warnings)
+    f, rows, got, warnings = _read_three_joined(tmp_path, data)
     assert len(got) == len(rows) - 1 == 1001
     assert warnings == [f"{f}: 3 line(s) read as part of an earlier row (a line break inside a quoted field: a quote "
                         "left open?)"]
@@ -216,13 +222,7 @@ def test_lines_joined_by_a_quote_left_open_are_all_said_beside_a_stray_bare_cr(s
     cells = lines[100].split(b",")
     lines[100] = b",".join(cells[:2]) + b"\r," + b",".join(cells[2:])
     data = end.join(lines)
-    text = data.decode()
-    rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
-    assert _physical_lines(text) - len(rows) == 3
-    f = tmp_path / "memory_record.csv"
-    f.write_bytes(data)
-    warnings: list[str] = []
-    got = ascend_text.read_memory_record(str(f), warnings)
+    f, rows, got, warnings = _read_three_joined(tmp_path, data)
     assert len(got) == len(rows) - 1 == 1002
     assert warnings == [f"{f}: {SAID}", f"{f}: 3 line(s) read as part of an earlier row (a line break inside a quoted "
                         "field: a quote left open?)"]
