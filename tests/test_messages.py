@@ -596,6 +596,21 @@ def test_a_report_name_with_a_trailing_slash_is_said_to_be_a_folder(capsys: pyte
     assert folder_notice(f"{tmp_path / 'results.csv'}/") == folder_notice(str(tmp_path) + "/") == ""
 
 
+def test_a_folder_named_as_a_report_extension_alone_gets_no_advice_to_drop_its_slash(capsys: pytest.CaptureFixture,
+                                                                                     tmp_path: Path) -> None:
+    """``-o .xlsx/`` (``..json/``) was told "write .xlsx without it to name the file itself", but ``-o .xlsx`` names
+    no file and is refused: a folder of such a name is a folder like any other, made without that advice."""
+    from msprof_compare.report.deliver import api_folder_notice, folder_notice
+
+    for name, suffix in ((".xlsx", ".xlsx"), ("..json", ".json"), (". .JSON", ".json")):
+        target = f"{tmp_path / name}/"
+        assert folder_notice(target) == api_folder_notice(target, suffix) == ""
+        code, err = _analyze(capsys, "compare", "-bp", "a", "-d", "b", "-o", str(tmp_path / name))
+        assert code == 2 and "names no file before" in err  # what the advice led to
+    assert folder_notice(f"{tmp_path / 'x.xlsx'}/").endswith(f"write {tmp_path / 'x.xlsx'} without it to name the "
+                                                             "file itself.")
+
+
 def test_an_output_name_with_a_blank_edge_is_warned_of(capsys: pytest.CaptureFixture, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """``-o "out "`` (a stray blank of a copied command) made a folder ``out `` without a word, where an input path

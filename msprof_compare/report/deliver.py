@@ -99,9 +99,12 @@ def taken_as_folder(output: str) -> bool:
 
 
 def _report_name_as_folder(output: str) -> bool:
-    """Whether ``output`` is a report file's name followed by a separator: ``run.xlsx/``, ``run.json/``."""
+    """Whether ``output`` is a report file's name followed by a separator: ``run.xlsx/``, ``run.json/``. Not a
+    folder named as the extension alone (``.xlsx/``): without the '/' it names no file, which ``-o`` refuses, so the
+    notice's advice to drop the '/' led to that refusal."""
     stem = output.rstrip("/" + os.sep)
-    return stem != output and stem.lower().endswith((".xlsx", ".json"))
+    suffix = next((x for x in (".xlsx", ".json") if stem.lower().endswith(x)), "")
+    return stem != output and bool(suffix) and not names_no_file(os.path.basename(stem), suffix)
 
 
 def _slash_advice(output: str, what: str) -> str:
