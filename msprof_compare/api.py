@@ -31,7 +31,7 @@ from .loaders.heads import TraceHeads
 from .loaders.paths import TypedPaths, given_path
 from .logs import RankNotices, paths_as_typed, said_once
 from .model import Profile, SideNote, pair_has_ops
-from .options import API_FACE, CLI_FACE, Face, Options, flag_words_kept, parse_options, parse_rank_list
+from .options import API_FACE, CLI_FACE, RANKS_FACE, Face, Options, flag_words_kept, parse_options, parse_rank_list
 from .textsafe import display, term_safe
 from .units import RankCycle, Unit, named_units, unit_label, unit_noun, unit_order, unit_rank
 
@@ -459,7 +459,7 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
 
     folders = _path("base", base), _path("comparison", comparison)
     heads = TraceHeads()  # discovery's, which the units' compares read again: each trace's head is read once
-    pairs, alone = rank_pairs(*folders, options, API_FACE, selected, heads)
+    pairs, alone = rank_pairs(*folders, options, RANKS_FACE, selected, heads)  # hints name compare_ranks
 
     def starting(rank: Unit) -> None:  # the CLI's line: a notebook's log named no rank's inputs
         log.info("%s: comparing %s with %s", unit_label(rank), *pairs[rank])

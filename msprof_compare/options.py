@@ -125,6 +125,8 @@ class Face:
     told about "--base_step" looks for a flag they never typed."""
 
     api: bool = False
+    #: the API function taking the keywords, which the hint for the CLI's path flags typed as keywords shows
+    call: str = "compare"
 
     def name(self, option: str) -> str:
         return option if self.api else f"--{option}"
@@ -150,6 +152,8 @@ class Face:
 
 
 CLI_FACE, API_FACE = Face(False), Face(True)
+#: ``compare_ranks()``'s face: its keywords are checked as ``compare()``'s, its hints name it
+RANKS_FACE = Face(True, "compare_ranks")
 
 
 #: An option's CLI flag at the start of a word, with the value that follows it when it is a number (``5``,
@@ -370,10 +374,11 @@ def _swapped(typed: str, name: str) -> bool:
     return len(at) == 2 and at[1] == at[0] + 1 and typed[at[0]] == name[at[1]] and typed[at[1]] == name[at[0]]
 
 
-def _unknown_hint(names: list[str], known: set[str]) -> str:
+def _unknown_hint(names: list[str], known: set[str], call: str = "compare") -> str:
     """What to do about unknown keywords (only the API can pass them: the CLI parsers refuse unknown flags, naming
     the same ``close_names``): the options meant, for a near miss such as ``enable_profilng_compare`` or ``step``,
-    and where the output target goes. "" when there is nothing to suggest."""
+    and where the output target goes. "" when there is nothing to suggest. ``call``: the function given them
+    (``Face.call``): ``compare_ranks(B, C, d=...)`` was told that compare() takes the paths."""
     close = []
     for name in names:
         if name not in _OUTPUT_KEYWORDS | _PATH_KEYWORDS:  # "d" is no near miss of debug
@@ -385,10 +390,11 @@ def _unknown_hint(names: list[str], known: set[str]) -> str:
     if "rank_list" in names:
         hints.append("rank_list selects ranks of compare_ranks(), which compares two folders of ranks")
     if _PATH_KEYWORDS.intersection(names):  # the CLI's words for the same mix-up of forms (cli.py)
-        hints.append("compare() takes the two paths without -d / -bp, as its first two arguments, base first: "
-                     "compare(BASE, COMPARISON, ...)")
+        hints.append(f"{call}() takes the two paths without -d / -bp, as its first two arguments, base first: "
+                     f"{call}(BASE, COMPARISON, ...)")
     if _OUTPUT_KEYWORDS.intersection(names):
-        hints.append("compare() writes no report: pass the output target to the result's to_excel() / to_json()")
+        each = "the result's" if call == "compare" else "each result's"
+        hints.append(f"{call}() writes no report: pass the output target to {each} to_excel() / to_json()")
     said = "".join(h + ("" if i == len(hints) - 1 else " " if h.endswith("?") else "; ") for i, h in enumerate(hints))
     return f" ({said})" if hints else ""
 
@@ -434,7 +440,8 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
     known = {f.name for f in fields(Options)}
     unknown = set(raw) - known
     if unknown:
-        raise UsageError(f"unknown option(s): {', '.join(sorted(unknown))}{_unknown_hint(sorted(unknown), known)}")
+        hint = _unknown_hint(sorted(unknown), known, face.call)
+        raise UsageError(f"unknown option(s): {', '.join(sorted(unknown))}{hint}")
 
     flags = {name: _flag(raw, name) for name in BOOL_OPTIONS}
     # a literal that does not parse is an argument-parsing error in the original, before rule 1 below

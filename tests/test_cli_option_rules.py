@@ -225,6 +225,19 @@ def test_cli_path_flags_as_api_keywords_say_where_the_paths_go(given: dict) -> N
     assert str(info.value) == f"unknown option(s): {next(iter(given))} ({PATHS_HINT})"
 
 
+def test_cli_path_flags_as_compare_ranks_keywords_name_compare_ranks(tmp_path: Path) -> None:
+    """``compare_ranks(B, C, d=...)`` was told "compare() takes the two paths ... compare(BASE, COMPARISON, ...)",
+    and of ``output_path`` "compare() writes no report": its hints name the function called."""
+    from msprof_compare import compare_ranks
+
+    with pytest.raises(UsageError) as info:
+        compare_ranks(tmp_path, tmp_path, d="x", output_path="o")
+    assert str(info.value) == (
+        "unknown option(s): d, output_path (compare_ranks() takes the two paths without -d / -bp, as its first two "
+        "arguments, base first: compare_ranks(BASE, COMPARISON, ...); compare_ranks() writes no report: pass the "
+        "output target to each result's to_excel() / to_json())")
+
+
 def test_several_api_hints_are_separated() -> None:
     """Hints that end without a question mark ran into the next one ("...two folders of ranks compare() writes")."""
     with pytest.raises(UsageError) as info:
