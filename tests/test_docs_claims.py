@@ -21,6 +21,7 @@ import re
 import shlex
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -938,3 +939,107 @@ def test_readme_overlap_step_of_the_waterfall() -> None:
     folded = steps(side(600_000, 500_000, 1_099_001), side(600_000, 500_000, 1_100_000))
     assert waterfall.OVERLAP_STEP not in folded and "Other Computing" not in folded
     assert folded["Matmul"] == (599_001, 600_000) and folded["Vector"] == (500_000, 500_000)
+
+
+def _kernel_rows(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _computing(rows: list[dict[str, str]]) -> list[tuple[Decimal, Decimal, dict[str, str]]]:
+    """(start, end, row) in us of kernel_details.csv's kernels that are no HCCL op, exactly as written."""
+    out = []
+    for r in rows:
+        if r["Accelerator Core"] == "HCCL" or r["Name"].lower().startswith("hcom"):
+            continue
+        start = Decimal(r["Start Time(us)"].strip())
+        out.append((start, start + Decimal(r["Duration(us)"].strip()), r))
+    return out
+
+
+def _overlaps(kernels: list) -> list[tuple[dict, dict, Decimal]]:
+    return [(a[2], b[2], min(a[1], b[1]) - max(a[0], b[0])) for i, a in enumerate(kernels)
+            for b in kernels[i + 1:] if min(a[1], b[1]) > max(a[0], b[0])]
+
+
+def test_readme_npu_causes_of_the_overlap_step(samples: Path, tmp_path: Path) -> None:
+    """README's account of the computing residual on NPU exports, from the raw files: the level-1 text export's
+    rank 0 runs no two of its 187 computing kernels (kernel_details.csv less the 4 HCCL ops) at once; its two
+    DSA_SQE kernels without PMU figures (N/A) last 3.400 + 2.120 us; its Overlap Analysis "Computing" spans (one
+    per kernel, each starting where its kernel_details.csv row does) are 33 x 1 ns longer and 14 x 1 ns shorter
+    than the rows' Duration(us). So its Other Computing is 5,520 + 19 ns and no overlap step; the DB exports'
+    residual is 0 (each compute task categorised, none overlapping: their union is their sum, by SQL). The advisor
+    kernel_details.csv: 7 pairs of kernels overlap, 73.74 + 105.6 + 395.74 + 92.7 + 99.54 + 73.96 + 395.44 us, each
+    an AI_CPU or DSA_SQE task without PMU figures beside an AI Core kernel. A DSA task of the DB excerpt l1 moved
+    to start with the kernel before it (3.340 us inside trans_TransData_11's 21.461 us) makes the DB's overlap
+    step -3,340 ns."""
+    from dbutil import edited_copy, sql
+
+    from msprof_compare.api import Options, load_profile
+    from msprof_compare.compare import waterfall
+    from msprof_compare.compare.breakdown_db import db_breakdown
+    from msprof_compare.compare.breakdown_npu import npu_breakdown
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    bullet = " ".join(readme[readme.index("* **The waterfall**"):readme.index("* **Top Contributors**")].split())
+    for claim in ("no NPU sample runs two computing kernels at once",
+                  "rank 0 reads `Other Computing` 0.006 ms, its two DSA dropout-mask kernels (5.520 µs",
+                  "19 ns of rounding", "33 of its 187 computing kernels are 1 ns longer in the lane, 14 shorter",
+                  "put such kernels in a category (Vector) and read 0", "7 overlaps, 1.237 ms",
+                  "a text export leaves them in no category, so they shorten `Other Computing`",
+                  "a DB export categorises them, and the time they share with another kernel shows in this step"):
+        assert claim in bullet, claim
+
+    out = NPU_TEXT / "level1" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    kernels = _computing(_kernel_rows(out / "kernel_details.csv"))
+    assert len(kernels) == 187 and not _overlaps(kernels)
+    no_pmu = [(r["Accelerator Core"], Decimal(r["Duration(us)"])) for _, _, r in kernels
+              if r["aiv_vec_time(us)"] == "N/A" and r["aicore_time(us)"] == "N/A"]
+    assert no_pmu == [("DSA_SQE", Decimal("3.4")), ("DSA_SQE", Decimal("2.12"))]
+    trace = json.loads((out / "trace_view.json").read_text(encoding="utf-8"), parse_float=Decimal)
+    lane = next(e["pid"] for e in trace if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e["args"]["name"] == "Overlap Analysis")
+    spans = {Decimal(str(e["ts"])): Decimal(str(e["dur"])) for e in trace
+             if e.get("ph") == "X" and e["pid"] == lane and e["name"] == "Computing"}
+    assert len(spans) == 187
+    longer = sorted(spans[start] - (end - start) for start, end, _ in kernels)
+    ns = Decimal("0.001")
+    assert (longer.count(ns), longer.count(-ns), longer.count(0)) == (33, 14, 140)
+    bd = npu_breakdown(load_profile(str(out.parent), Options()))
+    assert bd.computing_ns - bd.categorised_ns == 5_520 + 33 - 14
+    steps = waterfall.waterfall(bd, bd).set_index("Step")["Base(ns)"]
+    assert steps["Other Computing"] == 5_539 and waterfall.OVERLAP_STEP not in steps
+
+    join = "FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId"
+    for level in ("level0", "level1", "level2"):
+        db = next((samples / "msinsight" / "test" / "data" / "pytorch" / "db" / level / "rank0_ascend_pt").rglob(
+            "ascend_pytorch_profiler_*.db"))
+        tasks = sql(db, f"SELECT t.startNs, t.endNs {join} ORDER BY t.startNs")
+        assert all(b[0] >= a[1] for a, b in zip(tasks[:-1], tasks[1:], strict=True))  # union = sum
+        bd = db_breakdown(load_profile(str(db.parent.parent), Options()))
+        assert bd.computing_ns == bd.categorised_ns == sum(e - s for s, e in tasks), level
+
+    advisor = samples / "mstt" / "profiler" / "msprof_analyze" / "test" / "ut" / "advisor" / "advisor_backend" / \
+        "compute_advice" / "kernel_details.csv"
+    pairs = _overlaps(_computing(_kernel_rows(advisor)))
+    assert sum(d for _, _, d in pairs) == Decimal("1236.72") and len(pairs) == 7
+    for a, b, _ in pairs:
+        assert {a["Accelerator Core"], b["Accelerator Core"]} & {"AI_CPU", "DSA_SQE"}
+        assert {a["Accelerator Core"], b["Accelerator Core"]} & {"AI_CORE", "AI_VECTOR_CORE"}
+        assert a["Stream ID"] != b["Stream ID"]
+        assert [r["aiv_time(us)"] for r in (a, b) if r["Accelerator Core"] in ("AI_CPU", "DSA_SQE")] == ["N/A"]
+
+    excerpt = REPO / "tests" / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    start, end, kind = sql(excerpt, f"SELECT t.startNs, t.endNs, c.taskType {join} WHERE c.globalTaskId = 34")[0]
+    prev = sql(excerpt, f"SELECT t.startNs, t.endNs {join} WHERE t.endNs <= ? ORDER BY t.startNs DESC LIMIT 1",
+               (start,))[0]
+    assert sql(excerpt, "SELECT value FROM STRING_IDS WHERE id = ?", (kind,)) == [("DSA_SQE",)]
+    assert (end - start, prev[1] - prev[0]) == (3_340, 21_461)
+    (tmp_path / "moved").mkdir()
+    moved = edited_copy(excerpt, tmp_path / "moved" / excerpt.name,
+                        f"UPDATE TASK SET startNs = {prev[0]}, endNs = {prev[0] + 3_340} WHERE globalTaskId = 34")
+    bd = db_breakdown(load_profile(str(moved.parent), Options()))
+    assert bd.computing_ns - bd.categorised_ns == -3_340
+    assert waterfall.waterfall(bd, bd).set_index("Step")["Base(ns)"][waterfall.OVERLAP_STEP] == -3_340
