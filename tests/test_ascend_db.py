@@ -501,6 +501,34 @@ def test_a_step_inside_another_leaves_the_outer_steps_later_tasks_their_step_id(
         "later one in Step Id"]
 
 
+def test_a_db_step_id_reaches_no_sheet(tmp_path: Path) -> None:
+    """The STEP_TIME warning says a task in two steps is "in the later one in Step Id": a column no sheet shows
+    (docs/differences.md says so). Step 51 added to the l1 export from the middle of step 50 to as far past its end
+    (synthetic row), n compute tasks starting in both (by SQL): every sheet of a run without a step is the
+    unedited export's; with step 50 asked KernelCompare's calls are its 187 tasks, the n in step 51's Step Id
+    among them, and with step 51 asked, n."""
+    from msprof_compare.api import compare
+
+    doc = " ".join((Path(__file__).parents[1] / "docs" / "differences.md").read_text(encoding="utf-8").split())
+    assert ("No sheet shows that Step Id: a run without a step reads every task whatever its step, and KernelCompare "
+            "reads the column only with a step asked for") in doc
+    start, end = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    mid = (start + end) // 2
+    db = edited_copy(L1, _db(tmp_path), f"INSERT INTO STEP_TIME VALUES (51, {mid}, {end + (end - mid)})")
+    join = "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+    (n,) = sql(db, join + "WHERE t.startNs BETWEEN ? AND ?", (mid, end))[0]
+    assert 0 < n < 187 and (load_profile(str(db), OPTS).kernel_details["Step Id"] == "51").sum() == n
+    every = {"enable_profiling_compare": True, "enable_operator_compare": True, "enable_memory_compare": True,
+             "enable_communication_compare": True, "enable_api_compare": True, "enable_kernel_compare": True}
+    edited, unedited = (compare(str(p), str(p), **every) for p in (db, L1))
+    assert edited.sheet_names == unedited.sheet_names
+    for name in unedited.sheet_names:
+        assert edited.sheet(name).equals(unedited.sheet(name)), name
+    for step, calls in ((50, 187), (51, n)):
+        sheet = compare(str(db), str(db), base_step=step, comparison_step=step, enable_kernel_compare=True)
+        assert sheet.sheet("KernelCompare")["Calls"].sum() == calls, step
+
+
 def test_no_step_markers(tmp_path: Path) -> None:
     copy = tmp_path / "ascend_pytorch_profiler_0.db"
     edited_copy(L1, copy, "DELETE FROM STEP_TIME")

@@ -1043,3 +1043,41 @@ def test_readme_npu_causes_of_the_overlap_step(samples: Path, tmp_path: Path) ->
     bd = db_breakdown(load_profile(str(moved.parent), Options()))
     assert bd.computing_ns - bd.categorised_ns == -3_340
     assert waterfall.waterfall(bd, bd).set_index("Step")["Base(ns)"][waterfall.OVERLAP_STEP] == -3_340
+
+
+def test_a_step_50_run_of_the_npu_samples_is_the_whole_profiles(samples: Path) -> None:
+    """docs/differences.md: the msinsight AlexNet exports hold one step, ProfilerStep#50 (STEP_TIME 50), with every
+    kernel_details.csv row and compute task inside it, so each sheet of a step-50 run is the whole profile's but
+    ApiCompare's row order. By the raw files: the trace's one marker spans every kernel_details.csv start; STEP_TIME's
+    one row every compute task's start (SQL)."""
+    from dbutil import sql
+
+    from msprof_compare.api import compare
+
+    doc = " ".join((REPO / "docs" / "differences.md").read_text(encoding="utf-8").split())
+    assert ("every kernel_details.csv row and compute task inside it (only the PROFILING_ENABLE / PROFILING_DISABLE "
+            "tasks lie outside), so each sheet of a step-50 run is the whole profile's, ApiCompare's row order aside"
+            ) in doc
+    root = samples / "msinsight" / "test" / "data" / "pytorch"
+    out = root / "text" / "level1" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    trace = json.loads((out / "trace_view.json").read_text(encoding="utf-8"), parse_float=Decimal)
+    (marker,) = [e for e in trace if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#")]
+    lo = Decimal(str(marker["ts"]))
+    starts = [Decimal(r["Start Time(us)"].strip()) for r in _kernel_rows(out / "kernel_details.csv")]
+    assert marker["name"] == "ProfilerStep#50" and lo <= min(starts) and max(starts) <= lo + Decimal(str(marker["dur"]))
+    db = next((root / "db" / "level1" / "rank0_ascend_pt").rglob("ascend_pytorch_profiler_*.db"))
+    assert sql(db, "SELECT id, count(*) FROM STEP_TIME") == [(50, 1)]
+    assert sql(db, "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId, "
+                   "STEP_TIME s WHERE t.startNs < s.startNs OR t.startNs > s.endNs") == [(0,)]
+    every = {"enable_profiling_compare": True, "enable_operator_compare": True, "enable_memory_compare": True,
+             "enable_communication_compare": True, "enable_api_compare": True, "enable_kernel_compare": True}
+    for kind in ("text", "db"):
+        base, comparison = (str(root / kind / level / "rank0_ascend_pt") for level in ("level1", "level2"))
+        whole = compare(base, comparison, **every)
+        step = compare(base, comparison, base_step=50, comparison_step=50, **every)
+        assert step.sheet_names == whole.sheet_names and "ApiCompare" in whole.sheet_names
+        for name in whole.sheet_names:
+            a, b = whole.sheet(name), step.sheet(name)
+            if name == "ApiCompare":  # the same rows, in another order
+                a, b = (x.drop(columns="Order Id").sort_values("api name").reset_index(drop=True) for x in (a, b))
+            assert a.equals(b), (kind, name)
