@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sqlite3
 import sys
@@ -153,3 +154,35 @@ def test_compare_bench_stages_give_each_stage_its_cpu_seconds() -> None:
     assert min(cpu.values()) >= 0
     assert sum(v for k, v in cpu.items() if k != "total") <= cpu["total"] + 1e-3
     assert 0 < cpu["total"] <= info["cpu_s"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="the sampler needs setitimer (SIGPROF)")
+def test_where_bench_charges_samples_to_the_package_stack(tmp_path: Path) -> None:
+    """bench/where_bench.py (session 68): warm compares sampled on CPU time, each sample charged to every function
+    of the package on the stack and to the innermost line. Every sample falls inside a compare, so ``api.py
+    compare`` holds (nearly) all of them; the NPU excerpt's load and its time breakdown are each a part of it; a
+    function holds at least the samples of any one of its lines; no line of another package is named; the
+    process's SIGPROF handler is its own again afterwards; and the command line writes what it printed as JSON."""
+    import json
+    import signal
+
+    mod = _bench("where_bench")
+    npu = REPO_ROOT / "tests" / "data" / "npu" / "rank0_ascend_pt"
+    before = signal.getsignal(signal.SIGPROF)
+    got = mod.sample(str(npu), str(npu), 20, False, interval_us=100)
+    assert signal.getsignal(signal.SIGPROF) is before
+    assert got["rounds"] == 20 and got["samples"] > 50 and got["cpu_per_compare_s"] > 0
+    share = {(r["file"], r["function"]): r["share"] for r in got["functions"]}
+    assert share[("api.py", "compare")] >= 0.95
+    assert 0.1 < share[("loaders/ascend_text.py", "load")] < share[("api.py", "compare")]
+    assert 0 < share[("compare/overall.py", "build")] < share[("api.py", "compare")]
+    assert all(share[(r["file"], r["function"])] >= r["share"] for r in got["lines"])
+    assert abs(sum(r["share"] for r in got["lines"]) - share[("api.py", "compare")]) < 0.05  # one line a sample
+    assert all(not r["file"].startswith(("/", "pandas", "numpy")) and r["file"].endswith(".py") for r in got["lines"])
+    assert mod._where(f"{os.sep}x{os.sep}msprof_compare{os.sep}loaders{os.sep}a.py") == "loaders/a.py"
+    assert mod._where(f"{os.sep}x{os.sep}pandas{os.sep}core{os.sep}frame.py") is None
+
+    out = tmp_path / "where.json"
+    assert mod.main([str(npu), str(npu), "--rounds", "2", "--top", "3", "--json", str(out)]) == 0
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["rounds"] == 2 and written["functions"][0]["file"] == "api.py"
