@@ -314,7 +314,8 @@ def test_a_utf16_profiler_metadata_is_read_as_absent_with_the_conversion(tmp_pat
     said = [line for line in err.splitlines() if str(side) in line]
     assert len(said) == 1 and "[WARNING]" in said[0] and "Traceback" not in err
     assert f"] {side}: UTF-16 text (it starts with a UTF-16 byte-order mark" in said[0]
-    assert said[0].endswith("; read as absent (no process-group names or distributed settings from it); use the file "
+    assert said[0].endswith("; read as absent (both sides: no process-group names or distributed settings from it); "
+                            "use the file "
                             "the profiler wrote, or convert it: iconv -f UTF-16 -t UTF-8 IN > OUT")
     assert [p.suffix for p in (tmp_path / "out").iterdir()] == [".xlsx"]
 

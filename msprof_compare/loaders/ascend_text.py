@@ -2198,14 +2198,20 @@ def _other_case(out: str, name: str) -> str:
     return f"{term_safe(there[0])} is there: the name is case-sensitive; rename it to {name}" if there else ""
 
 
+def sided(said: str, aside: str = "", then: str = "") -> SideNote:
+    """``said`` followed by its side where the API logs it, "(comparison side)", or "(base side: ASIDE)" where
+    an aside says more, then ``then`` (a hint, whose command the side would otherwise break): the one form of
+    every side file's line, so that two folders whose paths differ by a digit say which side each line is about."""
+    return SideNote(f"{said} ({aside}){then}" if aside else f"{said}{then}", f"{said} (",
+                    (f": {aside})" if aside else ")") + then)
+
+
 def _missing_file(out: str, name: str) -> SideNote:
     """The original's "The file NAME does not exist.", after the folder ``out`` it was looked for in, and the side
     it is about where the API logs it, as communication.json's line: "(base side)", "(comparison side: NAME.CSV is
     there: ...)". Two folders whose paths differ by a digit (rank 0 against rank 1 of one job) gave two lines
     that did not say which side lacks the file."""
-    said = f"{out}: The file {name} does not exist."
-    there = _other_case(out, name)
-    return SideNote(f"{said} ({there})" if there else said, f"{said} (", f": {there})" if there else ")")
+    return sided(f"{out}: The file {name} does not exist.", _other_case(out, name))
 
 
 def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
@@ -2221,8 +2227,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
             profile.files[name] = p
             return p
         if os.path.isdir(p):  # "does not exist" would send the user looking for a file that is there
-            said = f"{out}: {name} is a directory, not a file; not read."
-            profile.warnings.append(SideNote(said, f"{said} (", ")"))  # its side, as a missing file's
+            profile.warnings.append(sided(f"{out}: {name} is a directory, not a file; not read."))
             return None
         # the original sentence, after the folder it was looked for in, and its side where the API logs it
         missing[name] = len(profile.warnings)
@@ -2257,7 +2262,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     if p:
         data = read_json(p, profile.warnings)
         if data is None:
-            profile.warnings.append(f"{p}: The communication.json file is empty.")
+            profile.warnings.append(sided(f"{p}: The communication.json file is empty."))
         elif not isinstance(data, dict):
             raise ProfileError(p, "malformed communication.json: top level is not an object")
         else:
@@ -2267,7 +2272,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         profile.files["profiler_metadata.json"] = meta
         _read_metadata(meta, profile)
     elif os.path.isdir(meta):  # an optional file that cannot be used: read as absent, said (as a malformed one)
-        profile.warnings.append(f"{meta}: a directory, not a file; {_METADATA_ABSENT}")
+        profile.warnings.append(sided(f"{meta}: a directory, not a file; {_AS_ABSENT}", _METADATA_LACKS))
     if layout.level == "profiling" and layout.info_path:
         # every run: the settings note concerns whatever the run compares; warned of only where the original
         # reads the file (OverallMetrics; the memory comparison, whose advice reads profile_memory)
@@ -2283,8 +2288,8 @@ def _without_communication_json(said: str, profile: Profile) -> SideNote:
     column shows (two Level0 exports, which write none) or no console table does (a rank-by-rank run). The note
     under a console table that shows the column says what the side's 0.000GB/s cell means."""
     level0 = "; a Level0 export writes none" if profile.extra.get("profiler_level") == "Level0" else ""
-    lost = f"RDMA or SDMA Bandwidth, which the Model Profiling Time Distribution table reads from it{level0})"
-    return SideNote(f"{said} (no {lost}", f"{said} (", f": no {lost}")
+    return sided(said, f"no RDMA or SDMA Bandwidth, which the Model Profiling Time Distribution table reads from "
+                       f"it{level0}")
 
 
 # What a side file that cannot be used does to the run. The files that hold figures (trace_view.json, the CSVs,
@@ -2293,23 +2298,25 @@ def _without_communication_json(said: str, profile: Profile) -> SideNote:
 # the settings note, warned of where the original reads it; profiler_metadata.json: process-group names and
 # distributed settings), are read as absent with one warning, whatever is wrong with them (unreadable, malformed,
 # or no object): the run goes on as without them.
-_METADATA_ABSENT = "read as absent (no process-group names or distributed settings from it)"
+_AS_ABSENT = "read as absent"
+_METADATA_LACKS = "no process-group names or distributed settings from it"
 
 
 def _read_metadata(meta: str, profile: Profile) -> None:
     """profiler_metadata.json into ``profile.metadata``; one that cannot be used is an optional file read as absent,
     said in one warning: a malformed one stopped the run, though what it feeds (the groups' names
     and the distributed settings' checks) is what a folder without it goes without."""
-    lacks = _METADATA_ABSENT
     try:
         data = read_json(meta, profile.warnings)
     except ProfileError as exc:
-        profile.warnings.append(f"{meta}: {exc.message}; {lacks}" + (f"; {exc.hint}" if exc.hint else ""))
+        profile.warnings.append(sided(f"{meta}: {exc.message}; {_AS_ABSENT}", _METADATA_LACKS,
+                                      f"; {exc.hint}" if exc.hint else ""))
         return
     if isinstance(data, dict):
         profile.metadata = data
     else:
-        profile.warnings.append(f"{meta}: the file {_json_kind(data)} where an object is expected; {lacks}")
+        profile.warnings.append(sided(f"{meta}: the file {_json_kind(data)} where an object is expected; {_AS_ABSENT}",
+                                      _METADATA_LACKS))
 
 
 def _json_kind(value: Any) -> str:
@@ -2329,12 +2336,13 @@ def read_profiler_settings(info_path: str, profile: Profile, warn: bool) -> None
     try:
         info = read_json(info_path, profile.warnings if warn else None)
     except ProfileError as exc:
-        if warn:
-            profile.warnings.append(f"Failed to read profiler_info.json: {exc}")
+        if warn:  # the original's words, the file and its side after them (a hint after the side)
+            profile.warnings.append(sided(f"Failed to read profiler_info.json: {info_path}: {exc.message}",
+                                          exc.hint or ""))
         return
     if not info or not isinstance(info, dict):  # empty, or not an object (reference-1 §5.4)
         if warn:
-            profile.warnings.append(f"{info_path}: Invalid profiler info.")  # which side's file
+            profile.warnings.append(sided(f"{info_path}: Invalid profiler info."))
         return
     profile.files["profiler_info"] = info_path
     profile.extra.update(profiler_settings(info))
