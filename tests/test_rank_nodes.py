@@ -396,3 +396,32 @@ def test_a_node_folder_listed_but_not_searchable_is_named_so(tmp_path, monkeypat
     with pytest.raises(ProfileError) as err:
         api.ranks(job)
     assert (err.value.path, err.value.message) == (str(job / "node1"), "cannot search directory: Permission denied")
+
+
+@pytest.mark.parametrize("replaced", [False, True])
+def test_a_node_folder_gone_since_listed_is_said_so(tmp_path, capsys, monkeypatch, replaced):
+    """node1/ of rank 1 removed (or replaced by a file) after the job folder was listed, before it was checked (a
+    clean-up or a copy still running): it was refused as "holds no rank's profile ... copy the node's rank folders
+    into it", a folder that is no more. The error now says what happened, and bids compare again once the folder
+    stops changing. The hook removes node1/ right after the job folder's listing."""
+    from msprof_compare.loaders import ranks
+
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    shutil.copytree(TEXT1 / "rank0_ascend_pt", job / "node2" / "rank2_ascend_pt")  # node0, node2 stay a job
+    real = ranks._profiling_dirs
+
+    def listed_then_gone(directory, heads=None):
+        found = real(directory, heads)
+        if os.fspath(directory) == str(job) and (job / "node1").is_dir():
+            shutil.rmtree(job / "node1")
+            if replaced:
+                (job / "node1").write_text("")
+        return found
+
+    monkeypatch.setattr(ranks, "_profiling_dirs", listed_then_gone)
+    code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
+    gone = "is a file now (replaced" if replaced else "is gone now (removed"
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {job / 'node1'}: was a folder when the job folder was listed and {gone} while it was read) "
+        "(compare again once nothing is changing the folder)"]

@@ -143,7 +143,8 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
     """``ProfileError`` naming a subfolder named as a node folder but for its digits (``node1/`` beside ``node0/``)
     that holds no rank's profile: a node copied in part, whose ranks the job's compare would leave out without a
     word (every node folder holds ranks). One that cannot be listed or searched is named so, with the hint
-    ``_refuse_unlisted_ranks`` gives one (it gave none). ``alone``: the folder holds one folder of ranks and no
+    ``_refuse_unlisted_ranks`` gives one (it gave none); one gone since the folder was listed, so
+    (``_changed_since_listed``). ``alone``: the folder holds one folder of ranks and no
     rank input of its own, so it may as well be a folder of runs (``run1/`` profiled beside ``run2/`` holding its
     log): the hint names that folder of ranks to pass, where moving the empty one out left a folder around one
     folder of ranks, which the loader refuses in turn (naming the same folder to pass)."""
@@ -158,8 +159,8 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
         beside = masked[_DIGITS.sub("#", name)]
         try:
             refused, make = _search_refused(path, os.listdir(path)), "searchable (chmod u+x)"
-        except (FileNotFoundError, NotADirectoryError):  # gone since listed: it holds no rank's profile, as said
-            refused, make = None, ""
+        except (FileNotFoundError, NotADirectoryError) as exc:  # gone since listed: no folder to copy ranks into
+            raise _changed_since_listed(path, isinstance(exc, NotADirectoryError)) from None
         except OSError as exc:
             refused, make = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), "readable"
         if refused:
@@ -171,6 +172,14 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
         raise ProfileError(path, f"holds no rank's profile, where {these} "
                                  "ranks (a multi-node job's node folders each hold their ranks)",
                            hint="copy the node's rank folders into it, or " + _away(directory, lone))
+
+
+def _changed_since_listed(path: str, replaced: bool) -> ProfileError:
+    """The error of a node folder removed (or replaced by a file) between the job folder's listing and its check:
+    a clean-up or a copy still running, whose ranks the job would lose or read in part."""
+    now = "is a file now (replaced" if replaced else "is gone now (removed"
+    return ProfileError(path, f"was a folder when the job folder was listed and {now} while it was read)",
+                        hint="compare again once nothing is changing the folder")
 
 
 def _away(directory: str, lone: str | None) -> str:
