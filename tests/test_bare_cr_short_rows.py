@@ -234,7 +234,7 @@ def test_a_bare_cr_inside_the_header_line_ends_it_for_the_nul_check(samples: Pat
     """The memory_record.csv above, CRLF or LF, its header's last name written ``Device\\rT\\0ype`` (a damaged copy:
     a bare CR and a NUL). pandas ends the header at the CR and reads ``T\\0ype`` (pandas 2.0: ``T``) as a first
     row's Component, so the NUL is in the rows and is said, as is that row cut short. Pins session 67's review: the
-    check ends the header at a bare CR in its line (``_cr_line_ends``), not at the first LF after it, which would
+    check ends the header at a bare CR in its line (``_header_end``), not at the first LF after it, which would
     leave this NUL unsaid."""
     lines = (samples / MEMORY_RECORD).read_bytes().split(b"\r\n")
     assert lines[0].endswith(b",Stream Ptr,Device Type")

@@ -83,3 +83,72 @@ def test_empty_communication_json_names_its_side(capsys, samples, tmp_path):
                                   "--enable_profiling_compare")
         assert code == 0 and _lines(err, "communication.json") == [
             f"{comm}: The communication.json file is empty. ({side})"]
+
+
+# --------------------------------------------------------------------------- a line break inside a header name
+
+KD = LEVEL1.format(0) + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv"
+
+
+def _kernel_details(samples, tmp_path, name: bytes, written: bytes):
+    """msinsight level1 rank 0's kernel_details.csv (CRLF line ends, quotes in its rows alone), its column ``name``
+    written as
+    ``written`` (a quoted name holding a line break: a hand-edited or damaged header), and the whole file as read
+    by Python's csv module, which reads a quoted line break as part of the field."""
+    import csv
+    import io
+
+    data = (samples / KD).read_bytes()
+    head = data[:data.index(b"\r\n")]
+    assert b'"' not in head and b"\r" not in head and data.count(b"," + name + b",") == 1
+    f = tmp_path / "kernel_details.csv"
+    f.write_bytes(data.replace(b"," + name + b",", b"," + written + b",", 1))
+    rows = list(csv.reader(io.StringIO(f.read_bytes().decode(), newline="")))
+    return f, rows
+
+
+@pytest.mark.parametrize("brk", [b"\r", b"\n", b"\r\n"])
+def test_a_line_break_in_a_required_column_name_names_that_column(samples, tmp_path, brk):
+    """The header was cut at its first line break, quoted or not, so "Ty<CR>pe" lost every column after it too:
+    "missing required column(s): Type, Start Time(us), Duration(us)", two of them plainly there. The header now
+    ends at its first line break outside quotes, as pandas and Python's csv read it: Type alone is missing, and
+    the hint names the column whose name holds the break."""
+    from msprof_compare.errors import ProfileError
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    f, rows = _kernel_details(samples, tmp_path, b"Type", b'"Ty' + brk + b'pe"')
+    assert "Ty" + brk.decode() + "pe" in rows[0] and "Start Time(us)" in rows[0] and "Duration(us)" in rows[0]
+    with pytest.raises(ProfileError) as err:
+        read_kernel_details(str(f), [])
+    assert err.value.message == "missing required column(s): Type"
+    assert err.value.hint == f"column name(s) {'Ty' + brk.decode() + 'pe'!r} hold a line break: a damaged or " \
+                             "hand-edited header?"
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+@pytest.mark.parametrize("brk", [b"\r", b"\n", b"\r\n"])
+def test_a_line_break_in_an_optional_column_name_is_said_and_the_columns_after_it_read(samples, tmp_path, monkeypatch,
+                                                                                        brk, streamed):
+    """"Input<CR>Shapes" (an optional column) cut the header there: the columns after it (the PMU columns, Output
+    Shapes ...) were read as absent without a word, and the header's own line break was said as "1 line(s) read
+    as part of an earlier row". Now the header reads whole: every column after it reads as in the unedited file,
+    the rows are the file's (Python's csv count), and one line says the damaged name, read as no column. A file
+    streamed from disk (over ``WHOLE_CSV_BYTES``) reads its header in chunks: the same."""
+    from msprof_compare.loaders import ascend_text
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    whole = read_kernel_details(str(samples / KD), [])
+    if streamed:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    f, rows = _kernel_details(samples, tmp_path, b"Input Shapes", b'"Input' + brk + b'Shapes"')
+    said: list[str] = []
+    got = read_kernel_details(str(f), said)
+    assert len(got) == len(rows) - 1 == len(whole)
+    assert "Input Shapes" in whole.columns and "Input Shapes" not in got.columns
+    after = [c for c in whole.columns if c != "Input Shapes" and c in rows[0]
+             and rows[0].index(c) > rows[0].index("Input" + brk.decode() + "Shapes")]
+    assert after  # the PMU columns after it, read in the unedited file
+    for c in after:
+        assert got[c].equals(whole[c]), c
+    assert said == [f"{f}: column name(s) {'Input' + brk.decode() + 'Shapes'!r} hold a line break (a damaged or "
+                    "hand-edited header?): read as no column"]

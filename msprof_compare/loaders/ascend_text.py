@@ -1229,31 +1229,47 @@ def _csv_bytes(path: str) -> bytes | None:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
 
 
+_LINE_END = re.compile(rb"\r\n?|\n")
+
+
+def _header_end(data: bytes) -> re.Match[bytes] | None:
+    """The header's line end (CR, LF or CRLF, as pandas reads line ends): the first outside quotes, as pandas and
+    Python's csv read a quoted name. Cut at the first line end, a quoted name holding one ("Ty<CR>pe") lost every
+    column after it: "missing required column(s)" named columns plainly there, or optional ones read as absent.
+    One count per line end up to it (one, in an export's header)."""
+    quotes = at = 0
+    for end in _LINE_END.finditer(data):
+        quotes += data.count(b'"', at, end.start())
+        at = end.start()
+        if not quotes % 2:
+            return end
+    return None
+
+
 def _header_line(path: str, data: bytes | None) -> tuple[bytes, bool]:
-    """The bytes before the first line end (CR, LF or CRLF, as pandas reads line ends) and whether one
-    was found; reads only as far as that line end when the file is not in memory."""
+    """The bytes before the header's line end (``_header_end``) and whether one was found; reads only as far as
+    that line end when the file is not in memory."""
     if data is not None:
-        end = re.search(rb"[\r\n]", data[:MAX_HEADER_BYTES + 1])
+        end = _header_end(data[:MAX_HEADER_BYTES + 1])
         if end is None and len(data) > MAX_HEADER_BYTES:
             raise ProfileError(path, f"malformed CSV header: no line end in the first {MAX_HEADER_BYTES} bytes")
         return (data[:end.start()] if end else data), end is not None
-    chunks: list[bytes] = []
-    size = 0
+    head = b""
     try:
         with open(path, "rb") as fh:
             while True:
                 chunk = fh.read(65536)
-                end = re.search(rb"[\r\n]", chunk)
-                chunks.append(chunk[:end.start()] if end else chunk)
-                size += len(chunks[-1])
-                if size > MAX_HEADER_BYTES:  # also where this read holds the line end: the cap is on the line
+                head += chunk
+                end = _header_end(head)
+                # also where this read holds the line end: the cap is on the line
+                if (end.start() if end else len(head)) > MAX_HEADER_BYTES:
                     raise ProfileError(path, f"malformed CSV header: no line end in the first "
                                              f"{MAX_HEADER_BYTES} bytes")
                 if end or not chunk:
                     break
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
-    return b"".join(chunks), end is not None
+    return (head[:end.start()] if end else head), end is not None
 
 
 def _header(path: str, data: bytes | None = None) -> list[str]:
@@ -1368,12 +1384,6 @@ def _bare_cr_count(u: np.ndarray) -> int:
     825 KB) where finding its CRs (``np.flatnonzero``) took ~0.4 ms."""
     pairs = sum(int(np.count_nonzero(u[at:at + (u.size - at) // 2 * 2].view("<u2") == 0x0A0D)) for at in (0, 1))
     return int(np.count_nonzero(u == 13)) - pairs
-
-
-def _cr_line_ends(data: bytes) -> bool:
-    """Whether a CSV held in memory has old Mac line ends: its first line ends in a bare CR. Two memchr."""
-    cr = data.find(b"\r")
-    return cr >= 0 and data[cr + 1:cr + 2] != b"\n" and data.find(b"\n", 0, cr) < 0
 
 
 def _joined_lines(data: bytes, rows: int) -> int:
@@ -1504,8 +1514,10 @@ def _header_names(path: str, header: list[str], required: tuple[str, ...], warni
         if name not in raw and alias in raw:
             raw[name] = raw[alias]
     missing = [r for r in required if r not in raw]
-    # a NUL byte in a column name (a damaged copy): that column matches no name, which said nothing where optional
+    # a NUL byte in a column name (a damaged copy): that column matches no name, which said nothing where optional;
+    # so a line break in a quoted one (a hand-edited header)
     damaged = ", ".join(repr(h.strip()) for h in header if "\0" in h)
+    broken = ", ".join(repr(h.strip()) for h in header if "\r" in h or "\n" in h)
     if missing:
         # a header written in another case (a file edited, or rewritten by a tool that changes case): named, where
         # the error listed every column as missing from a header that visibly holds them
@@ -1513,11 +1525,15 @@ def _header_names(path: str, header: list[str], required: tuple[str, ...], warni
                                                       if r in _COLUMN_ALIASES}
         alike = ", ".join(repr(h.strip()) for h in header if h.strip().casefold() in folded)
         hints = [f"column name(s) {damaged} hold a NUL byte: a damaged file?" if damaged else "",
+                 f"column name(s) {broken} hold a line break: a damaged or hand-edited header?" if broken else "",
                  f"the header has {alike}: column names are matched with their case" if alike else ""]
         raise ProfileError(path, f"missing required column(s): {', '.join(missing)}",
                            hint="; ".join(h for h in hints if h) or None)
     if damaged:
         warnings.append(f"{path}: column name(s) {damaged} hold a NUL byte (a damaged file?): read as no column")
+    if broken:
+        warnings.append(f"{path}: column name(s) {broken} hold a line break (a damaged or hand-edited header?): read "
+                        "as no column")
     if cased and not any(c in raw for c in cased):
         # kernel_details.csv's "step id": its kernels read as having no step, which the step's warning then blamed
         # on the profiler ("writes them only for a run with a schedule") with the column in plain view
@@ -1539,14 +1555,17 @@ def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str],
     # a NUL in the rows (the header's is named by ``_header_names``): a text cell holding one reads as another name
     # ("A\0I_CORE" is another core type: pandas 2.1+ keeps the NUL, 2.0 cuts the cell at it), a number cell as
     # missing or cut
-    # bare CR line ends: the header ends at its first CR (the check saw no rows there; nor, by the first LF, the rows
-    # before a quoted line break)
-    head_end = data.find(b"\r") if _cr_line_ends(data) else data.find(b"\n")
-    if (body := head_end + 1) and data.find(_NUL, body) >= 0:  # one memchr
+    # the header's line end outside quotes: bare CR line ends (the check saw no rows there; nor, by the first LF,
+    # the rows before a quoted line break), a quoted line break in a name (its NUL is ``_header_names``')
+    end = _header_end(data)
+    body = end.end() if end else len(data)
+    if data.find(_NUL, body) >= 0:  # one memchr
         warnings.append(f"{path}: {data.count(_NUL, body):,} NUL byte(s) in the rows (a damaged copy?); a cell holding "
                         "one reads otherwise than written: a text cell as another name, a number cell as missing or "
                         "cut short at it")
-    if joined := _joined_lines(data, len(cols[usecols[0]])):
+    # a quoted name's line breaks are the header's (said by ``_header_names``), no row's
+    in_header = data.count(b"\n", 0, body) + data.count(b"\r", 0, body) - data.count(b"\r\n", 0, body) - 1
+    if joined := _joined_lines(data, len(cols[usecols[0]]) + max(in_header, 0)):
         warnings.append(f"{path}: {joined:,} line(s) read as part of an earlier row (a line break inside a quoted "
                         "field: a quote left open?)")
 
