@@ -425,3 +425,22 @@ def test_a_node_folder_gone_since_listed_is_said_so(tmp_path, capsys, monkeypatc
     assert error_lines(err) == [
         f"error: {job / 'node1'}: was a folder when the job folder was listed and {gone} while it was read) "
         "(compare again once nothing is changing the folder)"]
+
+
+def test_an_unreadable_folder_named_as_a_node_is_named_after_that_node(tmp_path, capsys, monkeypatch):
+    """node2/ beside node0/ and node1/ (folders of ranks) that the node check passes (it was readable then) and the
+    unreadable-rank check then cannot list: its hint said "its name is rank folder node0's but for its digits",
+    node0 being a node folder. The words now fit what node0 is. The node check is skipped to reach the second."""
+    from test_ranks import _refusing
+
+    from msprof_compare.loaders import ranks
+
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    (job / "node2").mkdir()
+    monkeypatch.setattr(ranks, "_refuse_empty_nodes", lambda *args, **kwargs: None)
+    _refusing(monkeypatch, job / "node2")
+    code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {job / 'node2'}: cannot list directory: Permission denied (its name is node folder node0's but for "
+        "its digits, so it may hold a rank's profile: make it readable, or move it out of the folder)"]

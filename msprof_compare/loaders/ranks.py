@@ -65,7 +65,7 @@ def rank_inputs(directory: str, heads: TraceHeads | None = None, nodes: bool = T
     subfolders, folders = _profiling_dirs(directory, heads)
     ranks = _rank_traces(directory, heads)
     held, lone = _node_inputs(directory, subfolders, folders, bool(ranks), heads) if nodes else ({}, None)
-    _refuse_unlisted_ranks(directory, subfolders + sorted(held), folders, ranks, lone)
+    _refuse_unlisted_ranks(directory, subfolders + sorted(held), folders, ranks, lone, nodes=set(held))
     subfolders = [n for n in subfolders if n not in held]
     # a folder of one trace is that trace's input, as ``loaders.detect`` takes it (beside an empty rank1_ascend_pt
     # too); not where profiles of ranks lie in subfolders beside it (rank 0's trace in the folder, rank 1's in rank1/,
@@ -203,7 +203,7 @@ _TRACE_STEM = re.compile(r"(.+?)(?:\.[0-9]+)?(?:\.pt\.trace)?\.json(?:\.gz)?")
 
 
 def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str], traces: list[str],
-                           lone: str | None = None) -> None:
+                           lone: str | None = None, nodes: set[str] | frozenset[str] = frozenset()) -> None:
     """``ProfileError`` naming a subfolder of ``directory`` that cannot be listed or searched (no read or no execute
     permission) and is named as a rank's folder: its name says a rank (``_NAME_RANK``: rank1/), or it is named as
     a subfolder holding a profile (``found``) or a rank's trace in the folder (``traces``: ``worker0.pt.trace
@@ -214,8 +214,9 @@ def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str],
     (lost+found at a volume's root, a .Trash-1000) says nothing of a rank and stays none of the job's; one gone
     since the folder was listed, or listing nothing, holds nothing. ``lone``: the folder's one folder of ranks,
     where it holds no rank input of its own (``_node_inputs``): the hint names it to pass, where moving the
-    unreadable folder out left a folder around it, which the loader refuses in turn."""
-    named = {_DIGITS.sub("#", n): f"rank folder {n}'s" for n in reversed(found)}
+    unreadable folder out left a folder around it, which the loader refuses in turn. ``nodes``: those of ``found``
+    that are node folders (``_node_inputs``), named so: "rank folder node0's" named a folder of ranks as one rank's."""
+    named = {_DIGITS.sub("#", n): f"{'node' if n in nodes else 'rank'} folder {n}'s" for n in reversed(found)}
     for path in traces:
         stem = _TRACE_STEM.fullmatch(os.path.basename(path))
         if stem:
