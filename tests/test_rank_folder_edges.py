@@ -29,8 +29,8 @@ def test_an_unreadable_folder_is_named_after_its_first_sibling_of_that_shape(tmp
         ranks.rank_inputs(str(base))
     assert (err.value.path, err.value.message, err.value.hint) == (
         str(lost), "cannot list directory: Permission denied",
-        "its name is rank folder node0_gpu0's but for its digits, so it may hold a rank's profile: make it readable, "
-        "or move it out of the folder")
+        "its name is rank folder node0_gpu0's but for its digits, so it may hold a rank's profile: make it readable "
+        "(chmod u+r), or move it out of the folder")
 
 
 def test_several_traces_beside_their_gzip_copies_are_named_in_name_order(tmp_path):

@@ -206,7 +206,7 @@ def test_an_unreadable_rank_folder_beside_one_folder_of_ranks_names_that_folder(
     assert code == 1
     assert error_lines(err) == [
         f"error: {job / 'rank5'}: cannot list directory: Permission denied (its name says rank 5, so it may hold a "
-        f"rank's profile: make it readable, or pass {job / 'run1'} to compare its ranks alone)"]
+        f"rank's profile: make it readable (chmod u+r), or pass {job / 'run1'} to compare its ranks alone)"]
     code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
     assert code == 1 and error_lines(err)[0].endswith("or a folder of ranks on both sides, such as run1, to compare "
                                                       "rank by rank)")
@@ -224,7 +224,7 @@ def test_an_unlisted_run_beside_one_folder_of_ranks_names_that_folder(tmp_path, 
         shutil.copytree(TEXT1 / f"rank{rank}_ascend_pt", job / "run1" / f"rank{rank}_ascend_pt")
     (job / "run2").mkdir()
     (job / "run2" / "train.log").write_text("step 50\n")
-    said, make = (("cannot list directory", "readable") if blocked == "unreadable"
+    said, make = (("cannot list directory", "readable (chmod u+r)") if blocked == "unreadable"
                   else ("cannot search directory", "searchable (chmod u+x)"))
     with monkeypatch.context() as m:
         (_refusing if blocked == "unreadable" else _unsearchable)(m, job / "run2")
@@ -249,7 +249,7 @@ def test_an_unreadable_node_beside_two_nodes_is_bid_made_readable_or_moved_out(t
     assert code == 1
     assert error_lines(err) == [
         f"error: {job / 'node2'}: cannot list directory: Permission denied (its name is node folder node0's but for "
-        "its digits, so it may hold a rank's profile: make it readable, or move it out of the folder)"]
+        "its digits, so it may hold a rank's profile: make it readable (chmod u+r), or move it out of the folder)"]
 
 
 def test_a_third_node_holding_no_rank_is_bid_moved_out(tmp_path, capsys):
@@ -443,4 +443,65 @@ def test_an_unreadable_folder_named_as_a_node_is_named_after_that_node(tmp_path,
     assert code == 1
     assert error_lines(err) == [
         f"error: {job / 'node2'}: cannot list directory: Permission denied (its name is node folder node0's but for "
-        "its digits, so it may hold a rank's profile: make it readable, or move it out of the folder)"]
+        "its digits, so it may hold a rank's profile: make it readable (chmod u+r), or move it out of the folder)"]
+
+
+@pytest.mark.parametrize("owner", ["own", "another's"])
+def test_an_unreadable_rank_or_node_folder_gets_a_chmod_that_works(tmp_path, monkeypatch, owner):
+    """An unreadable rank1_ascend_pt in a folder of ranks said "cannot list directory: Permission denied" and no
+    more, and a folder named as a node's bade "make it readable", no command; where the folder is another user's
+    (the process uid patched to one that owns nothing: the root user the tests run as owns the copies), "chmod u+r"
+    fails ("Operation not permitted"): its owner is named, with the chmod they can run, as the loader's own check
+    (paths.check_access) words it."""
+    import pwd
+
+    from test_ranks import _refusing
+
+    from msprof_compare.loaders import ranks
+
+    flat = tmp_path / "flat"
+    for rank in (0, 1):
+        shutil.copytree(TEXT1 / f"rank{rank}_ascend_pt", flat / f"rank{rank}_ascend_pt")
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    (job / "node2").mkdir()
+    name = pwd.getpwuid((job / "node2").stat().st_uid).pw_name
+    if owner != "own":
+        monkeypatch.setattr(os, "geteuid", lambda: (job / "node2").stat().st_uid + 4242)
+    _refusing(monkeypatch, flat / "rank1_ascend_pt", job / "node2")
+    with pytest.raises(ProfileError) as err:
+        ranks.discover(str(flat))
+    assert (err.value.path, err.value.message) == (str(flat / "rank1_ascend_pt"),
+                                                   "cannot list directory: Permission denied")
+    own = owner == "own"
+    assert err.value.hint == ("it needs read permission for you (chmod u+r), which --force cannot skip" if own
+                              else f"it needs read permission for you, which --force cannot skip: it belongs to "
+                                   f"{name}, who can grant it (chmod o+r, or g+r for a group you are in)")
+    with pytest.raises(ProfileError) as err:
+        ranks.discover(str(job))
+    make = "(chmod u+r)" if own else f"(its owner, {name}, can: chmod o+r, or g+r for a group you are in)"
+    assert (err.value.path, err.value.hint) == (
+        str(job / "node2"), f"its name is node folder node0's but for its digits, so it may hold a rank's profile: "
+                            f"make it readable {make}, or move it out of the folder")
+
+
+def test_an_unsearchable_rank_folder_of_another_user_names_its_owner(tmp_path, monkeypatch):
+    """rank1_ascend_pt listed but not searched, another user's (the process uid patched, as above): the hint bade
+    "chmod u+x", which fails on a folder of another's; its owner is named with the chmod they can run."""
+    import pwd
+
+    from test_ranks import _unsearchable
+
+    from msprof_compare.loaders import ranks
+
+    flat = tmp_path / "flat"
+    for rank in (0, 1):
+        shutil.copytree(TEXT1 / f"rank{rank}_ascend_pt", flat / f"rank{rank}_ascend_pt")
+    uid = (flat / "rank1_ascend_pt").stat().st_uid
+    monkeypatch.setattr(os, "geteuid", lambda: uid + 4242)
+    _unsearchable(monkeypatch, flat / "rank1_ascend_pt")
+    with pytest.raises(ProfileError) as err:
+        ranks.discover(str(flat))
+    assert (err.value.path, err.value.message, err.value.hint) == (
+        str(flat / "rank1_ascend_pt"), "cannot search directory: Permission denied",
+        "it needs search permission (a directory needs it to be read) for you, which --force cannot skip: it belongs "
+        f"to {pwd.getpwuid(uid).pw_name}, who can grant it (chmod o+x, or g+x for a group you are in)")

@@ -1289,7 +1289,8 @@ def test_one_trace_beside_a_subfolder_gone_or_unreadable_mid_walk(tmp_path, caps
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-bp", str(run), "-d", str(KINETO / "sampled_rank-1.json.gz"),
                               "--output_path", str(out))
-    assert (code, error_lines(err)) == (1, [f"error: {sub}: cannot list directory: Permission denied"])
+    assert (code, error_lines(err)) == (1, [f"error: {sub}: cannot list directory: Permission denied (it needs read "
+                                            "permission for you (chmod u+r), which --force cannot skip)"])
     assert "Traceback" not in err and not out.exists()
 
 
@@ -1332,8 +1333,8 @@ def test_an_unreadable_kineto_rank_folder_is_named(tmp_path, capsys, monkeypatch
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out))
     assert (code, error_lines(err)) == (1, [f"error: {lost}: cannot list directory: Permission denied ({hint}, so it "
-                                            "may hold a rank's profile: make it readable, or move it out of the "
-                                            "folder)"])
+                                            "may hold a rank's profile: make it readable (chmod u+r), or move it "
+                                            "out of the folder)"])
     assert "Traceback" not in err and not out.exists()
     # beside the folder's one trace too, where the trace was compared alone (a name saying a rank: a sibling named
     # so is gone)
@@ -1468,7 +1469,7 @@ def test_an_unreadable_folder_named_as_a_rank_trace_beside_it_is_named(tmp_path,
     code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out))
     assert (code, error_lines(err)) == (1, [
         f"error: {lost}: cannot list directory: Permission denied (its name is rank trace {trace}'s but for its "
-        "digits, so it may hold a rank's profile: make it readable, or move it out of the folder)"])
+        "digits, so it may hold a rank's profile: make it readable (chmod u+r), or move it out of the folder)"])
     assert not out.exists()
     # named as typed, as discovery's other errors: the CLI's look for folders of ranks named it by its absolute path
     monkeypatch.chdir(tmp_path)
@@ -1532,7 +1533,8 @@ def test_a_folder_of_ranks_that_cannot_be_listed_is_said_so_by_the_api(tmp_path,
             shutil.copy(KINETO / f"sampled_rank-{rank}.json.gz", side / f"rank{rank}" / "t.pt.trace.json.gz")
     assert list(msprof_compare.ranks(base)) == [0, 1]
     _refusing(monkeypatch, base)
-    said = f"{base}: cannot list directory: Permission denied"
+    said = (f"{base}: cannot list directory: Permission denied (it needs read permission for you (chmod u+r), which "
+            "force=True cannot skip)")  # the loader's hint, which the line lacked, in the API's words
     with pytest.raises(ProfileError) as info:
         msprof_compare.ranks(base)
     assert str(info.value) == said

@@ -176,27 +176,35 @@ def check_access(path: str, name: str | None = None, is_dir: bool = True) -> Non
     Detection checks a directory it must list and look into up front: without them every file in it reads as
     missing, and detection would report data that "is not collected". Root passes these tests."""
     if not os.access(path, os.R_OK):
-        raise ProfileError(name or path, "The path is not readable", hint=_grant_hint(path, READ_HINT, "r"))
+        raise ProfileError(name or path, "The path is not readable", hint=grant_hint(path, READ_HINT, "r"))
     if is_dir and not os.access(path, os.X_OK):
-        raise ProfileError(name or path, "The path is not executable", hint=_grant_hint(path, SEARCH_HINT, "x"))
+        raise ProfileError(name or path, "The path is not executable", hint=grant_hint(path, SEARCH_HINT, "x"))
 
 
-def _grant_hint(path: str, hint: str, bit: str) -> str:
-    """``hint`` (chmod u+r / u+x) for a path of the user's own; for another user's, reached through --force, that
-    chmod fails ("Operation not permitted"): its owner has to grant the permission, which the hint says."""
+def other_owner(path: str) -> str | None:
+    """The owner of ``path`` (a name, else "uid N") where it is another user's, whose permission bits the user's
+    chmod cannot change ("Operation not permitted"); None for the user's own, or where that cannot be told."""
     geteuid = getattr(os, "geteuid", None)
     try:
         uid = os.stat(path).st_uid
     except (OSError, ValueError):
-        return hint
+        return None
     if geteuid is None or uid == geteuid():
-        return hint
+        return None
     try:
         import pwd
 
-        owner = term_safe(pwd.getpwuid(uid).pw_name)
+        return term_safe(pwd.getpwuid(uid).pw_name)
     except (ImportError, KeyError):
-        owner = f"uid {uid}"
+        return f"uid {uid}"
+
+
+def grant_hint(path: str, hint: str, bit: str) -> str:
+    """``hint`` (chmod u+r / u+x) for a path of the user's own; for another user's, reached through --force, that
+    chmod fails ("Operation not permitted"): its owner has to grant the permission, which the hint says."""
+    owner = other_owner(path)
+    if owner is None:
+        return hint
     need = "read permission" if bit == "r" else "search permission (a directory needs it to be read)"
     return (f"it needs {need} for you, which --force cannot skip: it belongs to {owner}, who can grant it "
             f"(chmod o+{bit}, or g+{bit} for a group you are in)")

@@ -26,7 +26,15 @@ from ..textsafe import short_list, short_repr, short_text, term_safe
 from ..units import MAX_RANK, RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _kineto_candidates, _profiling_dirs, folder_traces
 from .heads import PROBE_BYTES, TraceHeads
-from .paths import READ_HINT, SEARCH_HINT, given_path, gzip_trailer_size, link_refused
+from .paths import (
+    READ_HINT,
+    SEARCH_HINT,
+    given_path,
+    grant_hint,
+    gzip_trailer_size,
+    link_refused,
+    other_owner,
+)
 
 #: How much of a Kineto trace's head, and else its tail, is read for its ``distributedInfo`` (before
 #: ``traceEvents``, or after them).
@@ -158,14 +166,14 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
         path = os.path.join(directory, name)
         beside = masked[_DIGITS.sub("#", name)]
         try:
-            refused, make = _search_refused(path, os.listdir(path)), "searchable (chmod u+x)"
+            refused, bit = _search_refused(path, os.listdir(path)), "x"
         except (FileNotFoundError, NotADirectoryError) as exc:  # gone since listed: no folder to copy ranks into
             raise _changed_since_listed(path, isinstance(exc, NotADirectoryError)) from None
         except OSError as exc:
-            refused, make = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), "readable"
+            refused, bit = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), "r"
         if refused:
             why = f"its name is node folder {term_safe(beside[0])}'s but for its digits"
-            raise ProfileError(path, refused.message, hint=_unlisted_hint(why, make, directory, lone)) from None
+            raise ProfileError(path, refused.message, hint=_unlisted_hint(why, path, bit, directory, lone)) from None
         if rank_inputs(path, heads, nodes=False) is None and _holds_profile(path, heads):
             continue  # one profile: a rank's input (a folder of one trace) is in ``subfolders``
         these = f"{short_list(beside, 3)} beside it " + ("holds" if len(beside) == 1 else "hold")
@@ -191,8 +199,14 @@ def _away(directory: str, lone: str | None) -> str:
     return "move it out of the folder"
 
 
-def _unlisted_hint(why: str, make: str, directory: str, lone: str | None) -> str:
-    """The hint of a folder that cannot be listed or searched and is named as one holding a rank (``why``)."""
+def _unlisted_hint(why: str, path: str, bit: str, directory: str, lone: str | None) -> str:
+    """The hint of a folder ``path`` that cannot be listed (``bit`` "r") or searched ("x") and is named as one
+    holding a rank (``why``): the chmod that grants it, for a folder of the user's own, else who can (the user's
+    chmod fails on another's: "Operation not permitted"; "make it readable" named no command)."""
+    what = "readable" if bit == "r" else "searchable"
+    owner = other_owner(path)
+    make = f"{what} (chmod u+{bit})" if owner is None else \
+        f"{what} (its owner, {owner}, can: chmod o+{bit}, or g+{bit} for a group you are in)"
     return f"{why}, so it may hold a rank's profile: make it {make}, or {_away(directory, lone)}"
 
 
@@ -227,27 +241,35 @@ def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str],
             continue
         path = os.path.join(directory, name)
         try:
-            refused, make = _search_refused(path, os.listdir(path)), "searchable (chmod u+x)"
+            refused, bit = _search_refused(path, os.listdir(path)), "x"
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
-            refused, make = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), "readable"
+            refused, bit = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), "r"
         if refused:
             why = f"its name says rank {int(said.group(1))}" if said else \
                 f"its name is {term_safe(named[_DIGITS.sub('#', name)])} but for its digits"
-            raise ProfileError(path, refused.message, hint=_unlisted_hint(why, make, directory, lone)) from None
+            raise ProfileError(path, refused.message, hint=_unlisted_hint(why, path, bit, directory, lone)) from None
 
 
-def _search_refused(path: str, names: list[str], hint: str | None = None) -> ProfileError | None:
+def _search_refused(path: str, names: list[str], hint: bool = False) -> ProfileError | None:
     """The error of a folder that lists ``names`` (read permission) but cannot be searched (no execute
     permission): none of its entries can be opened, nor told file from folder, so discovery read each as absent and
     the folder as holding nothing (a rank left out without a word), or a rank whose compare then refused it, after
     the ranks before it were compared and written. The loader's check (``paths.check_access``: "The path is not
     executable") in discovery's words, as a folder that cannot be listed is said. None where it can be searched, or
-    lists nothing (nothing in it to miss)."""
+    lists nothing (nothing in it to miss). ``hint``: with the loader's hint (``paths.grant_hint``)."""
     if names and not os.access(path, os.X_OK):
-        return ProfileError(path, "cannot search directory: Permission denied", hint=hint)
+        return ProfileError(path, "cannot search directory: Permission denied",
+                            hint=grant_hint(path, SEARCH_HINT, "x") if hint else None)
     return None
+
+
+def _unlistable(path: str, exc: OSError) -> ProfileError:
+    """The error of a folder discovery must list and cannot: for want of permission, with the loader's hint
+    (``paths.grant_hint``), which the rank folder's and the job folder's lines lacked."""
+    hint = grant_hint(path, READ_HINT, "r") if isinstance(exc, PermissionError) else None
+    return ProfileError(path, f"cannot list directory: {exc.strerror or exc}", hint=hint)
 
 
 def _rank_traces(directory: str, heads: TraceHeads) -> list[str]:
@@ -275,7 +297,7 @@ def _holds_profile(path: str, heads: TraceHeads) -> bool:
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError as exc:
-        raise ProfileError(path, f"cannot list directory: {exc.strerror or exc}") from None
+        raise _unlistable(path, exc) from None
     return (ASCEND_OUTPUT in names or any(_INFO_RE.match(n) for n in names)
             or bool(folder_traces(path, heads)[0]))
 
@@ -324,8 +346,8 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
         except (FileNotFoundError, NotADirectoryError):
             names = []
         except OSError as exc:
-            raise ProfileError(directory, f"cannot list directory: {exc.strerror or exc}") from None
-        if refused := _search_refused(directory, names, SEARCH_HINT):
+            raise _unlistable(directory, exc) from None
+        if refused := _search_refused(directory, names, hint=True):
             raise refused
     if not inputs:
         what = "is one profile, not a folder of ranks" if inputs is None and os.path.isdir(directory) \
@@ -644,8 +666,8 @@ def input_rank(path: str, heads: TraceHeads | None = None, force: bool = False) 
     try:
         names = sorted(os.listdir(path))
     except OSError as exc:
-        raise ProfileError(path, f"cannot list directory: {exc.strerror or exc}") from None
-    if refused := _search_refused(path, names, SEARCH_HINT):  # rank1_ascend_pt read r--: its rank by its name,
+        raise _unlistable(path, exc) from None
+    if refused := _search_refused(path, names, hint=True):  # rank1_ascend_pt read r--: its rank by its name,
         raise refused  # refused by its compare after the ranks before it were compared and written
     if any(_INFO_RE.match(n) for n in names) or path.endswith(("_ascend_pt", "_ascend_ms")) \
             or os.path.isdir(os.path.join(path, ASCEND_OUTPUT)):
@@ -724,8 +746,8 @@ def _npu_rank(path: str, names: list[str]) -> int:
     except (FileNotFoundError, NotADirectoryError):  # a profiler_info_N.json alone: its compare names what lacks
         out = []
     except OSError as exc:  # its rank's compare refused it, after the ranks before it were compared and written
-        raise ProfileError(output, f"cannot list directory: {exc.strerror or exc}", hint=READ_HINT) from None
-    if refused := _search_refused(output, out, SEARCH_HINT):
+        raise _unlistable(output, exc) from None
+    if refused := _search_refused(output, out, hint=True):
         raise refused
     for n in sorted(out):
         m = _NUMBERED.search(n)
