@@ -315,8 +315,8 @@ def test_a_utf16_profiler_metadata_is_read_as_absent_with_the_conversion(tmp_pat
     assert len(said) == 1 and "[WARNING]" in said[0] and "Traceback" not in err
     assert f"] {side}: UTF-16 text (it starts with a UTF-16 byte-order mark" in said[0]
     assert said[0].endswith("; read as absent (both sides: no process-group names or distributed settings from it); "
-                            "use the file "
-                            "the profiler wrote, or convert it: iconv -f UTF-16 -t UTF-8 IN > OUT")
+                            "use the file the profiler wrote, or convert it: iconv -f UTF-16 -t UTF-8 "
+                            f"{side} > {side}.utf8 && mv {side}.utf8 {side}")
     assert [p.suffix for p in (tmp_path / "out").iterdir()] == [".xlsx"]
 
 
@@ -335,11 +335,50 @@ def test_utf16_without_a_byte_order_mark_is_named(tmp_path: Path, capsys: pytest
     path, params = _excerpt_with(tmp_path, name, f"utf-16-{order.lower()}")
     assert cli.execute(params) == 1
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    command = f"iconv -f UTF-16{order} -t UTF-8 {path} > {path}.utf8 && mv {path}.utf8 {path}"
     assert lines == [f"error: {path}: UTF-16{order} text without a byte-order mark (a NUL byte beside each of its "
-                     f"first characters): {rule} (use the file the profiler wrote, or convert it: iconv -f "
-                     f"UTF-16{order} -t UTF-8 IN > OUT)"]
+                     f"first characters): {rule} (use the file the profiler wrote, or convert it: {command})"]
     assert not list((tmp_path / "out").iterdir())
-    path.write_bytes(path.read_bytes().decode(f"utf-16-{order.lower()}").encode("utf-8"))  # what iconv does
+    _run_hint(command, path, f"utf-16-{order.lower()}")
+    assert cli.execute(params) == 0
+
+
+def _run_hint(command: str, path: Path, encoding: str) -> None:
+    """Run a hint's conversion (it said "iconv ... IN > OUT", a template) where iconv is there, else do what it
+    does (Python's codec); either way the file is then its UTF-8 text."""
+    import shutil as sh
+    import subprocess
+
+    want = path.read_bytes().decode(encoding).removeprefix("\ufeff").encode("utf-8")
+    if sh.which("iconv") and sh.which("bash"):
+        subprocess.run(["bash", "-c", command], check=True)
+    else:
+        path.write_bytes(want)
+    assert path.read_bytes().removeprefix(b"\xef\xbb\xbf") == want and not Path(f"{path}.utf8").exists()
+
+
+def test_a_gzip_utf16_trace_gets_a_conversion_through_gzip(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A gzip Kineto trace whose text is UTF-16 (re-saved, then compressed): iconv on the .gz file converts
+    nothing; the hint's command inflates it, converts and compresses it again, after which the trace loads.
+    Input: the AlexNet excerpt, re-encoded and gzipped."""
+    import gzip
+
+    text = (DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json").read_text(encoding="utf-8")
+    trace = tmp_path / "t.pt.trace.json.gz"
+    trace.write_bytes(gzip.compress(text.encode("utf-16")))
+    params = {"base_profiling_path": str(trace), "comparison_profiling_path": str(trace),
+              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    (tmp_path / "out").mkdir()
+    assert cli.execute(params) == 1
+    command = f"gzip -dc {trace} | iconv -f UTF-16 -t UTF-8 | gzip > {trace}.utf8 && mv {trace}.utf8 {trace}"
+    assert f"(use the file the profiler wrote, or convert it: {command})" in capsys.readouterr().err
+    import shutil as sh
+    import subprocess
+
+    if not (sh.which("iconv") and sh.which("gzip") and sh.which("bash")):
+        pytest.skip("iconv, gzip or bash absent")
+    subprocess.run(["bash", "-c", command], check=True)
+    assert gzip.decompress(trace.read_bytes()).decode("utf-8").removeprefix("\ufeff") == text
     assert cli.execute(params) == 0
 
 

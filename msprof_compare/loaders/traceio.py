@@ -20,6 +20,7 @@ import io
 import locale
 import os
 import re
+import shlex
 import zlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
@@ -34,7 +35,7 @@ from ..errors import ProfileError
 from ..gcpause import gc_paused
 from ..model import STEP_MARK, marker_step
 from ..options import Options
-from ..textsafe import and_list, short_repr, short_text
+from ..textsafe import and_list, short_repr, short_text, term_safe
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
 from .paths import GZIP_MAX_RATIO, PROFILER_DB_NAMES, export_hint, size_cap
 
@@ -774,13 +775,22 @@ def refuse_utf16(path: str, head: bytes | memoryview, what: str) -> None:
     if bytes(head[:2]) in _UTF16_BOMS:
         raise ProfileError(path, f"UTF-16 text (it starts with a UTF-16 byte-order mark, as a Windows PowerShell "
                                  f"redirect or a 'Unicode' save writes): {what}",
-                           hint="use the file the profiler wrote, or convert it: iconv -f UTF-16 -t UTF-8 IN > OUT")
+                           hint=_convert_hint(path, ""))
     order = _bomless_utf16(head)
     if order:
         raise ProfileError(path, f"UTF-16{order} text without a byte-order mark (a NUL byte beside each of its "
                                  f"first characters): {what}",
-                           hint=f"use the file the profiler wrote, or convert it: iconv -f UTF-16{order} -t UTF-8 "
-                                "IN > OUT")
+                           hint=_convert_hint(path, order))
+
+
+def _convert_hint(path: str, order: str) -> str:
+    """The conversion of a UTF-16 file in place, as a command to run on the file named ("iconv ... IN > OUT" was
+    a template to fill in, the file's name then given again to put the result in its place); a gzip trace's text
+    through gzip both ways."""
+    q = shlex.quote(term_safe(path))
+    iconv = f"iconv -f UTF-16{order} -t UTF-8"
+    run = f"gzip -dc {q} | {iconv} | gzip" if path.endswith(".gz") else f"{iconv} {q}"
+    return f"use the file the profiler wrote, or convert it: {run} > {q}.utf8 && mv {q}.utf8 {q}"
 
 
 def _bomless_utf16(head: bytes | memoryview) -> str:
