@@ -57,6 +57,8 @@ class RunContext:
     summary: dict[str, Any] | None = None
     #: Extra result frames for the API (match rates, waterfall, ...), by name.
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: The warning that both sides are one profile (``_same_input``, ``_same_events``), "" for two profiles.
+    same: str = ""
 
     def cached(self, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per run: comparators that need the same intermediate (an op tree, the operator
@@ -807,7 +809,9 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
     if notice:
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
     # after loading: an input the loader refuses (a symbolic link without --force) gets its error alone
-    same = _same_input(base, comparison, layouts) if opts.base_step == opts.comparison_step else ""
+    same = ""
+    if opts.base_step == opts.comparison_step:
+        same = _same_input(base, comparison, layouts) or _same_events(base_profile, comparison_profile)
     if same:
         log.warning("%s", same)
     if opts.gpu_flow_cat and not (base_profile.is_gpu or comparison_profile.is_gpu):
@@ -829,7 +833,7 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
             for k, v, w in said), f" ({len(crossed)} in all)" if len(crossed) > 3 else "")
     for profile in (base_profile, comparison_profile):  # from here on the path is only shown
         profile.path = display(profile.path)
-    return run_comparators(base_profile, comparison_profile, opts, keywords)
+    return run_comparators(base_profile, comparison_profile, opts, keywords, same)
 
 
 def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> list[str]:
@@ -882,6 +886,27 @@ def _same_input(base: str, comparison: str, layouts: list[Layout | None]) -> str
     out, folder = (base, comparison) if layouts[0].level == "ascend_output" else (comparison, base)
     return (f"Base and comparison read the same export ({display(out)} is the output folder of {display(folder)}): "
             "every difference will be zero.")
+
+
+#: The tables a load fills from a profile's events and its export's side files (``_same_events``).
+_EVENT_TABLES = ("ops", "kernels", "flows", "python_functions", "memory", "comm", "overlap", "queue", "threads",
+                 "processes", "kernel_details", "op_statistic", "memory_record", "operator_memory")
+
+
+def _same_events(base: Profile, comparison: Profile) -> str:
+    """The warning for two loaded profiles whose every table is equal ("" for any other pair): a copy of the base
+    under another name (or another folder) compared at zero without a word, where the same path was warned about.
+    Decided from the loaded tables, not by reading the files again: two runs differ in some table's length nearly
+    always, which is looked at first at no cost; equal lengths compare the values (vectorised). Equal tables are
+    the same events, not necessarily the same bytes (a trace and its gzip copy), so the words say that."""
+    if (base.kind, base.source, base.level) != (comparison.kind, comparison.source, comparison.level):
+        return ""
+    pairs = [(getattr(base, name), getattr(comparison, name)) for name in _EVENT_TABLES]
+    if any((b is None) != (c is None) or (b is not None and b.shape != c.shape) for b, c in pairs):
+        return ""
+    if not all(b is None or b.equals(c) for b, c in pairs) or base.communication != comparison.communication:
+        return ""
+    return "Base and comparison hold the same events (copies of one profile?): every difference will be zero."
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -1005,8 +1030,9 @@ def _warn_without_kernels(profile: Profile) -> None:
 
 
 def run_comparators(base: Profile, comparison: Profile, opts: Options,
-                    keywords: Keywords | None = None) -> CompareResult:
-    """Run every enabled comparator on two loaded profiles (``keywords``: the breakdown's lists if read)."""
+                    keywords: Keywords | None = None, same: str = "") -> CompareResult:
+    """Run every enabled comparator on two loaded profiles (``keywords``: the breakdown's lists if read; ``same``:
+    the warning that both sides are one profile, logged already, which the Summary's checks repeat)."""
     for side, p, other in (("base", base, comparison), ("comparison", comparison, base)):
         for w in p.warnings:
             if not isinstance(w, SideNote):
@@ -1015,7 +1041,7 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options,
                 log.warning(w.of_side(f"{side} side"))
             elif side == "base":  # one input on both sides: its note once, as its other notes are (``said_once``)
                 log.warning(w.of_side("both sides"))
-    ctx = RunContext(base, comparison, opts, keywords=keywords)
+    ctx = RunContext(base, comparison, opts, keywords=keywords, same=same)
     _check_steps(ctx)
     if opts.enable_operator_compare and not opts.enable_profiling_compare:
         for p in (base, comparison):

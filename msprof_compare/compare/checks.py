@@ -372,6 +372,8 @@ REPLAY_SHARE_GAP = 0.1
 #: ms, 1.0 % of the base's computing, was a note that changed no reading)
 REPLAY_OP_SHARE = 0.05
 MODULE_CHECK = "module sheets coverage"
+#: Both sides one profile (``RunContext.same``): the row that says why every figure is unchanged
+SAME_CHECK = "one profile on both sides"
 #: Difference of the two sides' shares of operator device time held by the module sheets from which that is a note
 #: (``_module_row``: it reads the sheets)
 MODULE_SHARE = 0.5
@@ -392,7 +394,8 @@ NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendor
                LAUNCHLESS_CHECK: ("The time breakdown's categories read computing kernels no launch flow links to "
                                   "their op by their names alone"),
                REPLAY_CHECK: "One side replays much more of its computing from CUDA / HIP graphs than the other",
-               MODULE_CHECK: "The module sheets hold much less of one side's operator device time than of the other's"}
+               MODULE_CHECK: "The module sheets hold much less of one side's operator device time than of the other's",
+               SAME_CHECK: "Base and comparison are one profile"}
 #: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
 #: E2E for training steps and 30-45 % for some benchmark loops, and 50-98 % where a profile holds one long stall
 #: or opens long before the work (hta's PARAM AlexNet: 10.9 of 12.9 s)
@@ -1418,7 +1421,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     (the Summary's operator statistic rows) and ``sheets`` (the other comparators'): for the checks that read
     them (module sheets coverage)."""
     b, c = ctx.base, ctx.comparison
-    rows = []
+    # first: it says why every other figure is unchanged. Only where it fails, as the rows that do not apply
+    rows = [_guard(SAME_CHECK, False, None, None, ctx.same.removesuffix("."))] if ctx.same else []
     # one pass over each side's op names; none where the pair has none of a side's (``RunContext.has_ops``), but
     # its step markers still count its steps (a GPU trace without cpu_op events read no step count beside 1)
     own = [_op_names(p.ops) for p in (b, c)]
@@ -1566,7 +1570,7 @@ def log_guards(frame: pd.DataFrame) -> None:
             sides = ""
         log.warning("  - %s%s: %s", check, sides, detail)
     for check, status, b, c, detail in rows:
-        if status != "note":
+        if status != "note" or check == SAME_CHECK:  # logged as the inputs were loaded, before the comparison
             continue
         parts = frame.attrs.get(LOG_PARTS, {}).get(check)
         if parts:  # a line per part (``LOG_PARTS``): the export kind's figures, a side's figures, ...

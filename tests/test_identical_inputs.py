@@ -1,0 +1,86 @@
+"""Two inputs that hold one profile's events under other names (a copy of the base, its gzip copy, a copied NPU
+export or DB) compared at zero without a word: only the same path was warned about. Each is now said once on the
+console, and as the first check of the Summary sheet and of the JSON's ``summary.guards``, worded as what is known
+(equal events, not equal bytes). A copy with one kernel's duration changed is two profiles: no word."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from msprof_compare.api import compare
+
+DATA = Path(__file__).resolve().parent / "data"
+TRACE = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"  # tests/data/kineto/README.md
+NPU = DATA / "npu" / "rank0_ascend_pt"
+DB = DATA / "db" / "l1"
+COPIES = "Base and comparison hold the same events (copies of one profile?): every difference will be zero."
+CHECK = "one profile on both sides"
+
+
+def _said(caplog: pytest.LogCaptureFixture, base: Path, comparison: Path) -> tuple[list[str], object]:
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(comparison), enable_profiling_compare=True)
+    return [m for m in caplog.messages if "same" in m or "one profile" in m], res
+
+
+def _first_check(res) -> tuple:
+    guards = res.guards
+    return tuple(guards.iloc[0][["Check", "Status", "Base", "Comparison", "Detail"]])
+
+
+def test_copies_of_one_profile_are_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    copy = tmp_path / "copy.pt.trace.json"
+    shutil.copyfile(TRACE, copy)
+    packed = tmp_path / "packed.pt.trace.json.gz"
+    packed.write_bytes(gzip.compress(TRACE.read_bytes()))
+    shutil.copytree(NPU, tmp_path / "copy_ascend_pt")
+    shutil.copytree(DB, tmp_path / "db")
+    for base, comparison in ((TRACE, copy), (packed, TRACE), (NPU, tmp_path / "copy_ascend_pt"),
+                             (DB, tmp_path / "db")):
+        said, res = _said(caplog, base, comparison)
+        assert said == [COPIES], (base, comparison)
+        assert _first_check(res) == (CHECK, "note", None, None, COPIES.removesuffix("."))
+
+
+def test_same_path_is_a_check_too(caplog: pytest.LogCaptureFixture) -> None:
+    """The same path keeps its own words (it is known to be one input), now in the Summary and the JSON too."""
+    said, res = _said(caplog, TRACE, TRACE)
+    want = f"Base and comparison are the same input ({TRACE}): every difference will be zero."
+    assert said == [want]
+    assert _first_check(res) == (CHECK, "note", None, None, want.removesuffix("."))
+
+
+def test_a_changed_copy_is_two_profiles(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Every table as long as the base's, one kernel's duration 1 us longer: the values are compared, not only
+    the tables' lengths. No word, no row; two different runs neither."""
+    doc = json.loads(TRACE.read_text())
+    kernel = next(e for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    kernel["dur"] += 1
+    changed = tmp_path / "changed.pt.trace.json"
+    changed.write_text(json.dumps(doc))
+    for base, comparison in ((TRACE, changed), (DB, DB.parent / "l2")):
+        said, res = _said(caplog, base, comparison)
+        assert said == [] and CHECK not in res.guards["Check"].tolist(), (base, comparison)
+
+
+def test_workbook_and_json_say_it(tmp_path: Path) -> None:
+    """The console line, the Summary sheet's check row and the JSON's first guard hold one text."""
+    copy = tmp_path / "copy.pt.trace.json"
+    shutil.copyfile(TRACE, copy)
+    res = compare(str(TRACE), str(copy), enable_profiling_compare=True)
+    res.to_excel(str(tmp_path / "r.xlsx"))
+    res.to_json(str(tmp_path / "r.json"))
+    ws = openpyxl.load_workbook(tmp_path / "r.xlsx")["Summary"]
+    rows = [r for r in ws.iter_rows(values_only=True) if r and r[0] == CHECK]
+    assert [r[:5] for r in rows] == [(CHECK, "note", None, None, COPIES.removesuffix("."))]
+    guards = json.loads((tmp_path / "r.json").read_text())["summary"]["guards"]
+    assert guards[0] == {"Check": CHECK, "Status": "note", "Base": None, "Comparison": None,
+                         "Detail": COPIES.removesuffix(".")}
