@@ -28,7 +28,7 @@ from typer.core import TyperCommand, TyperGroup
 from .errors import OutOfMemory, ProfileError, UsageError
 from .logs import RankNotices, run_logging
 from .textsafe import one_line, short_repr, term_safe, wrap_prose, write_line
-from .units import Unit, named_units, unit_label, unit_stem
+from .units import Unit, named_units, unit_label, unit_noun, unit_stem
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loaders.heads import TraceHeads
@@ -870,7 +870,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
                    RankNotices(list(pairs.values())), heads, breakdowns, interrupted=interrupted)
     _print(render_ranks(rows))
     if rows and not any(breakdowns):  # a table of report names alone: say why it has no figure
-        _print(NO_FIGURES)
+        _print(no_figures([unit for unit, _, _ in rows]))
     # one per cycle of a schedule's cycles, none for a single device's; naming the ranks one folder alone holds
     for line in job_lines(rows, rank_list, one_sided):
         _print(line)
@@ -962,6 +962,13 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
 #: contradiction under a table of communication times.
 NO_FIGURES = ("No E2E time per rank: --enable_profiling_compare (or --fail_on_regression) makes the time "
               "breakdown; the rank reports hold what was compared")
+
+
+def no_figures(units: list[Unit]) -> str:
+    """``NO_FIGURES`` in the words of the job's units (``unit_noun``): a single device's cycles read "per rank" and
+    "the rank reports" beside a Cycle table, reports named cycle{k} and a job named by its cycles."""
+    noun = unit_noun(units[0]) if units else "rank"
+    return NO_FIGURES.replace("per rank", f"per {noun}").replace("the rank reports", f"the {noun} reports")
 
 
 def _job_within(rows: list[tuple[Unit, Any, list[str]]], pct: Any) -> str:

@@ -319,6 +319,24 @@ def test_single_device_cycles(single, capsys, tmp_path):
     assert render_ranks([(RankCycle(0, 1), None, ["r.xlsx"])]).splitlines()[1].strip("| ") == "Ranks"
 
 
+def test_single_device_cycles_are_named_cycles_in_the_no_time_and_gate_lines(single, capsys, tmp_path):
+    """Without a time breakdown the line under the table read "No E2E time per rank: ...; the rank reports hold
+    what was compared" under a Cycle table of cycle{k} reports: it names cycles, as the gate's lines do. Cycle 1
+    (level0 -> level1) is +17.49 % (test_single_device_cycles' figures), cycle 2 -14.88 %: at 10 % cycle 1 alone
+    regressed."""
+    code, out, err = run_inproc(capsys, "-bp", str(single["base"]), "-d", str(single["comp"]), "-o",
+                                str(tmp_path / "comm"), "--enable_communication_compare")
+    assert code == 0, err
+    assert ("\nNo E2E time per cycle: --enable_profiling_compare (or --fail_on_regression) makes the time breakdown; "
+            "the cycle reports hold what was compared\n") in out and "rank" not in out.lower().replace("ranks_", "")
+    code, out, err = run_inproc(capsys, "-bp", str(single["base"]), "-d", str(single["comp"]), "-o",
+                                str(tmp_path / "gate"), "--enable_communication_compare", "--fail_on_regression", "10")
+    assert code == 3, err
+    assert error_lines(err)[-1] == "error: --fail_on_regression 10: cycle 1 regressed beyond the threshold"
+    assert "cycle 1: Performance regression: E2E time " in err and "No E2E time per" not in out
+    assert not [line for line in out.splitlines() + error_lines(err) if re.search(r"\brank\b", line)]
+
+
 def test_kineto_cycles_of_one_gpu(tmp_path):
     """tensorboard_trace_handler's cycles on one GPU (``w.<ms>.pt.trace.json.gz``, one worker, no rank): cycle k by
     the names' timestamps, as numbers."""
