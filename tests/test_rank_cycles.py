@@ -198,8 +198,24 @@ def test_overview_rows_and_json(gated, folders):
     assert (ws["C1"].value, ws["G1"].value) == (f"Base Profiling: {folders['base']}",
                                                 f"Comparison Profiling: {folders['comp']}")
     # then the job's gate: rank 1 cycle 1 alone regressed at 20 % (worked out from step_trace_time.csv above)
-    assert ws["C2"].value == ("; ".join(job_lines) + "; --fail_on_regression 20 (exit code 3): rank 1 cycle 1 "
+    assert ws["C2"].value == ("\n".join(job_lines) + "\n--fail_on_regression 20 (exit code 3): rank 1 cycle 1 "
                               "regressed beyond the threshold") and ws.print_title_cols == "$A:$B"
+
+
+def test_gated_row_2_holds_a_line_per_statement_in_a_row_as_tall(gated):
+    """Row 2 of the gated overview ran the two cycles' job lines and the gate's verdict together with "; " (about
+    300 characters wrapped over merged C2:J2 in a row of two lines), the verdict that sets the exit code starting
+    mid-line. Each is now a line of its own: each under 120 characters, short of one line of C:J (180 characters
+    of Calibri's digits), so the row is one line of 15 points per statement, at default zoom and in print."""
+    _, out, _, folder = gated
+    ws = openpyxl.load_workbook(next(folder.glob("performance_comparison_result_ranks_*.xlsx")))["Ranks"]
+    job_lines = [line for line in out.splitlines() if line.startswith("Job cycle")]
+    lines = ws["C2"].value.split("\n")
+    assert lines == [*job_lines, "--fail_on_regression 20 (exit code 3): rank 1 cycle 1 regressed beyond the threshold"]
+    assert all(len(line) < 120 for line in lines)
+    assert sum(ws.column_dimensions[c].width for c in "CDEFGHIJ") > 170
+    assert ws.row_dimensions[2].height == 15 * len(lines) == 45
+    assert ws["C2"].alignment.wrap_text and "C2:J2" in {str(r) for r in ws.merged_cells.ranges}
 
 
 def test_api_units_rank_list_and_overview(folders, caplog):

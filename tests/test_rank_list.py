@@ -143,7 +143,7 @@ def test_listed_rank_neither_folder_holds_is_warned_and_recorded(runs):
     # the console's job line names the selection as given and says which of it was not compared
     assert job.replace("per side)", "per side of ranks 0, 1, 7 selected, rank 7 not compared)") in seven.stdout
     # the workbook alone says ranks were selected, and which of them were not compared, as the job line does
-    assert row2(ws).startswith(f"Ranks selected: 0, 1, 7 (rank 7 not compared); {job}")
+    assert row2(ws).startswith(f"Ranks selected: 0, 1, 7 (rank 7 not compared)\n{job}")
     (book,) = runs["all"][1].glob("performance_comparison_result_ranks_*.xlsx")
     assert row2(openpyxl.load_workbook(book)["Ranks"]).startswith(job)
 
@@ -164,7 +164,7 @@ def test_many_ranks_selected_are_named_a_few():
                    rank_list=tuple(ranks))
     assert doc["rank_list"] == list(range(0, 80, 2))
     ids = ", ".join(map(str, range(0, 64, 2)))
-    assert sheet(doc).note == (f"Ranks selected: {ids}, ... (40 in all); Job (slowest rank per side): base rank 0 "
+    assert sheet(doc).note == (f"Ranks selected: {ids}, ... (40 in all)\nJob (slowest rank per side): base rank 0 "
                                "2.000 ms -> comparison rank 0 3.000 ms (+1.000 ms, +50.00%)")
     assert sheet({**doc, "job_line": None, "rank_list": [2]}).note == "Ranks selected: 2"
     assert sheet({**doc, "rank_list": None}).note == doc["job_line"]
@@ -183,17 +183,17 @@ def test_row_2_names_the_selected_ranks_not_compared():
     inputs = {0: ("b/0", "c/0"), 1: ("b/1", "c/1")}
     doc = overview([(0, figures, [])], inputs, ("b", "c"), rank_list=(0, 7, 1),
                    not_compared={7: (None, None), 1: ("b/1", None)})
-    assert sheet(doc).note == f"Ranks selected: 0, 7, 1 (ranks 7, 1 not compared); {job}"
-    assert sheet({**doc, "rank_list": [0]}).note == f"Ranks selected: 0; {job}"
+    assert sheet(doc).note == f"Ranks selected: 0, 7, 1 (ranks 7, 1 not compared)\n{job}"
+    assert sheet({**doc, "rank_list": [0]}).note == f"Ranks selected: 0\n{job}"
     many = overview([(0, figures, [])], inputs, ("b", "c"), rank_list=tuple(range(40)))
     listed, missing = ", ".join(map(str, range(32))), ", ".join(map(str, range(1, 33)))
     assert sheet(many).note.startswith(f"Ranks selected: {listed}, ... (40 in all) (ranks {missing}, ... (39 in all) "
-                                       "not compared); Job (")
+                                       "not compared)\nJob (")
     cycles = [(RankCycle(0, 1), figures, []), (RankCycle(0, 2), figures, []), (RankCycle(1, 2), figures, [])]
     inputs = {u: ("b", "c") for u, _, _ in cycles}
     doc = overview(cycles, inputs, ("b", "c"), rank_list=(0, 1, 5))
     assert sheet(doc).note.startswith("Ranks selected: 0, 1, 5 (rank 5 not compared; rank 1 not compared in cycle 1)"
-                                      "; Job cycle 1 (")
+                                      "\nJob cycle 1 (")
 
 
 def test_job_line_names_the_selected_ranks_not_compared():

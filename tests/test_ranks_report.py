@@ -146,7 +146,7 @@ def test_job_figures_and_verdicts(gated):
     assert (job["base_ns"], job["comparison_ns"], job["diff_ns"]) == (b_ns, c_ns, c_ns - b_ns)
     line = next(x for x in proc.stdout.splitlines() if x.startswith("Job (slowest rank per side)"))
     # beside column A, which each printed page repeats; then the job's gate (rank 1 alone regressed at 20 %)
-    assert book["Ranks"]["B2"].value == (f"{line}; --fail_on_regression 20 (exit code 3): rank 1 regressed beyond "
+    assert book["Ranks"]["B2"].value == (f"{line}\n--fail_on_regression 20 (exit code 3): rank 1 regressed beyond "
                                          "the threshold")
     assert doc["job_line"] == line
     assert doc["fail_on_regression"] == 20.0
@@ -180,7 +180,7 @@ def test_gate_alone_shows_the_e2e_times_it_judged(gate_only, gated):
         [r["rank"], r["e2e"]["base_ms"], r["e2e"]["comparison_ms"], r["e2e"]["diff_ms"], r["e2e"]["diff_ratio"],
          "yes" if r["regressed"] else "no"] for r in full_doc["ranks"]]
     # then the job's verdict (rank 1 alone regressed at 20 %: _regressed_by_hand)
-    assert ws["B2"].value == (f"{full_doc['job_line']}; --fail_on_regression 20 (exit code 3): rank 1 regressed "
+    assert ws["B2"].value == (f"{full_doc['job_line']}\n--fail_on_regression 20 (exit code 3): rank 1 regressed "
                               "beyond the threshold")
     assert (ws["B1"].value, ws["C1"].value) == (f"Base Profiling: {TEXT0}", f"Comparison Profiling: {TEXT1}")
 
@@ -476,7 +476,7 @@ def test_printed_pages_cut_no_repeated_row(tmp_path):
     ws = openpyxl.load_workbook(path)["Ranks"]
     note = " ".join(map(str, range(32))).replace(" ", ", ")
     # rank 150, selected, has no row (compared or not): row 2 names it, as the console's job line would
-    note = f"Ranks selected: {note}, ... (151 in all) (rank 150 not compared); {doc['job_line']}"
+    note = f"Ranks selected: {note}, ... (151 in all) (rank 150 not compared)\n{doc['job_line']}"
     assert ws["B2"].value == note and ws["A2"].value is None and ws["B2"].alignment.wrap_text
     assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1", "B2:I2"}
     profile = tmp_path / "profile"
@@ -967,7 +967,7 @@ def test_straggler_and_largest_step_records_per_cycle_follow_the_schema():
         {"step": "Matmul", "diff_ns": ms, "diff_ms": 1.0}, None, None]
     line = ("Likely straggler of cycle 1: rank 1, Computing +1.000 ms; rank 0's Uncovered Communication +1.000 ms "
             "(waiting on it)")
-    assert doc["straggler_line"] == line and sheet(doc).note.endswith(f"; {line}")
+    assert doc["straggler_line"] == line and sheet(doc).note.endswith(f"\n{line}")
 
 
 # --------------------------------------------------------------------------- the job's gate
@@ -997,7 +997,7 @@ def test_job_gate_is_the_runs_exit_code(gated, gate_only):
     # the Ranks sheet states it where it states the job, row 2, after the job's line
     for book in (gated[2], gate_only[1]):
         assert book["Ranks"]["B2"].value.endswith(
-            "; --fail_on_regression 20 (exit code 3): rank 1 regressed beyond the threshold")
+            "\n--fail_on_regression 20 (exit code 3): rank 1 regressed beyond the threshold")
 
 
 def test_job_gate_of_a_job_within_the_threshold():
@@ -1011,7 +1011,7 @@ def test_job_gate_of_a_job_within_the_threshold():
     assert doc["gate"] == {"threshold_pct": 40.0, "threshold": "40", "exit_code": 0, "regressed": False,
                            "ranks_regressed": [], "ranks_not_judged": []}
     assert validate(doc, SCHEMA) == []
-    assert sheet(doc).note.endswith("; --fail_on_regression 40 (exit code 0): no regression beyond the threshold")
+    assert sheet(doc).note.endswith("\n--fail_on_regression 40 (exit code 0): no regression beyond the threshold")
     doc = msprof_compare.ranks_overview(msprof_compare.compare_ranks(TEXT0, TEXT1, enable_api_compare=True))
     assert doc["gate"] is None and validate(doc, SCHEMA) == []
     assert "fail_on_regression" not in sheet(doc).note  # no gate, no verdict in row 2

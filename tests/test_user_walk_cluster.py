@@ -108,7 +108,7 @@ def test_job_line_names_a_rank_one_folder_alone_holds(capsys, samples, tmp_path)
 
     (book,) = out.glob("performance_comparison_result_ranks_*.xlsx")
     row2 = [c.value for c in openpyxl.load_workbook(book)["Ranks"][2] if c.value is not None]
-    assert row2 == [f"Rank 1 not compared (one folder alone holds it); Job (slowest rank per side): {job}"]
+    assert row2 == [f"Rank 1 not compared (one folder alone holds it)\nJob (slowest rank per side): {job}"]
     # with --rank_list the selection's words hold it, once
     code, stdout, _ = run_inproc(capsys, "-bp", str(text / "level0"), "-d", str(comp), "-o", str(tmp_path / "o2"),
                                  "--enable_profiling_compare", "--rank_list", "0,1")

@@ -484,7 +484,8 @@ def _write_spanned_captions(ws: Worksheet, styles: _Styles, sheet: Sheet, captio
     note = getattr(sheet, "note", "")  # a line in row 2 (ranks_report.RanksSheet): frozen with the headers
     if note:  # unbordered: it runs on over the empty cells to its right, or wraps in the first page's columns
         first, last = _note_columns(sheet)
-        lines = _caption_lines(note, columns[first:last + 1])
+        # a line per part (ranks_report._note), each wrapped on its own: the row as tall as all of them
+        lines = sum(_caption_lines(part, columns[first:last + 1]) for part in note.split("\n"))
         fmt = styles.get(bold=True, num=False, border=False, wrap=lines > 1)
         if lines > 1:
             ws.set_row(1, row_points(lines))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -278,12 +279,20 @@ def _ratio_cell(record: dict[str, Any], pct: float | None) -> float | None:
 def _note(document: dict[str, Any]) -> str:
     """Row 2: the ranks selected (``rank_list``, not all: a reader of the workbook alone knows the job was
     narrowed; a few of many, as every listed rank has its row) and those of them not compared (``_unmatched``),
-    then the job's line, the straggler line and the job's gate verdict (``_gate_text``)."""
+    then the job's line (a line per cycle of ranks), the straggler line and the job's gate verdict
+    (``_gate_text``), each on a line of its own: run together with "; " and wrapped over the merged cells, the
+    verdict that sets the exit code began mid-line after the job's figures."""
     selected = document["rank_list"]
     said = [f"Ranks selected: {short_list(selected, _LISTED, escape=False)}{_unmatched(document, selected)}"
-            if selected is not None else _one_sided(document), document["job_line"] or "",
-            document.get("straggler_line") or "", _gate_text(document.get("gate"))]
-    return "; ".join(part for part in said if part)
+            if selected is not None else _one_sided(document),
+            *_CYCLE_LINE.split(document["job_line"] or ""), *_CYCLE_LINE.split(document.get("straggler_line") or ""),
+            _gate_text(document.get("gate"))]
+    return "\n".join(part for part in said if part)
+
+
+#: Where the document's job and straggler lines of a schedule's cycles join a cycle's line to the one before
+#: ("; "-joined: ``job_lines``, ``straggler_lines``; a straggler line holds "; " of its own)
+_CYCLE_LINE = re.compile(r"; (?=Job cycle \d|Likely straggler of cycle \d)")
 
 
 def _gate_text(gate: dict[str, Any] | None) -> str:
