@@ -410,7 +410,8 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
     """Text level1 against itself (no sample pair has an unchanged run; the same input is the real case of it):
     no operator, module or step changed, so no contributor table; the validity checks follow the waterfall
     (rows 4-13), its verdict (row 14), the waterfall chart (from row 15, about 22 rows of 20 px) and the
-    communication and memory lines right under it, a blank row, the title, the header, 9 checks and a blank row.
+    communication and memory lines right under it, a blank row, the title, the header, 10 checks (the first says
+    both sides are one input) and a blank row.
     The print area ends there and "Chart data" comes under it (it was once printed on row 27). A check without
     figures (device count) keeps blank bordered cells. Every level is the E2E time,
     136.581009 ms (reference pair 1's base E2E): the span 0 is under half of it, so the value axis starts at
@@ -438,19 +439,21 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
     b += 2
     assert pd.isna(col_a[b + 2])
     assert col_a[b + 3].startswith("Validity checks") and col_a[b + 4] == "Check"
-    assert col_a[b + 5:b + 8] == ["operator match rate", "input shapes of top operators", "step count"]
-    assert all(isinstance(v, str) for v in col_a[b + 5:b + 14]) and pd.isna(col_a[b + 14])
-    # the text export's kernels name no device: "device count" (its 5th check) has no figures, blank cells that
+    # first the check that says why nothing changed: one input on both sides
+    assert col_a[b + 5:b + 9] == ["one profile on both sides", "operator match rate", "input shapes of top operators",
+                                  "step count"]
+    assert all(isinstance(v, str) for v in col_a[b + 5:b + 15]) and pd.isna(col_a[b + 15])
+    # the text export's kernels name no device: "device count" (its 6th check) has no figures, blank cells that
     # keep the table's borders
     ws = openpyxl.load_workbook(path)["Summary"]
-    r = b + 10  # 1-based: the 5th check, 0-based row b + 9
+    r = b + 11  # 1-based: the 6th check, 0-based row b + 10
     assert ws[f"A{r}"].value == "device count" and ws[f"C{r}"].value is None and ws[f"D{r}"].value is None
     assert {ws[f"{c}{r}"].border.left.style for c in "ACD"} == {"thin"}
     area = _summary_print_area(path)
     # column A holds no contributor name here, 35 characters: A:G are 250 + 2 x 117 + 103 + 117 + 131 + 64 =
     # 899 px, 674.25 pt, less than the page's 748.8 at 100 %, so Detail runs on over one more column of 8.43 (48 pt;
     # a second would pass 748.8), to H
-    assert area == f"Summary!$A$1:$H${b + 15}" and col_a[b + 15] == "Chart data"
+    assert area == f"Summary!$A$1:$H${b + 16}" and col_a[b + 16] == "Chart data"
     chart = _charts(path)["E2E time: base to comparison (ms)"]
     assert chart["series"][3]["cache"] == pytest.approx([136.581009] + [0.0] * 8 + [136.581009])
     assert chart["series"][1]["cache"] == chart["series"][2]["cache"] == [0.0] * 10   # no increase, no decrease
