@@ -904,7 +904,10 @@ def _same_events(base: Profile, comparison: Profile) -> str:
     pairs = [(getattr(base, name), getattr(comparison, name)) for name in _EVENT_TABLES]
     if any((b is None) != (c is None) or (b is not None and b.shape != c.shape) for b, c in pairs):
         return ""
-    if not all(b is None or b.equals(c) for b, c in pairs) or base.communication != comparison.communication:
+    try:
+        if not all(b is None or b.equals(c) for b, c in pairs) or base.communication != comparison.communication:
+            return ""
+    except (TypeError, ValueError):  # a cell pandas cannot compare: two profiles as far as this note goes
         return ""
     return "Base and comparison hold the same events (copies of one profile?): every difference will be zero."
 

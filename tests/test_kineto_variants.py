@@ -74,7 +74,10 @@ def _cells(res, path: str) -> dict[str, list]:
                      for row in frame.where(pd.notna(frame), None).to_numpy().tolist()]
     g = res.guards.astype(object)
     out["guards"] = g.where(pd.notna(g), None).to_numpy().tolist()
-    return out
+    # less the check that both sides are one profile: the same input (the unedited run) or, where the variant's
+    # tables came out equal to the excerpt's, the same events (some variants' tables keep their own spellings)
+    return {name: [row for row in rows if not (row and row[0] == "one profile on both sides")]
+            for name, rows in out.items()}
 
 
 @pytest.fixture(scope="module")
