@@ -46,12 +46,16 @@ HELP = {
                                 "sheet, and the E2E waterfall of the console and the Summary sheet)",
     "enable_operator_compare": "Enable operator performance comparison (the module sheets where both sides have "
                                "module data, else the operator sheets)",
-    "enable_memory_compare": "Enable operator memory comparison",
-    "enable_communication_compare": "Enable communication performance comparison",
+    # the two one-liners named no sheet, where every other comparison's help did (user walk, session 68)
+    "enable_memory_compare": "Enable operator memory comparison (MemoryCompareStatistic and MemoryCompare: the "
+                             "memory allocated inside each operator, which profile_memory=True records)",
+    "enable_communication_compare": "Enable communication performance comparison (CommunicationCompare: the time "
+                                    "of each collective op type and, on NPU data, of its tasks)",
     "enable_api_compare": "Enable API performance comparison (ApiCompare: the host time of each torch op, "
                           "annotation and runtime call, by name)",
-    "enable_kernel_compare": "Enable kernel performance comparison (NPU data on both sides; with a GPU side it "
-                             "is skipped, with a warning)",
+    "enable_kernel_compare": "Enable kernel performance comparison (KernelCompare: each kernel's time by name "
+                             "and input shape, or KernelTypeCompare with --use_kernel_type; NPU data on both "
+                             "sides; with a GPU side it is skipped, with a warning)",
     "disable_details": "Hide detailed comparison (the ModuleCompare, OperatorCompare and MemoryCompare sheets)",
     "disable_module": "Hide module comparison (compare operators even when module data exists)",
     "output_path": "Path of comparison result (a directory, default the current one; a name ending in .xlsx or "

@@ -109,7 +109,15 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      "(a dict literal: \"{'name on one side': 'its name on the other'}\")",
                      "(NPU data only; give both step options;",
                      # GPU users enabled it and got no workbook, with only a warning to say why (user walk)
-                     "Enable kernel performance comparison (NPU data on both sides; with a GPU side it is skipped",
+                     "NPU data on both sides; with a GPU side it is skipped",
+                     # the memory, communication and kernel helps named no sheet, as the others did (user walk,
+                     # session 68)
+                     "Enable operator memory comparison (MemoryCompareStatistic and MemoryCompare: the memory "
+                     "allocated inside each operator, which profile_memory=True records)",
+                     "Enable communication performance comparison (CommunicationCompare: the time of each "
+                     "collective op type and, on NPU data, of its tasks)",
+                     "Enable kernel performance comparison (KernelCompare: each kernel's time by name and input "
+                     "shape, or KernelTypeCompare with --use_kernel_type;",
                      "(KernelTypeCompare: kernels by op type; a DB export's from its task rows)",
                      "it also runs the time breakdown, and exits 1 when a side has no E2E time",
                      # the original's one-liners left a first-time reader guessing (session 61 help review)
@@ -133,6 +141,9 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
     flat = " ".join(parser.format_help().split())  # argparse formats help with %: the texts must hold none
     assert "exits 1 when a side has no E2E time" in flat and "(NPU data only; give both step options" in flat
     assert "(by name and input shape, not by name alone)" in flat
+    assert "(MemoryCompareStatistic and MemoryCompare: the memory allocated inside each operator" in flat
+    assert "(CommunicationCompare: the time of each collective op type and, on NPU data, of its tasks)" in flat
+    assert "(KernelCompare: each kernel's time by name and input shape, or KernelTypeCompare with" in flat
     assert flat.endswith("With no --enable_* option, every comparison runs.")
     assert "(an integer above 3: a matched op with more kernels than that" in flat
     assert parser.description == "Compare trace of GPU and NPU"
