@@ -164,7 +164,9 @@ def test_summary_sheet_freezes_no_header_of_one_table(pair1, tmp_path):
     """Summary stacks several tables (waterfall, contributors, validity checks, chart data) with headers of
     their own: a frozen row 3 kept the waterfall's "Step | Base(ms) | ... | Share of E2E Diff" above the
     validity checks ("Check | Status | Base | Comparison | Detail") and every table below while scrolling.
-    The comparator sheets, one table each, keep their frozen header rows (docs/differences.md)."""
+    The comparator sheets, one table each, keep their frozen header rows (docs/differences.md), and the columns
+    left of the base caption, which name a row (the reference workbook's captions start at B1, F1, E1, C1, C1 and
+    D1), so a diff column scrolled into view keeps its name beside it; not a lone Order Id (B1 captions)."""
     path = pair1.to_excel(str(tmp_path))
     wb = openpyxl.load_workbook(path)
     summary = wb["Summary"]
@@ -172,7 +174,9 @@ def test_summary_sheet_freezes_no_header_of_one_table(pair1, tmp_path):
                if row[0].value in ("Step", "Name", "Check")]
     assert len(headers) >= 4  # the waterfall, contributors, checks and chart-data tables each have a header
     assert summary.freeze_panes is None
-    assert {n: wb[n].freeze_panes for n in wb.sheetnames[1:]} == {n: "A4" for n in wb.sheetnames[1:]}
+    assert {n: wb[n].freeze_panes for n in wb.sheetnames[1:]} == {
+        "OverallMetrics": "B4", "CommunicationCompare": "A4", "ModuleCompareStatistic": "F4", "ModuleCompare": "E4",
+        "MemoryCompareStatistic": "C4", "MemoryCompare": "A4", "ApiCompare": "C4", "KernelCompare": "D4"}
 
 
 def test_summary_step_figures_show_the_microsecond(pair1, tmp_path):

@@ -759,7 +759,7 @@ def test_sample_pair_full_run(tmp_path: Path) -> None:
     assert "OverallMetrics" in sheets
     ws = openpyxl.load_workbook(_generated(proc.stderr))["OverallMetrics"]
     assert ws["B1"].value == "Base Profiling: sample_data/bert-small_h100.json.gz"
-    assert [str(r) for r in ws.merged_cells.ranges] and ws.freeze_panes == "A4"
+    assert [str(r) for r in ws.merged_cells.ranges] and ws.freeze_panes == "B4"
     # the README shows this run's console output verbatim
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     block = re.search(r"```\n(\+-{10,}.*?)\n```", readme, re.S)

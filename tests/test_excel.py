@@ -68,7 +68,7 @@ def test_overall_metrics_matches_reference_cell_by_cell(reference_outputs: Path,
     a = openpyxl.load_workbook(path)["OverallMetrics"]
     b = openpyxl.load_workbook(ref)["OverallMetrics"]
     assert sorted(map(str, a.merged_cells.ranges)) == sorted(map(str, b.merged_cells.ranges)) == ["B1:D1", "E1:G1"]
-    assert a.freeze_panes == "A4"  # deliberate difference: header rows frozen
+    assert a.freeze_panes == "B4"  # deliberate difference: header rows and the Index column frozen
     for row_a, row_b in zip(a.iter_rows(min_row=1, max_row=b.max_row), b.iter_rows(min_row=1, max_row=b.max_row),
                             strict=True):
         for ca, cb in zip(row_a, row_b, strict=True):
@@ -145,7 +145,7 @@ def test_headers_fills_and_red_rule(tmp_out: Path) -> None:
     assert ws.cell(6, 4).value is None and ws.cell(6, 4).number_format == "#,##0.00"  # None: styled blank
     assert ratio[3].value == 1.5 and ratio[3].fill.fgColor.rgb == "FFFF0000" and ratio[3].number_format == "0.00%"
     assert ratio[4].value == "INF" and ratio[4].fill.fgColor.rgb == "FFFF0000"
-    assert ws.freeze_panes == "A4"
+    assert ws.freeze_panes == "C4"  # the header rows, and Order Id and Kernel, which name the row
     frame = read_xlsx(path, sheet_name="KernelCompare", header=2)
     assert list(frame.columns) == ["Order Id", "Kernel", "Total Duration(us)", "Total Duration(us).1",
                                    "Diff Total Ratio"]
@@ -999,6 +999,28 @@ _LINES = {"Input Shape", "Input Type", "Kernel Details", "Allocated Details", "B
           "Comparison Call Stack"}
 
 
+def test_name_columns_stay_in_view_unless_too_wide(tmp_out: Path) -> None:
+    """The columns left of the base half name a row and stay in view while the table scrolls right (the
+    comparator sheets are 1,800-2,700 px wide: a diff column scrolled into view lost its name); a lone Order Id
+    is no name, and names wider than 800 px (at Calibri 11's 7 px a character plus 5 a column) would leave a
+    narrow window no figure to scroll to, so only the header rows stay frozen there."""
+    rows = [[1, "a", "b", 1.0, 2.0]]
+
+    def sheet(name: str, widths: tuple[float, float]) -> Sheet:
+        cols = [Column("Order Id", "int", widths[0]), Column("Kernel", "bold", widths[1]),
+                Column("Input Shape", "text", 20), Column("Total Duration(us)", "float", 20),
+                Column("Total Duration(us)", "float", 20)]
+        return Sheet(name, cols, pd.DataFrame(rows), (3, 3), (4, 4))
+    lone = Sheet("MemoryCompare", [Column("Order Id", "int", 10), Column("Operator Name", "bold", 30),
+                                   Column("Operator Name", "bold", 30)], pd.DataFrame([[1, "a", "a"]]), (1, 1), (2, 2))
+    # 10 + 30 + 20 characters: 420 + 3 * 5 = 435 px; 10 + 83 + 20: 791 + 15 = 806 px; 10 + 82 + 20: 799 px
+    sheets = [sheet("KernelCompare", (10, 30)), sheet("ApiCompare", (10, 83)), sheet("KernelTypeCompare", (10, 82)),
+              lone]
+    wb = openpyxl.load_workbook(excel.write_workbook(fake_result(sheets), tmp_out))
+    assert {n: wb[n].freeze_panes for n in wb.sheetnames} == {
+        "KernelCompare": "D4", "ApiCompare": "A4", "KernelTypeCompare": "D4", "MemoryCompare": "A4"}
+
+
 def _layout_violations(path: Path, original: bool) -> tuple[list[str], list[str]]:
     """(sheet names, every broken rule of reference-2 §8) of a workbook, from its XML."""
     import xml.etree.ElementTree as ET
@@ -1038,7 +1060,11 @@ def _layout_violations(path: Path, original: bool) -> tuple[list[str], list[str]
         widths = [round(float(c.get("width")) * 7 - 5) / 7 for c in ws.iter(_NS + "col")
                   for _ in range(int(c.get("min")), int(c.get("max")) + 1)]
         panes = [(p.get("state"), p.get("topLeftCell")) for p in ws.iter(_NS + "pane")]
-        if merges != spans or widths != [w for _, _, w in cols] or panes != ([] if original else [("frozen", "A4")]):
+        # ours freezes the header rows and the columns left of the base caption, which name a row; not a lone
+        # Order Id (docs/differences.md)
+        frozen = spans[0][0] if [c[0] for c in cols[:ord(spans[0][0]) - 65]] != ["Order Id"] else "A"
+        if merges != spans or widths != [w for _, _, w in cols] or panes != ([] if original else
+                                                                            [("frozen", f"{frozen}4")]):
             bad.append(f"{name}: merges {merges}, widths {widths}, panes {panes}")
         rows = {int(re.sub("[A-Z]", "", r)) for r in cells}
         letters = [chr(65 + j) for j in range(len(cols))]

@@ -503,7 +503,20 @@ def _write_headers(ws: Worksheet, styles: _Styles, sheet: Sheet) -> None:
     if not sheet.stacked_captions:
         # the header rows stay in view while the table scrolls. Not on Summary, whose tables below the
         # waterfall (contributors, checks, chart data) have headers of their own that row 3 would mislabel.
-        ws.freeze_panes(HEADER_ROWS, 0)
+        ws.freeze_panes(HEADER_ROWS, frozen_name_columns(sheet))
+
+
+def frozen_name_columns(sheet: Sheet) -> int:
+    """How many leading columns stay in view while the table scrolls right: those that name a row (left of the
+    base half, as `_page_breaks` repeats them on printed pages). The comparator sheets are 1,800-2,700 px wide,
+    so scrolling to a diff column hid the api, kernel or module name it belongs to. None where that is a lone
+    Order Id (the name opens the base half, under its merged caption), nor where the names are wider than
+    `FROZEN_NAMES_MAX_PIXELS`."""
+    key = sheet.base_span[0]
+    names = sheet.columns[:key]
+    if not names or [c.header for c in names] == ["Order Id"]:
+        return 0
+    return key if sum(column_pixels(c.width) for c in names) <= FROZEN_NAMES_MAX_PIXELS else 0
 
 
 def _rows_written(sheet: Sheet) -> int:
@@ -1326,6 +1339,11 @@ _MARGINS = {"left": 0.3, "right": 0.3, "top": 0.5, "bottom": 0.6}
 #: print a little larger.
 PRINTABLE_POINTS = (11 - _MARGINS["left"] - _MARGINS["right"]) * 72
 PRINTABLE_HEIGHT_POINTS = (8.5 - _MARGINS["top"] - _MARGINS["bottom"]) * 72
+
+
+#: Widest run of frozen name columns: ModuleCompareStatistic's five (785 px) leave about 500 px of figures in view
+#: on a 1366-px laptop screen; wider, a narrow window could scroll no figure into view.
+FROZEN_NAMES_MAX_PIXELS = 800
 
 
 def column_pixels(width: float) -> float:
