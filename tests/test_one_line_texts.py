@@ -40,8 +40,11 @@ def _expected(book: Path) -> tuple[str, str, list[str]]:
     ratio = (e2e[0] / e2e[1]).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
     verdict = (f"E2E time {_ms(e2e[0])} ms -> {_ms(e2e[1])} ms ({_ms(change, True)} ms, {pct:+}%): the comparison "
                f"is faster than the base, the base takes {ratio}x as long")
+    computing = [Decimal(repr(float(v))) for v in om.loc["Computing Time", ["Duration(ms)", "Duration(ms).1"]]]
+    c_pct = ((computing[1] - computing[0]) / computing[0] * 100).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
     idle = ("Most of that difference is time with no computing and no communication (validity check: longest idle "
-            "stretch), so compare Computing Time and its categories")
+            f"stretch), so compare Computing Time, {_ms(computing[0])} ms -> {_ms(computing[1])} ms "
+            f"({_ms(computing[1] - computing[0], True)} ms, {c_pct:+}%), and its categories")
     ops = read_xlsx(book, sheet_name="OperatorCompareStatistic", header=2)
     diffs = [Decimal(repr(float(c))) - Decimal(repr(float(b))) for b, c in zip(
         ops["Base Device Duration(ms)"], ops["Comparison Device Duration(ms)"], strict=True)]

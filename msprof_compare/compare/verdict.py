@@ -20,14 +20,33 @@ if TYPE_CHECKING:  # pragma: no cover
 VERDICT_RATIO = 2.0
 
 
-def idle_aside(guards: pd.DataFrame | None) -> str:
+def idle_aside(guards: pd.DataFrame | None, overall: pd.DataFrame | None = None) -> str:
     """Where the "longest idle stretch" note says the E2E difference is mostly the two sides' longest stretches
     with no computing and no communication, that in the verdict's words, else "". The verdict alone read "the base
     takes 94.60x as long" of PARAM AlexNet's 12.9 s profile, 10.9 s of it one idle stretch, against an NPU step
-    whose Computing Time is about the same; the note saying so was a log line above the tables."""
+    whose Computing Time is about the same; the note saying so was a log line above the tables. With the time
+    breakdown's figures (``overall``: ``ctx.frames["overall"]``), the Computing Time it asks to compare is given
+    too: the console's table shows it in seconds to three decimals (0.011s against 0.009s), which left the user to
+    open OverallMetrics for the change it asked about."""
     if guards is None or not guards.attrs.get(checks.IDLE_EXPLAINS):
         return ""
-    return IDLE_ASIDE_UNSPLIT if guards.attrs.get(checks.IDLE_UNSPLIT) else IDLE_ASIDE
+    unsplit = guards.attrs.get(checks.IDLE_UNSPLIT)
+    computing = _computing_ns(overall)
+    if computing is None:
+        return IDLE_ASIDE_UNSPLIT if unsplit else IDLE_ASIDE
+    change = ms_change(*computing)
+    return _IDLE_LEAD + (f"compare Computing Time, {change} (one side's is not split into categories)" if unsplit
+                         else f"compare Computing Time, {change}, and its categories")
+
+
+def _computing_ns(overall: pd.DataFrame | None) -> tuple[int, int] | None:
+    """(base, comparison) Computing Time in ns from the time breakdown's tidy frame, or None without it."""
+    if overall is None or not len(overall):
+        return None
+    rows = overall[overall["metric"] == "computing"].set_index("side")["ns"]
+    if not {"base", "comparison"} <= set(rows.index):
+        return None
+    return int(rows["base"]), int(rows["comparison"])
 
 
 #: ``idle_aside``'s words; where one side's computing is not split into categories, it asks for Computing Time
@@ -44,7 +63,8 @@ def e2e_words(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tupl
     idle stretch that makes most of the difference (``idle_aside``), which the gate says as a second sentence on a
     line of its own, as the verdict does (``run_verdict``)."""
     aside = e2e_aside(ctx, e2e)
-    idle = idle_aside(getattr(ctx, "frames", {}).get("guards"))
+    frames = getattr(ctx, "frames", {})
+    idle = idle_aside(frames.get("guards"), frames.get("overall"))
     return e2e_scope(ctx, bool(aside)), "; ".join(a for a in (export_aside(ctx, e2e), aside) if a), idle
 
 
