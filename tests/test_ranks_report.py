@@ -100,6 +100,8 @@ def test_written_beside_the_rank_reports_with_their_timestamp(gated):
         "error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
         f"+{(profiler_ns(TEXT1, 0)['e2e'] - profiler_ns(TEXT0, 0)['e2e']) / 1e6:.3f} ms, +17.49%, within it")
     assert book.sheetnames == ["Ranks"]
+    # the header rows and the Rank column, which names each row, stay in view while the table scrolls right
+    assert book["Ranks"].freeze_panes == "B4"
 
 
 def test_figures_are_the_profilers_and_each_ranks_own(gated):
@@ -217,14 +219,15 @@ def test_gate_breakdown_is_made_once_per_rank(capsys, tmp_path, monkeypatch):
 
 
 def test_layout_and_formats(gated):
-    """Headers, number formats (ms to the us as the Summary's, the ratio as OverallMetrics'), frozen header rows,
-    a filter, the job's folders as the captions, the rank workbooks linked by their names beside the file."""
+    """Headers, number formats (ms to the us as the Summary's, the ratio as OverallMetrics'), frozen header rows
+    and Rank column, a filter, the job's folders as the captions, the rank workbooks linked by their names beside
+    the file."""
     _, out, book, doc = gated
     ws = book["Ranks"]
     headers = [c.value for c in ws[3]]
     assert headers == [*HEADERS, "Regressed (> 20%)", "Largest Step", "Largest Step Diff(ms)",
                        "Workbook", "JSON Report", "Base Input", "Comparison Input"]
-    assert ws.freeze_panes == "A4" and ws.auto_filter.ref == "A3:U5"
+    assert ws.freeze_panes == "B4" and ws.auto_filter.ref == "A3:U5"  # the headers and Rank stay in view
     # the job line and the job's gate, in B2 (not in column A, which each printed page repeats), wrap in the first
     # printed page's columns, as they are longer than those (test_printed_pages_cut_no_repeated_row)
     assert ws["A2"].value is None
