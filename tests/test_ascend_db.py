@@ -529,6 +529,26 @@ def test_a_db_step_id_reaches_no_sheet(tmp_path: Path) -> None:
         assert sheet.sheet("KernelCompare")["Calls"].sum() == calls, step
 
 
+def test_a_task_at_the_outer_steps_very_end_is_the_outer_steps(tmp_path: Path) -> None:
+    """The l1 export's step 50 cut to end at its 161st compute task's start, and a synthetic step 51 inside it
+    (from its 101st task's start to just before its 151st's). A step holds a task starting at its very end, so the
+    task at step 50's last ns is step 50's, as the tasks after step 51 ends are; those after it hold no step. By
+    SQL: the tasks starting in step 51 are 51's, those from its end to step 50's end (161st included) 50's."""
+    start, _ = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    join = "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+    starts = [t for (t,) in sql(L1, join.replace("count(*)", "t.startNs") + "ORDER BY t.startNs")]
+    lo, hi, end = starts[100], starts[150] - 1, starts[160]
+    assert starts[159] < end < starts[161]  # one task starts at the new end
+    db = edited_copy(L1, _db(tmp_path), f"UPDATE STEP_TIME SET endNs = {end} WHERE id = 50",
+                     f"INSERT INTO STEP_TIME VALUES (51, {lo}, {hi})")
+    (n51,) = sql(db, join + "WHERE t.startNs BETWEEN ? AND ?", (lo, hi))[0]
+    (n50,) = sql(db, join + "WHERE t.startNs BETWEEN ? AND ? AND NOT t.startNs BETWEEN ? AND ?",
+                 (start, end, lo, hi))[0]
+    assert (n51, n50) == (50, 111)  # the 101st to 150th, and the 1st to 100th with the 151st to 161st
+    ids = load_profile(str(db), OPTS).kernel_details["Step Id"].value_counts().to_dict()
+    assert (ids.get("51"), ids.get("50"), ids.get("", 0)) == (n51, n50, 187 - n51 - n50)
+
+
 def test_no_step_markers(tmp_path: Path) -> None:
     copy = tmp_path / "ascend_pytorch_profiler_0.db"
     edited_copy(L1, copy, "DELETE FROM STEP_TIME")

@@ -84,6 +84,31 @@ def test_npu_step_id_twice_at_one_start_is_the_longer_copy(tmp_path: Path) -> No
         assert got.sheet(name).equals(unedited.sheet(name)), name
 
 
+def test_npu_step_id_twice_a_later_longer_copy_is_not_the_step(tmp_path: Path) -> None:
+    """A copy of ProfilerStep#50 written after it, starting 10 us after the step ends and lasting 200 ms, longer than
+    the step's 155.9858 ms: only a copy starting at the first's very instant may replace it, so the step is still
+    the first in the file, and the note has no "longer copy" words (its start differs)."""
+    later = _moved(STEP_50, "ProfilerStep#50", "1736408883842736.510", 200000.0)
+    dst, tv = _npu(tmp_path, NPU, [STEP_50, later])
+    prof = load_profile(str(dst), Options(base_step=50, comparison_step=50))
+    assert [w for w in prof.warnings if "ProfilerStep" in w] == [
+        f"{tv}: ProfilerStep# id(s) 50 mark more than one event; --base_step / --comparison_step take the first in "
+        "the file"]
+    assert step_range(prof, 50) == (START_50, END_50)
+
+
+def test_npu_step_written_twice_alike_is_no_longer_copy(tmp_path: Path) -> None:
+    """ProfilerStep#50 written twice, byte for byte (a trace merged twice): neither copy is longer, so the note
+    says the first in the file is taken, without "(or a longer copy starting with it ...)", and the range is the
+    marker's own."""
+    dst, tv = _npu(tmp_path, NPU, [STEP_50, copy.deepcopy(STEP_50)])
+    prof = load_profile(str(dst), Options(base_step=50, comparison_step=50))
+    assert [w for w in prof.warnings if "ProfilerStep" in w] == [
+        f"{tv}: ProfilerStep# id(s) 50 mark more than one event; --base_step / --comparison_step take the first in "
+        "the file"]
+    assert step_range(prof, 50) == (START_50, END_50)
+
+
 def test_npu_overlapping_steps_are_said(tmp_path: Path) -> None:
     # step 51 starts 100 ms into step 50, which lasts 155.9858 ms
     inside = _moved(STEP_50, "ProfilerStep#51", "1736408883786740.710", 100000.0)
@@ -185,6 +210,9 @@ def test_mindspore_step_markers_twice_are_said(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("shift_us", "name", "said"), [
     (20000.0, "ProfilerStep#15", "ProfilerStep# id(s) 15 mark more than one event"),  # after the step: a copy
     (1000.0, "ProfilerStep#16", "ProfilerStep# step(s) 16 start before an earlier step ends"),  # inside it
+    # at its very start, as long: the step options' words on which step holds which are no Kineto trace's (it has
+    # no --base_step)
+    (0.0, "ProfilerStep#16", "ProfilerStep# step(s) 16 start with a step that ends no earlier"),
 ])
 def test_kineto_step_oddities_are_said(tmp_path: Path, shift_us: float, name: str, said: str) -> None:
     top = json.loads(MI300.read_text())
@@ -292,6 +320,9 @@ def test_npu_step_without_a_module_of_its_own_says_why_no_module_sheet(samples: 
     # starts after, so no overlap is said (the copy is left out of the test)
     ([("ProfilerStep#15", 20000.0, None), ("ProfilerStep#16", 20500.0, 100.0)],
      ["ProfilerStep# id(s) 15 mark more than one event"]),
+    # a copy of step 15 at its start, 20 ms long (the step: 16.799 ms): the longer copy holds the step, which the
+    # step options' words say where they apply, not on a Kineto trace (no --base_step)
+    ([("ProfilerStep#15", 0.0, 20000.0)], ["ProfilerStep# id(s) 15 mark more than one event"]),
 ])
 def test_kineto_step_overlap_is_tested_against_every_earlier_first_step(
         tmp_path: Path, added: list[tuple[str, float, float | None]], said: list[str]) -> None:
