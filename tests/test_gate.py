@@ -675,6 +675,8 @@ def test_verdict_and_gate_figures_never_read_alike(base, comp, figures, tie):
     head = figures.rsplit(" (", 1)[0]
     word = "Performance regression" if comp > base else "No regression"
     assert (code, message.split("\n")[0].split(" (")[0]) == (3 if comp > base else 0, f"{word}: E2E time {head}")
+    # the change in ms beside its percent, to the figures' decimals (+0.0010 ms, not +0.001 ms)
+    assert message.split("\n")[0].startswith(f"{word}: E2E time {figures}, ")
     assert ms_places(base, base) == 3 and ms_places(comp, base) == ms_places(base, comp)
 
 

@@ -1746,6 +1746,14 @@ def test_ranks_gate_says_a_job_within_the_threshold(capsys):
         "error: --fail_on_regression 17.49: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
         "+17.490 ms, +17.49%, within it",
         "error: --fail_on_regression 5: rank 1 regressed beyond the threshold"]
+    # a job change under 0.001 ms keeps the decimals that show it, as the gate's line: 999,500 -> 1,000,499 ns (rank 0
+    # both sides; rank 1 0.9 -> 1.0 ms, +11.11 %, regressed) reads 0.9995 -> 1.0005 ms, 999 ns = +0.0010 ms (not
+    # +0.001), 999 / 999,500 = +0.10 %
+    tiny = [(0, {"e2e": (999_500, 1_000_499)}, []), (1, {"e2e": (900_000, 1_000_000)}, [])]
+    assert _ranks_gate([(0, 0), (1, 3)], "1", tiny) == 3
+    assert error_lines(capsys.readouterr().err) == [
+        "error: --fail_on_regression 1: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
+        "+0.0010 ms, +0.10%, within it"]
 
 
 def test_rank_not_judged_is_an_error_line(capsys, tmp_path, monkeypatch):
