@@ -634,6 +634,8 @@ def test_a_report_name_with_a_trailing_slash_is_said_to_be_a_folder(capsys: pyte
         f"output {json_target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it "
         f"a folder; write {tmp_path / 'run.json'} without it to name the file itself.")
     assert folder_notice(f"{tmp_path / 'results.csv'}/") == folder_notice(str(tmp_path) + "/") == ""
+    # the report's own name without the '/' (not there yet) names the file: no folder, no notice
+    assert folder_notice(str(tmp_path / "new.xlsx")) == folder_notice(str(tmp_path / "new.json")) == ""
 
 
 def test_a_folder_named_as_a_report_extension_alone_gets_no_advice_to_drop_its_slash(capsys: pytest.CaptureFixture,
