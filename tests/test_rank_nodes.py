@@ -247,9 +247,14 @@ def test_an_unreadable_node_beside_two_nodes_is_bid_made_readable_or_moved_out(t
         _refusing(m, job / "node2")
         code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
     assert code == 1
-    assert error_lines(err) == [
-        f"error: {job / 'node2'}: cannot list directory: Permission denied (its name is node folder node0's but for "
-        "its digits, so it may hold a rank's profile: make it readable (chmod u+r), or move it out of the folder)"]
+    assert error_lines(err) == [_unreadable_node2(job)]
+
+
+def _unreadable_node2(job: Path) -> str:
+    """The refusal of job/node2 that cannot be listed beside node0/ and node1/, whichever check meets it first."""
+    return (f"error: {job / 'node2'}: cannot list directory: Permission denied (its name is node folder node0's but "
+            "for its digits, so it may hold a rank's profile: make it readable (chmod u+r), or move it out of the "
+            "folder)")
 
 
 def test_a_third_node_holding_no_rank_is_bid_moved_out(tmp_path, capsys):
@@ -441,9 +446,7 @@ def test_an_unreadable_folder_named_as_a_node_is_named_after_that_node(tmp_path,
     _refusing(monkeypatch, job / "node2")
     code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
     assert code == 1
-    assert error_lines(err) == [
-        f"error: {job / 'node2'}: cannot list directory: Permission denied (its name is node folder node0's but for "
-        "its digits, so it may hold a rank's profile: make it readable (chmod u+r), or move it out of the folder)"]
+    assert error_lines(err) == [_unreadable_node2(job)]
 
 
 @pytest.mark.parametrize("owner", ["own", "another's"])
