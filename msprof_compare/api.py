@@ -30,7 +30,7 @@ from .loaders import Layout, detect, load_profile
 from .loaders.heads import TraceHeads
 from .loaders.paths import TypedPaths, given_path
 from .logs import RankNotices, paths_as_typed, said_once
-from .model import Profile, SideNote, pair_has_ops
+from .model import PROFILE_FRAMES, Profile, SideNote, pair_has_ops
 from .options import API_FACE, CLI_FACE, RANKS_FACE, Face, Options, flag_words_kept, parse_options, parse_rank_list
 from .textsafe import display, term_safe
 from .units import RankCycle, Unit, named_units, unit_label, unit_noun, unit_order, unit_rank
@@ -888,11 +888,6 @@ def _same_input(base: str, comparison: str, layouts: list[Layout | None]) -> str
             "every difference will be zero.")
 
 
-#: The tables a load fills from a profile's events and its export's side files (``_same_events``).
-_EVENT_TABLES = ("ops", "kernels", "flows", "python_functions", "memory", "comm", "overlap", "queue", "threads",
-                 "processes", "kernel_details", "op_statistic", "memory_record", "operator_memory")
-
-
 def _same_events(base: Profile, comparison: Profile) -> str:
     """The warning for two loaded profiles whose every table is equal ("" for any other pair): a copy of the base
     under another name (or another folder) compared at zero without a word, where the same path was warned about.
@@ -901,7 +896,7 @@ def _same_events(base: Profile, comparison: Profile) -> str:
     the same events, not necessarily the same bytes (a trace and its gzip copy), so the words say that."""
     if (base.kind, base.source, base.level) != (comparison.kind, comparison.source, comparison.level):
         return ""
-    pairs = [(getattr(base, name), getattr(comparison, name)) for name in _EVENT_TABLES]
+    pairs = [(getattr(base, name), getattr(comparison, name)) for name in PROFILE_FRAMES]
     if any((b is None) != (c is None) or (b is not None and b.shape != c.shape) for b, c in pairs):
         return ""
     try:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -743,6 +743,11 @@ class Profile:
             told = "cat" not in self.ops.columns or gpu_framework_ops(col_of(self.ops, "cat", object),
                                                                        col_of(self.ops, "name", object))
         return bool(told)
+
+
+#: The tables a loader fills from a profile's events and its export's side files: the ``Profile`` fields that hold
+#: a frame, read off the class so that a table added to it is in every check of them all (``api._same_events``).
+PROFILE_FRAMES = tuple(f.name for f in fields(Profile) if str(f.type).startswith("pd.DataFrame"))
 
 
 def gpu_framework_ops(cat: np.ndarray, name: np.ndarray, coded: tuple[np.ndarray, np.ndarray] | None = None) -> bool:

@@ -84,3 +84,21 @@ def test_workbook_and_json_say_it(tmp_path: Path) -> None:
     guards = json.loads((tmp_path / "r.json").read_text())["summary"]["guards"]
     assert guards[0] == {"Check": CHECK, "Status": "note", "Base": None, "Comparison": None,
                          "Detail": COPIES.removesuffix(".")}
+
+
+def test_every_table_a_loader_fills_is_compared() -> None:
+    """The check compares ``model.PROFILE_FRAMES``, read off ``Profile``'s fields: every frame a loaded profile
+    holds (a Kineto trace's, an NPU text export's with its side files, a DB export's) is among them, so no table a
+    loader fills can differ unseen, and none of them is anything but a frame or an absent side file."""
+    import pandas as pd
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.model import PROFILE_FRAMES
+    from msprof_compare.options import build_options
+
+    for path in (TRACE, NPU, DB):
+        profile = load_profile(str(path), build_options()[0])
+        held = {name for name, value in vars(profile).items() if isinstance(value, pd.DataFrame)}
+        assert held <= set(PROFILE_FRAMES), (path, held - set(PROFILE_FRAMES))
+        assert all(getattr(profile, name) is None or name in held for name in PROFILE_FRAMES), path
+    assert {"ops", "kernels", "kernel_details", "operator_memory"} <= set(PROFILE_FRAMES)

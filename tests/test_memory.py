@@ -725,12 +725,13 @@ def test_index_of_record_columns_is_the_index_of_the_frame(samples) -> None:
         assert a.lines() == b.lines()
         for x, y in ((a.kb, b.kb), (a.dur_ns, b.dur_ns), (a.count, b.count)):
             assert x.tolist() == y.tolist()
-        assert [a.details(i) for i in range(tree.n)] == [b.details(i) for i in range(tree.n)]
+        assert a.details_of(np.arange(tree.n)) == b.details_of(np.arange(tree.n))
 
 
 def test_details_of_a_sheet_column_are_each_node_details(samples) -> None:
-    """``details_of`` (the MemoryCompare sheet's column, all pairs of a side at once) gives each node's ``details``,
-    ``""`` for -1 and for a subtree without records: every node of both sides of NPU pair 1 and of the shared
+    """``details_of`` (the MemoryCompare sheet's column, all pairs of a side at once) gives each node's own records'
+    lines then its descendants' (breadth-first), worked out from the parent links, ``""`` for -1 and for a subtree
+    without records: every node of both sides of NPU pair 1 and of the shared
     timesformer H100 trace, in a shuffled order with repeats and -1s, as a sheet's pairs ask them."""
     from msprof_compare.compare.optree import build_tree
 
@@ -740,7 +741,18 @@ def test_details_of_a_sheet_column_are_each_node_details(samples) -> None:
         tree = build_tree(p, with_comm=True)
         idx = memory.MemoryIndex(tree, memory._index_records(p))
         nodes = np.random.default_rng(0).permutation(np.concatenate([np.arange(-1, tree.n), np.arange(tree.n)]))
-        want = [idx.details(x) for x in nodes.tolist()]
+        # by hand, from the parent links (not the start-order ranges details_of searches): each owner's own lines
+        # go to itself and every ancestor, then a node's are read breadth-first (depth, then start order)
+        lines, ptr, parent, depth = idx.lines(), idx.ptr.tolist(), tree.parent.tolist(), tree.depth.tolist()
+        below: dict[int, list[int]] = {}
+        for o in idx.owners.tolist():
+            x = o
+            while x >= 0:
+                below.setdefault(x, []).append(o)
+                x = parent[x]
+        text = {x: "".join("".join(lines[ptr[o]:ptr[o + 1]]) for o in sorted(held_by, key=lambda o: (depth[o], o)))
+                for x, held_by in below.items()}
+        want = [text.get(x, "") if x >= 0 else "" for x in nodes.tolist()]
         # owners' subtrees of one owner, of several (breadth-first text) and none all asked
         owners = idx.owners.tolist()
         held = [sum(x <= o < x + tree.size[x] for o in owners) for x in range(tree.n)]

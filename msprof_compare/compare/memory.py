@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import operator
-from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -271,20 +270,11 @@ class MemoryIndex:
             ]
         return self._lines
 
-    def details(self, node: int) -> str:
-        """Concatenated details of the node's own records, then its descendants' (breadth-first)."""
-        if node < 0 or self.count[node] == 0:
-            return ""
-        owners, own_text = self._owner_texts()
-        # only the subtree's nodes that own records, in breadth-first order (depth, then start order)
-        lo = bisect_left(owners, node)
-        hi = bisect_left(owners, node + int(self.tree.size[node]), lo)
-        return own_text[owners[lo]] if hi - lo == 1 else self._subtree_text(lo, hi)
-
     def details_of(self, nodes: np.ndarray) -> list[str]:
-        """``details`` of each of ``nodes`` (-1 for none: ""), for a sheet's column: which nodes own no record in
-        their subtree (most of a sheet's) and where the others' owners lie are found for all at once, where a call
-        per node cost ~0.7 us (1,936 calls, ~1.4 ms, in a compare of the timesformer pair)."""
+        """Each of ``nodes``' details (-1 for none: ""): its own records' lines, then its descendants' (breadth-first),
+        for a sheet's column: which nodes own no record in their subtree (most of a sheet's) and where the others'
+        owners lie are found for all at once, where a call per node cost ~0.7 us (1,936 calls, ~1.4 ms, in a compare
+        of the timesformer pair)."""
         nodes = np.asarray(nodes, np.int64)
         out = [""] * len(nodes)
         if not len(nodes) or not len(self.owners):
