@@ -178,23 +178,26 @@ def test_npu_step_starting_as_an_op_ends(tmp_path: Path) -> None:
 
 def _walk(ts: list[int], end: list[int], mark: list[bool]) -> dict[int, int]:
     """Plain reference of the rule: per op (file index), its parent's file index (-1: the root). Markers sharing a
-    start come longest first."""
-    latest: dict[int, int] = {}
-    for t, e, m in zip(ts, end, mark, strict=True):
-        if m:
-            latest[t] = max(latest.get(t, e), e)
+    start come longest first (equal ends in file order), numbered 1, 2, ...; an op starting there goes right after
+    the last of them that ends no earlier than it (before them all where it outlasts them all)."""
+    marks_at: dict[int, list[int]] = {}  # per start, its markers' file indices, longest first
+    for i in sorted(range(len(ts)), key=lambda i: -end[i]):
+        if mark[i]:
+            marks_at.setdefault(ts[i], []).append(i)
+    latest = {t: end[ms[0]] for t, ms in marks_at.items()}
 
-    def rank(i: int) -> int:
-        if ts[i] not in latest:
-            return 0
-        return 1 if mark[i] else 0 if end[i] > latest[ts[i]] else 2
+    def rank(i: int) -> tuple[int, int]:
+        ms = marks_at.get(ts[i], [])
+        if mark[i]:
+            return ms.index(i) + 1, 0
+        return sum(end[m] >= end[i] for m in ms), 1
 
     def lifted(i: int) -> bool:  # a marker, or an op outlasting the markers it starts with (which it holds)
         return mark[i] or ts[i] in latest and end[i] > latest[ts[i]]
 
     stack: list[int] = []
     out = {}
-    for i in sorted(range(len(ts)), key=lambda i: (ts[i], rank(i), -end[i] if mark[i] else 0)):
+    for i in sorted(range(len(ts)), key=lambda i: (ts[i], rank(i))):
         while stack and (ts[i] >= end[stack[-1]] if lifted(i) else ts[i] > end[stack[-1]]):
             stack.pop()
         out[i] = stack[-1] if stack else -1
@@ -314,3 +317,40 @@ def test_npu_steps_starting_together_the_longer_holds_the_shorter(tmp_path: Path
     assert [w.split(": ", 1)[1].split(";")[0] for w in prof.warnings if "ProfilerStep" in w] == [
         "ProfilerStep# step(s) 50 start with a step that ends no earlier (below, the longer step is the earlier and "
         "the shorter the later)"]
+
+
+def test_an_op_ending_between_two_tied_markers_ends_is_the_longer_steps(tmp_path: Path) -> None:
+    """The fixture with ProfilerStep#51 moved to #50's start, 1736408883731000.000 (2510 us: to 733510.000; #50 ends
+    at 732320.000), and two ops moved to that instant: empty_tensor (731005.800, 7.24 us, first in the file) ends at
+    731007.240, inside both steps; c10d::allreduce_ (from 731419.400, written later) made 1390 us long, to
+    732390.000: after #50 ends, before #51 does, in the gap between ReluBackward0's evaluate_function (to 732382.870)
+    and AddmmBackward0's (from 732395.200). The ops tied with the markers went after them all in file order, so
+    empty_tensor sat under #50, c10d::allreduce_ under empty_tensor (§2.2 at one start) and, through it, every op
+    of #50's range under #50: step 51's top layer was empty_tensor holding the lot. Ours puts each tied op after the
+    shortest marker that covers it: #51, c10d::allreduce_ (which outlasts #50, so holds it, as a wrapper holds the
+    marker it outlasts), #50, empty_tensor. By hand: step 51's top layer c10d::allreduce_ and the nine
+    evaluate_functions after 732390 (AddmmBackward0's on); ReluBackward0's evaluate_function, which starts after
+    #50 ends, is c10d::allreduce_'s child, no longer inside #50; step 50 holds none (nested in step 51); ApiCompare
+    of step 51, breadth-first, starts with c10d::allreduce_ (level 0) where it started with empty_tensor."""
+    from msprof_compare.compare.api_stats import _calls
+
+    path = _step_51_at(tmp_path, "1736408883731000.000", 2510.0)
+    trace = path / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    next(e for e in events if e.get("name") == "empty_tensor" and e["ts"] == "1736408883731005.800")["ts"] = \
+        "1736408883731000.000"
+    wrap = next(e for e in events if e.get("name") == "c10d::allreduce_" and e["ts"] == "1736408883731419.400")
+    wrap["ts"], wrap["dur"] = "1736408883731000.000", 1390.0
+    trace.write_text(json.dumps(events))
+    tree = _tree(path)
+    start = 1736408883731000000
+    s51, s50 = _node(tree, "ProfilerStep#51", start), _node(tree, "ProfilerStep#50", start)
+    wrapper, empty = _node(tree, "c10d::allreduce_", start), _node(tree, "empty_tensor", start)
+    assert [tree.parent[n] for n in (s51, wrapper, s50, empty)] == [-1, s51, wrapper, s50]
+    assert tree.parent[_node(tree, RELU, 1736408883732328490)] == wrapper
+    assert _names(tree, tree.top_layer(51)) == ["c10d::allreduce_", *AFTER_RELU]
+    assert len(tree.top_layer(50)) == 0
+    order = _calls(tree, 51)[0]
+    assert _names(tree, order[:10]) == ["c10d::allreduce_", *AFTER_RELU] and order[10] == empty
+    run = compare(str(path), str(path), base_step=51, comparison_step=51, enable_api_compare=True)
+    assert run.sheet("ApiCompare")["api name"].tolist()[:2] == ["c10d::allreduce_", AFTER_RELU[0]]

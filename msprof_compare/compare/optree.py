@@ -7,7 +7,8 @@ numpy arrays over the ops sorted (stably) by start time (reference-2 §2.2):
   starts strictly after its end (an op starting exactly at its parent's end is
   still a child; thread ids are ignored), but for ``ProfilerStep#`` markers: one
   holds the ops starting with it that it covers, whatever the file order (of
-  markers starting together, the longest holds the others), and is no child of
+  markers starting together, the longest holds the others; a tied op lies
+  under the shortest that covers it and holds the shorter ones), and is no child of
   an op ending as it starts, nor is an op it starts with that holds it
   (``build_tree``). In start order every subtree is then a contiguous range
   ``[i, i + size[i])``, so subtree sums are array sums and no per-node objects
@@ -721,8 +722,11 @@ def _markers_first(ts: np.ndarray, end: np.ndarray, is_step: np.ndarray, marks: 
     start come longest first, so the one whose range covers the others holds them (a marker written twice, a step
     wrapped by a same-start step marker): in file order a shorter one written first held the longer and, through
     it, every op of the longer one's range, so which step held the ops, and whether its operator sheets kept to its
-    time range, was the writer's order. No sample holds such a tie (89 markers of 43 traces: the nearest op starts
-    1 us from its marker). ``marks``: the markers' rows."""
+    time range, was the writer's order. An op tied with them goes after the shortest marker that covers it, before
+    the next shorter one, which it outlasts and so holds: after them all, one ending past a shorter marker's end
+    sat in that marker's range (under it, or under an op it covers written first, whose row held the step).
+    No sample holds such a tie (89 markers of 43 traces: the nearest op starts 1 us from its marker).
+    ``marks``: the markers' rows."""
     n = len(ts)
     if len(marks) <= 64:  # a trace's few markers: their neighbours read one by one (~0.4 us a marker, where the
         # two binary searches below cost ~10 us on NPU pair 1)
@@ -735,11 +739,15 @@ def _markers_first(ts: np.ndarray, end: np.ndarray, is_step: np.ndarray, marks: 
         return None
     order = np.arange(len(ts))
     for a, b in sorted(set(zip(lo[tied].tolist(), hi[tied].tolist(), strict=True))):
-        mark = is_step[a:b]
-        longest = end[a:b][mark].max()
-        group = np.where(mark, 1, np.where(end[a:b] > longest, 0, 2))
-        # the markers by end, latest first (np.lexsort is stable: equal ends and the ops keep file order)
-        order[a:b] = a + np.lexsort((np.where(mark, -end[a:b], 0), group))
+        mark, stop = is_step[a:b], end[a:b]
+        # the markers by end, latest first (np.lexsort is stable: equal ends keep file order), numbered from 1;
+        # an op goes after the shortest marker that covers it (0: it outlasts them all), before the next one
+        mk = np.flatnonzero(mark)
+        slot = np.empty(b - a, np.int64)
+        slot[mk[np.lexsort((-stop[mk],))]] = np.arange(1, len(mk) + 1)
+        mark_stops = np.sort(stop[mk])
+        slot[~mark] = len(mk) - np.searchsorted(mark_stops, stop[~mark], "left")  # the markers ending no earlier
+        order[a:b] = a + np.lexsort((~mark, slot))  # at one slot the marker first; the ops keep file order
     return order
 
 
