@@ -18,6 +18,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .columns import col_of
@@ -888,23 +889,82 @@ def _same_input(base: str, comparison: str, layouts: list[Layout | None]) -> str
             "every difference will be zero.")
 
 
+#: The note for two loaded profiles whose every table is equal (``_same_events``).
+SAME_EVENTS = "Base and comparison hold the same events (copies of one profile?): every difference will be zero."
+#: The note for two whose tables hold the same rows, some in another order (``_same_events``).
+SAME_EVENTS_REORDERED = ("Base and comparison hold the same events in another order (copies of one profile, written "
+                         "again?): every difference will be zero but where file order counts (ops that start "
+                         "together nest in it, Kernel Details cells list kernels in it).")
+
+
 def _same_events(base: Profile, comparison: Profile) -> str:
     """The warning for two loaded profiles whose every table is equal ("" for any other pair): a copy of the base
     under another name (or another folder) compared at zero without a word, where the same path was warned about.
     Decided from the loaded tables, not by reading the files again: two runs differ in some table's length nearly
     always, which is looked at first at no cost; equal lengths compare the values (vectorised). Equal tables are
-    the same events, not necessarily the same bytes (a trace and its gzip copy), so the words say that."""
+    the same events, not necessarily the same bytes (a trace and its gzip copy, or one written again with its keys
+    in another order, other blanks, ``1.50`` for ``1.5``: the loaders read those alike), so the words say that.
+    The loaders keep file order, so a copy whose events (or CSV rows) were written in another order has the same
+    rows in other places: ``_same_rows`` tells it, and the note says a difference can come from that order (the
+    op tree nests ops starting together in file order, reference-2 §2.2)."""
     if (base.kind, base.source, base.level) != (comparison.kind, comparison.source, comparison.level):
         return ""
     pairs = [(getattr(base, name), getattr(comparison, name)) for name in PROFILE_FRAMES]
     if any((b is None) != (c is None) or (b is not None and b.shape != c.shape) for b, c in pairs):
         return ""
     try:
-        if not all(b is None or b.equals(c) for b, c in pairs) or base.communication != comparison.communication:
+        if base.communication != comparison.communication:
             return ""
-    except (TypeError, ValueError):  # a cell pandas cannot compare: two profiles as far as this note goes
+        moved = []
+        for b, c in pairs:  # a table of other values ends it (two runs' times differ in every order: ``_same_sums``)
+            if b is not None and not b.equals(c):
+                if not _same_sums(b, c):
+                    return ""
+                moved.append((b, c))
+        if not moved:
+            return SAME_EVENTS
+        if not all(_same_rows(b, c) for b, c in moved):
+            return ""
+    except (TypeError, ValueError):  # a cell pandas cannot compare or hash: two profiles as far as this note goes
         return ""
-    return "Base and comparison hold the same events (copies of one profile?): every difference will be zero."
+    return SAME_EVENTS_REORDERED
+
+
+def _numbers(frame: pd.DataFrame) -> list[np.ndarray]:
+    """The numeric columns of ``frame``, a float column as its bit patterns (exact, and equal NaNs alike)."""
+    out = []
+    for col in frame.columns:
+        x = frame[col].to_numpy()
+        if x.dtype.kind in "iufb":
+            out.append(x.view(f"i{x.dtype.itemsize}") if x.dtype.kind == "f" else x)
+    return out
+
+
+def _same_sums(b: pd.DataFrame, c: pd.DataFrame) -> bool:
+    """Whether two frames of one shape have the same columns and types and, per numeric column, the same sum
+    (wrapping): the same rows in any order do, and two runs differ in their time columns, so a pair of different
+    profiles of equal table lengths is told apart by one pass over its numbers, before any row is sorted."""
+    if list(b.columns) != list(c.columns) or not b.dtypes.equals(c.dtypes):
+        return False
+    return all(x.sum(dtype=np.int64) == y.sum(dtype=np.int64)
+               for x, y in zip(_numbers(b), _numbers(c), strict=True))
+
+
+def _same_rows(b: pd.DataFrame, c: pd.DataFrame) -> bool:
+    """Whether two frames (``_same_sums``) hold the same rows, in any order: each sorted by its numeric columns
+    and compared whole; where rows tie in every number and their text keeps another order, by a hash of each
+    row (a hash collision can only miss a copy, never call two profiles one)."""
+    def by(frame: pd.DataFrame, order: np.ndarray) -> pd.DataFrame:
+        return frame.take(order).reset_index(drop=True)
+
+    nb, nc = _numbers(b), _numbers(c)
+    if nb and by(b, np.lexsort(nb[::-1])).equals(by(c, np.lexsort(nc[::-1]))):
+        return True
+    hb = pd.util.hash_pandas_object(b, index=False).to_numpy()
+    hc = pd.util.hash_pandas_object(c, index=False).to_numpy()
+    if not np.array_equal(np.sort(hb), np.sort(hc)):
+        return False
+    return by(b, np.argsort(hb, kind="stable")).equals(by(c, np.argsort(hc, kind="stable")))
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import re
 import shutil
 from pathlib import Path
 
@@ -102,3 +103,76 @@ def test_every_table_a_loader_fills_is_compared() -> None:
         assert held <= set(PROFILE_FRAMES), (path, held - set(PROFILE_FRAMES))
         assert all(getattr(profile, name) is None or name in held for name in PROFILE_FRAMES), path
     assert {"ops", "kernels", "kernel_details", "operator_memory"} <= set(PROFILE_FRAMES)
+
+
+REORDERED = ("Base and comparison hold the same events in another order (copies of one profile, written again?): "
+             "every difference will be zero but where file order counts (ops that start together nest in it, Kernel "
+             "Details cells list kernels in it).")
+
+
+def _respelled(doc: object) -> str:
+    """``doc`` written again: each event's keys in reverse order, every number with a fraction given one more digit
+    (``1.5`` -> ``1.50``), one blank of indent; the loaders read it into the same tables."""
+    def keys(x):
+        if isinstance(x, dict):
+            return {k: keys(x[k]) for k in reversed(list(x))}
+        return [keys(v) for v in x] if isinstance(x, list) else x
+
+    text = json.dumps(keys(doc), indent=1)
+    return re.sub(r'(?<=: )(-?\d+\.\d+)(?=,?\n)', r"\g<1>0", text)
+
+
+def test_a_copy_written_again_is_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A copy re-serialised (keys in another order, other blanks, ``1.50`` for ``1.5``) loads into equal tables:
+    the same events. Its events in reverse order as well, every table holds the same rows elsewhere, which the
+    check compared row by row (no word): the note says so and why a figure could still differ. The Kineto excerpt
+    (h100_timesformer: 1,052 events) and the NPU fixture's trace_view.json (events reversed) and kernel_details.csv
+    (rows reversed, header kept)."""
+    doc = json.loads(TRACE.read_text())
+    same = tmp_path / "respelled.pt.trace.json"
+    same.write_text(_respelled(doc))
+    assert same.read_text() != TRACE.read_text() and '0,\n' in same.read_text()
+    doc["traceEvents"].reverse()
+    moved = tmp_path / "reordered.pt.trace.json"
+    moved.write_text(_respelled(doc))
+    npu = tmp_path / "reordered_ascend_pt"
+    shutil.copytree(NPU, npu)
+    out = npu / "ASCEND_PROFILER_OUTPUT"
+    events = json.loads((out / "trace_view.json").read_text())
+    (out / "trace_view.json").write_text(_respelled(events[::-1]))
+    head, *rows = (out / "kernel_details.csv").read_text().splitlines(keepends=True)
+    (out / "kernel_details.csv").write_text("".join([head, *rows[::-1]]))
+    for base, comparison, said in ((TRACE, same, COPIES), (TRACE, moved, REORDERED), (NPU, npu, REORDERED)):
+        got, res = _said(caplog, base, comparison)
+        assert got == [said], comparison
+        assert _first_check(res) == (CHECK, "note", None, None, said.removesuffix("."))
+
+
+def test_other_values_in_another_order_are_two_profiles(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The reversed copy with one kernel 1 us longer differs in a sum; with two kernels' durations swapped (the
+    first two of different length), every sum is equal and the rows differ: no word for either."""
+    doc = json.loads(TRACE.read_text())
+    kernels = [e for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+    longer = json.loads(json.dumps(doc))
+    next(e for e in longer["traceEvents"] if e.get("cat") == "kernel")["dur"] += 1
+    a, b = kernels[0], next(k for k in kernels if k["dur"] != kernels[0]["dur"])
+    a["dur"], b["dur"] = b["dur"], a["dur"]
+    for name, changed in (("longer", longer), ("swapped", doc)):
+        changed["traceEvents"].reverse()
+        path = tmp_path / f"{name}.pt.trace.json"
+        path.write_text(json.dumps(changed))
+        said, res = _said(caplog, TRACE, path)
+        assert said == [] and CHECK not in res.guards["Check"].tolist(), name
+
+
+def test_rows_tied_in_every_number_are_matched_by_their_text() -> None:
+    """Two rows with every number equal and other names, in the other order on each side: the sort by the numbers
+    keeps each side's order, so the rows are matched by a hash of each; other names are other rows."""
+    import pandas as pd
+
+    from msprof_compare.api import _same_rows
+
+    b = pd.DataFrame({"name": ["aten::add", "aten::mul", "aten::mm"], "ts": [5, 5, 9], "dur": [2, 2, 1]})
+    c = b.iloc[[1, 0, 2]].reset_index(drop=True)
+    assert _same_rows(b, c) and _same_rows(b, b)
+    assert not _same_rows(b, c.assign(name=["aten::add", "aten::add", "aten::mm"]))
