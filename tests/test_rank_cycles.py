@@ -414,6 +414,10 @@ def test_single_device_gate_and_left_out_line(single, capsys, tmp_path):
     assert regressed == [1]
     assert code == 3
     assert error_lines(err)[-1] == "error: --fail_on_regression 5: cycle 1 regressed beyond the threshold"
+    # the overview lists the cycles under the ranks keys (README: one reader for both files, no schema version)
+    doc = json.loads(next(tmp_path.glob("performance_comparison_result_cycles_*.json")).read_text())
+    assert validate(doc, SCHEMA) == []
+    assert (doc["gate"]["ranks_regressed"], doc["gate"]["ranks_not_judged"]) == ([{"rank": None, "cycle": 1}], [])
     assert "cycles against" not in err  # as many cycles on both sides: none is one-sided
     left = [line for line in err.splitlines() if "Left out" in line]
     assert len(left) == 1 and left[0].endswith(" notices of later cycles, each the same as an earlier cycle's but "
