@@ -51,7 +51,25 @@ def _expected(book: Path) -> tuple[str, str, list[str]]:
     comm = read_xlsx(book, sheet_name="CommunicationCompare", header=2)
     allreduce = Decimal(repr(float(comm.loc[comm["Communication OP Name.1"] == "allreduce",
                                             "Total Duration(us).1"].sum()))) / 1000
-    lines = [f"Note: all operators together changed by {_ms(sum(diffs), True)} ms, against an E2E change of "
+    # the one-sided wrapper note (tests/test_one_sided_wrapper.py): PARAM's [param|cuda] holds every base op, and
+    # the comparison side's aten:: / autograd:: ops, counted off the original's statistic rows
+    base_ms = [Decimal(repr(float(v))) for v in ops["Base Device Duration(ms)"]]
+    names = ops["Operator Name"].tolist()
+    held = base_ms[names.index("[param|cuda]")]
+    framework = int(sum(n for name, n in zip(names, ops["Comparison Operator Number"], strict=True)
+                        if name.startswith(("aten::", "autograd::"))))
+    share = (held / sum(base_ms) * 100).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    wrapper = [
+        "Note: the base side's operator device time lies under one top-level op that the comparison side has no op of "
+        f"(an annotation around the work is one), against the comparison side's {framework} framework top-level ops "
+        "(aten::, autograd::), so the operator level compares that op whole, against nothing, and pairs none of the "
+        "ops inside it:",
+        f"  - base [param|cuda] {_ms(held)} ms, {share}% of the side's {_ms(sum(base_ms))} ms",
+        "The op_name_map and max_kernel_num options compare inside a pair of two ops, and the comparison side has no "
+        "op of the same work to pair it with: to compare the ops inside, profile without that annotation, or remove "
+        "its event from the trace and run again (the ops inside it are then top-level ops, paired by name)."]
+    lines = wrapper + [
+             f"All operators together changed by {_ms(sum(diffs), True)} ms, against an E2E change of "
              f"{_ms(change, True)} ms: the E2E change is outside their device time (the waterfall puts all of it in "
              f"Free: Other {_ms(free_change, True)} ms; other steps moved {_ms(change - free_change, True)} ms the "
              "other way).",
@@ -71,7 +89,8 @@ def test_verdict_and_contributors_note_in_one_line_texts(samples, reference_outp
     # the all-reduce's 105991.877719 us
     assert verdict == ("E2E time 12920.244 ms -> 136.581 ms (-12783.663 ms, -98.94%): the comparison is faster than "
                        "the base, the base takes 94.60x as long")
-    assert "Free: Other -12828.367 ms; other steps moved +44.704 ms" in lines[0] and "105.992 ms" in lines[2]
+    assert "Free: Other -12828.367 ms; other steps moved +44.704 ms" in lines[3] and "105.992 ms" in lines[5]
+    assert lines[1] == "  - base [param|cuda] 66.195 ms, 100.0% of the side's 66.195 ms" and " 91 framework" in lines[0]
     assert cli.execute({"base_profiling_path": str(samples / BASE),
                         "comparison_profiling_path": str(samples / COMPARISON),
                         "output_path": str(tmp_path / "r.json"), "output_format": "xlsx,json"}) == 0
@@ -83,9 +102,11 @@ def test_verdict_and_contributors_note_in_one_line_texts(samples, reference_outp
     assert summary["contributors_note_lines"] == lines
     # the one-line note keeps its words: the lines joined as they were ("; ", the communication note's why in its
     # parentheses), less "Note: " and the closing period
+    # the wrapper's block a sentence again: its opening, the wrapper's figures in parentheses, its advice
     assert summary["contributors_note"] == (
-        f"{lines[0][6:-1]}; t{lines[1][1:-1]}; m{lines[2][1:].split(': communication')[0]} "
-        f"({lines[3][len('These are '):-1]}): communication{lines[2].split(': communication', 1)[1][:-1]}")
+        f"{lines[0][6:-1]} ({lines[1][4:]}): t{lines[2][1:-1]}; a{lines[3][1:-1]}; t{lines[4][1:-1]}; "
+        f"m{lines[5][1:].split(': communication')[0]} "
+        f"({lines[6][len('These are '):-1]}): communication{lines[5].split(': communication', 1)[1][:-1]}")
     assert summary["module_contributors_note"] is None and summary["module_contributors_note_lines"] == []
     # no text of the Summary holds a line break
     texts = [v for v in summary.values() if isinstance(v, str)] + [t for v in summary.values() if isinstance(v, list)
@@ -95,14 +116,14 @@ def test_verdict_and_contributors_note_in_one_line_texts(samples, reference_outp
     at = console.index(f"{verdict}.")
     assert console[at + 1] == f"{idle}."
     at = console.index(lines[0])
-    assert console[at:at + 4] == lines
+    assert console[at:at + len(lines)] == lines
     ws = openpyxl.load_workbook(tmp_path / "r.xlsx")["Summary"]
     col_a = [c.value for c in ws["A"]]
     at = col_a.index(f"{verdict}.")
     assert col_a[at + 1] == f"{idle}."
     at = col_a.index(lines[0])
-    assert col_a[at:at + 5] == [*lines, None]  # the row per line; a blank row before the next table
-    assert all(ws.cell(at + 1 + k, 1).alignment.wrap_text for k in range(4))  # each wraps within the tables' width
+    assert col_a[at:at + len(lines) + 1] == [*lines, None]  # the row per line; a blank row before the next table
+    assert all(ws.cell(at + 1 + k, 1).alignment.wrap_text for k in range(len(lines)))  # each wraps within the width
 
 
 def test_readme_json_excerpt_is_that_pair_s(samples):
@@ -142,7 +163,7 @@ def test_wrapper_block_is_a_row_per_line_on_the_sheet(samples, tmp_path, capsys)
     assert [line.split(" ", 4)[:4] for line in lines[1:3]] == [["", "", "-", "base"], ["", "", "-", "comparison"]]
     assert lines[3].startswith("To pair them and compare inside, give the op_name_map option the entry ")
     at = console.index(lines[0])
-    assert console[at:at + 4] == lines
+    assert console[at:at + len(lines)] == lines
     col_a = [c.value for c in openpyxl.load_workbook(tmp_path / "r.xlsx")["Summary"]["A"]]
     at = col_a.index(lines[0])
     # the note's rows, then the module contributors' lead (one sentence here) into their table

@@ -164,8 +164,8 @@ def _unexplained_parts(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     (``_communication_pieces``), which the console's sentences split again: worked out once. ``lead``: how the
     Share column's basis is introduced (``contributors_note_lines``)."""
     pieces = _communication_pieces(contrib, comm, wf is not None and bool(len(wf)))
-    parts = [fallback_note(contrib), wrapper_note(contrib), all_steps_note(contrib), name_map_note(contrib),
-             _basis_worded(_unexplained(contrib, wf), lead), _joined(pieces)]
+    parts = [fallback_note(contrib), wrapper_note(contrib), one_sided_note(contrib), all_steps_note(contrib),
+             name_map_note(contrib), _basis_worded(_unexplained(contrib, wf), lead), _joined(pieces)]
     return [p for p in parts if p], pieces
 
 
@@ -196,6 +196,16 @@ def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | Non
     message writes them too, with ``lead`` ``GATE_BASIS_LEAD`` or "" (``_basis_worded``): its one line was 500
     characters on the DB level2 -> level1 pair."""
     parts, pieces = _unexplained_parts(contrib, wf, comm, lead)
+    one_sided = one_sided_note(contrib)
+    if one_sided and one_sided in parts:
+        # a block as the two-sided note's: its opening, the wrapper's line, the advice, then the other parts'
+        # sentences (the communication note's figures on pair 4), not one line of them all
+        i = parts.index(one_sided)
+        opening, item, advice = one_sided_pieces(contrib.attrs["one_sided_wrapper"])
+        rest = _sentences(parts[i + 1:], pieces, lead or SHARES_BASIS_LEAD)
+        rest = [t.removeprefix("Note: ") for t in rest]
+        return ["Note: " + "; ".join([*parts[:i], opening]) + ":", f"  - {item}",
+                f"{advice[0].upper()}{advice[1:]}.", *(f"{t[0].upper()}{t[1:]}" for t in rest)]
     found = contrib.attrs.get("wrappers") if contrib is not None and parts else None
     wrapper = wrapper_note(contrib) if found else ""
     if not wrapper or wrapper not in parts:
@@ -340,9 +350,40 @@ def step_wrappers(names: list[str], amounts: tuple[np.ndarray, np.ndarray],
     return names[top[0]], float(amounts[0][top[0]]), names[top[1]], float(amounts[1][top[1]])
 
 
-def operator_step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str, float, str, float] | None:
-    """``step_wrappers`` of the operators' device time, read from OperatorCompareStatistic's rows (name, device
-    ms and op count per side), as the contributors are."""
+#: From this many framework top-level ops (``aten::``, ``autograd::``), the side without a wrapper is said to have its
+#: work in ops of its own, which the one-sided wrapper's single op cannot pair with (``one_sided_wrapper``).
+ONE_SIDED_MIN_OPS = 10
+
+
+def one_sided_wrapper(names: list[str], amounts: tuple[np.ndarray, np.ndarray],
+                      counts: tuple[np.ndarray, np.ndarray]) -> tuple[str, str, float, float, int] | None:
+    """(side, name, its amount, the side's total, the other side's framework op count) where one side's amount lies
+    (WRAPPER_SHARE or more) under top-level ops of one non-framework name the other side has no op of, and the other
+    side has ONE_SIDED_MIN_OPS framework top-level ops or more: PARAM AlexNet's ``[param|cuda]`` annotation, around
+    every op of reference pair 4's GPU trace, against the NPU export's 91 ``aten::`` / ``autograd::`` ops. The
+    operator level then compares that op whole against nothing, and neither the op_name_map option (no op of the
+    other side holds the same work) nor the max_kernel_num option (it opens pairs of two ops) reaches inside.
+    ``step_wrappers`` is the two-sided case, which these options do open; None where it applies or nothing does."""
+    if not names or step_wrappers(names, amounts, counts) is not None:
+        return None
+    framework = np.array([n.startswith(checks.FRAMEWORK_PREFIXES) for n in names], dtype=bool)
+    for side, other in ((0, 1), (1, 0)):
+        total = float(amounts[side].sum())
+        if not total > 0:
+            continue
+        i = int(np.argmax(amounts[side]))
+        held = float(amounts[side][i])
+        ops = int(counts[other][framework].sum())
+        if (not framework[i] and held >= WRAPPER_SHARE * total and counts[other][i] == 0
+                and ops >= ONE_SIDED_MIN_OPS):
+            return ("base", "comparison")[side], names[i], held, total, ops
+    return None
+
+
+def _statistic_rows(op_rows: list[list] | None, sheets: list[Sheet]
+                    ) -> tuple[list[str], tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None:
+    """OperatorCompareStatistic's rows as (names, device ms per side, op count per side), as the contributors
+    read them; None without rows."""
     rows = op_rows
     if rows is None:
         sheet = next((s for s in sheets if s.name == "OperatorCompareStatistic"), None)
@@ -353,7 +394,49 @@ def operator_step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> t
         return None
     ms = tuple(sheet_numbers([r[i] for r in rows]) for i in (2, 4))
     counts = tuple(sheet_numbers([r[i] for r in rows]) for i in (3, 5))
-    return step_wrappers([str(r[1]) for r in rows], ms, counts)  # type: ignore[arg-type]
+    return [str(r[1]) for r in rows], ms, counts  # type: ignore[return-value]
+
+
+def operator_step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str, float, str, float] | None:
+    """``step_wrappers`` of the operators' device time, read from OperatorCompareStatistic's rows (name, device
+    ms and op count per side), as the contributors are."""
+    found = _statistic_rows(op_rows, sheets)
+    return step_wrappers(*found) if found is not None else None
+
+
+def operator_one_sided_wrapper(op_rows: list[list] | None,
+                               sheets: list[Sheet]) -> tuple[str, str, float, float, int] | None:
+    """``one_sided_wrapper`` of the operators' device time, read as ``operator_step_wrappers`` reads it."""
+    found = _statistic_rows(op_rows, sheets)
+    return one_sided_wrapper(*found) if found is not None else None
+
+
+def one_sided_pieces(found: tuple[str, str, float, float, int]) -> tuple[str, str, str]:
+    """The one-sided wrapper note (``one_sided_wrapper``'s finding) in pieces, for the console's block: the opening,
+    the wrapper with its figures ("base [param|cuda] 66.195 ms, 100.0% of the side's 66.195 ms") and the advice. The
+    advice is the one that works: the options the two-sided note gives leave the op whole (reference pair 4 with
+    its name mapped onto an NPU op and max_kernel_num 10 kept the one row), while the trace without the annotation's
+    event pairs the ops inside by name (aten::to 55.503 -> 0.845 ms)."""
+    side, name, held, total, ops = found
+    other = "comparison" if side == "base" else "base"
+    return (f"the {side} side's operator device time lies under one top-level op that the {other} side has no op "
+            f"of (an annotation around the work is one), against the {other} side's {ops:,} framework top-level ops "
+            "(aten::, autograd::), so the operator level compares that op whole, against nothing, and pairs none of "
+            "the ops inside it",
+            f"{side} {name} {held:.3f} ms, {held / total:.1%} of the side's {total:.3f} ms",
+            f"the op_name_map and max_kernel_num options compare inside a pair of two ops, and the {other} side has "
+            "no op of the same work to pair it with: to compare the ops inside, profile without that annotation, or "
+            "remove its event from the trace and run again (the ops inside it are then top-level ops, paired by "
+            "name)")
+
+
+def one_sided_note(contrib: pd.DataFrame | None) -> str:
+    """The one-sided wrapper note, one line, where the contributors carry ``attrs["one_sided_wrapper"]``; ""
+    otherwise."""
+    if contrib is None or not len(contrib) or not contrib.attrs.get("one_sided_wrapper"):
+        return ""
+    opening, item, advice = one_sided_pieces(contrib.attrs["one_sided_wrapper"])
+    return f"{opening} ({item}): {advice}"
 
 
 def wrapper_text(found: tuple[str, float, str, float], what: str, unit: str, digits: int, table: str,

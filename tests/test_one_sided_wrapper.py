@@ -1,0 +1,130 @@
+"""A wrapper on one side only: reference pair 4's GPU side (hta's PARAM AlexNet) has its every op under PARAM's
+``[param|cuda]`` annotation, against the NPU level-1 export's framework ops, so the operator level paired nothing
+(match rate 0 %) and the two-sided wrapper note (``step_wrappers``), which needs a wrapper on each side, said
+nothing. Figures here come from the raw trace (kernels by correlation id) and the original's workbook of the pair,
+never from our sheets."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xlsxutil import read_xlsx
+
+from msprof_compare.api import compare
+from msprof_compare.compare.summary_notes import ONE_SIDED_MIN_OPS, one_sided_wrapper, unexplained_note
+
+PAIR = "4-gpu-alexnet-vs-npu-text-l1"
+GPU = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+NPU = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+DEVICE = ("kernel", "gpu_memcpy")  # the GPU kernel events (reference-2 §2.1)
+
+
+def _ns(v: Decimal) -> int:
+    return int(v * 1000)
+
+
+def _trace(samples: Path) -> dict:
+    return json.loads(gzip.open(samples / GPU).read(), parse_float=Decimal)
+
+
+def _launched_inside(events: list[dict], spans: list[dict]) -> int:
+    """ns of the kernels and copies whose runtime call (same correlation id) starts inside one of ``spans``."""
+    calls = {e["args"]["correlation"]: _ns(e["ts"]) for e in events
+             if e.get("ph") == "X" and e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+    edges = [(_ns(s["ts"]), _ns(s["ts"]) + _ns(s["dur"])) for s in spans]
+    return sum(_ns(e["dur"]) for e in events
+               if e.get("ph") == "X" and e.get("cat") in DEVICE and e["args"].get("correlation") in calls
+               and any(lo <= calls[e["args"]["correlation"]] <= hi for lo, hi in edges))
+
+
+def _reference_statistic(reference_outputs: Path):
+    return read_xlsx(reference_outputs / PAIR / "performance_comparison_result.xlsx",
+                     sheet_name="OperatorCompareStatistic", header=2).set_index("Operator Name")
+
+
+def test_pair4_one_sided_wrapper_is_found_with_its_figures(samples, reference_outputs):
+    ev = _trace(samples)["traceEvents"]
+    (outer,) = [e for e in ev if e.get("ph") == "X" and e.get("name") == "[param|cuda]"]
+    held = _launched_inside(ev, [outer])
+    every = _launched_inside(ev, [e for e in ev if e.get("ph") == "X" and e.get("cat") == "cuda_runtime"])
+    assert held == every == 66_195_000  # every kernel and copy of the trace launched inside it
+    stat = _reference_statistic(reference_outputs)
+    framework = [n for n in stat.index if n.startswith(("aten::", "autograd::"))]
+    ops = int(stat.loc[framework, "Comparison Operator Number"].sum())
+    assert ops == 91 and "[param|cuda]" not in framework
+    assert stat.loc["[param|cuda]", "Comparison Operator Number"] == 0
+    res = compare(str(samples / GPU), str(samples / NPU))
+    found = res.frames["contributors"].attrs["one_sided_wrapper"]
+    assert found[:2] == ("base", "[param|cuda]") and found[4] == ops
+    assert found[2:4] == pytest.approx((held / 1e6, every / 1e6), abs=1e-9)
+    assert "wrappers" not in res.frames["contributors"].attrs  # the two-sided note stays out
+    note = unexplained_note(res.frames["contributors"], res.frames["waterfall"])
+    assert note.startswith("the base side's operator device time lies under one top-level op that the comparison "
+                           "side has no op of (an annotation around the work is one), against the comparison side's "
+                           f"{ops} framework top-level ops (aten::, autograd::), so the operator level compares that "
+                           "op whole, against nothing, and pairs none of the ops inside it (base [param|cuda] "
+                           f"{held / 1e6:.3f} ms, 100.0% of the side's {every / 1e6:.3f} ms): ")
+    # the sides swapped: the wrapper is the comparison side's
+    swapped = compare(str(samples / NPU), str(samples / GPU)).frames["contributors"].attrs["one_sided_wrapper"]
+    assert swapped[:2] == ("comparison", "[param|cuda]") and swapped[2:] == found[2:]
+
+
+def test_pair4_advice_run_pairs_the_ops_inside(samples, reference_outputs, tmp_path, caplog):
+    """The note's advice followed: the trace without the annotation's event. Its ops are top-level then, and the
+    operator level pairs aten::to (the batch's host-to-device copies): base 55.503 ms (the copies launched inside
+    aten::to, from the raw trace) against the original's comparison row, 0.844977 ms of 4 ops."""
+    doc = _trace(samples)
+    ev = doc["traceEvents"]
+    doc["traceEvents"] = [e for e in ev if e.get("name") != "[param|cuda]"]
+    assert len(doc["traceEvents"]) == len(ev) - 1
+    edited = tmp_path / "alexnet_without_param_cuda.pt.trace.json"
+    edited.write_text(json.dumps(doc, default=str), encoding="utf-8")
+    to = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "cpu_op" and e["name"] == "aten::to"]
+    copies = _launched_inside(ev, to)
+    assert copies == 55_503_000
+    want = _reference_statistic(reference_outputs).loc["aten::to"]
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(edited), str(samples / NPU))
+    assert "one_sided_wrapper" not in res.frames["contributors"].attrs
+    stat = res.sheet("OperatorCompareStatistic").set_index("Operator Name")
+    assert "[param|cuda]" not in stat.index
+    row = stat.loc["aten::to"]
+    assert row["Base Device Duration(ms)"] == pytest.approx(copies / 1e6, abs=1e-9)
+    assert (row["Comparison Device Duration(ms)"], row["Comparison Operator Number"]) == pytest.approx(
+        (want["Comparison Device Duration(ms)"], want["Comparison Operator Number"]), abs=1e-6)
+    detail = res.sheet("OperatorCompare")
+    both = detail[detail.iloc[:, 1].notna() & detail.iloc[:, 6].notna()]
+    assert both.iloc[:, 1].tolist() == both.iloc[:, 6].tolist() == ["aten::to"] * 4  # 4 comparison aten::to ops
+    assert any(r.getMessage().startswith("Top-level operators matched: 4/") for r in caplog.records)
+
+
+def _rule(names, base, comp, base_n, comp_n):
+    return one_sided_wrapper(names, (np.array(base, float), np.array(comp, float)),
+                             (np.array(base_n, float), np.array(comp_n, float)))
+
+
+def test_one_sided_rule_holds_only_where_each_condition_does():
+    many = ONE_SIDED_MIN_OPS
+    names = ["[wrap]", "aten::mm", "autograd::engine::evaluate_function: MmBackward0", "DDP.forward"]
+    assert _rule(names, [9.0, 1.0, 0, 0], [0, 5.0, 3.0, 2.0], [1, 1, 0, 0], [0, many - 1, 1, 1]) == (
+        "base", "[wrap]", 9.0, 10.0, many)  # 90% exactly; the framework ops of both framework names
+    # under 90%
+    assert _rule(names, [8.9, 1.1, 0, 0], [0, 5.0, 3.0, 2.0], [1, 1, 0, 0], [0, many - 1, 1, 1]) is None
+    # the other side has an op of that name
+    assert _rule(names, [9.0, 1.0, 0, 0], [1.0, 5.0, 3.0, 2.0], [1, 1, 0, 0], [1, many - 1, 1, 1]) is None
+    # too few framework ops on the other side (DDP.forward is none)
+    assert _rule(names, [9.0, 1.0, 0, 0], [0, 5.0, 3.0, 2.0], [1, 1, 0, 0], [0, many - 2, 1, 5]) is None
+    # a framework op holding the side's time is no wrapper (AccumulateGrad with its all-reduce)
+    assert _rule(names[1:3], [9.5, 0.5], [1.0, 5.0], [1, 1], [many, 1]) is None
+    # the comparison side's wrapper
+    assert _rule(names, [0, 5.0, 3.0, 2.0], [9.0, 1.0, 0, 0], [0, many, 1, 1], [1, 1, 0, 0]) == (
+        "comparison", "[wrap]", 9.0, 10.0, many + 1)
+    # a wrapper on each side is the two-sided note's (step_wrappers), not this one's
+    two = ["[a]", "[b]", "aten::mm"]
+    assert _rule(two, [9.5, 0, 0.5], [0, 9.5, 0.5], [1, 0, many], [0, 1, many]) is None
