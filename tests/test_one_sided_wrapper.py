@@ -70,6 +70,12 @@ def test_pair4_one_sided_wrapper_is_found_with_its_figures(samples, reference_ou
                            f"{ops} framework top-level ops (aten::, autograd::), so the operator level compares that "
                            "op whole, against nothing, and pairs none of the ops inside it (base [param|cuda] "
                            f"{held / 1e6:.3f} ms, 100.0% of the side's {every / 1e6:.3f} ms): ")
+    # the operator match-rate check's advice: the wrapper, not "try the op_name_map option"
+    detail = res.guards.set_index("Check").loc["operator match rate", "Detail"]
+    assert detail.endswith("; the base side's operator device time lies under [param|cuda] (100.0%), one top-level "
+                           "op that the comparison side has no op of, so none of the ops inside it is paired: to "
+                           "compare them, profile without that annotation, or remove its event from the trace")
+    assert "op_name_map" not in detail
     # the sides swapped: the wrapper is the comparison side's
     swapped = compare(str(samples / NPU), str(samples / GPU)).frames["contributors"].attrs["one_sided_wrapper"]
     assert swapped[:2] == ("comparison", "[param|cuda]") and swapped[2:] == found[2:]
@@ -92,6 +98,8 @@ def test_pair4_advice_run_pairs_the_ops_inside(samples, reference_outputs, tmp_p
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(edited), str(samples / NPU))
     assert "one_sided_wrapper" not in res.frames["contributors"].attrs
+    assert res.guards.set_index("Check").loc["operator match rate", "Detail"].endswith(
+        "; different models? try the op_name_map option")  # 4 of 108 base ops paired: another workload's shape
     stat = res.sheet("OperatorCompareStatistic").set_index("Operator Name")
     assert "[param|cuda]" not in stat.index
     row = stat.loc["aten::to"]

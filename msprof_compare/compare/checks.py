@@ -1433,7 +1433,12 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
         # the operator comparison's own rates: the advice its "matched" log line gave before (the line now
         # leaves the low rate to this check, so the console says it once)
         from .operators import low_match_hint
-        detail += f"; {low_match_hint(bool(ctx.options.op_name_map))}"
+        from .summary_notes import operator_one_sided_wrapper, wrapped_match_hint
+
+        # a wrapper on one side (reference pair 4's [param|cuda]): "try the op_name_map option" sent the user to
+        # an option that cannot pair it
+        one_sided = operator_one_sided_wrapper(op_rows, list(sheets))
+        detail += f"; {wrapped_match_hint(one_sided) if one_sided else low_match_hint(bool(ctx.options.op_name_map))}"
     rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
                        shown_b, shown_c, detail))
     # a side without shapes (every profiling-only load: its ops read "N/A") checks nothing: the heaviest-op

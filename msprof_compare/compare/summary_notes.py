@@ -430,6 +430,18 @@ def one_sided_pieces(found: tuple[str, str, float, float, int]) -> tuple[str, st
             "name)")
 
 
+def wrapped_match_hint(found: tuple[str, str, float, float, int]) -> str:
+    """The operator match-rate check's advice where ``one_sided_wrapper`` holds, in place of "different models? try
+    the op_name_map option" (``operators.low_match_hint``), which that option cannot follow: what the rate counts,
+    and the advice of the note under the contributors (``one_sided_pieces``), said here too since a run without
+    the contributors' table (an operator comparison alone) has no note."""
+    side, name, held, total, _ = found
+    other = "comparison" if side == "base" else "base"
+    return (f"the {side} side's operator device time lies under {name} ({held / total:.1%}), one top-level op that "
+            f"the {other} side has no op of, so none of the ops inside it is paired: to compare them, profile without "
+            "that annotation, or remove its event from the trace")
+
+
 def one_sided_note(contrib: pd.DataFrame | None) -> str:
     """The one-sided wrapper note, one line, where the contributors carry ``attrs["one_sided_wrapper"]``; ""
     otherwise."""
