@@ -110,6 +110,9 @@ def test_pair4_advice_run_pairs_the_ops_inside(samples, reference_outputs, tmp_p
     both = detail[detail.iloc[:, 1].notna() & detail.iloc[:, 6].notna()]
     assert both.iloc[:, 1].tolist() == both.iloc[:, 6].tolist() == ["aten::to"] * 4  # 4 comparison aten::to ops
     assert any(r.getMessage().startswith("Top-level operators matched: 4/") for r in caplog.records)
+    # "compared by name" under --disable_details too, which pairs no operator: the statistic row is by name
+    plain = compare(str(edited), str(samples / NPU), disable_details=True)
+    assert plain.sheet("OperatorCompareStatistic").set_index("Operator Name").loc["aten::to"].tolist() == row.tolist()
 
 
 def _rule(names, base, comp, base_n, comp_n):

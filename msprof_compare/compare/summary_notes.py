@@ -426,7 +426,7 @@ def one_sided_pieces(found: tuple[str, str, float, float, int]) -> tuple[str, st
             f"{side} {name} {held:.3f} ms, {held / total:.1%} of the side's {total:.3f} ms",
             f"the op_name_map and max_kernel_num options compare inside a pair of two ops, and the {other} side has "
             "no op of the same work to pair it with: to compare the ops inside, profile without that annotation, or "
-            "remove its event from the trace and run again (the ops inside it are then top-level ops, paired by "
+            "remove its event from the trace and run again (the ops inside it are then top-level ops, compared by "
             "name)")
 
 
