@@ -136,6 +136,9 @@ def test_one_sided_rule_holds_only_where_each_condition_does():
     # the comparison side's wrapper
     assert _rule(names, [0, 5.0, 3.0, 2.0], [9.0, 1.0, 0, 0], [0, many, 1, 1], [1, 1, 0, 0]) == (
         "comparison", "[wrap]", 9.0, 10.0, many + 1)
+    # a blank count cell (NaN) among the framework rows counts as none, not as a failed conversion
+    assert _rule(names, [9.0, 1.0, 0, 0], [0, 5.0, 3.0, 2.0], [1, 1, 0, 0], [0, many, np.nan, 1]) == (
+        "base", "[wrap]", 9.0, 10.0, many)
     # a wrapper on each side is the two-sided note's (step_wrappers), not this one's
     two = ["[a]", "[b]", "aten::mm"]
     assert _rule(two, [9.5, 0, 0.5], [0, 9.5, 0.5], [1, 0, many], [0, 1, many]) is None

@@ -373,7 +373,7 @@ def one_sided_wrapper(names: list[str], amounts: tuple[np.ndarray, np.ndarray],
             continue
         i = int(np.argmax(amounts[side]))
         held = float(amounts[side][i])
-        ops = int(counts[other][framework].sum())
+        ops = int(np.nansum(counts[other][framework]))
         if (not framework[i] and held >= WRAPPER_SHARE * total and counts[other][i] == 0
                 and ops >= ONE_SIDED_MIN_OPS):
             return ("base", "comparison")[side], names[i], held, total, ops
