@@ -468,7 +468,45 @@ def test_neither_side_with_torch_ops_is_not_one_sided(tmp_path: Path, caplog) ->
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         compare(str(base), str(ms), enable_operator_compare=True)
     said = [r for r in caplog.records if "torch op" in r.getMessage()]
-    assert len(said) == 2 and {r.levelno for r in said} == {logging.WARNING}
+    assert len(said) == 3 and {r.levelno for r in said} == {logging.WARNING}
+    # asked for, one more line says why by each side's kind and what does apply: the fixtures keep Overlap
+    # Analysis events (E2E time), an hcom_allReduce_ op on the HCCL lane and kernel_details.csv on both sides
+    assert said[-1].getMessage() == (
+        "Neither side has a torch op (base: a torch_npu export without cpu_op events has none; comparison: "
+        "MindSpore exports have none), so the operator, module, memory and API comparisons have nothing to pair: "
+        "none of this run's other comparisons applies; enable_profiling_compare=True, "
+        "enable_communication_compare=True and enable_kernel_compare=True would add the overall, communication "
+        "and kernel comparisons")
+
+
+def test_two_mindspore_exports_asked_for_operators_say_why_and_what_applies(tmp_path: Path, capsys) -> None:
+    """README (MindSpore profiles): a MindSpore export has no framework op, so the sheets pairing ops are left out.
+    Two MindSpore exports run with --enable_operator_compare (or memory, API) printed each side's bare "Can't find
+    any torch op" line and "No comparison produced any rows; no workbook was written", with no word of why or of
+    the flags that compare such exports, which a pair with one MindSpore side gets. The MindSpore-layout fixture
+    (a 3 ms window of a real torch_npu export laid out as MindSpore writes it) against a copy of itself: both hold
+    Overlap Analysis events, an hcom_allReduce_ op on the HCCL lane and kernel_details.csv, so the overall,
+    communication and kernel comparisons apply. A run without --enable_* flags, which runs those, says no more."""
+    from msprof_compare.cli import compare_main
+
+    ms = Path(__file__).parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+    other = tmp_path / "rank-0_20250101000000001_ascend_ms"
+    shutil.copytree(ms, other)
+    end = ("none of this run's other comparisons applies; --enable_profiling_compare, "
+           "--enable_communication_compare and --enable_kernel_compare would add the overall, communication and "
+           "kernel comparisons")
+    for flag in ("--enable_operator_compare", "--enable_memory_compare", "--enable_api_compare"):
+        with pytest.raises(SystemExit) as done:
+            compare_main(["-bp", str(ms), "-d", str(other), flag, "-o", str(tmp_path / flag[2:])])
+        assert done.value.code == 0
+        lines = [ln.split("] ", 2)[-1] for ln in capsys.readouterr().err.splitlines() if "torch op" in ln]
+        assert lines == [f"Can't find any torch op in the file: {ms}", f"Can't find any torch op in the file: {other}",
+                         "Neither side has a torch op (MindSpore exports have none), so the operator, module, memory "
+                         "and API comparisons have nothing to pair: " + end], flag
+    with pytest.raises(SystemExit) as done:
+        compare_main(["-bp", str(ms), "-d", str(other), "-o", str(tmp_path / "all")])
+    assert done.value.code == 0
+    assert "Neither side" not in capsys.readouterr().err
 
 
 def test_gpu_backward_parts_of_real_traces_against_an_independent_pairing(samples: Path) -> None:

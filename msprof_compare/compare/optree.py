@@ -194,6 +194,37 @@ def no_ops_reason(p: Profile) -> str:
     return "MindSpore exports have none"
 
 
+def _without_ops_text(ctx: RunContext) -> str:
+    """Which comparisons apply to a pair whose ops cannot be paired, and the flags of those this run left off
+    (``comparisons_without_ops``), as the end of the no-op warnings."""
+    applies, would = comparisons_without_ops(ctx)
+    if applies:
+        what = f"the {and_list(applies)} comparison{'s apply' if len(applies) > 1 else ' applies'}"
+    else:
+        what = "none of this run's other comparisons applies"
+    if would:
+        names = [n for n, _ in would]
+        what += (f"; {and_list([f'--{f}' for _, f in would])} would add the {and_list(names)} "
+                 f"comparison{'s' if len(names) > 1 else ''}")
+    return what
+
+
+def _neither_side_notice(ctx: RunContext, side: str) -> None:
+    """After both sides' "Can't find any torch op" lines of a run that asked for a comparison pairing ops: why
+    neither side has one, by its kind, and what does apply. Two MindSpore exports run with
+    --enable_operator_compare ended on those two lines and "No comparison produced any rows", with no word that
+    MindSpore records no framework op or of the flags that compare such exports, which the one-sided warning
+    gives a pair with one MindSpore side."""
+    said = ctx.cache.setdefault("optree.no_ops_sides", set())
+    said.add(side)
+    if said != {"base", "comparison"} or ctx.options.by_default:
+        return
+    reasons = list(dict.fromkeys(no_ops_reason(p) for p in (ctx.base, ctx.comparison)))
+    why = reasons[0] if len(reasons) == 1 else f"base: {reasons[0]}; comparison: {reasons[1]}"
+    log.warning("Neither side has a torch op (%s), so the operator, module, memory and API comparisons have "
+                "nothing to pair: %s", why, _without_ops_text(ctx))
+
+
 def one_sided(ctx: RunContext) -> bool:
     """Whether exactly one side recorded no torch op (a MindSpore export, a capture without the CPU activity):
     a sheet of paired ops would then hold the other side's ops alone, each "100 %" slower or faster, so the
@@ -204,18 +235,9 @@ def one_sided(ctx: RunContext) -> bool:
         without = [p for p in (ctx.base, ctx.comparison) if not ctx.has_ops(p)]
         if len(without) != 1:
             return False
-        applies, would = comparisons_without_ops(ctx)
-        if applies:
-            what = f"the {and_list(applies)} comparison{'s apply' if len(applies) > 1 else ' applies'}"
-        else:
-            what = "none of this run's other comparisons applies"
-        if would:
-            names = [n for n, _ in would]
-            what += (f"; {and_list([f'--{f}' for _, f in would])} would add the {and_list(names)} "
-                     f"comparison{'s' if len(names) > 1 else ''}")
         log.warning("Can't find any torch op in the file: %s, so the sheets that pair the ops of both sides "
                     "(operator, module, memory, API) are left out; only the other side has ops (%s): %s",
-                    without[0].path, no_ops_reason(without[0]), what)
+                    without[0].path, no_ops_reason(without[0]), _without_ops_text(ctx))
         return True
 
     return ctx.cached("optree.one_sided", compute)
@@ -950,6 +972,8 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
                 level = logging.WARNING if ctx.has_ops(ctx.base) or ctx.has_ops(ctx.comparison) else \
                     opts.notice_level()
                 log.log(level, "Can't find any torch op in the file: %s", prof.path)
+                if level == logging.WARNING and not (ctx.has_ops(ctx.base) or ctx.has_ops(ctx.comparison)):
+                    _neither_side_notice(ctx, side)
         elif not tree.has_flows:
             from .breakdown_gpu import flow_cats_text, unmatched_flow_cat
 
