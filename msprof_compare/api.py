@@ -1049,8 +1049,17 @@ def _check_usable(profile: Profile) -> None:
         raise ProfileError(trace, f"{none} in the trace: it was recorded with profiler_level {level}, which "
                                   "records no device data",
                            hint="record it again with profiler_level Level0 or higher")
-    raise ProfileError(trace, f"{none} in the trace",
-                       hint="record it with torch_npu.profiler.ProfilerActivity.NPU")
+    raise ProfileError(trace, f"{none} in the trace", hint=_npu_activity_hint(profile, trace))
+
+
+def _npu_activity_hint(profile: Profile, trace: str) -> str:
+    """How to record the NPU activity, in the words of the framework that wrote ``trace``: a MindSpore 2.3 / 2.4
+    export (framework ops of category cpu_op, so torch ops here) recorded without it was told to use torch_npu's
+    profiler. MindSpore: a folder on the path named ``*_ascend_ms`` or a ``MindSpore`` process lane."""
+    parts = os.path.normpath(os.path.abspath(trace)).split(os.sep)
+    if any(part.endswith("_ascend_ms") for part in parts) or profile.processes["name"].eq("MindSpore").any():
+        return "record it with mindspore.profiler.ProfilerActivity.NPU among the Profiler's activities"
+    return "record it with torch_npu.profiler.ProfilerActivity.NPU"
 
 
 def _check_steps(ctx: RunContext) -> None:

@@ -2018,6 +2018,41 @@ def test_gbk_names_that_decode_as_utf8_by_chance_up_to_the_limit(tmp_path: Path)
             assert info.value.path == str(tv)
 
 
+def test_mindspore_capture_without_the_npu_activity_names_mindspore_s_activity(tmp_path: Path) -> None:
+    """A MindSpore 2.3 / 2.4 export gives its framework ops the category cpu_op (docs/differences.md, "MindSpore
+    text exports: what was verified"), so one recorded without the NPU activity is refused as a torch_npu capture
+    without it is, and was told to "record it with torch_npu.profiler.ProfilerActivity.NPU", a profiler a
+    MindSpore script does not use. The torch_npu fixture's host lane alone (208 cpu_op events, no device lane, no
+    kernel_details.csv), in an ``*_ascend_ms`` folder with MindSpore's profiler_info, its lane named "MindSpore"
+    as MindSpore names it; the same trace under a torch_npu folder name keeps torch_npu's words, and a folder of
+    neither name is told MindSpore's by its "MindSpore" lane alone."""
+    from msprof_compare import compare
+
+    events = json.loads((PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    host = {e["pid"] for e in events if e.get("name") == "process_name" and e["args"]["name"] == "Python"}
+    kept = [e for e in events if e.get("pid") in host]
+    assert sum(e.get("cat") == "cpu_op" for e in kept) == 208
+    ms_lane = [dict(e, args={"name": "MindSpore"}) if e.get("name") == "process_name" else e for e in kept]
+    ms_hint = "record it with mindspore.profiler.ProfilerActivity.NPU among the Profiler's activities"
+    for name, trace, hint in (("rank-0_20250301120000001_ascend_ms", ms_lane, ms_hint),
+                              ("rank-0_20250301120000001_ascend_ms", kept, ms_hint),
+                              ("host_1_20250301120000001_ascend_pt", kept,
+                               "record it with torch_npu.profiler.ProfilerActivity.NPU"),
+                              ("capture", ms_lane, ms_hint)):
+        side = tmp_path / name / "ASCEND_PROFILER_OUTPUT"
+        side.mkdir(parents=True, exist_ok=True)
+        tv = side / "trace_view.json"
+        tv.write_text(json.dumps(trace), encoding="utf-8")
+        (side.parent / "profiler_info_0.json").write_text(
+            json.dumps({"profiler_parameters": {"profiler_level": "Level1"}, "ms_version": "2.4.0"}), encoding="utf-8")
+        with pytest.raises(ProfileError) as info:
+            compare(str(side.parent), str(tmp_path / "absent"))
+        assert info.value.path == str(tv)
+        assert info.value.message == ("no NPU device lane (Ascend Hardware, Communication, HCCL or Overlap Analysis) "
+                                      "in the trace")
+        assert info.value.hint == hint, (name, trace is ms_lane)
+
+
 def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
     """A torch_npu capture recorded without ``ProfilerActivity.NPU`` has torch ops but no device lane (and no
     kernel_details.csv): its device times would all read 0, a 100 % gain against the other side. It is refused
