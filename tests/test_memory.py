@@ -333,6 +333,24 @@ def test_npu_side_without_memory_names_the_file_not_the_option(samples, caplog, 
             f"Can't find any memory event in the file: {side} ({why})"]
 
 
+@pytest.mark.parametrize(("name", "kind"), [("ascend_mindspore_profiler_0.db", "a MindSpore DB export's"),
+                                           ("msmonitor_0.db", "an msmonitor DB's")])
+def test_mindspore_db_without_memory_read_is_not_told_to_record_it(tmp_path, caplog, name, kind):
+    """reference-1 §6: the memory of a MindSpore (or msmonitor) DB is not read, as in the original, whatever it
+    holds. Its side was told "the export has no OP_MEMORY table: profile_memory=True records it", which sent a
+    MindSpore user to record again what the file held, with the option that was on. The DB excerpt of the
+    level-1 sample (its OP_MEMORY rows kept) under the MindSpore and msmonitor names, against the MindSpore-layout
+    fixture, a memory-only run (its notices are warnings)."""
+    db = Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    assert sql(db, "SELECT count(*) FROM OP_MEMORY")[0][0] > 0
+    named = tmp_path / name
+    shutil.copyfile(db, named)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(named), str(MS_FIXTURE), enable_memory_compare=True)
+    assert [m for m in caplog.messages if m.startswith(f"Can't find any memory event in the file: {named}")] == [
+        f"Can't find any memory event in the file: {named} ({kind} operator memory is not read, as in the original)"]
+
+
 def test_memory_sheets_of_reference_pair4(samples, reference_outputs):
     """As the original writes them: 37 and 117 rows, the NPU side's totals (the GPU base has no memory event)."""
     base = samples / PAIR4_BASE

@@ -319,6 +319,10 @@ def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
     return ctx.cached(f"memory.index.{side}", lambda: MemoryIndex(op_tree(ctx, side), _side_records(ctx, side)))
 
 
+#: DB exports whose OP_MEMORY the loader does not read (``ascend_db.load``: PYTORCH_API exports only), by db_kind
+_UNREAD_DB_MEMORY = {"mindspore": "a MindSpore DB export's", "msmonitor": "an msmonitor DB's"}
+
+
 def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
     """The original's line for a side without memory records, with why where that is known: a warning when the
     other side has records (the sheets then show this side's operators at 0 MB, which the memory line says means
@@ -338,6 +342,10 @@ def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
         why = f" (its [memory] events {what})" if other_has or asked else ""
     elif profile.is_gpu:  # no [memory] event: the capture's option, off by default
         why = " (no memory was recorded: profile_memory=True records it)" if other_has or asked else ""
+    elif profile.source == "ascend_db" and profile.extra.get("db_kind") in _UNREAD_DB_MEMORY:
+        # the original reads no memory of these DBs (reference-1 §6): "no OP_MEMORY table: profile_memory=True
+        # records it" sent a MindSpore user to record again what was there and on
+        why = f" ({_UNREAD_DB_MEMORY[profile.extra['db_kind']]} operator memory is not read, as in the original)"
     elif profile.operator_memory is None:  # the export lacks it (its loader said so)
         # written only with profile_memory on: the advice holds unless profiler_info says it was on
         why = (f" (the export has no {source}" + ("" if profile.extra.get("profile_memory") is True else
