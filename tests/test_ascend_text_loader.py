@@ -332,6 +332,42 @@ def test_legacy_timeline_folder_names_its_files(samples):
     assert detect(str(timeline / "msprof_1_0_1.json")).trace_path == str(timeline / "msprof_1_0_1.json")
 
 
+def test_mindspore_1x_file_given_alone_is_not_sent_to_its_folder(samples, tmp_path):
+    """A file of a MindSpore 1.x profiler folder passed as the input (its side JSON objects, its .csv / .txt
+    tables) was told "pass the trace, or the profiling directory it belongs to" or "expected a ... profiling
+    directory": the folder it belongs to is refused in its turn as MindSpore 1.x data, so the advice failed.
+    The refusal now says what the file is and what to record instead, as the folder's does. Files of the real
+    run_1 folder (it holds framework_raw_1.csv, one only such a folder holds); the same JSON object in a folder
+    without such a file keeps the general hint."""
+    from msprof_compare.cli import compare_main
+
+    legacy = samples / "mindinsight/tests/utils/resource/run_1/normal_run/profiler"
+    if not legacy.is_dir():
+        pytest.skip("legacy MindSpore profiler folder absent")
+    assert (legacy / "framework_raw_1.csv").is_file()
+    advice = ("which this comparison does not read: profile with MindSpore 2.x, whose Profiler writes an *_ascend_ms "
+              "folder, and pass that")
+    beside = f"a file of a MindSpore 1.x profiler folder (framework_raw_1.csv beside it), {advice}"
+    for name, message, hint in (
+            ("timeline_summary_1.json", "not a trace: a JSON object without traceEvents", beside),
+            ("step_trace_point_info.json", "not a trace: a JSON object without traceEvents", beside),
+            ("flops_1.txt", "Invalid profiling path suffix: flops_1.txt", beside),
+            ("framework_raw_1.csv", "Invalid profiling path suffix: framework_raw_1.csv",
+             f"a MindSpore 1.x profiler file, {advice}")):
+        with pytest.raises(ProfileError) as err:
+            load_profile(str(legacy / name), OPTS)
+        assert (err.value.message, err.value.hint) == (message, hint), name
+    alone = tmp_path / "timeline_summary_1.json"
+    shutil.copyfile(legacy / "timeline_summary_1.json", alone)
+    with pytest.raises(ProfileError) as err:
+        load_profile(str(alone), OPTS)
+    assert err.value.hint == "a profiler side file? pass the trace, or the profiling directory it belongs to"
+    # the CLI's one line, exit 1
+    with pytest.raises(SystemExit) as done:
+        compare_main(["-bp", str(legacy / "timeline_summary_1.json"), "-d", str(alone), "-o", str(tmp_path / "o")])
+    assert done.value.code == 1
+
+
 def test_cann_prof_folder_names_its_timeline_files(samples):
     """A CANN run's PROF_* folder, and its device_N folder, hold the msprof_*.json timeline files a level or two
     down (device_N/timeline/): the refusal names them by their path from the folder given, as it does for the

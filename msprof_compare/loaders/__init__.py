@@ -311,7 +311,8 @@ def _suffix_hint(name: str, path: str) -> str:
         return "the suffix is case-sensitive: rename it to end in .json, .json.gz or .db in lower case"
     if low.endswith(_ARCHIVE_SUFFIXES):
         return "an archive: unpack it and pass the trace file, or the profiling directory, it holds"
-    return paths.export_hint(path) or "expected a *.json / *.json.gz trace, a profiler *.db or a profiling directory"
+    return (paths.export_hint(path) or paths.mindspore_legacy_hint(path)
+            or "expected a *.json / *.json.gz trace, a profiler *.db or a profiling directory")
 
 
 def _not_a_profiler_db(name: str) -> str:
@@ -402,8 +403,7 @@ def _timeline_files_hint(directory: str) -> str | None:
     return f"it holds timeline files: {listing}; pass one of them"
 
 
-#: Files only a MindSpore 1.x profiler folder holds (``framework_raw_<device>.csv``, ``step_trace_raw_...``).
-_MINDSPORE_LEGACY = re.compile(r"(framework_raw|step_trace_raw|output_op_compute_time)_[0-9]+.*\.(csv|txt)$")
+_MINDSPORE_LEGACY = paths.MINDSPORE_LEGACY
 
 
 def _mindspore_legacy_hint(directory: str, names: list[str]) -> str | None:
@@ -422,8 +422,7 @@ def _mindspore_legacy_hint(directory: str, names: list[str]) -> str | None:
         what = "it holds a MindSpore 1.x profiler folder"
     if not found:
         return None
-    return (f"{what} ({term_safe(found[0])}), which this comparison does not read: "
-            "profile with MindSpore 2.x, whose Profiler writes an *_ascend_ms folder, and pass that")
+    return f"{what} ({term_safe(found[0])}), which this comparison does not read: {paths.MINDSPORE_LEGACY_ADVICE}"
 
 
 def _unparsed_hint(directory: str, entries: list[str]) -> str | None:

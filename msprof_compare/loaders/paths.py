@@ -147,6 +147,29 @@ def export_hint(path: str) -> str | None:
         if export else None
 
 
+#: Files only a MindSpore 1.x profiler folder holds (``framework_raw_<device>.csv``, ``step_trace_raw_...``).
+MINDSPORE_LEGACY = re.compile(r"(framework_raw|step_trace_raw|output_op_compute_time)_[0-9]+.*\.(csv|txt)$")
+
+#: What to do with MindSpore 1.x profiler data, which no comparison reads.
+MINDSPORE_LEGACY_ADVICE = "profile with MindSpore 2.x, whose Profiler writes an *_ascend_ms folder, and pass that"
+
+
+def mindspore_legacy_hint(path: str) -> str | None:
+    """The hint of an error for a file of a MindSpore 1.x profiler folder given as an input (its side JSON objects,
+    its .csv / .txt tables): "pass the profiling directory it belongs to" sent the user to a folder refused in
+    its turn as MindSpore 1.x data. None where no file beside it is one only such a folder holds."""
+    if MINDSPORE_LEGACY.match(os.path.basename(path)):
+        return f"a MindSpore 1.x profiler file, which this comparison does not read: {MINDSPORE_LEGACY_ADVICE}"
+    try:
+        found = sorted(n for n in os.listdir(os.path.dirname(os.path.abspath(path))) if MINDSPORE_LEGACY.match(n))
+    except OSError:
+        return None
+    if not found:
+        return None
+    return (f"a file of a MindSpore 1.x profiler folder ({term_safe(found[0])} beside it), which this comparison "
+            f"does not read: {MINDSPORE_LEGACY_ADVICE}")
+
+
 def size_cap(kind: str) -> int:
     """The byte limit for a file kind ("trace", "text" or "db"); the env var wins over the constant. A
     value that is no whole number of bytes is an error: ignoring it (as before) refused the very file

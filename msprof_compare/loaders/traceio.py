@@ -37,7 +37,7 @@ from ..model import STEP_MARK, marker_step
 from ..options import Options
 from ..textsafe import and_list, short_repr, short_text, term_safe
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
-from .paths import GZIP_MAX_RATIO, PROFILER_DB_NAMES, export_hint, size_cap
+from .paths import GZIP_MAX_RATIO, PROFILER_DB_NAMES, export_hint, mindspore_legacy_hint, size_cap
 
 _NUM = int | float | str
 
@@ -654,8 +654,8 @@ def _typed_decode(path: str, data: bytes | memoryview, kind: str, top_decoder: m
         if top.traceEvents is msgspec.UNSET:
             # communication.json, profiler_info_0.json: name the input to pass
             raise ProfileError(path, "not a trace: a JSON object without traceEvents",
-                               hint=export_hint(path) or "a profiler side file? pass the trace, or the "
-                               "profiling directory it belongs to")
+                               hint=export_hint(path) or mindspore_legacy_hint(path)
+                               or "a profiler side file? pass the trace, or the profiling directory it belongs to")
         return top.traceEvents, top
     if kind == "[":
         return list_decoder.decode(data), None
