@@ -912,6 +912,8 @@ def _same_events(base: Profile, comparison: Profile) -> str:
     pairs = [(getattr(base, name), getattr(comparison, name)) for name in PROFILE_FRAMES]
     if any((b is None) != (c is None) or (b is not None and b.shape != c.shape) for b, c in pairs):
         return ""
+    if not any(b is not None and len(b) for b, _ in pairs):  # two files that loaded no row are not one profile's
+        return ""
     try:
         if base.communication != comparison.communication:
             return ""

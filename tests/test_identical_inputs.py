@@ -176,3 +176,17 @@ def test_rows_tied_in_every_number_are_matched_by_their_text() -> None:
     c = b.iloc[[1, 0, 2]].reset_index(drop=True)
     assert _same_rows(b, c) and _same_rows(b, b)
     assert not _same_rows(b, c.assign(name=["aten::add", "aten::add", "aten::mm"]))
+
+
+def test_two_files_that_load_no_row_are_not_one_profile(samples: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Reference pair 9c: MindSpore 1.x's timeline_display_1.json (6,359 events) against run 2's
+    ascend_timeline_display_1.json (112 events), two different files; neither has a process_name record, so each
+    loads empty, and empty tables are equal. Two profiles of nothing to compare are not copies of one."""
+    from refpairs import PAIRS
+
+    base, comparison = (samples / p for p in PAIRS["9c-mindspore-legacy-timeline-display-files"])
+    assert len(json.loads(base.read_text())) != len(json.loads(comparison.read_text()))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(base), str(comparison), enable_profiling_compare=True)
+    assert not [m for m in caplog.messages if "same events" in m]
