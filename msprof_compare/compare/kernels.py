@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("msprof-analyze")
 
 GPU_MESSAGE = "kernel compare only support between NPU data and NPU data."
+#: The comparisons that take a GPU trace, named where --enable_kernel_compare alone was asked of one.
+OTHER_FLAGS = ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
+               "enable_communication_compare", "enable_api_compare")
 
 _SIDE = [
     Column("Total Duration(us)", STYLE_FLOAT, 20),
@@ -240,8 +243,13 @@ def _npu_pair(ctx: RunContext) -> bool:
     # the original's sentence named no side: beside an NPU export the user was left to guess which input it meant
     # (user walk, session 66: a GPU job moved to an NPU)
     gpu = [side for side, p in (("base", ctx.base), ("comparison", ctx.comparison)) if not p.is_npu]
-    log.log(ctx.options.notice_level(), "%s (%s)", GPU_MESSAGE,
-            "both sides are GPU traces" if len(gpu) == 2 else f"the {gpu[0]} side is a GPU trace")
+    which = "both sides are GPU traces" if len(gpu) == 2 else f"the {gpu[0]} side is a GPU trace"
+    opts = ctx.options
+    if not opts.by_default and not any(getattr(opts, f) for f in OTHER_FLAGS):
+        # asked alone, the run ended on "No comparison produced any rows" with no word of the flags that do take a
+        # GPU trace (user walk, session 69)
+        which += f"; {', '.join('--' + f for f in OTHER_FLAGS)} take GPU traces"
+    log.log(opts.notice_level(), "%s (%s)", GPU_MESSAGE, which)
     if ctx.options.use_kernel_type and ctx.options.by_default:
         # the notice above is INFO in a run without --enable_* flags: --use_kernel_type, which asks for
         # KernelTypeCompare alone, passed without a warning on GPU data, as an option no comparison reads does not
