@@ -152,3 +152,39 @@ def test_a_line_break_in_an_optional_column_name_is_said_and_the_columns_after_i
         assert got[c].equals(whole[c]), c
     assert said == [f"{f}: column name(s) {'Input' + brk.decode() + 'Shapes'!r} hold a line break (a damaged or "
                     "hand-edited header?): read as no column"]
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_quote_inside_an_unquoted_column_name_is_part_of_the_name(samples, tmp_path, monkeypatch, streamed):
+    """A quote that does not open its field (``Input "Shapes``) is a character of the name to pandas and Python's
+    csv, not the start of a quoted name. The header's end was found by counting quotes, so one quote took the
+    header on over the rows up to the next odd one, and a file read before session 68 was refused as "malformed
+    CSV header: new-line character seen in unquoted field - do you need to open the file in universal-newline
+    mode?". It reads again: every row (Python's csv count) and every other column as in the unedited file."""
+    from msprof_compare.loaders import ascend_text
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    whole = read_kernel_details(str(samples / KD), [])
+    if streamed:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    f, rows = _kernel_details(samples, tmp_path, b"Input Shapes", b'Input "Shapes')
+    assert 'Input "Shapes' in rows[0] and len(rows[0]) == len(rows[1])  # Python's csv: one name, the header whole
+    said: list[str] = []
+    got = read_kernel_details(str(f), said)
+    assert len(got) == len(rows) - 1 == len(whole) and said == []
+    assert "Input Shapes" not in got.columns and set(got.columns) == set(whole.columns) - {"Input Shapes"}
+    for c in got.columns:
+        assert got[c].equals(whole[c]), c
+
+
+def test_a_quote_inside_a_required_column_name_names_that_column_alone(samples, tmp_path):
+    """``Ty"pe``: Type alone is missing (the name as written matches none), where the header ran on into the rows
+    and was refused with Python's "do you need to open the file in universal-newline mode?"."""
+    from msprof_compare.errors import ProfileError
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    f, rows = _kernel_details(samples, tmp_path, b"Type", b'Ty"pe')
+    assert 'Ty"pe' in rows[0] and "Start Time(us)" in rows[0] and "Duration(us)" in rows[0]
+    with pytest.raises(ProfileError) as err:
+        read_kernel_details(str(f), [])
+    assert (err.value.message, err.value.hint) == ("missing required column(s): Type", None)

@@ -1229,21 +1229,24 @@ def _csv_bytes(path: str) -> bytes | None:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
 
 
-_LINE_END = re.compile(rb"\r\n?|\n")
+#: A CSV header up to its line end (group 1: CR, LF or CRLF, as pandas reads line ends): fields split at commas,
+#: a quote opening a quoted field only as the field's first character (its line breaks and commas are the name's,
+#: ``""`` a quote in it), as pandas and Python's csv read it; one anywhere else is a character of the name.
+#: After a quoted field's closing quote the rest of the field starts with no quote, so no text matches two ways
+#: (no backtracking that grows with the header).
+_FIELD = rb'(?:"[^"]*(?:""[^"]*)*"(?:[^",\r\n][^,\r\n]*)?|[^",\r\n][^,\r\n]*)?'
+_HEADER_TO_END = re.compile(rb"(?:\xef\xbb\xbf)?" + _FIELD + rb"(?:," + _FIELD + rb")*(\r\n?|\n)")
 
 
-def _header_end(data: bytes) -> re.Match[bytes] | None:
-    """The header's line end (CR, LF or CRLF, as pandas reads line ends): the first outside quotes, as pandas and
-    Python's csv read a quoted name. Cut at the first line end, a quoted name holding one ("Ty<CR>pe") lost every
-    column after it: "missing required column(s)" named columns plainly there, or optional ones read as absent.
-    One count per line end up to it (one, in an export's header)."""
-    quotes = at = 0
-    for end in _LINE_END.finditer(data):
-        quotes += data.count(b'"', at, end.start())
-        at = end.start()
-        if not quotes % 2:
-            return end
-    return None
+def _header_end(data: bytes) -> tuple[int, int] | None:
+    """Where the header's line end starts and ends (``_HEADER_TO_END``): the first outside a quoted field, None
+    where there is none. Cut at the first line end, a quoted name holding one ("Ty<CR>pe") lost every column after
+    it: "missing required column(s)" named columns plainly there, or optional ones read as absent. A quote inside
+    an unquoted name (``Ty"pe``, which pandas reads as written) opens nothing: counted as one, it took the header
+    on over the rows, refused as "new-line character seen in unquoted field" (or, held, "no line end in the first
+    1048576 bytes") where the file was read before."""
+    m = _HEADER_TO_END.match(data)
+    return m.span(1) if m else None
 
 
 def _header_line(path: str, data: bytes | None) -> tuple[bytes, bool]:
@@ -1253,7 +1256,7 @@ def _header_line(path: str, data: bytes | None) -> tuple[bytes, bool]:
         end = _header_end(data[:MAX_HEADER_BYTES + 1])
         if end is None and len(data) > MAX_HEADER_BYTES:
             raise ProfileError(path, f"malformed CSV header: no line end in the first {MAX_HEADER_BYTES} bytes")
-        return (data[:end.start()] if end else data), end is not None
+        return (data[:end[0]] if end else data), end is not None
     head = b""
     try:
         with open(path, "rb") as fh:
@@ -1262,14 +1265,14 @@ def _header_line(path: str, data: bytes | None) -> tuple[bytes, bool]:
                 head += chunk
                 end = _header_end(head)
                 # also where this read holds the line end: the cap is on the line
-                if (end.start() if end else len(head)) > MAX_HEADER_BYTES:
+                if (end[0] if end else len(head)) > MAX_HEADER_BYTES:
                     raise ProfileError(path, f"malformed CSV header: no line end in the first "
                                              f"{MAX_HEADER_BYTES} bytes")
                 if end or not chunk:
                     break
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
-    return (head[:end.start()] if end else head), end is not None
+    return (head[:end[0]] if end else head), end is not None
 
 
 def _header(path: str, data: bytes | None = None) -> list[str]:
@@ -1558,7 +1561,7 @@ def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str],
     # the header's line end outside quotes: bare CR line ends (the check saw no rows there; nor, by the first LF,
     # the rows before a quoted line break), a quoted line break in a name (its NUL is ``_header_names``')
     end = _header_end(data)
-    body = end.end() if end else len(data)
+    body = end[1] if end else len(data)
     if data.find(_NUL, body) >= 0:  # one memchr
         warnings.append(f"{path}: {data.count(_NUL, body):,} NUL byte(s) in the rows (a damaged copy?); a cell holding "
                         "one reads otherwise than written: a text cell as another name, a number cell as missing or "
