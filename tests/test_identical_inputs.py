@@ -190,3 +190,30 @@ def test_two_files_that_load_no_row_are_not_one_profile(samples: Path, caplog: p
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(base), str(comparison), enable_profiling_compare=True)
     assert not [m for m in caplog.messages if "same events" in m]
+
+
+def test_two_ranks_of_one_job_are_told_apart_by_their_timestamps(samples: Path, monkeypatch) -> None:
+    """Ranks 0 and 1 of msinsight's level-1 job (text and DB exports) hold tables of equal lengths, every one, so
+    the length check let every rank-by-rank compare through to comparing whole tables (their names object by
+    object). Their timestamps, compared first as integers, tell them apart: no table is compared whole."""
+    import pandas as pd
+
+    from msprof_compare.api import _same_events
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.model import PROFILE_FRAMES
+    from msprof_compare.options import build_options
+
+    job = samples / "msinsight" / "test" / "data" / "pytorch"
+    for kind in ("text", "db"):
+        base, comparison = (load_profile(str(job / kind / "level1" / f"rank{r}_ascend_pt"), build_options()[0])
+                            for r in (0, 1))
+        shapes = [(getattr(base, n).shape, getattr(comparison, n).shape) for n in PROFILE_FRAMES
+                  if getattr(base, n) is not None]
+        assert all(b == c for b, c in shapes), kind  # what let them through to the whole tables
+
+        def whole(*_args, **_kwargs):
+            raise AssertionError("a table compared whole")
+
+        with monkeypatch.context() as m:
+            m.setattr(pd.DataFrame, "equals", whole)
+            assert _same_events(base, comparison) == "", kind
