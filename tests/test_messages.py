@@ -357,29 +357,79 @@ def _run_hint(command: str, path: Path, encoding: str) -> None:
     assert path.read_bytes().removeprefix(b"\xef\xbb\xbf") == want and not Path(f"{path}.utf8").exists()
 
 
-def test_a_gzip_utf16_trace_gets_a_conversion_through_gzip(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    """A gzip Kineto trace whose text is UTF-16 (re-saved, then compressed): iconv on the .gz file converts
-    nothing; the hint's command inflates it, converts and compresses it again, after which the trace loads.
-    Input: the AlexNet excerpt, re-encoded and gzipped."""
-    import gzip
+TIMESFORMER = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
 
-    text = (DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json").read_text(encoding="utf-8")
+
+def _gzip_command(trace: Path | str) -> str:
+    """The gzip trace's conversion, each step's failure (iconv's ends its pipeline) stopping it before the mv."""
+    return (f"gzip -dc {trace} | iconv -f UTF-16 -t UTF-8 > {trace}.utf8 && gzip {trace}.utf8 "
+            f"&& mv {trace}.utf8.gz {trace}")
+
+
+def _refused_with(tmp_path: Path, capsys: pytest.CaptureFixture, raw: bytes, command: str) -> tuple[Path, dict]:
+    """``raw`` written as t.pt.trace.json.gz and compared with itself: refused, the hint's command ``command``
+    (``TRACE`` in it: the file's path); then bash, iconv and gzip are asked for, as the caller runs it. The trace
+    and the run's parameters."""
+    import shutil as sh
+
     trace = tmp_path / "t.pt.trace.json.gz"
-    trace.write_bytes(gzip.compress(text.encode("utf-16")))
+    trace.write_bytes(raw)
     params = {"base_profiling_path": str(trace), "comparison_profiling_path": str(trace),
               "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
     (tmp_path / "out").mkdir()
     assert cli.execute(params) == 1
-    command = f"gzip -dc {trace} | iconv -f UTF-16 -t UTF-8 | gzip > {trace}.utf8 && mv {trace}.utf8 {trace}"
-    assert f"(use the file the profiler wrote, or convert it: {command})" in capsys.readouterr().err
-    import shutil as sh
-    import subprocess
-
+    said = command.replace("TRACE", str(trace))
+    assert f"(use the file the profiler wrote, or convert it: {said})" in capsys.readouterr().err
     if not (sh.which("iconv") and sh.which("gzip") and sh.which("bash")):
         pytest.skip("iconv, gzip or bash absent")
-    subprocess.run(["bash", "-c", command], check=True)
+    return trace, params
+
+
+def test_a_gzip_utf16_trace_gets_a_conversion_through_gzip(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A gzip Kineto trace whose text is UTF-16 (re-saved, then compressed): iconv on the .gz file converts
+    nothing; the hint's command inflates it, converts and compresses it again, after which the trace loads and
+    nothing is left beside it. Input: the timesformer excerpt, re-encoded and gzipped."""
+    import gzip
+    import subprocess
+
+    text = TIMESFORMER.read_text(encoding="utf-8")
+    trace, params = _refused_with(tmp_path, capsys, gzip.compress(text.encode("utf-16")), _gzip_command("TRACE"))
+    subprocess.run(["bash", "-c", _gzip_command(trace)], check=True)
     assert gzip.decompress(trace.read_bytes()).decode("utf-8").removeprefix("\ufeff") == text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", trace.name]
     assert cli.execute(params) == 0
+
+
+def test_a_utf16_trace_under_a_gz_name_is_converted_as_the_text_it_is(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture) -> None:
+    """A UTF-16 trace that is no gzip under a .gz name (a PowerShell redirect of a downloaded .json.gz: the download
+    inflated, the redirect wrote UTF-16), which the loader reads by its bytes. The hint went by the name: "gzip -dc
+    F | iconv ... | gzip > F.utf8 && mv F.utf8 F", whose gzip -dc fails and whose status is the last gzip's, so the
+    command replaced the 270 KB trace with a 20-byte empty gzip. It is now iconv's, and the trace then loads."""
+    import subprocess
+
+    text = TIMESFORMER.read_text(encoding="utf-8")
+    command = "iconv -f UTF-16 -t UTF-8 TRACE > TRACE.utf8 && mv TRACE.utf8 TRACE"
+    trace, params = _refused_with(tmp_path, capsys, text.encode("utf-16"), command)
+    subprocess.run(["bash", "-c", command.replace("TRACE", str(trace))], check=True)
+    assert trace.read_bytes().decode("utf-8").removeprefix("\ufeff") == text
+    assert cli.execute(params) == 0
+
+
+def test_a_gzip_conversion_that_fails_leaves_the_trace_as_it_was(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture) -> None:
+    """The gzip trace's command where iconv stops part way (a lone UTF-16 surrogate in a key, 42 KB into the
+    text): "... | iconv ... | gzip > F.utf8 && mv F.utf8 F" took the last gzip's status, 0, and replaced the trace
+    with its first 21 KB of text. iconv now ends its pipeline: the command fails and the trace is as it was."""
+    import gzip
+    import subprocess
+
+    text = TIMESFORMER.read_text(encoding="utf-8")
+    at = text.index('"name"', 1000)
+    raw = gzip.compress((text[:at] + '"\ud800x": 1, ' + text[at:]).encode("utf-16", "surrogatepass"))
+    trace, _ = _refused_with(tmp_path, capsys, raw, _gzip_command("TRACE"))
+    assert subprocess.run(["bash", "-c", _gzip_command(trace)], capture_output=True).returncode != 0
+    assert trace.read_bytes() == raw
 
 
 def test_bomless_utf16_needs_two_ascii_characters() -> None:

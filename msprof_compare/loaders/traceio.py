@@ -786,11 +786,25 @@ def refuse_utf16(path: str, head: bytes | memoryview, what: str) -> None:
 def _convert_hint(path: str, order: str) -> str:
     """The conversion of a UTF-16 file in place, as a command to run on the file named ("iconv ... IN > OUT" was
     a template to fill in, the file's name then given again to put the result in its place); a gzip trace's text
-    through gzip both ways."""
+    through gzip both ways. Gzip by the file's first bytes, as ``read_bytes`` reads it, not by its name: a UTF-16
+    text saved under a .gz name (a PowerShell redirect of a download) made "gzip -dc F | iconv | gzip > F.utf8 &&
+    mv F.utf8 F", whose status is the last gzip's, replace the file with an empty gzip. Each step that can fail
+    ends a pipeline or stands alone, so a failure stops the command before the file is replaced."""
     q = shlex.quote(term_safe(path))
     iconv = f"iconv -f UTF-16{order} -t UTF-8"
-    run = f"gzip -dc {q} | {iconv} | gzip" if path.endswith(".gz") else f"{iconv} {q}"
-    return f"use the file the profiler wrote, or convert it: {run} > {q}.utf8 && mv {q}.utf8 {q}"
+    if not _gzip_file(path):
+        return f"use the file the profiler wrote, or convert it: {iconv} {q} > {q}.utf8 && mv {q}.utf8 {q}"
+    return (f"use the file the profiler wrote, or convert it: gzip -dc {q} | {iconv} > {q}.utf8 && gzip {q}.utf8 "
+            f"&& mv {q}.utf8.gz {q}")
+
+
+def _gzip_file(path: str) -> bool:
+    """Whether the file starts with gzip's magic bytes (False where it cannot be read: the hint is plain iconv's)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
 
 
 def _bomless_utf16(head: bytes | memoryview) -> str:
