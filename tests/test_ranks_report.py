@@ -1080,3 +1080,27 @@ def test_job_gate_names_cycles():
     assert validate(doc, SCHEMA) == []
     assert sheet(doc).note.endswith("--fail_on_regression 2.5 (exit code 3): rank 1 cycle 1 regressed beyond the "
                                     "threshold; rank 0 cycle 2 could not be judged")
+
+
+def test_row_2_gives_each_cycles_straggler_a_line_of_its_own():
+    """Two cycles with a straggler each, made from figures by hand: the document's straggler line joins them with
+    "; ", as it joins a rank's computing to the others' waiting within one; row 2 cuts it before each cycle's
+    line alone, so each job line and each straggler line is a line of its own and "; rank 0's ..." stays on its
+    cycle's line (kills r_strag_split, r_re_strag and r_cycle_split)."""
+    from msprof_compare.report.ranks_report import overview, sheet
+
+    def figures(computing: int, waiting: int) -> dict:
+        return {"e2e": (100_000_000, 100_000_000 + computing + waiting), "computing": (10, 10 + computing),
+                "uncovered_communication": (50, 50 + waiting), "free": (40, 40), "step": None}
+
+    ms = 1_000_000
+    rows = [(RankCycle(0, 1), figures(0, ms), []), (RankCycle(1, 1), figures(ms, 0), []),
+            (RankCycle(0, 2), figures(2 * ms, 0), []), (RankCycle(1, 2), figures(0, 2 * ms), [])]
+    doc = overview(rows, {u: ("b", "c") for u, _, _ in rows}, ("B", "C"))
+    one = ("Likely straggler of cycle 1: rank 1, Computing +1.000 ms; rank 0's Uncovered Communication +1.000 ms "
+           "(waiting on it)")
+    two = ("Likely straggler of cycle 2: rank 0, Computing +2.000 ms; rank 1's Uncovered Communication +2.000 ms "
+           "(waiting on it)")
+    assert doc["straggler_line"] == f"{one}; {two}"
+    lines = sheet(doc).note.split("\n")
+    assert [line[:11] for line in lines[:2]] == ["Job cycle 1", "Job cycle 2"] and lines[2:] == [one, two]
