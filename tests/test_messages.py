@@ -834,3 +834,24 @@ def test_a_short_option_cluster_of_other_characters_is_named_as_click_names_it(c
     its first letter."""
     code, err = _analyze(capsys, "compare", "-d", "a", "-bp", "b", "-p=1")
     assert (code, err) == (2, "error: No such option: -p (see 'msprof-analyze compare --help')\n")
+
+
+def test_a_utf16_trace_in_a_folder_with_a_space_gets_a_command_that_runs(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    """The conversion's path is quoted for the shell: a trace under "my runs/" (a space, as a folder named by
+    hand often has) given unquoted made iconv read "my" and "runs/t.pt.trace.json" and the '>' write a file "my".
+    The hint's command, run as given, converts the file in place, after which the trace loads (kills t_quote).
+    Input: the timesformer excerpt, re-encoded as UTF-16 with its byte-order mark."""
+    text = (DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json").read_text(encoding="utf-8")
+    (tmp_path / "my runs").mkdir()
+    trace = tmp_path / "my runs" / "t.pt.trace.json"
+    trace.write_bytes(text.encode("utf-16"))
+    params = {"base_profiling_path": str(trace), "comparison_profiling_path": str(trace),
+              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    (tmp_path / "out").mkdir()
+    assert cli.execute(params) == 1
+    q = f"'{trace}'"  # a POSIX shell's single quotes: the path holds no quote of its own
+    command = f"iconv -f UTF-16 -t UTF-8 {q} > {q}.utf8 && mv {q}.utf8 {q}"
+    assert f"(use the file the profiler wrote, or convert it: {command})" in capsys.readouterr().err
+    _run_hint(command, trace, "utf-16")
+    assert cli.execute(params) == 0
