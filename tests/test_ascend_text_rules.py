@@ -2487,3 +2487,21 @@ def test_damaged_step_ids_are_said_only_where_a_step_reads_them(samples: Path, t
     sheet = compare(str(out), str(src), enable_kernel_compare=True, base_step=50, comparison_step=50).sheet(
         "KernelCompare")
     assert (int(sheet["Calls"].fillna(0).sum()), int(sheet["Calls.1"].fillna(0).sum())) == (189, 191)
+
+
+@pytest.mark.parametrize("length", [1 << 16, (1 << 16) + 1])
+def test_a_header_line_of_the_cap_exactly_is_read_both_ways(tmp_path, monkeypatch, length):
+    """The cap is on the header line, its line end not counted: with the cap at 65536, a first line of exactly
+    65,536 bytes of column names "c00000," (synthetic) is the header whether the file is read whole or streamed
+    (its line end opens the second 64 KiB read, whose rows must not count: kills a_hl_cap_len; the in-memory scan
+    must reach the byte after the cap: kills a_mem_slice), and one byte more is refused both ways."""
+    monkeypatch.setattr(ascend_text, "MAX_HEADER_BYTES", 1 << 16)
+    f = tmp_path / "memory_record.csv"
+    line = "".join(f"c{i:05d}," for i in range(9_400))[:length]
+    f.write_bytes(line.encode() + b"\n1\n")
+    for data in (None, f.read_bytes()):
+        if length > 1 << 16:
+            with pytest.raises(ProfileError, match=r"malformed CSV header: no line end in the first 65536 bytes"):
+                ascend_text._header(str(f), data)
+        else:
+            assert ascend_text._header(str(f), data) == line.split(",")
