@@ -217,3 +217,19 @@ def test_two_ranks_of_one_job_are_told_apart_by_their_timestamps(samples: Path, 
         with monkeypatch.context() as m:
             m.setattr(pd.DataFrame, "equals", whole)
             assert _same_events(base, comparison) == "", kind
+
+
+def test_a_copy_with_another_communication_json_is_two_profiles(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """communication.json is no table (``Profile.communication``, the bandwidths the time breakdown reads): a copy
+    of the NPU export whose first collective's HCCS transit size is edited, every table equal, is two profiles, so
+    no word and no row (kills api_se_comm, which compared the tables alone)."""
+    copy = tmp_path / "copy_ascend_pt"
+    shutil.copytree(NPU, copy)
+    comm = copy / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    doc = json.loads(comm.read_text())
+    first = next(iter(doc["step50"]["collective"].values()))
+    first["Communication Bandwidth Info"]["HCCS"]["Transit Size(MB)"] *= 2
+    comm.write_text(json.dumps(doc))
+    said, res = _said(caplog, NPU, copy)
+    assert said == [] and CHECK not in res.guards["Check"].tolist()
