@@ -233,3 +233,15 @@ def test_a_copy_with_another_communication_json_is_two_profiles(tmp_path: Path,
     comm.write_text(json.dumps(doc))
     said, res = _said(caplog, NPU, copy)
     assert said == [] and CHECK not in res.guards["Check"].tolist()
+
+
+def test_one_export_at_two_steps_is_no_copy(caplog: pytest.LogCaptureFixture) -> None:
+    """One input compared step against step (--base_step 50 --comparison_step 51) compares two stretches of a run,
+    not one profile with itself: no same-input warning, no check row (kills api_se_step, which warned whatever the
+    steps). Input: tests/data/npu/two_steps_ascend_pt (its README), the two steps' markers ProfilerStep#50 and #51."""
+    two = DATA / "npu" / "two_steps_ascend_pt"
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(two), str(two), enable_profiling_compare=True, base_step=50, comparison_step=51)
+    assert [m for m in caplog.messages if "same" in m or "one profile" in m] == []
+    assert CHECK not in res.guards["Check"].tolist()
