@@ -245,3 +245,15 @@ def test_one_export_at_two_steps_is_no_copy(caplog: pytest.LogCaptureFixture) ->
         res = compare(str(two), str(two), enable_profiling_compare=True, base_step=50, comparison_step=51)
     assert [m for m in caplog.messages if "same" in m or "one profile" in m] == []
     assert CHECK not in res.guards["Check"].tolist()
+
+
+def test_a_base_without_a_side_file_the_comparison_has_is_two_profiles(tmp_path: Path,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """A copy of the NPU export without memory_record.csv, as the base, against the export: the base has no such
+    table where the comparison has one, so the pair is two profiles, whatever their other tables hold: no word,
+    no row (kills api_se_none, which compared the tables both sides have and skipped one absent on the base)."""
+    copy = tmp_path / "copy_ascend_pt"
+    shutil.copytree(NPU, copy)
+    (copy / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv").unlink()
+    said, res = _said(caplog, copy, NPU)
+    assert said == [] and CHECK not in res.guards["Check"].tolist()
