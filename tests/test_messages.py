@@ -855,3 +855,26 @@ def test_a_utf16_trace_in_a_folder_with_a_space_gets_a_command_that_runs(tmp_pat
     assert f"(use the file the profiler wrote, or convert it: {command})" in capsys.readouterr().err
     _run_hint(command, trace, "utf-16")
     assert cli.execute(params) == 0
+
+
+def test_a_utf16_profiler_info_is_said_with_its_side_then_the_conversion(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    """profiler_info.json re-saved as UTF-16: the original's "Failed to read profiler_info.json" warning after
+    the file's path, its side, then the conversion, as profiler_metadata.json's line has them. The conversion was
+    the side's aside, "(both sides: use the file ... && mv F.utf8 F)": the command ended in the side's ')', which
+    broke it when copied to the line's end. Run as given, it gives back a folder whose profiler_info reads without
+    a word (kills a_info_hint, which dropped the conversion). Input: the torch_npu excerpt, its
+    profiler_info_0.json re-encoded."""
+    info, params = _excerpt_with(tmp_path, "profiler_info_0.json")
+    assert cli.execute(params) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if str(info) in line]
+    command = f"iconv -f UTF-16 -t UTF-8 {info} > {info}.utf8 && mv {info}.utf8 {info}"
+    assert len(said) == 1 and "[WARNING]" in said[0]
+    assert f"] Failed to read profiler_info.json: {info}: UTF-16 text (it starts with a UTF-16 byte-order mark" \
+        in said[0]
+    assert said[0].endswith(f" (both sides); use the file the profiler wrote, or convert it: {command}")
+    _run_hint(command, info, "utf-16")
+    shutil.rmtree(tmp_path / "out")
+    (tmp_path / "out").mkdir()
+    assert cli.execute(params) == 0
+    assert str(info) not in capsys.readouterr().err

@@ -2359,8 +2359,8 @@ def read_profiler_settings(info_path: str, profile: Profile, warn: bool) -> None
         info = read_json(info_path, profile.warnings if warn else None)
     except ProfileError as exc:
         if warn:  # the original's words, the file and its side after them (a hint after the side)
-            profile.warnings.append(sided(f"Failed to read profiler_info.json: {info_path}: {exc.message}",
-                                          exc.hint or ""))
+            profile.warnings.append(sided(f"Failed to read profiler_info.json: {info_path}: {exc.message}", "",
+                                          f"; {exc.hint}" if exc.hint else ""))
         return
     if not info or not isinstance(info, dict):  # empty, or not an object (reference-1 §5.4)
         if warn:
