@@ -2505,3 +2505,19 @@ def test_a_header_line_of_the_cap_exactly_is_read_both_ways(tmp_path, monkeypatc
                 ascend_text._header(str(f), data)
         else:
             assert ascend_text._header(str(f), data) == line.split(",")
+
+
+def test_a_header_cut_before_its_line_end_has_no_rows_to_hold_a_nul(tmp_path):
+    """memory_record.csv cut inside its header line (an interrupted copy), its Component name damaged by a NUL:
+    the file has no rows, so the NUL is the name's alone, said once, and the read then finds no data rows; the
+    NUL was counted again as "1 NUL byte(s) in the rows" where the rows were taken to start at the file's first
+    byte (kills a_body_none). Input: the torch_npu excerpt's memory_record.csv header (tests/data/npu/README.md),
+    without its line end, its 'Component' written 'Comp\\0onent'."""
+    src = PT / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv"
+    header = src.read_bytes().split(b"\n", 1)[0].rstrip(b"\r")
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(header.replace(b"Component", b"Comp\0onent", 1))
+    warnings: list[str] = []
+    with pytest.raises(ProfileError, match="no data rows"):
+        ascend_text.read_memory_record(str(f), warnings)
+    assert warnings == [f"{f}: column name(s) 'Comp\\x00onent' hold a NUL byte (a damaged file?): read as no column"]
