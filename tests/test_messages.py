@@ -878,3 +878,19 @@ def test_a_utf16_profiler_info_is_said_with_its_side_then_the_conversion(tmp_pat
     (tmp_path / "out").mkdir()
     assert cli.execute(params) == 0
     assert str(info) not in capsys.readouterr().err
+
+
+def test_a_report_name_in_capitals_with_a_trailing_slash_is_said_to_be_a_folder(capsys: pytest.CaptureFixture,
+                                                                                tmp_path: Path) -> None:
+    """The report's extension is matched in any case: ``-o RUN.XLSX`` writes the workbook file RUN.XLSX, so
+    ``-o RUN.XLSX/`` gets the notice ``-o run.xlsx/`` gets (kills d_lower, which matched '.xlsx' in lower case
+    alone and made the folder without a word). Input: the timesformer excerpt against itself."""
+    from msprof_compare.report.deliver import folder_notice
+
+    trace = str(DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json")
+    code, _ = _analyze(capsys, "compare", "-bp", trace, "-d", trace, "-o", str(tmp_path / "RUN.XLSX"))
+    assert code == 0 and (tmp_path / "RUN.XLSX").is_file()
+    target = f"{tmp_path / 'RUN.XLSX'}/"
+    assert folder_notice(target) == (
+        f"-o {target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it a "
+        f"folder; write {tmp_path / 'RUN.XLSX'} without it to name the file itself.")
