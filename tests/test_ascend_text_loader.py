@@ -1243,6 +1243,32 @@ def test_csv_of_bare_cr_line_ends_ending_in_a_blank_line(samples: Path, tmp_path
 
 
 @pytest.mark.parametrize("whole", [True, False])
+@pytest.mark.parametrize("end", [b"\r", b"\n", b"\r\n", b""])
+def test_csv_cut_inside_a_quoted_field(samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       whole: bool, end: bytes) -> None:
+    """NPU pair 1's level1 kernel_details.csv cut inside its first quoted cell (row 1's Input Shapes, three
+    quotes, then "32,3,..."), the cut ending in a line break or not: the file is refused as truncated, naming the
+    fields the last row has, where a cut ending in a CR, LF or CRLF (inside the open quote, so no row end) read
+    pandas' "EOF inside string" line. Row 1 holds 14 commas before that quote, so the cut row has 15 fields of
+    the header's 46."""
+    from msprof_compare.loaders import ascend_text
+
+    if not whole:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+    raw = (src / "kernel_details.csv").read_bytes()
+    header, row1 = raw.split(b"\n")[:2]
+    assert header.count(b",") + 1 == 46 and row1[:row1.index(b'"')].count(b",") == 14
+    cut = len(header) + 1 + row1.index(b'"') + 5  # inside the quotes: '"""32'
+    f = tmp_path / "kernel_details.csv"
+    f.write_bytes(raw[:cut] + end)
+    with pytest.raises(ProfileError) as exc:
+        ascend_text.read_kernel_details(str(f), [])
+    assert exc.value.path == str(f)
+    assert exc.value.message.startswith("truncated: the last row has 15 of 46 fields and "), exc.value.message
+
+
+@pytest.mark.parametrize("whole", [True, False])
 def test_csv_rows_that_do_not_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool) -> None:
     """Past a good header: a row with a byte that is no UTF-8, or a quote opened and never closed, is a
     malformed CSV (one error naming the file), read in memory or streamed."""
@@ -1253,7 +1279,9 @@ def test_csv_rows_that_do_not_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     f = tmp_path / "memory_record.csv"
     head = b"Component,Timestamp(us),Total Reserved(MB)\nAPP,1,2.5\n"
     for body, why in ((b"APP,2,3.\xe95\n", "malformed CSV: 'utf-8' codec can't decode byte 0xe9"),
-                      (b'"APP,2,3.5\nAPP,3,1\n', "malformed CSV: Error tokenizing data. C error: EOF inside string")):
+                      # the open quote runs to the end: the last row is one field
+                      (b'"APP,2,3.5\nAPP,3,1\n', "truncated: the last row has 1 of 3 fields and ends inside a "
+                                                    "quoted field")):
         f.write_bytes(head + body)
         with pytest.raises(ProfileError) as exc:
             ascend_text.read_memory_record(str(f), [])

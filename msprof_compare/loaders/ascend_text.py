@@ -1297,23 +1297,27 @@ def _header(path: str, data: bytes | None = None) -> list[str]:
     return [n.replace("\uffff", "\0") for n in names] if nul else names
 
 
+def _tail(path: str, data: bytes | None) -> tuple[bytes, int]:
+    """The last 64 KB of a CSV (held in ``data`` or read from ``path``), and the offset they start at."""
+    if data is not None:
+        start = max(0, len(data) - 65536)
+        return data[start:], start
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            start = max(0, size - 65536)
+            fh.seek(start)
+            return fh.read(), start
+    except OSError as exc:
+        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+
+
 def _check_last_row(path: str, n_cols: int, data: bytes | None = None) -> None:
     """A CSV cut short (an interrupted copy, a full disk) usually ends inside a row; pandas would read
     its missing cells as empty and the rows after the cut would be gone without a word. An export ends
     with a line break, or at least with a whole last row. (A cut inside the last field of a row leaves
     every field present and cannot be told from a complete file.)"""
-    if data is not None:
-        start = max(0, len(data) - 65536)
-        tail = data[start:]
-    else:
-        try:
-            with open(path, "rb") as fh:
-                size = fh.seek(0, os.SEEK_END)
-                start = max(0, size - 65536)
-                fh.seek(start)
-                tail = fh.read()
-        except OSError as exc:
-            raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+    tail, start = _tail(path, data)
     # a line end of any kind: a bare CR ends a line too, as pandas reads it (a short last row ending in one was
     # refused as having "no line end", where one ending in LF is read and said by ``_short_rows``)
     if not tail or tail.endswith((b"\n", b"\r")):
@@ -1325,6 +1329,20 @@ def _check_last_row(path: str, n_cols: int, data: bytes | None = None) -> None:
     fields = rows[-1] if rows else []
     if len(fields) < n_cols:
         raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and no line end")
+
+
+def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
+    """A CSV cut inside a quoted field (an interrupted copy: kernel_details.csv quotes its shapes) whose cut ends
+    in a line break, which ``_check_last_row`` takes for a whole last row: pandas then fails with "EOF inside
+    string", a parser's line that did not say the file was cut. Called on that failure alone (no cost to a good
+    read); the last row's fields are counted as ``_check_last_row`` counts them, the open field among them."""
+    tail, start = _tail(path, data)
+    if start:  # begin at a line start inside the window
+        tail = tail[tail.find(b"\n") + 1:]
+    rows = list(csv.reader(io.StringIO(tail.decode("utf-8", "replace"), newline="")))
+    fields = rows[-1] if rows else []
+    raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and ends inside a "
+                             "quoted field (a quote opened and never closed)")
 
 
 def _short_rows(data: bytes, last: int) -> int:
@@ -1487,6 +1505,8 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
             warnings.append(note)
             cols, junk = parse()
     except (pd.errors.ParserError, ValueError, OSError) as exc:  # pandas' ParserError / EmptyDataError: ValueErrors
+        if "EOF inside string" in str(exc):
+            _check_open_quote(path, len(header), data)
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if data is not None:
         _damaged_rows(path, data, header, usecols, cols, warnings)
