@@ -423,7 +423,7 @@ def test_step_of_one_instant_is_no_inverted_step(tmp_path: Path) -> None:
     whole = load_profile(str(db), OPTS)
     assert [w for w in whole.warnings if "STEP_TIME" in w] == [  # no "end before they start": it lies in step 50
         f"{db}: STEP_TIME step(s) 51 start before an earlier step ends; a task in two steps is in each when a step "
-        "is asked for, and in the later one in Step Id"]
+        "is asked for, and counted once without one"]
     k = load_profile(str(db), OPTS, step=51).kernels
     assert k["ts"].tolist() == [at]
     # without a step, kernel_details places that task in step 51 (the last step starting at or before it, which
@@ -448,7 +448,7 @@ def test_a_step_past_a_nested_one_inside_an_earlier_step_is_said(tmp_path: Path)
                      f"INSERT INTO STEP_TIME VALUES (52, {mid}, {mid + 1})")
     assert [w for w in load_profile(str(db), OPTS).warnings if "STEP_TIME" in w] == [
         f"{db}: STEP_TIME step(s) 51, 52 start before an earlier step ends; a task in two steps is in each when a "
-        "step is asked for, and in the later one in Step Id"]
+        "step is asked for, and counted once without one"]
 
 
 def test_overlapping_steps_are_said(tmp_path: Path) -> None:
@@ -465,7 +465,7 @@ def test_overlapping_steps_are_said(tmp_path: Path) -> None:
     whole = load_profile(str(db), OPTS)
     assert [w for w in whole.warnings if "STEP_TIME" in w] == [
         f"{db}: STEP_TIME step(s) 51 start before an earlier step ends; a task in two steps is in each when a step "
-        "is asked for, and in the later one in Step Id"]
+        "is asked for, and counted once without one"]
     assert len(load_profile(str(db), OPTS, step=50).kernels) == 187
     assert len(load_profile(str(db), OPTS, step=51).kernels) == n51
     assert (whole.kernel_details["Step Id"] == "51").sum() == n51
@@ -497,16 +497,16 @@ def test_a_step_inside_another_leaves_the_outer_steps_later_tasks_their_step_id(
     said = "start with a step that ends no earlier (below, the longer step is the earlier and the shorter the " \
         "later)" if where == "with" else "start before an earlier step ends"
     assert [w for w in whole.warnings if "STEP_TIME" in w] == [
-        f"{db}: STEP_TIME step(s) 51 {said}; a task in two steps is in each when a step is asked for, and in the "
-        "later one in Step Id"]
+        f"{db}: STEP_TIME step(s) 51 {said}; a task in two steps is in each when a step is asked for, and "
+        "counted once without one"]
 
 
 def test_a_db_step_id_reaches_no_sheet(tmp_path: Path) -> None:
-    """The STEP_TIME warning says a task in two steps is "in the later one in Step Id": a column no sheet shows
-    (docs/differences.md says so). Step 51 added to the l1 export from the middle of step 50 to as far past its end
-    (synthetic row), n compute tasks starting in both (by SQL): every sheet of a run without a step is the
-    unedited export's; with step 50 asked KernelCompare's calls are its 187 tasks, the n in step 51's Step Id
-    among them, and with step 51 asked, n."""
+    """The STEP_TIME warning says a task in two steps is "counted once without" a step: the Step Id the later step
+    gives it is a column no sheet shows (docs/differences.md says so), which the warning named. Step 51 added to
+    the l1 export from the middle of step 50 to as far past its end (synthetic row), n compute tasks starting in
+    both (by SQL): every sheet of a run without a step is the unedited export's; with step 50 asked
+    KernelCompare's calls are its 187 tasks, the n in step 51's Step Id among them, and with step 51 asked, n."""
     from msprof_compare.api import compare
 
     doc = " ".join((Path(__file__).parents[1] / "docs" / "differences.md").read_text(encoding="utf-8").split())

@@ -248,8 +248,8 @@ def test_step_notes_name_a_dozen_pieces_of_many(tmp_path: Path) -> None:
             ([f"({i}, {e50 + 10 * i}, {e50 + 10 * i + 5})" for i in odd for _ in (0, 1)],
              "more than once; the first row of each is used"),
             ([f"({i}, {s50 + i}, {s50 + i + 1})" for i in odd],
-             "start before an earlier step ends; a task in two steps is in each when a step is asked for, and in the "
-             "later one in Step Id"))):
+             "start before an earlier step ends; a task in two steps is in each when a step is asked for, and "
+             "counted once without one"))):
         db = _db(tmp_path, f"INSERT INTO STEP_TIME VALUES {', '.join(rows)}", folder=str(n))
         said = [w for w in load_profile(str(db), OPTS).warnings if "STEP_TIME" in w]
         holds = "holds " if "more than once" in words else ""

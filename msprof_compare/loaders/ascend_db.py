@@ -797,8 +797,9 @@ def _steps(db: _Db) -> pd.DataFrame:
         said = [f"step(s) {_step_list(sound[inside[m], 0])} {how}"
                 for m, how in ((~tied, "start before an earlier step ends"),
                                (tied, f"start with a step that ends no earlier ({SAME_START_STEPS})")) if m.any()]
+        # what a sheet shows: the Step Id a task without a step asked for gets (the later step's) reaches none
         db.notes.append(f"STEP_TIME {' and '.join(said)}; a task in two steps is in each when a step is asked for, "
-                        "and in the later one in Step Id")
+                        "and counted once without one")
     return pd.DataFrame({"id": a[:, 0], "start": a[:, 1], "end": a[:, 2]})
 
 
