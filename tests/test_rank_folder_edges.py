@@ -4,7 +4,9 @@ On hta's sampled_rank-0 / -1 traces (ranks 0 and 1)."""
 
 from __future__ import annotations
 
+import errno
 import gzip
+import os
 import re
 import shutil
 
@@ -114,3 +116,53 @@ def test_a_gzip_twin_is_told_by_its_trailer_alone(tmp_path):
     with open(tmp_path / "huge.json", "wb") as fh:
         fh.truncate(2**32 + 10)
     assert ranks._inflates_to(str(tmp_path / "ten.gz"), str(tmp_path / "huge.json"))
+
+
+@pytest.mark.parametrize(("code", "words", "fix"), [
+    (errno.EIO, "Input/output error", "check the disk or mount it is on, where the read failed"),
+    (errno.ELOOP, "Too many levels of symbolic links",
+     "mend the symbolic link in its path, which leads round in a loop"),
+    (errno.ENAMETOOLONG, "File name too long", "move it to a shorter path: this one is longer than the system allows"),
+    (errno.ENOMEM, "Cannot allocate memory", "clear what keeps it from being listed (Cannot allocate memory)"),
+])
+def test_a_folder_unlisted_for_another_reason_than_permission_gets_no_chmod(tmp_path, monkeypatch, code, words, fix):
+    """node0_gpu1/ beside node0_gpu0/ whose listing fails for a reason other than permission (an I/O error, a
+    link loop, a path too long; simulated, as no test machine can make them): the hint says what to do about
+    that, where it bade "make it readable (chmod u+r)", which cannot help."""
+    base = tmp_path / "base"
+    for name in ("node0_gpu0", "node0_gpu1"):
+        (base / name).mkdir(parents=True)
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", base / "node0_gpu0" / "t.pt.trace.json.gz")
+    lost = base / "node0_gpu1"
+    _failing(monkeypatch, lost, code, words)
+    with pytest.raises(ProfileError) as err:
+        ranks.rank_inputs(str(base))
+    assert (err.value.path, err.value.message, err.value.hint) == (
+        str(lost), f"cannot list directory: {words}",
+        f"its name is rank folder node0_gpu0's but for its digits, so it may hold a rank's profile: {fix}, or move "
+        "it out of the folder")
+
+
+def test_a_folder_of_ranks_unlisted_by_an_io_error_says_so(tmp_path, monkeypatch):
+    """A folder of ranks whose own listing fails with EIO (simulated): named with what to do about an I/O error,
+    where it had no hint (a refused permission gets its chmod, as before)."""
+    base = tmp_path / "base"
+    base.mkdir()
+    _failing(monkeypatch, base, errno.EIO, "Input/output error")
+    with pytest.raises(ProfileError) as err:
+        api.ranks(base)
+    assert (err.value.path, err.value.message, err.value.hint) == (
+        str(base), "cannot list directory: Input/output error",
+        "check the disk or mount it is on, where the read failed")
+
+
+def _failing(monkeypatch, path, code, words):
+    """``os.listdir`` failing on ``path`` with OSError ``code`` (``words`` its strerror)."""
+    real = os.listdir
+
+    def listdir(p="."):
+        if os.fspath(p) == str(path):
+            raise OSError(code, words, os.fspath(p))
+        return real(p)
+
+    monkeypatch.setattr(os, "listdir", listdir)

@@ -24,6 +24,7 @@ can exercise them with small files.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -231,6 +232,23 @@ def grant_hint(path: str, hint: str, bit: str) -> str:
     need = "read permission" if bit == "r" else "search permission (a directory needs it to be read)"
     return (f"it needs {need} for you, which --force cannot skip: it belongs to {owner}, who can grant it "
             f"(chmod o+{bit}, or g+{bit} for a group you are in)")
+
+
+#: What to do about an error listing or reading a path other than a refused permission, by errno: a chmod
+#: cannot help there, and "make it readable (chmod u+r)" was all the rank checks said.
+_OS_ERROR_FIXES = {
+    errno.EIO: "check the disk or mount it is on, where the read failed",
+    errno.ELOOP: "mend the symbolic link in its path, which leads round in a loop",
+    errno.ENAMETOOLONG: "move it to a shorter path: this one is longer than the system allows",
+    errno.ESTALE: "remount the network share it is on: its handle went stale",
+    errno.ENOTCONN: "remount the network share it is on: it is disconnected",
+}
+
+
+def os_error_fix(exc: OSError) -> str | None:
+    """What to do about ``exc``, an error other than a refused permission (whose chmod ``grant_hint`` says), by
+    what happened; None where its errno says nothing a user can act on."""
+    return _OS_ERROR_FIXES.get(exc.errno or 0)
 
 
 def _privileged() -> bool:

@@ -33,6 +33,7 @@ from .paths import (
     grant_hint,
     gzip_trailer_size,
     link_refused,
+    os_error_fix,
     other_owner,
 )
 
@@ -170,7 +171,8 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
         except (FileNotFoundError, NotADirectoryError) as exc:  # gone since listed: no folder to copy ranks into
             raise _changed_since_listed(path, isinstance(exc, NotADirectoryError)) from None
         except OSError as exc:
-            refused, bit = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), "r"
+            refused, bit = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), \
+                "r" if isinstance(exc, PermissionError) else exc
         if refused:
             why = f"its name is node folder {term_safe(beside[0])}'s but for its digits"
             raise ProfileError(path, refused.message, hint=_unlisted_hint(why, path, bit, directory, lone)) from None
@@ -199,10 +201,15 @@ def _away(directory: str, lone: str | None) -> str:
     return "move it out of the folder"
 
 
-def _unlisted_hint(why: str, path: str, bit: str, directory: str, lone: str | None) -> str:
+def _unlisted_hint(why: str, path: str, bit: str | OSError, directory: str, lone: str | None) -> str:
     """The hint of a folder ``path`` that cannot be listed (``bit`` "r") or searched ("x") and is named as one
     holding a rank (``why``): the chmod that grants it, for a folder of the user's own, else who can (the user's
-    chmod fails on another's: "Operation not permitted"; "make it readable" named no command)."""
+    chmod fails on another's: "Operation not permitted"; "make it readable" named no command). ``bit`` an error
+    other than a refused permission (EIO, ELOOP, ...): what to do about it (``os_error_fix``), which no chmod
+    does."""
+    if isinstance(bit, OSError):
+        fix = os_error_fix(bit) or f"clear what keeps it from being listed ({bit.strerror or bit})"
+        return f"{why}, so it may hold a rank's profile: {fix}, or {_away(directory, lone)}"
     what = "readable" if bit == "r" else "searchable"
     owner = other_owner(path)
     make = f"{what} (chmod u+{bit})" if owner is None else \
@@ -245,7 +252,8 @@ def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str],
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
-            refused, bit = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), "r"
+            refused, bit = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), \
+                "r" if isinstance(exc, PermissionError) else exc
         if refused:
             why = f"its name says rank {int(said.group(1))}" if said else \
                 f"its name is {term_safe(named[_DIGITS.sub('#', name)])} but for its digits"
@@ -267,8 +275,9 @@ def _search_refused(path: str, names: list[str], hint: bool = False) -> ProfileE
 
 def _unlistable(path: str, exc: OSError) -> ProfileError:
     """The error of a folder discovery must list and cannot: for want of permission, with the loader's hint
-    (``paths.grant_hint``), which the rank folder's and the job folder's lines lacked."""
-    hint = grant_hint(path, READ_HINT, "r") if isinstance(exc, PermissionError) else None
+    (``paths.grant_hint``), which the rank folder's and the job folder's lines lacked; for another error, what to do
+    about it where its errno says (``paths.os_error_fix``: EIO, ELOOP, ...)."""
+    hint = grant_hint(path, READ_HINT, "r") if isinstance(exc, PermissionError) else os_error_fix(exc)
     return ProfileError(path, f"cannot list directory: {exc.strerror or exc}", hint=hint)
 
 
