@@ -1269,6 +1269,26 @@ def test_csv_cut_inside_a_quoted_field(samples: Path, tmp_path: Path, monkeypatc
 
 
 @pytest.mark.parametrize("whole", [True, False])
+def test_a_stray_quote_before_the_last_64_kb_keeps_the_parsers_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   whole: bool) -> None:
+    """A quote opened in row 1 of a 6,001-row memory_record.csv (over 64 KB) and never closed: the end of the file
+    is whole (no quote in its last 64 KB), so it is not said to be cut; pandas' line, which names the row the quote
+    opens in, stays."""
+    from msprof_compare.loaders import ascend_text
+
+    if not whole:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    f = tmp_path / "memory_record.csv"
+    body = "".join(f"APP,{i},{i % 97}.5\n" for i in range(6000))
+    assert len(body) > 65536
+    f.write_text('Component,Timestamp(us),Total Reserved(MB)\n"APP,1,2.5\n' + body)
+    with pytest.raises(ProfileError) as exc:
+        ascend_text.read_memory_record(str(f), [])
+    assert exc.value.message.startswith("malformed CSV: Error tokenizing data. C error: EOF inside string starting "
+                                        "at row 1"), exc.value.message
+
+
+@pytest.mark.parametrize("whole", [True, False])
 def test_csv_rows_that_do_not_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool) -> None:
     """Past a good header: a row with a byte that is no UTF-8, or a quote opened and never closed, is a
     malformed CSV (one error naming the file), read in memory or streamed."""

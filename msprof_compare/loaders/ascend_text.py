@@ -1335,11 +1335,21 @@ def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
     """A CSV cut inside a quoted field (an interrupted copy: kernel_details.csv quotes its shapes) whose cut ends
     in a line break, which ``_check_last_row`` takes for a whole last row: pandas then fails with "EOF inside
     string", a parser's line that did not say the file was cut. Called on that failure alone (no cost to a good
-    read); the last row's fields are counted as ``_check_last_row`` counts them, the open field among them."""
+    read); the last row's fields are counted as ``_check_last_row`` counts them, the open field among them. A
+    quote opened before the 64 KB window looked at (a stray quote early in a large file) leaves the window parsing
+    whole: pandas' line, which names the row the quote opens in, stays."""
     tail, start = _tail(path, data)
     if start:  # begin at a line start inside the window
         tail = tail[tail.find(b"\n") + 1:]
-    rows = list(csv.reader(io.StringIO(tail.decode("utf-8", "replace"), newline="")))
+    text = tail.decode("utf-8", "replace")
+    try:
+        for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
+            pass
+        return
+    except csv.Error as exc:
+        if "unexpected end of data" not in str(exc):
+            return
+    rows = list(csv.reader(io.StringIO(text, newline="")))
     fields = rows[-1] if rows else []
     raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and ends inside a "
                              "quoted field (a quote opened and never closed)")
