@@ -661,6 +661,14 @@ class SideNote(str):
         return f"{self.before}{side}{self.after}"
 
 
+def sided(said: str, aside: str = "", then: str = "") -> SideNote:
+    """``said`` followed by its side where the API logs it, "(comparison side)", or "(base side: ASIDE)" where
+    an aside says more, then ``then`` (a hint, whose command the side would otherwise break): the one form of
+    every side file's line, so that two folders whose paths differ by a digit say which side each line is about."""
+    return SideNote(f"{said} ({aside}){then}" if aside else f"{said}{then}", f"{said} (",
+                    (f": {aside})" if aside else ")") + then)
+
+
 #: The event tables of a ``Profile``, as its repr counts them.
 _TABLES = ("ops", "kernels", "flows", "python_functions", "memory", "comm", "overlap", "queue")
 

@@ -175,7 +175,7 @@ def test_load_warnings_are_logged(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(trace), str(KINETO), enable_api_compare=True)
     assert caplog.messages == [f"{trace}: 1 kernel stream id(s) are not integers within int64 (the first: 'abc'); "
-                               "those kernels read as on no stream"]
+                               "those kernels read as on no stream (base side)"]
 
 
 def test_sheet_names_are_exact():

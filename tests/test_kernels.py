@@ -574,7 +574,7 @@ def test_op_statistic_without_a_time_column_says_which(samples, tmp_path, caplog
         res = compare(str(l1), str(side), enable_kernel_compare=True, use_kernel_type=True)
     assert "KernelTypeCompare" not in res.sheet_names
     assert [m for m in caplog.messages if "op_statistic" in m] == [
-        f"{path}: no {column} column; KernelTypeCompare reads none of its rows",
+        f"{path}: no {column} column; KernelTypeCompare reads none of its rows (comparison side)",
         f"Can't find any valid kernel type data (op_statistic.csv) in the file: {side}"]
 
 

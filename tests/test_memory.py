@@ -505,7 +505,7 @@ def test_operator_memory_sizes_over_a_petabyte(samples, caplog, tmp_path):
     stat = res.sheet("MemoryCompareStatistic")
     assert not stat["Base Allocated Memory(MB)"].isna().any() and stat["Base Allocated Memory(MB)"].sum() == 0
     assert stat["Comparison Allocated Memory(MB)"].sum() > 0
-    assert f"{f}: {len(rows) - 1} Size(KB) value(s) over 1 PB read as 0" in caplog.messages
+    assert f"{f}: {len(rows) - 1} Size(KB) value(s) over 1 PB read as 0 (base side)" in caplog.messages
 
 
 def test_db_operator_memory_sizes_over_a_petabyte(tmp_path):

@@ -276,7 +276,8 @@ def test_memory_only_run_says_why_a_damaged_memory_record_gives_no_peak(samples,
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(l1), str(side), enable_memory_compare=True)
     said = [r.getMessage() for r in caplog.records if "memory_record" in r.getMessage()]
-    assert said == [f"{mr}: {why}; the memory line's peak reserved memory (Mem Usage) leaves this side out"]
+    assert said == [f"{mr}: {why}; the memory line's peak reserved memory (Mem Usage) leaves this side out "
+                    "(comparison side)"]
     t = res.memory_totals
     assert t["comparison_peak_gb"] is None and t["peak_diff_gb"] is None and t["base_peak_gb"] > 0
     assert "memory_record.csv" not in res.comparison.files
@@ -339,7 +340,8 @@ def test_memory_only_run_says_the_readings_it_leaves_out_of_the_peak(samples, tm
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(l1), str(side), enable_memory_compare=True)
     said = [r.getMessage() for r in caplog.records if "memory_record" in r.getMessage()]
-    assert said == [f"{mr}: {len(top)} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out"]
+    assert said == [f"{mr}: {len(top)} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out "
+                    "(comparison side)"]
     assert res.memory_totals["comparison_peak_gb"] == pytest.approx(rest / 1024, abs=1e-9)
 
 

@@ -66,4 +66,5 @@ def test_memory_only_run_leaves_the_peak_out_without_the_hint(tmp_path: Path, ca
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(EXPORT), str(side), enable_memory_compare=True)
     assert [m for m in caplog.messages if "memory_record" in m] == [
-        f"{mr}: no data rows; the memory line's peak reserved memory (Mem Usage) leaves this side out"]
+        f"{mr}: no data rows; the memory line's peak reserved memory (Mem Usage) leaves this side out (comparison "
+        "side)"]

@@ -350,7 +350,7 @@ def test_memory_record_without_a_usable_value_is_noted_as_such(tmp_path, caplog)
     assert [row[res.summary["headers"].index("Mem Usage")] for row in res.summary["rows"]] == [
         "0.00G", f"{2109.6015625 / 1024:.2f}G"]
     assert [m for m in caplog.messages if "Mem Usage" in m] == [
-        f"{record}: 30 Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out"]
+        f"{record}: 30 Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out (base side)"]
 
 
 # --------------------------------------------------------------------------- spec worked examples

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import ProfileError
 from ..gcpause import gc_paused
-from ..model import Profile
+from ..model import Profile, SideNote, sided
 from ..options import Options
 from ..textsafe import short_list, term_safe
 from . import paths
@@ -470,7 +470,11 @@ def load_profile(given: str, opts: Options, step: int = -1, layout: Layout | Non
     young-generation passes inside the loads, 0.61 s at load average 9; the passes after them grew from 0.03 to
     0.12 s), and a load leaves next to no cyclic garbage (under 50 objects on the samples)."""
     with gc_paused():
-        return _load_profile(given, opts, step, layout)
+        profile = _load_profile(given, opts, step, layout)
+    # every note names its side where the API logs it (``sided``): two inputs whose paths differ by a digit (rank 0
+    # against rank 1 of one job) gave two lines of a CSV, a trace or a DB that did not say which side each was about
+    profile.warnings = [w if isinstance(w, SideNote) else sided(w) for w in profile.warnings]
+    return profile
 
 
 def _load_profile(given: str, opts: Options, step: int, layout: Layout | None) -> Profile:

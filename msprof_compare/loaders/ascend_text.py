@@ -84,6 +84,7 @@ from ..model import (
     object_array,
     object_full,
     repeats,
+    sided,
     step_marks,
     step_notes,
     threads_in_order,
@@ -2248,14 +2249,6 @@ def _other_case(out: str, name: str) -> str:
     except OSError:
         return ""
     return f"{term_safe(there[0])} is there: the name is case-sensitive; rename it to {name}" if there else ""
-
-
-def sided(said: str, aside: str = "", then: str = "") -> SideNote:
-    """``said`` followed by its side where the API logs it, "(comparison side)", or "(base side: ASIDE)" where
-    an aside says more, then ``then`` (a hint, whose command the side would otherwise break): the one form of
-    every side file's line, so that two folders whose paths differ by a digit say which side each line is about."""
-    return SideNote(f"{said} ({aside}){then}" if aside else f"{said}{then}", f"{said} (",
-                    (f": {aside})" if aside else ")") + then)
 
 
 def _missing_file(out: str, name: str) -> SideNote:

@@ -21,7 +21,7 @@ import re
 import zlib
 
 from ..errors import ProfileError
-from ..model import Profile
+from ..model import Profile, sided
 from ..textsafe import short_list, short_repr, short_text, term_safe
 from ..units import MAX_RANK, RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _kineto_candidates, _profiling_dirs, folder_traces
@@ -786,7 +786,7 @@ def check_db_rank(rank: int, profile: Profile, force: bool = False) -> None:
     devices = profile.extra.get("device_ranks") or ()
     if value is None and len(devices) != 1 and (len(devices) > 1 or profile.extra.get("device_ranks_odd", (0,))[0]):
         # the map names no one rank (two, or none but cells that are no rank id): the check has nothing to go by
-        profile.warnings.append(_unchecked_rank(profile, rank, devices))
+        profile.warnings.append(sided(_unchecked_rank(profile, rank, devices)))  # loaded already: its side here
     if value is None and not devices and profile.extra.get("device_map_none"):
         # nothing the DB holds names its rank (exports that never write the map are usual: no warning); the line
         # names no rank, so the ranks of one job that all lack it say it once
