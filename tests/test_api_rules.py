@@ -111,7 +111,10 @@ def test_kernel_compare_reads_off_in_the_options_where_a_side_is_no_npu_data(tmp
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         asked = compare(str(KINETO), str(NPU_DIR), enable_kernel_compare=True, use_kernel_type=True)
-    said = f"{GPU_MESSAGE} (the base side is a GPU trace)"
+    # the API's words for the flags, as every hint of a compare() call gives them
+    said = (f"{GPU_MESSAGE} (the base side is a GPU trace; enable_profiling_compare=True, "
+            "enable_operator_compare=True, enable_memory_compare=True, enable_communication_compare=True, "
+            "enable_api_compare=True take GPU traces)")
     assert [r.levelname for r in caplog.records if r.getMessage() == said] == ["WARNING"]
     assert (asked.options.enable_kernel_compare, asked.options.use_kernel_type) == (False, False)
     assert asked.slim().options == asked.options

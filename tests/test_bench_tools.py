@@ -171,7 +171,9 @@ def test_where_bench_charges_samples_to_the_package_stack(tmp_path: Path) -> Non
     before = signal.getsignal(signal.SIGPROF)
     got = mod.sample(str(npu), str(npu), 20, False, interval_us=100)
     assert signal.getsignal(signal.SIGPROF) is before
-    assert got["rounds"] == 20 and got["samples"] > 50 and got["cpu_per_compare_s"] > 0
+    # the kernel's profiling timer ticks far coarser than 100 us here (~4 ms: 50-53 samples for 20 compares of
+    # 12 ms CPU each, alone), so "> 50" failed at 47 in a loaded suite; 20 still gives every share below meaning
+    assert got["rounds"] == 20 and got["samples"] >= 20 and got["cpu_per_compare_s"] > 0
     share = {(r["file"], r["function"]): r["share"] for r in got["functions"]}
     assert share[("api.py", "compare")] >= 0.95
     assert 0.1 < share[("loaders/ascend_text.py", "load")] < share[("api.py", "compare")]
