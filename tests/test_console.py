@@ -129,7 +129,10 @@ def test_cli_says_which_row_is_base(samples: Path, capsys: pytest.CaptureFixture
     rows = [i for i, line in enumerate(lines) if line.startswith("| NPU |")]
     assert len(rows) == 2 and lines[rows[-1] + 1].startswith("+--")
     assert lines[rows[-1] + 2] == "Rows: base first, comparison second."
-    assert not lines[rows[-1] + 3].startswith(("Base row", "Comparison row"))  # both sides measured: no note
+    # both sides measured: no note but the Wait Time's (both read 0.000s beside 112.541 / 134.458 ms of Notify_Wait)
+    assert lines[rows[-1] + 3:rows[-1] + 5] == [wait_note("Base", text / "level1/rank0_ascend_pt"),
+                                                wait_note("Comparison", text / "level2/rank0_ascend_pt")]
+    assert not lines[rows[-1] + 5].startswith(("Base row", "Comparison row"))
 
 
 ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
@@ -140,6 +143,18 @@ def _raw_events(path: Path) -> list[dict]:
     raw = path.read_bytes()
     data = json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
     return data if isinstance(data, list) else data["traceEvents"]
+
+
+def wait_note(side: str, export: Path) -> str:
+    """The note under the table of a text export whose Wait Time reads 0.000s, with its Notify_Wait total summed
+    here from the raw trace_view.json (every Notify_Wait task, by hand: level1 112.541 ms, level2 134.458 ms)."""
+    from decimal import Decimal
+
+    raw = _raw_events(export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
+    total = sum(Decimal(str(e["dur"])) for e in raw if e.get("ph") == "X" and e.get("name") == "Notify_Wait")
+    return (f"{side} row: its Wait Time 0.000s is that of the HCCL plane that waits least in each communication "
+            "group, as the original measures a text export, here a plane with no Notify_Wait; its planes hold "
+            f"{total / 1000:,.3f} ms of Notify_Wait in all (CommunicationCompare's Notify_Wait rows).")
 
 
 def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.CaptureFixture,
@@ -162,7 +177,8 @@ def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.
     time_note = "Comparison row: no time breakdown (no E2E time), so its 0.000s cells are not measurements."
     bandwidth_note = ("Base row: a GPU trace records no transfer bandwidth, so its SDMA Bandwidth 0.000GB/s is not a "
                       "measurement.")
-    for comparison, notes in ((npu, [memory_note, bandwidth_note]), (samples / TIMELINE, [time_note])):
+    for comparison, notes in ((npu, [memory_note, bandwidth_note, wait_note("Comparison", npu)]),
+                              (samples / TIMELINE, [time_note])):
         code, out, _err = run_inproc(capsys, "-d", str(comparison), "-bp", str(samples / ALEXNET),
                                      "-o", str(tmp_path), "--enable_profiling_compare")
         assert code == 0
@@ -179,7 +195,9 @@ def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.
         assert code == 0
         assert json.loads(out)["console_summary"]["notes"] == notes
     code, out, _err = run_inproc(capsys, "-d", str(npu), "-bp", str(npu), "-o", "-", "--enable_profiling_compare")
-    assert code == 0 and json.loads(out)["console_summary"]["notes"] == []
+    # measured on both sides: only the Wait Time's note, of each side's 0.000s (the notes above are not said)
+    assert code == 0 and json.loads(out)["console_summary"]["notes"] == [wait_note(side, npu)
+                                                                          for side in ("Base", "Comparison")]
 
 
 def test_row_without_time_or_memory_gets_both_notes(samples: Path, capsys: pytest.CaptureFixture) -> None:
@@ -194,7 +212,8 @@ def test_row_without_time_or_memory_gets_both_notes(samples: Path, capsys: pytes
     assert not [e for e in _raw_events(timeline) if e.get("name") == "[memory]"]
     assert not (timeline.parent / "memory_record.csv").exists()
     npu = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
-    notes = ["Comparison row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.",
+    notes = [wait_note("Base", npu),
+             "Comparison row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.",
              "Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.",
              "Comparison row: a lone timeline file has no communication.json, so its SDMA Bandwidth 0.000GB/s is not "
              "a measurement."]

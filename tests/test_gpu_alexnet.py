@@ -30,6 +30,12 @@ NPU = Path(__file__).resolve().parents[1].parent / "shared" / "samples" / \
 WITH_STACK = "If you want to see the operator's call stack, you must enable with_stack switch."
 
 
+def _without_wait_note(notes: list[str]) -> list[str]:
+    """The notes under the table but a text export's zero Wait Time line (tests/test_mindspore_user_leftovers.py
+    pins it), which every level-1/2 text side has and which is no part of what this file checks."""
+    return [n for n in notes if " row: its Wait Time 0.000s is that of the HCCL plane" not in n]
+
+
 @pytest.fixture(scope="module")
 def events() -> list[dict]:
     # exact decimals: the trace's µs timestamps are epoch-scale with 3 decimals
@@ -347,7 +353,7 @@ def test_text_side_without_communication_gets_no_gpu_bandwidth_note(caplog: pyte
         res = compare(str(bare), str(npu), enable_profiling_compare=True)
     headers = res.summary["headers"]
     assert res.summary["rows"][0][headers.index("SDMA Bandwidth")] == "0.000GB/s"
-    assert res.summary["notes"] == [
+    assert _without_wait_note(res.summary["notes"]) == [
         "Base row: no usable communication.json, so its SDMA Bandwidth 0.000GB/s is not a measurement."]
     assert not [m for m in caplog.messages if "GPU trace" in m or ("andwidth" in m and "does not exist" not in m)]
     assert [m for m in caplog.messages if "communication.json" in m] == [  # the loader's, of its side

@@ -39,6 +39,12 @@ L1 = str(DATA / "l1" / "ascend_pytorch_profiler_0.db")
 L2 = str(DATA / "l2" / "ascend_pytorch_profiler_0.db")
 
 
+def _without_wait_note(notes: list[str]) -> list[str]:
+    """The notes under the table but a text export's zero Wait Time line (tests/test_mindspore_user_leftovers.py
+    pins it), which every level-1/2 text side has and which is no part of what this file checks."""
+    return [n for n in notes if " row: its Wait Time 0.000s is that of the HCCL plane" not in n]
+
+
 def reference(reference_outputs: Path) -> pd.DataFrame:
     f = reference_outputs / "3-npu-db-l1-vs-l2" / "performance_comparison_result.xlsx"
     return read_xlsx(f, sheet_name="OverallMetrics", header=2)
@@ -227,9 +233,9 @@ def test_db_side_bandwidth_of_zero_is_explained(samples: Path, caplog: pytest.Lo
         res = api.compare(str(text), str(db), enable_profiling_compare=True)
     headers = res.summary["headers"]
     assert [row[headers.index("SDMA Bandwidth")] for row in res.summary["rows"]] == [expected, "0.000GB/s"]
-    assert res.summary["notes"] == ["Comparison row: a DB export writes its bandwidth to analysis.db, which the "
-                                    "comparison does not read (as the original), so its SDMA Bandwidth 0.000GB/s "
-                                    "is not a measurement."]
+    assert _without_wait_note(res.summary["notes"]) == [
+        "Comparison row: a DB export writes its bandwidth to analysis.db, which the comparison does not read (as the "
+        "original), so its SDMA Bandwidth 0.000GB/s is not a measurement."]
     assert not [r for r in caplog.records if "andwidth" in r.getMessage()]
     # the premise of that line, by SQL: the export's analysis.db has the per-op bandwidth rows, SDMA among them
     analysis = db / "ASCEND_PROFILER_OUTPUT" / "analysis.db"

@@ -32,6 +32,12 @@ MS = DATA / "profiler" / "rank-0_20250101000000000_ascend_ms"
 OPTS = Options(enable_profiling_compare=True)
 
 
+def _without_wait_note(notes: list[str]) -> list[str]:
+    """The notes under the table but a text export's zero Wait Time line (tests/test_mindspore_user_leftovers.py
+    pins it), which every level-1/2 text side has and which is no part of what this file checks."""
+    return [n for n in notes if " row: its Wait Time 0.000s is that of the HCCL plane" not in n]
+
+
 def ns(v) -> int:
     return int((Decimal(str(v)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
 
@@ -345,8 +351,9 @@ def test_memory_record_without_a_usable_value_is_noted_as_such(tmp_path, caplog)
     record.write_text(lines[0] + "".join(",".join([*r[:3], f"-{r[3]}", *r[4:]]) for r in rows), encoding="utf-8")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(side), str(PT), enable_profiling_compare=True)
-    assert res.summary["notes"] == ["Base row: its memory_record.csv holds no usable Total Reserved(MB) value, so its "
-                                    "Mem Usage 0.00G is not a measurement."]
+    assert _without_wait_note(res.summary["notes"]) == [
+        "Base row: its memory_record.csv holds no usable Total Reserved(MB) value, so its Mem Usage 0.00G is not a "
+        "measurement."]
     assert [row[res.summary["headers"].index("Mem Usage")] for row in res.summary["rows"]] == [
         "0.00G", f"{2109.6015625 / 1024:.2f}G"]
     assert [m for m in caplog.messages if "Mem Usage" in m] == [
@@ -900,7 +907,7 @@ def test_bandwidth_notes_say_why_in_each_case(tmp_path, caplog):
         assert [m for m in caplog.messages if "communication.json" in m or "or bandwidths" in m] == [logged]
         headers = res.summary["headers"]
         assert [row[headers.index("SDMA Bandwidth")] for row in res.summary["rows"]] == ["0.000GB/s", expected]
-        assert res.summary["notes"] == notes
+        assert _without_wait_note(res.summary["notes"]) == notes
 
 
 def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
@@ -934,7 +941,7 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
         named = [m for m in lines if name in m]
         assert len(named) == 1 and f"The file {name} does not exist." in named[0], named
         assert not [m for m in lines if cost in m and m not in named]
-        assert res.summary["notes"] == notes
+        assert _without_wait_note(res.summary["notes"]) == notes
 
 
 def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_path, caplog):

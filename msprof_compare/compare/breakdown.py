@@ -140,6 +140,11 @@ class Breakdown:
     computing_ns: int = 0
     uncovered_comm_ns: int = 0
     wait_ns: int = 0
+    #: A text export's Notify_Wait task time on its HCCL planes, all of it (CommunicationCompare's Notify_Wait
+    #: rows): its Wait Time is the plane that waits least per group (reference-1 §5.7), often one with none, so a
+    #: 0.000s beside this figure is said under the console table (``overall.table_notes``); summed only where each
+    #: group's plane picked has no Notify_Wait (so the Wait Time is 0 for that reason), else 0
+    notify_wait_ns: int = 0
     e2e_ns: int = 0
     sdma_stream: Bucket = field(default_factory=Bucket)   # SDMA on compute streams ("\tSDMA" under Free Time)
     lccl: Bucket = field(default_factory=Bucket)

@@ -401,6 +401,13 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[st
             notes.append(f"{side} row: its computing time is not split into categories (see the validity checks), so "
                          f"its {and_list(category_cells)} 0.000s(0) are not measurements: its Computing Time is all "
                          "Other Time.")
+        # a text export's Wait Time is its least-waiting plane's (reference-1 §5.7), often one with no Notify_Wait:
+        # its 0.000s beside CommunicationCompare's Notify_Wait rows (level-1 excerpt: 112.541 ms) read as no wait
+        if bd.e2e_ns and not bd.wait_ns and bd.notify_wait_ns and bd.groups:
+            notes.append(f"{side} row: its Wait Time 0.000s is that of the HCCL plane that waits least in each "
+                         "communication group, as the original measures a text export, here a plane with no "
+                         f"Notify_Wait; its planes hold {bd.notify_wait_ns / 1e6:,.3f} ms of Notify_Wait in all "
+                         "(CommunicationCompare's Notify_Wait rows).")
         # apart from the time note: a side without E2E time (a lone timeline) may have no memory either, and its
         # 0.00G is no 0.000s cell
         if "Mem Usage" in headers and not bd.memory_gb:

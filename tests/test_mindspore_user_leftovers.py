@@ -1,0 +1,77 @@
+"""What a first-user pass over MindSpore inputs left (session 69): a zero Wait Time with no word beside the
+Notify_Wait time CommunicationCompare shows, step words that spoke only of ProfilerStep#N to a side whose
+kernel_details.csv numbers its steps, and CANN PROF_* hints whose paths did not work pasted back. Each figure
+here is read from the raw files, not from the code's output."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from cliutil import run_inproc
+from test_steps import _mindspore_25
+
+from msprof_compare import compare
+
+TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
+ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+
+
+def _notify_wait_ms(export: Path) -> str:
+    """Every Notify_Wait task's duration in the raw trace_view.json, summed exactly, as ms to 3 places."""
+    raw = json.loads((export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    total = sum(Decimal(str(e["dur"])) for e in raw if e.get("ph") == "X" and e.get("name") == "Notify_Wait")
+    return f"{total / 1000:,.3f}"
+
+
+def test_a_zero_wait_time_beside_notify_wait_is_said_under_the_table(samples: Path, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture) -> None:
+    """A GPU trace against the level-1 export laid out as MindSpore 2.5 writes it: its Wait Time reads 0.000s
+    (the original's rule takes each group's plane that waits least, here one with no Notify_Wait) while
+    CommunicationCompare lists 112 Notify_Wait tasks of 112.541 ms (summed here from the raw trace). The zero
+    stays; the line under the table says why and gives that figure. The level-0 export, with no Notify_Wait task,
+    gets no such line."""
+    ms = _mindspore_25(samples / TEXT.format(1), tmp_path / "rank-0_20250301120000001_ascend_ms")
+    raw = json.loads((ms / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    assert len([e for e in raw if e.get("ph") == "X" and e.get("name") == "Notify_Wait"]) == 112
+    assert _notify_wait_ms(ms) == "112.541"
+    code, out, _err = run_inproc(capsys, "-d", str(ms), "-bp", str(samples / ALEXNET), "-o", str(tmp_path / "out"))
+    assert code == 0
+    lines = out.splitlines()
+    header = next(line for line in lines if "Uncovered Communication Time(Wait Time)" in line).split("|")
+    row = next(line for line in lines if line.startswith("| NPU |")).split("|")
+    cell = row[[h.strip() for h in header].index("Uncovered Communication Time(Wait Time)")].strip()
+    assert cell.endswith("(0.000s)")  # the figure is the original's, unchanged
+    legend = lines.index("Rows: base first, comparison second.")
+    said = [line for line in lines[legend + 1:] if line.startswith("Comparison row: its Wait Time")]
+    assert said == ["Comparison row: its Wait Time 0.000s is that of the HCCL plane that waits least in each "
+                    "communication group, as the original measures a text export, here a plane with no Notify_Wait; "
+                    "its planes hold 112.541 ms of Notify_Wait in all (CommunicationCompare's Notify_Wait rows)."]
+    res = compare(str(samples / ALEXNET), str(ms), enable_communication_compare=True)
+    sheet = res.sheet("CommunicationCompare")
+    waits = sheet[sheet["Task Name.1"].astype(str).str.strip() == "Notify_Wait"]
+    assert f"{waits['Total Duration(us).1'].sum() / 1000:,.3f}" == "112.541"  # the figure the line names
+    level0 = samples / TEXT.format(0)
+    assert _notify_wait_ms(level0) == "0.000"
+    notes = compare(str(samples / ALEXNET), str(level0), enable_profiling_compare=True).summary["notes"]
+    assert not [n for n in notes if "Wait Time" in n]
+    # a zero for another reason is not called the pick of a plane without Notify_Wait: the level-1 copy without
+    # Plane 0 (the one plane with no Notify_Wait; Planes 1-7 have 16 each) and without its Communication(Not
+    # Overlapped) windows, so that every plane waits but no wait lies in uncovered time
+    cut = tmp_path / "cut" / "rank0_ascend_pt"
+    shutil.copytree(samples / TEXT.format(1), cut)
+    trace = cut / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    lanes = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    plane = [e for e in events if lanes.get((e.get("pid"), e.get("tid"))) == "Plane 0"]
+    assert plane and not [e for e in plane if e.get("name") == "Notify_Wait"]
+    trace.write_text(json.dumps([e for e in events if e not in plane
+                                 and e.get("name") != "Communication(Not Overlapped)"]))
+    cut_run = compare(str(samples / ALEXNET), str(cut), enable_profiling_compare=True)
+    wait = cut_run.summary["headers"].index("Uncovered Communication Time(Wait Time)")
+    assert cut_run.summary["rows"][1][wait].strip() == "0.000s(0.000s)"
+    assert not [n for n in cut_run.summary["notes"] if "Wait Time" in n]
