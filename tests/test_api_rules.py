@@ -74,13 +74,16 @@ def test_one_gpu_side_with_a_step_is_refused_after_loading(tmp_path):
 def test_absent_step_refused_whichever_of_these_comparisons_runs(flag, caplog):
     """A step the NPU data does not hold is refused before any comparator runs (no "Start to compare" line),
     whether the run asks for the API statistics alone or the time breakdown alone (reference-1 §1.4). The
-    excerpt's trace_view.json holds no ProfilerStep# event (grep finds none)."""
+    excerpt's trace_view.json holds no ProfilerStep# event (grep finds none); its kernel_details.csv gives its 20
+    kernels Step Id 50 (cut -d, -f1 | uniq), which the refusal names (left69c)."""
     with caplog.at_level(logging.INFO, logger="msprof-analyze"), pytest.raises(UsageError) as info:
         compare(str(NPU_DIR), str(NPU_DIR), **{flag: True}, base_step=999, comparison_step=999)
     # named by the file the steps are read from (tests/test_steps.py::test_step_errors_name_the_file_the_steps_...)
     assert str(info.value) == (f"{NPU_DIR / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 999: "
-                               "the profile has no ProfilerStep# markers, so no "
-                               "step can be chosen (run without base_step / comparison_step)")
+                               "the profile has no ProfilerStep# markers, so no step can be chosen; its "
+                               "kernel_details.csv numbers kernels by step (50), but a step's range is that of its "
+                               "ProfilerStep# marker, so the step options do not apply to it (run without base_step "
+                               "/ comparison_step)")
     assert not [m for m in caplog.messages if m.startswith("Start to compare")]
 
 

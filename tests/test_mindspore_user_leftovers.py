@@ -5,19 +5,21 @@ here is read from the raw files, not from the code's output."""
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from cliutil import run_inproc
+from cliutil import error_lines, run_inproc
 from test_steps import _mindspore_25
 
 from msprof_compare import compare
 
 TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
 ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+MS_FIXTURE = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
 
 
 def _notify_wait_ms(export: Path) -> str:
@@ -75,3 +77,45 @@ def test_a_zero_wait_time_beside_notify_wait_is_said_under_the_table(samples: Pa
     wait = cut_run.summary["headers"].index("Uncovered Communication Time(Wait Time)")
     assert cut_run.summary["rows"][1][wait].strip() == "0.000s(0.000s)"
     assert not [n for n in cut_run.summary["notes"] if "Wait Time" in n]
+
+
+def test_a_step_asked_of_a_side_without_markers_names_its_kernel_step_ids(samples: Path, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture) -> None:
+    """The MindSpore-layout fixture has no ProfilerStep# event but a kernel_details.csv whose Step ID column gives
+    every kernel step 50 (read here from the file). Asked for step 50, the refusal said only "the profile has no
+    ProfilerStep# markers": it now names the column's steps and says the step options do not apply (tried: step
+    50 is refused, exit 2). The step count check says the same of a blank side, on one side or both."""
+    kernels = MS_FIXTURE / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    with kernels.open(newline="") as fh:
+        ids = {row["Step ID"] for row in csv.DictReader(fh)}
+    assert ids == {"50"}
+    trace = MS_FIXTURE / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    assert "ProfilerStep#" not in trace.read_text()
+    code, _out, err = run_inproc(capsys, "-d", str(MS_FIXTURE), "-bp", str(MS_FIXTURE), "--base_step", "50",
+                                 "--comparison_step", "50", "-o", str(tmp_path / "never"))
+    assert code == 2 and error_lines(err) == [
+        f"error: {trace}: Invalid step id: 50: the profile has no ProfilerStep# markers, so no step can be chosen; "
+        "its kernel_details.csv numbers kernels by step (50), but a step's range is that of its ProfilerStep# "
+        "marker, so the step options do not apply to it (run without --base_step / --comparison_step)"]
+    assert not (tmp_path / "never").exists()
+    # a side whose kernel_details.csv numbers no step keeps the refusal as it was
+    bare = tmp_path / "rank-0_20250101000000001_ascend_ms"
+    (bare / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    (bare / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_bytes(trace.read_bytes())
+    text = kernels.read_text().splitlines()
+    (bare / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").write_text(
+        "\n".join([text[0], *("N/A" + line[2:] for line in text[1:])]) + "\n")
+    code, _out, err = run_inproc(capsys, "-d", str(bare), "-bp", str(bare), "--base_step", "50",
+                                 "--comparison_step", "50", "-o", str(tmp_path / "never"))
+    assert code == 2 and error_lines(err) == [
+        f"error: {bare / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 50: the profile has no "
+        "ProfilerStep# markers, so no step can be chosen (run without --base_step / --comparison_step)"]
+    # the step count check: the level-1 torch_npu export (1 marker, ProfilerStep#50) against the fixture
+    row = compare(str(samples / TEXT.format(1)), str(MS_FIXTURE), enable_profiling_compare=True
+                  ).guards.set_index("Check").loc["step count"]
+    assert (row["Status"], row["Base"], row["Comparison"], row["Detail"]) == (
+        "unknown", 1, None, "distinct ProfilerStep#N ids in the trace; blank: the comparison side has no "
+        "ProfilerStep#N op; the comparison side's kernel_details.csv numbers kernels by step (50), but a step's "
+        "range is that of its ProfilerStep# marker, so --base_step / --comparison_step do not apply to that side")
+    row = compare(str(bare), str(bare), enable_profiling_compare=True).guards.set_index("Check").loc["step count"]
+    assert row["Detail"] == "distinct ProfilerStep#N ids in the trace; blank: neither side has a ProfilerStep#N op"

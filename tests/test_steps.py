@@ -417,14 +417,20 @@ def test_mindspore_25_step_count_without_a_step_counts_as_a_step_run(samples: Pa
 def test_a_trace_without_torch_ops_or_markers_reads_a_plain_blank_step_count() -> None:
     """The MindSpore-layout fixture (tests/data/npu/profiler: no torch op, and no event named ProfilerStep#, read
     from the raw file) had its blank step count followed by "markers among other events ... are read only where a
-    step is asked for"; its events are now looked at without a step too, so the blank says no more than that."""
+    step is asked for"; its events are now looked at without a step too, so the blank says no more than that of the
+    markers, then what its kernel_details.csv's Step ID column holds (step 50 on every row, read from the file), which
+    the step options do not read (left69c)."""
     d = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
     raw = json.loads((d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
     assert not [e for e in raw if e.get("cat") == "cpu_op" or "ProfilerStep#" in str(e.get("name"))]
     assert load_profile(str(d), Options()).extra["other_step_marks"] == set()
     row = compare(str(d), str(d), enable_profiling_compare=True).guards.set_index("Check").loc["step count"]
+    head, *rows = (d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").read_text().splitlines()
+    assert head.startswith("Step ID,") and {r.split(",", 1)[0] for r in rows} == {"50"}
     assert (row["Status"], row["Base"], row["Comparison"], row["Detail"]) == (
-        "unknown", None, None, "distinct ProfilerStep#N ids in the trace; blank: neither side has a ProfilerStep#N op")
+        "unknown", None, None, "distinct ProfilerStep#N ids in the trace; blank: neither side has a ProfilerStep#N op; "
+        "both sides' kernel_details.csv number kernels by step (50), but a step's range is that of its ProfilerStep# "
+        "marker, so --base_step / --comparison_step do not apply to them")
 
 
 def test_mindspore_profiler_settings(samples: Path, tmp_path: Path, caplog) -> None:

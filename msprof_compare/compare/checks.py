@@ -35,13 +35,14 @@ from ..model import (
     object_column,
     us_text,
 )
-from ..textsafe import and_list, short_repr
+from ..textsafe import and_list, id_ranges, short_repr
 from ..units import MAX_RANK
 from .breakdown import BUCKETS, Breakdown, Bucket, peak_reserved_gb, peak_without_app_gb
 from .breakdown_npu import has_pmu, hccl_op_rows, no_pmu_why
 from .kernels import any_typed, kernel_types_whole
 from .optree import Unlinked, built_tree, no_ops_reason, shape_key, unlinked_kernels
 from .overall import breakdown_keywords, find_breakdowns
+from .steps import kernel_steps
 from .table import Sheet, column_at, ms3, plain_frame, sheet_numbers, text_cells
 from .waterfall import unsplit
 
@@ -199,6 +200,24 @@ def _step_count(names: set[str], p: Profile | None = None) -> tuple[int, list[st
     marks = sorted(n for n in names if isinstance(n, str) and STEP_MARK in n)
     ids = [marker_step(n) for n in marks]
     return len({i for i in ids if i != -1}), [n for n, i in zip(marks, ids, strict=True) if i == -1]
+
+
+def _kernel_step_words(blank: list[str], b: Profile, c: Profile) -> str:
+    """The step count Detail's words on a blank side whose kernel_details.csv numbers its kernels by step (the
+    MindSpore layout without markers): "no ProfilerStep#N op" alone read as a profile without steps, and left
+    unsaid that the step options, which go by the markers, refuse it."""
+    held = {side: kernel_steps(p) for side, p in zip(_SIDES, (b, c), strict=True) if side in blank}
+    held = {side: ids for side, ids in held.items() if ids}
+    if not held:
+        return ""
+    texts = {side: id_ranges(ids, escape=False) for side, ids in held.items()}
+    if len(texts) == 2 and len(set(texts.values())) == 1:
+        named = f"both sides' kernel_details.csv number kernels by step ({texts['base']})"
+    else:
+        named = and_list([f"the {side} side's kernel_details.csv numbers kernels by step ({t})"
+                          for side, t in texts.items()])
+    return (f"; {named}, but a step's range is that of its ProfilerStep# marker, so --base_step / "
+            f"--comparison_step do not apply to {'them' if len(texts) == 2 else 'that side'}")
 
 
 def _idless_words(idless: tuple[list[str], list[str]]) -> str:
@@ -1467,7 +1486,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     who = "neither side has a" if len(blank) == 2 else f"the {blank[0]} side has no" if blank else ""
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
                        STEP_COUNT_DETAIL + (f"; blank: {who} ProfilerStep#N op" if blank else "")
-                       + _idless_words((idless_b, idless_c))))
+                       + _kernel_step_words(blank, b, c) + _idless_words((idless_b, idless_c))))
     (wb, lo_b, hi_b), (wc, lo_c, hi_c) = _world(b), _world(c)
     # same where both are exact and equal, different where the two ranges do not meet, else unknown
     same = None if wb is None or wc is None else (

@@ -75,12 +75,30 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
         among = "" if python is None else " among its host ops, which steps are read from ({}: {})".format(
             "1 Python function is named as one" if python[0] == 1
             else f"{python[0]:,} Python functions are named as one, the first", short_repr(python[1]))
+        # the column's steps, where no Python function's marker already says why (a torch_npu export's refusal)
+        held = kernel_steps(profile) if python is None else []
+        column = "" if not held else (
+            f"; its kernel_details.csv numbers kernels by step ({id_ranges(held, escape=False)}), but a step's range "
+            "is that of its ProfilerStep# marker, so the step options do not apply to it")
         raise StepError(f"{source}: Invalid step id: {step}: the profile has no ProfilerStep# markers{among}, "
-                        "so no step can be chosen (run without --base_step / --comparison_step)")
+                        f"so no step can be chosen{column} (run without --base_step / --comparison_step)")
     why = "" if python is None or step not in python[2] else (
         f" (ProfilerStep#{step} here names a Python function; steps are read from the host ops)")
     raise StepError(f"{source}: Invalid step id: {step}, please choose from the valid steps: "
                     f"{id_ranges(seen, escape=False)}{why}")
+
+
+def kernel_steps(profile: Profile) -> list[int]:
+    """The step ids a text export's kernel_details.csv gives its kernels (``Step Id`` / MindSpore's ``Step ID``),
+    sorted: a side without ProfilerStep# markers may still number its kernels by step (the MindSpore layout), and
+    the words on its missing markers said only "ProfilerStep#N", as if it had no steps at all."""
+    kd = profile.kernel_details
+    if profile.source != "ascend_text" or kd is None or "Step Id" not in kd.columns or not len(kd):
+        return []
+    ids = kd["Step Id"].to_numpy()
+    if ids.dtype.kind not in "iu":
+        return []
+    return sorted(int(i) for i in pd.unique(ids[ids >= 0]))
 
 
 def steps_file(profile: Profile) -> str:
