@@ -277,7 +277,7 @@ def test_directory_of_event_list_jsons_is_no_profile(tmp_path):
     (parent / "timeline" / "msprof_1.json").write_text("[]")
     with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
         detect(str(parent))
-    assert err.value.hint == f"it holds timeline files: {os.path.join('timeline', 'msprof_1.json')}; pass one of them"
+    assert err.value.hint == f"it holds timeline files: {parent / 'timeline' / 'msprof_1.json'}; pass one of them"
     kineto = tmp_path / "renamed"
     kineto.mkdir()
     (kineto / "worker0.json").write_text('\ufeff {"traceEvents": []}')
@@ -318,7 +318,8 @@ def test_legacy_timeline_folder_names_its_files(samples):
         pytest.skip("mindinsight sample absent")
     assert sorted(p.name for p in timeline.iterdir())[:4] == ["hccl_1_0_1.json", "hccl_1_0_2.json",
                                                               "msprof_1_0_1.json", "msprof_1_0_2.json"]
-    for folder, hint in ((timeline, "it holds timeline files: msprof_1_0_1.json, msprof_1_0_2.json; pass one of them"),
+    for folder, hint in ((timeline, f"it holds timeline files: {timeline / 'msprof_1_0_1.json'}, "
+                                    f"{timeline / 'msprof_1_0_2.json'}; pass one of them"),
                          (root / "run_2/normal_run/profiler", "it is a MindSpore 1.x profiler folder "
                           "(framework_raw_1.csv), which this comparison does not read: profile with MindSpore 2.x, "
                           "whose Profiler writes an *_ascend_ms folder, and pass that"),
@@ -368,21 +369,26 @@ def test_mindspore_1x_file_given_alone_is_not_sent_to_its_folder(samples, tmp_pa
     assert done.value.code == 1
 
 
-def test_cann_prof_folder_names_its_timeline_files(samples):
+def test_cann_prof_folder_names_its_timeline_files(samples, monkeypatch):
     """A CANN run's PROF_* folder, and its device_N folder, hold the msprof_*.json timeline files a level or two
-    down (device_N/timeline/): the refusal names them by their path from the folder given, as it does for the
-    timeline folder itself (the sweep found both read as "the data is not parsed", with no hint)."""
+    down (device_N/timeline/): the refusal names them, as it does for the timeline folder itself (the sweep found
+    both read as "the data is not parsed", with no hint), each by a path that works from where the command ran:
+    the folder as typed, then the file's path from it (their path from the folder alone was not found pasted
+    back). Tried from the samples folder with a relative input, and each path named detected as given."""
     prof = samples / "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704567_GQFAMHBKGODKJMLA"
     if not prof.is_dir():
         pytest.skip("mindinsight sample absent")
     assert sorted(p.name for p in prof.iterdir() if p.is_dir()) == ["device_1"]
-    for folder, prefix in ((prof, "device_1/timeline/"), (prof / "device_1", "timeline/")):
+    monkeypatch.chdir(prof.parent)  # a relative input, as a user types it from the folder above
+    timeline = os.path.join(prof.name, "device_1", "timeline")
+    for folder in (prof.name, os.path.join(prof.name, "device_1"), "./" + prof.name):
         with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore") as err:
-            detect(str(folder))
-        assert err.value.hint == (f"it holds timeline files: {prefix}msprof_1_0_1.json, {prefix}msprof_1_0_2.json; "
-                                  "pass one of them").replace("/", os.sep)
-        listed = folder / prefix / "msprof_1_0_1.json"  # the file named compares given alone
-        assert detect(str(listed)).trace_path == str(listed)
+            detect(folder)
+        typed = os.path.join("." if folder.startswith("./") else "", timeline)
+        listed = [os.path.join(typed, f"msprof_1_0_{i}.json") for i in (1, 2)]
+        assert err.value.hint == f"it holds timeline files: {listed[0]}, {listed[1]}; pass one of them"
+        for path in listed:  # each file named compares given alone, from where the command ran
+            assert detect(path).trace_path == os.path.abspath(path)
 
 
 def test_parent_of_rank_directories_names_them(tmp_path):
@@ -431,7 +437,7 @@ def test_parent_of_many_rank_directories_lists_four(tmp_path):
                               "rank3_ascend_pt, ... (5 in all); pass one of them, one rank per side")
 
 
-def test_timeline_folder_with_many_msprof_files_lists_four(samples, tmp_path):
+def test_timeline_folder_with_many_msprof_files_lists_four(samples, tmp_path, monkeypatch):
     """The timeline hint lists up to four msprof_*.json files; a fifth makes it "..." and the count: the
     mindinsight CANN timeline folder (msprof_1_0_1.json, msprof_1_0_2.json) with copies of those two as
     msprof_1_0_3.json and msprof_1_0_4.json, then of the first as msprof_1_0_5.json."""
@@ -443,15 +449,15 @@ def test_timeline_folder_with_many_msprof_files_lists_four(samples, tmp_path):
     shutil.copytree(src, timeline)
     shutil.copy(src / "msprof_1_0_1.json", timeline / "msprof_1_0_3.json")
     shutil.copy(src / "msprof_1_0_2.json", timeline / "msprof_1_0_4.json")
+    monkeypatch.chdir(tmp_path)  # given as "timeline": the files are named from there, as typed
     with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore") as err:
-        detect(str(timeline))
-    assert err.value.hint == ("it holds timeline files: msprof_1_0_1.json, msprof_1_0_2.json, msprof_1_0_3.json, "
-                              "msprof_1_0_4.json; pass one of them")
+        detect("timeline")
+    named = [os.path.join("timeline", f"msprof_1_0_{i}.json") for i in (1, 2, 3, 4)]
+    assert err.value.hint == f"it holds timeline files: {', '.join(named)}; pass one of them"
     shutil.copy(src / "msprof_1_0_1.json", timeline / "msprof_1_0_5.json")
     with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore") as err:
-        detect(str(timeline))
-    assert err.value.hint == ("it holds timeline files: msprof_1_0_1.json, msprof_1_0_2.json, msprof_1_0_3.json, "
-                              "msprof_1_0_4.json, ... (5 in all); pass one of them")
+        detect("timeline")
+    assert err.value.hint == f"it holds timeline files: {', '.join(named)}, ... (5 in all); pass one of them"
 
 
 def test_profiling_only_skips_unneeded_csvs():

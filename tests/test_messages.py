@@ -786,7 +786,8 @@ def test_a_folder_of_cann_runs_names_them_and_a_file_to_pass(samples: Path, tmp_
                                                              capsys: pytest.CaptureFixture) -> None:
     """MindInsight's profiler folder holds two CANN runs (PROF_* folders): it was refused as holding nothing
     parsed, without a word of what to pass. The hint names the runs, says one is chosen, and gives a timeline
-    file that compares given alone; a folder with one run names that run's files by their path from it."""
+    file that compares given alone; a folder with one run names that run's files. Every path starts with the
+    folder as typed, so that it works pasted back (left69c: they were paths from the folder given)."""
     from msprof_compare.loaders import detect
 
     folder = samples / "mindinsight/tests/utils/resource/profiler"
@@ -794,21 +795,21 @@ def test_a_folder_of_cann_runs_names_them_and_a_file_to_pass(samples: Path, tmp_
         pytest.skip("mindinsight sample absent")
     first, second = "PROF_000001_20230818142704322_COJGGGCANRMICFBC", "PROF_000001_20230818142704567_GQFAMHBKGODKJMLA"
     assert sorted(p.name for p in folder.iterdir()) == [first, second]
-    example = Path(first, "device_0", "timeline", "msprof_0_2_1.json")
+    example = folder / first / "device_0" / "timeline" / "msprof_0_2_1.json"
     with pytest.raises(SystemExit) as info:
         cli.analyze_main(["compare", "-d", str(folder), "-bp", str(folder), "-o", str(tmp_path / "never")])
     err = capsys.readouterr().err
     assert info.value.code == 1 and [line for line in err.splitlines() if line.startswith("error:")] == [
         f"error: {folder}: The data is not collected by PyTorch or Mindspore mode or the data is not parsed: no "
-        f"trace_view.json, profiler *.db or *.pt.trace.json found (it holds 2 CANN PROF_* folders: {first}, "
-        f"{second}; choose one and pass one of its timeline files, such as {example})"]
-    assert detect(str(folder / example)).trace_path == str(folder / example)  # the file named is taken
+        f"trace_view.json, profiler *.db or *.pt.trace.json found (it holds 2 CANN PROF_* folders: {folder / first}, "
+        f"{folder / second}; choose one and pass one of its timeline files, such as {example})"]
+    assert detect(str(example)).trace_path == str(example)  # the file named is taken
     one = tmp_path / "one_run"
     shutil.copytree(folder / second, one / second)
     (one / "PROF_empty").mkdir()  # a run without timeline files is not offered
     with pytest.raises(ProfileError) as refused:
         detect(str(one))
-    files = [Path(second, "device_1", "timeline", f"msprof_1_0_{i}.json") for i in (1, 2)]
+    files = [one / second / "device_1" / "timeline" / f"msprof_1_0_{i}.json" for i in (1, 2)]
     assert refused.value.hint == f"it holds timeline files: {files[0]}, {files[1]}; pass one of them"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -16,10 +17,13 @@ from cliutil import error_lines, run_inproc
 from test_steps import _mindspore_25
 
 from msprof_compare import compare
+from msprof_compare.errors import ProfileError
+from msprof_compare.loaders import detect
 
 TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
 ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
 MS_FIXTURE = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+CANN_RUNS = "mindinsight/tests/utils/resource/profiler"
 
 
 def _notify_wait_ms(export: Path) -> str:
@@ -119,3 +123,29 @@ def test_a_step_asked_of_a_side_without_markers_names_its_kernel_step_ids(sample
         "range is that of its ProfilerStep# marker, so --base_step / --comparison_step do not apply to that side")
     row = compare(str(bare), str(bare), enable_profiling_compare=True).guards.set_index("Check").loc["step count"]
     assert row["Detail"] == "distinct ProfilerStep#N ids in the trace; blank: neither side has a ProfilerStep#N op"
+
+
+def test_cann_runs_hint_paths_work_from_where_the_command_ran(samples: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MindInsight's profiler folder of two CANN runs, typed relative to the current directory (its parent): the
+    hint named "PROF_..." and "PROF_.../device_0/timeline/msprof_0_2_1.json", from the folder given, which were not
+    found pasted back. Each path it names now starts with the folder as typed: tried, each PROF_* folder is
+    refused with its own hint of files and the file given is loaded as a trace."""
+    folder = samples / CANN_RUNS
+    if not folder.is_dir():
+        pytest.skip("mindinsight sample absent")
+    monkeypatch.chdir(folder.parent)
+    with pytest.raises(ProfileError) as err:
+        detect("profiler")
+    runs = sorted(p.name for p in folder.iterdir())
+    example = os.path.join("profiler", runs[0], "device_0", "timeline", "msprof_0_2_1.json")
+    assert err.value.hint == (f"it holds 2 CANN PROF_* folders: {os.path.join('profiler', runs[0])}, "
+                              f"{os.path.join('profiler', runs[1])}; choose one and pass one of its timeline files, "
+                              f"such as {example}")
+    assert detect(example).trace_path == os.path.abspath(example)
+    for run in runs:  # each folder named, passed as named, lists files that work from here too
+        with pytest.raises(ProfileError) as inner:
+            detect(os.path.join("profiler", run))
+        listed = inner.value.hint.removeprefix("it holds timeline files: ").removesuffix("; pass one of them")
+        for path in listed.split(", "):
+            assert path.startswith(os.path.join("profiler", run, "device_"))
+            assert detect(path).trace_path == os.path.abspath(path)

@@ -222,7 +222,7 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
                        hint=(_enclosing_export_hint(given, path) or _inner_profiles_hint(path, heads)
-                             or _cann_runs_hint(path) or _timeline_files_hint(path)
+                             or _cann_runs_hint(path, given) or _timeline_files_hint(path, given)
                              or _mindspore_legacy_hint(path, out_entries) or _unparsed_hint(path, out_entries))
                        if output == path else nested)
 
@@ -391,15 +391,15 @@ def _timeline_files(directory: str) -> list[str]:
             if os.path.basename(f).startswith("msprof_") and traceio.first_char(traceio.head_bytes(f, 64)) == "["]
 
 
-def _timeline_files_hint(directory: str) -> str | None:
+def _timeline_files_hint(directory: str, given: str) -> str | None:
     """When the folder is a CANN timeline folder, name its msprof_*.json event lists: such a file compares
     given alone (its device lanes are read), the folder does not. The CANN run's PROF_* folder and its device_N
-    folders hold them a level or two down (device_N/timeline/): they are named by their path from the folder
-    given, which otherwise read as holding nothing parsed."""
+    folders hold them a level or two down (device_N/timeline/), which otherwise read as holding nothing parsed.
+    Each is named by the folder as typed joined with its path from there (``_typed_join``)."""
     found = _timeline_files(directory)
     if not found:
         return None
-    listing = short_list(found, 4)
+    listing = short_list([_typed_join(given, f) for f in found], 4)
     return f"it holds timeline files: {listing}; pass one of them"
 
 
@@ -437,11 +437,18 @@ def _unparsed_hint(directory: str, entries: list[str]) -> str | None:
             "MindSpore: its Profiler's offline analyse), then pass this folder")
 
 
-def _cann_runs_hint(directory: str) -> str | None:
+def _typed_join(given: str, inside: str) -> str:
+    """``inside``, a path inside the folder the user typed as ``given``, as a path that works from where they ran
+    the command: the hints named ``device_0/timeline/msprof_0_2_1.json``, from the folder given, which pasted
+    back as an input was not found (the rank and kernel_details.csv hints name paths to paste)."""
+    return os.path.join(paths.typed_path(given), inside)
+
+
+def _cann_runs_hint(directory: str, given: str) -> str | None:
     """When the folder holds CANN runs (PROF_* folders with timeline files, as MindInsight's profiler folder
     does), name them and say that one is chosen: their timeline files, a side each, compare; the folder read as
     holding nothing parsed, without a word of what to pass. A single run's files are named as for its own
-    folder, by their path from the folder given."""
+    folder; each path starts with the folder as typed (``_typed_join``)."""
     try:
         names = sorted(n for n in os.listdir(directory)
                        if n.startswith("PROF_") and os.path.isdir(os.path.join(directory, n)))
@@ -452,10 +459,11 @@ def _cann_runs_hint(directory: str) -> str | None:
         return None
     if len(runs) == 1:
         name, files = runs[0]
-        return f"it holds timeline files: {short_list([os.path.join(name, f) for f in files], 4)}; pass one of them"
-    example = os.path.join(runs[0][0], runs[0][1][0])
-    return (f"it holds {len(runs)} CANN PROF_* folders: {short_list([n for n, _ in runs], 4)}; choose one and pass "
-            f"one of its timeline files, such as {term_safe(example)}")
+        named = [_typed_join(given, os.path.join(name, f)) for f in files]
+        return f"it holds timeline files: {short_list(named, 4)}; pass one of them"
+    example = _typed_join(given, os.path.join(runs[0][0], runs[0][1][0]))
+    return (f"it holds {len(runs)} CANN PROF_* folders: {short_list([_typed_join(given, n) for n, _ in runs], 4)}; "
+            f"choose one and pass one of its timeline files, such as {term_safe(example)}")
 
 
 def load_profile(given: str, opts: Options, step: int = -1, layout: Layout | None = None) -> Profile:
