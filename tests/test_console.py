@@ -129,7 +129,9 @@ def test_cli_says_which_row_is_base(samples: Path, capsys: pytest.CaptureFixture
     rows = [i for i, line in enumerate(lines) if line.startswith("| NPU |")]
     assert len(rows) == 2 and lines[rows[-1] + 1].startswith("+--")
     assert lines[rows[-1] + 2] == "Rows: base first, comparison second."
-    # both sides measured: no note but the Wait Time's (both read 0.000s beside 112.541 / 134.458 ms of Notify_Wait)
+    # both sides measured: no note but the Wait Time's (both 0 beside 112.541 / 134.458 ms of Notify_Wait), each
+    # naming the cell its row shows: the base's zero reads "( / )", the comparison's "(0.000s)"
+    assert "s( / )" in lines[rows[0]] and "s(0.000s)" in lines[rows[1]]
     assert lines[rows[-1] + 3:rows[-1] + 5] == [wait_note("Base", text / "level1/rank0_ascend_pt"),
                                                 wait_note("Comparison", text / "level2/rank0_ascend_pt")]
     assert not lines[rows[-1] + 5].startswith(("Base row", "Comparison row"))
@@ -152,7 +154,8 @@ def wait_note(side: str, export: Path) -> str:
 
     raw = _raw_events(export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
     total = sum(Decimal(str(e["dur"])) for e in raw if e.get("ph") == "X" and e.get("name") == "Notify_Wait")
-    return (f"{side} row: its Wait Time 0.000s is that of the HCCL plane that waits least in each communication "
+    shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"  # the base row's cell reads "( / )"
+    return (f"{side} row: its Wait Time {shown} is that of the HCCL plane that waits least in each communication "
             "group, as the original measures a text export, here a plane with no Notify_Wait; its planes hold "
             f"{total / 1000:,.3f} ms of Notify_Wait in all (CommunicationCompare's Notify_Wait rows).")
 

@@ -404,7 +404,9 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[st
         # a text export's Wait Time is its least-waiting plane's (reference-1 §5.7), often one with no Notify_Wait:
         # its 0.000s beside CommunicationCompare's Notify_Wait rows (level-1 excerpt: 112.541 ms) read as no wait
         if bd.e2e_ns and not bd.wait_ns and bd.notify_wait_ns and bd.groups:
-            notes.append(f"{side} row: its Wait Time 0.000s is that of the HCCL plane that waits least in each "
+            # the base row shows a zero Wait Time as " / " (the original's cell), not 0.000s
+            shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"
+            notes.append(f"{side} row: its Wait Time {shown} is that of the HCCL plane that waits least in each "
                          "communication group, as the original measures a text export, here a plane with no "
                          f"Notify_Wait; its planes hold {bd.notify_wait_ns / 1e6:,.3f} ms of Notify_Wait in all "
                          "(CommunicationCompare's Notify_Wait rows).")
