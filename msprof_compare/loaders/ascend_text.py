@@ -1326,10 +1326,16 @@ def _check_last_row(path: str, n_cols: int, data: bytes | None = None) -> None:
     if start:  # begin at a line start inside the window
         tail = tail[tail.find(b"\n") + 1:]
     # the whole tail, not just its last line: a quoted field may hold line breaks
-    rows = list(csv.reader(io.StringIO(tail.decode("utf-8", "replace"), newline="")))
+    rows = list(csv.reader(io.StringIO(_counted_text(tail), newline="")))
     fields = rows[-1] if rows else []
     if len(fields) < n_cols:
         raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and no line end")
+
+
+def _counted_text(tail: bytes) -> str:
+    """A CSV tail as text whose fields are only counted: Python 3.10's csv raises "line contains NUL" (3.11 reads
+    it), which escaped the cut checks as a traceback on a damaged file; a NUL, no delimiter or quote, is replaced."""
+    return tail.decode("utf-8", "replace").replace("\0", "\uffff")
 
 
 def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
@@ -1342,7 +1348,7 @@ def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
     tail, start = _tail(path, data)
     if start:  # begin at a line start inside the window
         tail = tail[tail.find(b"\n") + 1:]
-    text = tail.decode("utf-8", "replace")
+    text = _counted_text(tail)
     try:
         for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
             pass
