@@ -84,24 +84,15 @@ def test_npu_step_id_twice_at_one_start_is_the_longer_copy(tmp_path: Path) -> No
         assert got.sheet(name).equals(unedited.sheet(name)), name
 
 
-def test_npu_step_id_twice_a_later_longer_copy_is_not_the_step(tmp_path: Path) -> None:
-    """A copy of ProfilerStep#50 written after it, starting 10 us after the step ends and lasting 200 ms, longer than
-    the step's 155.9858 ms: only a copy starting at the first's very instant may replace it, so the step is still
-    the first in the file, and the note has no "longer copy" words (its start differs)."""
-    later = _moved(STEP_50, "ProfilerStep#50", "1736408883842736.510", 200000.0)
-    dst, tv = _npu(tmp_path, NPU, [STEP_50, later])
-    prof = load_profile(str(dst), Options(base_step=50, comparison_step=50))
-    assert [w for w in prof.warnings if "ProfilerStep" in w] == [
-        f"{tv}: ProfilerStep# id(s) 50 mark more than one event; --base_step / --comparison_step take the first in "
-        "the file"]
-    assert step_range(prof, 50) == (START_50, END_50)
-
-
-def test_npu_step_written_twice_alike_is_no_longer_copy(tmp_path: Path) -> None:
-    """ProfilerStep#50 written twice, byte for byte (a trace merged twice): neither copy is longer, so the note
-    says the first in the file is taken, without "(or a longer copy starting with it ...)", and the range is the
-    marker's own."""
-    dst, tv = _npu(tmp_path, NPU, [STEP_50, copy.deepcopy(STEP_50)])
+@pytest.mark.parametrize("second", ["later_longer", "alike"])
+def test_npu_step_written_twice_takes_the_first(tmp_path: Path, second: str) -> None:
+    """A second ProfilerStep#50 that may not replace the first: a copy written after it, starting 10 us after the
+    step ends and lasting 200 ms, longer than the step's 155.9858 ms (only a copy starting at the first's very
+    instant may replace it), or one byte for byte like it (a trace merged twice: neither copy is longer). The step
+    is the first in the file, and the note has no "(or a longer copy starting with it ...)" words."""
+    copied = _moved(STEP_50, "ProfilerStep#50", "1736408883842736.510", 200000.0) if second == "later_longer" \
+        else copy.deepcopy(STEP_50)
+    dst, tv = _npu(tmp_path, NPU, [STEP_50, copied])
     prof = load_profile(str(dst), Options(base_step=50, comparison_step=50))
     assert [w for w in prof.warnings if "ProfilerStep" in w] == [
         f"{tv}: ProfilerStep# id(s) 50 mark more than one event; --base_step / --comparison_step take the first in "

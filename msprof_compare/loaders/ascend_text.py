@@ -1323,19 +1323,25 @@ def _check_last_row(path: str, n_cols: int, data: bytes | None = None) -> None:
     # refused as having "no line end", where one ending in LF is read and said by ``_short_rows``)
     if not tail or tail.endswith((b"\n", b"\r")):
         return
-    if start:  # begin at a line start inside the window
-        tail = tail[tail.find(b"\n") + 1:]
     # the whole tail, not just its last line: a quoted field may hold line breaks
-    rows = list(csv.reader(io.StringIO(_counted_text(tail), newline="")))
-    fields = rows[-1] if rows else []
+    fields = _last_fields(_counted_text(tail, start))
     if len(fields) < n_cols:
         raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and no line end")
 
 
-def _counted_text(tail: bytes) -> str:
-    """A CSV tail as text whose fields are only counted: Python 3.10's csv raises "line contains NUL" (3.11 reads
-    it), which escaped the cut checks as a traceback on a damaged file; a NUL, no delimiter or quote, is replaced."""
+def _counted_text(tail: bytes, start: int) -> str:
+    """A CSV tail (``_tail``) as text whose fields are only counted, from a line start inside the window where it
+    starts past the file's first byte. Python 3.10's csv raises "line contains NUL" (3.11 reads it), which escaped
+    the cut checks as a traceback on a damaged file; a NUL, no delimiter or quote, is replaced."""
+    if start:
+        tail = tail[tail.find(b"\n") + 1:]
     return tail.decode("utf-8", "replace").replace("\0", "\uffff")
+
+
+def _last_fields(text: str) -> list[str]:
+    """The last row's fields of ``text`` (``_counted_text``), as Python's csv reads them."""
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    return rows[-1] if rows else []
 
 
 def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
@@ -1345,10 +1351,7 @@ def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
     read); the last row's fields are counted as ``_check_last_row`` counts them, the open field among them. A
     quote opened before the 64 KB window looked at (a stray quote early in a large file) leaves the window parsing
     whole: pandas' line, which names the row the quote opens in, stays."""
-    tail, start = _tail(path, data)
-    if start:  # begin at a line start inside the window
-        tail = tail[tail.find(b"\n") + 1:]
-    text = _counted_text(tail)
+    text = _counted_text(*_tail(path, data))
     try:
         for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
             pass
@@ -1356,8 +1359,7 @@ def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
     except csv.Error as exc:
         if "unexpected end of data" not in str(exc):
             return
-    rows = list(csv.reader(io.StringIO(text, newline="")))
-    fields = rows[-1] if rows else []
+    fields = _last_fields(text)
     raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and ends inside a "
                              "quoted field (a quote opened and never closed)")
 
