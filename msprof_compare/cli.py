@@ -66,6 +66,10 @@ HELP = {
                       "kernels than that is compared through its child ops)",
     "op_name_map": "The mapping of operator names equivalent to GPUs and NPUs in the form of dictionaries (a dict "
                    "literal: \"{'name on one side': 'its name on the other'}\")",
+    "transparent_op": "Name of a top-level op to see through when operators are matched, as if its event were "
+                      "removed: its child ops are compared in its place (an annotation on one side only, such as "
+                      "PARAM's [param|cuda], otherwise pairs nothing); the op's whole name, once per flag, "
+                      "repeatable",
     "use_input_shape": "Enable precise matching of operators (by name and input shape, not by name alone)",
     "gpu_flow_cat": "Identifier of the GPU connection (the flow category linking ops to kernels, in place of the "
                     "usual ac2g, async, async_gpu and async_cpu_to_gpu; at most 20 characters)",
@@ -234,6 +238,8 @@ def compare_command(
     max_kernel_num: int | None = typer.Option(None, "--max_kernel_num", help=HELP["max_kernel_num"],
                                               parser=_cli_int, metavar="INTEGER"),
     op_name_map: str = typer.Option("{}", "--op_name_map", help=HELP["op_name_map"]),
+    transparent_op: list[str] | None = typer.Option(None, "--transparent_op", help=HELP["transparent_op"],
+                                                    metavar="NAME", show_default=False),
     use_input_shape: bool = typer.Option(False, "--use_input_shape", help=HELP["use_input_shape"]),
     gpu_flow_cat: str = typer.Option("", "--gpu_flow_cat", help=HELP["gpu_flow_cat"]),
     base_step: str = typer.Option("", "--base_step", help=HELP["base_step"]),
@@ -472,8 +478,9 @@ def _repeated_values(command: Any, args: list[str]) -> list[str]:
         if "compare" not in args or "compare" not in subs:
             return []
         command, args = subs["compare"], args[args.index("compare") + 1:]
-    names = {o: p.name for p in getattr(command, "params", None) or () if not getattr(p, "is_flag", False)
-             for o in getattr(p, "opts", ())}
+    # a repeatable option (--transparent_op) takes every value given: no repetition to warn of
+    names = {o: p.name for p in getattr(command, "params", None) or ()
+             if not getattr(p, "is_flag", False) and not getattr(p, "multiple", False) for o in getattr(p, "opts", ())}
     cleaned = {o: names[o] in _CLEANED_PATHS for o in names}  # typer wraps each callback: told by the name
     given: dict[str, list[tuple[str, str]]] = {}
     i = 0
@@ -512,7 +519,7 @@ def compare_main(args: list[str] | None = None) -> None:
 
 #: Options of the script face that the original's parser does not have.
 _SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_regression", "--rank_list",
-                               "--version"})
+                               "--version", "--transparent_op"})
 
 
 #: The path options of the CLI faces, which the script takes as positional arguments instead.
@@ -614,6 +621,8 @@ def build_script_parser() -> argparse.ArgumentParser:
     p.add_argument("--max_kernel_num", action=_StoreRepeated, default=None, metavar="MAX_KERNEL_NUM",
                    help=HELP["max_kernel_num"])
     p.add_argument("--op_name_map", action=_StoreRepeated, type=str, default="{}", help=HELP["op_name_map"])
+    p.add_argument("--transparent_op", action="append", type=str, default=None, metavar="NAME",
+                   help=HELP["transparent_op"])
     p.add_argument("--use_input_shape", action="store_true", help=HELP["use_input_shape"])
     p.add_argument("--gpu_flow_cat", action=_StoreRepeated, type=str, default="", help=HELP["gpu_flow_cat"])
     p.add_argument("--base_step", action=_StoreRepeated, type=str, default="", help=HELP["base_step"])

@@ -72,6 +72,9 @@ class Options:
     disable_module: bool = False
     max_kernel_num: int | None = None
     op_name_map: dict[str, str] = field(default_factory=dict)
+    #: Names of top-level ops opened for the operator pairing (``--transparent_op``, repeatable), as if their
+    #: events were removed: a one-sided annotation around the work (PARAM's ``[param|cuda]``) otherwise pairs nothing.
+    transparent_op: tuple[str, ...] = ()
     use_input_shape: bool = False
     gpu_flow_cat: str = ""
     base_step: int = -1          # -1: all steps
@@ -234,6 +237,27 @@ def parse_op_name_map(text: Any, face: Face = CLI_FACE) -> Any:
         raise UsageError(f"Invalid value for '{face.name('op_name_map')}': {why}; write a literal dict such as "
                          "\"{'aten::mm': 'aclnnMm'}\"") from None
     return value
+
+
+def parse_transparent_op(value: Any, face: Face = CLI_FACE) -> tuple[str, ...]:
+    """``--transparent_op``: one op name per flag, repeatable (the CLI gives a list), or for ``compare()`` one name
+    or a list / tuple of names. Not split at commas: a ``record_function`` label is any text, a comma
+    too, and the name must be the op's whole name, as the OperatorCompare sheet shows it.
+    Duplicates are dropped, the order kept."""
+    if value is None:
+        return ()
+    name = face.name("transparent_op")
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or any(not isinstance(v, str) for v in items):
+        raise UsageError(f"Invalid param, {name} must be an op name or a list of op names (got {short_repr(value)})")
+    for v in items:
+        refuse_empty(v, name, "the whole name of a top-level op, such as '[param|cuda]'")
+        if not v.strip():
+            raise UsageError(f"Invalid param, {name} is blank (got {short_repr(v)}); give the whole name of a "
+                             "top-level op, such as '[param|cuda]'")
+        if len(v) > 200:
+            raise UsageError(f"Invalid param, the length of {name} exceeded the maximum value 200")
+    return tuple(dict.fromkeys(items))
 
 
 def _empty_text(value: Any) -> bool:
@@ -447,6 +471,7 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
     # a literal that does not parse is an argument-parsing error in the original, before rule 1 below
     op_name_map = parse_op_name_map(raw.get("op_name_map"), face)
     max_kernel_num = _max_kernel_num(raw.get("max_kernel_num"), face)
+    transparent_op = parse_transparent_op(raw.get("transparent_op"), face)
 
     if not isinstance(op_name_map, dict):
         raise UsageError(f"Invalid param, {face.name('op_name_map')} must be dict, for example: "
@@ -508,6 +533,7 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
             disable_module=flags["disable_module"],
             max_kernel_num=max_kernel_num,
             op_name_map=FrozenMap(op_name_map),
+            transparent_op=transparent_op,
             use_input_shape=flags["use_input_shape"],
             gpu_flow_cat=gpu_flow_cat,
             base_step=base_step,
@@ -532,6 +558,7 @@ def _unread_options(opts: Options) -> list[str]:
     given = (("max_kernel_num", opts.max_kernel_num is not None, operators),
              ("use_input_shape", opts.use_input_shape, operators),
              ("op_name_map", bool(opts.op_name_map), operators),
+             ("transparent_op", bool(opts.transparent_op), operators),
              # it hides the detail sheets of these two and stops their matching (reference-1 §1.5): nothing else
              ("disable_details", opts.disable_details, operators),
              ("disable_module", opts.disable_module, "enable_operator_compare"))

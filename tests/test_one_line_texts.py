@@ -66,8 +66,9 @@ def _expected(book: Path) -> tuple[str, str, list[str]]:
         "ops inside it:",
         f"  - base [param|cuda] {_ms(held)} ms, {share}% of the side's {_ms(sum(base_ms))} ms",
         "The op_name_map and max_kernel_num options compare inside a pair of two ops, and the comparison side has no "
-        "op of the same work to pair it with: to compare the ops inside, profile without that annotation, or remove "
-        "its event from the trace and run again (the ops inside it are then top-level ops, compared by name)."]
+        "op of the same work to pair it with: to compare the ops inside, run again with the transparent_op option, "
+        "--transparent_op '[param|cuda]', which compares them in its place, as if its event were removed from the "
+        "trace (they are then top-level ops, compared by name)."]
     lines = wrapper + [
              f"All operators together changed by {_ms(sum(diffs), True)} ms, against an E2E change of "
              f"{_ms(change, True)} ms: the E2E change is outside their device time (the waterfall puts all of it in "

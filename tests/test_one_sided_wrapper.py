@@ -74,7 +74,7 @@ def test_pair4_one_sided_wrapper_is_found_with_its_figures(samples, reference_ou
     detail = res.guards.set_index("Check").loc["operator match rate", "Detail"]
     assert detail.endswith("; the base side's operator device time lies under [param|cuda] (100.0%), one top-level "
                            "op that the comparison side has no op of, so none of the ops inside it is paired: to "
-                           "compare them, profile without that annotation, or remove its event from the trace")
+                           "compare them, run again with the transparent_op option: --transparent_op '[param|cuda]'")
     assert "op_name_map" not in detail
     # the sides swapped: the wrapper is the comparison side's
     swapped = compare(str(samples / NPU), str(samples / GPU)).frames["contributors"].attrs["one_sided_wrapper"]

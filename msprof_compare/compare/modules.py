@@ -433,8 +433,10 @@ class _Frames:
         return _chains(self.names, self.parent, found.tolist(), innermost_first=True, memo=self._inner)
 
 
-def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
-    """Forward and backward module trees of one side (§3.2-3.4); None without nn.Module events."""
+def build_side(profile: Profile, tree: OpTree, transparent: tuple[str, ...] = ()) -> ModuleTrees | None:
+    """Forward and backward module trees of one side (§3.2-3.4); None without nn.Module events. ``transparent``
+    (``--transparent_op``): ops of these names are no module's op, as step markers are not, so their children are
+    a module's top-layer ops in their place, as in the trace without their events."""
     pf = profile.python_functions
     pf_names = col_of(pf, "name", object)
     is_mod = _is_module(pf_names)
@@ -468,6 +470,8 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     _set_call_stacks(frames, [w for w in (fw, bw) if w is not None])
 
     keep = ~optim & ~step
+    if transparent:
+        keep &= ~np.isin(uniq, np.asarray(transparent, dtype=object))[codes]
     top_node, top_owner = _assign_ops(tree, np.flatnonzero(keep), fw, bw)
     kptr, krows = _hand_out_kernels(tree, fw, bw, top_node, top_owner, pts, pptr, pk)
     top_ns = np.zeros(len(top_node), np.int64)
@@ -678,12 +682,13 @@ def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:
             return None
         rng = side_range(ctx, side) if prof.source == "ascend_text" else None
         if rng is None:  # a DB export's loader already cut every table to the step
-            return build_side(prof, op_tree(ctx, side))
+            return build_side(prof, op_tree(ctx, side), ctx.options.transparent_op)
         # the original builds a text export's module trees from the whole profile whatever the step; ours
         # from the step's rows, as for a DB export (docs/differences.md)
         view = _step_view(prof, rng)
         _say_no_module_in_step(prof, view, side_step(ctx, side), rng)
-        return build_side(view, build_tree(view, ctx.options.gpu_flow_cat, with_comm=True))
+        return build_side(view, build_tree(view, ctx.options.gpu_flow_cat, with_comm=True),
+                          ctx.options.transparent_op)
 
     return ctx.cached(_CACHE.format(side=side), compute)
 

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
+from ..errors import ProfileError
 from ..model import (
     DRIVER_CATS,
     NO_DEVICE_TIME,
@@ -58,6 +59,7 @@ from .table import plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
+    from ..options import Options
 
 log = logging.getLogger("msprof-analyze")
 
@@ -360,7 +362,12 @@ class OpTree:
             todo = todo[out[todo] >= 0]
         return out
 
-    def top_layer(self, step: int = -1) -> np.ndarray:
+    def top_layer(self, step: int = -1, transparent: tuple[str, ...] = ()) -> np.ndarray:
+        """``top_layer_opened``'s compared ops alone."""
+        return self.top_layer_opened(step, transparent)[0]
+
+    def top_layer_opened(self, step: int = -1,
+                         transparent: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
         """The compared ops (§2.3): top-level ops with ``ProfilerStep#`` nodes replaced by
         their children; with a step, only the children of that step's node(s) that have no step ancestor.
 
@@ -374,8 +381,18 @@ class OpTree:
         before the previous one ends, under the op it starts inside: ``model.step_notes`` warns) stays one op of the
         earlier step, and a step node nested in another is replaced by its children, which belong to the outer step
         (kept as an op, it was one operator named ``ProfilerStep#50`` holding the whole step, matching nothing on the
-        other side)."""
+        other side).
+
+        ``transparent`` (``--transparent_op``): ops of these names that would be compared are replaced by their
+        children as a container is, inside a step too (their own kernels left out), which is what the trace without
+        their events gives: PARAM's ``[param|cuda]`` annotation around every op of a side otherwise paired nothing.
+        Returns (the compared ops, the nodes so opened)."""
         is_step = self.step_nodes()
+        named = None  # without the option no mask is made: this runs once a side on every run pairing ops
+        if transparent:
+            codes, uniq = self.name_codes()
+            named = np.isin(uniq, np.asarray(transparent, dtype=object))[codes] & ~is_step
+        opened: list[int] = []
         opener = is_step  # the nodes replaced by their children outside every step
         if (self.parent[is_step] >= 0).any():  # a step node below the top: some op may hold it
             held = np.concatenate([[0], np.cumsum(is_step)])  # step nodes before each node, in start order
@@ -385,6 +402,9 @@ class OpTree:
         # (sibling nodes in start order, where the nodes replaced by their children are among them, the next of
         # those, the id of the step node holding them or None): those nodes are few, so the other siblings between
         # two are one slice; a list, not recursion, for a deep chain of nested markers or containers
+        inside = is_step  # the nodes replaced by their children inside a step
+        if named is not None:
+            inside, opener = is_step | named, opener | named
         top = self.children(-1)
         todo: list[tuple[np.ndarray, np.ndarray, int, int | None]] = [(top, np.flatnonzero(opener[top]), 0, None)]
         while todo:
@@ -398,14 +418,17 @@ class OpTree:
                 node = int(nodes[end])
                 inner = self.children(node)
                 todo.append((nodes, marks, k + 1, within))
-                if within is not None:  # inside a step: only step nodes are replaced, by the outer step's ops
-                    own: int | None = within
+                if named is not None and named[node] and taken:
+                    opened.append(node)
+                if within is not None:  # inside a step: step nodes (and transparent ops) are replaced, by the
+                    own: int | None = within  # outer step's ops
                 elif is_step[node]:  # a step with no step ancestor: its id chooses it
                     own = marker_step(self.names[node])
-                else:  # a container outside every step
+                else:  # a container or a transparent op outside every step
                     own = None
-                todo.append((inner, np.flatnonzero((opener if own is None else is_step)[inner]), 0, own))
-        return np.concatenate(out) if out else np.empty(0, np.int64)
+                todo.append((inner, np.flatnonzero((opener if own is None else inside)[inner]), 0, own))
+        top_ops = np.concatenate(out) if out else np.empty(0, np.int64)
+        return top_ops, np.asarray(opened, np.int64)
 
 
 def _cat_flags(ops: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -1136,6 +1159,28 @@ def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.nd
     return np.asarray(out_a, np.int64), np.asarray(out_b, np.int64)
 
 
+def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[np.ndarray, np.ndarray],
+                       opened: tuple[np.ndarray, np.ndarray]) -> None:
+    """Refuse a ``--transparent_op`` name that opened no op on either side (exit 1, before anything is written): a
+    misspelt name otherwise left the run as it was without a word, the user reading the unchanged match rate as the
+    option failing. The names nearest to it among the compared ops are offered."""
+    found = {str(n) for tree, nodes in zip(trees, opened, strict=True) for n in tree.names[nodes].tolist()}
+    missing = [n for n in opts.transparent_op if n not in found]
+    if not missing:
+        return
+    import difflib
+
+    compared = sorted({str(n) for tree, top in zip(trees, tops, strict=True) for n in tree.names[top].tolist()})
+    near = [m for n in missing for m in difflib.get_close_matches(n, compared, n=3, cutoff=0.6)]
+    what = " and ".join(f"--transparent_op {term_safe(repr(n))}" for n in missing)  # compare(): transparent_op='x'
+    step = " in the compared steps" if opts.step_given else ""
+    paths = f"{term_safe(trees[0].profile.path)}, {term_safe(trees[1].profile.path)}"
+    raise ProfileError(None, f"{what} names no top-level operator of either side{step} ({paths}), so it opens nothing",
+                       hint="the op's whole name, case-sensitive, as the OperatorCompare sheet's Operator Name gives "
+                       "it" + (f"; close names: {', '.join(term_safe(repr(m)) for m in dict.fromkeys(near))}"
+                               if near else ""))
+
+
 def operator_pairs(ctx: RunContext) -> OpPairs:
     """The run's operator pairing (cached): top-layer ops of both sides (§2.3), split by the
     backward thread (§2.4), matched by the §0.4 key with a maximum matching (or not at all
@@ -1144,8 +1189,10 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
     def compute() -> OpPairs:
         opts = ctx.options
         ta, tb = op_tree(ctx, "base"), op_tree(ctx, "comparison")
-        a = ta.top_layer(opts.base_step)
-        b = tb.top_layer(opts.comparison_step)
+        a, opened_a = ta.top_layer_opened(opts.base_step, opts.transparent_op)
+        b, opened_b = tb.top_layer_opened(opts.comparison_step, opts.transparent_op)
+        if opts.transparent_op:
+            _check_transparent(opts, (ta, tb), (a, b), (opened_a, opened_b))
         for tree, step, top in ((ta, opts.base_step, a), (tb, opts.comparison_step, b)):
             if step >= 0 and len(top) == 0 and ctx.has_ops(tree.profile):  # no op at all: "Can't find any torch op"
                 log.warning("There is no operator infomation for step %s, please check the step id of %s.",

@@ -6,6 +6,7 @@ change the contributors explain, and which of them hold collective communication
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -415,8 +416,9 @@ def one_sided_pieces(found: tuple[str, str, float, float, int]) -> tuple[str, st
     """The one-sided wrapper note (``one_sided_wrapper``'s finding) in pieces, for the console's block: the opening,
     the wrapper with its figures ("base [param|cuda] 66.195 ms, 100.0% of the side's 66.195 ms") and the advice. The
     advice is the one that works: the options the two-sided note gives leave the op whole (reference pair 4 with
-    its name mapped onto an NPU op and max_kernel_num 10 kept the one row), while the trace without the annotation's
-    event pairs the ops inside by name (aten::to 55.503 -> 0.845 ms)."""
+    its name mapped onto an NPU op and max_kernel_num 10 kept the one row), while the transparent_op option pairs
+    the ops inside by name as the trace without the annotation's event does (aten::to 55.503 -> 0.845 ms): the
+    advice once said to edit that event out of the JSON, a chore on a 100 MB trace."""
     side, name, held, total, ops = found
     other = "comparison" if side == "base" else "base"
     return (f"the {side} side's operator device time lies under one top-level op that the {other} side has no op "
@@ -425,9 +427,9 @@ def one_sided_pieces(found: tuple[str, str, float, float, int]) -> tuple[str, st
             "the ops inside it",
             f"{side} {name} {held:.3f} ms, {held / total:.1%} of the side's {total:.3f} ms",
             f"the op_name_map and max_kernel_num options compare inside a pair of two ops, and the {other} side has "
-            "no op of the same work to pair it with: to compare the ops inside, profile without that annotation, or "
-            "remove its event from the trace and run again (the ops inside it are then top-level ops, compared by "
-            "name)")
+            f"no op of the same work to pair it with: to compare the ops inside, run again with the transparent_op "
+            f"option, {transparent_flag(name)}, which compares them in its place, as if its event were removed from "
+            "the trace (they are then top-level ops, compared by name)")
 
 
 def wrapped_match_hint(found: tuple[str, str, float, float, int]) -> str:
@@ -438,8 +440,15 @@ def wrapped_match_hint(found: tuple[str, str, float, float, int]) -> str:
     side, name, held, total, _ = found
     other = "comparison" if side == "base" else "base"
     return (f"the {side} side's operator device time lies under {name} ({held / total:.1%}), one top-level op that "
-            f"the {other} side has no op of, so none of the ops inside it is paired: to compare them, profile without "
-            "that annotation, or remove its event from the trace")
+            f"the {other} side has no op of, so none of the ops inside it is paired: to compare them, run again with "
+            f"the transparent_op option: {transparent_flag(name)}")
+
+
+def transparent_flag(name: str) -> str:
+    """``--transparent_op`` with ``name`` quoted for a POSIX shell, to be pasted as it is (``[param|cuda]`` holds a
+    pipe and a glob): where the advice said to remove the op's event from the trace, a chore on a 100 MB JSON, the
+    option does it."""
+    return f"--transparent_op {shlex.quote(name)}"
 
 
 def one_sided_note(contrib: pd.DataFrame | None) -> str:

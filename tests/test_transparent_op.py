@@ -1,0 +1,199 @@
+"""``--transparent_op`` (``transparent_op=`` of ``compare()``): top-level ops of the named names are opened for the
+operator pairing, as if their events were removed from the trace. Reference pair 4's GPU side (hta's PARAM
+AlexNet) holds every op under PARAM's ``[param|cuda]`` annotation and paired nothing; the one-sided wrapper note
+said to edit that event out of a 100 MB JSON. Each run with the option is set against a run on a copy of the
+trace with the events removed by a short JSON edit here, and the operator figures against sums over the raw JSON
+(kernels by correlation id), never against our sheets."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import shlex
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from cliutil import run_inproc
+
+from msprof_compare import cli
+from msprof_compare.api import compare
+from msprof_compare.errors import ProfileError, UsageError
+
+GPU = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+NPU = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+WRAPPER = "[param|cuda]"
+#: the AlexNet trace recorded for the project (tests/data/kineto/README.md): ProfilerStep#50 holds the
+#: ``DistributedDataParallel.forward`` annotation around the forward ops, with modules and memory recorded
+H200 = Path(__file__).parent / "data" / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+DDP = "DistributedDataParallel.forward"
+#: the sheets that pair top-level ops; ApiCompare times every host call by name, the opened op too
+PAIRED = ("OperatorCompareStatistic", "OperatorCompare", "MemoryCompareStatistic", "MemoryCompare")
+MODULES = ("ModuleCompareStatistic", "ModuleCompare", "MemoryCompareStatistic", "MemoryCompare")
+OP_CATS = ("cpu_op", "user_annotation", "cuda_runtime")  # the host events these traces have as ops
+#: the calls that launch a kernel: CUDA's runtime, and its driver (cuLaunchKernel, which the op around it owns)
+LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
+
+
+def _ns(v: Decimal) -> int:
+    return int(v * 1000)
+
+
+def _load(path: Path) -> dict:
+    return json.loads(gzip.open(path).read(), parse_float=Decimal)
+
+
+def _without(doc: dict, name: str, tmp_path: Path, stem: str) -> Path:
+    """A copy of the trace without the host op events named ``name`` (its GPU-side annotation of the same name, a
+    ``gpu_user_annotation``, is no op and stays)."""
+    ev = doc["traceEvents"]
+    kept = [e for e in ev if not (e.get("ph") == "X" and e.get("name") == name and e.get("cat") in OP_CATS)]
+    assert len(kept) == len(ev) - 1  # one event of that name in either trace
+    out = tmp_path / f"{stem}.pt.trace.json"
+    out.write_text(json.dumps({**doc, "traceEvents": kept}, default=str), encoding="utf-8")
+    return out
+
+
+def _top_ops(events: list[dict], skip: str, within: str | None = None) -> list[dict]:
+    """The op events no other op event of their thread holds once those named ``skip`` are taken out (of the whole
+    trace, or of those inside the one event named ``within``), nesting by start and end by hand: the ops the
+    pairing compares in the trace without ``skip``'s events."""
+    ops = [e for e in events if e.get("ph") == "X" and e.get("cat") in OP_CATS and e["name"] != skip]
+    if within is not None:
+        (outer,) = [e for e in ops if e["name"] == within]
+        lo, hi = _ns(outer["ts"]), _ns(outer["ts"]) + _ns(outer["dur"])
+        ops = [e for e in ops if e is not outer and lo <= _ns(e["ts"]) <= hi]
+    top, end = [], {}
+    for e in sorted(ops, key=lambda e: (_ns(e["ts"]), -_ns(e["dur"]))):
+        if _ns(e["ts"]) > end.get(e["tid"], -1):  # an op starting as the open one ends is its child (ref-2 §2.2)
+            top.append(e)
+            end[e["tid"]] = _ns(e["ts"]) + _ns(e["dur"])
+    return top
+
+
+def _device_ns_by_name(events: list[dict], ops: list[dict]) -> dict[str, tuple[int, int]]:
+    """{name: (ops, ns of the kernels and copies launched inside them)}: a kernel's runtime or driver call (same
+    correlation id) starting inside the op, on its thread."""
+    calls = {e["args"]["correlation"]: (e["tid"], _ns(e["ts"])) for e in events
+             if e.get("ph") == "X" and e.get("cat") in LAUNCH_CATS and "correlation" in e.get("args", {})}
+    launched = [(*calls[e["args"]["correlation"]], _ns(e["dur"])) for e in events
+                if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")
+                and e["args"].get("correlation") in calls]
+    out: dict[str, tuple[int, int]] = {}
+    for op in ops:
+        lo, hi = _ns(op["ts"]), _ns(op["ts"]) + _ns(op["dur"])
+        n, ns = out.get(op["name"], (0, 0))
+        out[op["name"]] = (n + 1, ns + sum(d for tid, t, d in launched if tid == op["tid"] and lo <= t <= hi))
+    return out
+
+
+def test_pair4_transparent_wrapper_equals_the_trace_without_it(samples, tmp_path, caplog):
+    doc = _load(samples / GPU)
+    edited = _without(doc, WRAPPER, tmp_path, "alexnet_without_param_cuda")
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        opened = compare(str(samples / GPU), str(samples / NPU), transparent_op=WRAPPER)
+    matched = [m for m in caplog.messages if m.startswith("Top-level operators matched:")]
+    removed = compare(str(edited), str(samples / NPU))
+    for name in PAIRED:
+        assert opened.sheet(name).equals(removed.sheet(name)), name
+    # ApiCompare keeps the annotation: a host call that took its time, which the option does not hide
+    api = opened.sheet("ApiCompare")
+    assert WRAPPER in api.iloc[:, 1].tolist() and WRAPPER not in removed.sheet("ApiCompare").iloc[:, 1].tolist()
+    assert "one_sided_wrapper" not in opened.frames["contributors"].attrs  # the note is gone with the wrapper
+    # the base figures of the operator statistic against the raw trace: the annotation's children, by name
+    ev = doc["traceEvents"]
+    want = _device_ns_by_name(ev, _top_ops(ev, WRAPPER))
+    assert want["aten::to"][1] == 55_503_000  # the batch's host-to-device copies (tests/test_one_sided_wrapper.py)
+    stat = opened.sheet("OperatorCompareStatistic").set_index("Operator Name")
+    got = stat[stat["Base Operator Number"] > 0]
+    assert WRAPPER not in stat.index
+    assert sorted(got.index) == sorted(want)
+    for name, (n, ns) in want.items():
+        assert got.loc[name, "Base Operator Number"] == n, name
+        assert got.loc[name, "Base Device Duration(ms)"] == pytest.approx(ns / 1e6, abs=1e-9), name
+    # 4 aten::to of each side paired, where the run without the option paired none of the 2 base ops
+    assert matched == [f"Top-level operators matched: 4/{sum(n for n, _ in want.values())} base, 4/115 comparison"]
+
+
+def test_pair4_advice_is_the_command_that_pairs_the_ops(samples, tmp_path, capsys):
+    """The match-rate check's advice, pasted as the shell splits it, on both command-line faces: the workbook then
+    holds the annotation's ops (aten::to: 55.503 ms, the copies launched inside it, from the raw trace)."""
+    res = compare(str(samples / GPU), str(samples / NPU), enable_operator_compare=True)
+    detail = res.guards.set_index("Check").loc["operator match rate", "Detail"]
+    advice = detail.rpartition("run again with the transparent_op option: ")[2]
+    assert advice == "--transparent_op '[param|cuda]'"
+    flags = shlex.split(advice)
+    code, _, err = run_inproc(capsys, "-bp", str(samples / GPU), "-d", str(samples / NPU), "--enable_operator_compare",
+                              *flags, "-o", str(tmp_path / "cli"))
+    assert code == 0, err
+    # the script face, the flag given twice (repeatable: no "given 2 times" warning)
+    code = cli.script_main([str(samples / GPU), str(samples / NPU), "--enable_operator_compare", *flags, *flags,
+                            "-o", str(tmp_path / "script")])
+    _, err2 = capsys.readouterr()
+    assert code == 0 and "given 2 times" not in err2, err2
+    from xlsxutil import read_xlsx
+
+    for face in ("cli", "script"):
+        (book,) = (tmp_path / face).glob("*.xlsx")
+        stat = read_xlsx(book, sheet_name="OperatorCompareStatistic", header=2).set_index("Operator Name")
+        assert stat.loc["aten::to", "Base Device Duration(ms)"] == pytest.approx(55.503, abs=1e-9)
+        assert WRAPPER not in stat.index
+
+
+def test_excerpt_transparent_annotation_in_a_step_equals_the_trace_without_it(tmp_path):
+    """The project's AlexNet trace (66 KB): ``DistributedDataParallel.forward`` lies inside ProfilerStep#50, under
+    nn.Module events and with memory records. The option opens it in the step, for the module, operator and memory
+    sheets; the comparison side is the trace without it, so both sides then pair every op."""
+    doc = _load(H200)
+    edited = _without(doc, DDP, tmp_path, "alexnet_h200_without_ddp_forward")
+    for kw, sheets in (({}, MODULES), ({"disable_module": True}, PAIRED)):
+        opened = compare(str(H200), str(edited), transparent_op=DDP, **kw)
+        removed = compare(str(edited), str(edited), **kw)
+        plain = compare(str(H200), str(edited), **kw)
+        for name in sheets:
+            assert opened.sheet(name).equals(removed.sheet(name)), name
+            assert not opened.sheet(name).equals(plain.sheet(name)), name  # the option changed it
+    stat = opened.sheet("OperatorCompareStatistic").set_index("Operator Name")
+    ev = doc["traceEvents"]
+    want = _device_ns_by_name(ev, _top_ops(ev, DDP, "ProfilerStep#50"))
+    assert DDP not in stat.index
+    for name, (n, ns) in want.items():  # the forward's top-level ops, paired one for one with the copy's
+        row = stat.loc[name]
+        assert row["Base Operator Number"] == row["Comparison Operator Number"] == n, name
+        assert row["Base Device Duration(ms)"] == pytest.approx(ns / 1e6, abs=1e-9), name
+        assert row["Comparison Device Duration(ms)"] == row["Base Device Duration(ms)"], name
+
+
+def test_name_that_opens_nothing_is_one_error_line_and_nothing_written(samples, tmp_path, capsys):
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(samples / GPU), "-d", str(samples / NPU),
+                              "--transparent_op", "[param|cud]", "-o", str(out))
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 1 and len(errors) == 1, err
+    assert errors[0].startswith("error: --transparent_op '[param|cud]' names no top-level operator of either side (")
+    assert errors[0].endswith("so it opens nothing (the op's whole name, case-sensitive, as the OperatorCompare "
+                              "sheet's Operator Name gives it; close names: '[param|cuda]')")
+    assert not out.exists() or not any(out.iterdir())
+    # compare() names its keyword
+    with pytest.raises(ProfileError, match=r"^transparent_op='aten::nothing' names no top-level operator"):
+        compare(str(samples / GPU), str(samples / NPU), transparent_op=["aten::nothing"], enable_operator_compare=True)
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    ("", "Invalid param, transparent_op is empty (got ''); leave it out or give the whole name of a top-level op"),
+    (["[param|cuda]", " "], "Invalid param, transparent_op is blank (got ' ')"),
+    (3, "Invalid param, transparent_op must be an op name or a list of op names (got 3)"),
+    ("x" * 201, "Invalid param, the length of transparent_op exceeded the maximum value 200"),
+])
+def test_bad_values_are_usage_errors(value, said):
+    with pytest.raises(UsageError) as info:
+        compare("a", "b", transparent_op=value)
+    assert str(info.value).startswith(said)
+
+
+def test_option_unread_without_the_comparisons_that_pair_ops(samples, caplog):
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(samples / GPU), str(samples / NPU), enable_profiling_compare=True, transparent_op=WRAPPER)
+    assert ("The transparent_op parameter is ignored: it only takes effect when enable_operator_compare or "
+            "enable_memory_compare is enabled.") in caplog.messages
