@@ -1295,6 +1295,37 @@ def test_a_stray_quote_before_the_last_64_kb_keeps_the_parsers_row(tmp_path: Pat
 
 
 @pytest.mark.parametrize("whole", [True, False])
+@pytest.mark.parametrize(("name", "line"), [("operator_memory.csv", 5), ("memory_record.csv", -3)])
+def test_a_stray_quote_in_the_last_64_kb_keeps_the_parsers_row(samples: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch, whole: bool,
+                                                                name: str, line: int) -> None:
+    """NPU pair 1's level1 operator_memory.csv (30,582 bytes, all inside the 64 KB looked at) and memory_record.csv
+    (79,015 bytes; its third line from the end is inside them), whole, with a quote written before the second field
+    of one line: neither file quotes a cell, so the field runs to the end of the file over every line after it.
+    That is no cut (the file ends with its last row, whole): it was refused as "truncated: the last row has 2 of
+    15 fields and ends inside a quoted field", which sent the user to a whole last row; pandas' line, which names
+    the row the quote opens in (its line number, the header being row 0), stays."""
+    from msprof_compare.loaders import ascend_text
+
+    if not whole:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    raw = (samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT" / name
+           ).read_bytes()
+    assert b'"' not in raw and raw.endswith(b"\r\n")
+    lines = raw.split(b"\r\n")
+    row = line % len(lines)
+    assert len(raw) - len(b"\r\n".join(lines[row:])) > len(raw) - 65536  # the quote is inside the window
+    lines[row] = lines[row].replace(b",", b',"', 1)
+    f = tmp_path / name
+    f.write_bytes(b"\r\n".join(lines))
+    read = ascend_text.read_memory_record if name == "memory_record.csv" else ascend_text.read_operator_memory
+    with pytest.raises(ProfileError) as exc:
+        read(str(f), [])
+    assert exc.value.message.startswith("malformed CSV: Error tokenizing data. C error: EOF inside string starting "
+                                        f"at row {row}"), exc.value.message
+
+
+@pytest.mark.parametrize("whole", [True, False])
 def test_csv_rows_that_do_not_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool) -> None:
     """Past a good header: a row with a byte that is no UTF-8, or a quote opened and never closed, is a
     malformed CSV (one error naming the file), read in memory or streamed."""
@@ -1305,13 +1336,16 @@ def test_csv_rows_that_do_not_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     f = tmp_path / "memory_record.csv"
     head = b"Component,Timestamp(us),Total Reserved(MB)\nAPP,1,2.5\n"
     for body, why in ((b"APP,2,3.\xe95\n", "malformed CSV: 'utf-8' codec can't decode byte 0xe9"),
-                      # the open quote runs to the end: the last row is one field
-                      (b'"APP,2,3.5\nAPP,3,1\n', "truncated: the last row has 1 of 3 fields and ends inside a "
-                                                    "quoted field"),
-                      # a NUL in the cut rows (a damaged copy): Python 3.10's csv refused the tail with "line
+                      # cut inside a quoted field, a line break after the cut: the last row is one field
+                      (b'"APP,2\n', "truncated: the last row has 1 of 3 fields and ends inside a quoted field"),
+                      # a NUL in the cut row (a damaged copy): Python 3.10's csv refused the tail with "line
                       # contains NUL", so the cut went unsaid there (the floors' run)
-                      (b'"AP\0P,2,3.5\nAPP,3,1\n', "truncated: the last row has 1 of 3 fields and ends inside a "
-                                                      "quoted field")):
+                      (b'"AP\0P,2\n', "truncated: the last row has 1 of 3 fields and ends inside a quoted field"),
+                      # a quote opened in row 2 that runs over the whole row 3 to the end: no cut, pandas' line
+                      (b'"APP,2,3.5\nAPP,3,1\n', "malformed CSV: Error tokenizing data. C error: EOF inside string "
+                                                    "starting at row 2"),
+                      (b'"AP\0P,2,3.5\nAPP,3,1\n', "malformed CSV: Error tokenizing data. C error: EOF inside "
+                                                      "string starting at row 2")):
         f.write_bytes(head + body)
         with pytest.raises(ProfileError) as exc:
             ascend_text.read_memory_record(str(f), [])

@@ -1350,7 +1350,8 @@ def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
     string", a parser's line that did not say the file was cut. Called on that failure alone (no cost to a good
     read); the last row's fields are counted as ``_check_last_row`` counts them, the open field among them. A
     quote opened before the 64 KB window looked at (a stray quote early in a large file) leaves the window parsing
-    whole: pandas' line, which names the row the quote opens in, stays."""
+    whole, and one opened inside it leaves an open field spanning lines: either way pandas' line, which names the
+    row the quote opens in, stays."""
     text = _counted_text(*_tail(path, data))
     try:
         for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
@@ -1360,6 +1361,12 @@ def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
         if "unexpected end of data" not in str(exc):
             return
     fields = _last_fields(text)
+    inside = fields[-1].rstrip("\r\n") if fields else ""
+    if "\n" in inside or "\r" in inside:
+        # the open field runs over whole lines to the end: a stray quote in a row further up (the export's cells
+        # hold no line break), not a cut, which leaves the field's start and the line break after the cut; said
+        # "truncated", a whole file sent the user to its last row, where pandas' line names the row the quote opens in
+        return
     raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and ends inside a "
                              "quoted field (a quote opened and never closed)")
 
