@@ -1295,16 +1295,18 @@ def test_a_stray_quote_before_the_last_64_kb_keeps_the_parsers_row(tmp_path: Pat
 
 
 @pytest.mark.parametrize("whole", [True, False])
+@pytest.mark.parametrize("end", [b"\r\n", b""])
 @pytest.mark.parametrize(("name", "line"), [("operator_memory.csv", 5), ("memory_record.csv", -3)])
 def test_a_stray_quote_in_the_last_64_kb_keeps_the_parsers_row(samples: Path, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch, whole: bool,
-                                                                name: str, line: int) -> None:
+                                                                end: bytes, name: str, line: int) -> None:
     """NPU pair 1's level1 operator_memory.csv (30,582 bytes, all inside the 64 KB looked at) and memory_record.csv
     (79,015 bytes; its third line from the end is inside them), whole, with a quote written before the second field
     of one line: neither file quotes a cell, so the field runs to the end of the file over every line after it.
     That is no cut (the file ends with its last row, whole): it was refused as "truncated: the last row has 2 of
-    15 fields and ends inside a quoted field", which sent the user to a whole last row; pandas' line, which names
-    the row the quote opens in (its line number, the header being row 0), stays."""
+    15 fields and ends inside a quoted field" (without the file's last line break: "... and no line end"), which
+    sent the user to a whole last row; pandas' line, which names the row the quote opens in (its line number, the
+    header being row 0), stays."""
     from msprof_compare.loaders import ascend_text
 
     if not whole:
@@ -1317,7 +1319,7 @@ def test_a_stray_quote_in_the_last_64_kb_keeps_the_parsers_row(samples: Path, tm
     assert len(raw) - len(b"\r\n".join(lines[row:])) > len(raw) - 65536  # the quote is inside the window
     lines[row] = lines[row].replace(b",", b',"', 1)
     f = tmp_path / name
-    f.write_bytes(b"\r\n".join(lines))
+    f.write_bytes(b"\r\n".join(lines).removesuffix(b"\r\n") + end)
     read = ascend_text.read_memory_record if name == "memory_record.csv" else ascend_text.read_operator_memory
     with pytest.raises(ProfileError) as exc:
         read(str(f), [])

@@ -1324,8 +1324,9 @@ def _check_last_row(path: str, n_cols: int, data: bytes | None = None) -> None:
     if not tail or tail.endswith((b"\n", b"\r")):
         return
     # the whole tail, not just its last line: a quoted field may hold line breaks
-    fields = _last_fields(_counted_text(tail, start))
-    if len(fields) < n_cols:
+    text = _counted_text(tail, start)
+    fields = _last_fields(text)
+    if len(fields) < n_cols and not _stray_quote(text, fields):
         raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and no line end")
 
 
@@ -1344,6 +1345,26 @@ def _last_fields(text: str) -> list[str]:
     return rows[-1] if rows else []
 
 
+def _ends_open(text: str) -> bool:
+    """Whether ``text`` (``_counted_text``) ends inside a quoted field, as Python's csv reads it."""
+    try:
+        for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
+            pass
+    except csv.Error as exc:
+        return "unexpected end of data" in str(exc)
+    return False
+
+
+def _stray_quote(text: str, fields: list[str]) -> bool:
+    """Whether the last row (``fields``, of ``text``) ends in a quoted field left open that runs over whole lines
+    (line breaks before its trailing ones): a stray quote in a row further up, as no cell of an export holds a line
+    break, not a cut, which leaves the field's start and at most a line break after it. Said "truncated: the last
+    row has 2 of 15 fields", a whole file sent the user to a whole last row; pandas' line ("EOF inside string
+    starting at row 5") names the row the quote opens in."""
+    inside = fields[-1].rstrip("\r\n") if fields else ""
+    return ("\n" in inside or "\r" in inside) and _ends_open(text)
+
+
 def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
     """A CSV cut inside a quoted field (an interrupted copy: kernel_details.csv quotes its shapes) whose cut ends
     in a line break, which ``_check_last_row`` takes for a whole last row: pandas then fails with "EOF inside
@@ -1353,19 +1374,10 @@ def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
     whole, and one opened inside it leaves an open field spanning lines: either way pandas' line, which names the
     row the quote opens in, stays."""
     text = _counted_text(*_tail(path, data))
-    try:
-        for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
-            pass
+    if not _ends_open(text):
         return
-    except csv.Error as exc:
-        if "unexpected end of data" not in str(exc):
-            return
     fields = _last_fields(text)
-    inside = fields[-1].rstrip("\r\n") if fields else ""
-    if "\n" in inside or "\r" in inside:
-        # the open field runs over whole lines to the end: a stray quote in a row further up (the export's cells
-        # hold no line break), not a cut, which leaves the field's start and the line break after the cut; said
-        # "truncated", a whole file sent the user to its last row, where pandas' line names the row the quote opens in
+    if _stray_quote(text, fields):
         return
     raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and ends inside a "
                              "quoted field (a quote opened and never closed)")
