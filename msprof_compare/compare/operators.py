@@ -173,12 +173,14 @@ def counted(what: str, max_kernel_num: int | None = None) -> tuple[str, str]:
     sheets pair the top-level operators (a ProfilerStep#N's children, reference-2 §2.3), an operator inside one
     compared within it: "Operators matched: 0/2 base" of reference pair 4, whose GPU trace holds 367 host ops
     under one annotation, left the user to guess what was counted. The drill-down replaces a pair of more than
-    max_kernel_num kernels by the operators inside it (§2.5), which the totals then count."""
+    max_kernel_num kernels by the pairing of the operators inside it (§2.5), which the totals then count; an op
+    that paired nothing is never opened, so the words say "pair" (pair 4's unpaired ``[param|cuda]`` stayed
+    whole where "an operator of more than N kernels" said it would be opened)."""
     if what != "operators":
         return what, ""
     drilled = ("" if max_kernel_num is None else
-               f"an operator of more than {max_kernel_num} kernels counted as the operators inside it, as "
-               "max_kernel_num asks")
+               f"a pair with more than {max_kernel_num} kernels on a side counted as the operators inside it, as "
+               "max_kernel_num asks; an unpaired operator stays whole")
     return "top-level operators", drilled
 
 
