@@ -322,9 +322,9 @@ _OP_CATEGORY_COLUMNS = (("Conv Time(Forward)(Num)", ("conv_fwd_cube", "conv_fwd_
                         ("Paged Attention Time(Num)", ("page_attention",)))
 
 
-def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
+def summary_table(base: Breakdown, comp: Breakdown, steps: tuple[int, int] = (-1, -1)) -> dict[str, Any]:
     """The console table (reference-1 §10) as {"title", "headers", "rows", "notes"}: base row first; "notes" are
-    ours (``table_notes``)."""
+    ours (``table_notes``; ``steps``: each side's step where its breakdown ignores it, else -1)."""
     sides = (base, comp)
     headers: list[str] = [""]
     cols: list[list[str]] = [[bd.kind for bd in sides]]
@@ -372,14 +372,14 @@ def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
     npu = any(bd.kind == "NPU" for bd in sides)  # "not minimal profiling": a side is NPU (reference-1 §8.4)
     add("E2E Time(Not minimal profiling)" if npu else "E2E Time", [f"{_s(bd.e2e_ns):.3f}s" for bd in sides])
     rows = [[c[i] for c in cols] for i in range(2)]
-    return {"title": SUMMARY_TITLE, "headers": headers, "rows": rows, "notes": table_notes(base, comp, headers)}
+    return {"title": SUMMARY_TITLE, "headers": headers, "rows": rows, "notes": table_notes(base, comp, headers, steps)}
 
 
 #: The console's columns of computing categories (``summary_table``)
 _CATEGORY_HEADERS = frozenset({"Cube Time(Num)", "Vector Time(Num)", *(h for h, _ in _OP_CATEGORY_COLUMNS)})
 
 
-def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[str]:
+def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tuple[int, int] = (-1, -1)) -> list[str]:
     """Lines under the console table for cells that read as measurements but are none: the original prints a
     side without an E2E time (a legacy MindSpore timeline without its Overlap Analysis lane) as a row of
     0.000s, a side that recorded no memory as 0.00G beside the other side's peak, and a side with no bandwidth
@@ -394,7 +394,7 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[st
     unsplit = [bd.categorised_ns > 0 for bd in (base, comp) if bd.computing_ns > 0]
     category_cells = [h for h in headers if h in _CATEGORY_HEADERS] if len(unsplit) == 2 and len(set(unsplit)) == 2 \
         else []
-    for side, bd in (("Base", base), ("Comparison", comp)):
+    for (side, bd), step in zip((("Base", base), ("Comparison", comp)), steps, strict=True):
         if not bd.e2e_ns:
             notes.append(f"{side} row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.")
         elif category_cells and not bd.categorised_ns:
@@ -408,8 +408,10 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[st
             shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"
             notes.append(f"{side} row: its Wait Time {shown} is that of the HCCL plane that waits least in each "
                          "communication group, as the original measures a text export, here a plane with no "
-                         f"Notify_Wait; its planes hold {bd.notify_wait_ns / 1e6:,.3f} ms of Notify_Wait in all "
-                         "(CommunicationCompare's Notify_Wait rows).")
+                         f"Notify_Wait; its planes hold {bd.notify_wait_ns / 1e6:,.3f} ms of Notify_Wait "
+                         + ("in all (CommunicationCompare's Notify_Wait rows)." if step < 0 else
+                            "over the whole profile, which its Wait Time covers too (CommunicationCompare's "
+                            f"Notify_Wait rows hold step {step}'s alone)."))
         # apart from the time note: a side without E2E time (a lone timeline) may have no memory either, and its
         # 0.00G is no 0.000s cell
         if "Mem Usage" in headers and not bd.memory_gb:
@@ -481,7 +483,14 @@ def build(ctx: RunContext) -> list[Sheet]:
             if not (told and bd.categories_missing and not bd.categorised_ns
                     and reason.endswith(f" are absent: {bd.categories_missing}")):
                 log.warning(reason)
-    ctx.summary = summary_table(base, comp)
+    # a text export's breakdown ignores a step (reference-1 §1.4): its Wait Time note sums the whole profile too,
+    # and says so where CommunicationCompare's rows hold the step's alone (step 50 of the level-1 export split in
+    # two: 112.541 ms of Notify_Wait, none of it in the step)
+    # (``checks.whole_profile_sides``' rule)
+    opts = ctx.options
+    steps = (opts.base_step if opts.base_step >= 0 and ctx.base.source == "ascend_text" else -1,
+             opts.comparison_step if opts.comparison_step >= 0 and ctx.comparison.source == "ascend_text" else -1)
+    ctx.summary = summary_table(base, comp, steps)
     ctx.frames["overall"] = breakdown_frame(base, comp)
     if not base.e2e_ns or not comp.e2e_ns:
         # the original leaves the sheet out without a word (reference-1 §9.1); the reason was logged above
