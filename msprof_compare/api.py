@@ -918,8 +918,6 @@ def _same_events(base: Profile, comparison: Profile) -> str:
     if not any(b is not None and len(b) for b, _ in pairs):  # two files that loaded no row are not one profile's
         return ""
     try:
-        if base.communication != comparison.communication:
-            return ""
         moved = []
         for b, c in pairs:  # a table of other values ends it (two runs' times differ in every order: ``_same_sums``)
             if b is None:
@@ -930,13 +928,64 @@ def _same_events(base: Profile, comparison: Profile) -> str:
             if not _same_sums(b, c):
                 return ""
             moved.append((b, c))
-        if not moved:
-            return SAME_EVENTS
-        if not all(_same_rows(b, c) for b, c in moved):
+        if moved and not all(_same_rows(b, c) for b, c in moved):
+            return ""
+        # after the tables, which tell two runs apart at the cost of a sum: what else the loader read
+        if not all(_same_value(getattr(base, name), getattr(comparison, name), bool(moved)) for name in _READ_FIELDS):
             return ""
     except (TypeError, ValueError):  # a cell pandas cannot compare or hash: two profiles as far as this note goes
         return ""
-    return SAME_EVENTS_REORDERED
+    return SAME_EVENTS_REORDERED if moved else SAME_EVENTS
+
+
+#: The ``Profile`` fields besides its tables that hold what a loader read (communication.json, the metadata,
+#: ``extra``: a DB export's PMU figures, which set the Cube / Vector split, live there), compared by
+#: ``_same_events``: a copy whose TASK_PMU_INFO moved a kernel to Cube was called "every difference will be zero"
+#: beside a Conv (Forward) (Cube) +0.05 ms. Its path, the files it read and its load warnings (which name them)
+#: differ between copies; kind, source and level are compared first.
+_READ_FIELDS = tuple(f.name for f in dataclasses.fields(Profile) if f.name not in PROFILE_FRAMES
+                     and f.name not in ("path", "files", "warnings", "kind", "source", "level"))
+
+
+def _same_value(a: Any, b: Any, any_order: bool = False) -> bool:
+    """Equality of two values a loader read, NaN equal to NaN: a copy's NaN is another float and ``nan != nan``,
+    so a communication.json holding one never equalled its copy's (no note for copies of it). Tables inside
+    compare as tables; ``any_order``: the profile's tables hold their rows in another order (a copy written
+    again), so those read beside them may too. Unequal types are two values (this can miss a copy, never call two
+    profiles one)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, pd.DataFrame):
+        if a.shape != b.shape or not a.columns.equals(b.columns):
+            return False
+        return a.equals(b) or (any_order and _same_sums(a, b) and _same_rows(a, b))
+    if isinstance(a, pd.Series | pd.Index):
+        return a.dtype == b.dtype and a.equals(b)
+    if isinstance(a, np.ndarray):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.dtype.kind != "O":
+            return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        return _same_value(a.tolist(), b.tolist(), any_order)
+    with contextlib.suppress(TypeError, ValueError):  # a table or array inside: walked below
+        if a == b:  # the common case, at C speed
+            return True
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k], any_order) for k in a)
+    if isinstance(a, list | tuple):
+        if len(a) != len(b):
+            return False
+        if all(map(_same_value, a, b, [any_order] * len(a))):
+            return True
+        # in another order: a copy written again lists its names in its own order (a scalar's repr is exact; a
+        # table's is cut short, so other items are two values)
+        scalars = all(isinstance(x, str | int | float) for x in (*a, *b))
+        return any_order and scalars and sorted(map(repr, a)) == sorted(map(repr, b))
+    if isinstance(a, float | np.floating):
+        return bool(np.isnan(a) and np.isnan(b))
+    return False
 
 
 def _numbers(frame: pd.DataFrame) -> list[np.ndarray]:

@@ -257,3 +257,83 @@ def test_a_base_without_a_side_file_the_comparison_has_is_two_profiles(tmp_path:
     (copy / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv").unlink()
     said, res = _said(caplog, copy, NPU)
     assert said == [] and CHECK not in res.guards["Check"].tolist()
+
+
+def test_copies_holding_nan_are_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """torch_npu writes its JSON side files with Python's json, NaN allowed: two copies of the NPU export whose
+    communication.json holds ``"Wait Time Ratio": NaN`` (its first collective's) and whose profiler_metadata.json
+    holds a user's NaN value are one profile, said so. (Python's json reader, which reads a file holding NaN, gives
+    every NaN as one float object, so the dicts' identity shortcut held here before; ``_same_value`` no longer
+    relies on it: ``test_values_read_beside_the_tables_compare_nan_alike``.) profiler_metadata.json is compared
+    now, and a NaN in it must not lose the note."""
+    copies = [tmp_path / name / "rank0_ascend_pt" for name in ("a", "b")]
+    for copy in copies:
+        shutil.copytree(NPU, copy)
+        comm = copy / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+        doc = json.loads(comm.read_text())
+        next(iter(doc["step50"]["collective"].values()))["Communication Time Info"]["Wait Time Ratio"] = float("nan")
+        comm.write_text(json.dumps(doc))
+        meta = copy / "profiler_metadata.json"
+        doc = json.loads(meta.read_text())
+        doc["user_ratio"] = float("nan")
+        meta.write_text(json.dumps(doc))
+        assert "NaN" in comm.read_text() and "NaN" in meta.read_text()
+    said, res = _said(caplog, *copies)
+    assert said == [COPIES]
+    assert _first_check(res) == (CHECK, "note", None, None, COPIES.removesuffix("."))
+
+
+def test_a_db_copy_with_other_pmu_figures_is_two_profiles(samples: Path, tmp_path: Path,
+                                                          caplog: pytest.LogCaptureFixture) -> None:
+    """The level-1 DB export and a copy whose TASK_PMU_INFO gives one vector kernel (globalTaskId 3, a Conv forward
+    kernel with aic_total_time 0 and aiv_total_time 49,912.99) an aic_total_time of 1000: every table is equal, the
+    PMU figures (``Profile.extra``, not compared) are not, and that kernel counts as Cube, so Conv (Forward) (Cube)
+    grows by one kernel and its duration (TASK's end - start, read here) while the note said every difference is
+    zero. No word now."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from dbutil import edited_copy, sql
+
+    src = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+    db = src / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    ids = dict(sql(db, "SELECT value, id FROM STRING_IDS WHERE value IN ('aic_total_time', 'aiv_total_time')"))
+    pmu = dict(sql(db, "SELECT name, value FROM TASK_PMU_INFO WHERE globalTaskId = 3"))
+    assert pmu[ids["aic_total_time"]] == 0 and pmu[ids["aiv_total_time"]] > 0
+    ((start, end),) = sql(db, "SELECT startNs, endNs FROM TASK WHERE globalTaskId = 3")
+    copies = [tmp_path / name / "rank0_ascend_pt" for name in ("same", "cube")]
+    for copy in copies:
+        shutil.copytree(src, copy)
+    edited_copy(db, copies[1] / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db",
+                f"UPDATE TASK_PMU_INFO SET value = 1000 WHERE globalTaskId = 3 AND name = {ids['aic_total_time']}")
+    said, _ = _said(caplog, src, copies[0])
+    assert said == [COPIES]
+    said, res = _said(caplog, src, copies[1])
+    assert said == [] and CHECK not in res.guards["Check"].tolist()
+    sheet = res.sheet("OverallMetrics").set_index("Index")
+    row = sheet.loc["\t\tConv (Forward) (Cube)"]
+    assert int(row["Number.1"]) == int(row["Number"]) + 1
+    assert round((row["Duration(ms).1"] - row["Duration(ms)"]) * 1e6) == end - start
+
+
+def test_values_read_beside_the_tables_compare_nan_alike() -> None:
+    """``_same_value``: two NaN floats (distinct objects, as a reader that makes one per literal gives) are alike,
+    in a dict, list or table; another number, another key, another table are not; names in another order are
+    alike only where the tables were found in another order (``any_order``)."""
+    import numpy as np
+    import pandas as pd
+
+    from msprof_compare.api import _same_value
+
+    nan_a, nan_b = float("nan"), float("nan")
+    assert nan_a is not nan_b and nan_a != nan_b
+    assert _same_value({"r": [nan_a, 1]}, {"r": [nan_b, 1]})
+    assert not _same_value({"r": [nan_a, 1]}, {"r": [nan_b, 2]}) and not _same_value({"r": 1}, {"s": 1})
+    frame = pd.DataFrame({"t": [1.5, np.nan], "n": ["a", "b"]})
+    assert _same_value({"k": frame}, {"k": frame.copy()})
+    assert not _same_value({"k": frame}, {"k": frame.assign(t=[1.5, 2.0])})
+    assert _same_value(np.array([nan_a, 2.0]), np.array([nan_b, 2.0]))
+    assert not _same_value(["x", "y"], ["y", "x"]) and _same_value(["x", "y"], ["y", "x"], any_order=True)
+    assert _same_value(frame, frame.iloc[::-1].reset_index(drop=True), any_order=True)
+    assert not _same_value(frame, frame.iloc[::-1].reset_index(drop=True))
+    assert not _same_value(1, 1.0)  # another type: two values (a copy reads the same types)
