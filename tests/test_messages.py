@@ -691,14 +691,33 @@ def test_a_report_name_with_a_trailing_slash_is_said_to_be_a_folder(capsys: pyte
 def test_a_folder_named_as_a_report_extension_alone_gets_no_advice_to_drop_its_slash(capsys: pytest.CaptureFixture,
                                                                                      tmp_path: Path) -> None:
     """``-o .xlsx/`` (``..json/``) was told "write .xlsx without it to name the file itself", but ``-o .xlsx`` names
-    no file and is refused: a folder of such a name is a folder like any other, made without that advice."""
+    no file and is refused: no such advice. The folder made is hidden (its name starts with a dot), where the
+    reports went without a word (session 70): the notice says so and how to name the file; a folder of that name
+    already there is the user's, and a run into it says nothing."""
     from msprof_compare.report.deliver import api_folder_notice, folder_notice
 
     for name, suffix in ((".xlsx", ".xlsx"), ("..json", ".json"), (". .JSON", ".json")):
         target = f"{tmp_path / name}/"
-        assert folder_notice(target) == api_folder_notice(target, suffix) == ""
+        assert folder_notice(target) == (
+            f"-o {target} is taken as a folder (created) named '{name}', hidden as its name starts with a dot, and "
+            f"the report goes into it; give a name before the extension (run{suffix}) to name the report file "
+            "itself.")
+        assert api_folder_notice(target, suffix) == (
+            f"output {target} is taken as a folder (created) named '{name}', hidden as its name starts with a dot, "
+            f"and the report goes into it; give a name before {suffix} (run{suffix}) to name the report file itself.")
+        assert "without it" not in folder_notice(target)
         code, err = _analyze(capsys, "compare", "-bp", "a", "-d", "b", "-o", str(tmp_path / name))
         assert code == 2 and "names no file before" in err  # what the advice led to
+    repo = Path(__file__).resolve().parents[1]
+    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
+    target = f"{tmp_path / '.xlsx'}/"
+    for run in range(2):
+        code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", target, "--enable_api_compare")
+        said = [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line]
+        assert code == 0 and len(list((tmp_path / ".xlsx").glob("performance_comparison_result_*.xlsx"))) == run + 1
+        assert said == ([] if run else [
+            f"-o {target} is taken as a folder (created) named '.xlsx', hidden as its name starts with a dot, and the "
+            "report goes into it; give a name before the extension (run.xlsx) to name the report file itself."])
     assert folder_notice(f"{tmp_path / 'x.xlsx'}/").endswith(f"write {tmp_path / 'x.xlsx'} without it to name the "
                                                              "file itself.")
 

@@ -107,6 +107,19 @@ def _report_name_as_folder(output: str) -> bool:
     return stem != output and bool(suffix) and not names_no_file(os.path.basename(stem), suffix)
 
 
+def _extension_folder(output: str) -> str:
+    """The folder name of an ``output`` that names a folder by a report's extension alone, not there yet:
+    ``.xlsx/``, ``..json/`` (``-o .xlsx`` names no file and is refused, so the '/' is how such a folder comes
+    about); "" otherwise. Its name starts with a dot, so the folder made is hidden: the reports went where a
+    listing does not show them, without a word (session 69's leftover)."""
+    stem = output.rstrip("/" + os.sep)
+    suffix = next((x for x in (".xlsx", ".json") if stem.lower().endswith(x)), "")
+    name = os.path.basename(stem)
+    if stem == output or not suffix or not names_no_file(name, suffix) or os.path.lexists(os.path.expanduser(stem)):
+        return ""
+    return name
+
+
 def _slash_advice(output: str, what: str) -> str:
     """How to name the file itself where ``output`` is one's name with a trailing separator (``run.xlsx/``)."""
     stem = output.rstrip("/" + os.sep)
@@ -135,6 +148,11 @@ def folder_notice(output: str) -> str:
     if blank:
         return (f"-o '{term_safe(output)}': {blank} and is created so; leave the whitespace out if it was not "
                 "meant.")
+    hidden = _extension_folder(output)
+    if hidden:
+        return (f"-o {term_safe(output)} is taken as a folder (created) named '{term_safe(hidden)}', hidden as its "
+                f"name starts with a dot, and the report goes into it; give a name before the extension "
+                f"(run{hidden[-5:].lower()}) to name the report file itself.")
     if not taken_as_folder(output):
         return ""
     if _report_name_as_folder(output):
@@ -156,6 +174,11 @@ def api_folder_notice(target: object, suffix: str) -> str:
     blank = blank_edged(output)
     if blank:
         return f"output '{term_safe(output)}': {blank} and is created so; leave the whitespace out if it was not meant."
+    hidden = _extension_folder(output)
+    if hidden:
+        return (f"output {term_safe(output)} is taken as a folder (created) named '{term_safe(hidden)}', hidden as "
+                f"its name starts with a dot, and the report goes into it; give a name before {suffix} "
+                f"(run{suffix}) to name the report file itself.")
     if not taken_as_folder(output):
         return ""
     if _report_name_as_folder(output):
