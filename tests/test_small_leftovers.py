@@ -3,6 +3,8 @@ from the raw files, not from the code's output."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 from decimal import Decimal
@@ -11,6 +13,7 @@ from pathlib import Path
 from test_injected_regressions import _text_steps_split
 
 from msprof_compare import compare
+from msprof_compare.loaders.ascend_text import read_kernel_details
 
 LEVEL1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 
@@ -52,3 +55,39 @@ def test_zero_wait_time_note_given_a_step_says_its_figure_is_the_whole_profiles(
     assert f"{rows['Total Duration(us)'].sum() / 1000:,.3f}" == total
     assert [n for n in res.summary["notes"] if "its Wait Time" in n] == [_wait_note(side, total, 51)
                                                                          for side in ("Base", "Comparison")]
+
+
+NPU = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"  # tests/data/npu/README.md
+
+
+def _kernel_lines(export: Path) -> tuple[Path, list[str]]:
+    path = export / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    return path, path.read_bytes().decode().split("\n")
+
+
+def test_a_blank_line_inside_a_quoted_header_name_hides_no_joined_line(tmp_path: Path) -> None:
+    """The fixture's kernel_details.csv with a stray quote before data row 3's first field (the field runs to a
+    later row's quoted Input Shapes, joining the lines between into one row) is said: "N line(s) read as part of
+    an earlier row", N counted here from Python's csv module. With its optional column "Context ID" written as a
+    quoted name holding a blank line as well ("Context<LF><LF>ID"), the header's line ends were all taken for
+    its own lines, the blank one too, which the count of lines leaves aside: one joined line went unsaid (here
+    N is 1, so the line was missing)."""
+    src, lines = _kernel_lines(NPU)
+    lines[3] = '"' + lines[3]
+    plain = tmp_path / "kernel_details.csv"
+    plain.write_bytes("\n".join(lines).encode())
+    rows = list(csv.reader(io.StringIO(plain.read_text(encoding="utf-8"), newline="")))
+    inside = len([x for x in lines if x]) - len(rows)
+    assert inside >= 1
+    assert lines[0].count(",Context ID,") == 1
+    lines[0] = lines[0].replace(",Context ID,", ',"Context\n\nID",')
+    broken = tmp_path / "broken" / "kernel_details.csv"
+    broken.parent.mkdir()
+    broken.write_bytes("\n".join(lines).encode())
+    assert len(list(csv.reader(io.StringIO(broken.read_text(encoding="utf-8"), newline="")))) == len(rows)
+    for path in (plain, broken):
+        warnings: list[str] = []
+        read_kernel_details(str(path), warnings)
+        said = [w for w in warnings if "earlier row" in w]
+        assert said == [f"{path}: {inside} line(s) read as part of an earlier row (a line break inside a quoted "
+                        "field: a quote left open?)"], path

@@ -1624,8 +1624,10 @@ def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str],
         warnings.append(f"{path}: {data.count(_NUL, body):,} NUL byte(s) in the rows (a damaged copy?); a cell holding "
                         "one reads otherwise than written: a text cell as another name, a number cell as missing or "
                         "cut short at it")
-    # a quoted name's line breaks are the header's (said by ``_header_names``), no row's
-    in_header = data.count(b"\n", 0, body) + data.count(b"\r", 0, body) - data.count(b"\r\n", 0, body) - 1
+    # a quoted name's line breaks are the header's (said by ``_header_names``), no row's: its lines beyond the
+    # first, blank ones aside as ``_joined_lines`` leaves them aside (counting every line end there, a blank line
+    # inside a quoted name, "Context<LF><LF>ID", hid a joined line of the rows)
+    in_header = sum(1 for line in _LINE_ENDS.split(data[:end[0] if end else body]) if line) - 1
     if joined := _joined_lines(data, len(cols[usecols[0]]) + max(in_header, 0)):
         warnings.append(f"{path}: {joined:,} line(s) read as part of an earlier row (a line break inside a quoted "
                         "field: a quote left open?)")
@@ -1639,6 +1641,8 @@ def _any_blank(cells: np.ndarray) -> bool:
 
 
 _NUL = b"\0"
+#: A line end as pandas reads one: CRLF, LF or a bare CR
+_LINE_ENDS = re.compile(rb"\r\n|\r|\n")
 
 #: The dtypes ``_read_csv`` asks pandas for.
 _OBJECT, _FLOAT = np.dtype(object), np.dtype(np.float64)
