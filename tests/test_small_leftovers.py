@@ -10,10 +10,11 @@ import shutil
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from test_injected_regressions import _text_steps_split
 
 from msprof_compare import compare
-from msprof_compare.loaders.ascend_text import read_kernel_details
+from msprof_compare.loaders.ascend_text import _long_rows, read_kernel_details
 
 LEVEL1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 
@@ -63,6 +64,64 @@ NPU = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"  # te
 def _kernel_lines(export: Path) -> tuple[Path, list[str]]:
     path = export / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
     return path, path.read_bytes().decode().split("\n")
+
+
+def test_a_row_with_more_fields_than_the_header_is_said(tmp_path: Path) -> None:
+    """The NPU fixture's kernel_details.csv (46 columns) with data row 11, a MatMulV2, writing its Input Data
+    Types "FLOAT;FLOAT" as "FLOAT,FLOAT" (an unquoted comma): 47 fields. pandas, given the columns to read,
+    drops the extra field without a word and reads each later column from the one before it (aicore_time(us)
+    reads Context ID's N/A, aic_mac_time(us) the 1,241,623 aic_total_cycles where 24.176 is written), so the
+    kernel moved between Matmul (Cube) and Matmul (Vector), unsaid. Now one line names the count and the row. A
+    file whose rows each end in a comma (an empty field past the header: nothing moves) gets no such line and the
+    same figures."""
+    damaged = tmp_path / "damaged" / "rank0_ascend_pt"
+    shutil.copytree(NPU, damaged)
+    path, lines = _kernel_lines(damaged)
+    header = next(csv.reader([lines[0]]))
+    row = next(csv.reader([lines[11]]))
+    assert len(header) == 46 and row[header.index("Type")] == "MatMulV2"
+    assert row[header.index("Input Data Types")] == "FLOAT;FLOAT" and lines[11].count(",FLOAT;FLOAT,") == 1
+    lines[11] = lines[11].replace(",FLOAT;FLOAT,", ",FLOAT,FLOAT,")
+    assert len(next(csv.reader([lines[11]]))) == 47
+    path.write_bytes("\n".join(lines).encode())
+    res = compare(str(NPU), str(damaged), enable_profiling_compare=True)
+    warnings: list[str] = []
+    read_kernel_details(str(path), warnings)
+    assert warnings == [f"{path}: 1 row(s) have more fields than the header's 46 (an unquoted comma in a name? "
+                        "first: data row 11); in such a row each column after the extra field reads the value "
+                        "written for the column before it, so its figures are wrong: quote the field, or export "
+                        "again"]
+    sheet = res.sheet("OverallMetrics").set_index("Index")
+    cube = sheet.loc["\t\tMatmul (Cube)"]
+    assert int(cube["Number.1"]) == int(cube["Number"]) - 1  # the figure the line warns of
+    trailing = tmp_path / "trailing" / "rank0_ascend_pt"
+    shutil.copytree(NPU, trailing)
+    path, lines = _kernel_lines(trailing)
+    lines = [line + "," if k and line else line for k, line in enumerate(lines)]
+    path.write_bytes("\n".join(lines).encode())
+    warnings = []
+    read_kernel_details(str(path), warnings)
+    assert not [w for w in warnings if "more fields" in w]
+    res = compare(str(NPU), str(trailing), enable_profiling_compare=True)
+    assert (res.sheet("OverallMetrics")["Diff Duration(ms)"] == 0).all()
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    (b"a,b,c\n1,2,3\n", (0, 0)),
+    (b"a,b,c\n1,2,3,\n4,5,6,\n", (0, 0)),  # a trailing comma: an empty field, nothing moves
+    (b"a,b,c\r\n1,2,3,\r\n4,5,6\r\n", (0, 0)),
+    (b"a,b,c\n1,2,3,,\n", (0, 0)),
+    (b"a,b,c\n1,2,3,,4\n", (1, 1)),
+    (b"a,b,c\n1,x,y,3\n4,5,6\n", (1, 1)),
+    (b"a,b,c\n1,2,3\n4,5,6,7\n\n8,9,10,11,\n", (2, 2)),  # the blank line is no row
+    (b'a,b,c\n1,"x,y",3\n4,5,6,7\r\n', (1, 2)),  # a quoted comma is no separator
+    (b'a,"b,\nb",c\n1,2,3\n', (0, 0)),  # nor a quoted header's comma and line break
+])
+def test_long_rows_count_rows_past_the_header(text: bytes, want: tuple[int, int]) -> None:
+    """``_long_rows``: (rows with more fields than the header, not only empty ones past it; the first one's data
+    row), counted here by hand."""
+    rows = len(list(csv.reader(io.StringIO(text.decode(), newline="")))) - 1 - text.count(b"\n\n")
+    assert _long_rows(text, rows, 3) == want
 
 
 def test_a_blank_line_inside_a_quoted_header_name_hides_no_joined_line(tmp_path: Path) -> None:

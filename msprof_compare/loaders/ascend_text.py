@@ -1385,11 +1385,18 @@ def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
 
 def _short_rows(data: bytes, last: int) -> int:
     """How many data rows of a CSV held in memory have no field ``last`` (0-based): a row cut short in the middle
-    of a file, which ``_check_last_row`` does not see. Vectorised over the bytes: separators inside quotes (an
-    even count of quotes before them keeps them outside) are left out, blank lines (which pandas skips) too.
-    A file streamed from disk (over ``WHOLE_CSV_BYTES``) is not checked. A bare CR (one no LF follows) ends a line
-    too, as pandas reads it: a file of old Mac line ends (read since ``f71ef4f``) was one line, its short rows
-    unsaid."""
+    of a file, which ``_check_last_row`` does not see. A file streamed from disk (over ``WHOLE_CSV_BYTES``) is not
+    checked."""
+    commas, blank, _ends = _line_commas(data)
+    short = (commas < last) & ~blank
+    return int(short[1:].sum())  # the header is line 0
+
+
+def _line_commas(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per line of a CSV held in memory: its separators outside quotes, whether it is blank (pandas skips it), and
+    the offset of its end. Vectorised over the bytes: separators inside quotes (an even count of quotes before
+    them keeps them outside) are left out. A bare CR (one no LF follows) ends a line too, as pandas reads it: a
+    file of old Mac line ends (read since ``f71ef4f``) was one line, its short rows unsaid."""
     u = np.frombuffer(data, dtype=np.uint8)
     sep = np.flatnonzero((u == 44) | (u == 10))
     if (bare := _bare_crs(data, u)).size:
@@ -1397,8 +1404,8 @@ def _short_rows(data: bytes, last: int) -> int:
     sep = _unquoted(u, sep)
     is_nl = u[sep] != 44
     nl = np.flatnonzero(is_nl)
-    if nl.size == 0:
-        return 0
+    if nl.size == 0:  # one line: the header (or a file of one row), no data row to count
+        return np.zeros(1, np.intp), np.zeros(1, bool), np.array([u.size])
     ends = sep[nl]
     # each line's separators: those between its line end and the previous one (the last line runs to the end)
     commas = np.diff(np.concatenate(([-1], nl, [sep.size]))) - 1
@@ -1406,8 +1413,48 @@ def _short_rows(data: bytes, last: int) -> int:
     stops = np.concatenate((ends, [u.size]))
     length = stops - starts
     blank = (length == 0) | ((length == 1) & (u[np.minimum(starts, u.size - 1)] == 13))
-    short = (commas < last) & ~blank
-    return int(short[1:].sum())  # the header is line 0
+    return commas, blank, stops
+
+
+def _unquoted_commas(data: bytes) -> int:
+    """The separators of a CSV held in memory that lie outside quoted fields, counted at the cost of two byte
+    comparisons and, where the file quotes a field, a lookup per quote (~4 ms for the 825 KB kernel_details.csv
+    of msinsight's st/level2 rank 0 on a busy machine, whose read took ~14 ms idle; a file without a quote, such
+    as memory_record.csv, one count). ``_long_rows`` compares it with what the rows read need."""
+    u = np.frombuffer(data, dtype=np.uint8)
+    if b'"' not in data:
+        return int(np.count_nonzero(u == 44))
+    comma = np.flatnonzero(u == 44)
+    quotes = np.flatnonzero(u == 34)
+    lo, hi = quotes[0::2], quotes[1::2]
+    if hi.size < lo.size:  # a quote left open runs to the end
+        hi = np.append(hi, u.size)
+    return comma.size - int((np.searchsorted(comma, hi) - np.searchsorted(comma, lo)).sum())
+
+
+def _long_rows(data: bytes, rows: int, n_cols: int) -> tuple[int, int]:
+    """How many data rows of a CSV held in memory have more fields than the header's ``n_cols``, their extra fields
+    not all empty, and the first one's data row (1-based); (0, 0) for none. pandas, read with ``usecols``, drops
+    the extra field without a word and reads each cell after it from the column before it: an unquoted comma in a
+    name (a MatMulV2's Input Data Types "FLOAT,FLOAT" moved it from Cube to Vector, its aic_mac_time(us) reading
+    aic_total_cycles). The separators of a file whose ``rows`` rows (and header) each hold ``n_cols`` fields are
+    counted first; only a file with more is looked at line by line. A trailing comma (an empty field past the
+    header on every row, as some writers end a row) moves no cell and is not counted. A row cut short elsewhere
+    can hide a long one from the count: two damages at once."""
+    if _unquoted_commas(data) <= (rows + 1) * (n_cols - 1):
+        return 0, 0
+    commas, blank, stops = _line_commas(data)
+    data_line = np.flatnonzero(~blank)[1:]  # the header is the first non-blank line
+    extra = commas[data_line] - (n_cols - 1)
+    ends = stops[data_line]
+    u = np.frombuffer(data, dtype=np.uint8)
+    last = np.maximum(ends - 1, 0)
+    last = np.where(u[last] == 13, np.maximum(last - 1, 0), last)  # a CRLF line's CR
+    # one extra field, empty: the row ends in the comma (a trailing comma); more than one is looked at alone
+    long = np.flatnonzero((extra > 1) | ((extra == 1) & (u[last] != 44)))
+    keep = [k for k in long.tolist() if extra[k] == 1 or not
+            data[max(int(ends[k]) - int(extra[k]) - 1, 0):int(ends[k])].rstrip(b"\r").endswith(b"," * int(extra[k]))]
+    return len(keep), (keep[0] + 1 if keep else 0)
 
 
 def _unquoted(u: np.ndarray, sep: np.ndarray) -> np.ndarray:
@@ -1613,6 +1660,12 @@ def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str],
     # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one
     if _any_blank(cols[last]) and (short := _short_rows(data, header.index(last))):
         warnings.append(f"{path}: {short:,} row(s) end before the last column read; their missing cells read as empty")
+    long, first = _long_rows(data, len(cols[usecols[0]]), len(header))
+    if long:
+        warnings.append(f"{path}: {long:,} row(s) have more fields than the header's {len(header)} (an unquoted comma "
+                        f"in a name? first: data row {first:,}); in such a row each column after the extra field reads "
+                        "the value written for the column before it, so its figures are wrong: quote the field, or "
+                        "export again")
     # a NUL in the rows (the header's is named by ``_header_names``): a text cell holding one reads as another name
     # ("A\0I_CORE" is another core type: pandas 2.1+ keeps the NUL, 2.0 cuts the cell at it), a number cell as
     # missing or cut
