@@ -76,6 +76,14 @@ class RunContext:
         both = self.cached("pair.has_ops", lambda: pair_has_ops(self.base, self.comparison))
         return both[p is self.comparison]
 
+    def side(self, p: Profile) -> str:
+        """How a line about side ``p`` names it, last, as a loader's notes do (``model.sided``): "base side",
+        "comparison side", or "both sides" for one input on both (one path, one step), whose two lines are one text,
+        said once (``logs.said_once``)."""
+        if self.base.path == self.comparison.path and self.options.base_step == self.options.comparison_step:
+            return "both sides"
+        return "comparison side" if p is self.comparison else "base side"
+
 
 Comparator = Callable[[RunContext], list[Sheet]]
 
@@ -424,10 +432,12 @@ def ranks(folder: str | os.PathLike[str], force: bool = False) -> dict[Unit, str
     return _discover(_path("folder", folder), on_off(force, "force"), API_FACE)
 
 
-def _discover(folder: str, force: bool, face: Face, role: str = "", heads: TraceHeads | None = None) -> dict[Unit, str]:
+def _discover(folder: str, force: bool, face: Face, role: str = "", heads: TraceHeads | None = None,
+              side: str | None = None) -> dict[Unit, str]:
     """``loaders.ranks.discover`` of a folder as typed, its errors naming the options as ``face`` takes them (a
     refused link's "add --force" reads "add force=True" in Python); traces' heads read through ``heads``. ``role``:
-    "base" or "comparison" of a compare of two folders, named for an empty path."""
+    "base" or "comparison" of a compare of two folders, named for an empty path; ``side``: the folder's in a
+    compare ("base side", ...; ``_sides``), which discovery's warning names (None: a folder alone, ``ranks()``)."""
     from .loaders.paths import typed_path
     from .loaders.ranks import discover
 
@@ -436,7 +446,7 @@ def _discover(folder: str, force: bool, face: Face, role: str = "", heads: Trace
         raise ProfileError(None, "The path is empty. Please enter a valid path.",
                            hint=f"the {role} folder: the {where} argument of compare_ranks()" if where else None)
     try:
-        return discover(typed_path(folder), force, heads)
+        return discover(typed_path(folder), force, heads, side)
     except ProfileError as exc:
         kept = flag_words_kept(folder, typed_path(folder), given_path(folder))
         _retype(exc, lambda text: face.words(text, kept))
@@ -524,7 +534,8 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     force = checked_options(options, face)[0].force
     heads = TraceHeads() if heads is None else heads
     with said_once():  # a folder given on both sides: its discovery's warnings (a trace named for another rank) once
-        found = _discover(base, force, face, "base", heads), _discover(comparison, force, face, "comparison", heads)
+        found = tuple(_discover(folder, force, face, role, heads, side) for folder, role, side in
+                      zip((base, comparison), ("base", "comparison"), _sides(base, comparison), strict=True))
     cycles = [_cycles(side) for side in found]
     if bool(cycles[0]) != bool(cycles[1]) or (cycles[0] and _single(found[0]) != _single(found[1])):
         _refuse_cycles((base, comparison), found, cycles)
@@ -674,6 +685,12 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
             raise
 
 
+def _sides(base: str, comparison: str) -> tuple[str, str]:
+    """How a line about each input names its side: "both sides" for one path given twice, whose lines are one
+    text, said once (``logs.said_once``)."""
+    return ("both sides", "both sides") if base == comparison else ("base side", "comparison side")
+
+
 def _typed_words(base: str, comparison: str, face: Face) -> Callable[[str], str]:
     """How an error of the pair ``base`` / ``comparison`` is worded: the inputs' paths as typed, the options as
     ``face`` takes them (a path's own words that look like a flag kept). One rule for the compare's errors and the
@@ -692,17 +709,18 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool,
 
     heads = TraceHeads() if heads is None else heads
 
-    def of_ranks(given: str) -> str:  # a folder of traces or profiling directories that record no rank (one
-        if not rank_inputs(given_path(given), heads):  # process's runs) keeps the loader's "holds N traces" error
+    def of_ranks(given: str, side: str) -> str:  # a folder of traces or profiling directories that record no rank
+        if not rank_inputs(given_path(given), heads):  # (one process's runs) keeps the loader's "holds N traces" error
             return ""
         try:
-            found = discover(given_path(given), force, heads)
+            found = discover(given_path(given), force, heads, side)
         except NoRanks:
             return ""
         return "cycles" if _single(found) else "ranks"
 
     try:
-        kinds = [of_ranks(p) for p in (base, comparison)]
+        kinds = [of_ranks(given, side) for given, side in
+                 zip((base, comparison), _sides(base, comparison), strict=True)]
     except ProfileError as exc:
         # a folder of ranks that discovery refuses (rank 1's trace recording no rank, rank 0 held twice): its error,
         # where the folder was read as its one top trace (rank 0's, compared alone: the other ranks left out without

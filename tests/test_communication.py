@@ -449,12 +449,14 @@ def test_db_tasks_belong_to_their_op_id_not_their_time(tmp_path):
     assert sheet.loc[sheet["Communication OP Name"] == "|", "Calls"].sum() == n_tasks == 296
 
 
-def _cut_line(path, t_pre: int, t_post: int) -> str:
-    """The warning as a user reads it, for one op cut at each end of the step (the tests' edits)."""
+def _cut_line(path, t_pre: int, t_post: int, side: str = "both sides") -> str:
+    """The warning as a user reads it, for one op cut at each end of the step (the tests' edits), ending with the
+    side it is about."""
     return (f"{path}: the step's bounds cut communication ops from their tasks: {t_pre} task(s) inside the step of 1 "
             f"communication op(s) that start before it are left out, as those ops are; {t_post} task(s) after the "
             "step's end of 1 op(s) that start in it are left out, while those ops' rows count their whole time "
-            "(CommunicationCompare counts an op and each task in the step its start lies in, as the original)")
+            "(CommunicationCompare counts an op and each task in the step its start lies in, as the original) "
+            f"({side})")
 
 
 def test_db_step_bounds_that_cut_ops_from_their_tasks_are_said(tmp_path, caplog):
@@ -522,10 +524,13 @@ def test_db_step_ending_at_a_task_start_holds_that_task(tmp_path, caplog):
     assert t_post == len(starts) - 2
     db = edited_copy(src, tmp_path / "ascend_pytorch_profiler_0.db",
                      f"UPDATE STEP_TIME SET startNs = {lo}, endNs = {hi}")
-    with caplog.at_level(logging.WARNING):
-        compare(str(db), str(db), enable_communication_compare=True, base_step=50, comparison_step=50)
-    said = [r.getMessage() for r in caplog.records if "bounds cut" in r.getMessage()]
-    assert set(said) == {_cut_line(db, t_pre, t_post)}
+    # the edited copy on both sides, as the base beside the unedited excerpt (which cuts nothing), as the comparison
+    for pair, side in (((db, db), "both sides"), ((db, src), "base side"), ((src, db), "comparison side")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            compare(*map(str, pair), enable_communication_compare=True, base_step=50, comparison_step=50)
+        said = [r.getMessage() for r in caplog.records if "bounds cut" in r.getMessage()]
+        assert said == [_cut_line(db, t_pre, t_post, side)]
 
 
 def test_text_step_bounds_that_cut_ops_from_their_tasks_are_said(samples, tmp_path, caplog):

@@ -447,6 +447,6 @@ def test_module_events_outside_the_step_are_counted_with_separators(caplog, befo
     view = Profile(path="run", kind="GPU", source="kineto")
     view.python_functions = pd.DataFrame({"name": ["aten::mm"], "ts": [150]})
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        _say_no_module_in_step(p, view, 7, (100, 200))
+        _say_no_module_in_step(p, view, 7, (100, 200), "base side")
     assert [r.getMessage().split(", so it")[0] for r in caplog.records] == [
         f"run: none of its {said}"]

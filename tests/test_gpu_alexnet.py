@@ -446,6 +446,14 @@ def test_memcpys_without_a_direction_leave_sdma_with_a_warning(tmp_path: Path,
     assert said == [f"{edited}: 2 memcpy event(s) on the compute stream (0.103 ms; 'Memcpy HtoH (Pinned -> Pinned)' "
                     "and 1 other name(s)) name no HtoD / DtoH / DtoD direction, so OverallMetrics' SDMA row and the "
                     "SDMA Time(Num) leave them out (the original's name rule), and their time stays in Free"]
+    # a compare names the side the copies are on (each line of one side's data does)
+    from msprof_compare import compare
+
+    for pair, side in (((edited, GPU), "base side"), ((GPU, edited), "comparison side")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(*map(str, pair), enable_profiling_compare=True)
+        assert [r.getMessage() for r in caplog.records if "direction" in r.getMessage()] == [f"{said[0]} ({side})"]
 
 
 def test_undirected_memcpys_are_counted_with_thousands_separators(caplog: pytest.LogCaptureFixture) -> None:

@@ -911,7 +911,8 @@ def test_db_export_without_op_types_is_said_for_either_kernel_sheet(samples, cap
     assert len(frame) == 1 and frame.iloc[0, 1] == "N/A" and frame.iloc[0, -8] == 187  # base Calls
     said = [r.getMessage() for r in caplog.records if "names no op type" in r.getMessage()]
     assert said == [f"{d}: the database names no op type of its compute tasks (N/A: a Level0 export records "
-                    f"none), so {sheet} shows them as one N/A type." for d in dirs]
+                    f"none), so {sheet} shows them as one N/A type. ({side})"
+                    for d, side in zip(dirs, ("base side", "comparison side"), strict=True)]
 
 
 def test_kernel_type_rows_order_by_total_ratio_on_two_ranks(samples):
@@ -944,8 +945,8 @@ def test_kernel_type_rows_order_by_total_ratio_on_two_ranks(samples):
 def test_a_side_without_input_shapes_is_said(tmp_path, caplog):
     """The NPU excerpt's kernel_details.csv without its Input Shapes column on the comparison side (session 60's
     fuzz: a column lost from the file): every kernel's shape read N/A, so KernelCompare paired none of them with
-    the base's kernels of the same Type and a shape, without a word. The line names the side; with both sides
-    alike (the excerpt against itself) nothing is said."""
+    the base's kernels of the same Type and a shape, without a word. The line names the file and its side (the copy
+    as the comparison, then as the base); with both sides alike (the excerpt against itself) nothing is said."""
     import io
     import shutil
 
@@ -964,9 +965,10 @@ def test_a_side_without_input_shapes_is_said(tmp_path, caplog):
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows(r[:col] + r[col + 1:] for r in rows)
     f.write_text(out.getvalue(), encoding="utf-8")
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        compare(str(src), str(copy), enable_kernel_compare=True)
-    assert [r.getMessage() for r in caplog.records if "no Input Shapes column" in r.getMessage()] == [
-        f"{copy}: kernel_details.csv has no Input Shapes column, so KernelCompare reads every kernel's shape as N/A, "
-        "and its kernels pair with none of the other side's of the same Type and a shape."]
+    for pair, side in (((src, copy), "comparison side"), ((copy, src), "base side")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(*map(str, pair), enable_kernel_compare=True)
+        assert [r.getMessage() for r in caplog.records if "no Input Shapes column" in r.getMessage()] == [
+            f"{copy}: kernel_details.csv has no Input Shapes column, so KernelCompare reads every kernel's shape as "
+            f"N/A, and its kernels pair with none of the other side's of the same Type and a shape. ({side})"]

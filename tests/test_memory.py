@@ -693,7 +693,7 @@ def test_side_whose_allocations_all_lie_outside_its_ops_still_recorded_memory(sa
     # said once, as what it means for the sheets (the original writes the zeros without a word)
     assert [m for m in caplog.messages if "memory record" in m] == [
         f"{base}: none of its memory records falls inside a torch op, so the memory sheets show this side's operators "
-        "at 0 MB"]
+        "at 0 MB (base side)"]
     stat, detail = res.sheet("MemoryCompareStatistic"), res.sheet("MemoryCompare")
     assert float(stat["Base Allocated Memory(MB)"].abs().sum()) == 0.0
     assert float(detail["Size(KB)"].abs().sum()) == 0.0  # the base side's column
@@ -707,7 +707,7 @@ def test_side_whose_allocations_all_lie_outside_its_ops_still_recorded_memory(sa
     assert not [n for n in res.sheet_names if n.startswith("Memory")]
     assert [m for m in caplog.messages if "memory" in m] == [
         f"{path}: none of its memory records falls inside a torch op, so no operator has memory to compare and the "
-        "memory sheets are left out" for path in (base, comp2)]
+        f"memory sheets are left out ({side})" for path, side in ((base, "base side"), (comp2, "comparison side"))]
 
 
 def test_memory_line_without_paired_ops_keeps_the_original_words(samples, caplog, tmp_path):

@@ -222,20 +222,20 @@ def test_kineto_name_warning_said_once_for_a_folder_on_both_sides(tmp_path, caps
     code, _, err = run_inproc(capsys, "-bp", str(folder), "-d", str(folder), "-o", str(tmp_path / "out"),
                               "--enable_profiling_compare")
     assert code == 0, err
-    assert [x.split("] ", 1)[1] for x in err.splitlines() if "distributedInfo.rank" in x] == [line]
+    assert [x.split("] ", 1)[1] for x in err.splitlines() if "distributedInfo.rank" in x] == [f"{line} (both sides)"]
     for _ in range(2):  # each call a run of its own
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             ranks = api.compare_ranks(folder, folder, enable_profiling_compare=True)
             assert [r for r, _ in ranks] == [0, 1]
-        assert [m for m in caplog.messages if "distributedInfo.rank" in m] == [line]
+        assert [m for m in caplog.messages if "distributedInfo.rank" in m] == [f"{line} (both sides)"]
     # a --rank_list run: once too, naming the file of rank 1 left out (its name says rank 0, the rank listed), the
     # other side (the samples, named as they record) unsaid
     for listed, compared in (("0", [0]), ("0 1", [0, 1])):
         code, out, err = run_inproc(capsys, "-bp", str(folder), "-d", str(KINETO), "-o", str(tmp_path / "out"),
                                     "--rank_list", listed)
         assert code == 0, err
-        assert [x.split("] ", 1)[1] for x in err.splitlines() if "distributedInfo.rank" in x] == [line]
+        assert [x.split("] ", 1)[1] for x in err.splitlines() if "distributedInfo.rank" in x] == [f"{line} (base side)"]
         assert [int(r) for r in re.findall(r"^rank (\d+): ", out, re.M)] == compared
 
 

@@ -2228,7 +2228,8 @@ def test_export_kind_note_names_operators_only_where_both_sides_have_them(caplog
             res = compare(str(base), str(comparison))
         # the premise: the MindSpore side has no torch op, the DB side has
         torch = [m for m in caplog.messages if "torch op" in m]
-        assert len(torch) == 1 and torch[0].startswith(f"Can't find any torch op in the file: {ms},")
+        side = "base side" if base == ms else "comparison side"
+        assert len(torch) == 1 and torch[0].startswith(f"Can't find any torch op in the file: {ms} ({side}),")
         detail = res.guards.set_index("Check").loc[checks.EXPORT_CHECK, "Detail"]
         assert "E2E and Free Time" in detail and "operator and module" not in detail
         assert len([m for m in caplog.messages if m.startswith(note)]) == 1
@@ -2333,7 +2334,8 @@ def test_gpu_trace_of_runtime_calls_alone_has_no_op_against_framework_ops_but_ke
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             res = compare(*map(str, pair))
-        assert _one_sided_line(caplog).startswith(f"Can't find any torch op in the file: {cut}, so the sheets")
+        assert _one_sided_line(caplog).startswith(f"Can't find any torch op in the file: {cut} ({bare} side), so the "
+                                                  "sheets")
         assert "only the other side has ops (a GPU trace without cpu_op events has none)" in _one_sided_line(caplog)
         assert not paired & set(res.sheet_names)
         rate = res.guards.set_index("Check").loc["operator match rate"]
@@ -2406,7 +2408,7 @@ def test_gpu_trace_of_annotations_and_runtime_calls_has_no_op_against_framework_
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             res = compare(*map(str, pair))
         line = _one_sided_line(caplog)
-        assert line.startswith(f"Can't find any torch op in the file: {cut}, so the sheets")
+        assert line.startswith(f"Can't find any torch op in the file: {cut} ({bare} side), so the sheets")
         assert "only the other side has ops (a GPU trace without cpu_op events has none)" in line
         assert not paired & set(res.sheet_names)
         g = res.guards.set_index("Check")

@@ -295,7 +295,7 @@ def test_npu_step_without_a_module_of_its_own_says_why_no_module_sheet(samples: 
     said = [r.getMessage() for r in caplog.records if "nn.Module" in r.getMessage()]
     assert set(said) == {f"{dst}: none of its 26 nn.Module events starts in step 51 (26 start before it), so it has "
                          "no module for the module sheets (ModuleCompare, ModuleCompareStatistic): a module counts "
-                         "in the step its start lies in"}
+                         "in the step its start lies in (both sides)"}
     caplog.clear()
     with caplog.at_level(logging.WARNING):  # step 50 holds them: its module sheets, and no such line
         res = compare(str(dst), str(dst), base_step=50, comparison_step=50, enable_operator_compare=True)

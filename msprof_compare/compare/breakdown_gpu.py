@@ -220,7 +220,7 @@ def missing_kernels_hint(profile: Profile) -> str:
             "file; record it again")
 
 
-def _undirected_copies(profile: Profile, sel: np.ndarray, names: np.ndarray, dur: np.ndarray) -> None:
+def _undirected_copies(profile: Profile, sel: np.ndarray, names: np.ndarray, dur: np.ndarray, side: str = "") -> None:
     """Warn of the compute stream's memcpys whose name gives no htod / dtod / dtoh direction: the SDMA rows leave
     them out by the original's name rule, so a peer-to-peer ("Memcpy PtoP (Device -> Device)") or host-to-host
     copy, or a name another profiler wrote, moves from SDMA to Free without a word. Kineto names every CUDA / HIP
@@ -232,13 +232,15 @@ def _undirected_copies(profile: Profile, sel: np.ndarray, names: np.ndarray, dur
     n = int(sel.sum())
     log.warning("%s: %s memcpy event(s) on the compute stream (%.3f ms; %s%s) name no HtoD / DtoH / DtoD "
                 "direction, so OverallMetrics' SDMA row and the SDMA Time(Num) leave them out (the original's name "
-                "rule), and their time stays in Free", profile.files.get("trace", profile.path), f"{n:,}",
+                "rule), and their time stays in Free%s", profile.files.get("trace", profile.path), f"{n:,}",
                 int(dur[sel].sum()) / 1e6, short_repr(str(top)), f" and {len(uniq) - 1:,} other name(s)"
-                if len(uniq) > 1 else "")
+                if len(uniq) > 1 else "", f" ({side})" if side else "")
 
 
-def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
-    """Computing / communication / free breakdown of one Kineto profile (all times int ns)."""
+def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None,
+                  side: str = "") -> Breakdown:
+    """Computing / communication / free breakdown of one Kineto profile (all times int ns); ``side``: the
+    profile's, which its warnings name."""
     bd = Breakdown("GPU")
     # beside an NPU text export's bandwidth this side's 0.000GB/s would read as stalled transfers (pair 4)
     bd.bandwidth_missing = "a GPU trace records no transfer bandwidth"
@@ -277,7 +279,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     has_stream = stream >= 0
     sdma = (stream == compute_stream) & classify.contains_any(names, SDMA_WORDS)
     bd.sdma_stream.add(int((end[sdma] - ts[sdma]).sum()), int(sdma.sum()))
-    _undirected_copies(profile, (stream == compute_stream) & ~is_kernel & ~sdma, names, end - ts)
+    _undirected_copies(profile, (stream == compute_stream) & ~is_kernel & ~sdma, names, end - ts, side)
 
     work = is_kernel & ~sdma
     compute = work & ~comm

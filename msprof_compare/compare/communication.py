@@ -569,20 +569,21 @@ def build(ctx: RunContext) -> list[Sheet]:
         events = pair_events(p, kw, gpu_pair)
         d = side_data(p, rng, kw, events)
         if (cut := step_cut_line(p, step_cut(p, rng, events))) is not None:
-            log.warning("%s", cut)
+            log.warning("%s (%s)", cut, ctx.side(p))
         total, n_out, ns_out = unnamed_ops(p, rng, events)
         left_out.append(ns_out)  # a side without any row is "not recorded" (communication_line), its time still said
         why = "" if not n_out else (_db_op_types(p, rng) if p.source == "ascend_db"
                                     else "names without a '_' (a family is a name's first '_' piece)")
         if d and n_out:  # some ops left out: the op rows fall short of OverallMetrics by their time
             log.warning("%s: %s of its %s communication op(s) (%.3f ms) have %s, so CommunicationCompare leaves them "
-                        "out of its op rows (OverallMetrics and the waterfall count their time)", p.path,
-                        f"{n_out:,}", f"{total:,}", ms3(ns_out), why)
+                        "out of its op rows (OverallMetrics and the waterfall count their time) (%s)", p.path,
+                        f"{n_out:,}", f"{total:,}", ms3(ns_out), why, ctx.side(p))
         if not d:
             if n_out:  # "can't find any" would contradict OverallMetrics, which counts their time
                 counted = " (OverallMetrics counts their time)" if ctx.options.enable_profiling_compare else ""
                 log.warning("%s: its %s communication op(s) have %s, so CommunicationCompare has no family to "
-                            "group them by and no row for this side%s", p.path, f"{n_out:,}", why, counted)
+                            "group them by and no row for this side%s (%s)", p.path, f"{n_out:,}", why, counted,
+                            ctx.side(p))
             else:
                 log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s", p.path)
         data.append(d)

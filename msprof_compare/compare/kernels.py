@@ -84,7 +84,7 @@ def any_typed(kd: pd.DataFrame) -> bool:
     return "Type" in kd.columns and bool(_valid_types(_stripped(kd["Type"])[1]).any())
 
 
-def _group_columns(profile: Profile, step: int = -1) -> dict[str, Any] | None:
+def _group_columns(profile: Profile, step: int = -1, side: str = "") -> dict[str, Any] | None:
     """Per (Type, Input Shapes) group of kernel_details.csv: total, calls, max, min (us); None: no group.
 
     Groups keep the original's nested first-appearance order: types in order of first
@@ -119,7 +119,7 @@ def _group_columns(profile: Profile, step: int = -1) -> dict[str, Any] | None:
     missing = int(np.isnan(raw_dur).sum())
     if missing:  # as the original, but said: such a kernel lowers the Avg and Min of its group
         log.warning("%s: %s kernel(s) of a valid Type have no Duration(us) in kernel_details.csv; KernelCompare "
-                    "counts each as a call of 0 us.", profile.path, f"{missing:,}")
+                    "counts each as a call of 0 us.%s", profile.path, f"{missing:,}", f" ({side})" if side else "")
     dur = np.nan_to_num(raw_dur)
     # types and (type, shape) pairs numbered in first-appearance order among the kept rows
     t_rank, _ = pd.factorize(t_codes[rows])
@@ -376,7 +376,7 @@ def _untyped_notice(ctx: RunContext, profile: Profile, sheet: str) -> None:
     """A DB export without op types (Level0) fills ``sheet`` with one N/A row: said, for either sheet (the
     KernelTypeCompare of ``--use_kernel_type`` showed it without a word)."""
     log.log(ctx.options.notice_level(), "%s: the database names no op type of its compute tasks (N/A: a Level0 "
-            "export records none), so %s shows them as one N/A type.", profile.path, sheet)
+            "export records none), so %s shows them as one N/A type. (%s)", profile.path, sheet, ctx.side(profile))
 
 
 def kernel_types_whole(ctx: RunContext) -> list[str]:
@@ -441,16 +441,16 @@ def build(ctx: RunContext) -> list[Sheet]:
             side_range(ctx, side)  # an id the trace does not hold is refused, as KernelTypeCompare does
             log.warning("%s: kernel_details.csv gives no kernel a Step Id, so its kernels cannot be limited to step "
                         "%d (the profiler writes them only for a run with a schedule; MindSpore not in O2 graph "
-                        "mode either); KernelCompare is left out.", p.path, step)
+                        "mode either); KernelCompare is left out. (%s)", p.path, step, ctx.side(p))
             untold = True
             continue
         if step >= 0 and (n := _unstepped_in_step(p, step, _range_or_none(ctx, side))):
             log.warning("%s: %s kernel(s) of a valid Type have no Step Id yet start inside step %d (the span of "
                         "its ProfilerStep#%d in %s); KernelCompare keeps a text export's kernels by their Step Id, "
                         "as the original does, so it leaves them out of step %d (a damaged export, or kernels the "
-                        "profiler placed in no step).", data_file(p, "kernel_details.csv"), f"{n:,}", step, step,
-                        steps_file(p), step)
-        g = _group_columns(p, step)
+                        "profiler placed in no step). (%s)", data_file(p, "kernel_details.csv"), f"{n:,}", step,
+                        step, steps_file(p), step, ctx.side(p))
+        g = _group_columns(p, step, ctx.side(p))
         if g is None:
             # the original reads no kernel details at trace level; a step whose rows all lack a valid
             # Type (level0 exports) is no missing step: the sheet is skipped as without a step
@@ -473,7 +473,7 @@ def build(ctx: RunContext) -> list[Sheet]:
     if shaped[0] != shaped[1]:  # a column lost from one file: its kernels' shapes read N/A, pairing with none
         lacking = ctx.comparison if shaped[0] else ctx.base
         log.warning("%s: kernel_details.csv has no Input Shapes column, so KernelCompare reads every kernel's shape "
-                    "as N/A, and its kernels pair with none of the other side's of the same Type and a shape.",
-                    lacking.path)
+                    "as N/A, and its kernels pair with none of the other side's of the same Type and a shape. (%s)",
+                    lacking.path, ctx.side(lacking))
     rows = kernel_rows(*groups)
     return [Sheet("KernelCompare", KERNEL_COLUMNS, frame_from_rows(rows, 15), *SPANS)]

@@ -423,18 +423,18 @@ def build(ctx: RunContext) -> list[Sheet]:
             _no_memory(ctx, p, bool(other.placed) and bool(len(pairs)))
         elif not idx.placed and len(pairs):
             # the original counts these records as found and writes 0 MB for every op without a word
-            log.warning("%s: none of its memory records falls inside a torch op, so %s", p.path,
+            log.warning("%s: none of its memory records falls inside a torch op, so %s (%s)", p.path,
                         "the memory sheets show this side's operators at 0 MB" if any(placed) else
-                        "no operator has memory to compare and the memory sheets are left out")
+                        "no operator has memory to compare and the memory sheets are left out", ctx.side(p))
     if not len(pairs) or not any(placed):
         return []
     for p, side in ((ctx.base, "base"), (ctx.comparison, "comparison")):
         if p.is_gpu:
-            _addr_less_pairing(p, _side_records(ctx, side))
+            _addr_less_pairing(p, _side_records(ctx, side), ctx.side(p))
     return _sheets(ctx, pairs, mb, mc)
 
 
-def _addr_less_pairing(profile: Profile, rec: pd.DataFrame) -> None:
+def _addr_less_pairing(profile: Profile, rec: pd.DataFrame, side: str = "") -> None:
     """Warn when a trace's device ``[memory]`` events carry no ``Addr`` (PyTorch 1.8's): every event then
     pairs under one key, so a free closes only the allocation just before it, as the original pairs them.
     The figures stay the original's, but allocations left without a release understate Allocated Duration
@@ -453,8 +453,8 @@ def _addr_less_pairing(profile: Profile, rec: pd.DataFrame) -> None:
         log.warning("%s: its [memory] events carry no Addr, so each free pairs only with the allocation just "
                     "before it: of %s device allocations %s are released, %s have no release (Allocated Duration "
                     "counts them as 0) and %s (%.2f MB) are left out of Allocated Memory (a free of another size "
-                    "came next)", profile.path, f"{allocs:,}", f"{released:,}", f"{open_:,}", f"{dropped:,}",
-                    dropped_mb)
+                    "came next)%s", profile.path, f"{allocs:,}", f"{released:,}", f"{open_:,}", f"{dropped:,}",
+                    dropped_mb, f" ({side})" if side else "")
 
 
 def _sheets(ctx: RunContext, pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[Sheet]:

@@ -652,7 +652,7 @@ def _step_view(profile: Profile, rng: tuple[int, int]) -> Profile:
                                python_functions=cut(pf, keep=~_is_module(col_of(pf, "name", object))))
 
 
-def _say_no_module_in_step(profile: Profile, view: Profile, step: int, rng: tuple[int, int]) -> None:
+def _say_no_module_in_step(profile: Profile, view: Profile, step: int, rng: tuple[int, int], side: str) -> None:
     """Warn when a text export holds nn.Module events but none starts in the step asked for: the module sheets
     are then left out without a word, as a module counts in the step its start lies in (as a DB export's loader
     cuts them). A step starting inside an earlier one (the level-1 text sample with a ProfilerStep#51 from 40 ms
@@ -670,8 +670,8 @@ def _say_no_module_in_step(profile: Profile, view: Profile, step: int, rng: tupl
              f"{len(ts) - before:,} start after it" if not before else
              f"{before:,} start before it, {len(ts) - before:,} after it")
     log.warning("%s: none of its %s nn.Module events starts in step %d (%s), so it has no module for the module "
-                "sheets (ModuleCompare, ModuleCompareStatistic): a module counts in the step its start lies in",
-                profile.path, f"{len(ts):,}", step, where)
+                "sheets (ModuleCompare, ModuleCompareStatistic): a module counts in the step its start lies in (%s)",
+                profile.path, f"{len(ts):,}", step, where, side)
 
 
 def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:
@@ -686,7 +686,7 @@ def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:
         # the original builds a text export's module trees from the whole profile whatever the step; ours
         # from the step's rows, as for a DB export (docs/differences.md)
         view = _step_view(prof, rng)
-        _say_no_module_in_step(prof, view, side_step(ctx, side), rng)
+        _say_no_module_in_step(prof, view, side_step(ctx, side), rng, ctx.side(prof))
         return build_side(view, build_tree(view, ctx.options.gpu_flow_cat, with_comm=True),
                           ctx.options.transparent_op)
 

@@ -237,9 +237,9 @@ def one_sided(ctx: RunContext) -> bool:
         without = [p for p in (ctx.base, ctx.comparison) if not ctx.has_ops(p)]
         if len(without) != 1:
             return False
-        log.warning("Can't find any torch op in the file: %s, so the sheets that pair the ops of both sides "
+        log.warning("Can't find any torch op in the file: %s (%s), so the sheets that pair the ops of both sides "
                     "(operator, module, memory, API) are left out; only the other side has ops (%s): %s",
-                    without[0].path, no_ops_reason(without[0]), _without_ops_text(ctx))
+                    without[0].path, ctx.side(without[0]), no_ops_reason(without[0]), _without_ops_text(ctx))
         return True
 
     return ctx.cached("optree.one_sided", compute)
@@ -987,7 +987,7 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
         tree = build_tree(prof, opts.gpu_flow_cat, with_comm=True, paired=ctx.has_ops(prof))
         if tree.n == 0:
             if ctx.has_ops(prof):  # a DB export's ops cut to a step that holds none: the step's own message follows
-                log.info("No torch op of %s lies in the step asked for", prof.path)
+                log.info("No torch op of %s lies in the step asked for (%s)", prof.path, ctx.side(prof))
             else:
                 # neither side has ops in a run without --enable_* flags (two MindSpore timelines): the sheets
                 # that pair them were not asked for and have nothing on either side, an INFO line as the memory

@@ -61,13 +61,14 @@ _SINGLE = {"Page Attention": "page_attention", "Cube": "other_cube", "SDMA (Tens
 # --------------------------------------------------------------------------- breakdown dispatch
 
 
-def breakdown_of(profile: Profile, opts: Options, kw: Keywords | None = None) -> Breakdown:
-    """The time breakdown of one profile, computed by its loader family's module."""
+def breakdown_of(profile: Profile, opts: Options, kw: Keywords | None = None, side: str = "") -> Breakdown:
+    """The time breakdown of one profile, computed by its loader family's module; ``side``: the profile's, which
+    its warnings name ("base side", ...; ``RunContext.side``)."""
     kw = kw or load_keywords()
     if profile.source == "kineto":
         from .breakdown_gpu import gpu_breakdown
 
-        return gpu_breakdown(profile, opts, kw)
+        return gpu_breakdown(profile, opts, kw, side)
     if profile.source == "ascend_text":
         from .breakdown_npu import npu_breakdown
 
@@ -83,7 +84,8 @@ def breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown]:
     """Both sides' breakdowns, computed once per run."""
     if "breakdowns" not in ctx.cache:
         kw = ctx.keywords or load_keywords()  # once per run: both sides classify with the same lists
-        pair = (breakdown_of(ctx.base, ctx.options, kw), breakdown_of(ctx.comparison, ctx.options, kw))
+        pair = (breakdown_of(ctx.base, ctx.options, kw, ctx.side(ctx.base)),
+                breakdown_of(ctx.comparison, ctx.options, kw, ctx.side(ctx.comparison)))
         ctx.cache["breakdowns"] = pair
         ctx.cache["breakdowns.keywords"] = kw
         _gpu_without_memory(ctx)

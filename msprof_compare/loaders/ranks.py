@@ -321,7 +321,8 @@ def _subfolder_cycles(path: str, heads: TraceHeads) -> list[str] | None:
     return traces if len(traces) > 1 and _one_worker(traces) else None
 
 
-def discover(directory: str, force: bool = False, heads: TraceHeads | None = None) -> dict[Unit, str]:
+def discover(directory: str, force: bool = False, heads: TraceHeads | None = None,
+             side: str | None = None) -> dict[Unit, str]:
     """{unit: input path} of a folder of ranks: {rank: path} in rank order where every rank is held once; where
     each is held n times (a profiler schedule's cycles: ``repeat`` > 1 or 0 writes one profile per rank and cycle
     into one folder), {RankCycle(rank, k): path} cycle by cycle, ranks in rank order within a cycle, cycle k the
@@ -330,8 +331,9 @@ def discover(directory: str, force: bool = False, heads: TraceHeads | None = Non
     when it holds no rank input, ranks held different numbers of times (naming them with their counts), a single
     rankless profile, or rankless profiles beside ranks; naming the input without a rank id; without ``force``,
     naming a symbolic link it would follow (``_refuse_links``). Traces' heads are read through ``heads``, the run's
-    (a new ``TraceHeads`` where None): the compares' detection reads none again."""
-    groups = _groups(directory, force, TraceHeads() if heads is None else heads)
+    (a new ``TraceHeads`` where None): the compares' detection reads none again. ``side``: the folder's side in a
+    compare ("base side", ...; None for a folder alone), which its warning names."""
+    groups = _groups(directory, force, TraceHeads() if heads is None else heads, side)
     counts = {rank: len(paths) for rank, paths in groups.items()}
     if None not in groups and set(counts.values()) == {1}:
         return {rank: paths[0] for rank, paths in groups.items()}
@@ -345,7 +347,7 @@ def discover(directory: str, force: bool = False, heads: TraceHeads | None = Non
     return {RankCycle(rank, k + 1): paths[k] for k in range(n) for rank, paths in groups.items()}
 
 
-def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, list[str]]:
+def _groups(directory: str, force: bool, heads: TraceHeads, side: str | None = None) -> dict[int | None, list[str]]:
     """{rank: its inputs in recorded order} of a folder of ranks, in rank order; {None: ...} for a folder of two or
     more single-device profiles (one rankless group). The errors of ``discover`` but unequal counts."""
     inputs = rank_inputs(directory, heads)
@@ -392,7 +394,7 @@ def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, 
                                 "<worker>.<ms>.pt.trace.json, one worker's, as tensorboard_trace_handler names them")
     if rankless and held:
         raise first
-    _named_otherwise(directory, held, heads)
+    _named_otherwise(directory, held, heads, side)
     if alone or rankless:  # a single device's cycles (a schedule's, in on_trace_ready's folder)
         return {None: _recorded_order(alone or rankless, _collection_ends(inputs))}
     if all(len(paths) == 1 for paths in held.values()):  # one profile per rank: no order to read
@@ -471,7 +473,7 @@ def _node_clash(twice: dict[int, list[str]], directory: str) -> list[str]:
     return [term_safe(n) for n in sorted(spread, key=_name_order)]
 
 
-def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHeads) -> None:
+def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHeads, side: str | None = None) -> None:
     """One warning for the Kineto inputs whose name says another rank than the ``distributedInfo.rank`` they record
     (``rank3.pt.trace.json`` recording rank 1, a ``rank3/`` folder's trace too: a swapped or mislabelled copy),
     which went unsaid where an NPU rank's recording two ranks is refused (``_npu_rank``). Each is still taken as
@@ -480,7 +482,8 @@ def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHea
     folder holds, compared or not (a ``--rank_list`` run selects by the recorded rank: "rank 0 by its name, rank 1
     recorded" tells a user who listed 0 for that file why it is not compared), so the line says "taken as", where
     "by which each is compared" was untrue of those left out. A name saying two ranks says none. Every real sample
-    naming a rank names the one it records."""
+    naming a rank names the one it records. ``side``: the folder's in a compare, said last as a loader's notes say
+    theirs (``model.sided``): two job folders of one layout gave lines alike but for a path."""
     odd = []
     for rank, paths in held.items():
         for path in paths:
@@ -491,7 +494,8 @@ def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHea
         some = ("1 Kineto trace's name says another rank than its distributedInfo.rank, taken as the rank it records"
                 if len(odd) == 1 else f"{len(odd):,} Kineto traces' names say another rank than their "
                                       "distributedInfo.rank, each taken as the rank it records")
-        log.warning("%s: %s: %s", term_safe(directory), some, short_list(sorted(odd, key=_name_order), 10))
+        log.warning("%s: %s: %s%s", term_safe(directory), some, short_list(sorted(odd, key=_name_order), 10),
+                    f" ({side})" if side else "")
 
 
 def _named_rank(path: str, directory: str, heads: TraceHeads) -> int | None:
