@@ -167,15 +167,15 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
         path = os.path.join(directory, name)
         beside = masked[_DIGITS.sub("#", name)]
         try:
-            refused, bit = _search_refused(path, os.listdir(path)), "x"
+            refused, bit, error = _search_refused(path, os.listdir(path)), "x", None
         except (FileNotFoundError, NotADirectoryError) as exc:  # gone since listed: no folder to copy ranks into
             raise _changed_since_listed(path, isinstance(exc, NotADirectoryError)) from None
         except OSError as exc:
-            refused, bit = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), \
-                "r" if isinstance(exc, PermissionError) else exc
+            refused, bit, error = _unlisted(path, exc)
         if refused:
             why = f"its name is node folder {term_safe(beside[0])}'s but for its digits"
-            raise ProfileError(path, refused.message, hint=_unlisted_hint(why, path, bit, directory, lone)) from None
+            raise ProfileError(path, refused.message,
+                               hint=_unlisted_hint(why, path, directory, lone, bit, error)) from None
         if rank_inputs(path, heads, nodes=False) is None and _holds_profile(path, heads):
             continue  # one profile: a rank's input (a folder of one trace) is in ``subfolders``
         these = f"{short_list(beside, 3)} beside it " + ("holds" if len(beside) == 1 else "hold")
@@ -201,14 +201,21 @@ def _away(directory: str, lone: str | None) -> str:
     return "move it out of the folder"
 
 
-def _unlisted_hint(why: str, path: str, bit: str | OSError, directory: str, lone: str | None) -> str:
+def _unlisted(path: str, exc: OSError) -> tuple[ProfileError, str, OSError | None]:
+    """A subfolder's listing that failed with ``exc``: its error, and the permission bit the hint grants ("r")
+    where a permission was refused, else the error whose fix the hint gives (``_unlisted_hint``)."""
+    refused = ProfileError(path, f"cannot list directory: {exc.strerror or exc}")
+    return (refused, "r", None) if isinstance(exc, PermissionError) else (refused, "", exc)
+
+
+def _unlisted_hint(why: str, path: str, directory: str, lone: str | None, bit: str, error: OSError | None) -> str:
     """The hint of a folder ``path`` that cannot be listed (``bit`` "r") or searched ("x") and is named as one
     holding a rank (``why``): the chmod that grants it, for a folder of the user's own, else who can (the user's
-    chmod fails on another's: "Operation not permitted"; "make it readable" named no command). ``bit`` an error
-    other than a refused permission (EIO, ELOOP, ...): what to do about it (``os_error_fix``), which no chmod
-    does."""
-    if isinstance(bit, OSError):
-        fix = os_error_fix(bit) or f"clear what keeps it from being listed ({bit.strerror or bit})"
+    chmod fails on another's: "Operation not permitted"; "make it readable" named no command). ``error``: a listing
+    that failed for another reason than a refused permission (EIO, ELOOP, ...), whose fix it gives instead
+    (``os_error_fix``), which no chmod does."""
+    if error is not None:
+        fix = os_error_fix(error) or f"clear what keeps it from being listed ({error.strerror or error})"
         return f"{why}, so it may hold a rank's profile: {fix}, or {_away(directory, lone)}"
     what = "readable" if bit == "r" else "searchable"
     owner = other_owner(path)
@@ -248,16 +255,16 @@ def _refuse_unlisted_ranks(directory: str, found: list[str], folders: list[str],
             continue
         path = os.path.join(directory, name)
         try:
-            refused, bit = _search_refused(path, os.listdir(path)), "x"
+            refused, bit, error = _search_refused(path, os.listdir(path)), "x", None
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
-            refused, bit = ProfileError(path, f"cannot list directory: {exc.strerror or exc}"), \
-                "r" if isinstance(exc, PermissionError) else exc
+            refused, bit, error = _unlisted(path, exc)
         if refused:
             why = f"its name says rank {int(said.group(1))}" if said else \
                 f"its name is {term_safe(named[_DIGITS.sub('#', name)])} but for its digits"
-            raise ProfileError(path, refused.message, hint=_unlisted_hint(why, path, bit, directory, lone)) from None
+            raise ProfileError(path, refused.message,
+                               hint=_unlisted_hint(why, path, directory, lone, bit, error)) from None
 
 
 def _search_refused(path: str, names: list[str], hint: bool = False) -> ProfileError | None:
