@@ -410,6 +410,35 @@ def test_pair3_console_matches_reference(reference_outputs: Path) -> None:
     assert api.compare(L1, L2, enable_profiling_compare=True).console_table().strip("\n") == want
 
 
+def test_db_cube_and_vector_hidden_beside_a_level0_text_export_are_given_under_the_table(
+        samples: Path, reference_outputs: Path) -> None:
+    """A Level0 text export has no PMU columns, so the original's table leaves out Cube Time(Num) and Vector
+    Time(Num) on both rows: beside it the level-1 DB side's Matmul and Vector time sat in no column (Computing
+    0.009s against Conv 0.001s + 0.002s and Other 0.000s) without a word. A note gives that side's two cells;
+    their values are the original's own cells for the same DB (pair 3's console, base row)."""
+    level0 = samples / "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
+    readme = (reference_outputs / "README.md").read_text(encoding="utf-8")
+    block = readme.split("\n## 3. ", 1)[1].split("Console output (stdout, verbatim):", 1)[1].split("```", 2)[1]
+    lines = [ln for ln in block.splitlines() if ln.startswith("|")]
+    header = [c.strip() for c in lines[1].split("|")]
+    base_row = [c.strip() for c in lines[2].split("|")]
+    cube, vector = (base_row[header.index(h)] for h in ("Cube Time(Num)", "Vector Time(Num)"))
+    assert (cube, vector) == ("0.001s(14)", "0.004s(96)")
+    res = api.compare(str(level0), L1, enable_profiling_compare=True)
+    assert "Cube Time(Num)" not in res.summary["headers"]
+    assert [n for n in res.summary["notes"] if "Cube Time(Num)" in n] == [
+        f"Comparison row: its Cube Time(Num) {cube} and Vector Time(Num) {vector} have no column here, as in the "
+        "original, which leaves both out where a side has no PMU figures to split its computing by; the "
+        "OverallMetrics sheet holds them, by category (the base side: kernel_details.csv has no PMU columns (a "
+        "Level0 export records none: Level1 or Level2 with aic_metrics PipeUtilization does))."]
+    # the same run the other way round names the other row and side
+    swapped = api.compare(L1, str(level0), enable_profiling_compare=True)
+    assert [n[:60] for n in swapped.summary["notes"] if "Cube Time(Num)" in n] == [
+        f"Base row: its Cube Time(Num) {cube} and Vector Time(Num) {vector} have no"[:60]]
+    # two split sides keep both columns and need no note
+    assert not [n for n in api.compare(L1, L2, enable_profiling_compare=True).summary["notes"] if "Cube" in n]
+
+
 def test_no_memory_peak_is_no_mem_usage() -> None:
     """Without a MEMORY_RECORD peak (key absent or None) Mem Usage is 0, so the console leaves the column out."""
     p = load_profile(L1, build_options(enable_profiling_compare=True)[0])

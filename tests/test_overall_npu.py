@@ -931,7 +931,12 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
     for base, comparison, name, cost, notes in (
             (level0, level1, "communication.json", "andwidth",
              [unsplit, "Base row: no usable communication.json (a Level0 export records none), so its SDMA "
-              "Bandwidth 0.000GB/s is not a measurement."]),
+              "Bandwidth 0.000GB/s is not a measurement.",
+              # the level-1 side's cells as the original prints them for it (reference pair 1, 2nd row)
+              "Comparison row: its Cube Time(Num) 0.001s(14) and Vector Time(Num) 0.004s(94) have no column here, "
+              "as in the original, which leaves both out where a side has no PMU figures to split its computing by; "
+              "the OverallMetrics sheet holds them, by category (the base side: kernel_details.csv has no PMU "
+              "columns (a Level0 export records none: Level1 or Level2 with aic_metrics PipeUtilization does))."]),
             (gpu, MS, "memory_record.csv", "Mem Usage",
              ["Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement."])):
         caplog.clear()
@@ -942,6 +947,20 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
         assert len(named) == 1 and f"The file {name} does not exist." in named[0], named
         assert not [m for m in lines if cost in m and m not in named]
         assert _without_wait_note(res.summary["notes"]) == notes
+
+
+def test_one_category_cell_is_not_a_measurement_in_the_singular(samples):
+    """A Level0 text export beside the bundled H100 trace has one category column (Flash Attention Time(Forward),
+    the GPU side's 4 SDPA kernels): its note read "its Flash Attention Time(Forward)(Num) 0.000s(0) are not
+    measurements" of one cell."""
+    level0 = samples / "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
+    gpu = Path(__file__).resolve().parents[1] / "sample_data/bert-small_h100.json.gz"
+    res = compare(str(level0), str(gpu), enable_profiling_compare=True)
+    assert [h for h in res.summary["headers"] if "Time(" in h and "(Num)" in h and "SDMA" not in h] == [
+        "Flash Attention Time(Forward)(Num)"]
+    assert [n for n in res.summary["notes"] if "not split" in n] == [
+        "Base row: its computing time is not split into categories (see the validity checks), so its Flash Attention "
+        "Time(Forward)(Num) 0.000s(0) is not a measurement: its Computing Time is all Other Time."]
 
 
 def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_path, caplog):

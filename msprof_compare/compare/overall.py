@@ -324,6 +324,18 @@ _OP_CATEGORY_COLUMNS = (("Conv Time(Forward)(Num)", ("conv_fwd_cube", "conv_fwd_
                         ("Paged Attention Time(Num)", ("page_attention",)))
 
 
+def _cube_cell(bd: Breakdown) -> str:
+    """The console's Cube Time(Num) cell: Matmul and the other cube kernels (MC2's computing time with them)."""
+    cube = ("matmul_cube", "matmul_vector", "other_cube")
+    t = sum(bd.buckets[n].ns for n in cube) + bd.mc2_ns
+    return f"{_s(t):.3f}s({sum(bd.buckets[n].count for n in cube)})"
+
+
+def _vector_cell(bd: Breakdown) -> str:
+    names = ("vector_trans", "vector_notrans")
+    return f"{_s(sum(bd.buckets[n].ns for n in names)):.3f}s({sum(bd.buckets[n].count for n in names)})"
+
+
 def summary_table(base: Breakdown, comp: Breakdown, steps: tuple[int, int] = (-1, -1)) -> dict[str, Any]:
     """The console table (reference-1 §10) as {"title", "headers", "rows", "notes"}: base row first; "notes" are
     ours (``table_notes``; ``steps``: each side's step where its breakdown ignores it, else -1)."""
@@ -339,12 +351,8 @@ def summary_table(base: Breakdown, comp: Breakdown, steps: tuple[int, int] = (-1
         return [(sum(bd.buckets[n].ns for n in names), sum(bd.buckets[n].count for n in names)) for bd in sides]
 
     if not any(bd.hide_op_details for bd in sides):
-        cube = [(bd.buckets["matmul_cube"].ns + bd.buckets["matmul_vector"].ns + bd.buckets["other_cube"].ns
-                 + bd.mc2_ns,
-                 bd.buckets["matmul_cube"].count + bd.buckets["matmul_vector"].count + bd.buckets["other_cube"].count)
-                for bd in sides]
-        add("Cube Time(Num)", [f"{_s(t):.3f}s({n})" for t, n in cube])
-        add("Vector Time(Num)", [f"{_s(t):.3f}s({n})" for t, n in timed(("vector_trans", "vector_notrans"))])
+        add("Cube Time(Num)", [_cube_cell(bd) for bd in sides])
+        add("Vector Time(Num)", [_vector_cell(bd) for bd in sides])
     for header, names in _OP_CATEGORY_COLUMNS:
         vals = timed(names)
         if any(t for t, _ in vals):
@@ -388,7 +396,7 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
     figure to read (a GPU trace, a DB export, a text export without communication.json) as 0.000GB/s beside
     the other side's bandwidth: each said once, here, where the cell is (they were log lines); and a side whose
     computing has no category (a lone timeline, a Level0 export) beside one whose has, as 0.000s(0) category
-    cells."""
+    cells; and the split side's Cube / Vector figures, which the original's table then has no column for."""
     notes = []
     # the category columns a side whose computing has no category shows as 0.000s(0): where exactly one side's is
     # split (the waterfall's and the validity check's rule), the other's zeros beside it read as work it did not do
@@ -401,8 +409,9 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
             notes.append(f"{side} row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.")
         elif category_cells and not bd.categorised_ns:
             notes.append(f"{side} row: its computing time is not split into categories (see the validity checks), so "
-                         f"its {and_list(category_cells)} 0.000s(0) are not measurements: its Computing Time is all "
-                         "Other Time.")
+                         f"its {and_list(category_cells)} 0.000s(0) "
+                         f"{'are not measurements' if len(category_cells) > 1 else 'is not a measurement'}: its "
+                         "Computing Time is all Other Time.")
         # a text export's Wait Time is its least-waiting plane's (reference-1 §5.7), often one with no Notify_Wait:
         # its 0.000s beside CommunicationCompare's Notify_Wait rows (level-1 excerpt: 112.541 ms) read as no wait
         if bd.e2e_ns and not bd.wait_ns and bd.notify_wait_ns and bd.groups:
@@ -428,6 +437,17 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
             cells = " and ".join(zero)
             notes.append(f"{side} row: {bd.bandwidth_missing}, so its {cells} 0.000GB/s "
                          f"{'are not measurements' if len(zero) > 1 else 'is not a measurement'}.")
+    # the original hides Cube Time(Num) and Vector Time(Num) on both rows where one side has no PMU figures (a
+    # Level0 text export): the other side's Matmul and Vector time (level-1 DB: 0.001s(14), 0.004s(96)) then sat in
+    # no column, its Computing Time more than its category cells and Other Time add up to, without a word
+    hidden = [bd for bd in (base, comp) if bd.hide_op_details]
+    if len(hidden) == 1:
+        side, bd, other = ("Comparison", comp, "base") if hidden[0] is base else ("Base", base, "comparison")
+        if bd.e2e_ns and hidden[0].e2e_ns and bd.categorised_ns:  # both E2E: OverallMetrics is written
+            notes.append(f"{side} row: its Cube Time(Num) {_cube_cell(bd)} and Vector Time(Num) {_vector_cell(bd)} "
+                         "have no column here, as in the original, which leaves both out where a side has no PMU "
+                         "figures to split its computing by; the OverallMetrics sheet holds them, by category "
+                         f"(the {other} side: {hidden[0].categories_missing or 'no PMU figures'}).")
     return notes
 
 
