@@ -474,6 +474,13 @@ def _in_parts(row: dict[str, Any], lead: str, items: list[str]) -> dict[str, Any
 
 
 _EXPORT_KINDS = {"ascend_db": "db", "ascend_text": "text"}
+
+
+def export_kind(p: Profile) -> str | None:
+    """"text" or "db" for an NPU export (the "NPU export kind" check's words), None for other inputs."""
+    return _EXPORT_KINDS.get(p.source)
+
+
 #: The "NPU export kind" note's Detail: this lead, then its figures joined by "; "; the log shows each figure on a
 #: line of its own (``LOG_PARTS``; up to seven, ~1,500 characters on one line before).
 EXPORT_LEAD = ("the two kinds define these figures differently (the original's rules), so their difference is partly "

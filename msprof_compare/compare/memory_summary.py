@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import checks
-from .breakdown import peak_reserved_gb, zero_readings
+from .breakdown import peak_reserved_gb, peak_without_app_gb, zero_readings
 from .contributors import coverage_frame
 from .memory import memory_index
 from .optree import no_ops_reason, one_sided
@@ -158,7 +158,27 @@ def _keep(ctx: RunContext, frame: pd.DataFrame) -> None:
     whole = [s for s in checks.whole_profile_sides(ctx) if frame[f"{s}_peak_gb"].iloc[0] is not None]
     if whole:
         frame.attrs["peak_whole_profile"] = whole
+    app = _app_counted(ctx, frame)
+    if app:
+        frame.attrs["peak_app"] = app
     ctx.frames["memory"] = frame
+
+
+def _app_counted(ctx: RunContext, frame: pd.DataFrame) -> tuple[str, float] | None:
+    """(side, its peak GB without APP) where a text export's peak beside a DB export's counts memory_record.csv's
+    APP component, which MEMORY_RECORD does not hold: the level-1 text export's 2.06 GB against the DB export's
+    1.49 GB of the same script read as a 27.77% saving on the console's memory line, with the reason in a log line
+    alone (the E2E verdict names its own export difference)."""
+    kinds = [checks.export_kind(p) for p in (ctx.base, ctx.comparison)]
+    if sorted(k or "" for k in kinds) != ["db", "text"]:
+        return None
+    side, text = ("base", ctx.base) if kinds[0] == "text" else ("comparison", ctx.comparison)
+    peaks = [frame[f"{s}_peak_gb"].iloc[0] for s in ("base", "comparison")]
+    without = peak_without_app_gb(text)
+    peak = peaks[0] if side == "base" else peaks[1]
+    if None in peaks or without is None or f"{peak:.2f}" == f"{without:.2f}":
+        return None
+    return side, without
 
 
 def _peaks_alone(ctx: RunContext) -> None:
