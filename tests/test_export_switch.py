@@ -241,3 +241,32 @@ def test_verdict_and_gate_say_what_the_db_window_holds(samples, swap):
             "memory_record.csv ignores the step) ") in memory_line(step.frames["memory"])
     same = compare(str(text), str(samples / TEXT_L1.replace("level1", "level2")), enable_profiling_compare=True)
     assert "DB export" not in same.verdict
+
+
+def test_a_folder_holding_both_exports_says_its_text_export_is_not_read(samples, tmp_path, caplog):
+    """torch_npu's export_type text and db at once writes both into one ASCEND_PROFILER_OUTPUT; a folder's DB is
+    read first (the original's rule), so against a text-only side the run warned of two kinds of export while the
+    user holds a text export on both sides, and nothing said that the base folder's text export was passed over.
+    The note now says so first, with the way out, which works: the same copy without its .db compares text with
+    text (no export-kind note)."""
+    both = tmp_path / "both_ascend_pt"
+    shutil.copytree(samples / TEXT_L1, both)
+    db = _db_file(samples / DB_L1)
+    shutil.copyfile(db, both / "ASCEND_PROFILER_OUTPUT" / db.name)
+    text = samples / TEXT_L1.replace("level1", "level2")
+    said = ("which export was read: the base side's folder holds a text export too (trace_view.json beside "
+            f"{db.name}), and a folder's DB export is read first, as in the original; a copy of the folder without "
+            "the .db compares text with text")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(both), str(text), enable_profiling_compare=True)
+    note = _note(res)
+    assert (note["Base"], note["Comparison"]) == ("db", "text")
+    assert note["Detail"].startswith(checks.EXPORT_LEAD + said + "; E2E and Free Time: ")
+    assert f"  - {said}" in caplog.messages
+    # the .db given as a file is the user's choice: no such words
+    assert said not in _note(compare(str(both / "ASCEND_PROFILER_OUTPUT" / db.name), str(text),
+                                     enable_profiling_compare=True))["Detail"]
+    (both / "ASCEND_PROFILER_OUTPUT" / db.name).unlink()
+    res = compare(str(both), str(text), enable_profiling_compare=True)
+    assert res.base.source == "ascend_text"
+    assert checks.EXPORT_CHECK not in res.guards["Check"].tolist()

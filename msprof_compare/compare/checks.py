@@ -527,6 +527,11 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
     text_side, text = sides["text"]
     db_side, db_export = sides["db"]
     parts = []
+    beside = _text_beside_db(db_export)
+    if beside:
+        parts.append(f"which export was read: the {db_side} side's folder holds a text export too ({beside} beside "
+                     f"{os.path.basename(db_export.files['db'])}), and a folder's DB export is read first, as in the "
+                     "original; a copy of the folder without the .db compares text with text")
     if bds is not None:
         db_bd = bds[0] if db_side == "base" else bds[1]
         text_bd = bds[0] if text_side == "base" else bds[1]
@@ -567,6 +572,17 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
     row = _guard(EXPORT_CHECK, False, eb, ec, EXPORT_LEAD + "; ".join(parts))
     row[LOG_PARTS] = (EXPORT_LEAD[:-2], parts)  # a block even of one figure, whose lead says what the figures are
     return row
+
+
+def _text_beside_db(p: Profile) -> str:
+    """"trace_view.json" where a DB export was read from a folder that also holds a text export (torch_npu's
+    export_type text and db at once): the folder's DB wins (reference-1 §2.1), so against a text-only side the
+    run compared two kinds of export while the user had a text export of both, with no word of it; "" otherwise
+    (a .db given as a file was chosen by the user)."""
+    db = p.files.get("db") if p.source == "ascend_db" else None
+    if not db or not os.path.isdir(p.path):
+        return ""
+    return "trace_view.json" if os.path.isfile(os.path.join(os.path.dirname(db), "trace_view.json")) else ""
 
 
 def _why_no_categories(p: Profile) -> str:
