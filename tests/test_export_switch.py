@@ -270,3 +270,20 @@ def test_a_folder_holding_both_exports_says_its_text_export_is_not_read(samples,
     res = compare(str(both), str(text), enable_profiling_compare=True)
     assert res.base.source == "ascend_text"
     assert checks.EXPORT_CHECK not in res.guards["Check"].tolist()
+
+
+def test_level0_text_wait_of_zero_is_not_put_down_to_the_plane_rule(samples):
+    """The export-kind note's Wait part says a text export's zero is its least-waiting plane's; a Level0 text
+    export has no HCCL task at all (no Notify_Wait in its trace_view.json: read here), so its zero is no plane's
+    pick but no reading, which the line under the console table says; the part is left out there and kept for the
+    level-1 text export, whose planes do wait."""
+    text0 = samples / TEXT_L0
+    raw = (text0 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8")
+    assert "Notify_Wait" not in raw
+    part = "Wait Time: a text export picks the plane that waits least"
+    res = compare(str(text0), str(samples / DB_L1), enable_profiling_compare=True)
+    assert part not in _note(res)["Detail"]
+    assert [n for n in res.summary["notes"] if "Wait Time" in n] == [
+        "Base row: its Wait Time ' / ' (0 s) is not a measurement: its trace_view.json holds the HCCL communication "
+        "ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]
+    assert part in _note(compare(str(samples / TEXT_L1), str(samples / DB_L1), enable_profiling_compare=True))["Detail"]

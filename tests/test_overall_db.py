@@ -470,6 +470,29 @@ def test_memory_line_says_a_text_peak_counts_app_beside_a_db_export(samples: Pat
     assert "APP" not in memory_line(api.compare(str(level2), str(text), enable_memory_compare=True).frames["memory"])
 
 
+def test_level0_db_wait_time_of_zero_is_said_to_be_no_reading(samples: Path) -> None:
+    """A Level0 DB export types every HCCL task N/A (SQL below), so no task reads as Notify_Wait and its Wait Time
+    is 0 whatever the ranks waited: beside the level-1 DB's 0.003s (pair 3's console, the original's) the
+    comparison row's (0.000s) read as the wait gone. A line under the table says it is no reading; the level-1
+    side, whose tasks are typed, gets none."""
+    db0 = samples / "msinsight/test/data/pytorch/db/level0/rank0_ascend_pt"
+    (n, typed), = sql(db0 / "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db",
+                      "SELECT count(*), sum(s.value NOT IN ('N/A', '')) FROM COMMUNICATION_TASK_INFO c "
+                      "JOIN STRING_IDS s ON s.id = c.taskType")
+    assert (n, typed) == (296, 0)
+    res = api.compare(L1, str(db0), enable_profiling_compare=True)
+    cells = [row[res.summary["headers"].index("Uncovered Communication Time(Wait Time)")].strip()
+             for row in res.summary["rows"]]
+    assert cells[0].endswith("(0.003s)") and cells[1].endswith("(0.000s)")
+    assert [x for x in res.summary["notes"] if "Wait Time" in x] == [
+        f"Comparison row: its Wait Time 0.000s is not a measurement: its {n} HCCL tasks have no task type (N/A: a "
+        "Level0 export records none), so none reads as Notify_Wait."]
+    swapped = api.compare(str(db0), L1, enable_profiling_compare=True)
+    assert [x for x in swapped.summary["notes"] if "Wait Time" in x] == [
+        f"Base row: its Wait Time ' / ' (0 s) is not a measurement: its {n} HCCL tasks have no task type (N/A: a "
+        "Level0 export records none), so none reads as Notify_Wait."]
+
+
 def test_no_memory_peak_is_no_mem_usage() -> None:
     """Without a MEMORY_RECORD peak (key absent or None) Mem Usage is 0, so the console leaves the column out."""
     p = load_profile(L1, build_options(enable_profiling_compare=True)[0])

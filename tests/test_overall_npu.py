@@ -930,7 +930,10 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
                "is all Other Time.")
     for base, comparison, name, cost, notes in (
             (level0, level1, "communication.json", "andwidth",
-             [unsplit, "Base row: no usable communication.json (a Level0 export records none), so its SDMA "
+             [unsplit,
+              "Base row: its Wait Time ' / ' (0 s) is not a measurement: its trace_view.json holds the HCCL "
+              "communication ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait.",
+              "Base row: no usable communication.json (a Level0 export records none), so its SDMA "
               "Bandwidth 0.000GB/s is not a measurement.",
               # the level-1 side's cells as the original prints them for it (reference pair 1, 2nd row)
               "Comparison row: its Cube Time(Num) 0.001s(14) and Vector Time(Num) 0.004s(94) have no column here, "

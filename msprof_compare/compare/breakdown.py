@@ -145,6 +145,9 @@ class Breakdown:
     #: 0.000s beside this figure is said under the console table (``overall.table_notes``); summed only where each
     #: group's plane picked has no Notify_Wait (so the Wait Time is 0 for that reason), else 0
     notify_wait_ns: int = 0
+    #: Why a Wait Time of 0 reads nothing: the export names no HCCL task a Notify_Wait (a Level0 DB export types
+    #: its tasks N/A; a Level0 text export has no HCCL task lanes), said under the console table; "" otherwise
+    wait_unread: str = ""
     e2e_ns: int = 0
     sdma_stream: Bucket = field(default_factory=Bucket)   # SDMA on compute streams ("\tSDMA" under Free Time)
     lccl: Bucket = field(default_factory=Bucket)

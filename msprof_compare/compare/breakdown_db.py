@@ -301,5 +301,12 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals,
             wait = timeline.length(timeline.intersect((cand_ts[sel], cand_end[sel]), unc))
         bd.groups[g] = {"wait": int(wait), "transmit": int(timeline.length(unc) - wait)}
     bd.wait_ns = sum(v["wait"] for v in bd.groups.values())
+    if not bd.wait_ns and len(ops):  # a zero that reads nothing (``overall.table_notes``)
+        names = col_of(tasks, "name", object)
+        if not len(tasks):
+            bd.wait_unread = "its database holds its communication ops but no HCCL task, so none reads as Notify_Wait"
+        elif not (np.isin(names, ("", "N/A"), invert=True) & pd.notna(names)).any():
+            bd.wait_unread = (f"its {len(tasks):,} HCCL tasks have no task type (N/A: a Level0 export records none), "
+                              "so none reads as Notify_Wait")
     for (i, j), v in sorted(timeline.pairwise_overlaps([uncovered[g] for g in op_groups]).items()):
         bd.group_pairs[(op_groups[i], op_groups[j])] = v

@@ -487,6 +487,9 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
     # (``overall.table_notes``), not one whose waits lie under computing: no pass otherwise
     if not bd.wait_ns and not picked:
         bd.notify_wait_ns = int(c_dur[task[task_names == NOTIFY_WAIT]].sum())
+    if not bd.wait_ns and op.size and not task.size:
+        bd.wait_unread = ("its trace_view.json holds the HCCL communication ops but no HCCL task (a Level0 export "
+                          "records none), so none reads as Notify_Wait")
     for (i, j), v in sorted(timeline.pairwise_overlaps([iv for _, iv in uncovered]).items()):
         bd.group_pairs[(uncovered[i][0], uncovered[j][0])] = v
 

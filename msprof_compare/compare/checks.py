@@ -548,7 +548,9 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
                          f"{odd.count:,} kernel(s) without PMU values (N/A), {_ms(odd.ns)} ms, which a text "
                          "export leaves to Other and a DB export categorises")
         if db_bd.groups and text_bd.groups:
-            if db_bd.wait_ns or text_bd.wait_ns:  # both 0 (level 0: no Notify_Wait task either side) is no split
+            # both 0 (level 0: no Notify_Wait task either side) is no split; nor is a side whose zero reads
+            # nothing (a Level0 export: no typed HCCL task), which the console's note says, not the plane rule
+            if (db_bd.wait_ns or text_bd.wait_ns) and not (db_bd.wait_unread or text_bd.wait_unread):
                 parts.append("Wait Time: a text export picks the plane that waits least, one without Notify_Wait "
                              "included (0 ms), a DB export only planes that wait")
             parts.append("the communication group rows: a text export names a group 'Group N Communication' (or its "

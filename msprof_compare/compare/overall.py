@@ -423,6 +423,11 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
                          + ("in all (CommunicationCompare's Notify_Wait rows)." if step < 0 else
                             "over the whole profile, which its Wait Time covers too (CommunicationCompare's "
                             f"Notify_Wait rows hold step {step}'s alone)."))
+        # a Level0 export's Wait Time is 0 for want of task types, not of waiting: 0.000s beside a level-1 side's
+        # 0.003s read as the wait gone
+        elif bd.e2e_ns and not bd.wait_ns and bd.wait_unread and bd.groups:
+            shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"
+            notes.append(f"{side} row: its Wait Time {shown} is not a measurement: {bd.wait_unread}.")
         # apart from the time note: a side without E2E time (a lone timeline) may have no memory either, and its
         # 0.00G is no 0.000s cell
         if "Mem Usage" in headers and not bd.memory_gb:
