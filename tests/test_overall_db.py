@@ -493,6 +493,40 @@ def test_level0_db_wait_time_of_zero_is_said_to_be_no_reading(samples: Path) -> 
         "Level0 export records none), so none reads as Notify_Wait."]
 
 
+def test_max_kernel_num_child_ops_are_not_called_outside_every_module() -> None:
+    """--max_kernel_num 4 splits aten::convolution_backward (11 kernels, over the bound) into its child ops on the
+    operator level, so Conv2DBackpropInput becomes a contributor while the module sheets keep the op that launches
+    it: the note said "(they are outside every module)" of it, though every Conv2DBackpropInput op runs inside an
+    aten::convolution_backward (SQL: same thread, inside its span), which the backward Conv2d module rows list."""
+    def spans(name: str) -> list[tuple[int, int, int]]:
+        return sql(Path(L1), "SELECT CAST(a.startNs AS INTEGER), CAST(a.endNs AS INTEGER), a.globalTid FROM "
+                   "PYTORCH_API a JOIN STRING_IDS s ON s.id = a.name WHERE s.value = ?", (name,))
+
+    parents = spans("aten::convolution_backward")
+    children = spans("Conv2DBackpropInput")
+    assert len(children) == 4 and all(any(t == pt and ps <= s <= e <= pe for ps, pe, pt in parents)
+                                      for s, e, t in children)
+    res = api.compare(L1, L2, enable_operator_compare=True, max_kernel_num=4)
+    stat = res.sheet("ModuleCompareStatistic")
+    assert "aten::convolution_backward" in set(stat["Operator Name"].tolist())
+    assert "Conv2DBackpropInput" not in set(stat["Operator Name"].tolist())
+    assert "Conv2DBackpropInput" in res.contributors["Name"].tolist()
+    line = _outside_line(res)
+    outside, _, nested = line.partition("not on the module sheets by name: ")
+    assert "Conv2DBackpropInput" not in outside and "(it is outside every module)" in outside
+    assert nested.startswith("Conv2DBackpropInput") and "inside aten::convolution_backward, whose module rows hold" \
+        in nested
+    # without the option no child op is listed, and the op outside every module is still said to be
+    plain = _outside_line(api.compare(L1, L2, enable_operator_compare=True))
+    assert "by name" not in plain and "(it is outside every module)" in plain
+
+
+def _outside_line(res) -> str:
+    from msprof_compare.compare.module_contributors import outside_modules_note
+
+    return outside_modules_note(res.frames["contributors"], res.frames.get("module_contributors"))
+
+
 def test_no_memory_peak_is_no_mem_usage() -> None:
     """Without a MEMORY_RECORD peak (key absent or None) Mem Usage is 0, so the console leaves the column out."""
     p = load_profile(L1, build_options(enable_profiling_compare=True)[0])

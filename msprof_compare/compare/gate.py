@@ -79,7 +79,9 @@ def _outside_line(contrib: pd.DataFrame, listed: pd.DataFrame) -> str:
     names = set(listed["Name"].tolist())
     shown = listed.copy()
     shown.attrs = {**contrib.attrs, "outside_modules": [n for n in contrib.attrs.get("outside_modules", [])
-                                                        if n in names]}
+                                                        if n in names],
+                   "nested_in_module_ops": {n: p for n, p in (contrib.attrs.get("nested_in_module_ops") or {}).items()
+                                            if n in names}}
     return outside_modules_note(shown, None)
 
 

@@ -126,6 +126,38 @@ def _held_inside(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> di
     return out
 
 
+def _nested_in_module_ops(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> dict[str, str]:
+    """Per contributor of ``names`` (none named on the module sheets) that runs, on every side that lists it with
+    time, only inside operators the module rows list, the first such operator's name: --max_kernel_num splits the
+    operator-level rows into child ops (the level-1 DB's Conv2DBackpropInput, inside aten::convolution_backward of
+    the backward Conv2d modules) while the module sheets keep the ops that launch them, so "outside every module"
+    was untrue of them."""
+    if not names:
+        return {}
+    from .modules import module_trees
+
+    listed = {n: (b, c) for n, b, c in zip(contrib["Name"].tolist(), contrib["Base(ms)"].tolist(),
+                                           contrib["Comparison(ms)"].tolist(), strict=True)}
+    found: dict[str, list[str]] = {}
+    for i, side in enumerate(("base", "comparison")):
+        trees = module_trees(ctx, side)
+        if trees is None or not len(trees.top_node):
+            continue
+        tree = trees.tree
+        codes, uniq = tree.name_codes()
+        code_of = {n: k for k, n in enumerate(uniq.tolist())}
+        tops = np.sort(np.asarray(trees.top_node, dtype=np.int64))
+        for name in names:
+            nodes = np.flatnonzero(codes == code_of.get(name, -1))
+            if not len(nodes) or not listed[name][i]:
+                continue
+            at = np.searchsorted(tops, nodes, "right") - 1  # the nearest module top-layer op at or before each
+            top = tops[np.maximum(at, 0)]
+            inside = (at >= 0) & (nodes < top + tree.size[top])
+            found.setdefault(name, []).append(str(uniq[codes[top[0]]]) if inside.all() else "")
+    return {n: parents[0] for n, parents in found.items() if all(parents)}
+
+
 def _subtrees(tree: Any, nodes: np.ndarray) -> np.ndarray:
     """Per op-tree node, whether it is in the subtree of one of ``nodes`` (one nested in another counts once)."""
     edge = np.zeros(tree.n + 1, np.int64)
@@ -300,6 +332,9 @@ def find_module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: lis
     time those modules' rows hold (``_held_inside``; ``outside_modules_line`` words both), and the module
     contributors (``_module_contributors``, else ``_module_rows_of``; None for neither)."""
     outside = _outside_modules(contrib, sheets)
+    nested = _nested_in_module_ops(ctx, contrib, outside)
+    contrib.attrs["nested_in_module_ops"] = nested
+    outside = [n for n in outside if n not in nested]
     own = _own_module_rows(contrib, sheets)
     held = _held_inside(ctx, contrib, outside + list(own))
     outside_held = {n: f for n, f in held.items() if n in outside}
@@ -466,7 +501,8 @@ def _held_figures(figures: list[tuple[str, float, float]]) -> str:
     return ", ".join(f"{side} {h:.3f} of its {t:.3f} ms" for side, h, t in figures)
 
 
-def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, float, float]]]) -> str:
+def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, float, float]]],
+                         nested: dict[str, str] | None = None) -> str:
     """The Summary sheet's row under the contributors on the ones no module row names ("" for none). Those
     outside every module whose time is on no module row (an all-reduce under AccumulateGrad) are only in
     OperatorCompareStatistic (``--disable_module``); those run around modules (a step annotation around the
@@ -483,6 +519,14 @@ def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, flo
         parts.append(f"Not on the module sheets: {short_list(missing, 3, escape=False)} "
                      f"({'it is' if one else 'they are'} outside "
                      "every module)")
+    if nested:
+        one = len(nested) == 1
+        inner = short_list(list(nested), 3, escape=False)
+        parents = short_list(list(dict.fromkeys(nested.values())), 3, escape=False)
+        runs, its = ("it runs", "its") if one else ("they run", "their")
+        parts.append(f"{'n' if parts else 'N'}ot on the module sheets by name: {inner} ({runs} inside {parents}, "
+                     f"whose module rows hold {its} time: the max_kernel_num option splits the operator rows into "
+                     "child ops, not the module rows)")
     if around:
         its = "its" if len(around) == 1 else "their"
         parts.append(f"{'o' if parts else 'O'}utside every module but run around modules, whose rows hold this much "
@@ -505,4 +549,5 @@ def outside_modules_note(contrib: pd.DataFrame | None, modules: pd.DataFrame | N
     lead = module_contributors_note(modules)
     opened = {n for n, _ in modules.attrs.get("runs_modules", [])} if lead and modules is not None else set()
     outside = [n for n in contrib.attrs.get("outside_modules", []) if n not in opened]
-    return outside_modules_line(outside, contrib.attrs.get("outside_held", {}))
+    return outside_modules_line(outside, contrib.attrs.get("outside_held", {}),
+                                contrib.attrs.get("nested_in_module_ops"))
