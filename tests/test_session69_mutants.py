@@ -1,0 +1,65 @@
+"""Mutation audit of session 69's source changes (mut70): each test here fails on a hand mutant that no other test
+caught (named in its docstring) and passes on the real code. Figures are read from the raw files or worked out by
+hand, never from our output."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from msprof_compare import compare
+from msprof_compare.errors import StepError
+
+MS_FIXTURE = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+
+
+def _ms_copy_at_step(dest: Path, step: str) -> Path:
+    """The MindSpore-layout fixture (no ProfilerStep# marker; kernel_details.csv's Step ID column 50 on each of its
+    20 rows, checked here) copied with that column set to ``step``."""
+    shutil.copytree(MS_FIXTURE, dest)
+    kernels = dest / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    with kernels.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][0] == "Step ID" and len(rows) == 21 and {r[0] for r in rows[1:]} == {"50"}
+    with kernels.open("w", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerows([rows[0], *([step, *r[1:]] for r in rows[1:])])
+    return dest
+
+
+def test_two_sides_numbering_other_kernel_steps_are_named_each(tmp_path: Path) -> None:
+    """Kills kw_both (``_kernel_step_words`` saying "both sides' kernel_details.csv number kernels by step (50)"
+    where only the side count is two) and ks_gt0 (``kernel_steps`` dropping step 0): the fixture (step 50) against
+    its copy numbering every kernel step 0. Neither has a marker, so the step count is blank on both sides and
+    each side's own steps are named; step 0, a step like any other, is one of them, and a refusal of step 0 names
+    it too."""
+    zero = _ms_copy_at_step(tmp_path / "rank-0_20250101000000001_ascend_ms", "0")
+    row = compare(str(MS_FIXTURE), str(zero), enable_profiling_compare=True).guards.set_index("Check").loc[
+        "step count"]
+    assert row["Detail"] == (
+        "distinct ProfilerStep#N ids in the trace; blank: neither side has a ProfilerStep#N op; the base side's "
+        "kernel_details.csv numbers kernels by step (50) and the comparison side's kernel_details.csv numbers "
+        "kernels by step (0), but a step's range is that of its ProfilerStep# marker, so --base_step / "
+        "--comparison_step do not apply to them")
+    with pytest.raises(StepError) as info:
+        compare(str(zero), str(zero), base_step=0, comparison_step=0, enable_profiling_compare=True)
+    assert str(info.value) == (
+        f"{zero / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 0: the profile has no "
+        "ProfilerStep# markers, so no step can be chosen; its kernel_details.csv numbers kernels by step (0), but a "
+        "step's range is that of its ProfilerStep# marker, so the step options do not apply to it (run without "
+        "base_step / comparison_step)")
+
+
+def test_a_side_without_device_time_has_no_one_sided_wrapper() -> None:
+    """Kills sw_total (``one_sided_wrapper`` without its ``total > 0`` skip): a side whose operators hold 0 ms in
+    all (ops that launched nothing) has no op holding 90% of its time. Read as one, its first row, ``[wrap]``,
+    0 ms of 0 ms beside 11 framework ops on the other side, was a wrapper whose note divides by the side's total."""
+    from msprof_compare.compare.summary_notes import ONE_SIDED_MIN_OPS, one_sided_wrapper
+
+    names = ["[wrap]", "aten::mm", "autograd::engine::evaluate_function: MmBackward0", "DDP.forward"]
+    found = one_sided_wrapper(names, (np.zeros(4), np.array([0, 5.0, 3.0, 2.0])),
+                              (np.array([1.0, 1, 0, 0]), np.array([0, ONE_SIDED_MIN_OPS, 1, 1], float)))
+    assert found is None
