@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from msprof_compare import compare
-from msprof_compare.errors import StepError
+from msprof_compare.errors import ProfileError, StepError
 
 MS_FIXTURE = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
 
@@ -63,3 +63,25 @@ def test_a_side_without_device_time_has_no_one_sided_wrapper() -> None:
     found = one_sided_wrapper(names, (np.zeros(4), np.array([0, 5.0, 3.0, 2.0])),
                               (np.array([1.0, 1, 0, 0]), np.array([0, ONE_SIDED_MIN_OPS, 1, 1], float)))
     assert found is None
+
+
+def test_a_quote_error_before_the_open_one_keeps_the_parsers_line(tmp_path: Path) -> None:
+    """Kills at_oq_unexp (``_check_open_quote`` reading any csv error as a cut): a memory_record.csv whose row 1
+    has a quoted name with text after its closing quote (``"AP"P``, which pandas reads on) and whose last row opens
+    a quote it never closes, then ends in a line break. The first quote error is not the end of the data, so the
+    file is not said to be cut: pandas' line, which names the row its open quote starts in, stays."""
+    from msprof_compare.loaders import ascend_text
+
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(b'Component,Timestamp(us),Total Reserved(MB)\n"AP"P,1,2.5\nAPP,2,"3.5\n')
+    with pytest.raises(ProfileError) as exc:
+        ascend_text.read_memory_record(str(f), [])
+    assert exc.value.message.startswith("malformed CSV: Error tokenizing data. C error: EOF inside string"), \
+        exc.value.message
+    assert "truncated" not in exc.value.message
+    # the same cut without the damage before it is said to be cut: 2 of the 3 fields, the open one counted
+    f.write_bytes(b'Component,Timestamp(us),Total Reserved(MB)\nAPP,1,2.5\nAPP,2,"3.5\n')
+    with pytest.raises(ProfileError) as exc:
+        ascend_text.read_memory_record(str(f), [])
+    assert exc.value.message == ("truncated: the last row has 3 of 3 fields and ends inside a quoted field (a quote "
+                                 "opened and never closed)")
