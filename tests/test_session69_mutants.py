@@ -5,14 +5,17 @@ hand, never from our output."""
 from __future__ import annotations
 
 import csv
+import errno
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from test_rank_folder_edges import _failing
 
-from msprof_compare import compare
+from msprof_compare import api, compare
 from msprof_compare.errors import ProfileError, StepError
+from msprof_compare.loaders import ranks
 
 MS_FIXTURE = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
 
@@ -85,3 +88,64 @@ def test_a_quote_error_before_the_open_one_keeps_the_parsers_line(tmp_path: Path
         ascend_text.read_memory_record(str(f), [])
     assert exc.value.message == ("truncated: the last row has 3 of 3 fields and ends inside a quoted field (a quote "
                                  "opened and never closed)")
+
+
+@pytest.mark.parametrize(("code", "words", "fix"), [
+    (errno.ESTALE, "Stale file handle", "remount the network share it is on: its handle went stale"),
+    (errno.ENOTCONN, "Transport endpoint is not connected",
+     "remount the network share it is on: it is disconnected"),
+])
+def test_a_folder_of_ranks_on_a_lost_network_share_says_remount(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 code: int, words: str, fix: str) -> None:
+    """Kills p_stale / p_notconn (``paths._OS_ERROR_FIXES`` without its ESTALE or ENOTCONN entry): a folder of ranks
+    whose listing fails as on a network share gone stale or disconnected (simulated) is bid remount it, not "clear
+    what keeps it from being listed"."""
+    base = tmp_path / "base"
+    base.mkdir()
+    _failing(monkeypatch, base, code, words)
+    with pytest.raises(ProfileError) as err:
+        api.ranks(base)
+    assert (err.value.path, err.value.message, err.value.hint) == (str(base), f"cannot list directory: {words}", fix)
+
+
+def test_a_node_folder_unlisted_by_an_io_error_gets_no_chmod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kills r_perm1 (``ranks._refuse_empty_nodes`` reading every listing error as a refused permission): node2/
+    beside node0/ and node1/ (msinsight's level-1 text ranks 0 and 1), its listing failing with EIO (simulated),
+    is told to check the disk, not "make it readable (chmod u+r)", which cannot help."""
+    from test_rank_nodes import TEXT1, _two_nodes
+
+    if not (TEXT1 / "rank1_ascend_pt").is_dir():
+        pytest.skip("shared samples absent")
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    (job / "node2").mkdir()
+    _failing(monkeypatch, job / "node2", errno.EIO, "Input/output error")
+    with pytest.raises(ProfileError) as err:
+        ranks.discover(str(job))
+    assert (err.value.path, err.value.message, err.value.hint) == (
+        str(job / "node2"), "cannot list directory: Input/output error",
+        "its name is node folder node0's but for its digits, so it may hold a rank's profile: check the disk or "
+        "mount it is on, where the read failed, or move it out of the folder")
+
+
+def test_a_db_rank_left_unchecked_names_its_side(tmp_path: Path) -> None:
+    """Kills r_dbsided (``check_db_rank``'s warning without its ``sided`` wrap): the warning is added once the DB
+    is loaded, after the loader gave its notes their side, so it names its own: msinsight's level-0 DB rank 0 with
+    a second RANK_DEVICE_MAP row for rank 1, read as rank 0, says "(comparison side)" as the API logs it there."""
+    from test_ranks import PT, edited_copy
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.loaders.ranks import check_db_rank
+    from msprof_compare.options import build_options
+
+    src = PT / "db" / "level0" / "rank0_ascend_pt"
+    if not src.is_dir():
+        pytest.skip("shared samples absent")
+    dest = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("ascend_pytorch_profiler_0.db"))
+    name = "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+    db = edited_copy(src / name, dest / name, "INSERT INTO RANK_DEVICE_MAP VALUES (1, 1)")
+    p = load_profile(str(dest), build_options()[0])
+    check_db_rank(0, p)
+    assert p.warnings[-1].of_side("comparison side") == (
+        f"{db}: RANK_DEVICE_MAP names ranks 0, 1, and META_DATA no distributed_args rank, so its rank is not checked "
+        "against rank 0, which its folder's profiler_info_N.json names (comparison side)")
