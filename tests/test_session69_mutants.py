@@ -149,3 +149,52 @@ def test_a_db_rank_left_unchecked_names_its_side(tmp_path: Path) -> None:
     assert p.warnings[-1].of_side("comparison side") == (
         f"{db}: RANK_DEVICE_MAP names ranks 0, 1, and META_DATA no distributed_args rank, so its rank is not checked "
         "against rank 0, which its folder's profiler_info_N.json names (comparison side)")
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_header_with_a_bom_or_a_doubled_quote_reads_to_its_own_line_end(samples: Path, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch,
+                                                                           streamed: bool) -> None:
+    """Kills h_bom (``_HEADER_TO_END`` without its optional UTF-8 BOM) and h_dq (a quoted name without its ``""``
+    escape): msinsight level1 rank 0's kernel_details.csv (191 rows by Python's csv; its header unquoted, "Step Id"
+    first) edited two ways. A BOM before a quoted first name holding a line break ("Step<LF>Id"): the name is read
+    as no column, with its line, and every other column as in the unedited file, where without the BOM the header
+    ended at that line break. An escaped quote in a quoted name ("Input ""Shapes", pandas' and csv's
+    ``Input "Shapes``): no line, every other column as in the unedited file, where the header ran on."""
+    import io
+
+    from test_side_lines import KD
+
+    from msprof_compare.loaders import ascend_text
+
+    data = (samples / KD).read_bytes()
+    whole = ascend_text.read_kernel_details(str(samples / KD), [])
+    if streamed:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    assert data.startswith(b"Step Id,") and data.count(b",Input Shapes,") == 1
+    f = tmp_path / "kernel_details.csv"
+    for written, gone, lines in (
+            (b'\xef\xbb\xbf"Step\nId"' + data[len(b"Step Id"):], "Step Id",
+             [f"{f}: column name(s) 'Step\\nId' hold a line break (a damaged or hand-edited header?): read as no "
+              "column"]),
+            (data.replace(b",Input Shapes,", b',"Input ""Shapes",', 1), "Input Shapes", [])):
+        f.write_bytes(written)
+        rows = list(csv.reader(io.StringIO(written.decode("utf-8-sig"), newline="")))
+        assert len(rows) - 1 == len(whole) == 191
+        said: list[str] = []
+        got = ascend_text.read_kernel_details(str(f), said)
+        assert said == lines and len(got) == 191
+        for c in whole.columns:
+            if c != gone:
+                assert got[c].equals(whole[c]), c
+
+
+def test_the_one_sided_note_groups_a_count_in_thousands() -> None:
+    """Kills sn_opsfmt (``one_sided_pieces`` writing the other side's op count without its thousands separator):
+    pair 4's 91 ops are under a thousand, so no test saw it. A wrapper of 9 ms of the base side's 10 ms against
+    1234 framework ops, worked by hand: "1,234", 90.0%."""
+    from msprof_compare.compare.summary_notes import one_sided_pieces
+
+    opening, item, _advice = one_sided_pieces(("base", "[wrap]", 9.0, 10.0, 1234))
+    assert "against the comparison side's 1,234 framework top-level ops (aten::, autograd::)" in opening
+    assert item == "base [wrap] 9.000 ms, 90.0% of the side's 10.000 ms"
