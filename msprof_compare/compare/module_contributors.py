@@ -7,7 +7,7 @@ themselves, ``_module_rows_of``), and the words on the contributors that no modu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -97,33 +97,39 @@ def _held_inside(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> di
     that time were missing from the module sheets. The
     held time is the device time of the module top-layer ops (``ModuleTrees.top_ns``, the module rows' time)
     inside the subtrees of the ops of that name."""
+    out: dict[str, list[tuple[str, float, float]]] = {}
+    for side, trees, name, nodes, ms in _listed_nodes(ctx, contrib, names):
+        held = int(trees.top_ns[_subtrees(trees.tree, nodes)[trees.top_node]].sum())
+        if held:
+            out.setdefault(name, []).append((side, held / 1e6, ms))
+    return out
+
+
+def _listed_nodes(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> Iterator[tuple[str, Any, str,
+                                                                                             np.ndarray, float]]:
+    """Per side with module trees and per contributor of ``names`` that side lists with some time: (side, its
+    ``ModuleTrees``, the name, the name's op nodes in the tree, its ms as listed). A side where it is listed with no
+    time has it, if at all, only nested in another operator (xDiT's SD 3.5 trace: execute_diffusion_1_256x256 inside
+    model_inference, the same span), whose row holds that time: its modules' rows there are no part of its time
+    ("711.696 of its 0.000 ms"), so it is skipped there."""
     if not names:
-        return {}
+        return
     from .modules import module_trees
 
     listed = {n: (b, c) for n, b, c in zip(contrib["Name"].tolist(), contrib["Base(ms)"].tolist(),
                                            contrib["Comparison(ms)"].tolist(), strict=True)}
-    out: dict[str, list[tuple[str, float, float]]] = {}
     for i, side in enumerate(("base", "comparison")):
         trees = module_trees(ctx, side)
         if trees is None or not len(trees.top_node):
             continue
-        tree = trees.tree
         # the tree's op names factorized once (``name_codes``): comparing the object array with each name cost
         # ~15 ms a side on a 200 MB DB pair
-        codes, uniq = tree.name_codes()
-        code_of = {n: i for i, n in enumerate(uniq.tolist())}
+        codes, uniq = trees.tree.name_codes()
+        code_of = {n: k for k, n in enumerate(uniq.tolist())}
         for name in names:
             nodes = np.flatnonzero(codes == code_of.get(name, -1))
-            # a side where it is listed with no time has it, if at all, only nested in another operator (xDiT's
-            # SD 3.5 trace: execute_diffusion_1_256x256 inside model_inference, the same span), whose row holds
-            # that time: its modules' rows there are no part of its time ("711.696 of its 0.000 ms")
-            if not len(nodes) or not listed[name][i]:
-                continue
-            held = int(trees.top_ns[_subtrees(tree, nodes)[trees.top_node]].sum())
-            if held:
-                out.setdefault(name, []).append((side, held / 1e6, float(listed[name][i])))
-    return out
+            if len(nodes) and listed[name][i]:
+                yield side, trees, name, nodes, float(listed[name][i])
 
 
 def _nested_in_module_ops(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> dict[str, str]:
@@ -132,29 +138,14 @@ def _nested_in_module_ops(ctx: RunContext, contrib: pd.DataFrame, names: list[st
     operator-level rows into child ops (the level-1 DB's Conv2DBackpropInput, inside aten::convolution_backward of
     the backward Conv2d modules) while the module sheets keep the ops that launch them, so "outside every module"
     was untrue of them."""
-    if not names:
-        return {}
-    from .modules import module_trees
-
-    listed = {n: (b, c) for n, b, c in zip(contrib["Name"].tolist(), contrib["Base(ms)"].tolist(),
-                                           contrib["Comparison(ms)"].tolist(), strict=True)}
     found: dict[str, list[str]] = {}
-    for i, side in enumerate(("base", "comparison")):
-        trees = module_trees(ctx, side)
-        if trees is None or not len(trees.top_node):
-            continue
+    for _side, trees, name, nodes, _ms in _listed_nodes(ctx, contrib, names):
         tree = trees.tree
-        codes, uniq = tree.name_codes()
-        code_of = {n: k for k, n in enumerate(uniq.tolist())}
         tops = np.sort(np.asarray(trees.top_node, dtype=np.int64))
-        for name in names:
-            nodes = np.flatnonzero(codes == code_of.get(name, -1))
-            if not len(nodes) or not listed[name][i]:
-                continue
-            at = np.searchsorted(tops, nodes, "right") - 1  # the nearest module top-layer op at or before each
-            top = tops[np.maximum(at, 0)]
-            inside = (at >= 0) & (nodes < top + tree.size[top])
-            found.setdefault(name, []).append(str(uniq[codes[top[0]]]) if inside.all() else "")
+        at = np.searchsorted(tops, nodes, "right") - 1  # the nearest module top-layer op at or before each
+        top = tops[np.maximum(at, 0)]
+        inside = (at >= 0) & (nodes < top + tree.size[top])
+        found.setdefault(name, []).append(str(tree.names[top[0]]) if inside.all() else "")
     return {n: parents[0] for n, parents in found.items() if all(parents)}
 
 
