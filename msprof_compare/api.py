@@ -25,7 +25,7 @@ from .columns import col_of
 from .compare import classify
 from .compare.classify import Keywords
 from .compare.table import Sheet
-from .errors import OutOfMemory, ProfileError, UsageError
+from .errors import OutOfMemory, ProfileError, UsageError, on_side
 from .gcpause import gc_paused
 from .loaders import Layout, detect, load_profile
 from .loaders.heads import TraceHeads
@@ -446,7 +446,8 @@ def _discover(folder: str, force: bool, face: Face, role: str = "", heads: Trace
         raise ProfileError(None, "The path is empty. Please enter a valid path.",
                            hint=f"the {role} folder: the {where} argument of compare_ranks()" if where else None)
     try:
-        return discover(typed_path(folder), force, heads, side)
+        with on_side(side) if side else contextlib.nullcontext():
+            return discover(typed_path(folder), force, heads, side)
     except ProfileError as exc:
         kept = flag_words_kept(folder, typed_path(folder), given_path(folder))
         _retype(exc, lambda text: face.words(text, kept))
@@ -719,8 +720,10 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool,
         return "cycles" if _single(found) else "ranks"
 
     try:
-        kinds = [of_ranks(given, side) for given, side in
-                 zip((base, comparison), _sides(base, comparison), strict=True)]
+        kinds = []
+        for given, side in zip((base, comparison), _sides(base, comparison), strict=True):
+            with on_side(side):
+                kinds.append(of_ranks(given, side))
     except ProfileError as exc:
         # a folder of ranks that discovery refuses (rank 1's trace recording no rank, rank 0 held twice): its error,
         # where the folder was read as its one top trace (rank 0's, compared alone: the other ranks left out without
@@ -743,7 +746,8 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool,
     from .loaders import detect
 
     # the other side's own error first (a mistyped path: the loader, reading the base first, named only the folder)
-    layout = detect(other, force, heads)
+    with on_side(f"{role} side"):
+        layout = detect(other, force, heads)
     what = "one profile"
     if os.path.isdir(given_path(other)) and layout.level == "file":  # a folder of one readable trace: which one
         what += f", the trace {term_safe(os.path.basename(layout.trace_path))} alone"  # (a rank's may be corrupt)
@@ -790,7 +794,7 @@ def _retype(exc: ProfileError | UsageError | OutOfMemory, retype: Callable[[str]
         exc.args = (str(exc),)
     elif isinstance(exc, OutOfMemory):
         exc.path = retype(exc.path)
-        exc.args = (f"{exc.path}: out of memory while {exc.doing}",)
+        exc.args = (exc.said(),)
     else:
         exc.args = tuple(retype(a) if isinstance(a, str) else a for a in exc.args)
 
@@ -823,8 +827,12 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
     if notice:
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
     started = time.perf_counter()
+    # one input under two paths (run/ and ./run) is on both sides; a link and the file it leads to are not: a
+    # refused link is the side it was given as
+    one = opts.base_step == opts.comparison_step and _same_entry(given_path(base), given_path(comparison))
     base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step, layouts[0]),
-                                                 (opts, opts.comparison_step, layouts[1]), check, size)
+                                                 (opts, opts.comparison_step, layouts[1]), check, size,
+                                                 "both sides" if one else "base side")
     if notice:
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
     # after loading: an input the loader refuses (a symbolic link without --force) gets its error alone
@@ -1049,6 +1057,16 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.samefile(a, b)
     except (OSError, ValueError):
         return False
+
+
+def _same_entry(a: str, b: str) -> bool:
+    """One directory entry under two paths: ``os.path.samefile`` without following a last symbolic link, so a link
+    and its target stay two inputs. False where a path is missing or unusable."""
+    try:
+        first, second = os.lstat(a), os.lstat(b)
+    except (OSError, ValueError):
+        return False
+    return (first.st_dev, first.st_ino) == (second.st_dev, second.st_ino)
 
 
 def _layout(given: str, force: bool, heads: TraceHeads) -> Layout | None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from .errors import OutOfMemory, ProfileError, UsageError
+from .errors import OutOfMemory, ProfileError, UsageError, on_side
 from .logs import RankNotices, run_logging
 from .textsafe import one_line, short_repr, term_safe, wrap_prose, write_line
 from .units import Unit, named_units, unit_label, unit_noun, unit_stem
@@ -827,12 +827,16 @@ def _rank_folders(base: str, comparison: str, heads: TraceHeads) -> bool:
     """Whether both inputs are folders of ranks (``rank0_ascend_pt``, ..., or one Kineto trace per rank). A rank's
     subfolder refused on the way (it cannot be listed or searched) is named as typed, as discovery's and the
     loaders' errors are (``api._retype``), where this look, made on the absolute paths, named it by its own."""
-    from .api import _retype
+    from .api import _retype, _sides
     from .loaders.paths import TypedPaths, given_path
     from .loaders.ranks import rank_inputs
 
     try:
-        return all(rank_inputs(given_path(p), heads) for p in (base, comparison))
+        for given, side in zip((base, comparison), _sides(base, comparison), strict=True):
+            with on_side(side):
+                if not rank_inputs(given_path(given), heads):
+                    return False
+        return True
     except ProfileError as exc:
         _retype(exc, TypedPaths(base, comparison).text)
         raise
@@ -1088,7 +1092,7 @@ def _out_of_memory(base: str, comparison: str, exc: BaseException | None = None,
     advice = ("a comparison needs roughly 5 times the larger input plus the size of the other"
               f"{budget}; free memory, or compare less, e.g. --enable_profiling_compare alone")
     if isinstance(exc, OutOfMemory):
-        return f"{term_safe(exc.path)}: out of memory while {exc.doing}; {advice}"
+        return f"{term_safe(exc.path)}: out of memory while {exc.doing}{f' ({exc.side})' if exc.side else ''}; {advice}"
     return f"out of memory: {advice}"
 
 
@@ -1101,9 +1105,9 @@ def _fail(exc: UsageError | ProfileError, code: int, debug: bool, retype: Callab
         traceback.print_exc()
     if isinstance(exc, ProfileError) and exc.path:  # the file as it is named (a line break in it escaped)
         note = _blank_edges(exc.path) if exc.message == "no such file or directory" and not exc.hint else ""
-        hint = f" ({one_line(exc.hint or note)})" if exc.hint or note else ""
+        hint = one_line(exc.hint or note) if exc.hint or note else None
         rank = f"{unit_label(exc.rank)}: " if exc.rank is not None else ""  # a rank-by-rank compare's
-        _error(f"{rank}{term_safe(exc.path)}: {one_line(exc.message)}{hint}")
+        _error(f"{rank}{term_safe(exc.path)}: {one_line(exc.message)}{exc.closing(hint)}")
     else:
         _error(one_line(exc))
     return code

@@ -7,7 +7,9 @@ them to exit codes and one-line messages.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 
 from .units import Unit, unit_label
 
@@ -35,11 +37,21 @@ class ProfileError(Exception):
     #: The rank (or rank cycle: ``units.RankCycle``) whose input failed, in a rank-by-rank compare
     #: (``api.compare_ranks``): named first.
     rank: Unit | None = None
+    #: The side whose input failed ("base side", "comparison side", or "both sides" where one input is on both;
+    #: ``on_side``), named where a warning names it: two inputs of one name (rank 0 against rank 1 of a job) gave
+    #: lines that differed by a digit of a path.
+    side: str | None = None
 
     def __str__(self) -> str:
         text = f"{self.path}: {self.message}" if self.path else self.message
         text = f"{unit_label(self.rank)}: {text}" if self.rank is not None else text
-        return f"{text} ({self.hint})" if self.hint else text
+        return text + self.closing(self.hint)
+
+    def closing(self, hint: str | None) -> str:
+        """The line's end after the message: " (SIDE: HINT)", " (SIDE)", " (HINT)" or "", the side before the
+        hint as a warning's aside (``model.sided``), so a command ending the hint stays whole."""
+        said = ": ".join(t for t in (self.side, hint) if t)
+        return f" ({said})" if said else ""
 
     def __reduce__(self) -> tuple[type, tuple[str | None, str, str | None], dict[str, object]]:
         """Picklable (a worker process or a Dask/Ray task can send it back as it is): every attribute it carries,
@@ -57,12 +69,32 @@ class OutOfMemory(MemoryError):
 
     ``doing`` completes "out of memory while ...": "loading it" or "writing the workbook"."""
 
+    #: The side whose input was being loaded (``ProfileError.side``).
+    side: str | None = None
+
     def __init__(self, path: str | os.PathLike, doing: str) -> None:
         self.path = os.fspath(path)
         self.doing = doing
-        super().__init__(f"{self.path}: out of memory while {doing}")
+        super().__init__(self.said())
+
+    def said(self) -> str:
+        """The line without the CLI's advice: "PATH: out of memory while DOING", then its side."""
+        return f"{self.path}: out of memory while {self.doing}" + (f" ({self.side})" if self.side else "")
 
     def __reduce__(self) -> tuple[type, tuple[str, str], dict[str, object]]:
         """Picklable with what a rank-by-rank compare adds (``api._rank_error``: ``rank``, ``rank_inputs`` and the
         message naming the unit): a worker process sends it back as it is, as a ``ProfileError``."""
         return (type(self), (self.path, self.doing), {**self.__dict__, "args": self.args})
+
+
+@contextlib.contextmanager
+def on_side(side: str) -> Iterator[None]:
+    """An error of one side's input (a ``ProfileError``, an ``OutOfMemory``) raised inside names ``side`` ("base
+    side", "comparison side", "both sides"), unless an inner ``on_side`` named it already."""
+    try:
+        yield
+    except (ProfileError, OutOfMemory) as exc:
+        if exc.side is None:
+            exc.side = side
+            exc.args = (str(exc),) if isinstance(exc, ProfileError) else (exc.said(),)
+        raise

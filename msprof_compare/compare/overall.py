@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..errors import on_side
 from ..model import Profile
 from ..options import Options
 from ..textsafe import and_list, text_width
@@ -84,8 +85,11 @@ def breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown]:
     """Both sides' breakdowns, computed once per run."""
     if "breakdowns" not in ctx.cache:
         kw = ctx.keywords or load_keywords()  # once per run: both sides classify with the same lists
-        pair = (breakdown_of(ctx.base, ctx.options, kw, ctx.side(ctx.base)),
-                breakdown_of(ctx.comparison, ctx.options, kw, ctx.side(ctx.comparison)))
+        made = []
+        for p in (ctx.base, ctx.comparison):
+            with on_side(ctx.side(p)):  # a side's refusal (no compute stream) names it, as a loader's error does
+                made.append(breakdown_of(p, ctx.options, kw, ctx.side(p)))
+        pair = (made[0], made[1])
         ctx.cache["breakdowns"] = pair
         ctx.cache["breakdowns.keywords"] = kw
         _gpu_without_memory(ctx)

@@ -26,7 +26,7 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import OutOfMemory, ProfileError, StepError, UsageError
+from ..errors import OutOfMemory, ProfileError, StepError, UsageError, on_side
 from ..model import Profile
 from .paths import GZIP_MAX_RATIO, given_path, gzip_trailer_size
 
@@ -278,8 +278,10 @@ def _naming_memory(load: Callable[..., Profile]) -> Callable[..., Profile]:
 
 
 def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_args: tuple, comparison_args: tuple,
-              check: Callable[[Profile], None], size: int | None = None) -> tuple[Profile, Profile]:
-    """``(load(base, *base_args), load(comparison, *comparison_args))``, each passed to ``check``.
+              check: Callable[[Profile], None], size: int | None = None,
+              base_side: str = "base side") -> tuple[Profile, Profile]:
+    """``(load(base, *base_args), load(comparison, *comparison_args))``, each passed to ``check``; an error names
+    its side, the base's ``base_side`` ("both sides": one input under two paths, ``run/`` and ``./run``).
 
     In parallel when ``parallel_wanted`` (``size``: the inputs' ``input_bytes`` when the caller
     has them); the result and the exceptions raised are those of the sequential order (base
@@ -289,14 +291,19 @@ def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_arg
     if base == comparison and base_args == comparison_args:
         # one input twice (a self-compare, to check the tool or a setup): decoded once, the comparison side a
         # copy (comparators may replace a side's frames)
-        b = load(base, *base_args)
-        check(b)
+        with on_side("both sides"):
+            b = load(base, *base_args)
+            check(b)
         return b, copy.deepcopy(b)
+    # an error names its side (``errors.on_side``): two inputs of one name (rank 0 against rank 1) gave lines alike
+    # but for a digit of a path
     if not parallel_wanted(base, comparison, size):
-        b = load(base, *base_args)
-        check(b)
-        c = load(comparison, *comparison_args)
-        check(c)
+        with on_side(base_side):
+            b = load(base, *base_args)
+            check(b)
+        with on_side("comparison side"):
+            c = load(comparison, *comparison_args)
+            check(c)
         return b, c
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
@@ -324,13 +331,15 @@ def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_arg
     finally:
         recv.close()
         proc.join()
-    if status == "err":
-        error = _unpack_error(payload)
-        raise OutOfMemory(base, "loading it") if type(error) is MemoryError else error
-    b = payload if status == "ok" else load(base, *base_args)
-    check(b)
-    if comp_error is not None:
-        raise comp_error
-    assert comp is not None
-    check(comp)
+    with on_side(base_side):
+        if status == "err":
+            error = _unpack_error(payload)
+            raise OutOfMemory(base, "loading it") if type(error) is MemoryError else error
+        b = payload if status == "ok" else load(base, *base_args)
+        check(b)
+    with on_side("comparison side"):
+        if comp_error is not None:
+            raise comp_error
+        assert comp is not None
+        check(comp)
     return b, comp
