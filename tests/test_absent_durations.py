@@ -102,12 +102,12 @@ def test_kineto_without_any_kernel_dur_is_refused(tmp_path: Path, capsys: pytest
     code, _, err = run_inproc(capsys, "-d", str(path), "-bp", str(TIMESFORMER), "-o", str(tmp_path / "out"))
     assert code == 1
     assert error_lines(err) == [f"error: {head}the time breakdown, the operator comparison and the communication "
-                                f"comparison read from them ({hint})"]
+                                f"comparison read from them (comparison side: {hint})"]
     assert not (tmp_path / "out").exists()
     code, _, err = run_inproc(capsys, "-d", str(path), "-bp", str(TIMESFORMER), "-o", str(tmp_path / "out"),
                               "--enable_communication_compare", "--enable_memory_compare")
     assert code == 1 and not (tmp_path / "out").exists()
-    assert error_lines(err) == [f"error: {head}the communication comparison reads from them ({hint})"]
+    assert error_lines(err) == [f"error: {head}the communication comparison reads from them (comparison side: {hint})"]
 
 
 def test_kineto_without_any_kernel_dur_runs_the_api_and_memory_comparisons(
@@ -200,7 +200,8 @@ def test_npu_trace_without_any_device_dur_is_refused(tmp_path: Path, capsys: pyt
     code, _, err = run_inproc(capsys, "-d", str(dst), "-bp", str(NPU), "-o", str(tmp_path / "out"),
                               "--enable_communication_compare")
     assert code == 1 and not (tmp_path / "out").exists()
-    assert error_lines(err) == [f"error: {head}the communication comparison reads from them (kernel_details.csv does "
+    assert error_lines(err) == [f"error: {head}the communication comparison reads from them (comparison side: "
+                                f"kernel_details.csv does "
                                 "not replace them; the kernel, API and memory comparisons do not read them and run "
                                 "without them)"]
 

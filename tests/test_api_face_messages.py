@@ -61,11 +61,12 @@ def test_symbolic_link_refusal_names_force_as_typed_by_each_face(capsys: pytest.
     link.symlink_to(SMALL)
     with pytest.raises(ProfileError) as err:
         compare(str(link), str(SMALL), enable_api_compare=True)
-    assert str(err.value) == f"{link}: is a symbolic link; refusing to follow it (add force=True to accept it)"
+    assert str(err.value) == (f"{link}: is a symbolic link; refusing to follow it (base side: add force=True to "
+                              "accept it)")
     assert compare(str(link), str(SMALL), enable_api_compare=True, force=True).sheet_names
     code, _, err_text = run_inproc(capsys, "-d", str(SMALL), "-bp", str(link), "-o", str(tmp_path / "never"))
     assert code == 1 and error_lines(err_text) == [
-        f"error: {link}: is a symbolic link; refusing to follow it (add --force to accept it)"]
+        f"error: {link}: is a symbolic link; refusing to follow it (base side: add --force to accept it)"]
 
 
 def test_size_cap_hint_names_force_as_typed_by_each_face(capsys: pytest.CaptureFixture, tmp_path: Path,
@@ -78,7 +79,7 @@ def test_size_cap_hint_names_force_as_typed_by_each_face(capsys: pytest.CaptureF
     assert err.value.hint == "add force=True to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_TRACE_BYTES"
     code, _, err_text = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "-o", str(tmp_path / "never"))
     assert code == 1 and error_lines(err_text)[0].endswith(
-        "(add --force to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_TRACE_BYTES)")
+        "(both sides: add --force to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_TRACE_BYTES)")
 
 
 def test_gpu_step_refusal_names_the_keyword_arguments(samples: Path) -> None:
@@ -189,7 +190,8 @@ def test_a_path_holding_a_flag_keeps_its_name(tmp_path: Path) -> None:
     link.symlink_to(SMALL)
     with pytest.raises(ProfileError) as err:
         compare(str(link), str(SMALL), enable_api_compare=True)
-    assert str(err.value) == f"{link}: is a symbolic link; refusing to follow it (add force=True to accept it)"
+    assert str(err.value) == (f"{link}: is a symbolic link; refusing to follow it (base side: add force=True to "
+                              "accept it)")
 
 
 def test_a_file_beside_a_path_holding_a_flag_keeps_its_name(tmp_path: Path) -> None:
@@ -201,5 +203,6 @@ def test_a_file_beside_a_path_holding_a_flag_keeps_its_name(tmp_path: Path) -> N
     shutil.copyfile(DATA / "npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", given)
     with pytest.raises(ProfileError) as err:
         compare(str(given), str(SMALL))
-    assert str(err.value) == (f"{given}: Invalid profiling path suffix: kernel_details.csv (a file of an NPU profiling "
+    assert str(err.value) == (f"{given}: Invalid profiling path suffix: kernel_details.csv (base side: a file of an "
+                              f"NPU profiling "
                               f"export: pass the profiling directory it belongs to, {export})")

@@ -283,11 +283,12 @@ def test_pending_write_ahead_log_in_a_read_only_folder_says_why(tmp_path: Path, 
     assert error_lines(err) == [
         f"error: {db}: its write-ahead log ascend_pytorch_profiler_0.db-wal holds changes not yet in the database, "
         "which SQLite reads only through ascend_pytorch_profiler_0.db-shm, a file it cannot create in this read-only "
-        "folder (unable to open database file); copy the .db and its -wal to a writable folder"]
+        "folder (unable to open database file); copy the .db and its -wal to a writable folder (comparison side)"]
     assert not list(tmp_path.glob("*.xlsx"))
     (snapshot / "ascend_pytorch_profiler_0.db-shm").write_bytes(b"")  # a -shm there: not the folder's doing
     code, _, err = run_inproc(capsys, "-bp", str(L1), "-d", str(db), "-o", str(tmp_path))
-    assert error_lines(err) == [f"error: {db}: not a readable SQLite database (unable to open database file)"]
+    assert error_lines(err) == [f"error: {db}: not a readable SQLite database (unable to open database file) "
+                                f"(comparison side)"]
 
 
 def test_pending_write_ahead_log_beside_a_hot_journal_says_why(tmp_path: Path,
@@ -306,7 +307,7 @@ def test_pending_write_ahead_log_beside_a_hot_journal_says_why(tmp_path: Path,
         f"error: {db}: ascend_pytorch_profiler_0.db-journal beside it holds pages of a write in progress or "
         "interrupted, which SQLite must undo before it reads the changes its write-ahead log "
         "ascend_pytorch_profiler_0.db-wal holds, and the file is opened read-only (attempt to write a readonly "
-        "database): compare a copy taken once the profiler has finished"]
+        "database): compare a copy taken once the profiler has finished (comparison side)"]
     assert sorted(os.listdir(db.parent)) == before and not (tmp_path / "out").exists()
     journal.unlink()  # the log alone reads
     assert run_inproc(capsys, "-bp", str(L1), "-d", str(db), "-o", str(tmp_path / "out"))[0] == 0

@@ -1327,7 +1327,8 @@ def test_a_torch_row_starting_at_int64_least_is_refused_naming_the_file(tmp_path
                               "there")
     out = tmp_path / "out"
     code, _, stderr = run_inproc(capsys, "-bp", str(L1), "-d", str(least), "-o", str(out))
-    assert (code, error_lines(stderr)) == (1, [f"error: {err.value}"]) and not (out.exists() and os.listdir(out))
+    assert (code, error_lines(stderr)) == (1, [f"error: {err.value} (comparison side)"])
+    assert not (out.exists() and os.listdir(out))
     above = _db(tmp_path, f"UPDATE PYTORCH_API SET startNs = '{-2**63 + 1}' WHERE rowid = {rowid}", folder="above")
     ops = load_profile(str(above), OPTS).ops
     assert ops["ts"].min() == -2**63 + 1

@@ -221,10 +221,10 @@ def test_an_input_with_a_tilde_is_named_as_typed(face: str, tmp_path: Path, monk
         return code, [line for line in err.splitlines() if line.startswith("error:")]
 
     assert run("-bp", "~/nope.json", "-d", f"~/{SAMPLE_BASE.name}") == (
-        1, ["error: ~/nope.json: no such file or directory"])
+        1, ["error: ~/nope.json: no such file or directory (base side)"])
     assert run("-bp", f"=~/{SAMPLE_BASE.name}", "-d", "~/run") == (
         1, ["error: ~/run: The data is not collected by PyTorch or Mindspore mode or the data is not parsed: no "
-            "trace_view.json, profiler *.db or *.pt.trace.json found"])
+            "trace_view.json, profiler *.db or *.pt.trace.json found (comparison side)"])
     code, errors = run("-bp", f"~/{SAMPLE_BASE.name}", "-d", f"=~/{SAMPLE_BASE.name}", "--enable_api_compare",
                        "-o", "~/out", "--output_format", "json")
     assert (code, errors) == (0, [])
@@ -371,7 +371,8 @@ def test_a_dash_for_a_profile_says_stdin_is_not_read(capsys: pytest.CaptureFixtu
     directory``; it now says a profile is a path. A file named "-" is still read as that file."""
     monkeypatch.chdir(tmp_path)
     code, _out, err = run_inproc(capsys, "-d", "-", "-bp", str(SAMPLE_BASE), "-o", str(tmp_path / "o"))
-    assert code == 1 and assert_one_error(err) == ("error: -: no such file or directory (a profile is not read "
+    assert code == 1 and assert_one_error(err) == ("error: -: no such file or directory (comparison side: a profile "
+                                                   "is not read "
                                                    "from standard input: pass its file or directory)"), err
     (tmp_path / "-").write_bytes(b"[]")
     code, _out, err = run_inproc(capsys, "-d", "-", "-bp", str(SAMPLE_BASE), "-o", str(tmp_path / "o"))
@@ -390,12 +391,13 @@ def test_missing_trace_names_its_gz_twin(capsys: pytest.CaptureFixture, tmp_path
     out = tmp_path / "o"
     code, _out, err = run_inproc(capsys, "-d", str(plain), "-bp", str(tmp_path / "h100.json"), "-o", str(out))
     assert code == 1 and assert_one_error(err) == (f"error: {tmp_path / 'h100.json'}: no such file or directory "
-                                                   f"(did you mean {packed}? that file exists)"), err
+                                                   f"(base side: did you mean {packed}? that file exists)"), err
     code, _out, err = run_inproc(capsys, "-d", f"{plain}.gz", "-bp", str(packed), "-o", str(out))
     assert code == 1 and assert_one_error(err) == (f"error: {plain}.gz: no such file or directory "
-                                                   f"(did you mean {plain}? that file exists)"), err
+                                                   f"(comparison side: did you mean {plain}? that file exists)"), err
     code, _out, err = run_inproc(capsys, "-d", str(tmp_path / "other.json.gz"), "-bp", str(packed), "-o", str(out))
-    assert code == 1 and assert_one_error(err) == f"error: {tmp_path / 'other.json.gz'}: no such file or directory"
+    assert code == 1 and assert_one_error(err) == (f"error: {tmp_path / 'other.json.gz'}: no such file or "
+                                                   "directory (comparison side)")
     assert not out.exists()
     code, _out, err = run_inproc(capsys, "-d", str(plain), "-bp", str(packed), "-o", str(out),
                                  "--enable_profiling_compare")
@@ -411,9 +413,9 @@ def test_gz_twin_is_named_as_typed_and_only_a_file(capsys: pytest.CaptureFixture
     monkeypatch.chdir(tmp_path)
     code, _out, err = run_inproc(capsys, "-d", "h100.json.gz", "-bp", "h100.json", "-o", "o")
     assert code == 1 and assert_one_error(err) == (
-        "error: h100.json: no such file or directory (did you mean h100.json.gz? that file exists)"), err
+        "error: h100.json: no such file or directory (base side: did you mean h100.json.gz? that file exists)"), err
     code, _out, err = run_inproc(capsys, "-d", "h100.json.gz", "-bp", "runs.json", "-o", "o")
-    assert code == 1 and assert_one_error(err) == "error: runs.json: no such file or directory", err
+    assert code == 1 and assert_one_error(err) == "error: runs.json: no such file or directory (base side)", err
     assert not (tmp_path / "o").exists()
 
 
@@ -422,16 +424,19 @@ def test_blank_or_empty_path_says_which_and_what(capsys: pytest.CaptureFixture, 
     like the existing folder it names, and an empty path (``-d "$UNSET"``) did not say which of the two it was.
     The line keeps the path as it is (a path copied from it must exist) and says what cannot be seen."""
     code, _out, err = run_inproc(capsys, "-d", " ", "-bp", str(SAMPLE_BASE), "-o", str(tmp_path))
-    assert code == 1 and assert_one_error(err) == "error:  : no such file or directory (the path is only " \
-                                                  "whitespace: ' ')", err
+    assert code == 1 and assert_one_error(err) == ("error:  : no such file or directory (comparison side: the path "
+                                                   "is only whitespace: ' ')"), err
     code, _out, err = run_inproc(capsys, "-d", f"{SAMPLE_COMP} ", "-bp", str(SAMPLE_BASE), "-o", str(tmp_path))
-    assert code == 1 and assert_one_error(err) == (f"error: {SAMPLE_COMP} : no such file or directory (the path "
+    assert code == 1 and assert_one_error(err) == (f"error: {SAMPLE_COMP} : no such file or directory (comparison "
+                                                   f"side: the path "
                                                    f"ends with whitespace: '{SAMPLE_COMP} ')"), err
     code, _out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", " x.json ", "-o", str(tmp_path))
-    assert code == 1 and assert_one_error(err) == ("error:  x.json : no such file or directory (the path starts and "
+    assert code == 1 and assert_one_error(err) == ("error:  x.json : no such file or directory (base side: the path "
+                                                   "starts and "
                                                    "ends with whitespace: ' x.json ')"), err
     code, _out, err = run_inproc(capsys, "-d", str(tmp_path / "missing"), "-bp", str(SAMPLE_BASE))
-    assert code == 1 and assert_one_error(err) == f"error: {tmp_path / 'missing'}: no such file or directory", err
+    assert code == 1 and assert_one_error(err) == (f"error: {tmp_path / 'missing'}: no such file or directory "
+                                                   "(comparison side)"), err
     code, _out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", "", "-o", str(tmp_path))
     assert code == 1 and assert_one_error(err) == ("error: The path is empty. Please enter a valid path. (the base "
                                                    "path: -bp, or the first path of performance_compare.py)"), err
@@ -460,7 +465,8 @@ def test_refused_suffix_says_why(capsys: pytest.CaptureFixture, tmp_path: Path) 
         bad = tmp_path / name
         bad.write_bytes(SAMPLE_BASE.read_bytes())
         code, _out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(bad), "-o", str(tmp_path / "o"))
-        assert code == 1 and assert_one_error(err) == f"error: {bad}: Invalid profiling path suffix: {name} {hint}"
+        assert code == 1 and assert_one_error(err) == (f"error: {bad}: Invalid profiling path suffix: {name} "
+                                                       f"(base side: {hint[1:]}")
     assert not (tmp_path / "o").exists()
 
 
@@ -472,7 +478,7 @@ def test_a_file_of_an_npu_export_names_its_profiling_directory(capsys: pytest.Ca
     to", neither saying which directory; the hint now names the export's profiling directory, which compares. A
     JSON object elsewhere keeps the question."""
     npu = REPO / "tests" / "data" / "npu" / "rank0_ascend_pt"
-    hint = f"(a file of an NPU profiling export: pass the profiling directory it belongs to, {npu})"
+    hint = f"(comparison side: a file of an NPU profiling export: pass the profiling directory it belongs to, {npu})"
     for name in ("kernel_details.csv", "memory_record.csv"):
         given = npu / "ASCEND_PROFILER_OUTPUT" / name
         code, _out, err = run_inproc(capsys, "-d", str(given), "-bp", str(npu), "-o", str(tmp_path / "o"))
@@ -487,7 +493,8 @@ def test_a_file_of_an_npu_export_names_its_profiling_directory(capsys: pytest.Ca
     shutil.copyfile(npu / "profiler_info_0.json", alone)
     code, _out, err = run_inproc(capsys, "-d", str(alone), "-bp", str(npu), "-o", str(tmp_path / "o"))
     assert code == 1 and assert_one_error(err) == (
-        f"error: {alone}: not a trace: a JSON object without traceEvents (a profiler side file? pass the trace, or "
+        f"error: {alone}: not a trace: a JSON object without traceEvents (comparison side: a profiler side file? "
+        f"pass the trace, or "
         "the profiling directory it belongs to)"), err
     assert not (tmp_path / "o").exists()
     code, _out, err = run_inproc(capsys, "-d", str(npu), "-bp", str(npu), "-o", str(tmp_path / "o"),
@@ -571,7 +578,8 @@ def test_out_of_memory_names_the_input_or_the_folder(monkeypatch: pytest.MonkeyP
     args = ("-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_out))
     advice = "; a comparison needs roughly 5 times the larger input plus the size of the other (this pair: about "
     code, _, err = run_inproc(capsys, *args)
-    assert code == 1 and assert_one_error(err).startswith(f"error: {SAMPLE_COMP}: out of memory while loading it"
+    assert code == 1 and assert_one_error(err).startswith(f"error: {SAMPLE_COMP}: out of memory while loading it "
+                                                          f"(comparison side)"
                                                           + advice), err
     monkeypatch.setattr(traceio, "_gunzip", real_gunzip)
 
@@ -1734,7 +1742,7 @@ def test_data_and_usage_errors_print_the_traceback_with_debug(capsys: pytest.Cap
     code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(missing), "-o", str(tmp_path), "--debug")
     assert code == 1 and out == ""
     assert "Traceback" in err and "ProfileError" in err
-    assert error_lines(err) == [f"error: {missing}: no such file or directory"]
+    assert error_lines(err) == [f"error: {missing}: no such file or directory (base side)"]
     code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--base_step", "1", "--debug")
     assert code == 2 and "Traceback" in err and "UsageError" in err
     assert error_lines(err) == ["error: Invalid param, --base_step and --comparison_step must be set at the same time."]
@@ -1843,7 +1851,7 @@ def test_script_says_completed_only_after_success(capsys: pytest.CaptureFixture,
     missing = tmp_path / "absent.json"
     assert cli.script_main([str(missing), str(SMALL), "-o", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert assert_one_error(err) == f"error: {missing}: no such file or directory"
+    assert assert_one_error(err) == f"error: {missing}: no such file or directory (base side)"
     assert "has been completed" not in err
     assert cli.script_main([str(SMALL), str(SMALL), "--enable_api_compare", "-o", str(tmp_path)]) == 0
     assert "The comparison task has been completed in a total time of " in capsys.readouterr().err

@@ -168,7 +168,7 @@ def test_forced_input_link_to_nothing_is_named_a_broken_link(capsys: pytest.Capt
     for name, why in (("gone", "No such file or directory"), ("loop_a", "Too many levels of symbolic links")):
         link = str(tmp_path / name)
         code, _, err = run_inproc(capsys, "-d", link, "-bp", str(SMALL), "--force", "-o", str(tmp_path / "never"))
-        assert code == 1 and error_lines(err) == [f"error: {link}: broken symbolic link: {why}"], err
+        assert code == 1 and error_lines(err) == [f"error: {link}: broken symbolic link: {why} (comparison side)"], err
         code, _, err = run_inproc(capsys, "-d", link, "-bp", str(SMALL), "-o", str(tmp_path / "never"))
         assert code == 1 and error_lines(err)[0].startswith(f"error: {link}: is a symbolic link; refusing"), err
     assert not (tmp_path / "never").exists()
@@ -549,7 +549,8 @@ def test_error_line_keeps_the_hint(capsys: pytest.CaptureFixture, tmp_path: Path
     link.symlink_to(SMALL)
     code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(link), "-o", str(tmp_path / "never"))
     assert code == 1
-    assert error_lines(err) == [f"error: {link}: is a symbolic link; refusing to follow it (add --force to accept it)"]
+    assert error_lines(err) == [f"error: {link}: is a symbolic link; refusing to follow it (base side: add --force "
+                                f"to accept it)"]
 
 
 def test_empty_path_error_names_no_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
@@ -778,7 +779,7 @@ def test_option_given_twice_with_different_values_is_warned(capsys: pytest.Captu
     # -oVALUE and -bp=VALUE as click reads them; the error that follows is the last base's
     code, _, err = run_inproc(capsys, "-bp", str(SMALL), "-d", str(SMALL), f"-bp={missing}", f"-o{tmp_path}",
                               "--gpu_flow_cat", "ac2g", "--gpu_flow_cat", "a c")
-    assert code == 1 and error_lines(err) == [f"error: {missing}: no such file or directory"], err
+    assert code == 1 and error_lines(err) == [f"error: {missing}: no such file or directory (base side)"], err
     assert _warnings(err, " is given ") == [
         f"-bp is given 2 times ('{SMALL}', '{missing}'): the last value, '{missing}', is used",
         "--gpu_flow_cat is given 2 times ('ac2g', 'a c'): the last value, 'a c', is used"]

@@ -288,7 +288,7 @@ def test_no_task_type_at_all_is_an_error(tmp_path: Path, capsys: pytest.CaptureF
     assert code == 1
     assert error_lines(err) == [
         f"error: {db}: table TASK: column taskType is NULL in all 552 row(s) in range, so no task type is known and "
-        "the time breakdown cannot tell kernels, SDMA and profiling tasks apart"]
+        "the time breakdown cannot tell kernels, SDMA and profiling tasks apart (comparison side)"]
     assert not list(tmp_path.glob("*.xlsx"))
     p = load_profile(str(db), build_options(enable_operator_compare=True)[0])
     assert len(p.kernels) == 187 and not _said(p, "TASK.taskType")
@@ -370,7 +370,7 @@ def test_string_ids_without_any_text_is_an_error(tmp_path: Path, capsys: pytest.
     db = _db(tmp_path, "UPDATE STRING_IDS SET value = NULL")
     (n,) = sql(db, "SELECT count(*) FROM STRING_IDS")[0]
     line = (f"error: {db}: table STRING_IDS: all {n} values are NULL, so no name of an operator, kernel or task "
-            "type can be read")
+            "type can be read (comparison side)")
     for step in ([], ["--base_step", "50", "--comparison_step", "50"]):
         code, _, err = run_inproc(capsys, "-bp", str(L1), "-d", str(db), *step)
         assert (code, error_lines(err)) == (1, [line])

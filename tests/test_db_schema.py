@@ -166,7 +166,7 @@ def test_absent_column_no_figure_can_do_without_is_one_error(tmp_path: Path, cap
     db = _db(tmp_path, f"ALTER TABLE {table} RENAME COLUMN {column} TO {column}_x")
     code, _, err = run_inproc(capsys, "-bp", str(L1), "-d", str(db), "-o", str(tmp_path))
     assert code == 1
-    assert error_lines(err) == [f"error: {db}: {message}"]
+    assert error_lines(err) == [f"error: {db}: {message} (comparison side)"]
     assert not list(tmp_path.glob("*.xlsx"))
 
 

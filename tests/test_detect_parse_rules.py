@@ -666,10 +666,11 @@ def test_a_folder_or_raw_file_inside_an_export_names_the_profiling_directory(tmp
                         ("./run_ascend_pt/PROF_000001_20250101000000000_ABCDEFGH/host/data", "./run_ascend_pt")):
         code, _, err = run_inproc(capsys, "-bp", "run_ascend_pt", "-d", typed, "-o", str(tmp_path / "out"))
         hint = f"it is a folder inside the NPU profiling directory {head}: pass that"
-        assert (code, error_lines(err)) == (1, [f"error: {typed}: {bare} ({hint})"])
+        assert (code, error_lines(err)) == (1, [f"error: {typed}: {bare} (comparison side: {hint})"])
     raw = "run_ascend_pt/PROF_000001_20250101000000000_ABCDEFGH/device_0/data/aicore.data.0.slice_0"
     code, _, err = run_inproc(capsys, "-bp", "run_ascend_pt", "-d", raw, "-o", str(tmp_path / "out"))
-    assert (code, error_lines(err)) == (1, [f"error: {raw}: Invalid profiling path suffix: aicore.data.0.slice_0 (a "
+    assert (code, error_lines(err)) == (1, [f"error: {raw}: Invalid profiling path suffix: aicore.data.0.slice_0 "
+                                            f"(comparison side: a "
                                             "file of an NPU profiling export: pass the profiling directory it "
                                             "belongs to, run_ascend_pt)"])
     with pytest.raises(ProfileError) as info:  # typed from inside the export: named relative to there

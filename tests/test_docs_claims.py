@@ -187,7 +187,8 @@ def test_a_database_under_a_trace_suffix_is_not_told_to_unpack(capsys: pytest.Ca
     code, _, err = run_inproc(capsys, "-bp", str(renamed), "-d", str(renamed), "-o", str(out))
     lines = [line for line in err.splitlines() if line.startswith("error:")]
     assert code == 1 and lines == [
-        f"error: {renamed}: not a JSON trace: the file is an SQLite database (a profiler database is read under "
+        f"error: {renamed}: not a JSON trace: the file is an SQLite database (both sides: a profiler database is "
+        f"read under "
         "its own name, ascend_pytorch_profiler_*.db, ascend_mindspore_profiler_*.db or msmonitor_*.db, or from its "
         "profiling directory)"], err
     assert not out.exists()

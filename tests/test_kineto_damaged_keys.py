@@ -598,7 +598,7 @@ def test_kineto_events_written_as_a_top_level_list_are_refused_as_such(tmp_path)
                               "msprof-compare")
     errors = [ln for ln in err.getvalue().splitlines() if ln.startswith("error:")]
     assert code == 1 and "Traceback" not in err.getvalue()
-    assert errors == [f"error: {bare}: {info.value.message} ({info.value.hint})"]
+    assert errors == [f"error: {bare}: {info.value.message} (comparison side: {info.value.hint})"]
     assert not out.exists() or not any(out.iterdir())
     wrapped = _write(tmp_path, {"traceEvents": doc["traceEvents"]}, "wrapped")
     assert len(load_profile(wrapped, build_options()[0]).kernels) == sum(

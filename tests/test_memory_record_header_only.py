@@ -45,7 +45,7 @@ def test_header_only_memory_record_is_refused_with_the_way_on(tmp_path: Path, ca
     code, _, err = run_inproc(capsys, "-d", str(side), "-bp", str(EXPORT), "--enable_profiling_compare",
                               "-o", str(out))
     assert code == 1 and "Traceback" not in err
-    assert error_lines(err) == [f"error: {mr}: no data rows ({HINT})"]
+    assert error_lines(err) == [f"error: {mr}: no data rows (comparison side: {HINT})"]
     assert not out.exists() or not any(out.iterdir())
     with pytest.raises(ProfileError) as exc:
         compare(str(side), str(EXPORT), enable_profiling_compare=True)

@@ -337,7 +337,8 @@ def test_utf16_without_a_byte_order_mark_is_named(tmp_path: Path, capsys: pytest
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
     command = f"iconv -f UTF-16{order} -t UTF-8 {path} > {path}.utf8 && mv {path}.utf8 {path}"
     assert lines == [f"error: {path}: UTF-16{order} text without a byte-order mark (a NUL byte beside each of its "
-                     f"first characters): {rule} (use the file the profiler wrote, or convert it: {command})"]
+                     f"first characters): {rule} (both sides: use the file the profiler wrote, or convert it: "
+                     f"{command})"]
     assert not list((tmp_path / "out").iterdir())
     _run_hint(command, path, f"utf-16-{order.lower()}")
     assert cli.execute(params) == 0
@@ -379,7 +380,7 @@ def _refused_with(tmp_path: Path, capsys: pytest.CaptureFixture, raw: bytes, com
     (tmp_path / "out").mkdir()
     assert cli.execute(params) == 1
     said = command.replace("TRACE", str(trace))
-    assert f"(use the file the profiler wrote, or convert it: {said})" in capsys.readouterr().err
+    assert f"(both sides: use the file the profiler wrote, or convert it: {said})" in capsys.readouterr().err
     if not (sh.which("iconv") and sh.which("gzip") and sh.which("bash")):
         pytest.skip("iconv, gzip or bash absent")
     return trace, params
@@ -460,7 +461,7 @@ def test_an_out_of_range_float_time_is_quoted_as_written(tmp_path: Path, capsys:
     code, err = _analyze(capsys, "compare", "-d", str(trace), "-bp", str(src), "-o", str(out))
     assert code == 1
     assert err.splitlines()[-1] == (f"error: {trace}: 'dur' value {shown} out of range (over int64 nanoseconds) "
-                                    "in trace events")
+                                    "in trace events (comparison side)")
     assert not out.exists() or not list(out.iterdir())
 
 
@@ -820,7 +821,8 @@ def test_a_folder_of_cann_runs_names_them_and_a_file_to_pass(samples: Path, tmp_
     err = capsys.readouterr().err
     assert info.value.code == 1 and [line for line in err.splitlines() if line.startswith("error:")] == [
         f"error: {folder}: The data is not collected by PyTorch or Mindspore mode or the data is not parsed: no "
-        f"trace_view.json, profiler *.db or *.pt.trace.json found (it holds 2 CANN PROF_* folders: {folder / first}, "
+        f"trace_view.json, profiler *.db or *.pt.trace.json found (both sides: it holds 2 CANN PROF_* folders: "
+        f"{folder / first}, "
         f"{folder / second}; choose one and pass one of its timeline files, such as {example})"]
     assert detect(str(example)).trace_path == str(example)  # the file named is taken
     one = tmp_path / "one_run"
@@ -872,7 +874,7 @@ def test_a_utf16_trace_in_a_folder_with_a_space_gets_a_command_that_runs(tmp_pat
     assert cli.execute(params) == 1
     q = f"'{trace}'"  # a POSIX shell's single quotes: the path holds no quote of its own
     command = f"iconv -f UTF-16 -t UTF-8 {q} > {q}.utf8 && mv {q}.utf8 {q}"
-    assert f"(use the file the profiler wrote, or convert it: {command})" in capsys.readouterr().err
+    assert f"(both sides: use the file the profiler wrote, or convert it: {command})" in capsys.readouterr().err
     _run_hint(command, trace, "utf-16")
     assert cli.execute(params) == 0
 

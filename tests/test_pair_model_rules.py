@@ -287,7 +287,8 @@ def test_loader_child_error_keeps_its_hint(tmp_path: Path, monkeypatch: pytest.M
             compare(str(link), str(other), enable_profiling_compare=True)
         assert (err.value.path, err.value.hint) == (str(link), "add force=True to accept it")
         texts.append(str(err.value))
-    assert texts[0] == texts[1] == f"{link}: is a symbolic link; refusing to follow it (add force=True to accept it)"
+    assert texts[0] == texts[1] == (f"{link}: is a symbolic link; refusing to follow it (base side: add force=True "
+                                    "to accept it)")
 
 
 
@@ -316,7 +317,8 @@ def test_a_path_with_a_nul_is_refused_by_the_loader_not_the_size_probe(tmp_path:
     assert pair.input_bytes(bad) == 0
     with pytest.raises(ProfileError) as err:
         compare(bad, str(KINETO), enable_profiling_compare=True)
-    assert str(err.value) == f"{tmp_path}/prof\\x00.json: the path contains control characters"  # the NUL shown escaped
+    # the NUL shown escaped
+    assert str(err.value) == f"{tmp_path}/prof\\x00.json: the path contains control characters (base side)"
 
 
 # --------------------------------------------------------------------------- model helpers

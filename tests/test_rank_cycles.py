@@ -267,7 +267,8 @@ def test_refusals(folders, capsys, tmp_path):
     code, _, err = run_inproc(capsys, "-bp", str(odd), "-d", str(folders["comp"]), "-o", str(tmp_path))
     assert (code, error_lines(err)) == (1, [
         f"error: {odd}: holds its ranks different numbers of times (a profiler schedule's cycles per rank): rank 0 "
-        "2 times, rank 1 1 time (keep the same cycles of every rank in the folder: which cycle a rank lacks cannot "
+        "2 times, rank 1 1 time (base side: keep the same cycles of every rank in the folder: which cycle a rank "
+        "lacks cannot "
         "be told)"])
     assert not list(tmp_path.glob("*.xlsx"))
     bad = tmp_path / "bad"

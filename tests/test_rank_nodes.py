@@ -106,7 +106,8 @@ def test_a_rank_two_nodes_hold_is_named(tmp_path, capsys):
     assert (len(zeros), len(ones)) == (3, 2)
     names = [", ".join(str(p.relative_to(TEXT)) for p in group) for group in (zeros, ones)]
     assert error_lines(err) == [
-        f"error: {TEXT}: holds rank 0 3 times, in recorded order: {names[0]}; rank 1 twice: {names[1]} (a multi-node "
+        f"error: {TEXT}: holds rank 0 3 times, in recorded order: {names[0]}; rank 1 twice: {names[1]} (both sides: "
+        f"a multi-node "
         "job's node folders hold different ranks, rank ids being numbered across nodes; level0, level1, level2 hold "
         "the same ranks: pass one of them to each side)"]
     assert not out.exists()
@@ -121,7 +122,8 @@ def test_a_copied_node_beside_the_job_s_nodes_is_bid_moved_out(tmp_path, capsys)
     code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
     assert code == 1
     assert error_lines(err)[0].endswith(
-        "(a multi-node job's node folders hold different ranks, rank ids being numbered across nodes; node1, "
+        "(both sides: a multi-node job's node folders hold different ranks, rank ids being numbered across nodes; "
+        "node1, "
         "node1_old hold the same ranks: move all but one of them out of the folder, or pass one of them to each "
         "side to compare its ranks alone)")
     shutil.move(job / "node1_old", tmp_path / "node1_old")
@@ -163,7 +165,8 @@ def test_a_node_folder_holding_no_rank_is_named(tmp_path, capsys):
     assert code == 1
     assert error_lines(err) == [
         f"error: {job / 'node1'}: holds no rank's profile, where node0 beside it holds ranks (a multi-node job's "
-        f"node folders each hold their ranks) (copy the node's rank folders into it, or pass {job / 'node0'} to "
+        f"node folders each hold their ranks) (both sides: copy the node's rank folders into it, or pass "
+        f"{job / 'node0'} to "
         "compare its ranks alone)"]
     assert not out.exists()
 
@@ -182,7 +185,8 @@ def test_a_run_folder_beside_a_log_only_run_names_the_folder_to_pass(tmp_path, c
     assert code == 1
     assert error_lines(err) == [
         f"error: {job / 'run2'}: holds no rank's profile, where run1 beside it holds ranks (a multi-node job's node "
-        f"folders each hold their ranks) (copy the node's rank folders into it, or pass {job / 'run1'} to compare "
+        f"folders each hold their ranks) (both sides: copy the node's rank folders into it, or pass {job / 'run1'} "
+        f"to compare "
         "its ranks alone)"]
     out = tmp_path / "out"
     code, stdout, err = run_inproc(capsys, "-bp", str(job / "run1"), "-d", str(job / "run1"), "-o", str(out))
@@ -205,7 +209,8 @@ def test_an_unreadable_rank_folder_beside_one_folder_of_ranks_names_that_folder(
         code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
     assert code == 1
     assert error_lines(err) == [
-        f"error: {job / 'rank5'}: cannot list directory: Permission denied (its name says rank 5, so it may hold a "
+        f"error: {job / 'rank5'}: cannot list directory: Permission denied (both sides: its name says rank 5, so it "
+        f"may hold a "
         f"rank's profile: make it readable (chmod u+r), or pass {job / 'run1'} to compare its ranks alone)"]
     code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
     assert code == 1 and error_lines(err)[0].endswith("or a folder of ranks on both sides, such as run1, to compare "
@@ -231,7 +236,8 @@ def test_an_unlisted_run_beside_one_folder_of_ranks_names_that_folder(tmp_path, 
         code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "-o", str(tmp_path / "out"))
     assert code == 1
     assert error_lines(err) == [
-        f"error: {job / 'run2'}: {said}: Permission denied (its name is node folder run1's but for its digits, so "
+        f"error: {job / 'run2'}: {said}: Permission denied (both sides: its name is node folder run1's but for its "
+        f"digits, so "
         f"it may hold a rank's profile: make it {make}, or pass {job / 'run1'} to compare its ranks alone)"]
     assert not (tmp_path / "out").exists()
 
@@ -252,7 +258,8 @@ def test_an_unreadable_node_beside_two_nodes_is_bid_made_readable_or_moved_out(t
 
 def _unreadable_node2(job: Path) -> str:
     """The refusal of job/node2 that cannot be listed beside node0/ and node1/, whichever check meets it first."""
-    return (f"error: {job / 'node2'}: cannot list directory: Permission denied (its name is node folder node0's but "
+    return (f"error: {job / 'node2'}: cannot list directory: Permission denied (both sides: its name is node folder "
+            f"node0's but "
             "for its digits, so it may hold a rank's profile: make it readable (chmod u+r), or move it out of the "
             "folder)")
 
@@ -268,7 +275,8 @@ def test_a_third_node_holding_no_rank_is_bid_moved_out(tmp_path, capsys):
     assert code == 1
     assert error_lines(err) == [
         f"error: {job / 'node2'}: holds no rank's profile, where node0, node1 beside it hold ranks (a multi-node "
-        "job's node folders each hold their ranks) (copy the node's rank folders into it, or move it out of the "
+        "job's node folders each hold their ranks) (both sides: copy the node's rank folders into it, or move it out "
+        "of the "
         "folder)"]
     shutil.move(job / "node2", tmp_path / "node2")
     assert sorted(api.ranks(job)) == [0, 1]
@@ -299,7 +307,8 @@ def test_one_folder_of_ranks_alone_is_no_job(tmp_path, capsys):
     assert code == 1
     assert error_lines(err) == [
         f"error: {job}: The data is not collected by PyTorch or Mindspore mode or the data is not parsed: no "
-        "trace_view.json, profiler *.db or *.pt.trace.json found (it holds profiling directories a level down: "
+        "trace_view.json, profiler *.db or *.pt.trace.json found (both sides: it holds profiling directories a level "
+        "down: "
         f"{os.path.join('node0', 'rank0_ascend_pt')}, {os.path.join('node0', 'rank1_ascend_pt')}; pass one of them, "
         "one rank per side; or a folder of ranks on both sides, such as node0, to compare rank by rank)"]
 
@@ -429,7 +438,7 @@ def test_a_node_folder_gone_since_listed_is_said_so(tmp_path, capsys, monkeypatc
     assert code == 1
     assert error_lines(err) == [
         f"error: {job / 'node1'}: was a folder when the job folder was listed and {gone} while it was read) "
-        "(compare again once nothing is changing the folder)"]
+        "(both sides: compare again once nothing is changing the folder)"]
 
 
 def test_an_unreadable_folder_named_as_a_node_is_named_after_that_node(tmp_path, capsys, monkeypatch):

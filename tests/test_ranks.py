@@ -287,7 +287,7 @@ def test_rank_ids_past_the_largest_are_refused(tmp_path, capsys):
         assert code == 1 and not (tmp_path / "out").exists()
         assert error_lines(err) == [
             f"error: {tmp_path / 'a' / 'rank1_ascend_pt'}: profiler_info_{rank}.json names rank {rank}, which is no "
-            "rank id (0 to 2147483647) (pass the directory the profiler wrote, unchanged)"]
+            "rank id (0 to 2147483647) (base side: pass the directory the profiler wrote, unchanged)"]
     # a name of 230 digits (a file name holds 255 bytes) was quoted whole, then its number again: ~480 characters
     # in one line; each is cut to 40 now, as other values quoted in a message are
     huge = "9" * 230
@@ -543,7 +543,7 @@ def test_db_meta_data_rank_must_agree(capsys, tmp_path):
     code, _, err = run_inproc(capsys, "-bp", str(real), "-d", str(comp), "-o", str(out), "--enable_profiling_compare")
     said = (f"error: rank 1: {comp / 'rank1_ascend_pt'}: records two rank ids: rank 1 by the name of "
             "profiler_info_1.json, rank 0 by ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db's META_DATA "
-            "distributed_args (pass the directory the profiler wrote, unchanged)")
+            "distributed_args (comparison side: pass the directory the profiler wrote, unchanged)")
     assert (code, error_lines(err)) == (1, [said]), err
     assert "The reports of rank 0 are complete and stay." in err
     assert [STAMPED.match(p.name)[1] for p in out.iterdir()] == ["0"]
@@ -555,7 +555,8 @@ def test_db_meta_data_rank_must_agree(capsys, tmp_path):
     with pytest.raises(ProfileError) as info:
         api.ranks(text.parent)
     assert f"error: rank 1: {info.value}" == said.replace(str(comp), str(text.parent)).replace(
-        "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db's META_DATA", "profiler_metadata.json's")
+        "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db's META_DATA", "profiler_metadata.json's").replace(
+        "(comparison side: ", "(")  # a folder alone: no side
     shutil.rmtree(comp)
     db_ranks(comp, {0: '{"rank": 0, "world_size": 2}', 1: '{"rank": 1, "world_size": 2}'})  # agreeing: compared
     got = [(rank, result.base.metadata["distributed_args"]["rank"]) for rank, result in
@@ -681,8 +682,8 @@ def test_trace_beside_its_gzip_copy_is_named_as_one(tmp_path, capsys, monkeypatc
     monkeypatch.chdir(tmp_path)
     code, _, err = run_inproc(capsys, "-bp", "job", "-d", "job", "-o", "out")
     assert (code, error_lines(err)) == (1, [
-        "error: job: holds rank 0 twice, by name: r0.pt.trace.json, r0.pt.trace.json.gz (r0.pt.trace.json.gz looks "
-        "like r0.pt.trace.json compressed: keep one of the two)"])
+        "error: job: holds rank 0 twice, by name: r0.pt.trace.json, r0.pt.trace.json.gz (both sides: "
+        "r0.pt.trace.json.gz looks like r0.pt.trace.json compressed: keep one of the two)"])
     assert not (tmp_path / "out").exists()
     (job / "r0.pt.trace.json.gz").rename(job / "old.pt.trace.json.gz")  # no twin by name: the words as before
     with pytest.raises(ProfileError, match=r"holds rank 0 twice, by name: old.pt.trace.json.gz, r0.pt.trace.json "
@@ -746,7 +747,8 @@ def test_every_rank_held_twice_is_named_with_its_inputs(tmp_path, capsys, monkey
     code, _, err = run_inproc(capsys, "-bp", "job", "-d", "job", "-o", "out")
     assert (code, error_lines(err)) == (1, [
         "error: job: holds rank 0 twice, by name: r0.pt.trace.json, r0.pt.trace.json.gz; rank 1 twice: "
-        "r1.pt.trace.json, r1.pt.trace.json.gz (r0.pt.trace.json.gz looks like r0.pt.trace.json compressed; "
+        "r1.pt.trace.json, r1.pt.trace.json.gz (both sides: r0.pt.trace.json.gz looks like r0.pt.trace.json "
+        "compressed; "
         "r1.pt.trace.json.gz looks like r1.pt.trace.json compressed: keep one of each two)"])
     assert not (tmp_path / "out").exists()
     many = tmp_path / "many"  # ranks 2 and 3 too (rank 1's trace recording rank 2 or 3): three ranks and copies named
@@ -1289,8 +1291,8 @@ def test_one_trace_beside_a_subfolder_gone_or_unreadable_mid_walk(tmp_path, caps
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-bp", str(run), "-d", str(KINETO / "sampled_rank-1.json.gz"),
                               "--output_path", str(out))
-    assert (code, error_lines(err)) == (1, [f"error: {sub}: cannot list directory: Permission denied (it needs read "
-                                            "permission for you (chmod u+r), which --force cannot skip)"])
+    assert (code, error_lines(err)) == (1, [f"error: {sub}: cannot list directory: Permission denied (base side: it "
+                                            "needs read permission for you (chmod u+r), which --force cannot skip)"])
     assert "Traceback" not in err and not out.exists()
 
 
@@ -1332,9 +1334,9 @@ def test_an_unreadable_kineto_rank_folder_is_named(tmp_path, capsys, monkeypatch
     _refusing(monkeypatch, lost)
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out))
-    assert (code, error_lines(err)) == (1, [f"error: {lost}: cannot list directory: Permission denied ({hint}, so it "
-                                            "may hold a rank's profile: make it readable (chmod u+r), or move it "
-                                            "out of the folder)"])
+    assert (code, error_lines(err)) == (1, [f"error: {lost}: cannot list directory: Permission denied (base side: "
+                                            f"{hint}, so it may hold a rank's profile: make it readable (chmod u+r), "
+                                            "or move it out of the folder)"])
     assert "Traceback" not in err and not out.exists()
     # beside the folder's one trace too, where the trace was compared alone (a name saying a rank: a sibling named
     # so is gone)
@@ -1408,8 +1410,8 @@ def test_a_rank_folder_listed_but_not_searchable_is_named(tmp_path, capsys, monk
         _unsearchable(m, lost)
         code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out))
         assert (code, error_lines(err)) == (1, [
-            f"error: {lost}: cannot search directory: Permission denied (its name says rank 1, so it may hold a "
-            "rank's profile: make it searchable (chmod u+x), or move it out of the folder)"])
+            f"error: {lost}: cannot search directory: Permission denied (base side: its name says rank 1, so it may "
+            "hold a rank's profile: make it searchable (chmod u+x), or move it out of the folder)"])
         assert "Traceback" not in err and not out.exists()
     (lost / "t.pt.trace.json.gz").unlink()  # listing nothing: nothing left out
     with monkeypatch.context() as m:
@@ -1422,15 +1424,17 @@ def test_a_rank_folder_listed_but_not_searchable_is_named(tmp_path, capsys, monk
         _unsearchable(m, npu / "rank1_ascend_pt")
         code, out_text, err = run_inproc(capsys, "-bp", str(npu), "-d", str(TEXT0), "-o", str(out))
         assert (code, error_lines(err)) == (1, [
-            f"error: {npu / 'rank1_ascend_pt'}: cannot search directory: Permission denied (a directory needs search "
-            "permission to be read (chmod u+x), which --force cannot skip)"])
+            f"error: {npu / 'rank1_ascend_pt'}: cannot search directory: Permission denied (base side: a directory "
+            "needs search permission to be read (chmod u+x), which --force cannot skip)"])
         assert "rank 0: E2E" not in out_text and not out.exists()
     # its ASCEND_PROFILER_OUTPUT, listed but not searched or not listed: discovery lists it for the DB's name, and
     # read it as holding nothing, the rank's compare refusing it after rank 0's reports were written
     output = npu / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
-    for simulate, said in ((_unsearchable, "cannot search directory: Permission denied (a directory needs search "
+    for simulate, said in ((_unsearchable, "cannot search directory: Permission denied (base side: a directory needs "
+                                           "search "
                                            "permission to be read (chmod u+x), which --force cannot skip)"),
-                           (_refusing, "cannot list directory: Permission denied (it needs read permission for you "
+                           (_refusing, "cannot list directory: Permission denied (base side: it needs read "
+                                       "permission for you "
                                        "(chmod u+r), which --force cannot skip)")):
         with monkeypatch.context() as m:
             simulate(m, output)
@@ -1468,8 +1472,9 @@ def test_an_unreadable_folder_named_as_a_rank_trace_beside_it_is_named(tmp_path,
     _refusing(monkeypatch, lost)
     code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(out))
     assert (code, error_lines(err)) == (1, [
-        f"error: {lost}: cannot list directory: Permission denied (its name is rank trace {trace}'s but for its "
-        "digits, so it may hold a rank's profile: make it readable (chmod u+r), or move it out of the folder)"])
+        f"error: {lost}: cannot list directory: Permission denied (base side: its name is rank trace {trace}'s but "
+        "for its digits, so it may hold a rank's profile: make it readable (chmod u+r), or move it out of the "
+        "folder)"])
     assert not out.exists()
     # named as typed, as discovery's other errors: the CLI's look for folders of ranks named it by its absolute path
     monkeypatch.chdir(tmp_path)
@@ -1495,20 +1500,21 @@ def test_a_folder_of_ranks_that_discovery_refuses_against_one_profile_says_why(t
     shutil.copy(HTA / "distributed_info_unavailable" / "distributed_info_not_found.json.gz",
                 job / "rank1" / "t.pt.trace.json.gz")
     monkeypatch.chdir(tmp_path)
-    said = ("job/rank1/t.pt.trace.json.gz: no rank id: no distributedInfo.rank in its first or last 64 KiB (a Kineto "
-            "trace of a distributed run records it; pass such traces, or compare this one as a single profile)")
-    for sides in (("job", str(lone)), (str(lone), "job")):
+    said = ("job/rank1/t.pt.trace.json.gz: no rank id: no distributedInfo.rank in its first or last 64 KiB ({}a "
+            "Kineto trace of a distributed run records it; pass such traces, or compare this one as a single profile)")
+    for sides, side in ((("job", str(lone)), "base side: "), ((str(lone), "job"), "comparison side: ")):
         code, out, err = run_inproc(capsys, "-bp", sides[0], "-d", sides[1], "-o", "out")
-        assert (code, error_lines(err)) == (1, [f"error: {said}"]) and not (tmp_path / "out").exists()
+        assert (code, error_lines(err)) == (1, [f"error: {said.format(side)}"]) and not (tmp_path / "out").exists()
     with pytest.raises(ProfileError) as info:
         api.compare("job", lone)
-    assert str(info.value) == said
+    assert str(info.value) == said.format("base side: ")
     shutil.rmtree(job / "rank1")
     (job / "rank0").mkdir()
     shutil.copy(lone, job / "rank0" / "t.pt.trace.json.gz")
     code, _, err = run_inproc(capsys, "-bp", "job", "-d", str(lone), "-o", "out", "--rank_list", "0")
     assert (code, error_lines(err)) == (1, [
-        "error: job: holds rank 0 twice, by name: rank0, worker0.pt.trace.json.gz (keep one profile per rank in the "
+        "error: job: holds rank 0 twice, by name: rank0, worker0.pt.trace.json.gz (base side: keep one profile per "
+        "rank in the "
         "folder; a profiler schedule's cycles compare cycle by cycle where each rank's are one worker's, named as "
         "the profilers name them: <worker>_<timestamp>_ascend_pt, <worker>.<ms>.pt.trace.json)"])
     # no rank recorded at all: the loader's words for a folder of two traces, as before
@@ -1518,7 +1524,7 @@ def test_a_folder_of_ranks_that_discovery_refuses_against_one_profile_says_why(t
         shutil.copy(HTA / "distributed_info_unavailable" / "distributed_info_not_found.json.gz", job / name)
     code, _, err = run_inproc(capsys, "-bp", "job", "-d", str(lone), "-o", "out")
     assert (code, error_lines(err)) == (1, ["error: job: directory holds 2 traces (a.pt.trace.json.gz, "
-                                            "b.pt.trace.json.gz) (pass the trace file itself)"])
+                                            "b.pt.trace.json.gz) (base side: pass the trace file itself)"])
 
 
 def test_a_folder_of_ranks_that_cannot_be_listed_is_said_so_by_the_api(tmp_path, monkeypatch):
@@ -1537,10 +1543,10 @@ def test_a_folder_of_ranks_that_cannot_be_listed_is_said_so_by_the_api(tmp_path,
             "force=True cannot skip)")  # the loader's hint, which the line lacked, in the API's words
     with pytest.raises(ProfileError) as info:
         msprof_compare.ranks(base)
-    assert str(info.value) == said
+    assert str(info.value) == said  # a folder alone: no side
     with pytest.raises(ProfileError) as info:
         next(msprof_compare.compare_ranks(base, comp))
-    assert str(info.value) == said
+    assert str(info.value) == said.replace(" (it needs", " (base side: it needs")
 
 
 @pytest.mark.parametrize("damage", ["unreadable", "empty", "blank", "no gzip", "cut gzip"])
@@ -1581,10 +1587,10 @@ def test_a_rank_trace_whose_head_cannot_be_read_is_named_for_why(tmp_path, capsy
     assert str(info.value) == f"{bad}: {said}"
     with pytest.raises(ProfileError) as info:  # the single compare's words for that file
         api.compare(bad, KINETO / "sampled_rank-1.json.gz")
-    assert str(info.value) == f"{bad}: {said}"
+    assert str(info.value) == f"{bad}: {said} (base side)"
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(base), "-o", str(out))
-    assert (code, error_lines(err)) == (1, [f"error: {bad}: {said}"]) and not out.exists()
+    assert (code, error_lines(err)) == (1, [f"error: {bad}: {said} (both sides)"]) and not out.exists()
     if damage == "cut gzip":  # cut past the head: its rank is read
         bad.write_bytes(whole[: len(whole) // 2])
         assert list(ranks.discover(str(base))) == [0, 1]
@@ -2178,15 +2184,17 @@ def test_symbolic_links_are_refused_by_discovery_as_by_the_loader(capsys, tmp_pa
     linked.symlink_to(TEXT0 / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT")
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(TEXT1), "-o", str(out))
-    assert (code, error_lines(err)) == (1, [f"error: {linked}: is a symbolic link; refusing to follow it (add --force "
-                                            "to accept it)"])
+    assert (code, error_lines(err)) == (1, [f"error: {linked}: is a symbolic link; refusing to follow it (base side: "
+                                            "add --force to accept it)"])
     assert not out.exists()  # nothing compared
     with pytest.raises(ProfileError) as loader:  # the loader's own words for that rank's input
         api.compare(linked.parent, TEXT1 / "rank1_ascend_pt")
     with pytest.raises(ProfileError) as found:
         msprof_compare.ranks(base)
-    assert str(found.value) == str(loader.value) == f"{linked}: is a symbolic link; refusing to follow it (add " \
-                                                    "force=True to accept it)"
+    assert str(found.value) == str(loader.value).replace("(base side: ", "(") == f"{linked}: is a symbolic link; " \
+                                                                                "refusing to follow it (add " \
+                                                                                "force=True to accept it)"
+    assert loader.value.side == "base side"
     with pytest.raises(ProfileError, match="add force=True to accept it"):
         api.compare_ranks(base, TEXT1)
     assert msprof_compare.ranks(base, force=True) == {r: str(base / f"rank{r}_ascend_pt") for r in (0, 1)}
@@ -2220,10 +2228,11 @@ def test_api_empty_or_missing_folder_is_named_as_such(tmp_path):
             msprof_compare.compare_ranks(*args)
         assert str(info.value) == f"The path is empty. Please enter a valid path. ({side} argument of compare_ranks())"
     missing = tmp_path / "no_such_run"
-    for call in (lambda: msprof_compare.ranks(missing), lambda: msprof_compare.compare_ranks(missing, TEXT1)):
+    for call, side in ((lambda: msprof_compare.ranks(missing), ""),
+                       (lambda: msprof_compare.compare_ranks(missing, TEXT1), "base side: ")):
         with pytest.raises(ProfileError) as info:
             call()
-        assert str(info.value) == f"{missing}: no such file or directory ({hint})"
+        assert str(info.value) == f"{missing}: no such file or directory ({side}{hint})"
     (tmp_path / "a.txt").write_text("x")
     with pytest.raises(ProfileError) as info:
         msprof_compare.ranks(tmp_path / "a.txt")
@@ -2492,7 +2501,8 @@ def test_db_rank_device_map_must_agree(capsys, tmp_path):
     code, _, err = run_inproc(capsys, "-bp", str(real), "-d", str(comp), "-o", str(out), "--enable_profiling_compare")
     said = (f"error: rank 0: {comp / 'rank0_ascend_pt'}: records two rank ids: rank 0 by the name of "
             "profiler_info_0.json, rank 1 by ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db's RANK_DEVICE_MAP "
-            "rankId (pass the directory the profiler wrote, unchanged, or add --force to compare it as rank 0, as "
+            "rankId (comparison side: pass the directory the profiler wrote, unchanged, or add --force to compare it "
+            "as rank 0, as "
             "profiler_info_0.json names it)")
     assert (code, error_lines(err)) == (1, [said]), err
     assert not out.exists() or not list(out.iterdir())

@@ -745,7 +745,8 @@ def test_a_lone_dot_is_no_number(tmp_path, capsys) -> None:
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-d", str(trace), "-bp", str(repo / "sample_data" / "bert-small_mi300.json.gz"),
                               "-o", str(out))
-    assert code == 1 and error_lines(err) == [f"error: {trace}: invalid 'ts' value '.' in trace events: not a number"]
+    assert code == 1 and error_lines(err) == [f"error: {trace}: invalid 'ts' value '.' in trace events: not a number "
+                                              f"(comparison side)"]
     assert not out.exists()
 
 
@@ -812,7 +813,8 @@ def test_a_trace_shipped_in_an_archive_is_named_as_such(tmp_path, capsys) -> Non
                 "ascend_mindspore_profiler_*.db or msmonitor_*.db, or from its profiling directory"
                 if kind == "an SQLite database"
                 else "unpack it and pass the trace it holds, or its profiling directory")
-        assert code == 1 and error_lines(err) == [f"error: {f}: not a JSON trace: the file is {kind} ({hint})"], err
+        assert code == 1 and error_lines(err) == [f"error: {f}: not a JSON trace: the file is {kind} (comparison "
+                                                  f"side: {hint})"], err
         assert not out.exists()
     assert traceio.archive_kind(trace) == "" and traceio.archive_kind(b"") == ""
 

@@ -56,7 +56,7 @@ def test_a_leading_equals_is_not_named(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ProfileError) as err:
         compare("=missing", str(NPU))
-    assert str(err.value) == "missing: no such file or directory"
+    assert str(err.value) == "missing: no such file or directory (base side)"
 
 
 def test_not_collected_error_names_the_folder_as_typed(capsys: pytest.CaptureFixture, tmp_path: Path,
@@ -67,7 +67,7 @@ def test_not_collected_error_names_the_folder_as_typed(capsys: pytest.CaptureFix
     code, err = _analyze(capsys, "-d", "empty/", "-bp", str(NPU), "-o", "out")
     assert code == 1
     assert err == ("error: empty/: The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
-                   "no trace_view.json, profiler *.db or *.pt.trace.json found\n")
+                   "no trace_view.json, profiler *.db or *.pt.trace.json found (comparison side)\n")
 
 
 def test_a_broken_file_inside_a_typed_folder_is_named_under_it(capsys: pytest.CaptureFixture, tmp_path: Path,
@@ -274,7 +274,8 @@ def test_a_file_of_an_export_names_its_profiling_directory_as_typed(name: str, c
     given = f"runs/rank0_ascend_pt/{name}"
     code, err = _analyze(capsys, "-d", given, "-bp", str(NPU), "-o", "out")
     assert code == 1
-    assert err.endswith("(a file of an NPU profiling export: pass the profiling directory it belongs to, "
+    assert err.endswith("(comparison side: a file of an NPU profiling export: pass the profiling directory it "
+                        "belongs to, "
                         "runs/rank0_ascend_pt)\n"), err
     assert err.startswith(f"error: {given}: ") and str(tmp_path) not in err
     with pytest.raises(ProfileError) as info:
@@ -327,13 +328,15 @@ def test_a_file_of_an_export_typed_oddly_names_its_directory_as_typed_or_absolut
 
 
 @pytest.mark.parametrize(("typed", "said"), [
-    ("b.db/", "b.db/: is a file, not a directory: a path ending in '/' names a folder (pass the file without the "
+    ("b.db/", "b.db/: is a file, not a directory: a path ending in '/' names a folder (base side: pass the file "
+              "without the "
               "'/': b.db)"),
-    ("b.db//", "b.db//: is a file, not a directory: a path ending in '/' names a folder (pass the file without the "
+    ("b.db//", "b.db//: is a file, not a directory: a path ending in '/' names a folder (base side: pass the file "
+               "without the "
                "'/': b.db)"),
-    ("b.db/.", "b.db/.: not a directory: the path goes on past a file, as through a folder"),
-    ("b.db/..", "b.db/..: not a directory: the path goes on past a file, as through a folder"),
-    ("b.db/x", "b.db/x: not a directory: the path goes on past a file, as through a folder"),
+    ("b.db/.", "b.db/.: not a directory: the path goes on past a file, as through a folder (base side)"),
+    ("b.db/..", "b.db/..: not a directory: the path goes on past a file, as through a folder (base side)"),
+    ("b.db/x", "b.db/x: not a directory: the path goes on past a file, as through a folder (base side)"),
 ])
 def test_a_path_going_on_past_a_file_is_refused(typed: str, said: str, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
