@@ -658,6 +658,19 @@ def test_output_name_of_a_csv_file_is_said_to_be_a_folder(capsys: pytest.Capture
             ".json files; end -o in .xlsx or .json to name the file itself."])
 
 
+def _folder_runs(capsys: pytest.CaptureFixture, target: str, folder: Path) -> list[list[str]]:
+    """Two runs of the bundled pair with ``-o target``, each checked to add one workbook to ``folder``: each run's
+    "taken as a folder" notices (the first run makes the folder; the second finds it, the user's by then)."""
+    repo = Path(__file__).resolve().parents[1]
+    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
+    said = []
+    for run in range(2):
+        code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", target, "--enable_api_compare")
+        assert code == 0 and len(list(folder.glob("performance_comparison_result_*.xlsx"))) == run + 1, err
+        said.append([line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line])
+    return said
+
+
 def test_a_report_name_with_a_trailing_slash_is_said_to_be_a_folder(capsys: pytest.CaptureFixture,
                                                                     tmp_path: Path) -> None:
     """``-o out/run.xlsx/`` made a folder named run.xlsx holding a timestamped workbook, without a word, where
@@ -666,17 +679,10 @@ def test_a_report_name_with_a_trailing_slash_is_said_to_be_a_folder(capsys: pyte
     trailing '/' after another kind of name (``results.csv/``) asks for a folder and gets no notice."""
     from msprof_compare.report.deliver import api_folder_notice, folder_notice
 
-    repo = Path(__file__).resolve().parents[1]
-    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
     target = f"{tmp_path / 'run.xlsx'}/"
-    for run in range(2):
-        code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", target, "--enable_api_compare")
-        said = [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line]
-        assert code == 0 and (tmp_path / "run.xlsx").is_dir()
-        assert len(list((tmp_path / "run.xlsx").glob("performance_comparison_result_*.xlsx"))) == run + 1
-        assert said == ([] if run else [
-            f"-o {target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it a "
-            f"folder; write {tmp_path / 'run.xlsx'} without it to name the file itself."])
+    assert _folder_runs(capsys, target, tmp_path / "run.xlsx") == [[
+        f"-o {target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it a "
+        f"folder; write {tmp_path / 'run.xlsx'} without it to name the file itself."], []]
     json_target = f"{tmp_path / 'run.json'}//"
     assert folder_notice(json_target) == (
         f"-o {json_target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it a "
@@ -709,16 +715,10 @@ def test_a_folder_named_as_a_report_extension_alone_gets_no_advice_to_drop_its_s
         assert "without it" not in folder_notice(target)
         code, err = _analyze(capsys, "compare", "-bp", "a", "-d", "b", "-o", str(tmp_path / name))
         assert code == 2 and "names no file before" in err  # what the advice led to
-    repo = Path(__file__).resolve().parents[1]
-    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
     target = f"{tmp_path / '.xlsx'}/"
-    for run in range(2):
-        code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", target, "--enable_api_compare")
-        said = [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line]
-        assert code == 0 and len(list((tmp_path / ".xlsx").glob("performance_comparison_result_*.xlsx"))) == run + 1
-        assert said == ([] if run else [
-            f"-o {target} is taken as a folder (created) named '.xlsx', hidden as its name starts with a dot, and the "
-            "report goes into it; give a name before the extension (run.xlsx) to name the report file itself."])
+    assert _folder_runs(capsys, target, tmp_path / ".xlsx") == [[
+        f"-o {target} is taken as a folder (created) named '.xlsx', hidden as its name starts with a dot, and the "
+        "report goes into it; give a name before the extension (run.xlsx) to name the report file itself."], []]
     assert folder_notice(f"{tmp_path / 'x.xlsx'}/").endswith(f"write {tmp_path / 'x.xlsx'} without it to name the "
                                                              "file itself.")
 
