@@ -142,3 +142,27 @@ def test_one_sided_rule_holds_only_where_each_condition_does():
     # a wrapper on each side is the two-sided note's (step_wrappers), not this one's
     two = ["[a]", "[b]", "aten::mm"]
     assert _rule(two, [9.5, 0, 0.5], [0, 9.5, 0.5], [1, 0, many], [0, 1, many]) is None
+
+
+def test_one_sided_rule_takes_the_two_sided_answer_given():
+    """The Summary hands ``step_wrappers``' answer in (``operator_wrappers``), where the rule tested it again."""
+    many = ONE_SIDED_MIN_OPS
+    names = ["[wrap]", "aten::mm", "autograd::engine::evaluate_function: MmBackward0", "DDP.forward"]
+    amounts = (np.array([9.0, 1.0, 0, 0]), np.array([0, 5.0, 3.0, 2.0]))
+    counts = (np.array([1.0, 1, 0, 0]), np.array([0.0, many - 1, 1, 1]))
+    assert one_sided_wrapper(names, amounts, counts, two_sided=None) == ("base", "[wrap]", 9.0, 10.0, many)
+    # a two-sided finding given: the note is the two-sided one's, as where the rule finds it itself
+    assert one_sided_wrapper(names, amounts, counts, two_sided=("[wrap]", 9.0, "[other]", 9.0)) is None
+
+
+def test_summary_reads_the_statistic_rows_once(samples, monkeypatch):
+    """NPU pair 1 (level 1 vs level 2, operator contributors): one read of OperatorCompareStatistic's rows for both
+    wrapper notes, where the two-sided and the one-sided note read them once each."""
+    from msprof_compare.compare import summary_notes
+
+    reads = []
+    real = summary_notes._statistic_rows
+    monkeypatch.setattr(summary_notes, "_statistic_rows", lambda *a: reads.append(1) or real(*a))
+    res = compare(str(samples / NPU), str(samples / NPU.replace("level1", "level2")))
+    assert res.frames["contributors"]["Level"].iloc[0] == "operator"
+    assert len(reads) == 1

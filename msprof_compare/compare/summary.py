@@ -50,7 +50,7 @@ from .contributors import (
     top_contributors,
 )
 from .module_contributors import find_module_contributors
-from .summary_notes import mark_pairs, operator_one_sided_wrapper, operator_step_wrappers, unchanged_why
+from .summary_notes import mark_pairs, operator_wrappers, unchanged_why
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
 from .verdict import run_verdict
 from .waterfall import e2e_frame, steps_changed, waterfall_contributors, waterfall_of
@@ -196,10 +196,10 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
                 contrib.attrs["other_step"] = steps["comparison" if unstepped[0][0] == "base" else "base"]
     if len(contrib) and str(contrib["Level"].iloc[0]) == "operator":
         rows = found[1] if found is not None else None
+        two_sided, one_sided = operator_wrappers(op_rows, sheets or [])
         mark_pairs(ctx, contrib, None if rows is None else (
             rows["Name"].tolist(), rows["Base(ms)"].to_numpy(np.float64), rows["Comparison(ms)"].to_numpy(np.float64)),
-            operator_step_wrappers(op_rows, sheets or []))
-        one_sided = operator_one_sided_wrapper(op_rows, sheets or [])
+            two_sided)
         if one_sided is not None:  # read by the note under the contributors (summary_notes.one_sided_note)
             contrib.attrs["one_sided_wrapper"] = one_sided
     ctx.frames["contributors"] = contrib

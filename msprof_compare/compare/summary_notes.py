@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -335,7 +335,7 @@ def step_wrappers(names: list[str], amounts: tuple[np.ndarray, np.ndarray],
     ``autograd::``) is never one: it holds work of its own (an NPU text export links the all-reduce HCCL ops to the
     AccumulateGrad that launched them, 106.247 of its ops' 115.731 ms in level 1 rank 0, beside PARAM AlexNet's
     ``[param|cuda]`` annotation in reference pair 4). None otherwise. One rule for the time contributors
-    (``operator_step_wrappers``) and the memory ones (``memory_summary``)."""
+    (``operator_wrappers``) and the memory ones (``memory_summary``)."""
     if not names:
         return None
     total = [float(m.sum()) for m in amounts]
@@ -351,21 +351,28 @@ def step_wrappers(names: list[str], amounts: tuple[np.ndarray, np.ndarray],
     return names[top[0]], float(amounts[0][top[0]]), names[top[1]], float(amounts[1][top[1]])
 
 
+#: ``one_sided_wrapper``'s ``two_sided`` not given: it looks for the two-sided case itself.
+_UNSEEN = object()
+
 #: From this many framework top-level ops (``aten::``, ``autograd::``), the side without a wrapper is said to have its
 #: work in ops of its own, which the one-sided wrapper's single op cannot pair with (``one_sided_wrapper``).
 ONE_SIDED_MIN_OPS = 10
 
 
 def one_sided_wrapper(names: list[str], amounts: tuple[np.ndarray, np.ndarray],
-                      counts: tuple[np.ndarray, np.ndarray]) -> tuple[str, str, float, float, int] | None:
+                      counts: tuple[np.ndarray, np.ndarray], two_sided: Any = _UNSEEN
+                      ) -> tuple[str, str, float, float, int] | None:
     """(side, name, its amount, the side's total, the other side's framework op count) where one side's amount lies
     (WRAPPER_SHARE or more) under top-level ops of one non-framework name the other side has no op of, and the other
     side has ONE_SIDED_MIN_OPS framework top-level ops or more: PARAM AlexNet's ``[param|cuda]`` annotation, around
     every op of reference pair 4's GPU trace, against the NPU export's 91 ``aten::`` / ``autograd::`` ops. The
     operator level then compares that op whole against nothing, and neither the op_name_map option (no op of the
     other side holds the same work) nor the max_kernel_num option (it opens pairs of two ops) reaches inside.
-    ``step_wrappers`` is the two-sided case, which these options do open; None where it applies or nothing does."""
-    if not names or step_wrappers(names, amounts, counts) is not None:
+    ``step_wrappers`` is the two-sided case, which these options do open; None where it applies or nothing does.
+    ``two_sided``: ``step_wrappers``' answer for the same rows where the caller has it."""
+    if two_sided is _UNSEEN:
+        two_sided = step_wrappers(names, amounts, counts) if names else None
+    if not names or two_sided is not None:
         return None
     framework = np.array([n.startswith(checks.FRAMEWORK_PREFIXES) for n in names], dtype=bool)
     for side, other in ((0, 1), (1, 0)):
@@ -398,18 +405,23 @@ def _statistic_rows(op_rows: list[list] | None, sheets: list[Sheet]
     return [str(r[1]) for r in rows], ms, counts  # type: ignore[return-value]
 
 
-def operator_step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str, float, str, float] | None:
-    """``step_wrappers`` of the operators' device time, read from OperatorCompareStatistic's rows (name, device
-    ms and op count per side), as the contributors are."""
+def operator_wrappers(op_rows: list[list] | None, sheets: list[Sheet]
+                      ) -> tuple[tuple[str, float, str, float] | None, tuple[str, str, float, float, int] | None]:
+    """(``step_wrappers``, ``one_sided_wrapper``) of the operators' device time, read from OperatorCompareStatistic's
+    rows (name, device ms and op count per side) as the contributors are. Both from one read of the rows and one
+    ``step_wrappers``, which the one-sided test starts with: the Summary asks for both on every run with operators,
+    where two calls read the rows twice and tested the two-sided case twice."""
     found = _statistic_rows(op_rows, sheets)
-    return step_wrappers(*found) if found is not None else None
+    if found is None:
+        return None, None
+    two_sided = step_wrappers(*found)
+    return two_sided, one_sided_wrapper(*found, two_sided=two_sided)
 
 
 def operator_one_sided_wrapper(op_rows: list[list] | None,
                                sheets: list[Sheet]) -> tuple[str, str, float, float, int] | None:
-    """``one_sided_wrapper`` of the operators' device time, read as ``operator_step_wrappers`` reads it."""
-    found = _statistic_rows(op_rows, sheets)
-    return one_sided_wrapper(*found) if found is not None else None
+    """``one_sided_wrapper`` of the operators' device time (``operator_wrappers``), for the match-rate check."""
+    return operator_wrappers(op_rows, sheets)[1]
 
 
 def one_sided_pieces(found: tuple[str, str, float, float, int]) -> tuple[str, str, str]:
@@ -521,7 +533,7 @@ def split_wrapper_pair(contrib: pd.DataFrame, op_name_map: Mapping[str, str]) ->
 
 
 def wrapper_note(contrib: pd.DataFrame | None) -> str:
-    """Say where the operator-level contributors are two wrappers (``operator_step_wrappers``, kept in the contributors'
+    """Say where the operator-level contributors are two wrappers (``operator_wrappers``, kept in the contributors'
     ``attrs["wrappers"]``): their table then shows one side's step appearing and the other's vanishing, which
     says nothing of the ops inside; --op_name_map pairs the two names, and --max_kernel_num drills into a pair.
     "" otherwise."""
