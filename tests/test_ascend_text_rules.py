@@ -412,6 +412,19 @@ def test_short_rows_count_the_rows_the_csv_module_reads_short(rows, last, final_
     assert ascend_text._short_rows(text.encode(), last) == want
 
 
+@given(st.lists(st.lists(st.text(alphabet='a1,"\n ', max_size=6), min_size=1, max_size=6), min_size=1, max_size=12),
+       st.booleans(), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_line_commas_add_up_to_the_separators_the_csv_module_reads(rows, final_break, end):
+    """The separators ``_line_commas`` counts line by line add up to the fields the csv module reads past each
+    row's first, a file of one line included: ``_long_rows`` takes their sum for its whole-file count
+    (``_unquoted_commas``) where the short-row check made them. CSV text written by the csv module, as above."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator=end).writerows(rows)
+    text = out.getvalue() if final_break else out.getvalue()[:-len(end)]
+    want = sum(len(r) - 1 for r in csv.reader(io.StringIO(text, newline="")) if r)
+    assert int(ascend_text._line_commas(text.encode())[0].sum()) == ascend_text._unquoted_commas(text.encode()) == want
+
+
 def test_start_time_of_minus_one_ns_is_a_time_not_junk(tmp_path):
     """A Start Time(us) of -0.001 is -1 ns, a number: not counted with the junk (the loader once marked "no number"
     with ts -1, which this time reads as). Rows 0 and 1 set to "-0.001" and "abc", row 2's Duration(us) to

@@ -14,7 +14,7 @@ import pytest
 from test_injected_regressions import _text_steps_split
 
 from msprof_compare import compare
-from msprof_compare.loaders.ascend_text import _long_rows, read_kernel_details
+from msprof_compare.loaders.ascend_text import _line_commas, _long_rows, read_kernel_details
 
 LEVEL1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 
@@ -122,6 +122,8 @@ def test_long_rows_count_rows_past_the_header(text: bytes, want: tuple[int, int]
     row), counted here by hand."""
     rows = len(list(csv.reader(io.StringIO(text.decode(), newline="")))) - 1 - text.count(b"\n\n")
     assert _long_rows(text, rows, 3) == want
+    # with the lines the short-row check counted (``_damaged_rows``): the same answer, no second scan
+    assert _long_rows(text, rows, 3, _line_commas(text)) == want
 
 
 def test_a_blank_line_inside_a_quoted_header_name_hides_no_joined_line(tmp_path: Path) -> None:

@@ -1383,11 +1383,11 @@ def _check_open_quote(path: str, n_cols: int, data: bytes | None) -> None:
                              "quoted field (a quote opened and never closed)")
 
 
-def _short_rows(data: bytes, last: int) -> int:
+def _short_rows(data: bytes, last: int, lines: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> int:
     """How many data rows of a CSV held in memory have no field ``last`` (0-based): a row cut short in the middle
     of a file, which ``_check_last_row`` does not see. A file streamed from disk (over ``WHOLE_CSV_BYTES``) is not
-    checked."""
-    commas, blank, _ends = _line_commas(data)
+    checked. ``lines``: the file's ``_line_commas``, where the caller has them."""
+    commas, blank, _ends = _line_commas(data) if lines is None else lines
     short = (commas < last) & ~blank
     return int(short[1:].sum())  # the header is line 0
 
@@ -1405,7 +1405,7 @@ def _line_commas(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     is_nl = u[sep] != 44
     nl = np.flatnonzero(is_nl)
     if nl.size == 0:  # one line: the header (or a file of one row), no data row to count
-        return np.zeros(1, np.intp), np.zeros(1, bool), np.array([u.size])
+        return np.array([sep.size], np.intp), np.zeros(1, bool), np.array([u.size])
     ends = sep[nl]
     # each line's separators: those between its line end and the previous one (the last line runs to the end)
     commas = np.diff(np.concatenate(([-1], nl, [sep.size]))) - 1
@@ -1432,7 +1432,8 @@ def _unquoted_commas(data: bytes) -> int:
     return comma.size - int((np.searchsorted(comma, hi) - np.searchsorted(comma, lo)).sum())
 
 
-def _long_rows(data: bytes, rows: int, n_cols: int) -> tuple[int, int]:
+def _long_rows(data: bytes, rows: int, n_cols: int,
+               lines: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[int, int]:
     """How many data rows of a CSV held in memory have more fields than the header's ``n_cols``, their extra fields
     not all empty, and the first one's data row (1-based); (0, 0) for none. pandas, read with ``usecols``, drops
     the extra field without a word and reads each cell after it from the column before it: an unquoted comma in a
@@ -1440,10 +1441,11 @@ def _long_rows(data: bytes, rows: int, n_cols: int) -> tuple[int, int]:
     aic_total_cycles). The separators of a file whose ``rows`` rows (and header) each hold ``n_cols`` fields are
     counted first; only a file with more is looked at line by line. A trailing comma (an empty field past the
     header on every row, as some writers end a row) moves no cell and is not counted. A row cut short elsewhere
-    can hide a long one from the count: two damages at once."""
-    if _unquoted_commas(data) <= (rows + 1) * (n_cols - 1):
+    can hide a long one from the count: two damages at once. ``lines``: the file's ``_line_commas``, where the
+    short-row check made them (their counts add up to that count: no second scan of the bytes)."""
+    if (_unquoted_commas(data) if lines is None else int(lines[0].sum())) <= (rows + 1) * (n_cols - 1):
         return 0, 0
-    commas, blank, stops = _line_commas(data)
+    commas, blank, stops = _line_commas(data) if lines is None else lines
     data_line = np.flatnonzero(~blank)[1:]  # the header is the first non-blank line
     extra = commas[data_line] - (n_cols - 1)
     ends = stops[data_line]
@@ -1657,10 +1659,12 @@ def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str],
     """Say the damage in the rows of a CSV held in memory (``data``; ``cols``: the ``usecols`` pandas read) that
     pandas reads without a word: rows cut short, NUL bytes, lines joined into an earlier row."""
     last = max(usecols, key=header.index)
-    # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one
-    if _any_blank(cols[last]) and (short := _short_rows(data, header.index(last))):
+    # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one. The
+    # lines' separators, counted for it, serve the long-row check too
+    lines = _line_commas(data) if _any_blank(cols[last]) else None
+    if lines is not None and (short := _short_rows(data, header.index(last), lines)):
         warnings.append(f"{path}: {short:,} row(s) end before the last column read; their missing cells read as empty")
-    long, first = _long_rows(data, len(cols[usecols[0]]), len(header))
+    long, first = _long_rows(data, len(cols[usecols[0]]), len(header), lines)
     if long:
         warnings.append(f"{path}: {long:,} row(s) have more fields than the header's {len(header)} (an unquoted comma "
                         f"in a name? first: data row {first:,}); in such a row each column after the extra field reads "
