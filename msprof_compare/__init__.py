@@ -46,7 +46,7 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     ``enable_communication_compare``, ``enable_api_compare``, ``enable_kernel_compare``,
     ``disable_details``, ``disable_module``, ``use_input_shape``, ``use_kernel_type``, ``force``, ``debug``.
     Values: ``max_kernel_num`` (int > 3), ``op_name_map`` (a dict of str, or its literal as text),
-    ``transparent_op`` (an op name or a list of them: top-level ops matched through, as if their events were removed),
+    ``transparent_op`` (an op name or a list of them: ops matched through, as if their events were removed),
     ``gpu_flow_cat`` (str), ``base_step`` / ``comparison_step`` (whole numbers >= 0, both or neither; NPU data),
     ``output_format`` (``"xlsx"``, ``"json"`` or ``"xlsx,json"``) and ``fail_on_regression`` (percent).
     An integer option takes an int, a whole float, NumPy number, ``Decimal`` or ``Fraction`` (``3.0``,

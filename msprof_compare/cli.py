@@ -66,10 +66,10 @@ HELP = {
                       "kernels than that is compared through its child ops)",
     "op_name_map": "The mapping of operator names equivalent to GPUs and NPUs in the form of dictionaries (a dict "
                    "literal: \"{'name on one side': 'its name on the other'}\")",
-    "transparent_op": "Name of a top-level op to see through when operators are matched, as if its event were "
-                      "removed: its child ops are compared in its place (an annotation on one side only, such as "
-                      "PARAM's [param|cuda], otherwise pairs nothing); the op's whole name, once per flag, "
-                      "repeatable",
+    "transparent_op": "Name of an op to see through when operators are matched, as if its event were removed: its "
+                      "child ops are compared in its place, at the top level and where --max_kernel_num drills into "
+                      "a pair (an annotation on one side only, such as PARAM's [param|cuda], otherwise pairs "
+                      "nothing); the op's whole name, once per flag, repeatable",
     "use_input_shape": "Enable precise matching of operators (by name and input shape, not by name alone)",
     "gpu_flow_cat": "Identifier of the GPU connection (the flow category linking ops to kernels, in place of the "
                     "usual ac2g, async, async_gpu and async_cpu_to_gpu; at most 20 characters)",

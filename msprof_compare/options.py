@@ -251,10 +251,10 @@ def parse_transparent_op(value: Any, face: Face = CLI_FACE) -> tuple[str, ...]:
     if not isinstance(items, (list, tuple)) or any(not isinstance(v, str) for v in items):
         raise UsageError(f"Invalid param, {name} must be an op name or a list of op names (got {short_repr(value)})")
     for v in items:
-        refuse_empty(v, name, "the whole name of a top-level op, such as '[param|cuda]'")
+        refuse_empty(v, name, "the whole name of an op, such as '[param|cuda]'")
         if not v.strip():
-            raise UsageError(f"Invalid param, {name} is blank (got {short_repr(v)}); give the whole name of a "
-                             "top-level op, such as '[param|cuda]'")
+            raise UsageError(f"Invalid param, {name} is blank (got {short_repr(v)}); give the whole name of an "
+                             "op, such as '[param|cuda]'")
         if len(v) > 200:
             raise UsageError(f"Invalid param, the length of {name} exceeded the maximum value 200")
     return tuple(dict.fromkeys(items))

@@ -171,17 +171,17 @@ def test_name_that_opens_nothing_is_one_error_line_and_nothing_written(samples, 
                               "--transparent_op", "[param|cud]", "-o", str(out))
     errors = [line for line in err.splitlines() if line.startswith("error:")]
     assert code == 1 and len(errors) == 1, err
-    assert errors[0].startswith("error: --transparent_op '[param|cud]' names no top-level operator of either side (")
+    assert errors[0].startswith("error: --transparent_op '[param|cud]' names no operator of either side (")
     assert errors[0].endswith("so it opens nothing (the op's whole name, case-sensitive, as the OperatorCompare "
-                              "sheet's Operator Name gives it; close names: '[param|cuda]')")
+                              "sheet's Operator Name gives it; close names: '[param|cuda]', '[param|clear_cache]')")
     assert not out.exists() or not any(out.iterdir())
     # compare() names its keyword
-    with pytest.raises(ProfileError, match=r"^transparent_op='aten::nothing' names no top-level operator"):
+    with pytest.raises(ProfileError, match=r"^transparent_op='aten::nothing' names no operator of either side"):
         compare(str(samples / GPU), str(samples / NPU), transparent_op=["aten::nothing"], enable_operator_compare=True)
 
 
 @pytest.mark.parametrize(("value", "said"), [
-    ("", "Invalid param, transparent_op is empty (got ''); leave it out or give the whole name of a top-level op"),
+    ("", "Invalid param, transparent_op is empty (got ''); leave it out or give the whole name of an op"),
     (["[param|cuda]", " "], "Invalid param, transparent_op is blank (got ' ')"),
     (3, "Invalid param, transparent_op must be an op name or a list of op names (got 3)"),
     ("x" * 201, "Invalid param, the length of transparent_op exceeded the maximum value 200"),
@@ -197,3 +197,91 @@ def test_option_unread_without_the_comparisons_that_pair_ops(samples, caplog):
         compare(str(samples / GPU), str(samples / NPU), enable_profiling_compare=True, transparent_op=WRAPPER)
     assert ("The transparent_op parameter is ignored: it only takes effect when enable_operator_compare or "
             "enable_memory_compare is enabled.") in caplog.messages
+
+
+#: ops of the H200 excerpt that lie only nested inside the compared ones: the backward wrapper around
+#: ``aten::convolution_backward`` (inside its ``autograd::engine::evaluate_function`` op), and ``aten::linear``
+#: around ``aten::t`` and ``aten::addmm`` (inside ``DistributedDataParallel.forward``)
+NESTED = ("ConvolutionBackward0", "aten::linear")
+
+
+def _events_named(events: list[dict], name: str) -> list[dict]:
+    return [e for e in events if e.get("ph") == "X" and e.get("name") == name and e.get("cat") in OP_CATS]
+
+
+@pytest.mark.parametrize("name", NESTED)
+def test_excerpt_nested_op_is_opened_by_the_drill_down(tmp_path, name):
+    """A name found only nested is taken, and the ``--max_kernel_num`` drill-down opens it where it reaches it:
+    each pair-holding sheet equals the run on the copy of the trace without that op's events, where the run without
+    the option keeps the op whole against its children on the other side."""
+    doc = _load(H200)
+    ev = doc["traceEvents"]
+    wrappers = _events_named(ev, name)
+    assert wrappers and not any(e is t for t in _top_ops(ev, "", "ProfilerStep#50") for e in wrappers)  # nested
+    edited = _without_all(doc, name, tmp_path)
+    kw = {"max_kernel_num": 4, "disable_module": True}
+    opened = compare(str(H200), str(edited), transparent_op=name, **kw)
+    removed = compare(str(edited), str(edited), **kw)
+    plain = compare(str(H200), str(edited), **kw)
+    for sheet in PAIRED:
+        assert opened.sheet(sheet).equals(removed.sheet(sheet)), sheet
+    detail = opened.sheet("OperatorCompare")
+    assert detail.iloc[:, 1].notna().all() and detail.iloc[:, 6].notna().all()  # every row a pair, as in the copy
+    assert name not in detail.iloc[:, 1].tolist()
+    # without the option the drill-down meets each event whole, unpaired, against its children in the copy: the
+    # rows and their figures from the raw JSON (the kernels launched inside each event; its children nested by hand)
+    rows = plain.sheet("OperatorCompare")
+    base_only = rows[rows.iloc[:, 6].isna()]
+    comparison_only = rows[rows.iloc[:, 1].isna()]
+    assert base_only.iloc[:, 1].tolist() == [name] * len(wrappers)
+    want_us = [_device_ns_by_name(ev, [e])[name][1] / 1000 for e in wrappers]
+    assert base_only.iloc[:, 5].tolist() == pytest.approx(want_us, abs=1e-9)
+    children = [c["name"] for e in wrappers for c in _children(ev, e)]
+    assert comparison_only.iloc[:, 6].tolist() == children
+    assert sum(want_us) == pytest.approx({"ConvolutionBackward0": 976.8, "aten::linear": 341.759}[name], abs=1e-9)
+
+
+def _children(events: list[dict], outer: dict) -> list[dict]:
+    """The op events directly inside ``outer`` (same thread), in start order, nested by start and end by hand."""
+    lo, hi = _ns(outer["ts"]), _ns(outer["ts"]) + _ns(outer["dur"])
+    inside = [e for e in events if e.get("ph") == "X" and e.get("cat") in OP_CATS and e is not outer
+              and e["tid"] == outer["tid"] and lo <= _ns(e["ts"]) <= hi]
+    out, end = [], -1
+    for e in sorted(inside, key=lambda e: (_ns(e["ts"]), -_ns(e["dur"]))):
+        if _ns(e["ts"]) > end:
+            out.append(e)
+            end = _ns(e["ts"]) + _ns(e["dur"])
+    return out
+
+
+def _without_all(doc: dict, name: str, tmp_path: Path) -> Path:
+    """``_without`` for a name of several events."""
+    ev = doc["traceEvents"]
+    kept = [e for e in ev if not (e.get("ph") == "X" and e.get("name") == name and e.get("cat") in OP_CATS)]
+    out = tmp_path / f"alexnet_h200_without_{name.replace(':', '_')}.pt.trace.json"
+    out.write_text(json.dumps({**doc, "traceEvents": kept}, default=str), encoding="utf-8")
+    return out
+
+
+def test_nested_name_without_the_drill_down_is_said_and_details_list_as_the_copy(tmp_path, caplog):
+    """Without ``--max_kernel_num`` a nested name changes no figure: a warning says so, with the number of ops
+    (from the raw JSON), and the details of the op holding it list its kernels and memory records breadth-first as
+    the copy without its events nests them (a level earlier), where the trace's order was kept."""
+    name = "aten::linear"
+    doc = _load(H200)
+    edited = _without_all(doc, name, tmp_path)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        opened = compare(str(H200), str(edited), transparent_op=name, disable_module=True)
+    said = [m for m in caplog.messages if "transparent_op" in m]
+    removed = compare(str(edited), str(edited), disable_module=True)
+    plain = compare(str(H200), str(edited), disable_module=True)
+    for sheet in PAIRED:
+        assert opened.sheet(sheet).equals(removed.sheet(sheet)), sheet
+    assert not plain.sheet("OperatorCompare").equals(removed.sheet("OperatorCompare"))
+    assert opened.sheet("OperatorCompareStatistic").equals(plain.sheet("OperatorCompareStatistic"))
+    n = len(_events_named(doc["traceEvents"], name))
+    assert n == 3
+    assert said == [f"The transparent_op name 'aten::linear' names only operators nested inside top-level ones ({n} "
+                    "of the base side): the operator comparison compares the top-level operator holding one whole, "
+                    "its figures as without the option; the max_kernel_num option opens them where it drills into a "
+                    "pair holding one"]

@@ -304,7 +304,7 @@ class MemoryIndex:
     def _subtree_text(self, lo: int, hi: int) -> str:
         """The own texts of the owners ``lo:hi`` (one subtree's) in breadth-first order: depth, then start order."""
         nodes = np.asarray(self._owners[lo:hi], dtype=np.int64)
-        nodes = nodes[np.lexsort((nodes, self.tree.depth[nodes]))]
+        nodes = nodes[np.lexsort((nodes, self.tree.listed_depth[nodes]))]
         return "".join([self._own_text[i] for i in nodes.tolist()])
 
 

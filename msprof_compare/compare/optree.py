@@ -279,6 +279,8 @@ class OpTree:
     _kernel_text: np.ndarray | None = field(default=None, repr=False)
     _name_codes: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _is_step: np.ndarray | None = field(default=None, repr=False)
+    #: ``depth`` less each node's ``--transparent_op`` ancestors (``see_through``); None without the option
+    _open_depth: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -300,10 +302,27 @@ class OpTree:
             self._child_ptr = np.searchsorted(self.parent[self._child_order], np.arange(-1, self.n + 1))
         return self._child_order[self._child_ptr[node + 1]:self._child_ptr[node + 2]]
 
+    @property
+    def listed_depth(self) -> np.ndarray:
+        """The depth that orders a node's kernels and memory records in its details: ``depth``, or under
+        ``--transparent_op`` the depth in the trace without the named ops' events (``see_through``)."""
+        return self.depth if self._open_depth is None else self._open_depth
+
+    def see_through(self, transparent: tuple[str, ...]) -> None:
+        """Count the ``--transparent_op`` ops out of every node's listed depth: the breadth-first details of an op
+        holding one listed its kernels one level later than the trace without its event does."""
+        named = np.flatnonzero(self.transparent_mask(transparent))
+        if not len(named):
+            return
+        step = np.zeros(self.n + 1, np.int64)  # +1 over each named node's descendants, a contiguous range
+        np.add.at(step, named + 1, 1)
+        np.add.at(step, named + self.size[named], -1)
+        self._open_depth = self.depth - np.cumsum(step[:-1])
+
     def subtree_bfs(self, node: int) -> np.ndarray:
         """``node`` and all its descendants in breadth-first order (the original's "total" order)."""
         idx = np.arange(node, node + int(self.size[node]))
-        return idx[np.lexsort((idx, self.depth[idx]))]
+        return idx[np.lexsort((idx, self.listed_depth[idx]))]
 
     def own_kernels(self, node: int) -> np.ndarray:
         """Indices into ``kpool`` of the kernels ``node`` launched itself (not its children's)."""
@@ -362,6 +381,29 @@ class OpTree:
             todo = todo[out[todo] >= 0]
         return out
 
+    def transparent_mask(self, transparent: tuple[str, ...]) -> np.ndarray | None:
+        """Per node: is it an op ``--transparent_op`` names (never a step marker, which is opened anyway); None
+        without the option, so a run without it makes no mask."""
+        if not transparent:
+            return None
+        codes, uniq = self.name_codes()
+        return np.isin(uniq, np.asarray(transparent, dtype=object))[codes] & ~self.step_nodes()
+
+    def opened_children(self, node: int, named: np.ndarray | None) -> np.ndarray:
+        """``children(node)`` with each ``named`` child replaced by its own children, at any depth, in start order:
+        the children ``node`` has in the trace without the named ops' events, which the ``--max_kernel_num``
+        drill-down pairs (an opened op's own kernels, if any, stay in ``node``'s totals)."""
+        kids = self.children(node)
+        if named is None or not named[kids].any():
+            return kids
+        parts, todo = [], [kids]
+        while todo:
+            nodes = todo.pop()
+            mark = named[nodes]
+            parts.append(nodes[~mark])
+            todo.extend(self.children(int(c)) for c in nodes[mark].tolist())
+        return np.sort(np.concatenate(parts))  # disjoint subtrees: node ids are start order
+
     def top_layer(self, step: int = -1, transparent: tuple[str, ...] = ()) -> np.ndarray:
         """``top_layer_opened``'s compared ops alone."""
         return self.top_layer_opened(step, transparent)[0]
@@ -388,10 +430,7 @@ class OpTree:
         their events gives: PARAM's ``[param|cuda]`` annotation around every op of a side otherwise paired nothing.
         Returns (the compared ops, the nodes so opened)."""
         is_step = self.step_nodes()
-        named = None  # without the option no mask is made: this runs once a side on every run pairing ops
-        if transparent:
-            codes, uniq = self.name_codes()
-            named = np.isin(uniq, np.asarray(transparent, dtype=object))[codes] & ~is_step
+        named = self.transparent_mask(transparent)  # this runs once a side on every run pairing ops
         opened: list[int] = []
         opener = is_step  # the nodes replaced by their children outside every step
         if (self.parent[is_step] >= 0).any():  # a step node below the top: some op may hold it
@@ -985,6 +1024,8 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
         # collectives always join the kernel pool (the original: only with communication or profiling
         # compare on, so an operator's device time depended on unrelated flags; docs/differences.md)
         tree = build_tree(prof, opts.gpu_flow_cat, with_comm=True, paired=ctx.has_ops(prof))
+        if opts.transparent_op and tree.n:
+            tree.see_through(opts.transparent_op)
         if tree.n == 0:
             if ctx.has_ops(prof):  # a DB export's ops cut to a step that holds none: the step's own message follows
                 log.info("No torch op of %s lies in the step asked for (%s)", prof.path, ctx.side(prof))
@@ -1135,16 +1176,23 @@ def split_and_pair(ta: OpTree, tb: OpTree, a: np.ndarray, b: np.ndarray, ka: np.
 
 
 def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.ndarray, kb: np.ndarray,
-               max_kernel_num: int, match: bool, memo: AlignMemo | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``--max_kernel_num``: replace pairs above the limit by the pairing of their children (§2.5)."""
+               max_kernel_num: int, match: bool, memo: AlignMemo | None = None,
+               named: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> tuple[np.ndarray, np.ndarray]:
+    """``--max_kernel_num``: replace pairs above the limit by the pairing of their children (§2.5). ``named``
+    (``OpTree.transparent_mask`` of each side): ``--transparent_op`` ops among the children are replaced by their
+    own children (``OpTree.opened_children``), as the top layer opens them: a wrapper nested in a pair (an
+    ``aten::`` op around the ops that launch the work) stayed closed there, one row against the other side's ops."""
     out_a: list[int] = []
     out_b: list[int] = []
     none = np.empty(0, np.int64)
+    na, nb = named  # without the option the plain lookup, no call more a level
+    kids_a = ta.children if na is None else lambda node: ta.opened_children(node, na)
+    kids_b = tb.children if nb is None else lambda node: tb.opened_children(node, nb)
     stack = list(zip(ia.tolist(), ib.tolist(), strict=False))[::-1]
     while stack:
         x, y = stack.pop()
-        ca = ta.children(x) if x >= 0 else none
-        cb = tb.children(y) if y >= 0 else none
+        ca = kids_a(x) if x >= 0 else none
+        cb = kids_b(y) if y >= 0 else none
         kx = int(ta.kernel_num[x]) if x >= 0 else 0
         ky = int(tb.kernel_num[y]) if y >= 0 else 0
         if len(ca) == 0 or len(cb) == 0 or max(kx, ky) <= max_kernel_num:
@@ -1161,21 +1209,45 @@ def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.nd
 
 def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[np.ndarray, np.ndarray],
                        opened: tuple[np.ndarray, np.ndarray]) -> None:
-    """Refuse a ``--transparent_op`` name that opened no op on either side (exit 1, before anything is written): a
+    """Refuse a ``--transparent_op`` name that names no op on either side (exit 1, before anything is written): a
     misspelt name otherwise left the run as it was without a word, the user reading the unchanged match rate as the
-    option failing. The names nearest to it among the compared ops are offered."""
+    option failing. The names nearest to it among the compared ops are offered. A name found only nested inside the
+    compared ops is taken: the ``--max_kernel_num`` drill-down opens it (and the module sheets); without the
+    drill-down the operator and memory sheets compare its top-level parent whole, which a warning says, with the
+    number of such ops a side, where it would otherwise be the silent no-op the error is there against."""
     found = {str(n) for tree, nodes in zip(trees, opened, strict=True) for n in tree.names[nodes].tolist()}
-    missing = [n for n in opts.transparent_op if n not in found]
+    if all(n in found for n in opts.transparent_op):
+        return
+    inner: list[np.ndarray] = []  # every op inside a compared one
+    nested: dict[str, list[int]] = {}  # name: its nested ops per side
+    for side, (tree, top) in enumerate(zip(trees, tops, strict=True)):
+        held = ranges(top + 1, top + tree.size[top]) if len(top) else np.empty(0, np.int64)
+        inner.append(held)
+        named = held[tree.transparent_mask(opts.transparent_op)[held]] if len(held) else held  # type: ignore[index]
+        names, counts = np.unique(tree.names[named].astype(str), return_counts=True)
+        for n, c in zip(names.tolist(), counts.tolist(), strict=True):
+            nested.setdefault(n, [0, 0])[side] = c
+    if opts.max_kernel_num is None or opts.disable_details:
+        for n in opts.transparent_op:
+            if n in nested and n not in found:
+                ops = " and ".join(f"{c:,} of the {w} side" for c, w in zip(nested[n], ("base", "comparison"),
+                                                                            strict=True) if c)
+                log.warning("The transparent_op name %s names only operators nested inside top-level ones (%s): "
+                            "the operator comparison compares the top-level operator holding one whole, its figures "
+                            "as without the option; the max_kernel_num option opens them where it drills into a "
+                            "pair holding one", term_safe(repr(n)), ops)
+    missing = [n for n in opts.transparent_op if n not in found and n not in nested]
     if not missing:
         return
     import difflib
 
-    compared = sorted({str(n) for tree, top in zip(trees, tops, strict=True) for n in tree.names[top].tolist()})
+    compared = sorted({str(n) for tree, top, held in zip(trees, tops, inner, strict=True)
+                       for n in tree.names[np.concatenate([top, held])].tolist()})
     near = [m for n in missing for m in difflib.get_close_matches(n, compared, n=3, cutoff=0.6)]
     what = " and ".join(f"--transparent_op {term_safe(repr(n))}" for n in missing)  # compare(): transparent_op='x'
     step = " in the compared steps" if opts.step_given else ""
     paths = f"{term_safe(trees[0].profile.path)}, {term_safe(trees[1].profile.path)}"
-    raise ProfileError(None, f"{what} names no top-level operator of either side{step} ({paths}), so it opens nothing",
+    raise ProfileError(None, f"{what} names no operator of either side{step} ({paths}), so it opens nothing",
                        hint="the op's whole name, case-sensitive, as the OperatorCompare sheet's Operator Name gives "
                        "it" + (f"; close names: {', '.join(term_safe(repr(m)) for m in dict.fromkeys(near))}"
                                if near else ""))
@@ -1203,7 +1275,8 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         memo = AlignMemo()  # the parts of every step repeat a few op sequences (the GPT pair: 55 parts, 4 distinct)
         ia, ib = split_and_pair(ta, tb, a, b, ka, kb, match, memo)
         if opts.max_kernel_num is not None and match:
-            ia, ib = drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match, memo)
+            named = (ta.transparent_mask(opts.transparent_op), tb.transparent_mask(opts.transparent_op))
+            ia, ib = drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match, memo, named)
         return OpPairs(ta, tb, ia, ib)
 
     return ctx.cached(_CACHE_PAIRS, compute)
