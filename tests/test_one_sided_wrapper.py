@@ -166,3 +166,72 @@ def test_summary_reads_the_statistic_rows_once(samples, monkeypatch):
     res = compare(str(samples / NPU), str(samples / NPU.replace("level1", "level2")))
     assert res.frames["contributors"]["Level"].iloc[0] == "operator"
     assert len(reads) == 1
+
+
+#: A one-sided wrapper with memory recorded on both sides (pair 4's base has none): tracelens' SGLang decode capture,
+#: every op under its ``capture_32_DECODE`` annotation, against the BERT H100 trace's framework ops
+SGLANG = "tracelens/tests/traces/inference/sglang_decode/capture_traces/bs_32_rank0.json.gz"
+BERT = "tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz"
+CAPTURE = "capture_32_DECODE"
+
+
+def _allocated_mb(events: list[dict], span: dict | None = None) -> float:
+    """MB of the device allocations (``[memory]`` events of positive Bytes, Device Id >= 0) inside ``span``, or of
+    the whole trace."""
+    lo, hi = (span["ts"], span["ts"] + span["dur"]) if span else (Decimal("-Infinity"), Decimal("Infinity"))
+    return sum(e["args"]["Bytes"] for e in events if e.get("name") == "[memory]" and e["args"].get("Bytes", 0) > 0
+               and e["args"].get("Device Id", -1) >= 0 and lo <= e["ts"] <= hi) / 2**20
+
+
+def _framework_top_ops(events: list[dict]) -> int:
+    """The trace's top-level aten:: / autograd:: ops, nested by start and end by hand (threads ignored, as the op
+    tree does), a ProfilerStep# marker's children top-level."""
+    ops = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation",
+                                                                               "cuda_runtime", "cuda_driver")
+                  and not e["name"].startswith("ProfilerStep#")), key=lambda e: (e["ts"], -e["dur"]))
+    top, end = [], None
+    for e in ops:
+        if end is None or e["ts"] > end:
+            top.append(e)
+            end = e["ts"] + e["dur"]
+    return sum(e["name"].startswith(("aten::", "autograd::")) for e in top)
+
+
+def test_memory_contributors_under_a_one_sided_wrapper_say_so_and_the_option_opens_them(samples, tmp_path):
+    """The memory sheets pair the operators as the operator level does, so a one-sided wrapper holding a side's
+    memory was the memory contributors' one row, against nothing, without a word: the note under them says why and
+    gives the flag, which makes the memory sheets those of the trace without the annotation's event."""
+    from msprof_compare.compare.memory_summary import contributors_note
+
+    doc = json.loads(gzip.open(samples / SGLANG).read(), parse_float=Decimal)
+    ev = doc["traceEvents"]
+    (outer,) = [e for e in ev if e.get("ph") == "X" and e.get("name") == CAPTURE and e.get("cat") == "user_annotation"]
+    held, every = _allocated_mb(ev, outer), _allocated_mb(ev)
+    assert held == every == 189.7734375
+    ops = _framework_top_ops(json.loads(gzip.open(samples / BERT).read(), parse_float=Decimal)["traceEvents"])
+    assert ops == 104
+    res = compare(str(samples / SGLANG), str(samples / BERT))
+    contrib = res.frames["memory_contributors"]
+    assert contrib["Name"].tolist() == [CAPTURE]
+    side, name, mb, total, n = contrib.attrs["one_sided_wrapper"]
+    assert (side, name, n) == ("base", CAPTURE, ops) and (mb, total) == pytest.approx((held, every), abs=1e-6)
+    assert contributors_note(contrib) == (
+        "the base side's allocated memory lies under one top-level op that the comparison side has no op of (base "
+        f"{CAPTURE} 189.77 MB, 100.0% of the side's 189.77 MB), against the comparison side's 104 framework "
+        "top-level ops (aten::, autograd::): the memory sheets pair the operators as the operator level does, so "
+        "they compare that op whole, against nothing, and pair none of the ops inside it: to compare them, run again "
+        f"with the transparent_op option, --transparent_op {CAPTURE}")
+    # the flag: the memory sheets of the trace without the annotation's event, the ops inside it paired by name
+    kept = [e for e in ev if e is not outer]
+    edited = tmp_path / "sglang_bs32_without_capture.json"
+    edited.write_text(json.dumps({**doc, "traceEvents": kept}, default=str), encoding="utf-8")
+    opened = compare(str(samples / SGLANG), str(samples / BERT), transparent_op=CAPTURE)
+    removed = compare(str(edited), str(samples / BERT))
+    for sheet in ("MemoryCompareStatistic", "MemoryCompare"):
+        assert opened.sheet(sheet).equals(removed.sheet(sheet)), sheet
+    stat = opened.sheet("MemoryCompareStatistic").set_index("Operator Name")
+    assert CAPTURE not in stat.index
+    assert stat["Base Allocated Memory(MB)"].sum() == pytest.approx(held, abs=1e-6)
+    after = opened.frames["memory_contributors"]
+    assert "one_sided_wrapper" not in after.attrs and contributors_note(after) == ""
+    assert after["Name"].tolist() == removed.frames["memory_contributors"]["Name"].tolist()

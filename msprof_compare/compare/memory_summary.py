@@ -29,7 +29,7 @@ from .contributors import coverage_frame
 from .memory import memory_index
 from .optree import no_ops_reason, one_sided
 from .overall import find_breakdowns
-from .summary_notes import mark_pairs, pair_notes, step_wrappers
+from .summary_notes import mark_pairs, one_sided_memory_note, one_sided_wrapper, pair_notes, step_wrappers
 from .table import Sheet, column_at, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -128,11 +128,23 @@ def _wrappers(sheet: Sheet, cols: _Columns) -> tuple[str, float, str, float] | N
     return step_wrappers([str(n) for n in names.tolist()], (base, comp), counts)  # type: ignore[arg-type]
 
 
+def _one_sided(sheet: Sheet, cols: _Columns) -> tuple[str, str, float, float, int] | None:
+    """``summary_notes.one_sided_wrapper`` of the allocated memory: one side's memory under one top-level op that
+    the other side, with framework ops of its own, has no op of (SGLang's ``capture_32_DECODE`` 189.77 MB, all of
+    its side's, against BERT's ops): the memory sheets pair the operators as the operator level does, so that op
+    stood whole against nothing and was the memory contributors' one row, without a word why."""
+    names, base, comp, _ = cols
+    counts = tuple(sheet_numbers(column_at(sheet.data, j)) for j in (_BASE_N, _COMP_N))
+    return one_sided_wrapper([str(n) for n in names.tolist()], (base, comp), counts)  # type: ignore[arg-type]
+
+
 def contributors_note(contrib: pd.DataFrame | None) -> str:
     """The note under the memory contributors: the memory counterpart of the time contributors' wrapper note
     (``summary_notes.wrapper_note``), then the --op_name_map pairs among them (``summary_notes.pair_notes``); ""
     where neither applies."""
-    return "; ".join(p for p in pair_notes(contrib, *_NOTE_FIGURES) if p)
+    wrapper, mapped = pair_notes(contrib, *_NOTE_FIGURES)
+    one_sided = one_sided_memory_note(contrib.attrs.get("one_sided_wrapper")) if contrib is not None else ""
+    return "; ".join(p for p in (wrapper, one_sided, mapped) if p)
 
 
 def build(ctx: RunContext, sheets: list[Sheet]) -> None:
@@ -145,6 +157,12 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     contrib = contributors(cols, recorded)
     if len(contrib):
         mark_pairs(ctx, contrib, ([str(n) for n in cols[0].tolist()], cols[1], cols[2]), _wrappers(sheet, cols))
+        # not under the drill-down, whose rows are also ops it reached inside pairs: vLLM's capture traces, their
+        # wrappers paired by the map and drilled into, list one side's compiled-graph call alone, no top-level op
+        drilled = ctx.options.max_kernel_num is not None and not ctx.options.disable_details
+        one_sided = None if drilled else _one_sided(sheet, cols)
+        if one_sided is not None:  # read by contributors_note
+            contrib.attrs["one_sided_wrapper"] = one_sided
     ctx.frames["memory_contributors"] = contrib
     peaks = _peaks(ctx)
     _keep(ctx, totals(cols, recorded, peaks, _zeros(ctx, peaks)))

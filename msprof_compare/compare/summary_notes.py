@@ -456,6 +456,22 @@ def wrapped_match_hint(found: tuple[str, str, float, float, int]) -> str:
             f"the transparent_op option: {transparent_flag(name)}")
 
 
+def one_sided_memory_note(found: tuple[str, str, float, float, int] | None) -> str:
+    """The memory contributors' counterpart of the one-sided wrapper note (``one_sided_wrapper`` of the allocated
+    MB): the memory sheets pair the operators as the operator level does, so they too compare the op whole against
+    nothing, and the transparent_op option, which opens it for that one pairing, compares the ops inside in both;
+    "" without a finding."""
+    if not found:
+        return ""
+    side, name, held, total, ops = found
+    other = "comparison" if side == "base" else "base"
+    return (f"the {side} side's allocated memory lies under one top-level op that the {other} side has no op of "
+            f"({side} {name} {held:.2f} MB, {held / total:.1%} of the side's {total:.2f} MB), against the {other} "
+            f"side's {ops:,} framework top-level ops (aten::, autograd::): the memory sheets pair the operators as "
+            "the operator level does, so they compare that op whole, against nothing, and pair none of the ops "
+            f"inside it: to compare them, run again with the transparent_op option, {transparent_flag(name)}")
+
+
 def transparent_flag(name: str) -> str:
     """``--transparent_op`` with ``name`` quoted for a POSIX shell, to be pasted as it is (``[param|cuda]`` holds a
     pipe and a glob): where the advice said to remove the op's event from the trace, a chore on a 100 MB JSON, the
