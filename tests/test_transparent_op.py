@@ -241,6 +241,29 @@ def test_excerpt_nested_op_is_opened_by_the_drill_down(tmp_path, name):
     assert sum(want_us) == pytest.approx({"ConvolutionBackward0": 976.8, "aten::linear": 341.759}[name], abs=1e-9)
 
 
+def test_excerpt_backward_modules_stay_found_at_an_opened_autograd_node(tmp_path):
+    """What the option leaves as the trace has it: a ``fwdbwd`` flow ends at an autograd node, where the module
+    sheets find the backward pseudo-module of the forward module it came from; the copy without
+    ``ConvolutionBackward0``'s events loses the five Conv2d ones (one flow end a node, counted in the raw JSON)."""
+    name = "ConvolutionBackward0"
+    doc = _load(H200)
+    ev = doc["traceEvents"]
+    starts = {(e["tid"], e["ts"]) for e in _events_named(ev, name)}
+    ends = [e for e in ev if e.get("cat") == "fwdbwd" and e.get("ph") == "f" and (e["tid"], e["ts"]) in starts]
+    assert len(ends) == len(starts) == 5
+    edited = _without_all(doc, name, tmp_path)
+
+    def backward_convs(res) -> list[str]:
+        rows = res.sheet("ModuleCompare")
+        names = rows["Module Name"].fillna("").astype(str)
+        return names[names.str.startswith("/[ BACKWARD ]") & names.str.contains("Conv2d_")].unique().tolist()
+
+    opened = backward_convs(compare(str(H200), str(edited), transparent_op=name, max_kernel_num=4))
+    assert sorted(opened) == [f"/[ BACKWARD ]/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ Conv2d_{i}"
+                              for i in range(5)]
+    assert backward_convs(compare(str(edited), str(edited), max_kernel_num=4)) == []
+
+
 def _children(events: list[dict], outer: dict) -> list[dict]:
     """The op events directly inside ``outer`` (same thread), in start order, nested by start and end by hand."""
     lo, hi = _ns(outer["ts"]), _ns(outer["ts"]) + _ns(outer["dur"])

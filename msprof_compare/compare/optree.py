@@ -1223,7 +1223,8 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
     for side, (tree, top) in enumerate(zip(trees, tops, strict=True)):
         held = ranges(top + 1, top + tree.size[top]) if len(top) else np.empty(0, np.int64)
         inner.append(held)
-        named = held[tree.transparent_mask(opts.transparent_op)[held]] if len(held) else held  # type: ignore[index]
+        mask = tree.transparent_mask(opts.transparent_op)
+        named = held[mask[held]] if mask is not None and len(held) else held[:0]
         names, counts = np.unique(tree.names[named].astype(str), return_counts=True)
         for n, c in zip(names.tolist(), counts.tolist(), strict=True):
             nested.setdefault(n, [0, 0])[side] = c
