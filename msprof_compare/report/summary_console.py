@@ -225,9 +225,9 @@ def memory_line(totals: pd.DataFrame | None) -> str:
     if pb is not None and pc is not None:
         peak = f"Peak reserved memory (Mem Usage{scope}) {_change(pb, pc, 'GB')}"
         app = totals.attrs.get("peak_app")
-        if app:  # a text export's APP component beside a DB export, as the verdict names the E2E's export difference
+        if app:  # a text export's APP component beside a DB export or a GPU trace, which count no such component
             peak += (f": the {app[0]} side's, a text export's, counts memory_record.csv's APP component "
-                     f"({_fixed(app[1], 'GB')} without it), which a DB export's MEMORY_RECORD does not hold")
+                     f"({_fixed(app[1], 'GB')} without it), which {app[2]}")
     else:
         peak = (f"Peak reserved memory (Mem Usage{scope}): " + ", ".join(
             f"{side} {_fixed(v, 'GB') if v is not None else 'not recorded'}"
