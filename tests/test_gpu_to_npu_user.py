@@ -51,3 +51,32 @@ def test_memory_line_says_a_text_peak_counts_app_beside_a_gpu_trace(samples: Pat
     # a GPU trace beside another GPU trace gets no such words
     mi300 = samples / H100_BERT.replace("h100", "mi300")
     assert "APP" not in memory_line(api.compare(str(gpu), str(mi300), enable_memory_compare=True).frames["memory"])
+
+
+def test_communication_held_inside_a_contributor_is_named_by_the_side_that_holds_it(samples: Path,
+                                                                                   tmp_path: Path) -> None:
+    """B200 vLLM inference (one NCCL all-reduce family, under its step annotation) against the level-2 NPU
+    training export, whose all-reduce HCCL ops lie under AccumulateGrad: the one contributor is AccumulateGrad,
+    0 ms on the GPU side, which has no such op. Its note said "These are HCCL ops and collective kernels (NCCL /
+    RCCL), which an NPU text export and a GPU trace's launch flows link ...", because the GPU side links collective
+    kernels to some operator; the communication inside the contributor is the NPU's HCCL ops alone."""
+    gpu = samples / "tracelens/tests/traces/b200/eager_trace.json.gz"
+    npu = samples / "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+    with gzip.open(gpu, "rt", encoding="utf-8") as f:
+        events = json.load(f)["traceEvents"]
+    accumulate = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"
+    assert any(e.get("cat") == "kernel" and "nccl" in e["name"].lower() for e in events)
+    assert not [e for e in events if e.get("cat") == "cpu_op" and "AccumulateGrad" in e["name"]]
+    with open(npu / "ASCEND_PROFILER_OUTPUT/trace_view.json", encoding="utf-8") as f:
+        trace = json.load(f)
+    process = {e["pid"]: e["args"]["name"] for e in trace if e.get("ph") == "M" and e.get("name") == "process_name"}
+    # the HCCL lane's all-reduce ops (4, 99.973 ms), which the export links to AccumulateGrad
+    hccl = sum(float(e["dur"]) for e in trace if e.get("ph") == "X" and e["name"].startswith("hcom_allReduce_")
+               and process.get(e["pid"]) == "HCCL")
+    res = api.compare(str(gpu), str(npu))
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
+    lines = doc["summary"]["contributors_note_lines"]
+    said = [i for i, line in enumerate(lines) if line.startswith(f"Most of the change of {accumulate} is collective")]
+    assert len(said) == 1 and lines[said[0]].endswith(f"communication 0.000 ms -> {hccl / 1000:.3f} ms.")
+    assert lines[said[0] + 1] == ("These are HCCL ops, which an NPU text export links to the operator that launched "
+                                  "them; the waterfall counts them as communication, not computing.")

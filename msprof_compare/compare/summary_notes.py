@@ -635,9 +635,16 @@ def _communication_pieces(contrib: pd.DataFrame | None, comm: pd.DataFrame | Non
             said.append((name, _communication_figures(b, c, kinds, holds)))
     if not said:
         return None
-    # the kinds of communication the figures hold: a GPU trace without collective kernels reads 0 ms and holds none
-    recorded = {k for k, col, h in zip(kinds, ("Base(ms)", "Comparison(ms)"), holds, strict=True)
-                if h and comm[col].notna().any()}
+    # the kinds of communication the said contributors hold: a GPU trace without collective kernels reads 0 ms and
+    # holds none; nor does a side whose collectives are under other ops (a GPU inference trace's NCCL kernels under
+    # its step annotation, beside an NPU export's all-reduce under AccumulateGrad, read "HCCL ops and collective
+    # kernels" of an AccumulateGrad of 0 ms on the GPU side)
+    inside = [held[n] for n, _ in said]
+    recorded = {k for k, figs, h in zip(kinds, zip(*inside, strict=True), holds, strict=True)
+                if h and any(not pd.isna(f) and f > 0 for f in figs)}
+    if not recorded:  # no figure above 0 (cannot be, as the change is mostly communication): what the sides record
+        recorded = {k for k, col, h in zip(kinds, ("Base(ms)", "Comparison(ms)"), holds, strict=True)
+                    if h and comm[col].notna().any()}
     counted = "; the waterfall counts them as communication, not computing" if waterfall else ""
     why = f"{COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}{counted}"
     if len(said) == 1:
