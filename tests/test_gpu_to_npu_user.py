@@ -8,6 +8,8 @@ import gzip
 import json
 from pathlib import Path
 
+from conftest import TEST_DATA
+
 from msprof_compare import api
 from msprof_compare.report.summary_console import memory_line
 
@@ -32,25 +34,30 @@ def _text_peaks_gb(export: Path) -> tuple[float, float]:
 
 def test_memory_line_says_a_text_peak_counts_app_beside_a_gpu_trace(samples: Path) -> None:
     """A GPU trace's peak is its caching allocator's reservation; the NPU text export's counts memory_record.csv's
-    APP component, the whole process's device memory. The line read 0.11 GB -> 2.06 GB, a growth of 1.95 GB of
-    which 0.57 GB is memory the GPU's figure never counts (the DB export of the same NPU run reads 1.49 GB); it
-    now says so, as it does beside a DB export."""
-    gpu, text = samples / H100_BERT, samples / NPU_TEXT
+    APP component, the whole process's device memory. The same AlexNet loop on an H200 (tests/data/kineto) and on
+    the NPU read "1.66 GB -> 2.06 GB (+0.41 GB, +24.48%)", a growth, where without APP the NPU side reserves 1.49
+    GB (as the DB export of that NPU run reads), less than the GPU; the line now says so, as it does beside a DB
+    export."""
+    gpu, text = next(TEST_DATA.glob("kineto/alexnet_h200_rank0.*.pt.trace.json.gz")), samples / NPU_TEXT
     gpu_peak = _gpu_peak_gb(gpu)
     text_peak, text_without = _text_peaks_gb(text)
-    assert (f"{gpu_peak:.2f}", f"{text_peak:.2f}", f"{text_without:.2f}") == ("0.11", "2.06", "1.49")
+    assert (f"{gpu_peak:.2f}", f"{text_peak:.2f}", f"{text_without:.2f}") == ("1.66", "2.06", "1.49")
     pct = (text_peak - gpu_peak) / gpu_peak * 100
     line = memory_line(api.compare(str(gpu), str(text), enable_memory_compare=True).frames["memory"]).splitlines()
     assert line[0] == (f"Peak reserved memory (Mem Usage) {gpu_peak:.2f} GB -> {text_peak:.2f} GB "
                        f"({text_peak - gpu_peak:+.2f} GB, {pct:+.2f}%): the comparison side's, a text export's, "
                        f"counts memory_record.csv's APP component ({text_without:.2f} GB without it), which a GPU "
                        "trace's [memory] events (its caching allocator's reservation) do not hold.")
-    # the other way round names the base side
+    # the other way round names the base side; so does another GPU trace (the H100 BERT one, 0.11 GB)
     swapped = memory_line(api.compare(str(text), str(gpu), enable_memory_compare=True).frames["memory"])
-    assert "the base side's, a text export's, counts memory_record.csv's APP component" in swapped
+    assert "the base side's, a text export's, counts memory_record.csv's APP component (1.49 GB" in swapped
+    bert = samples / H100_BERT
+    assert f"{_gpu_peak_gb(bert):.2f}" == "0.11"
+    assert "Peak reserved memory (Mem Usage) 0.11 GB -> 2.06 GB (+1.95 GB, " in memory_line(
+        api.compare(str(bert), str(text), enable_memory_compare=True).frames["memory"])
     # a GPU trace beside another GPU trace gets no such words
     mi300 = samples / H100_BERT.replace("h100", "mi300")
-    assert "APP" not in memory_line(api.compare(str(gpu), str(mi300), enable_memory_compare=True).frames["memory"])
+    assert "APP" not in memory_line(api.compare(str(bert), str(mi300), enable_memory_compare=True).frames["memory"])
 
 
 def test_communication_held_inside_a_contributor_is_named_by_the_side_that_holds_it(samples: Path,
