@@ -260,7 +260,8 @@ class CompareResult:
         MemoryCompareStatistic. A figure a side did not record is None, and so is its change.
         ``peak_whole_profile``: the sides with a peak that is the whole profile's while a step was asked (text
         exports: memory_record.csv ignores the step); ``peak_zero``: {side: why} where a side's 0 peak is the
-        largest of readings that are all 0."""
+        largest of readings that are all 0; ``peak_app``: {"side", "peak_without_app_gb", "beside": "db" or "gpu"}
+        where a text export's peak counts memory_record.csv's APP component beside a peak without one, else None."""
         from .report.json_report import memory_totals
 
         return memory_totals(self.frames)

@@ -8,7 +8,9 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
 from conftest import TEST_DATA
+from test_json_report import SCHEMA, validate
 
 from msprof_compare import api
 from msprof_compare.report.summary_console import memory_line
@@ -32,7 +34,7 @@ def _text_peaks_gb(export: Path) -> tuple[float, float]:
     return max(v for _, v in rows) / 1024, max(v for c, v in rows if c != "APP") / 1024
 
 
-def test_memory_line_says_a_text_peak_counts_app_beside_a_gpu_trace(samples: Path) -> None:
+def test_memory_line_says_a_text_peak_counts_app_beside_a_gpu_trace(samples: Path, tmp_path: Path) -> None:
     """A GPU trace's peak is its caching allocator's reservation; the NPU text export's counts memory_record.csv's
     APP component, the whole process's device memory. The same AlexNet loop on an H200 (tests/data/kineto) and on
     the NPU read "1.66 GB -> 2.06 GB (+0.41 GB, +24.48%)", a growth, where without APP the NPU side reserves 1.49
@@ -43,11 +45,18 @@ def test_memory_line_says_a_text_peak_counts_app_beside_a_gpu_trace(samples: Pat
     text_peak, text_without = _text_peaks_gb(text)
     assert (f"{gpu_peak:.2f}", f"{text_peak:.2f}", f"{text_without:.2f}") == ("1.66", "2.06", "1.49")
     pct = (text_peak - gpu_peak) / gpu_peak * 100
-    line = memory_line(api.compare(str(gpu), str(text), enable_memory_compare=True).frames["memory"]).splitlines()
+    res = api.compare(str(gpu), str(text), enable_memory_compare=True)
+    line = memory_line(res.frames["memory"]).splitlines()
     assert line[0] == (f"Peak reserved memory (Mem Usage) {gpu_peak:.2f} GB -> {text_peak:.2f} GB "
                        f"({text_peak - gpu_peak:+.2f} GB, {pct:+.2f}%): the comparison side's, a text export's, "
                        f"counts memory_record.csv's APP component ({text_without:.2f} GB without it), which a GPU "
                        "trace's [memory] events (its caching allocator's reservation) do not hold.")
+    # the JSON report (schema-valid) and the API hold it as data: the side, its peak without APP, the other's kind
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
+    assert validate(doc, json.loads(SCHEMA.read_text())) == []
+    app = doc["summary"]["memory"]["peak_app"]
+    assert app == res.memory_totals["peak_app"] and (app["side"], app["beside"]) == ("comparison", "gpu")
+    assert app["peak_without_app_gb"] == pytest.approx(text_without, abs=1e-9)
     # the other way round names the base side; so does another GPU trace (the H100 BERT one, 0.11 GB)
     swapped = memory_line(api.compare(str(text), str(gpu), enable_memory_compare=True).frames["memory"])
     assert "the base side's, a text export's, counts memory_record.csv's APP component (1.49 GB" in swapped
@@ -57,7 +66,13 @@ def test_memory_line_says_a_text_peak_counts_app_beside_a_gpu_trace(samples: Pat
         api.compare(str(bert), str(text), enable_memory_compare=True).frames["memory"])
     # a GPU trace beside another GPU trace gets no such words
     mi300 = samples / H100_BERT.replace("h100", "mi300")
-    assert "APP" not in memory_line(api.compare(str(bert), str(mi300), enable_memory_compare=True).frames["memory"])
+    two_gpus = api.compare(str(bert), str(mi300), enable_memory_compare=True)
+    assert "APP" not in memory_line(two_gpus.frames["memory"]) and two_gpus.memory_totals["peak_app"] is None
+    # beside a DB export of the same NPU run, as its line said before: the JSON now holds that too
+    db = samples / NPU_TEXT.replace("text/", "db/")
+    app = api.compare(str(text), str(db), enable_memory_compare=True).memory_totals["peak_app"]
+    assert (app["side"], app["beside"]) == ("base", "db")
+    assert app["peak_without_app_gb"] == pytest.approx(text_without, abs=1e-9)
 
 
 def test_communication_held_inside_a_contributor_is_named_by_the_side_that_holds_it(samples: Path,

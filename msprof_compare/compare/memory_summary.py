@@ -182,16 +182,19 @@ def _keep(ctx: RunContext, frame: pd.DataFrame) -> None:
     ctx.frames["memory"] = frame
 
 
+#: What holds no APP component, by the kind of the side beside a text export (``_app_counted``): the console's words.
+APP_ABSENT = {"db": "a DB export's MEMORY_RECORD does not hold",
+              "gpu": "a GPU trace's [memory] events (its caching allocator's reservation) do not hold"}
+
+
 def _app_counted(ctx: RunContext, frame: pd.DataFrame) -> tuple[str, float, str] | None:
-    """(side, its peak GB without APP, what the other side's peak holds instead) where a text export's peak counts
+    """(side, its peak GB without APP, the other side's kind: "db" or "gpu") where a text export's peak counts
     memory_record.csv's APP component (the whole process) beside a peak that does not: a DB export's MEMORY_RECORD
     (the level-1 text export's 2.06 GB against the DB export's 1.49 GB of the same script read as a 27.77% saving,
     with the reason in a log line alone), or a GPU trace's [memory] events, its caching allocator's reservation (a
     GPU job moved to an NPU read 0.11 GB -> 2.06 GB, of which 0.57 GB the GPU side's figure never counts)."""
     kinds = [checks.export_kind(p) or ("gpu" if p.source == "kineto" else "") for p in (ctx.base, ctx.comparison)]
-    others = {"db": "a DB export's MEMORY_RECORD does not hold",
-              "gpu": "a GPU trace's [memory] events (its caching allocator's reservation) do not hold"}
-    if kinds.count("text") != 1 or (other := next(k for k in kinds if k != "text")) not in others:
+    if kinds.count("text") != 1 or (other := next(k for k in kinds if k != "text")) not in APP_ABSENT:
         return None
     side, text = ("base", ctx.base) if kinds[0] == "text" else ("comparison", ctx.comparison)
     peaks = [frame[f"{s}_peak_gb"].iloc[0] for s in ("base", "comparison")]
@@ -199,7 +202,7 @@ def _app_counted(ctx: RunContext, frame: pd.DataFrame) -> tuple[str, float, str]
     peak = peaks[0] if side == "base" else peaks[1]
     if None in peaks or without is None or f"{peak:.2f}" == f"{without:.2f}":
         return None
-    return side, without, others[other]
+    return side, without, other
 
 
 def _peaks_alone(ctx: RunContext) -> None:

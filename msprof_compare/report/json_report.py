@@ -125,13 +125,18 @@ def memory_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     operators' memory is not compared where the memory sheets were left out (a side without framework ops), the
     peaks alone then; else null; ``peak_zero``: per side whose 0 peak is the largest of readings that are all 0,
     the console's words for them ({"comparison": "its 20 MEMORY_RECORD totalReserved readings are all 0"}), so that
-    no reader takes that 0 for an empty device; empty otherwise."""
+    no reader takes that 0 for an empty device; empty otherwise; ``peak_app``: where a text export's peak counts
+    memory_record.csv's APP component (the whole process) beside a DB export or a GPU trace, whose peaks hold no
+    such component, that side, its peak without APP and the other side's kind ("db", "gpu"), as the console's
+    memory line says it; else null."""
     out = _totals(frames, "memory")
     if out is not None:
         attrs = frames["memory"].attrs
         out["peak_whole_profile"] = list(attrs.get("peak_whole_profile") or [])
         out["operators_left_out"] = attrs.get("operators_left_out")
         out["peak_zero"] = dict(attrs.get("peak_zero") or {})
+        app = attrs.get("peak_app")
+        out["peak_app"] = None if not app else {"side": app[0], "peak_without_app_gb": app[1], "beside": app[2]}
     return out
 
 

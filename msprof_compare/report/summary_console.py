@@ -227,7 +227,7 @@ def memory_line(totals: pd.DataFrame | None) -> str:
         app = totals.attrs.get("peak_app")
         if app:  # a text export's APP component beside a DB export or a GPU trace, which count no such component
             peak += (f": the {app[0]} side's, a text export's, counts memory_record.csv's APP component "
-                     f"({_fixed(app[1], 'GB')} without it), which {app[2]}")
+                     f"({_fixed(app[1], 'GB')} without it), which {memory_summary.APP_ABSENT[app[2]]}")
     else:
         peak = (f"Peak reserved memory (Mem Usage{scope}): " + ", ".join(
             f"{side} {_fixed(v, 'GB') if v is not None else 'not recorded'}"
