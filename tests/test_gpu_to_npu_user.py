@@ -102,3 +102,29 @@ def test_communication_held_inside_a_contributor_is_named_by_the_side_that_holds
     assert len(said) == 1 and lines[said[0]].endswith(f"communication 0.000 ms -> {hccl / 1000:.3f} ms.")
     assert lines[said[0] + 1] == ("These are HCCL ops, which an NPU text export links to the operator that launched "
                                   "them; the waterfall counts them as communication, not computing.")
+
+
+def test_gpu_vs_npu_note_says_mem_usage_counts_app_beside_the_console_table_alone(samples: Path) -> None:
+    """The console table alone (--enable_profiling_compare) shows Mem Usage 1.66G against 2.06G for the same AlexNet
+    loop on an H200 and on the NPU, with no memory line to say that the NPU text export's peak counts the whole
+    process (memory_record.csv's APP rows): the "GPU vs NPU categories" note now says it, with the peak without
+    APP, after the Cube / Vector rule. A GPU trace without memory records (PARAM AlexNet) or a DB export (no APP
+    rows) gets no such part."""
+    gpu, text = next(TEST_DATA.glob("kineto/alexnet_h200_rank0.*.pt.trace.json.gz")), samples / NPU_TEXT
+    text_peak, text_without = _text_peaks_gb(text)
+    part = (f"an NPU text export's Mem Usage counts memory_record.csv's APP component, the whole process's device "
+            f"memory, a GPU's its caching allocator's reservation alone (comparison: {text_peak:.2f}G, "
+            f"{text_without:.2f}G without APP): compare the peak without APP")
+
+    def detail(base: Path, comparison: Path) -> str:
+        guards = api.compare(str(base), str(comparison), enable_profiling_compare=True).guards.set_index("Check")
+        return guards.loc["GPU vs NPU categories", "Detail"]
+
+    assert detail(gpu, text).endswith(f"before its Cube / Vector split; {part}")
+    swapped = part.replace("(comparison: ", "(base: ")
+    assert detail(text, gpu).endswith(swapped)
+    param = samples / "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+    with gzip.open(param, "rt", encoding="utf-8") as f:
+        assert not [e for e in json.load(f)["traceEvents"] if e.get("name") == "[memory]"]
+    assert "APP" not in detail(param, text)
+    assert "APP" not in detail(gpu, samples / NPU_TEXT.replace("text/", "db/"))

@@ -1168,16 +1168,35 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
                      f"copies) in Free Time ({'; '.join(copies)}): compare SDMA Time, which adds both; Computing Time "
                      "and Free Time differ by them")
     parts += _opless_part(bds, sides) + _gpu_opless_part(bds, sides)
+    app = _app_part(sides)  # after the categories' rule: Mem Usage is none of them
     # what to do about it, as the other parts say (the GPU user moved to an NPU read the rule without it: session 66)
     cube = ("the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU: compare a "
             "category's total (Flash Attention, Conv, Matmul) before its Cube / Vector split")
-    if not parts:
+    if not parts and not app:
         return _guard(KINDS_CHECK, True, bds[0].kind, bds[1].kind,
                       "no Vector (Trans) time, and no copies (SDMA (Tensor Move), SDMA in Free Time) of "
                       f"{KINDS_SHARE:.1%} or more of a side's E2E time: the categories a GPU and an NPU file "
                       f"differently; {cube}")
-    return _in_parts(_guard(KINDS_CHECK, False, bds[0].kind, bds[1].kind, "; ".join([*parts, cube])), "",
-                     [*parts, cube])
+    return _in_parts(_guard(KINDS_CHECK, False, bds[0].kind, bds[1].kind, "; ".join([*parts, cube, *app])), "",
+                     [*parts, cube, *app])
+
+
+def _app_part(sides: tuple[Profile, Profile] | None) -> list[str]:
+    """Mem Usage, where a text export's peak counts memory_record.csv's APP component (the whole process's device
+    memory) beside a GPU trace's peak, its caching allocator's reservation alone: the same AlexNet loop read 1.66G on
+    an H200 against 2.06G on the NPU, 1.49G without APP, with no word of it beside a console table alone (the memory
+    line, which says it, comes with the memory comparison only)."""
+    if sides is None:
+        return []
+    text = next((i for i, p in enumerate(sides) if p.source == "ascend_text"), None)
+    if text is None or peak_reserved_gb(sides[1 - text]) is None:
+        return []
+    peak, without = peak_reserved_gb(sides[text]), peak_without_app_gb(sides[text])
+    if peak is None or without is None or f"{peak:.2f}" == f"{without:.2f}":
+        return []
+    return [f"an NPU text export's Mem Usage counts memory_record.csv's APP component, the whole process's device "
+            f"memory, a GPU's its caching allocator's reservation alone ({_SIDES[text]}: {peak:.2f}G, "
+            f"{without:.2f}G without APP): compare the peak without APP"]
 
 
 def _npu_settings(b: Any, c: Any) -> tuple[str, str] | None:
