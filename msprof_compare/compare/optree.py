@@ -1114,6 +1114,9 @@ class OpPairs:
     comparison: OpTree
     ia: np.ndarray
     ib: np.ndarray
+    #: (ia, ib) before the ``--max_kernel_num`` drill-down, where it ran: a drilled-into op's own allocations,
+    #: outside every op inside it, leave the memory sheets with it (``memory_summary``'s memory line says so)
+    undrilled: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.ia)
@@ -1275,9 +1278,10 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         match = not opts.disable_details
         memo = AlignMemo()  # the parts of every step repeat a few op sequences (the GPT pair: 55 parts, 4 distinct)
         ia, ib = split_and_pair(ta, tb, a, b, ka, kb, match, memo)
-        if opts.max_kernel_num is not None and match:
-            named = (ta.transparent_mask(opts.transparent_op), tb.transparent_mask(opts.transparent_op))
-            ia, ib = drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match, memo, named)
-        return OpPairs(ta, tb, ia, ib)
+        if opts.max_kernel_num is None or not match:
+            return OpPairs(ta, tb, ia, ib)
+        named = (ta.transparent_mask(opts.transparent_op), tb.transparent_mask(opts.transparent_op))
+        return OpPairs(ta, tb, *drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match, memo, named),
+                       undrilled=(ia, ib))
 
     return ctx.cached(_CACHE_PAIRS, compute)

@@ -128,7 +128,9 @@ def memory_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     no reader takes that 0 for an empty device; empty otherwise; ``peak_app``: where a text export's peak counts
     memory_record.csv's APP component (the whole process) beside a DB export or a GPU trace, whose peaks hold no
     such component, that side, its peak without APP and the other side's kind ("db", "gpu"), as the console's
-    memory line says it; else null."""
+    memory line says it; else null; ``drill_left_out``: where the max_kernel_num drill-down left out 0.01 MB or
+    more a side (what an op it opens allocates outside the ops inside it), the MB left out and each side's MB
+    without the drill-down; else null."""
     out = _totals(frames, "memory")
     if out is not None:
         attrs = frames["memory"].attrs
@@ -137,6 +139,9 @@ def memory_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
         out["peak_zero"] = dict(attrs.get("peak_zero") or {})
         app = attrs.get("peak_app")
         out["peak_app"] = None if not app else {"side": app[0], "peak_without_app_gb": app[1], "beside": app[2]}
+        drilled = attrs.get("drill_left_out")
+        out["drill_left_out"] = None if not drilled else dict(zip(
+            ("base_mb", "comparison_mb", "base_mb_undrilled", "comparison_mb_undrilled"), drilled, strict=True))
     return out
 
 

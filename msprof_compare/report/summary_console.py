@@ -209,6 +209,11 @@ def memory_line(totals: pd.DataFrame | None) -> str:
                f"operators); memory {inside} {_change(*mb, 'MB', pct=False)}")
     else:
         ops = f"Memory {inside} {_change(*mb, 'MB', pct=False)}"
+    drilled = totals.attrs.get("drill_left_out")
+    if drilled and not left_out:
+        ops += (f"; the max_kernel_num drill-down leaves out what an op it opens allocates outside the ops inside "
+                f"it (base {_fixed(drilled[0], 'MB')}, comparison {_fixed(drilled[1], 'MB')}): "
+                f"{_change(drilled[2], drilled[3], 'MB', pct=False)} without the option")
     if pb is None and pc is None:  # no peak recorded: the operators' sentence alone
         return f"{ops}."
     whole = totals.attrs.get("peak_whole_profile") or []
