@@ -28,7 +28,7 @@ import pytest
 from cliutil import run_inproc
 from test_json_report import SCHEMA, _strict_loads, validate
 
-from msprof_compare import cli
+from msprof_compare import api, cli
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO.parent / "shared" / "samples"
@@ -634,6 +634,19 @@ def test_readme_exit_table_usage_row_each_case_exits_2(capsys: pytest.CaptureFix
             assert code == 2 and len(lines) == 1, (listed, args, err)
             if listed == "or one the data does not hold":  # "starts with the input's path": the .db here
                 assert lines[0].startswith(f"error: {db}/ascend_pytorch_profiler_0.db: "), err
+    # a file system without a free block is found before the compare, so it is bad usage (2), where a disk that fills
+    # while writing is the data row's (1); this file system, its free counts zeroed
+    listed = "lies on a file system with no free space left (found before anything is read)"
+    assert listed in row and "a disk that fills while the reports are written" in readme
+    real = os.statvfs
+    monkeypatch.setattr(os, "statvfs", lambda path: os.statvfs_result((*real(path)[:3], 0, 0, *real(path)[5:])))
+    monkeypatch.setattr(api, "cli_compare", lambda *a, **k: pytest.fail("compared on a full disk"))
+    code, _, err = run_inproc(capsys, "-bp", small, "-d", small, "-o", "full")
+    assert code == 2 and [line for line in err.splitlines() if line.startswith("error: ")] == [
+        f"error: output directory full (its nearest existing folder, {tmp_path}): no space left on its file system "
+        "(0 bytes free); free some space or write the reports elsewhere"], err  # "-o full" as typed
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp_path)
     # with --force the open folder is written into
     code, _, err = run_inproc(capsys, "-bp", small, "-d", small, "--enable_api_compare", "-o", "open", "--force")
     assert code == 0 and list((tmp_path / "open").glob("*.xlsx")), err

@@ -45,7 +45,7 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
         if sys.stdout is None:
             raise UsageError("-o -: standard output is closed; there is nowhere to write the JSON result")
         if writes_workbook(formats, output, explicit_format):
-            _room(output_target(".", ".xlsx", force)[0])
+            _room(output_target(".", ".xlsx", force)[0], ".")
         return
     suffix = next((x for x in (".xlsx", ".json") if output.lower().endswith(x)), "")
     if suffix and names_no_file(os.path.basename(output), suffix) and not os.path.isdir(output):
@@ -59,12 +59,24 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
     if "json" in formats and not ("xlsx" in formats and json_target == xlsx_target):  # one folder: checked once
         folders.append(output_target(json_target, ".json", force, folder_only=folder_only)[0])
     for folder in dict.fromkeys(folders):
-        _room(folder)
+        _room(folder, output)
 
 
-def _room(folder: str) -> None:
-    """``output.check_room`` of a report's folder (absolute, as ``output_target`` returns it)."""
-    check_room(folder, term_safe(folder))
+def _room(folder: str, output: str) -> None:
+    """``output.check_room`` of a report's folder (absolute, as ``output_target`` returns it), named as the other
+    ``-o`` messages name it: as typed (``-o out``: "out", not its absolute path), a report file's folder as
+    "/abs (the folder of run.xlsx)", the default as "/abs (the current directory)"."""
+    try:
+        typed = os.path.abspath(os.path.expanduser(output)) == folder
+    except OSError:  # a working directory deleted meanwhile
+        typed = False
+    if output in (".", "./"):
+        where = f"{term_safe(folder)} (the current directory)"
+    elif typed:
+        where = term_safe(output)
+    else:
+        where = f"{term_safe(folder)} (the folder of {term_safe(output)})"
+    check_room(folder, where)
 
 
 def format_mismatch(output: str, formats: tuple[str, ...], explicit_format: bool = False) -> str:
