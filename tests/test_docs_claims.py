@@ -1116,3 +1116,37 @@ def test_readme_slim_pickle_sizes_are_the_bundled_pairs(monkeypatch: pytest.Monk
     result = compare("sample_data/bert-small_h100.json.gz", "sample_data/bert-small_mi300.json.gz")
     full, slim = len(pickle.dumps(result)) / 1000, len(pickle.dumps(result.slim())) / 1000
     assert slim == pytest.approx(int(slim_kb), rel=0.01) and full == pytest.approx(int(full_kb), rel=0.01), (slim, full)
+
+
+def test_a_sheet_over_excels_rows_is_cut_with_a_warning_not_in_the_json(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """docs/differences.md, "Long detail texts are not cut short in the data": a sheet of more rows than Excel holds
+    gets those that fit below its 3 header rows, with the warning the section quotes (its figures this run's), and
+    the JSON report keeps every row. Excel's 1,048,576 rows are lowered to OverallMetrics' rows of the bundled pair
+    (a sheet that large takes minutes to build); the section's own figures are checked against that limit."""
+    import logging
+
+    import openpyxl
+
+    from msprof_compare.api import compare
+    from msprof_compare.report import excel
+
+    doc = " ".join((REPO / "docs" / "differences.md").read_text(encoding="utf-8").split())
+    quoted = re.search(r"with a warning, `(Sheet \S+ has ([\d,]+) rows; Excel holds at most ([\d,]+), the rest are "
+                       r"not written\.)`, and the JSON report and the API keep every row", doc)
+    assert quoted and int(quoted.group(3).replace(",", "")) == excel.MAX_ROWS - excel.HEADER_ROWS == 1_048_573
+    result = compare(str(REPO / "sample_data" / "bert-small_h100.json.gz"),
+                     str(REPO / "sample_data" / "bert-small_mi300.json.gz"), enable_profiling_compare=True)
+    rows = len(result.sheet("OverallMetrics"))
+    monkeypatch.setattr(excel, "MAX_ROWS", excel.HEADER_ROWS + rows - 2)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        xlsx = result.to_excel(str(tmp_path))
+    said = quoted.group(1).replace("OperatorCompare", "OverallMetrics").replace(quoted.group(2), str(rows), 1)
+    assert said.replace(quoted.group(3), str(rows - 2)) in caplog.messages
+    ws = openpyxl.load_workbook(xlsx, read_only=True)["OverallMetrics"]
+    assert sum(1 for row in ws.iter_rows(min_row=excel.HEADER_ROWS + 1) if any(c.value is not None for c in row)) \
+        == rows - 2
+    (sheet,) = [s for s in json.loads(Path(result.to_json(str(tmp_path))).read_text())["sheets"]
+                if s["name"] == "OverallMetrics"]
+    assert len(sheet["rows"]) == rows
