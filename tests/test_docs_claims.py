@@ -1150,3 +1150,25 @@ def test_a_sheet_over_excels_rows_is_cut_with_a_warning_not_in_the_json(tmp_path
     (sheet,) = [s for s in json.loads(Path(result.to_json(str(tmp_path))).read_text())["sheets"]
                 if s["name"] == "OverallMetrics"]
     assert len(sheet["rows"]) == rows
+
+
+def test_readme_log_levels_and_an_unknown_one(tmp_path: Path) -> None:
+    """README "Commands": the levels `MSPROF_ANALYZE_LOG_LEVEL` takes are the tool's, and another value "is warned
+    about and read as `INFO`": a fresh process (the warning is said once per process) warns, naming the value and
+    the levels, and then logs the INFO lines of a run."""
+    from msprof_compare import logs
+
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    said = re.search(r"read from `MSPROF_ANALYZE_LOG_LEVEL` \((.+?); `DEBUG` adds only (.+?); another value is "
+                     r"warned about and read as `INFO`\)", readme)
+    assert said and re.findall(r"`([A-Z]+)`", said.group(1)) == list(logs._LEVELS)
+    small = str(REPO / "tests" / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    proc = subprocess.run([sys.executable, "-m", "msprof_compare", "compare", "-bp", small, "-d", small,
+                           "--enable_api_compare", "-o", str(tmp_path)], capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": str(REPO), "MSPROF_ANALYZE_LOG_LEVEL": "verbose"}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert [line.split("][WARNING] ", 1)[1] for line in lines if "[WARNING] Ignoring" in line] == [
+        f"Ignoring MSPROF_ANALYZE_LOG_LEVEL='verbose': expected one of {', '.join(logs._LEVELS)}."]
+    assert any("][INFO] The comparison result file has been generated: " in line for line in lines)
