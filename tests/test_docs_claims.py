@@ -1172,3 +1172,32 @@ def test_readme_log_levels_and_an_unknown_one(tmp_path: Path) -> None:
     assert [line.split("][WARNING] ", 1)[1] for line in lines if "[WARNING] Ignoring" in line] == [
         f"Ignoring MSPROF_ANALYZE_LOG_LEVEL='verbose': expected one of {', '.join(logs._LEVELS)}."]
     assert any("][INFO] The comparison result file has been generated: " in line for line in lines)
+
+
+def test_readme_rank_communication_line_and_memory_percentage_are_the_runs(samples: Path, tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture) -> None:
+    """Two README figures no other test read: the rank line of a run of two folders of ranks without the time
+    breakdown (`rank 0: communication 85.517 ms -> 105.992 ms (+20.475 ms, +23.94%), ...`: the level0 and level1
+    text exports' rank 0, their HCCL ops summed by hand from trace_view.json) and the percentage the memory line
+    leaves out for the bundled pair (`+1950.00 MB read +4308.24%`: the JSON's ``summary.memory.diff_pct``, from the
+    two `Allocated Memory(MB)` columns of its MemoryCompareStatistic sheet)."""
+    from test_communication_console import hccl_by_hand
+
+    from msprof_compare.api import compare
+
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    line = re.search(r"`(rank 0: communication (\S+) ms -> (\S+) ms \((\S+) ms, (\S+)\)), \.\.\.`", readme)
+    base, _ = hccl_by_hand(NPU_TEXT / "level0" / "rank0_ascend_pt")
+    comparison, _ = hccl_by_hand(NPU_TEXT / "level1" / "rank0_ascend_pt")
+    assert line.groups()[1:] == (f"{base:.3f}", f"{comparison:.3f}", f"{comparison - base:+.3f}",
+                                 f"{(comparison - base) / base * 100:+.2f}%")
+    code, out, err = run_inproc(capsys, "-bp", str(NPU_TEXT / "level0"), "-d", str(NPU_TEXT / "level1"),
+                                "--enable_communication_compare", "--rank_list", "0", "-o", str(tmp_path))
+    assert code == 0 and out.startswith(line.group(1) + ", "), err
+    said = re.search(r"the bundled pair's \+(\S+) MB read \+(\S+)% beside a peak that grew \+(\S+)%", readme)
+    result = compare(str(REPO / "sample_data" / "bert-small_h100.json.gz"),
+                     str(REPO / "sample_data" / "bert-small_mi300.json.gz"), enable_memory_compare=True)
+    stat = result.sheet("MemoryCompareStatistic")
+    b, c = (stat[f"{side} Allocated Memory(MB)"].sum() for side in ("Base", "Comparison"))
+    assert said.groups()[:2] == (f"{c - b:.2f}", f"{(c - b) / b * 100:.2f}")
+    assert f"{result.memory_totals['diff_pct']:.2f}" == said.group(2)
