@@ -617,6 +617,7 @@ def test_readme_exit_table_usage_row_each_case_exits_2(capsys: pytest.CaptureFix
         "an `-o` directory every user may write to without the sticky bit": [["-o", "open"]],
         "`--max_kernel_num` ≤ 3": [["--max_kernel_num", "3"]],
         "a malformed `--op_name_map`": [["--op_name_map", "{'a':"]],
+        "or one with a name over 200 characters": [["--op_name_map", str({"a": "b" * 201})]],
         "an unknown `--output_format`": [["--output_format", "csv"]],
         "`-o -` with an `--output_format` without `json`": [["-o", "-", "--output_format", "xlsx"]],
         "a `--fail_on_regression` that is no percentage ≥ 0": [["--fail_on_regression", "-1"],
