@@ -161,6 +161,32 @@ def test_a_full_disk_is_found_before_the_compare(target: str, held: str, kineto:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"] and not list((tmp_path / "out").iterdir())
 
 
+@pytest.mark.parametrize(("given", "named"), [
+    ([], "{cwd} (the current directory)"), (["-o", ""], "{cwd} (the current directory)"),
+    (["-o", "out"], "out"), (["-o", "out/"], "out/"),
+    (["-o", "out/run.xlsx"], "{cwd}/out (the folder of out/run.xlsx)"),
+    (["-o", "run.json"], "{cwd} (the folder of run.json)"),
+    (["-o", "-", "--output_format", "xlsx,json"], "{cwd} (the current directory)")],
+    ids=["default", "empty", "folder", "folder-slash", "report-file", "json-file", "stdout-and-workbook"])
+def test_a_full_disk_names_the_output_as_typed(given: list[str], named: str, kineto: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full-disk refusal named the folder by its absolute path alone, where every other -o message names -o as
+    typed (README, "Errors and exit codes"): a folder as typed, a report file's folder as the absolute folder "of"
+    the name typed, the current directory as such (no -o, an empty one, or the workbook of -o - beside the JSON)."""
+    from cliutil import run_inproc
+
+    from msprof_compare import api
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out").mkdir()
+    monkeypatch.setattr(os, "statvfs", _statvfs(0, 0))
+    monkeypatch.setattr(api, "cli_compare", lambda *a, **k: pytest.fail("compared on a full disk"))
+    code, _, err = run_inproc(capsys, "-bp", str(kineto), "-d", str(kineto), *given)
+    assert (code, error_lines(err)) == (2, [
+        f"error: output directory {named.format(cwd=tmp_path)}: no space left on its file system (0 bytes free); "
+        "free some space or write the reports elsewhere"])
+
+
 def test_blocks_reserved_for_root_are_room_for_root_alone(kineto: Path, tmp_path: Path, capsys: pytest.CaptureFixture,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """No block free to users but some reserved for root (ext4's 5 %): root may write them, anyone else not."""

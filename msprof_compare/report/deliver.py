@@ -70,7 +70,7 @@ def _room(folder: str, output: str) -> None:
         typed = os.path.abspath(os.path.expanduser(output)) == folder
     except OSError:  # a working directory deleted meanwhile
         typed = False
-    if output in (".", "./"):
+    if output in ("", ".", "./"):  # the default (-o "" is it too)
         where = f"{term_safe(folder)} (the current directory)"
     elif typed:
         where = term_safe(output)
