@@ -135,7 +135,7 @@ def test_readme_first_command_prints_its_console_block(tmp_path: Path) -> None:
                               last).group(1))
     assert named.is_absolute() and named.resolve() == xlsx.resolve()
     # "Its one warning, `...`": the run's warnings but the root one (quoted apart) are that one, which it begins
-    said = re.search(r"Its one warning, `(.+?) \.\.\.`", " ".join(section.split())).group(1)
+    said = re.search(r"Its one warning but the root one below, `(.+?) \.\.\.`", " ".join(section.split())).group(1)
     warned = [line.split("][WARNING] ", 1)[1] for line in proc.stderr.splitlines() if "][WARNING] " in line]
     warned = [w for w in warned if not w.startswith("Security Warning: Do not run this tool as root.")]
     assert len(warned) == 1 and warned[0].startswith(said) and "compare the Flash Attention totals first" in warned[0]
