@@ -1202,3 +1202,46 @@ def test_readme_rank_communication_line_and_memory_percentage_are_the_runs(sampl
     b, c = (stat[f"{side} Allocated Memory(MB)"].sum() for side in ("Base", "Comparison"))
     assert said.groups()[:2] == (f"{c - b:.2f}", f"{(c - b) / b * 100:.2f}")
     assert f"{result.memory_totals['diff_pct']:.2f}" == said.group(2)
+
+
+def test_readme_reading_sections_name_the_workbooks_rows_and_headers(samples: Path) -> None:
+    """README "Reading the OverallMetrics sheet", "... the communication sheet" and "... the memory sheets" name
+    OverallMetrics' rows and the sheets' column headers in backticks: each row it names is an `Index` of one of
+    four runs (the bundled pair, NPU pair 1 text and DB, vLLM's B200 eager trace for the `Cube` row; the
+    overlap of two groups, `Uncovered Communication Overlapped`, which no sample holds, is the name overall.py
+    writes), `(Cube)` and the like the end of one, `Flash Attention` / `Conv` the start of one; each header
+    with a unit, a ratio, a count or details is a header of those runs' sheets (as written, or after `Base ` /
+    `Comparison `)."""
+    from msprof_compare.api import compare
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    overall = readme.split("### Reading the OverallMetrics sheet", 1)[1].split("\n### ", 1)[0]
+    tree = " ".join(overall.split()).split("Each side has", 1)[0]
+    reading = readme.split("### Reading the OverallMetrics sheet", 1)[1].split("\n## ", 1)[0]
+    headers = {x for x in re.findall(r"`([^`]+)`", reading)
+               if re.search(r"\((ms|MB|KB|us)\)|Ratio|Number|Details", x)}
+    assert {"Duration(ms)", "Diff Ratio", "Total Duration(us)", "Allocated Memory(MB)", "Size(KB)",
+            "Allocated Details", "Operator Number"} <= headers
+    npu = samples / "msinsight" / "test" / "data" / "pytorch"
+    pairs = [(REPO / "sample_data" / "bert-small_h100.json.gz", REPO / "sample_data" / "bert-small_mi300.json.gz"),
+             (npu / "text" / "level1" / "rank0_ascend_pt", npu / "text" / "level2" / "rank0_ascend_pt"),
+             (npu / "db" / "level1" / "rank0_ascend_pt", npu / "db" / "level2" / "rank0_ascend_pt")]
+    b200 = samples / "tracelens" / "tests" / "traces" / "b200" / "eager_trace.json.gz"
+    index, written = set(), set()
+    for base, comparison in [*pairs, (b200, b200)]:
+        result = compare(str(base), str(comparison))
+        index |= {x.strip() for x in result.sheet("OverallMetrics")["Index"]}
+        written |= {h for sheet in result.sheets for h in sheet.frame().columns}
+    index.add("Uncovered Communication Overlapped")
+    assert "Uncovered Communication Overlapped" in (REPO / "msprof_compare" / "compare" / "overall.py").read_text()
+    rows = re.findall(r"`([^`]+)`", tree.split("indented as a tree", 1)[1])
+    assert len(rows) >= 18 and "Group 0 Communication" in rows and rows[-1] == "E2E Time", rows
+    for row in rows:
+        if row.startswith("("):
+            assert any(x.endswith(" " + row) for x in index), row
+        elif row in ("Flash Attention", "Conv"):
+            assert any(x.startswith(row + " (") for x in index), row
+        elif row not in ("Index", "Free: SDMA", "Free: Other"):  # the column, and the waterfall's steps
+            assert row in index, row
+    for header in headers:
+        assert header in written or f"Base {header}" in written, header
