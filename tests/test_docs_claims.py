@@ -712,6 +712,8 @@ def test_readme_exit_table_data_row_each_case_exits_1(samples: Path, capsys: pyt
         assert code == 1 and len(lines) == 1, (listed, err)
         if listed != "a side without E2E time under `--fail_on_regression`":
             assert lines[0].startswith(f"error: {args[1]}"), (listed, lines)
+        else:  # "(the side of the input the file belongs to: ... `both sides` for one input given twice)"
+            assert lines[0].startswith(f"error: {legacy}: ") and lines[0].endswith(" (both sides)"), lines
     # --force accepts the link and the input over its cap
     monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "1000")
     code, _, err = run_inproc(capsys, "-bp", "link.json.gz", "-d", str(sample), "--force", "--enable_api_compare",

@@ -93,7 +93,8 @@ def test_a_side_without_e2e_time_is_not_judged(samples, tmp_path, capsys):
     assert (code, gate["exit_code"], gate["regressed"]) == (1, 1, None)
     (line,) = gate["lines"]
     assert line.startswith("error: ") and "heatMap/trace_view.json: no E2E time" in line and line in err
-    assert line.endswith(", so --fail_on_regression cannot judge the run")  # the CLI's flag, as stderr says
+    # the CLI's flag, as stderr says, and the side of the input (the base is the level-1 export, which has one)
+    assert line.endswith(", so --fail_on_regression cannot judge the run (comparison side)")
     assert (gate["diff_ns"], gate["diff_ms"]) == (None, None)  # the comparison's E2E is unknown: no change
 
 
@@ -107,7 +108,7 @@ def test_api_document_names_the_gate_as_compare_takes_it(samples, tmp_path):
     assert validate(doc, json.loads(SCHEMA.read_text())) == []
     assert (doc["gate"]["exit_code"], doc["gate"]["regressed"]) == (1, None)
     assert doc["gate"]["lines"] == [f"error: {comparison}: no E2E time (no device activity or Overlap Analysis "
-                                    "data), so fail_on_regression cannot judge the run"]
+                                    "data), so fail_on_regression cannot judge the run (comparison side)"]
     code, message = res.regression_gate(5)
     assert code == 1 and message == doc["gate"]["lines"][0].replace("fail_on_regression", "regression_gate()")
 

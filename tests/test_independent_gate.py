@@ -92,7 +92,8 @@ def test_verdict_and_line_from_the_originals_e2e(samples: Path, reference_output
     result = compare(*(str(p) for p in paths), enable_profiling_compare=True)
     if pair == NO_E2E:  # the original wrote no OverallMetrics: all its E2E figures 0
         assert result.regression_gate(1) == (1, f"error: {paths[0]}: no E2E time (no device activity or Overlap "
-                                                "Analysis data), so regression_gate() cannot judge the run")
+                                                "Analysis data), so regression_gate() cannot judge the run "
+                                                "(base side)")
         return
     base, comp = _e2e_ns(reference_outputs, pair)[::-1 if reverse else 1]
     assert base != comp or pair.startswith("6b")
