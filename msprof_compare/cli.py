@@ -871,7 +871,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
         raise UsageError(f"-o {output}: two folders of ranks are compared rank by rank, one report per rank: pass "
                          "a folder for them (default: the current one)")
     deliver.check_target(output, formats, explicit, bool(params.get("force")), folder_only=True)  # before the loads
-    notice = deliver.folder_notice(output)
+    notice = deliver.folder_notice(output, ranks=True)
     if notice:
         log.warning(term_safe(notice))
     stamp = utc_now().strftime("%Y%m%d%H%M%S")  # one for the job: its reports sort together

@@ -723,6 +723,32 @@ def test_a_folder_named_as_a_report_extension_alone_gets_no_advice_to_drop_its_s
                                                              "file itself.")
 
 
+def test_a_rank_by_rank_output_folder_notice_names_no_report_file(samples: Path, capsys: pytest.CaptureFixture,
+                                                                   tmp_path: Path) -> None:
+    """Two folders of ranks (msinsight's level-0 text export: rank0_ascend_pt, rank1_ascend_pt) are compared rank by
+    rank, one report per rank into ``-o``'s folder, and an ``-o`` naming a report file is refused ("pass a folder
+    for them"). The folder notices' advice to name the file ("give a name before the extension (run.xlsx)", "write
+    x.xlsx without it", "end -o in .xlsx or .json") led to that refusal: the notice now names the folder alone."""
+    ranks = str(samples / "msinsight/test/data/pytorch/text/level0")
+    code, err = _analyze(capsys, "compare", "-bp", ranks, "-d", ranks, "-o", str(tmp_path / "run.xlsx"))
+    assert code == 2 and "pass a folder for them" in err  # where the single compare's advice led
+    hidden = f"{tmp_path / '.xlsx'}/"
+    for target, folder, said in (
+            (hidden, tmp_path / ".xlsx", f"-o {hidden} is taken as a folder (created) named '.xlsx', hidden as its "
+             "name starts with a dot, and the rank reports go into it; give the folder a name that does not start "
+             "with a dot to see it listed."),
+            (f"{tmp_path / 'x.xlsx'}/", tmp_path / "x.xlsx", f"-o {tmp_path / 'x.xlsx'}/ is taken as a folder "
+             "(created) and the rank reports go into it, one per rank."),
+            (str(tmp_path / "results.csv"), tmp_path / "results.csv", f"-o {tmp_path / 'results.csv'} is taken as a "
+             "folder (created) and the rank reports go into it, one per rank.")):
+        code, err = _analyze(capsys, "compare", "-bp", ranks, "-d", ranks, "-o", target, "--enable_profiling_compare")
+        assert code == 0, err
+        assert [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line] == [said]
+        assert sorted(p.name.split("_2")[0] for p in folder.iterdir()) == [
+            "performance_comparison_result_rank0", "performance_comparison_result_rank1",
+            "performance_comparison_result_ranks"]
+
+
 def test_an_output_name_with_a_blank_edge_is_warned_of(capsys: pytest.CaptureFixture, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """``-o "out "`` (a stray blank of a copied command) made a folder ``out `` without a word, where an input path

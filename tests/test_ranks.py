@@ -2399,8 +2399,7 @@ def test_output_with_a_tilde_is_named_as_typed_in_a_rank_run(capsys, tmp_path, m
                               "--enable_api_compare")
     warned = [line.split("[WARNING] ", 1)[1] for line in err.splitlines() if "[WARNING] -o " in line]
     assert code == 0 and warned == [
-        "-o ~/res.csv is taken as a folder (created) and the report goes into it: the reports are .xlsx and .json "
-        "files; end -o in .xlsx or .json to name the file itself."]
+        "-o ~/res.csv is taken as a folder (created) and the rank reports go into it, one per rank."]
     written = [line.split("has been generated: ", 1)[1] for line in err.splitlines() if "has been generated" in line]
     assert len(written) == 2 and all(w.startswith(f"{home / 'res.csv'}{os.sep}") for w in written)
     assert str(home) not in "\n".join(line for line in err.splitlines() if "[WARNING]" in line)

@@ -153,20 +153,26 @@ def blank_edged(output: str) -> str:
     return ""
 
 
-def folder_notice(output: str) -> str:
+def folder_notice(output: str, ranks: bool = False) -> str:
     """The notice for ``-o results.csv`` (not there yet): it becomes a folder holding the report; for ``-o "out "``:
-    the name is created with its blank (``blank_edged``). "" otherwise."""
+    the name is created with its blank (``blank_edged``). "" otherwise. ``ranks``: a rank-by-rank compare, whose
+    ``-o`` is a folder for its reports: the advice to name a report file (``run.xlsx``, ``x.xlsx`` without its
+    '/', an ``-o`` ending in .xlsx) led to its refusal ("pass a folder for them"), so the folder alone is said."""
     blank = blank_edged(output)
     if blank:
         return (f"-o '{term_safe(output)}': {blank} and is created so; leave the whitespace out if it was not "
                 "meant.")
     hidden = _extension_folder(output)
+    if not (hidden or taken_as_folder(output)):
+        return ""
+    reports = "the rank reports go into it" if ranks else "the report goes into it"
     if hidden:
         return (f"-o {term_safe(output)} is taken as a folder (created) named '{term_safe(hidden)}', hidden as its "
-                f"name starts with a dot, and the report goes into it; give a name before the extension "
-                f"(run{hidden[-5:].lower()}) to name the report file itself.")
-    if not taken_as_folder(output):
-        return ""
+                f"name starts with a dot, and {reports}; " + (
+                    "give the folder a name that does not start with a dot to see it listed." if ranks else
+                    f"give a name before the extension (run{hidden[-5:].lower()}) to name the report file itself."))
+    if ranks:  # a folder is what a rank-by-rank compare writes to: no file to name instead
+        return f"-o {output} is taken as a folder (created) and {reports}, one per rank."
     if _report_name_as_folder(output):
         return (f"-o {output} is taken as a folder (created) and the report goes into it: "
                 f"{_slash_advice(output, 'file')}.")
