@@ -178,6 +178,14 @@ def test_name_that_opens_nothing_is_one_error_line_and_nothing_written(samples, 
     # compare() names its keyword
     with pytest.raises(ProfileError, match=r"^transparent_op='aten::nothing' names no operator of either side"):
         compare(str(samples / GPU), str(samples / NPU), transparent_op=["aten::nothing"], enable_operator_compare=True)
+    # two names that open nothing are said together, in the plural; a name that opens an op beside them is not
+    with pytest.raises(ProfileError) as two:
+        compare(str(samples / GPU), str(samples / NPU), transparent_op=["aten::nothing", WRAPPER, "[param|cud]"],
+                enable_operator_compare=True)
+    said = str(two.value)
+    assert said.startswith("transparent_op='aten::nothing' and transparent_op='[param|cud]' name no operator "
+                           "of either side (")
+    assert ", so they open nothing (the op's whole name" in said
 
 
 @pytest.mark.parametrize(("value", "said"), [

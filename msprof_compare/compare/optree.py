@@ -1251,7 +1251,8 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
     what = " and ".join(f"--transparent_op {term_safe(repr(n))}" for n in missing)  # compare(): transparent_op='x'
     step = " in the compared steps" if opts.step_given else ""
     paths = f"{term_safe(trees[0].profile.path)}, {term_safe(trees[1].profile.path)}"
-    raise ProfileError(None, f"{what} names no operator of either side{step} ({paths}), so it opens nothing",
+    names, opens = ("names", "it opens") if len(missing) == 1 else ("name", "they open")  # two: "X and Y name"
+    raise ProfileError(None, f"{what} {names} no operator of either side{step} ({paths}), so {opens} nothing",
                        hint="the op's whole name, case-sensitive, as the OperatorCompare sheet's Operator Name gives "
                        "it" + (f"; close names: {', '.join(term_safe(repr(m)) for m in dict.fromkeys(near))}"
                                if near else ""))
