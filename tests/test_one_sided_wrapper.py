@@ -220,7 +220,7 @@ def test_memory_contributors_under_a_one_sided_wrapper_say_so_and_the_option_ope
         f"{CAPTURE} 189.77 MB, 100.0% of the side's 189.77 MB), against the comparison side's 104 framework "
         "top-level ops (aten::, autograd::): the memory sheets pair the operators as the operator level does, so "
         "they compare that op whole, against nothing, and pair none of the ops inside it: to compare them, run again "
-        f"with the transparent_op option, --transparent_op {CAPTURE}")
+        f"with the transparent_op option, --transparent_op '{CAPTURE}'")
     # the flag: the memory sheets of the trace without the annotation's event, the ops inside it paired by name
     kept = [e for e in ev if e is not outer]
     edited = tmp_path / "sglang_bs32_without_capture.json"

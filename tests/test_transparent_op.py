@@ -7,6 +7,7 @@ trace with the events removed by a short JSON edit here, and the operator figure
 
 from __future__ import annotations
 
+import ast
 import gzip
 import json
 import logging
@@ -316,3 +317,33 @@ def test_nested_name_without_the_drill_down_is_said_and_details_list_as_the_copy
                     "of the base side): the operator comparison compares the top-level operator holding one whole, "
                     "its figures as without the option; the max_kernel_num option opens them where it drills into a "
                     "pair holding one"]
+
+
+def test_advice_for_a_name_the_shell_reads_bare_pastes_on_both_faces(samples, tmp_path, caplog):
+    """Pair 4's GPU trace with its wrapper renamed ``ParamWrapper.run`` (a record_function label needs no shell
+    quoting): the advice was ``--transparent_op ParamWrapper.run``, which compare()'s log line worded
+    ``transparent_op ParamWrapper.run``, no Python. Each face's advice, taken as its face reads it (the shell's
+    split, a Python literal), names the op, and the run with it pairs the ops inside as the raw trace counts them."""
+    name = "ParamWrapper.run"
+    doc = _load(samples / GPU)
+    renamed = [e for e in doc["traceEvents"] if e.get("name") == WRAPPER]
+    assert renamed
+    for e in renamed:
+        e["name"] = name
+    gpu = tmp_path / "renamed.pt.trace.json"
+    gpu.write_text(json.dumps(doc, default=str), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(gpu), str(samples / NPU), enable_operator_compare=True)
+    lead = "run again with the transparent_op option: "
+    detail = res.guards.set_index("Check").loc["operator match rate", "Detail"]
+    assert shlex.split(detail.rpartition(lead)[2]) == ["--transparent_op", name]  # the workbook's: the CLI flag
+    (line,) = [m for m in caplog.messages if m.startswith("  - operator match rate")]
+    keyword, _, value = line.rpartition(lead)[2].partition("=")
+    assert keyword == "transparent_op" and ast.literal_eval(value) == name
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        compare(str(gpu), str(samples / NPU), enable_operator_compare=True, transparent_op=ast.literal_eval(value))
+    ev = doc["traceEvents"]
+    base_ops = sum(n for n, _ in _device_ns_by_name(ev, _top_ops(ev, name)).values())
+    assert [m for m in caplog.messages if m.startswith("Top-level operators matched:")] == [
+        f"Top-level operators matched: 4/{base_ops} base, 4/115 comparison"]

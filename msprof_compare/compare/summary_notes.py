@@ -475,8 +475,11 @@ def one_sided_memory_note(found: tuple[str, str, float, float, int] | None) -> s
 def transparent_flag(name: str) -> str:
     """``--transparent_op`` with ``name`` quoted for a POSIX shell, to be pasted as it is (``[param|cuda]`` holds a
     pipe and a glob): where the advice said to remove the op's event from the trace, a chore on a 100 MB JSON, the
-    option does it."""
-    return f"--transparent_op {shlex.quote(name)}"
+    option does it. A name the shell reads bare is quoted all the same: ``compare()``'s log words a flag with a
+    quoted value as the keyword (``Face.words``), and a bare one came out as ``transparent_op model.forward``, no
+    Python; ``'model.forward'`` reads alike in both."""
+    quoted = shlex.quote(name)
+    return f"--transparent_op {quoted if quoted != name else repr(name)}"
 
 
 def one_sided_note(contrib: pd.DataFrame | None) -> str:
