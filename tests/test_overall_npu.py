@@ -1476,3 +1476,25 @@ def test_groups_with_planes_of_their_own_each_read_alone(samples, tmp_path):
     bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
     assert bd.groups == want
     assert bd.wait_ns == sum(g["wait"] for g in want.values())
+
+
+def test_level0_wait_note_names_a_lone_trace_by_its_own_name(samples: Path, tmp_path: Path) -> None:
+    """The level-0 text export's trace_view.json copied alone as ``rank0_timeline.json`` (a trace collected from
+    its job under another name): its HCCL lane holds the 4 communication ops of 'Group 0 Communication' and not
+    one task on 'Plane 0' (read here), so the Wait Time note says no task reads as Notify_Wait; it named "its
+    trace_view.json", a file the user did not give."""
+    src = samples / "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
+    raw = json.loads(src.read_text(encoding="utf-8"))
+    (hccl,) = [e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
+               and e["args"]["name"] == "HCCL"]
+    lanes = {e["tid"]: e["args"]["name"] for e in raw if e.get("ph") == "M" and e["name"] == "thread_name"
+             and e["pid"] == hccl}
+    spans = [lanes[e["tid"]] for e in raw if e.get("ph") == "X" and e["pid"] == hccl]
+    assert spans == ["Group 0 Communication"] * 4 and "Plane 0" in lanes.values()
+    lone = tmp_path / "rank0_timeline.json"
+    shutil.copyfile(src, lone)
+    level1 = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    notes = compare(str(lone), str(level1), enable_profiling_compare=True).summary["notes"]
+    assert [n for n in notes if n.startswith("Base row: its Wait Time")] == [
+        "Base row: its Wait Time ' / ' (0 s) is not a measurement: its rank0_timeline.json holds the HCCL "
+        "communication ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]

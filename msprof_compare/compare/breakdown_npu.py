@@ -17,6 +17,7 @@ walks for the parity tests.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 
 import numpy as np
@@ -34,7 +35,7 @@ from ..model import (
     threads_in_order,
 )
 from ..options import Options
-from ..textsafe import json_repr, short_list, short_repr
+from ..textsafe import json_repr, short_list, short_repr, term_safe
 from . import classify
 from .breakdown import MC2, Breakdown, last_of_keys, peak_reserved_gb, zero_readings
 
@@ -487,9 +488,10 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
     # (``overall.table_notes``), not one whose waits lie under computing: no pass otherwise
     if not bd.wait_ns and not picked:
         bd.notify_wait_ns = int(c_dur[task[task_names == NOTIFY_WAIT]].sum())
-    if not bd.wait_ns and op.size and not task.size:
-        bd.wait_unread = ("its trace_view.json holds the HCCL communication ops but no HCCL task (a Level0 export "
-                          "records none), so none reads as Notify_Wait")
+    if not bd.wait_ns and op.size and not task.size:  # the file by its name: a lone timeline is named otherwise
+        trace = term_safe(os.path.basename(profile.files.get("trace_view.json") or "trace_view.json"))
+        bd.wait_unread = (f"its {trace} holds the HCCL communication ops but no HCCL task (a Level0 export records "
+                          "none), so none reads as Notify_Wait")
     for (i, j), v in sorted(timeline.pairwise_overlaps([iv for _, iv in uncovered]).items()):
         bd.group_pairs[(uncovered[i][0], uncovered[j][0])] = v
 
