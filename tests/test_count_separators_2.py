@@ -360,9 +360,10 @@ def test_unnamed_collective_kernel_counts_carry_separators(caplog) -> None:
     named = np.array([False] * 1200 + [True] * 300)
     ops = {"dur": np.full(1500, 1000, dtype=np.int64), "family": np.array(["nccl"] * 1500, dtype=object)}
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
-        _note_unnamed(Profile(path="run", kind="GPU", source="kineto"), ops, named)
+        _note_unnamed(Profile(path="run", kind="GPU", source="kineto"), ops, named, "base side")
     assert [r.getMessage().split(" name no")[0] for r in caplog.records] == [
         "run: 1,200 of 1,500 collective kernels (1.200 ms)"]
+    assert caplog.records[0].getMessage().endswith("their row nccl may hold any collective (base side)")
 
 
 @pytest.mark.skipif(not hasattr(os, "pathconf"), reason="PATH_MAX is a POSIX limit")

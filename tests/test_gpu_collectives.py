@@ -414,6 +414,17 @@ def test_rccl_unnamed_kernels_are_logged(tmp_path, caplog):
                 if k.get("cat") == "kernel" and k["args"]["correlation"] == 4079)
     assert len(lines) == 1  # the same input on both sides: the line is said once (logs.said_once)
     assert f"1 of 4 collective kernels ({lone / 1000:.3f} ms)" in lines[0] and "nccldevkernel" in lines[0]
+    line = (f"{RCCL}: 1 of 4 collective kernels ({lone / 1000:.3f} ms) name no collective (no Collective name recorded "
+            "for their launch, e.g. launched before the profile began): their row nccldevkernel may hold any "
+            "collective")
+    assert lines == [f"{line} (both sides)"]
+    # beside the bundled H100 trace (no collective kernel), on either side: the line names the excerpt's side
+    other = Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz"
+    for pair, side in (((RCCL, other), "base side"), ((other, RCCL), "comparison side")):
+        caplog.clear()
+        with caplog.at_level("INFO", logger="msprof-analyze"):
+            compare(*map(str, pair), enable_communication_compare=True)
+        assert [m for m in caplog.messages if "name no collective" in m] == [f"{line} ({side})"]
 
 
 def test_rccl_generic_kernels_full_trace(samples, tmp_path):

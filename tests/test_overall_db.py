@@ -558,7 +558,7 @@ def test_no_pmu_rows_say_the_cube_rule(tmp_path: Path, caplog: pytest.LogCapture
         f"{db}: TASK_PMU_INFO is {state} (an export recorded without AI Core metrics: Level0, or aic_metrics "
         f"AiCoreNone), so Cube kernels are told by task type (KERNEL_AICORE / KERNEL_MIX_AIC), not by PMU figures: "
         f"{cube} of its {n} computing tasks count as cube kernels by that rule, which PMU figures may split "
-        "otherwise"]
+        "otherwise (comparison side)"]
     assert (n, cube) == (187, 31)
     cubes = [row[res.summary["headers"].index("Cube Time(Num)")] for row in res.summary["rows"]]
     assert cubes[0].endswith("(14)") and cubes[1].endswith("(22)")

@@ -630,7 +630,7 @@ def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
     assert shown == [f"{expected:.3f}GB/s", "0.000GB/s"]
     assert said == [
         f"{path}: bandwidth block(s) without SDMA {key}; read as 0, as the original does (a block without a time "
-        "gives no bandwidth, one without a size moves none)"]
+        "gives no bandwidth, one without a size moves none) (comparison side)"]
     # a file of several steps names the step of each block
     two = {"a": entry, "b": json.loads(json.dumps(entry))}
     absent = []
@@ -644,7 +644,7 @@ def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
         assert _sdma_run(side, caplog)[1] == [
             f"{path}: bandwidth block(s) without SDMA {key} in 'step1', SDMA {key} in 'step2', SDMA {key} in "
             f"'step3', ... ({said} in all); read as 0, as the original does (a block without a time gives no "
-            "bandwidth, one without a size moves none)"]
+            "bandwidth, one without a size moves none) (comparison side)"]
 
 
 @pytest.mark.parametrize("cut", ["drop", "rename", "empty"])
@@ -670,7 +670,7 @@ def test_bandwidth_kind_block_cut_is_said(tmp_path, caplog, cut):
     assert shown == [f"{expected:.3f}GB/s", "0.000GB/s"]
     assert said == [
         f"{path}: bandwidth block(s) without {gone}; read as 0, as the original does (a block without a time "
-        "gives no bandwidth, one without a size moves none)"]
+        "gives no bandwidth, one without a size moves none) (comparison side)"]
 
 
 def test_bandwidth_value_written_null_is_unusable_not_absent(tmp_path, caplog):
@@ -689,7 +689,7 @@ def test_bandwidth_value_written_null_is_unusable_not_absent(tmp_path, caplog):
     assert [m for m in caplog.messages if "not a usable number" in m] == [
         f"{path}: not a usable number (no number, not finite, negative, or over 1 PB or a week): SDMA Transit "
         "Time(ms) null in 'step1', SDMA Transit Time(ms) null in 'step2', SDMA Transit Time(ms) null in 'step3', ... "
-        "(4 in all); that bandwidth is shown as 0"]
+        "(4 in all); that bandwidth is shown as 0 (comparison side)"]
 
 
 # --------------------------------------------------------------------------- parity with the original
@@ -836,8 +836,9 @@ def test_level0_without_categories_is_said_once(samples, caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(level0), str(level0 / ".." / "rank1_ascend_pt"), enable_profiling_compare=True)
     said = [m for m in caplog.messages if "categor" in m]
-    assert said == [f"{p}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: {reason}"
-                    for p in (level0, level0 / ".." / "rank1_ascend_pt")], said
+    assert said == [f"{p}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: {reason} "
+                    f"({side})" for p, side in ((level0, "base side"), (level0 / ".." / "rank1_ascend_pt",
+                                                                    "comparison side"))], said
 
 
 def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplog):
@@ -892,7 +893,7 @@ def test_bandwidth_notes_say_why_in_each_case(tmp_path, caplog):
     for base, notes, logged in (
             (blockless, ["Base row: its communication.json gives no bandwidth, so its SDMA Bandwidth 0.000GB/s is "
                          "not a measurement."],
-             f"{blockless}: communication.json has no 'Communication Bandwidth Info' block"),
+             f"{blockless}: communication.json has no 'Communication Bandwidth Info' block (base side)"),
             (bare, ["Base row: its computing time is not split into categories (see the validity checks), so its "
                     "Cube Time(Num) and Vector Time(Num) 0.000s(0) are not measurements: its Computing Time is all "
                     "Other Time.",
@@ -900,7 +901,7 @@ def test_bandwidth_notes_say_why_in_each_case(tmp_path, caplog):
                     "Base row: a trace file given without its profiling directory has no communication.json, so its "
                     "SDMA Bandwidth 0.000GB/s is not a measurement."],
              f"{bare}: no computing categories, Mem Usage or bandwidths without its profiling directory: pass the "
-             "directory instead")):
+             "directory instead (base side)")):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             res = compare(str(base), str(PT), enable_profiling_compare=True)
@@ -977,8 +978,8 @@ def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_pa
         r = compare(str(base), str(comp), enable_profiling_compare=True)
     # a legacy timeline has no profiling directory to pass: the line says it holds none of what is absent
     assert [m for m in caplog.messages if "computing categories" in m] == [
-        f"{p}: no computing categories, Mem Usage or bandwidths: a lone timeline file holds none of them"
-        for p in (base, comp)]
+        f"{p}: no computing categories, Mem Usage or bandwidths: a lone timeline file holds none of them ({side})"
+        for p, side in ((base, "base side"), (comp, "comparison side"))]
     assert "OverallMetrics" not in r.sheet_names
     pair = "9c-mindspore-legacy-timeline-display-files"
     assert r.console_table().strip("\n") == _console_block((reference_outputs / "README.md").read_text(), pair)

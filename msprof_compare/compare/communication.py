@@ -318,9 +318,10 @@ def gpu_comm_rows(k: pd.DataFrame, kw: classify.Keywords | None = None) -> np.nd
                           & (prefixed | (classify.is_gpu_comm_kernel_name(names, kw) & (cats == "kernel"))))
 
 
-def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[Events, Events]:
+def comm_events(profile: Profile, kw: classify.Keywords | None = None, side: str = "") -> tuple[Events, Events]:
     """(ops, tasks) of one side as columns name / ts / dur / op_id; GPU has no task rows, and its ops
-    carry their family (``classify.gpu_comm_test`` picks them)."""
+    carry their family (``classify.gpu_comm_test`` picks them). ``side``: how the unnamed-kernel line names the
+    side (``RunContext.side``)."""
     def cols(df: pd.DataFrame, rows: np.ndarray, op_id: np.ndarray | None = None) -> Events:
         return {"name": col_of(df, "name", object)[rows], "ts": col_of(df, "ts", np.int64)[rows],
                 "dur": col_of(df, "dur", np.int64)[rows],
@@ -341,23 +342,24 @@ def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[
         if len(lacking):
             recorded[lacking] = launch_collectives(profile, rows[lacking])
         ops["family"], named = gpu_family(ops["name"], kw, recorded)
-        _note_unnamed(profile, ops, named)
+        _note_unnamed(profile, ops, named, side)
         return ops, cols(k, none, none)
     c = profile.comm
     is_op = col_of(c, "lane", object) == "op"
     return cols(c, np.flatnonzero(is_op)), cols(c, np.flatnonzero(~is_op))
 
 
-def _note_unnamed(profile: Profile, ops: Events, named: np.ndarray) -> None:
+def _note_unnamed(profile: Profile, ops: Events, named: np.ndarray, side: str) -> None:
     """One line when some NCCL / RCCL kernels name no collective, neither in their name nor in PyTorch's record
     (RCCL's generic kernel launched before the profile began): their row may hold any collective, so the
-    collectives' rows beside it lack that time."""
+    collectives' rows beside it lack that time. It ends with ``side``, as the comparators' other lines about one
+    side's data do: two ranks of one job gave lines that differed by a digit of a path."""
     left = ~named  # only NCCL / RCCL kernels can be left unnamed: the others are named by their mask word
     if left.any() and named.any():
         log.info("%s: %s of %s collective kernels (%.3f ms) name no collective (no Collective name recorded for "
-                 "their launch, e.g. launched before the profile began): their row %s may hold any collective",
+                 "their launch, e.g. launched before the profile began): their row %s may hold any collective%s",
                  profile.path, f"{int(left.sum()):,}", f"{len(left):,}", ms3(int(ops["dur"][left].sum())),
-                 ", ".join(sorted({str(f) for f in ops["family"][left]})))
+                 ", ".join(sorted({str(f) for f in ops["family"][left]})), f" ({side})" if side else "")
 
 
 def _sorted(ev: Events, rng: tuple[int, int] | None) -> Events:
@@ -547,10 +549,10 @@ def _db_op_types(profile: Profile, rng: tuple[int, int] | None) -> str:
     return f"an op type of {' / '.join(shown)}" + (" or none" if "" in types else "")
 
 
-def pair_events(p: Profile, kw: classify.Keywords | None, gpu_pair: bool) -> tuple[Events, Events]:
+def pair_events(p: Profile, kw: classify.Keywords | None, gpu_pair: bool, side: str = "") -> tuple[Events, Events]:
     """``comm_events`` of one side as the sheet groups them: beside a GPU side (``gpu_pair``), a text export's ops
-    go by collective, as GPU families are collectives."""
-    events = comm_events(p, kw)
+    go by collective, as GPU families are collectives; ``side`` as ``comm_events``'."""
+    events = comm_events(p, kw, side)
     if gpu_pair and p.is_npu and p.source != "ascend_db":
         events = ({**events[0], "family": collective_families(events[0]["name"])}, events[1])
     return events
@@ -566,7 +568,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         kw = ctx.keywords or classify.load_keywords()
     for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
         rng = side_range(ctx, side)
-        events = pair_events(p, kw, gpu_pair)
+        events = pair_events(p, kw, gpu_pair, ctx.side(p))
         d = side_data(p, rng, kw, events)
         if (cut := step_cut_line(p, step_cut(p, rng, events))) is not None:
             log.warning("%s (%s)", cut, ctx.side(p))

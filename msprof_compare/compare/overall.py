@@ -509,11 +509,13 @@ def build(ctx: RunContext) -> list[Sheet]:
     # one side without categories beside a split one: the category check ("One side's computing time is not split
     # into categories") names that side with this reason, so its own line here would say the same again
     told = unsplit(base, comp)
-    for bd in (base, comp):
+    # each line ends with its side, as the loaders' notes do: a pair of ranks of one job gave two lines that
+    # differed by one digit of a path (pair 2's "categorised computing rows ... are absent", one per side)
+    for p, bd in ((ctx.base, base), (ctx.comparison, comp)):
         for reason in bd.missing:
             if not (told and bd.categories_missing and not bd.categorised_ns
                     and reason.endswith(f" are absent: {bd.categories_missing}")):
-                log.warning(reason)
+                log.warning("%s (%s)", reason, ctx.side(p))
     # a text export's breakdown ignores a step (reference-1 §1.4): its Wait Time note sums the whole profile too,
     # and says so where CommunicationCompare's rows hold the step's alone (step 50 of the level-1 export split in
     # two: 112.541 ms of Notify_Wait, none of it in the step)
