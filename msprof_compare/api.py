@@ -814,8 +814,11 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
 
     # each side's layout (None: refused, the loader detects again and names the problem), detected once
     layouts = [_layout(p, opts.force, heads) for p in (base, comparison)]
+    # one input under two paths (run/ and ./run) is on both sides; a link and the file it leads to are not: a
+    # refused link is the side it was given as
+    one = opts.base_step == opts.comparison_step and _same_entry(given_path(base), given_path(comparison))
     if opts.step_given:
-        _refuse_gpu_step(layouts, heads)
+        _refuse_gpu_step(layouts, heads, ("both sides",) * 2 if one else ("base side", "comparison side"))
     keywords = None
     # the breakdown and a Kineto side's CommunicationCompare (its collective kernels) read the keyword lists
     if opts.time_breakdown or (opts.enable_communication_compare and any(_is_kineto(lay, heads) for lay in layouts)):
@@ -828,9 +831,6 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
     if notice:
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
     started = time.perf_counter()
-    # one input under two paths (run/ and ./run) is on both sides; a link and the file it leads to are not: a
-    # refused link is the side it was given as
-    one = opts.base_step == opts.comparison_step and _same_entry(given_path(base), given_path(comparison))
     base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step, layouts[0]),
                                                  (opts, opts.comparison_step, layouts[1]), check, size,
                                                  "both sides" if one else "base side")
@@ -1087,19 +1087,19 @@ def _is_kineto(layout: Layout | None, heads: TraceHeads) -> bool | None:
     return layout.level == "file" and not layout.db_path and heads.of(layout.trace_path).first == "{"
 
 
-def _refuse_gpu_step(layouts: list[Layout | None], heads: TraceHeads) -> None:
+def _refuse_gpu_step(layouts: list[Layout | None], heads: TraceHeads, sides: tuple[str, str]) -> None:
     """The GPU step refusal (reference-1 §1.4) before the inputs are read: loading two Kineto traces only to
     refuse the options took seconds per 100 MB. Sides are looked at in loading order; a path the loader would
     refuse ends the look, so its error still comes first (a missing comparison path after a Kineto base with a
-    step is the one exception: the step refusal comes first)."""
+    step is the one exception: the step refusal comes first). The refusal names the side (``sides``)."""
     from .compare import steps
 
-    for layout in layouts:
+    for layout, side in zip(layouts, sides, strict=True):
         kineto = _is_kineto(layout, heads)
         if kineto is None:
             return
         if kineto:
-            raise steps.gpu_step_error(layout.given)  # type: ignore[union-attr]
+            raise steps.gpu_step_error(layout.given, side)  # type: ignore[union-attr]
 
 
 def _check_usable(profile: Profile) -> None:
@@ -1168,7 +1168,8 @@ def _check_steps(ctx: RunContext) -> None:
     if not opts.step_given:
         return
     if ctx.base.is_gpu or ctx.comparison.is_gpu:
-        raise steps.gpu_step_error((ctx.base if ctx.base.is_gpu else ctx.comparison).path)
+        gpu = ctx.base if ctx.base.is_gpu else ctx.comparison
+        raise steps.gpu_step_error(gpu.path, ctx.side(gpu))
     if (opts.enable_profiling_compare or opts.enable_operator_compare or opts.enable_memory_compare
             or opts.enable_api_compare or opts.enable_communication_compare):
         steps.check_steps(ctx)

@@ -63,6 +63,10 @@ class ProfileError(Exception):
 class StepError(UsageError):
     """A requested --base_step/--comparison_step does not exist in the data (exit code 2)."""
 
+    #: The side whose step was refused (``on_side``), named last: two ranks of one job without step 7 gave lines
+    #: that differed by a digit of a path, and the line did not say which of the two step options it was about.
+    side: str | None = None
+
 
 class OutOfMemory(MemoryError):
     """Memory ran out while a known file was loaded or written: the CLI's out-of-memory line names it.
@@ -89,12 +93,14 @@ class OutOfMemory(MemoryError):
 
 @contextlib.contextmanager
 def on_side(side: str) -> Iterator[None]:
-    """An error of one side's input (a ``ProfileError``, an ``OutOfMemory``) raised inside names ``side`` ("base
-    side", "comparison side", "both sides"), unless an inner ``on_side`` named it already."""
+    """An error of one side's input (a ``ProfileError``, an ``OutOfMemory``, a ``StepError`` refusing that side's
+    step) raised inside names ``side`` ("base side", "comparison side", "both sides"), unless an inner
+    ``on_side`` named it already."""
     try:
         yield
-    except (ProfileError, OutOfMemory) as exc:
+    except (ProfileError, OutOfMemory, StepError) as exc:
         if exc.side is None:
             exc.side = side
-            exc.args = (str(exc),) if isinstance(exc, ProfileError) else (exc.said(),)
+            exc.args = ((str(exc),) if isinstance(exc, ProfileError) else (exc.said(),)
+                        if isinstance(exc, OutOfMemory) else (f"{exc.args[0]} ({side})",))
         raise

@@ -89,7 +89,7 @@ def test_gpu_step_refusal_names_the_keyword_arguments(samples: Path) -> None:
     with pytest.raises(UsageError) as err:
         compare(gpu, str(samples / L1_TEXT), base_step=50, comparison_step=50)
     assert str(err.value) == (
-        f"{gpu}: step id is invalid in GPU data, please use this when comparing between NPU datas. (this side is a "
+        f"{gpu}: step id is invalid in GPU data, please use this when comparing between NPU datas. (base side: a "
         "GPU trace, where the step options do not apply: leave out base_step and comparison_step to compare the "
         "whole profiles)")
 

@@ -83,7 +83,7 @@ def test_absent_step_refused_whichever_of_these_comparisons_runs(flag, caplog):
                                "the profile has no ProfilerStep# markers, so no step can be chosen; its "
                                "kernel_details.csv numbers kernels by step (50), but a step's range is that of its "
                                "ProfilerStep# marker, so the step options do not apply to it (run without base_step "
-                               "/ comparison_step)")
+                               "/ comparison_step) (both sides)")
     assert not [m for m in caplog.messages if m.startswith("Start to compare")]
 
 

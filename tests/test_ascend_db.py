@@ -391,7 +391,7 @@ def test_step_ending_before_it_starts_is_said(tmp_path: Path, capsys: pytest.Cap
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-d", str(db), "-bp", str(L1), "-o", str(out), "--base_step", "50",
                               "--comparison_step", "50")
-    assert code == 2 and not out.exists() and error_lines(err) == [f"error: {e.value}"]
+    assert code == 2 and not out.exists() and error_lines(err) == [f"error: {e.value} (comparison side)"]
 
 
 def test_step_ending_before_it_starts_is_said_without_a_step(tmp_path: Path) -> None:

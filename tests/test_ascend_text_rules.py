@@ -2408,7 +2408,7 @@ def test_a_step_refused_says_the_step_markers_written_as_python_functions(sample
         assert str(info.value) == (
             f"{trace}: Invalid step id: 50: the profile has no ProfilerStep# markers among its host ops, which steps "
             "are read from (1 Python function is named as one: 'ProfilerStep#50'), so no step can be chosen (run "
-            "without base_step / comparison_step)")  # the API's names of the options
+            "without base_step / comparison_step) (comparison side)")  # the API's names of the options
     trace.write_text(json.dumps([*events, dict(marks[0], name="ProfilerStep#51")]))
     with pytest.raises(StepError, match=r"markers among its host ops, which steps are read from \(2 Python "
                                         r"functions are named as one, the first: 'ProfilerStep#50'\), so no step"):
@@ -2419,11 +2419,12 @@ def test_a_step_refused_says_the_step_markers_written_as_python_functions(sample
                        (52, "")):
         with pytest.raises(StepError) as info:
             compare(str(src), str(out), base_step=50, comparison_step=asked, enable_profiling_compare=True)
-        assert str(info.value) == f"{trace}: Invalid step id: {asked}, please choose from the valid steps: 49{why}"
+        assert str(info.value) == (f"{trace}: Invalid step id: {asked}, please choose from the valid steps: "
+                                   f"49{why} (comparison side)")
     with pytest.raises(StepError) as info:
         compare(str(out), str(src), base_step=49, comparison_step=52, enable_profiling_compare=True)
     assert str(info.value) == (f"{src / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 52, please "
-                               "choose from the valid steps: 50")
+                               "choose from the valid steps: 50 (comparison side)")
 
 
 def test_a_step_refused_names_a_python_function_only_for_its_own_marker(samples: Path, tmp_path: Path) -> None:
@@ -2448,7 +2449,8 @@ def test_a_step_refused_names_a_python_function_only_for_its_own_marker(samples:
             with pytest.raises(StepError) as info:
                 compare(str(src), str(out), base_step=50, comparison_step=asked, enable_profiling_compare=True,
                         enable_operator_compare=on)
-            assert str(info.value) == f"{trace}: Invalid step id: {asked}, please choose from the valid steps: 50{why}"
+            assert str(info.value) == (f"{trace}: Invalid step id: {asked}, please choose from the valid steps: "
+                                       f"50{why} (comparison side)")
 
 
 def test_lane_ids_of_another_json_type_are_counted(tmp_path: Path) -> None:

@@ -189,4 +189,4 @@ def test_unnamed_operators_of_a_missing_step_are_counted_with_separators(
     assert error_lines(err) == [
         f"error: {db}: There is no operator event data for step 50, please check whether the data contains this "
         "step. Operators without a name (no text in STRING_IDS): 1,720; a step is found by its operator "
-        "ProfilerStep#50, which may be one of them."]
+        "ProfilerStep#50, which may be one of them. (comparison side)"]

@@ -388,7 +388,7 @@ def test_step_whose_operator_has_no_name_says_so(tmp_path: Path, capsys: pytest.
     assert error_lines(err) == [
         f"error: {db}: There is no operator event data for step 50, please check whether the data contains this "
         f"step. Operators without a name (no text in STRING_IDS): {n}; a step is found by its operator "
-        "ProfilerStep#50, which may be one of them."]
+        "ProfilerStep#50, which may be one of them. (comparison side)"]
     assert n == 1
 
 

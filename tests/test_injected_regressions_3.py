@@ -129,7 +129,7 @@ def test_db_steps_numbered_apart_pair_by_the_ids_given(samples, tmp_path):
     with pytest.raises(StepError) as err:
         compare(base, slow, base_step=50, comparison_step=50)
     assert str(err.value) == (f"{slow}/ASCEND_PROFILER_OUTPUT/{_DB}: Invalid Step Id: 50, please choose from the "
-                              "valid steps: 60, 61")
+                              "valid steps: 60, 61 (comparison side)")
 
 
 def test_text_steps_numbered_apart_pair_by_the_ids_given(samples, tmp_path):
@@ -180,7 +180,7 @@ def test_text_steps_numbered_apart_pair_by_the_ids_given(samples, tmp_path):
                                 "holds steps 60, 61)")):
         with pytest.raises(StepError) as err:
             compare(str(base), str(slow), base_step=50, comparison_step=50, **extra)
-        assert str(err.value) == f"{out / where}: {says}"
+        assert str(err.value) == f"{out / where}: {says} (comparison side)"
 
 
 # --------------------------------------------------------------------------- the host late, the device idle

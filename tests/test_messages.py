@@ -202,7 +202,7 @@ def test_step_missing_from_kernel_details_names_the_steps_it_holds(samples: Path
                          "--comparison_step", "50", "-o", str(out))
     assert code == 2
     assert err.splitlines()[-1] == (f"error: {kd}: There is no kernel details information for step 50, please check "
-                                    "whether the data contains this step. (it holds step 49)")
+                                    "whether the data contains this step. (it holds step 49) (comparison side)")
     assert not out.exists()
 
 
@@ -578,10 +578,11 @@ def test_step_with_gpu_data_names_the_gpu_side_and_the_way_on(capsys: pytest.Cap
     code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", str(tmp_path),
                          "--base_step", "50", "--comparison_step", "50")
     assert code == 2 and list(tmp_path.iterdir()) == []
+    side = "base side" if gpu_is_base else "comparison side"  # named as the other errors of one side are
     assert [line for line in err.splitlines() if "root" not in line] == [
-        f"error: {gpu}: step id is invalid in GPU data, please use this when comparing between NPU datas. (this "
-        "side is a GPU trace, where the step options do not apply: leave out --base_step and --comparison_step to "
-        "compare the whole profiles)"]
+        f"error: {gpu}: step id is invalid in GPU data, please use this when comparing between NPU datas. ({side}: "
+        "a GPU trace, where the step options do not apply: leave out --base_step and --comparison_step to compare "
+        "the whole profiles)"]
 
 
 @pytest.mark.parametrize(("name", "flags", "written", "notice"), [

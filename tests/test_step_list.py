@@ -63,7 +63,9 @@ def test_db_refusal_names_thousands_of_steps_as_ranges(tmp_path: Path) -> None:
     assert str(info.value) == want
     code, _, err = run_cli(["-bp", str(db), "-d", str(db), "--base_step", "50", "--comparison_step", "7",
                             "-o", str(tmp_path / "out")])
-    assert code == 2 and [line for line in err.splitlines() if line.startswith("error:")] == [f"error: {want}"]
+    # one input on both sides, its step 7 asked by --comparison_step alone: the side the step was refused for
+    assert code == 2 and [line for line in err.splitlines() if line.startswith("error:")] == [
+        f"error: {want} (comparison side)"]
 
 
 def test_text_refusal_names_thousands_of_markers_shortly(samples: Path, tmp_path: Path) -> None:
@@ -83,4 +85,6 @@ def test_text_refusal_names_thousands_of_markers_shortly(samples: Path, tmp_path
             "19, ..., 5999 (3,001 in all)")
     code, _, err = run_cli(["-bp", str(dest), "-d", str(dest), "--base_step", "50", "--comparison_step", "8",
                             "-o", str(tmp_path / "out")])
-    assert code == 2 and [line for line in err.splitlines() if line.startswith("error:")] == [f"error: {want}"]
+    # one input on both sides, its step 7 asked by --comparison_step alone: the side the step was refused for
+    assert code == 2 and [line for line in err.splitlines() if line.startswith("error:")] == [
+        f"error: {want} (comparison side)"]

@@ -135,7 +135,7 @@ def test_unknown_text_step_refused_whichever_comparison_is_on(flag: str, samples
     ignored it."""
     base, comp = (str(samples / TEXT.format(n)) for n in (1, 2))
     with pytest.raises(StepError, match=r"level2/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view\.json: Invalid step "
-                                        r"id: 7, please choose from the valid steps: 50$"):
+                                        r"id: 7, please choose from the valid steps: 50 \(comparison side\)$"):
         compare(base, comp, base_step="50", comparison_step="7", **{flag: True})
 
 
@@ -345,7 +345,7 @@ def test_mindspore_25_step_markers_outside_torch_ops(samples: Path, tmp_path: Pa
     assert e2e[0] == e2e[1]
     assert "ApiCompare" not in res.sheet_names and "ApiCompare" in torch.sheet_names
     with pytest.raises(StepError, match=r"ascend_ms/ASCEND_PROFILER_OUTPUT/trace_view\.json: Invalid step id: 7, "
-                                        r"please choose from the valid steps: 50$"):
+                                        r"please choose from the valid steps: 50 \(comparison side\)$"):
         compare(*map(str, dirs), base_step="50", comparison_step="7")
     # without a step nothing extra is read: the markers stay out of the tables
     assert "step_marks" not in load_profile(str(dirs[0]), Options()).extra
@@ -517,7 +517,7 @@ def test_flow_events_named_as_steps_are_no_step_markers(samples: Path, tmp_path:
     tv.write_text(json.dumps(events))
     marks = load_profile(str(d), Options(base_step=50, comparison_step=50)).extra["step_marks"]
     assert marks["name"].tolist() == ["ProfilerStep#50"]
-    with pytest.raises(StepError, match=r"Invalid step id: 51, please choose from the valid steps: 50$"):
+    with pytest.raises(StepError, match=r"Invalid step id: 51, please choose from the valid steps: 50 \(both sides\)$"):
         compare(str(d), str(d), base_step="51", comparison_step="51")
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..columns import col_of
-from ..errors import StepError
+from ..errors import StepError, on_side
 from ..model import STEP_MARK
 from ..textsafe import and_list
 from . import table
@@ -212,9 +212,10 @@ def build(ctx: RunContext) -> list[Sheet]:
         # a side without any op (MindSpore data: "Can't find any torch op" was logged) has no API to look for
         # in the step; the original's error there sent a MindSpore-vs-MindSpore step run to exit 2
         if not len(t["name"]) and step >= 0 and ctx.has_ops(tree.profile):
-            raise StepError(f"{data_file(tree.profile, 'trace_view.json', 'db')}: There is no operator event data "
-                            f"for step {step}, please check whether the data contains this step."
-                            + _nameless(tree, step))
+            with on_side(ctx.side(tree.profile)):  # the refusal names its side, as ``steps.side_range``'s does
+                raise StepError(f"{data_file(tree.profile, 'trace_view.json', 'db')}: There is no operator event "
+                                f"data for step {step}, please check whether the data contains this step."
+                                + _nameless(tree, step))
         tables.append(t)
     if not all(len(t["name"]) for t in tables):
         return []

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..errors import StepError
+from ..errors import StepError, on_side
 from ..model import Profile, bare_trace, factorize, object_array, pair_codes, starts_read, step_number
 from ..textsafe import id_ranges
 from . import table
@@ -459,8 +459,10 @@ def build(ctx: RunContext) -> list[Sheet]:
             # a directory without kernel_details.csv is no missing step either: _failed_sides names the file
             if (step >= 0 and p.level != "trace" and p.source != "ascend_db" and p.kernel_details is not None
                     and not _has_step_rows(p, step)):
-                raise StepError(f"{data_file(p, 'kernel_details.csv')}: There is no kernel details information for "
-                                f"step {step}, please check whether the data contains this step.{_steps_held(p)}")
+                with on_side(ctx.side(p)):  # the refusal names its side, as ``side_range``'s does
+                    raise StepError(f"{data_file(p, 'kernel_details.csv')}: There is no kernel details information "
+                                    f"for step {step}, please check whether the data contains this step."
+                                    f"{_steps_held(p)}")
             failed.append((side, p, step))
         groups.append(g)
     _failed_sides(ctx, failed)

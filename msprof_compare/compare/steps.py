@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..errors import StepError, UsageError
+from ..errors import StepError, UsageError, on_side
 from ..model import PYTHON_STEP_MARKS, Profile, marker_step, step_marks
 from ..textsafe import display, id_ranges, short_repr
 
@@ -28,12 +28,13 @@ log = logging.getLogger("msprof-analyze")
 GPU_STEP_MESSAGE = "step id is invalid in GPU data, please use this when comparing between NPU datas."
 
 
-def gpu_step_error(path: str) -> UsageError:
-    """The original's refusal of a step with GPU data, naming the GPU side and what to do instead: alone it
-    left a GPU-to-NPU user guessing which input it meant and how to go on."""
-    return UsageError(f"{path}: {GPU_STEP_MESSAGE} (this side is a GPU trace, where the step "
-                      "options do not apply: leave out --base_step and --comparison_step to compare the whole "
-                      "profiles)")
+def gpu_step_error(path: str, side: str = "") -> UsageError:
+    """The original's refusal of a step with GPU data, naming the GPU side (``side``: "base side", ...; "this
+    side" where the caller cannot tell) and what to do instead: alone it left a GPU-to-NPU user guessing which
+    input it meant and how to go on."""
+    said = f"{side}: a GPU trace" if side else "this side is a GPU trace"
+    return UsageError(f"{path}: {GPU_STEP_MESSAGE} ({said}, where the step options do not apply: leave out "
+                      "--base_step and --comparison_step to compare the whole profiles)")
 
 
 def step_ops(ops: pd.DataFrame) -> pd.DataFrame:
@@ -122,9 +123,10 @@ def side_step(ctx: RunContext, side: str) -> int:
 
 
 def side_range(ctx: RunContext, side: str) -> tuple[int, int] | None:
-    """Cached ``step_range`` of one side of a run."""
+    """Cached ``step_range`` of one side of a run; its refusal names the side (``errors.on_side``)."""
     profile = ctx.base if side == "base" else ctx.comparison
-    return ctx.cached(f"steps.range.{side}", lambda: step_range(profile, side_step(ctx, side)))
+    with on_side(ctx.side(profile)):
+        return ctx.cached(f"steps.range.{side}", lambda: step_range(profile, side_step(ctx, side)))
 
 
 def check_steps(ctx: RunContext) -> None:

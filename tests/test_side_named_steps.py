@@ -1,0 +1,60 @@
+"""A step refused (exit 2) names the side whose step option asked for it (session 71), as every exit-1 error of
+one side's input does since session 70: "(base side)", "(comparison side)", or "(both sides)" for one input with
+one step on both. The line named the file alone, so two ranks of one job, both without step 7, left the user to
+read a digit of a path to know whether --base_step or --comparison_step was wrong. Pinned whole on the real
+level-1 / level-2 text exports (one ProfilerStep#50 marker each) and the level-1 / level-2 DB exports (STEP_TIME
+holds step 50 alone), on both sides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cliutil import error_lines, run_inproc
+
+TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
+DB = "msinsight/test/data/pytorch/db/level{}/rank0_ascend_pt"
+GPU = Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz"
+
+
+def _error(capsys, tmp_path: Path, base: Path, comparison: Path, steps: tuple[int, int]) -> str:
+    """The run's one error line (exit 2, no workbook)."""
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comparison), "-o", str(out), "--base_step",
+                              str(steps[0]), "--comparison_step", str(steps[1]))
+    lines = error_lines(err)
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err and not out.exists(), err
+    return lines[0]
+
+
+def test_an_absent_text_step_names_its_side(capsys, samples, tmp_path):
+    """Step 7 asked of the level-1 export (base) or the level-2 one (comparison), step 50 of the other; the
+    level-1 export on both sides with step 7 each: one input, one step, "(both sides)"."""
+    l1, l2 = (samples / TEXT.format(n) for n in (1, 2))
+    trace = "ASCEND_PROFILER_OUTPUT/trace_view.json"
+    said = "Invalid step id: 7, please choose from the valid steps: 50"
+    assert _error(capsys, tmp_path, l1, l2, (7, 50)) == f"error: {l1 / trace}: {said} (base side)"
+    assert _error(capsys, tmp_path, l1, l2, (50, 7)) == f"error: {l2 / trace}: {said} (comparison side)"
+    assert _error(capsys, tmp_path, l1, l1, (7, 7)) == f"error: {l1 / trace}: {said} (both sides)"
+
+
+def test_an_absent_db_step_names_its_side(capsys, samples, tmp_path):
+    """The DB exports' refusal, made while loading: the same three cases."""
+    l1, l2 = (samples / DB.format(n) for n in (1, 2))
+    db = "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+    said = "Invalid Step Id: 7, please choose from the valid steps: 50"
+    assert _error(capsys, tmp_path, l1, l2, (7, 50)) == f"error: {l1 / db}: {said} (base side)"
+    assert _error(capsys, tmp_path, l1, l2, (50, 7)) == f"error: {l2 / db}: {said} (comparison side)"
+    assert _error(capsys, tmp_path, l1, l1, (7, 7)) == f"error: {l1 / db}: {said} (both sides)"
+
+
+def test_a_step_asked_of_a_gpu_trace_names_its_side(capsys, samples, tmp_path):
+    """The GPU refusal said "(this side is a GPU trace, ...)": which side, it left to the path; it now names it
+    where the other errors of one side do, first in the parenthesis. The bundled H100 trace on both sides is one
+    input: "(both sides: ...)"."""
+    l1 = samples / TEXT.format(1)
+    said = (f"error: {GPU}: step id is invalid in GPU data, please use this when comparing between NPU datas. "
+            "({}: a GPU trace, where the step options do not apply: leave out --base_step and --comparison_step to "
+            "compare the whole profiles)")
+    assert _error(capsys, tmp_path, GPU, l1, (50, 50)) == said.format("base side")
+    assert _error(capsys, tmp_path, l1, GPU, (50, 50)) == said.format("comparison side")
+    assert _error(capsys, tmp_path, GPU, GPU, (50, 50)) == said.format("both sides")
