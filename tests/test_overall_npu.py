@@ -1499,3 +1499,23 @@ def test_level0_wait_note_names_a_lone_trace_by_its_own_name(samples: Path, tmp_
     assert [n for n in notes if n.startswith("Base row: its Wait Time")] == [
         "Base row: its Wait Time ' / ' (0 s) is not a measurement: its rank0_timeline.json holds the HCCL "
         "communication ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]
+
+
+def test_a_wait_time_unread_on_both_rows_is_said_once(samples):
+    """Reference pair 2 (Level0 text ranks 0 and 1; neither trace_view.json holds a Notify_Wait task, read here)
+    printed the same reason under the console table twice, "Base row: its Wait Time ' / ' (0 s) is not a
+    measurement: its trace_view.json holds ..." and "Comparison row: its Wait Time 0.000s ...": one line names
+    both rows' cells. Beside the level-1 export (whose planes wait) the Level0 row keeps its own line."""
+    pt = samples / "msinsight/test/data/pytorch/text"
+    ranks = [pt / f"level0/rank{r}_ascend_pt" for r in (0, 1)]
+    for r in ranks:
+        assert "Notify_Wait" not in (r / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text(encoding="utf-8")
+    notes = compare(*map(str, ranks), enable_profiling_compare=True).summary["notes"]
+    assert [n for n in notes if "Wait Time" in n] == [
+        "Both rows: their Wait Time (' / ' (0 s) on the base row, 0.000s on the comparison row) is not a measurement: "
+        "each side's trace_view.json holds the HCCL communication ops but no HCCL task (a Level0 export records "
+        "none), so none reads as Notify_Wait."]
+    notes = compare(str(pt / "level1/rank0_ascend_pt"), str(ranks[1]), enable_profiling_compare=True).summary["notes"]
+    assert [n for n in notes if "not a measurement" in n and "Wait Time" in n] == [
+        "Comparison row: its Wait Time 0.000s is not a measurement: its trace_view.json holds the HCCL communication "
+        "ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]

@@ -408,6 +408,11 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
     unsplit = [bd.categorised_ns > 0 for bd in (base, comp) if bd.computing_ns > 0]
     category_cells = [h for h in headers if h in _CATEGORY_HEADERS] if len(unsplit) == 2 and len(set(unsplit)) == 2 \
         else []
+    # a Level0 pair (reference pair 2) has the same unread Wait Time on both rows: one line names both, where two
+    # said the same reason a line apart
+    unread = [bd.wait_unread if bd.e2e_ns and not bd.wait_ns and bd.groups and not (bd.notify_wait_ns and bd.groups)
+              else "" for bd in (base, comp)]
+    both_unread = unread[0] == unread[1] and unread[0].startswith("its ")
     for (side, bd), step in zip((("Base", base), ("Comparison", comp)), steps, strict=True):
         if not bd.e2e_ns:
             notes.append(f"{side} row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.")
@@ -429,6 +434,10 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
                             f"Notify_Wait rows hold step {step}'s alone)."))
         # a Level0 export's Wait Time is 0 for want of task types, not of waiting: 0.000s beside a level-1 side's
         # 0.003s read as the wait gone
+        elif both_unread:
+            if side == "Base":
+                notes.append("Both rows: their Wait Time (' / ' (0 s) on the base row, 0.000s on the comparison row) "
+                             f"is not a measurement: each side's {bd.wait_unread.removeprefix('its ')}.")
         elif bd.e2e_ns and not bd.wait_ns and bd.wait_unread and bd.groups:
             shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"
             notes.append(f"{side} row: its Wait Time {shown} is not a measurement: {bd.wait_unread}.")
