@@ -679,8 +679,9 @@ class Profile:
 
     ``path`` is the path as the user gave it (shown in sheet headers);
     ``kind`` is "GPU" or "NPU"; ``source`` names the loader family
-    ("kineto", "ascend_text", "ascend_db"); ``level`` is the NPU text path level
-    ("trace", "ascend_output", "profiling") or "" for other sources.
+    ("kineto", "ascend_text", "ascend_db"); ``level`` is where an NPU path pointed
+    ("profiling", "ascend_output", "trace" for a text export's bare trace file, "database" for a
+    DB export's .db file) or "" for a Kineto trace.
     """
 
     path: str

@@ -463,11 +463,18 @@ def test_memory_line_says_a_text_peak_counts_app_beside_a_db_export(samples: Pat
                     f"({db_peak - text_peak:+.2f} GB, {pct:+.2f}%): the base side's, a text export's, counts "
                     f"memory_record.csv's APP component ({text_without:.2f} GB without it), which a DB export's "
                     "MEMORY_RECORD does not hold.")
+    # the JSON (summary.memory) has the figure the line gives, for the text export's side (it gave the change bare)
+    assert res.memory_totals["peak_app"] == {"side": "base", "peak_without_app_gb": pytest.approx(text_without),
+                                         "beside": "db"}
     # the other way round names the comparison side; two exports of one kind need no such words
-    swapped = memory_line(api.compare(str(db), str(text), enable_memory_compare=True).frames["memory"])
+    other = api.compare(str(db), str(text), enable_memory_compare=True)
+    swapped = memory_line(other.frames["memory"])
     assert "the comparison side's, a text export's, counts memory_record.csv's APP component" in swapped
+    assert other.memory_totals["peak_app"] == {"side": "comparison", "peak_without_app_gb": pytest.approx(text_without),
+                                           "beside": "db"}
     level2 = samples / "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
-    assert "APP" not in memory_line(api.compare(str(level2), str(text), enable_memory_compare=True).frames["memory"])
+    alike = api.compare(str(level2), str(text), enable_memory_compare=True)
+    assert "APP" not in memory_line(alike.frames["memory"]) and alike.memory_totals["peak_app"] is None
 
 
 def test_level0_db_wait_time_of_zero_is_said_to_be_no_reading(samples: Path) -> None:
@@ -1238,3 +1245,26 @@ def test_db_wait_plane_tie_goes_to_the_plane_first_in_the_table(tmp_path: Path) 
         Path(db), "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)"),
         sql(Path(db), "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)"))
     assert _covered(other, windows) != want["wait"]
+
+
+def test_json_names_where_a_db_path_pointed_and_the_app_peak(samples: Path) -> None:
+    """JSON base.level / comparison.level read "" for every DB side, where a text export's say where its path
+    pointed: a DB export's now say it alike, profiling for the *_ascend_pt folder, ascend_output for its
+    ASCEND_PROFILER_OUTPUT, database for the .db file itself. The level-1 text export against the level-1 DB
+    export: summary.memory gives the text side's peak without memory_record.csv's APP component (1.49 GB, read
+    from the CSV here) beside the console line that says it; the document validates against the schema."""
+    text = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    folder = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+    out = folder / "ASCEND_PROFILER_OUTPUT"
+    with open(text / "ASCEND_PROFILER_OUTPUT/memory_record.csv", newline="", encoding="utf-8") as f:
+        without = max(float(r["Total Reserved(MB)"]) for r in csv.DictReader(f)
+                      if r["Total Reserved(MB)"].strip() and r["Component"].strip() != "APP") / 1024
+    schema = json.loads(SCHEMA.read_text())
+    for given, level in ((folder, "profiling"), (out, "ascend_output"), (out / "ascend_pytorch_profiler_0.db",
+                                                                         "database")):
+        doc = json.loads(json_report.dumps(api.compare(str(text), str(given), enable_memory_compare=True)))
+        assert (doc["base"]["level"], doc["comparison"]["level"]) == ("profiling", level)
+        assert doc["summary"]["memory"]["peak_app"] == {"side": "base", "peak_without_app_gb": pytest.approx(without),
+                                                  "beside": "db"}
+        assert f"{without:.2f}" == "1.49"
+        assert validate(doc, schema) == []

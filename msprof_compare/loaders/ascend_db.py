@@ -2320,8 +2320,10 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     rng = step_range or _ALL
     applied = step if step_range else -1  # the step every query is cut to, -1 for none
 
+    # where the path pointed, as a text export's level says it: the folder, its ASCEND_PROFILER_OUTPUT, or the
+    # database itself (JSON base.level / comparison.level, which read "" for every DB side)
     profile = Profile(path=layout.given, kind="NPU", source="ascend_db",
-                      files={"db": path})
+                      level="database" if layout.level == "file" else layout.level, files={"db": path})
     profile.extra.update({"db_kind": kind, "step": applied, "step_range": step_range,
                           "steps": steps, NO_DEVICE_TIME: untimed})
     if layout.level == "profiling" and layout.info_path:  # the original's DB mode reads only the database
