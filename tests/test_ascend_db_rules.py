@@ -773,7 +773,8 @@ def test_memory_compare_reads_profile_memory_from_profiler_info(tmp_path: Path, 
     with caplog.at_level("WARNING", logger="msprof-analyze"):
         api.compare(str(folder), str(L1), enable_memory_compare=True)
     said = [r.getMessage() for r in caplog.records if "Can't find any memory event" in r.getMessage()]
-    assert said == [f"Can't find any memory event in the file: {folder} (the export has no OP_MEMORY table)"]
+    assert said == [f"Can't find any memory event in the file: {folder} (base side: the export has no OP_MEMORY "
+                    "table)"]
 
 
 def test_forward_backward_flow_starts_at_the_earlier_op_whatever_the_table_order(tmp_path: Path) -> None:

@@ -1700,7 +1700,7 @@ def test_notices_of_comparisons_not_asked_for_are_info(caplog: pytest.LogCapture
             compare(str(SAMPLE_BASE), str(SAMPLE_COMP), **flags)
         return {r.getMessage(): r.levelname for r in caplog.records}
 
-    comm = f"Can't find any communication op in the file: {SAMPLE_BASE}"
+    comm = f"Can't find any communication op in the file: {SAMPLE_BASE} (base side)"
     gpu = f"{GPU_MESSAGE} (both sides are GPU traces)"
     got = levels()
     assert got[gpu] == "INFO" and got[comm] == "INFO"

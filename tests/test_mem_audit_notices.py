@@ -31,8 +31,9 @@ def test_asked_memory_comparison_of_two_traces_without_memory_says_how_to_record
         res = compare(*(str(p) for p in NO_MEMORY), enable_memory_compare=True)
     assert not [n for n in res.sheet_names if n.startswith("Memory")]
     said = [m for lv, m in _memory_lines(caplog) if lv == "WARNING" and m.startswith("Can't find any memory event")]
-    assert said == [f"Can't find any memory event in the file: {p} (no memory was recorded: profile_memory=True "
-                    "records it)" for p in NO_MEMORY]
+    sides = ("base side", "comparison side")
+    assert said == [f"Can't find any memory event in the file: {p} ({side}: no memory was recorded: "
+                    "profile_memory=True records it)" for p, side in zip(NO_MEMORY, sides, strict=True)]
 
 
 LEGACY = DATA / "legacy_resnet50_excerpt.pt.trace.json"

@@ -182,7 +182,7 @@ def test_no_operator_memory_logs(caplog):
     b.path = "/dir/x"
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         sheets = memory.build(_pairs_ctx(a, b))
-    assert "Can't find any memory event in the file: /dir/x" in caplog.text
+    assert "Can't find any memory event in the file: /dir/x (comparison side" in caplog.text
     assert sheets == []  # neither side recorded memory: every cell would be 0 (the original writes them)
 
 
@@ -197,7 +197,8 @@ def test_one_side_without_memory_is_named(caplog):
     assert [s.name for s in sheets] == ["MemoryCompareStatistic", "MemoryCompare"]
     # one line per side without records, the original's words first (the log audit saw two lines for it)
     assert [m for m in caplog.messages if "memory" in m] == [
-        "Can't find any memory event in the file: /dir/x (no memory was recorded: profile_memory=True records it)"]
+        "Can't find any memory event in the file: /dir/x (comparison side: no memory was recorded: profile_memory=True "
+        "records it)"]
 
 
 def test_side_with_host_memory_only_is_not_told_to_record_memory(caplog):
@@ -212,8 +213,8 @@ def test_side_with_host_memory_only_is_not_told_to_record_memory(caplog):
         sheets = memory.build(_pairs_ctx(a, b))
     assert [s.name for s in sheets] == ["MemoryCompareStatistic", "MemoryCompare"]
     assert [m for m in caplog.messages if "memory" in m] == [
-        "Can't find any memory event in the file: /dir/x (its [memory] events are all host memory, Device Id < 0, "
-        "which the memory comparison does not read)"]
+        "Can't find any memory event in the file: /dir/x (comparison side: its [memory] events are all host memory, "
+        "Device Id < 0, which the memory comparison does not read)"]
     # device events that open no allocation (a free whose allocation came before the capture) say that instead
     c = gpu_mem([(1, -1024, 5), (2, 0, 6)], [("op", 0, 10)])
     c.path = "/dir/y"
@@ -221,8 +222,8 @@ def test_side_with_host_memory_only_is_not_told_to_record_memory(caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         memory.build(_pairs_ctx(a, c))
     assert [m for m in caplog.messages if "memory" in m] == [
-        "Can't find any memory event in the file: /dir/y (its [memory] events open no device allocation (frees or "
-        "zero sizes only))"]
+        "Can't find any memory event in the file: /dir/y (comparison side: its [memory] events open no device "
+        "allocation (frees or zero sizes only))"]
 
 
 def test_memory_sheets_match_reference_pair1(samples, reference_outputs):
@@ -260,7 +261,7 @@ def test_side_without_memory_beside_one_with_it_is_named(samples, caplog, base, 
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(path), str(samples / L1), enable_memory_compare=True)
     assert [m for m in caplog.messages if "memory event" in m] == [
-        f"Can't find any memory event in the file: {path} ({why})"]
+        f"Can't find any memory event in the file: {path} (base side: {why})"]
     assert float(res.sheet("MemoryCompareStatistic")["Base Allocated Memory(MB)"].abs().sum()) == 0.0
 
 
@@ -280,8 +281,8 @@ def test_pair4_gpu_memory_is_said_once_where_each_figure_is(samples, reference_o
         res = compare(str(path), str(samples / L1))
     said = [(r.levelname, r.getMessage()) for r in caplog.records]
     assert [(lv, m) for lv, m in said if "memory" in m and str(path) in m] == [
-        ("WARNING", f"Can't find any memory event in the file: {path} (no memory was recorded: profile_memory=True "
-                    "records it)")]
+        ("WARNING", f"Can't find any memory event in the file: {path} (base side: no memory was recorded: "
+                    "profile_memory=True records it)")]
     assert [n for n in res.summary["notes"] if "Mem" in n] == [
         "Base row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement."]
     ref = read_xlsx(reference_outputs / "4-gpu-alexnet-vs-npu-text-l1" / "performance_comparison_result.xlsx",
@@ -330,7 +331,7 @@ def test_npu_side_without_memory_names_the_file_not_the_option(samples, caplog, 
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             compare(str(side), str(other), enable_memory_compare=True)
         assert [m for m in caplog.messages if "memory event" in m] == [
-            f"Can't find any memory event in the file: {side} ({why})"]
+            f"Can't find any memory event in the file: {side} (base side: {why})"]
 
 
 @pytest.mark.parametrize(("name", "kind"), [("ascend_mindspore_profiler_0.db", "a MindSpore DB export's"),
@@ -348,7 +349,8 @@ def test_mindspore_db_without_memory_read_is_not_told_to_record_it(tmp_path, cap
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(named), str(MS_FIXTURE), enable_memory_compare=True)
     assert [m for m in caplog.messages if m.startswith(f"Can't find any memory event in the file: {named}")] == [
-        f"Can't find any memory event in the file: {named} ({kind} operator memory is not read, as in the original)"]
+        f"Can't find any memory event in the file: {named} (base side: {kind} operator memory is not read, as in the "
+        "original)"]
 
 
 def test_memory_sheets_of_reference_pair4(samples, reference_outputs):
@@ -373,8 +375,8 @@ def test_two_bare_trace_files_have_no_memory_sheet(samples, caplog):
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(base), str(other))
     assert [m for m in caplog.messages if "memory event" in m] == [
-        f"Can't find any memory event in the file: {p} (a trace file given without its profiling directory has "
-        "no operator_memory.csv)" for p in (base, other)]
+        f"Can't find any memory event in the file: {p} ({side}: a trace file given without its profiling directory "
+        "has no operator_memory.csv)" for p, side in ((base, "base side"), (other, "comparison side"))]
     assert not [n for n in res.sheet_names if n.startswith("Memory")]
 
 
@@ -724,7 +726,8 @@ def test_memory_line_without_paired_ops_keeps_the_original_words(samples, caplog
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(base), str(MS_FIXTURE), enable_memory_compare=True)
     assert [m for m in caplog.messages if "memory event" in m] == [
-        f"Can't find any memory event in the file: {MS_FIXTURE} (the export has no operator_memory.csv)"]
+        f"Can't find any memory event in the file: {MS_FIXTURE} (comparison side: the export has no "
+        "operator_memory.csv)"]
     assert not [n for n in res.sheet_names if n.startswith("Memory")]
 
 

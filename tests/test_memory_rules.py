@@ -315,9 +315,10 @@ def test_two_gpu_traces_without_memory_get_the_original_line(caplog, asked, leve
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(*(str(p) for p in GPU_WITHOUT_MEMORY), **({"enable_memory_compare": True} if asked else {}))
     assert not [n for n in res.sheet_names if n.startswith("Memory")]
-    why = " (no memory was recorded: profile_memory=True records it)" if asked else ""
+    why = ": no memory was recorded: profile_memory=True records it" if asked else ""
     assert [(r.levelname, r.getMessage()) for r in caplog.records if "memory event" in r.getMessage()] == [
-        (level, f"Can't find any memory event in the file: {p}{why}") for p in GPU_WITHOUT_MEMORY]
+        (level, f"Can't find any memory event in the file: {p} ({side}{why})")
+        for p, side in zip(GPU_WITHOUT_MEMORY, ("base side", "comparison side"), strict=True)]
 
 
 def test_an_address_on_two_devices_pairs_within_each_device(tmp_path):

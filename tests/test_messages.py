@@ -806,7 +806,8 @@ def test_a_self_compare_says_each_info_notice_once(caplog: pytest.LogCaptureFixt
         return [m for m in caplog.messages if m.startswith("Can't find any memory event")]
 
     said = notices()
-    assert said == [f"Can't find any memory event in the file: {npu} (the export has no operator_memory.csv)"]
+    assert said == [f"Can't find any memory event in the file: {npu} (both sides: the export has no "
+                    "operator_memory.csv)"]
     assert len(caplog.messages) == len(set(caplog.messages)), caplog.messages
     assert notices() == said
 

@@ -457,8 +457,8 @@ def test_neither_side_with_torch_ops_is_not_one_sided(tmp_path: Path, caplog) ->
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(base), str(ms))
     said = [r for r in caplog.records if "torch op" in r.getMessage()]
-    assert sorted(r.getMessage() for r in said) == [
-        f"Can't find any torch op in the file: {p}" for p in sorted((str(base), str(ms)))]
+    assert [r.getMessage() for r in said] == [f"Can't find any torch op in the file: {p} ({side})"
+                                              for p, side in ((base, "base side"), (ms, "comparison side"))]
     # a run without --enable_* flags: the comparisons nobody asked for have nothing on either side, INFO lines
     # (as "Can't find any memory event" of two sides without records); asked for, warnings
     assert {r.levelno for r in said} == {logging.INFO}
@@ -500,7 +500,8 @@ def test_two_mindspore_exports_asked_for_operators_say_why_and_what_applies(tmp_
             compare_main(["-bp", str(ms), "-d", str(other), flag, "-o", str(tmp_path / flag[2:])])
         assert done.value.code == 0
         lines = [ln.split("] ", 2)[-1] for ln in capsys.readouterr().err.splitlines() if "torch op" in ln]
-        assert lines == [f"Can't find any torch op in the file: {ms}", f"Can't find any torch op in the file: {other}",
+        assert lines == [f"Can't find any torch op in the file: {ms} (base side)",
+                         f"Can't find any torch op in the file: {other} (comparison side)",
                          "Neither side has a torch op (MindSpore exports have none), so the operator, module, memory "
                          "and API comparisons have nothing to pair: " + end], flag
     with pytest.raises(SystemExit) as done:

@@ -355,12 +355,14 @@ def test_no_memory_info_names_the_trace(tmp_path, caplog):
         assert gpu_breakdown(load_profile(path, _opts())).memory_gb == 0
         assert gpu_breakdown(load_profile(str(h100), _opts())).memory_gb > 0
     assert not [r for r in caplog.records if "memory info" in r.getMessage()]
-    for base, comparison in ((path, str(h100)), (str(h100), path)):
+    # then its side (session 71): two ranks of one job differ by a digit of a path
+    for base, comparison, side in ((path, str(h100), "base side"), (str(h100), path, "comparison side"),
+                                   (path, path, "both sides")):
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="msprof-analyze"):
             compare(base, comparison, enable_profiling_compare=True)
         assert [r.getMessage() for r in caplog.records if "memory info" in r.getMessage()] == [
-            f"{path}: Gpu profiling data doesn't contain memory info."]
+            f"{path}: Gpu profiling data doesn't contain memory info. ({side})"]
 
 
 # --------------------------------------------------------------------------- coverage audit

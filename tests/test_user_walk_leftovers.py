@@ -184,8 +184,8 @@ def test_gpu_side_without_memory_is_said_once(samples, caplog):
     npu = samples / TEXT.format(1)
     with gzip.open(gpu, "rt", encoding="utf-8") as fh:
         assert not [e for e in json.load(fh)["traceEvents"] if e.get("name") == "[memory]"]
-    info = ("INFO", f"{gpu}: Gpu profiling data doesn't contain memory info.")
-    warned = ("WARNING", f"Can't find any memory event in the file: {gpu} (no memory was recorded: "
+    info = ("INFO", f"{gpu}: Gpu profiling data doesn't contain memory info. (base side)")
+    warned = ("WARNING", f"Can't find any memory event in the file: {gpu} (base side: no memory was recorded: "
                          "profile_memory=True records it)")
     ms = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
     for comparison, flags, said in (

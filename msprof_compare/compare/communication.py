@@ -587,7 +587,8 @@ def build(ctx: RunContext) -> list[Sheet]:
                             "group them by and no row for this side%s (%s)", p.path, f"{n_out:,}", why, counted,
                             ctx.side(p))
             else:
-                log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s", p.path)
+                log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s (%s)", p.path,
+                        ctx.side(p))
         data.append(d)
     ctx.cache[LEFT_OUT_KEY] = tuple(left_out)
     rows = comm_rows(*data)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import CANN_MARK, Profile, bare_trace, factorize, next_at_address
+from ..model import CANN_MARK, Profile, bare_trace, factorize, next_at_address, sided
 from . import classify
 from .optree import OpPairs, OpTree, one_sided, op_tree, operator_pairs
 from .table import (
@@ -352,13 +352,16 @@ def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
                                                  ": profile_memory=True records it") + ")")
     else:  # an NPU profile_memory capture whose allocations no op can take
         why = f" (its {source} holds no allocation the comparison can place)"
+    # the original's sentence, then its side before the why, as a loader's note names it (``model.sided``): two
+    # ranks of one job without memory gave lines that differed by a digit of a path
+    line = sided(f"Can't find any memory event in the file: {profile.path}", why[2:-1]).of_side(ctx.side(profile))
     if other_has:
         # a warning (the sheets show this side's operators at 0 MB), saying only what to do about it: what the 0 MB
         # means is said where the figures are, by the memory line (console and Summary sheet: "its 0 MB in
         # MemoryCompareStatistic means not recorded"), and the Mem Usage cell's by the note under the console table
-        log.warning("Can't find any memory event in the file: %s%s", profile.path, why)
+        log.warning("%s", line)
     else:
-        log.log(ctx.options.notice_level(), "Can't find any memory event in the file: %s%s", profile.path, why)
+        log.log(ctx.options.notice_level(), "%s", line)
 
 
 def statistic_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:

@@ -1035,7 +1035,7 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
                 # comparison's "Can't find any memory event" of two sides without records
                 level = logging.WARNING if ctx.has_ops(ctx.base) or ctx.has_ops(ctx.comparison) else \
                     opts.notice_level()
-                log.log(level, "Can't find any torch op in the file: %s", prof.path)
+                log.log(level, "Can't find any torch op in the file: %s (%s)", prof.path, ctx.side(prof))
                 if level == logging.WARNING and not (ctx.has_ops(ctx.base) or ctx.has_ops(ctx.comparison)):
                     _neither_side_notice(ctx, side)
         elif not tree.has_flows:

@@ -107,7 +107,8 @@ def _gpu_without_memory(ctx: RunContext) -> None:
         return
     for p in (ctx.base, ctx.comparison):
         if p.source == "kineto" and peak_reserved_gb(p) is None:
-            log.info("%s: Gpu profiling data doesn't contain memory info.", p.path)  # which side: both may be GPU
+            # which side: both may be GPU
+            log.info("%s: Gpu profiling data doesn't contain memory info. (%s)", p.path, ctx.side(p))
 
 
 def breakdown_keywords(ctx: RunContext) -> Keywords | None:
