@@ -2248,8 +2248,8 @@ def test_flows_of_a_renamed_category_that_leave_tasks_unlinked_are_counted(tmp_p
     with caplog.at_level("WARNING", logger="msprof-analyze"):
         compare(str(out), str(out), enable_operator_compare=True)
     assert [r.getMessage() for r in caplog.records if "Can't find any flow event" in r.getMessage()] == [
-        f"Can't find any flow event in the file: {out} (none of category async_npu: its flows of category "
-        "'torch_to_npu' are counted above)"]
+        f"Can't find any flow event in the file: {out} (both sides: none of category async_npu: its flows of "
+        "category 'torch_to_npu' are counted above)"]
     # the loader's warning said what those flows cost; the line above names them, it does not say it again
     said = [r.getMessage() for r in caplog.records if "torch_to_npu" in r.getMessage()]
     assert len(said) == 2 and "linked to no operator" in said[0] and "operator" not in said[1].split("(", 1)[1]

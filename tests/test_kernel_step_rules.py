@@ -326,7 +326,7 @@ def test_step_with_kernel_details_absent_is_no_missing_step(samples, caplog):
         res = compare(str(folder), str(folder), base_step=1, comparison_step=1, enable_kernel_compare=True,
                       enable_operator_compare=True)
     assert "KernelCompare" not in res.sheet_names and "OperatorCompareStatistic" in res.sheet_names
-    assert f"Can't find any valid kernels in the file: {folder} (no kernel_details.csv)." in caplog.messages
+    assert f"Can't find any valid kernels in the file: {folder} (both sides: no kernel_details.csv)." in caplog.messages
 
 
 def test_negative_marker_id_is_a_number_and_non_numbers_are_logged_once(caplog):
@@ -372,7 +372,7 @@ def test_db_step_without_compute_tasks_is_said_not_refused(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(db), str(DB_L1), enable_kernel_compare=True, base_step=50, comparison_step=50)
     assert "KernelCompare" not in [s.name for s in res.sheets]
-    assert f"Can't find any valid kernels in the file: {db} (no compute task in step 50" in caplog.text
+    assert f"Can't find any valid kernels in the file: {db} (base side: no compute task in step 50" in caplog.text
 
 
 def test_bare_trace_view_with_a_step_has_no_kernel_sheet_and_no_step_error(samples, caplog):
@@ -385,8 +385,8 @@ def test_bare_trace_view_with_a_step_has_no_kernel_sheet_and_no_step_error(sampl
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(trace), str(trace), base_step=50, comparison_step=50, enable_kernel_compare=True)
     assert "KernelCompare" not in res.sheet_names
-    assert (f"Can't find any valid kernels in the file: {trace} (a trace file given without its profiling directory "
-            "has no kernel_details.csv)") in caplog.text
+    assert (f"Can't find any valid kernels in the file: {trace} (both sides: a trace file given without its profiling "
+            "directory has no kernel_details.csv)") in caplog.text
     assert "There is no kernel details information" not in caplog.text
 
 

@@ -283,7 +283,7 @@ def test_missing_op_statistic_warns(caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert kernels.build(ctx(b, npu("b"), use_kernel_type=True)) == []
     lines = [r.getMessage() for r in caplog.records]
-    assert lines == ["Can't find any valid kernel type data (op_statistic.csv) in the file: b"]
+    assert lines == ["Can't find any valid kernel type data (op_statistic.csv) in the file: b (comparison side)"]
 
 
 def test_missing_kernel_details_warns(caplog):
@@ -292,7 +292,7 @@ def test_missing_kernel_details_warns(caplog):
     kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert kernels.build(ctx(npu("a", kernel_details=kd), npu("b"))) == []
-    assert caplog.messages == ["Can't find any valid kernels in the file: b (no kernel_details.csv)."]
+    assert caplog.messages == ["Can't find any valid kernels in the file: b (comparison side: no kernel_details.csv)."]
     caplog.clear()
     no_type = kd.assign(Type="N/A")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
@@ -575,7 +575,7 @@ def test_op_statistic_without_a_time_column_says_which(samples, tmp_path, caplog
     assert "KernelTypeCompare" not in res.sheet_names
     assert [m for m in caplog.messages if "op_statistic" in m] == [
         f"{path}: no {column} column; KernelTypeCompare reads none of its rows (comparison side)",
-        f"Can't find any valid kernel type data (op_statistic.csv) in the file: {side}"]
+        f"Can't find any valid kernel type data (op_statistic.csv) in the file: {side} (comparison side)"]
 
 
 def test_op_statistic_times_over_a_week_by_the_thousand_are_counted_with_separators(tmp_path):
@@ -676,7 +676,8 @@ def test_op_statistic_without_an_optional_time_column(tmp_path, caplog):
     assert kernels.kernel_type_table(no_min) == {}
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert kernels.build(ctx(npu("a", op_statistic=st), no_min, use_kernel_type=True)) == []
-    assert caplog.messages == ["Can't find any valid kernel type data (op_statistic.csv) in the file: b"]
+    assert caplog.messages == ["Can't find any valid kernel type data (op_statistic.csv) in the file: b (comparison "
+                               "side)"]
 
 
 def test_kernel_compare_figures_equal_reference_pair1_exactly(samples, reference_outputs):
@@ -748,8 +749,8 @@ def test_trace_files_without_their_directory_say_why_there_are_no_kernels(sample
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(base), str(comp), enable_kernel_compare=True)
     assert "KernelCompare" not in res.sheet_names
-    assert f"Can't find any valid kernels in the file: {base} (a lone timeline file has no kernel_details.csv)." \
-        in caplog.text
+    assert f"Can't find any valid kernels in the file: {base} (base side: a lone timeline file has no " \
+        "kernel_details.csv)." in caplog.text
     assert "aic_metrics" not in caplog.text
 
 

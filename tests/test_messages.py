@@ -494,8 +494,8 @@ def test_an_npu_trace_without_flows_is_told_so_as_a_gpu_trace_is(samples: Path, 
                          "-o", str(tmp_path))
     assert code == 0
     said = {line.split("]", 1)[1] for line in err.splitlines() if "flow event" in line}
-    assert said == {f"[WARNING] Can't find any flow event in the file: {trace} (the trace holds no flow linking an "
-                    "op to its kernels, so no op gets a kernel)"}
+    assert said == {f"[WARNING] Can't find any flow event in the file: {trace} (both sides: the trace holds no flow "
+                    "linking an op to its kernels, so no op gets a kernel)"}
 
 
 def test_op_name_map_key_that_renames_nothing_is_named(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:

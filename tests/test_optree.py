@@ -118,22 +118,22 @@ def test_no_flows_warns_with_gpu_flow_cat_hint(caplog) -> None:
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         optree.op_tree(ctx, "base")
         optree.op_tree(ctx, "comparison")
-    assert caplog.messages == ["Can't find any flow event in the file: base.json (it holds flows of category "
-                               "'my_flow'; --gpu_flow_cat replaces the usual categories (ac2g, async, "
+    assert caplog.messages == ["Can't find any flow event in the file: base.json (base side: it holds flows of "
+                               "category 'my_flow'; --gpu_flow_cat replaces the usual categories (ac2g, async, "
                                "async_cpu_to_gpu, async_gpu) on both sides, and comp.json links its ops to kernels "
                                "through those: the option links both only where that trace holds such flows too)"]
     caplog.clear()
     unlinked = gpu_profile([("a", 0, 1)], [("k", 5, 1)], path="comp.json")  # the option can only help here
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         optree.op_tree(ctx_of(base, unlinked), "base")
-    assert caplog.messages == ["Can't find any flow event in the file: base.json (it holds flows of category "
-                               "'my_flow': if those link ops to kernels, pass --gpu_flow_cat)"]
+    assert caplog.messages == ["Can't find any flow event in the file: base.json (base side: it holds flows of "
+                               "category 'my_flow': if those link ops to kernels, pass --gpu_flow_cat)"]
     caplog.clear()
     del base.extra["other_flow_cats"]
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         optree.op_tree(ctx_of(base, comp), "base")
-    assert caplog.messages == ["Can't find any flow event in the file: base.json (the trace holds no flow linking "
-                               "an op to its kernels, so no op gets a kernel)"]
+    assert caplog.messages == ["Can't find any flow event in the file: base.json (base side: the trace holds no flow "
+                               "linking an op to its kernels, so no op gets a kernel)"]
 
 
 def test_other_flow_categories_are_named_from_real_traces(tmp_path, samples) -> None:
@@ -197,7 +197,8 @@ def test_other_flow_categories_named_up_to_three(tmp_path, caplog) -> None:
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             optree.op_tree(ctx_of(base, base), "base")
-        assert caplog.messages == [f"Can't find any flow event in the file: {renamed} (it holds flows of category "
+        assert caplog.messages == [f"Can't find any flow event in the file: {renamed} (both sides: it holds flows of "
+                                   "category "
                                    f"{named}: if those link ops to kernels, pass --gpu_flow_cat)"]
 
 
@@ -234,7 +235,8 @@ def test_gpu_flow_cat_matching_no_flow_names_the_trace_flow_categories(tmp_path,
             repr(c) for c in held[:3]) + (", ..." if len(held) > 3 else "")
 
     def line(f_cats: str) -> str:
-        return "(none of category 'xyz', the gpu_flow_cat given, so no op gets a kernel; " + f_cats + ")"
+        return "(comparison side: none of category 'xyz', the gpu_flow_cat given, so no op gets a kernel; " + f_cats \
+            + ")"
 
     lines, named = warned({})
     assert named == "'ac2g'" and lines == [f"Can't find any flow event in the file: {tmp_path / 't00.pt.trace.json'} "
@@ -350,7 +352,7 @@ def test_step_without_operators_on_one_side(caplog: pytest.LogCaptureFixture) ->
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         pairs = operator_pairs(ctx_of(base, comp, base_step=1, comparison_step=1))
     assert [m for m in caplog.messages if "step" in m] == [
-        "There is no operator infomation for step 1, please check the step id of base."]
+        "There is no operator infomation for step 1, please check the step id of base. (base side)"]
     assert pairs.ia.tolist() == [-1, -1]
     assert pairs.comparison.names[pairs.ib].tolist() == ["a", "B"]
 
@@ -453,7 +455,8 @@ def test_gpu_flow_cat_that_matches_nothing_says_so(caplog) -> None:
     base = gpu_profile([("a", 0, 1)], [("k", 5, 1)], [(0, 5)], path="base.json")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         optree.op_tree(ctx_of(base, base, gpu_flow_cat="NoSuchCat"), "base")
-    assert "Can't find any flow event in the file: base.json (none of category 'NoSuchCat', the --gpu_flow_cat " \
+    assert "Can't find any flow event in the file: base.json (both sides: none of category 'NoSuchCat', the " \
+           "--gpu_flow_cat " \
            "given, so no op gets a kernel; it holds flows of category 'ac2g')" in caplog.text
     with pytest.raises(UsageError, match="--gpu_flow_cat is blank"):
         build_options(gpu_flow_cat="  ")
@@ -538,6 +541,6 @@ def test_flow_category_hint_escapes_a_control_character_once(caplog) -> None:
     unlinked = gpu_profile([("a", 0, 1)], [("k", 5, 1)], path="comp.json")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         optree.op_tree(ctx_of(base, unlinked), "base")
-    assert caplog.messages == ["Can't find any flow event in the file: base.json (it holds flows of category "
-                               "'my" + "\\" + "x1bflow', 'z" + "\\" + "u202eflow': if those link ops to kernels, "
-                               "pass --gpu_flow_cat)"]
+    assert caplog.messages == ["Can't find any flow event in the file: base.json (base side: it holds flows of "
+                               "category 'my" + "\\" + "x1bflow', 'z" + "\\" + "u202eflow': if those link ops to "
+                               "kernels, pass --gpu_flow_cat)"]

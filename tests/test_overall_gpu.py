@@ -430,7 +430,7 @@ def test_gpu_flow_cat_matching_no_flow_is_said_by_the_time_breakdown_too(caplog)
 
     base, comp = (str(Path(__file__).resolve().parents[1] / "sample_data" / f"bert-small_{g}.json.gz")
                   for g in ("h100", "mi300"))
-    said = ("(none of category 'xyz', the --gpu_flow_cat given, so no op gets a kernel; it holds flows of category "
+    said = ("none of category 'xyz', the --gpu_flow_cat given, so no op gets a kernel; it holds flows of category "
             "'ac2g')")
 
     def warned(**options):
@@ -445,8 +445,10 @@ def test_gpu_flow_cat_matching_no_flow_is_said_by_the_time_breakdown_too(caplog)
     for options in ({"enable_profiling_compare": True}, {"fail_on_regression": 5}, {}):
         result, lines = warned(gpu_flow_cat="xyz", **options)
         # compare() names the keyword, as its other messages do
-        assert lines == [f"Can't find any flow event in the file: {p} {said.replace('--gpu_flow_cat', 'gpu_flow_cat')}"
-                         for p in (base, comp)], (options, lines)
+        # each with its side first in the parenthesis (the op tree's line and the breakdown's are one text)
+        assert lines == [f"Can't find any flow event in the file: {p} ({side}: "
+                         f"{said.replace('--gpu_flow_cat', 'gpu_flow_cat')}"
+                         for p, side in ((base, "base side"), (comp, "comparison side"))], (options, lines)
         if options.get("enable_profiling_compare"):
             unlinked = result.waterfall.set_index("Step")["Base(ms)"]
             assert "Flash Attention (Forward)" not in unlinked and "Matmul" not in unlinked

@@ -1031,8 +1031,8 @@ def test_kineto_ranks_compare_as_their_single_compares(caplog):
         flows = [r.getMessage() for r in caplog.records if "Can't find any flow event" in r.getMessage()]
         assert len(flows) == 1 - rank
         assert not flows or flows[0].startswith("rank 0: Can't find any flow event in the file: ") and \
-            flows[0].endswith("sampled_rank-0.json.gz (the trace holds no flow linking an op to its kernels, so no op "
-                              "gets a kernel)")
+            flows[0].endswith("sampled_rank-0.json.gz (both sides: the trace holds no flow linking an op to its "
+                              "kernels, so no op gets a kernel)")
         caplog.clear()
         single = api.compare(KINETO / f"sampled_rank-{rank}.json.gz", KINETO / f"sampled_rank-{rank}.json.gz",
                              enable_profiling_compare=True)

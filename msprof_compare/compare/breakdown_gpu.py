@@ -27,7 +27,7 @@ import pandas as pd
 from .. import timeline as tl
 from ..columns import col_of
 from ..errors import ProfileError
-from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at, unread_categories
+from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, sided, starts_at, unread_categories
 from ..options import Options
 from ..textsafe import short_repr
 from . import classify
@@ -77,7 +77,14 @@ def flow_cats_text(cats: list[str]) -> str:
     return ", ".join(repr(c) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
 
 
-def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None) -> None:
+def no_flow_line(profile: Profile, hint: str, side: str) -> str:
+    """The original's "Can't find any flow event" line, then ``side`` before ``hint``'s words (" (WHY)"), as the
+    op tree's warning and the time breakdown's both say it (one text, said once)."""
+    return sided(f"Can't find any flow event in the file: {profile.path}", hint[2:-1]).of_side(side) if side else \
+        f"Can't find any flow event in the file: {profile.path}{hint}"
+
+
+def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None, side: str = "") -> None:
     """A ``--gpu_flow_cat`` that names no flow of the trace links no kernel to its op, so the Flash Attention, Conv
     and Matmul rows lose their kernels (to Cube (other) / Vector): a run with the time breakdown alone
     (``--enable_profiling_compare``, ``--fail_on_regression``) builds no op tree, whose warning said so, and changed
@@ -86,8 +93,7 @@ def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None) -> None:
         return
     flows = profile.flows
     if not len(flows) or not np.isin(col_of(flows, "cat", object), _launch_cats(opts)).any():
-        log.warning("Can't find any flow event in the file: %s%s", profile.path,
-                    unmatched_flow_cat(profile, opts.gpu_flow_cat))
+        log.warning("%s", no_flow_line(profile, unmatched_flow_cat(profile, opts.gpu_flow_cat), side))
 
 
 def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None = None) -> np.ndarray:
@@ -264,7 +270,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
                f"its only kernels are {n:,} collective(s) (communication), no computing kernel")
         raise ProfileError(profile.files.get("trace", profile.path),
                            "The profiling data does not contain kernel running data.", hint=why)
-    _warn_unmatched_flow_cat(profile, opts)
+    _warn_unmatched_flow_cat(profile, opts, side)
     codes, uniq = pd.factorize(stream[cand])
     compute_stream = int(uniq[int(np.argmax(np.bincount(codes)))])
 

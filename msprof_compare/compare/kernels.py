@@ -258,20 +258,22 @@ def _npu_pair(ctx: RunContext) -> bool:
     return False
 
 
-def _no_kernels(profile: Profile, step: int = -1, level: int = logging.WARNING) -> str:
-    """Say at ``level`` why ``profile`` gives KernelCompare no kernel where its path says it all; else return what
-    its kernel_details.csv lacks, for the original's "Failed to enable" line (``_failed_sides``)."""
+def _no_kernels(profile: Profile, side: str, step: int = -1, level: int = logging.WARNING) -> str:
+    """Say at ``level`` why ``profile`` gives KernelCompare no kernel where its path says it all, its ``side``
+    first in the parenthesis (two ranks of one job differ by a digit of a path); else return what its
+    kernel_details.csv lacks, for the original's "Failed to enable" line (``_failed_sides``)."""
     if profile.source == "ascend_db":  # the original's advice below names a CSV a DB export does not have
         where = f" in step {step}" if step >= 0 else ""
-        log.log(level, "Can't find any valid kernels in the file: %s (no compute task%s: the database's TASK / "
-                "COMPUTE_TASK_INFO tables hold none).", profile.path, where)
+        log.log(level, "Can't find any valid kernels in the file: %s (%s: no compute task%s: the database's TASK / "
+                "COMPUTE_TASK_INFO tables hold none).", profile.path, side, where)
         return ""
     if profile.level == "trace":  # the original's advice below (level, aic_metrics) would mislead here
-        log.log(level, "Can't find any valid kernels in the file: %s (%s has no kernel_details.csv).", profile.path,
-                bare_trace(profile))
+        log.log(level, "Can't find any valid kernels in the file: %s (%s: %s has no kernel_details.csv).",
+                profile.path, side, bare_trace(profile))
         return ""
     if profile.kernel_details is None:  # the loader said the file is absent; "lacks duration" would mislead
-        log.log(level, "Can't find any valid kernels in the file: %s (no kernel_details.csv).", profile.path)
+        log.log(level, "Can't find any valid kernels in the file: %s (%s: no kernel_details.csv).", profile.path,
+                side)
         return ""
     if "Duration(us)" in profile.kernel_details.columns:
         # the loader requires the column: what is missing is a Type (Level0 writes N/A), which "lacks duration" hid
@@ -292,7 +294,7 @@ def _failed_sides(ctx: RunContext, failed: list[tuple[str, Profile, int]]) -> No
     level = ctx.options.notice_level() if len(failed) == 2 else logging.WARNING
     lacking: dict[str, list[tuple[str, Profile]]] = {}
     for side, profile, step in failed:
-        what = _no_kernels(profile, step, level)
+        what = _no_kernels(profile, ctx.side(profile), step, level)
         if what:
             lacking.setdefault(what, []).append((side, profile))
     for what, sides in lacking.items():
@@ -422,7 +424,8 @@ def build(ctx: RunContext) -> list[Sheet]:
         tables = [kernel_type_table(p) for p in (ctx.base, ctx.comparison)]
         for p, t in zip((ctx.base, ctx.comparison), tables, strict=False):
             if not t:
-                log.warning("Can't find any valid kernel type data (op_statistic.csv) in the file: %s", p.path)
+                log.warning("Can't find any valid kernel type data (op_statistic.csv) in the file: %s (%s)", p.path,
+                            ctx.side(p))
         if not all(tables):
             return []
         for p, t in zip((ctx.base, ctx.comparison), tables, strict=True):

@@ -1039,7 +1039,7 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
                 if level == logging.WARNING and not (ctx.has_ops(ctx.base) or ctx.has_ops(ctx.comparison)):
                     _neither_side_notice(ctx, side)
         elif not tree.has_flows:
-            from .breakdown_gpu import flow_cats_text, unmatched_flow_cat
+            from .breakdown_gpu import flow_cats_text, no_flow_line, unmatched_flow_cat
 
             if prof.is_gpu and opts.gpu_flow_cat:
                 hint = unmatched_flow_cat(prof, opts.gpu_flow_cat)
@@ -1062,7 +1062,7 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
                 hint = f" (none of category async_npu: its flows of category {named} are counted above)"
             else:  # GPU or NPU alike: no option can help
                 hint = " (the trace holds no flow linking an op to its kernels, so no op gets a kernel)"
-            log.warning("Can't find any flow event in the file: %s%s", prof.path, hint)
+            log.warning("%s", no_flow_line(prof, hint, ctx.side(prof)))
         return tree
 
     return ctx.cached(_CACHE_TREE.format(side=side), compute)
@@ -1272,8 +1272,8 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
             _check_transparent(opts, (ta, tb), (a, b), (opened_a, opened_b))
         for tree, step, top in ((ta, opts.base_step, a), (tb, opts.comparison_step, b)):
             if step >= 0 and len(top) == 0 and ctx.has_ops(tree.profile):  # no op at all: "Can't find any torch op"
-                log.warning("There is no operator infomation for step %s, please check the step id of %s.",
-                            step, tree.profile.path)
+                log.warning("There is no operator infomation for step %s, please check the step id of %s. (%s)",
+                            step, tree.profile.path, ctx.side(tree.profile))
         ka = op_keys(ta, opts.op_name_map, opts.use_input_shape)
         kb = op_keys(tb, opts.op_name_map, opts.use_input_shape)
         match = not opts.disable_details
