@@ -1,0 +1,98 @@
+"""Mutation audit of session 70's source changes (mut71): each test here fails on a hand mutant that no other test
+caught (named in its docstring) and passes on the real code. Figures are read from the raw files or worked out by
+hand, never from our output."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import msprof_compare
+from msprof_compare.errors import OutOfMemory, ProfileError
+
+DATA = Path(__file__).parent / "data"
+TIMESFORMER = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+LEVEL1 = "msinsight/test/data/pytorch/text/level1/rank{}_ascend_pt"
+CUT_HINT = "the file was probably cut short while copying or writing"
+
+
+def test_the_api_out_of_memory_message_names_the_side(monkeypatch, tmp_path):
+    """Kills e_said (``OutOfMemory.said`` without its side): ``compare()`` raises ``OutOfMemory`` whose message is
+    the line without the CLI's advice, and names the side as the CLI's line does (the CLI reads ``.side`` itself, so
+    only the API's message showed the mutant). Memory runs out while a copy of the timesformer excerpt loads."""
+    from msprof_compare.loaders import kineto
+
+    real = kineto.load
+    bad = tmp_path / "big.json"
+    shutil.copy(TIMESFORMER, bad)
+
+    def load(layout, *args, **kwargs):
+        if Path(layout.trace_path) == bad:
+            raise MemoryError
+        return real(layout, *args, **kwargs)
+
+    monkeypatch.setattr(kineto, "load", load)
+    for args, side in (((bad, TIMESFORMER), "base side"), ((TIMESFORMER, bad), "comparison side")):
+        with pytest.raises(OutOfMemory) as info:
+            msprof_compare.compare(*args)
+        assert str(info.value) == f"{bad}: out of memory while loading it ({side})"
+        assert info.value.side == side
+
+
+def test_one_export_at_two_steps_names_each_side(samples, tmp_path, caplog):
+    """Kills a_ctxside_step (``RunContext.side`` saying "both sides" for one path whatever the steps): one input
+    compared at two steps is two sides, whose lines differ. The level-1 text export with a ProfilerStep#51 from
+    40 ms into step 50 to 160 ms after its end (``test_trace_step_oddities``' edit): its 26 nn.Module events all
+    start before 40 ms into step 50 (counted from the raw JSON there), so step 51 on the base side has no module,
+    and the line says the base side; step 50 on the comparison side holds them all and says nothing."""
+    import logging
+
+    from test_trace_step_oddities import START_50, STEP_50, _moved, _npu
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    assert START_50 + 40_000_000 == 1736408883726740710
+    dst, _ = _npu(tmp_path, src, [_moved(STEP_50, "ProfilerStep#51", "1736408883726740.710", 200000.0)])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        msprof_compare.compare(str(dst), str(dst), base_step=51, comparison_step=50, enable_operator_compare=True)
+    said = [r.getMessage() for r in caplog.records if "nn.Module" in r.getMessage()]
+    assert said == [f"{dst}: none of its 26 nn.Module events starts in step 51 (26 start before it), so it has "
+                    "no module for the module sheets (ModuleCompare, ModuleCompareStatistic): a module counts "
+                    "in the step its start lies in (base side)"]
+
+
+def test_a_hard_link_is_one_input_a_symbolic_link_is_two(tmp_path):
+    """Kills a_one_none (the base's errors always "base side") and a_entry_stat (``_same_entry`` following a last
+    symbolic link, ``os.stat`` for ``os.lstat``): the timesformer excerpt cut to its first 1,000 bytes, against a
+    hard link to it (one directory entry under two names, the same inode: one input on both sides) and against a
+    symbolic link to it (a link is the side it was given as, refused without force; the base, read first, fails)."""
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(TIMESFORMER.read_bytes()[:1000])
+    hard, sym = tmp_path / "hard.json", tmp_path / "sym.json"
+    hard.hardlink_to(cut)
+    sym.symlink_to(cut)
+    assert cut.stat().st_ino == hard.stat().st_ino == sym.stat().st_ino != sym.lstat().st_ino
+    for other, side in ((hard, "both sides"), (sym, "base side")):
+        with pytest.raises(ProfileError) as info:
+            msprof_compare.compare(cut, other)
+        assert info.value.side == side
+        assert str(info.value).startswith(f"{cut}: truncated JSON (")
+        assert str(info.value).endswith(f" ({side}: {CUT_HINT})")
+
+
+def test_one_export_at_two_steps_is_two_sides_in_an_error(samples, tmp_path):
+    """Kills a_one_step (one input under one path "both sides" whatever the steps): the level-1 text export of
+    rank 1 with its kernel_details.csv cut to its first 5,000 bytes (inside row 8, whose 46 fields stop at the 8th,
+    as ``test_side_named_errors`` counts them) compared with itself at steps 50 and 51: two sides, the base read
+    first, so its error is the base side's."""
+    bad = tmp_path / "rank1_ascend_pt"
+    shutil.copytree(samples / LEVEL1.format(1), bad)
+    kd = bad / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    kd.write_bytes(kd.read_bytes()[:5000])
+    with pytest.raises(ProfileError) as info:
+        msprof_compare.compare(bad, bad, base_step=50, comparison_step=51)
+    assert str(info.value) == f"{kd}: truncated: the last row has 8 of 46 fields and no line end (base side)"
+    with pytest.raises(ProfileError) as info:
+        msprof_compare.compare(bad, bad, base_step=50, comparison_step=50)
+    assert str(info.value) == f"{kd}: truncated: the last row has 8 of 46 fields and no line end (both sides)"
