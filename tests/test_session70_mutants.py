@@ -96,3 +96,25 @@ def test_one_export_at_two_steps_is_two_sides_in_an_error(samples, tmp_path):
     with pytest.raises(ProfileError) as info:
         msprof_compare.compare(bad, bad, base_step=50, comparison_step=50)
     assert str(info.value) == f"{kd}: truncated: the last row has 8 of 46 fields and no line end (both sides)"
+
+
+def test_a_comparison_error_of_a_parallel_load_names_the_comparison_side(tmp_path, monkeypatch):
+    """Kills p_par_comp (a parallel load's comparison error raised under the base's side): the sides loaded in two
+    processes (forced, every size allowed), the comparison a symbolic link (refused without force, in the parent
+    process, while the base loads in the child): its error names the comparison side, as in a load in turn."""
+    from msprof_compare.loaders import pair
+
+    base = tmp_path / "base.pt.trace.json"
+    shutil.copyfile(TIMESFORMER, base)
+    link = tmp_path / "link.pt.trace.json"
+    link.symlink_to(TIMESFORMER)
+    monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    texts = []
+    for mode in ("1", "0"):
+        monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", mode)
+        assert pair.parallel_wanted(str(base), str(link)) == (mode == "1")
+        with pytest.raises(ProfileError) as info:
+            msprof_compare.compare(base, link, enable_profiling_compare=True)
+        texts.append(str(info.value))
+    assert texts == [f"{link}: is a symbolic link; refusing to follow it (comparison side: add force=True to accept "
+                     "it)"] * 2
