@@ -118,3 +118,51 @@ def test_a_comparison_error_of_a_parallel_load_names_the_comparison_side(tmp_pat
         texts.append(str(info.value))
     assert texts == [f"{link}: is a symbolic link; refusing to follow it (comparison side: add force=True to accept "
                      "it)"] * 2
+
+
+def test_transparent_op_given_twice_takes_both_names_without_a_repetition_warning(capsys, tmp_path):
+    """Kills c_multiple (``_repeated_values`` reading --transparent_op as an option of one value): a flag meant to
+    be repeated was warned of as "given 2 times (...): the last value, ..., is used", which is untrue, as both are
+    used: the error names both names. The project's AlexNet trace against itself, two names no op has."""
+    from cliutil import run_inproc
+
+    trace = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    code, _, err = run_inproc(capsys, "-bp", str(trace), "-d", str(trace), "--transparent_op", "aten::nope_a",
+                              "--transparent_op", "aten::nope_b", "-o", str(tmp_path / "out"))
+    assert code == 1 and "is given 2 times" not in err, err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith(
+        "error: --transparent_op 'aten::nope_a' and --transparent_op 'aten::nope_b' names no top-level operator of "
+        "either side ("), err
+
+
+def test_a_copy_listing_one_more_device_is_two_profiles(tmp_path, caplog):
+    """Kills sv_len (``_same_value`` comparing two lists item by item without their lengths, ``map`` stopping at
+    the shorter): a copy of the timesformer excerpt whose deviceProperties lists a second GPU (its one H100's entry
+    again, id 1), every event equal, was called a copy ("every difference will be zero"); it is two recordings."""
+    import json
+    import logging
+
+    doc = json.loads(TIMESFORMER.read_text())
+    assert [d["id"] for d in doc["deviceProperties"]] == [0]
+    doc["deviceProperties"].append({**doc["deviceProperties"][0], "id": 1})
+    copy = tmp_path / "two_gpus.pt.trace.json"
+    copy.write_text(json.dumps(doc))
+    for base, comparison in ((TIMESFORMER, copy), (copy, TIMESFORMER)):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = msprof_compare.compare(base, comparison, enable_profiling_compare=True)
+        assert not [m for m in caplog.messages if "same events" in m], caplog.messages
+        assert "one profile on both sides" not in res.guards["Check"].tolist()
+
+
+def test_nan_beside_a_number_is_two_values():
+    """Kills sv_nan_b (``_same_value`` taking a float for NaN's twin where only the first is NaN): NaN read on the
+    base side beside 1.5 on the other (a communication.json figure written as NaN in one copy) is two values, either
+    way round; two NaN are one (the unit rule ``test_identical_inputs`` pins)."""
+    from msprof_compare.api import _same_value
+
+    nan = float("nan")
+    assert not _same_value(nan, 1.5) and not _same_value(1.5, nan)
+    assert not _same_value({"Transit Size(MB)": [nan]}, {"Transit Size(MB)": [1.5]})
+    assert _same_value(nan, float("nan"))
