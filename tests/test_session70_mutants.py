@@ -166,3 +166,50 @@ def test_nan_beside_a_number_is_two_values():
     assert not _same_value(nan, 1.5) and not _same_value(1.5, nan)
     assert not _same_value({"Transit Size(MB)": [nan]}, {"Transit Size(MB)": [1.5]})
     assert _same_value(nan, float("nan"))
+
+
+def test_a_recording_of_another_input_shape_is_two_profiles(tmp_path, caplog):
+    """Kills se_moved (``_same_events`` comparing what the loader read beside the tables in any order even where
+    every table is in its order): a copy of the timesformer excerpt whose metadata's video_size is [224, 224, 3,
+    128] for [128, 3, 224, 224] (another input shape, its events in the same order) is two profiles; names in
+    another order are one only beside tables written again in another order."""
+    import json
+    import logging
+
+    doc = json.loads(TIMESFORMER.read_text())
+    shape = doc["metadata"]["current_task"]["shape"]
+    assert shape["video_size"] == [128, 3, 224, 224]
+    shape["video_size"] = [224, 224, 3, 128]
+    other = tmp_path / "other_shape.pt.trace.json"
+    other.write_text(json.dumps(doc))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = msprof_compare.compare(TIMESFORMER, other, enable_profiling_compare=True)
+    assert not [m for m in caplog.messages if "same events" in m], caplog.messages
+    assert "one profile on both sides" not in res.guards["Check"].tolist()
+
+
+def test_copies_whose_loads_warn_are_still_said(tmp_path, caplog):
+    """Kills se_warn (the load warnings among the fields ``_same_events`` compares): two copies of the NPU fixture
+    whose kernel_details.csv holds a NUL byte in a row (the first kernel's name, edited here) each warn of it
+    under their own path, so their warnings differ while every event is the same: still copies, said once."""
+    import logging
+
+    copies = []
+    for name in ("a", "b"):
+        dst = tmp_path / name / "rank0_ascend_pt"
+        shutil.copytree(DATA / "npu" / "rank0_ascend_pt", dst)
+        kd = dst / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+        lines = kd.read_bytes().split(b"\n")
+        cells = lines[1].split(b",")
+        cells[4] = cells[4][:1] + b"\0" + cells[4][1:]  # the Name column (5th in the header)
+        assert lines[0].split(b",")[4] == b"Name"
+        lines[1] = b",".join(cells)
+        kd.write_bytes(b"\n".join(lines))
+        copies.append(dst)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = msprof_compare.compare(*copies, enable_profiling_compare=True)
+    nul = [m for m in caplog.messages if "NUL byte" in m]
+    assert len(nul) == 2 and all("1 NUL byte(s) in the rows" in m for m in nul), caplog.messages
+    assert [m for m in caplog.messages if "same events" in m] == [
+        "Base and comparison hold the same events (copies of one profile?): every difference will be zero."]
+    assert "one profile on both sides" in res.guards["Check"].tolist()
