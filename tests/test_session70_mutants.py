@@ -213,3 +213,13 @@ def test_copies_whose_loads_warn_are_still_said(tmp_path, caplog):
     assert [m for m in caplog.messages if "same events" in m] == [
         "Base and comparison hold the same events (copies of one profile?): every difference will be zero."]
     assert "one profile on both sides" in res.guards["Check"].tolist()
+
+
+def test_a_name_given_twice_is_one_name():
+    """Kills o_dedup (``parse_transparent_op`` keeping a repeated name): the name is taken once, so a refusal names
+    it once, not "transparent_op='aten::nope' and transparent_op='aten::nope'". The project's AlexNet trace
+    against itself."""
+    trace = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    with pytest.raises(ProfileError) as info:
+        msprof_compare.compare(trace, trace, transparent_op=["aten::nope", "aten::nope"], enable_operator_compare=True)
+    assert str(info.value).startswith("transparent_op='aten::nope' names no top-level operator of either side (")
