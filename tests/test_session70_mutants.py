@@ -223,3 +223,22 @@ def test_a_name_given_twice_is_one_name():
     with pytest.raises(ProfileError) as info:
         msprof_compare.compare(trace, trace, transparent_op=["aten::nope", "aten::nope"], enable_operator_compare=True)
     assert str(info.value).startswith("transparent_op='aten::nope' names no top-level operator of either side (")
+
+
+def test_transparent_op_takes_a_tuple_and_refuses_a_list_holding_a_number():
+    """Kills o_type (a list's items not checked to be text) and o_tuple (a tuple of names refused): the docstring's
+    "one name or a list / tuple of names" from compare(). A list holding 3 is a usage error naming the value (the
+    mutant passed 3 on to the blank checks, which fail on a number); a tuple of two names (no op has) reaches the
+    refusal that names both."""
+    from msprof_compare.errors import UsageError
+
+    with pytest.raises(UsageError) as info:
+        msprof_compare.compare("a", "b", transparent_op=["[param|cuda]", 3])
+    assert str(info.value) == ("Invalid param, transparent_op must be an op name or a list of op names (got "
+                               "['[param|cuda]', 3])")
+    trace = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    with pytest.raises(ProfileError) as err:
+        msprof_compare.compare(trace, trace, transparent_op=("aten::nope_a", "aten::nope_b"),
+                               enable_operator_compare=True)
+    assert str(err.value).startswith("transparent_op='aten::nope_a' and transparent_op='aten::nope_b' names no "
+                                     "top-level operator of either side (")
