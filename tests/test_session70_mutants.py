@@ -242,3 +242,41 @@ def test_transparent_op_takes_a_tuple_and_refuses_a_list_holding_a_number():
                                enable_operator_compare=True)
     assert str(err.value).startswith("transparent_op='aten::nope_a' and transparent_op='aten::nope_b' names no "
                                      "top-level operator of either side (")
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_a_stray_quote_over_bare_cr_lines_keeps_the_parsers_row(samples, tmp_path, monkeypatch, whole):
+    """Kills at_stray_nl (``_stray_quote`` seeing an open field run over whole lines by LF alone): NPU pair 1's
+    level1 operator_memory.csv (30,582 bytes, no quote in it, CRLF line ends) written with bare CR line ends (old
+    Mac's, which pandas reads as line ends) and without its last one, a quote written before the second field of
+    line 5. The field then runs over every later line to the end of the file: no cut, so pandas' line naming row 5
+    stays, where the mutant said "truncated: the last row has 2 of N fields and no line end"."""
+    from msprof_compare.loaders import ascend_text
+
+    if not whole:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    raw = (samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+           / "operator_memory.csv").read_bytes()
+    assert b'"' not in raw and raw.endswith(b"\r\n") and len(raw) < 65536
+    lines = raw.removesuffix(b"\r\n").split(b"\r\n")
+    lines[5] = lines[5].replace(b",", b',"', 1)
+    f = tmp_path / "operator_memory.csv"
+    f.write_bytes(b"\r".join(lines))
+    with pytest.raises(ProfileError) as exc:
+        ascend_text.read_operator_memory(str(f), [])
+    assert exc.value.message.startswith("malformed CSV: Error tokenizing data. C error: EOF inside string starting "
+                                        "at row 5"), exc.value.message
+
+
+def test_a_cut_last_row_with_a_closed_multiline_field_is_truncated(tmp_path):
+    """Kills at_stray_open2 (``_stray_quote`` without its "the field is still open" test): a memory_record.csv
+    whose last row, with no line end, has 2 of the header's 3 fields, its second a quoted field holding a line
+    break and closed ("2<LF>3"). Nothing is left open, so no stray quote explains it: the file is cut, as said;
+    the mutant took the line break for a stray quote's and read the file on without a word."""
+    from msprof_compare.loaders import ascend_text
+
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(b'Component,Timestamp(us),Total Reserved(MB)\nAPP,1,2.5\nAPP,"2\n3"')
+    with pytest.raises(ProfileError) as exc:
+        ascend_text.read_memory_record(str(f), [])
+    assert str(exc.value) == f"{f}: truncated: the last row has 2 of 3 fields and no line end"
