@@ -280,3 +280,63 @@ def test_a_cut_last_row_with_a_closed_multiline_field_is_truncated(tmp_path):
     with pytest.raises(ProfileError) as exc:
         ascend_text.read_memory_record(str(f), [])
     assert str(exc.value) == f"{f}: truncated: the last row has 2 of 3 fields and no line end"
+
+
+def test_a_db_export_of_communication_ops_without_hccl_tasks_says_its_wait_is_no_reading(samples, tmp_path):
+    """Kills bd_db_notasks (the DB breakdown's "no HCCL task at all" reason dropped): the level-0 DB export with
+    its COMMUNICATION_TASK_INFO emptied (SQL on a copy) keeps its communication ops, so its Wait Time of 0.000s
+    beside the level-1 DB's is no reading, for want of any task, not of typed ones; the line says which."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from dbutil import edited_copy, sql
+
+    src = samples / "msinsight/test/data/pytorch/db/level0/rank0_ascend_pt"
+    l1 = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+    db = src / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    (ops,), = sql(db, "SELECT count(*) FROM COMMUNICATION_OP")
+    assert ops > 0
+    copy = tmp_path / "no_tasks" / "rank0_ascend_pt"
+    shutil.copytree(src, copy)
+    edited_copy(db, copy / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db",
+                "DELETE FROM COMMUNICATION_TASK_INFO")
+    res = msprof_compare.compare(l1, copy, enable_profiling_compare=True)
+    assert [x for x in res.summary["notes"] if "Wait Time" in x] == [
+        "Comparison row: its Wait Time 0.000s is not a measurement: its database holds its communication ops but "
+        "no HCCL task, so none reads as Notify_Wait."]
+
+
+def test_a_text_peak_the_app_rows_do_not_raise_gets_no_app_words(samples, tmp_path):
+    """Kills ms_eq (the APP words given where the peak without APP is the peak): the level-1 text export with its
+    memory_record.csv APP rows capped at the largest other reading (csv here), beside the level-1 DB export: the
+    APP rows no longer set the peak, so the memory line says nothing of them."""
+    import csv
+
+    from msprof_compare.report.summary_console import memory_line
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    db = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+    text = tmp_path / "capped" / "rank0_ascend_pt"
+    shutil.copytree(src, text)
+    path = text / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv"
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    comp, col = rows[0].index("Component"), rows[0].index("Total Reserved(MB)")
+    others = max(float(r[col]) for r in rows[1:] if r[col].strip() and r[comp].strip() != "APP")
+    assert max(float(r[col]) for r in rows[1:] if r[col].strip()) > others  # APP sets the peak as recorded
+    for r in rows[1:]:
+        if r[comp].strip() == "APP" and r[col].strip() and float(r[col]) > others:
+            r[col] = repr(others)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\r\n").writerows(rows)
+    line = memory_line(msprof_compare.compare(text, db, enable_memory_compare=True).frames["memory"])
+    assert line.startswith(f"Peak reserved memory (Mem Usage) {others / 1024:.2f} GB") and "APP" not in line, line
+
+
+def test_a_blank_line_before_a_long_row_is_no_data_row():
+    """Kills at_lr_blank (``_long_rows`` numbering blank lines as data rows): a blank line between the header and
+    a row of 4 fields beside a header of 3 (pandas skips it), by hand: one long row, data row 1."""
+    from msprof_compare.loaders.ascend_text import _long_rows
+
+    assert _long_rows(b"a,b,c\n\n1,2,3,4\n", 1, 3) == (1, 1)
+    assert _long_rows(b"a,b,c\r\n\r\n1,2,3\r\n\r\n4,5,6,7\r\n", 2, 3) == (1, 2)
