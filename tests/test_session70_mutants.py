@@ -340,3 +340,30 @@ def test_a_blank_line_before_a_long_row_is_no_data_row():
 
     assert _long_rows(b"a,b,c\n\n1,2,3,4\n", 1, 3) == (1, 1)
     assert _long_rows(b"a,b,c\r\n\r\n1,2,3\r\n\r\n4,5,6,7\r\n", 2, 3) == (1, 2)
+
+
+def test_a_bare_cr_inside_a_quoted_header_name_is_the_headers_line(tmp_path):
+    """Kills at_le_cr (the header's lines split at LF alone): ``test_small_leftovers``' edit of the NPU fixture's
+    kernel_details.csv (a stray quote before data row 3's first field, joining lines into one row, N counted with
+    Python's csv) with its "Context ID" column written as a quoted name holding a bare CR ("Context<CR>ID"), a
+    line end as pandas reads one: that line is the header's, so N line(s) are said, not N + 1."""
+    import csv
+    import io
+
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    src = DATA / "npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    lines = src.read_text(encoding="utf-8").split("\n")
+    lines[3] = '"' + lines[3]
+    rows = list(csv.reader(io.StringIO("\n".join(lines), newline="")))
+    inside = len([x for x in lines if x]) - len(rows)
+    assert inside >= 1 and lines[0].count(",Context ID,") == 1
+    lines[0] = lines[0].replace(",Context ID,", ',"Context\rID",')
+    path = tmp_path / "kernel_details.csv"
+    path.write_bytes("\n".join(lines).encode())
+    assert len(list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))) == len(rows)
+    warnings: list[str] = []
+    read_kernel_details(str(path), warnings)
+    assert [w for w in warnings if "earlier row" in w] == [
+        f"{path}: {inside} line(s) read as part of an earlier row (a line break inside a quoted field: a quote left "
+        "open?)"]
