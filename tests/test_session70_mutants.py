@@ -367,3 +367,48 @@ def test_a_bare_cr_inside_a_quoted_header_name_is_the_headers_line(tmp_path):
     assert [w for w in warnings if "earlier row" in w] == [
         f"{path}: {inside} line(s) read as part of an earlier row (a line break inside a quoted field: a quote left "
         "open?)"]
+
+
+def test_the_cube_cell_holds_mc2_time_in_the_table_and_in_the_hidden_split_note():
+    """Kills ov_cube_mc2 (``_cube_cell`` without MC2's time, which the table's Cube cell held before session 70
+    moved it into a helper; no sample has an MC2 kernel): Matmul (Cube) 1.0 ms in 2 kernels, other cube 0.4 ms in 1,
+    an MC2 kernel of 2.5 ms: Cube Time(Num) 0.004s(3) by hand (3.9 ms; MC2 counts no kernel here, as before). The
+    same cell in the note under the table where the other side has no PMU figures (its Cube column hidden)."""
+    from msprof_compare.compare.breakdown import MC2, Breakdown
+    from msprof_compare.compare.overall import summary_table
+
+    def side(hide: bool) -> Breakdown:
+        bd = Breakdown("NPU")
+        bd.e2e_ns = 10_000_000
+        bd.buckets["matmul_cube"].add(1_000_000, 2)
+        bd.buckets["other_cube"].add(400_000, 1)
+        bd.mc2["MatmulAllReduce"] = MC2(ns=2_500_000, computing_ns=2_000_000, communication_ns=500_000, count=1)
+        bd.hide_op_details = hide
+        return bd
+
+    table = summary_table(side(False), side(False))
+    col = table["headers"].index("Cube Time(Num)")
+    assert [row[col].strip() for row in table["rows"]] == ["0.004s(3)", "0.004s(3)"]
+    hidden = side(True)
+    hidden.buckets.clear()
+    hidden.buckets.update(Breakdown("NPU").buckets)
+    hidden.mc2.clear()
+    notes = summary_table(side(False), hidden)["notes"]
+    assert [n for n in notes if "Cube Time(Num)" in n][0].startswith(
+        "Base row: its Cube Time(Num) 0.004s(3) and Vector Time(Num) 0.000s(0) have no column here")
+
+
+def test_the_gate_names_only_the_nested_contributors_it_lists():
+    """Kills g_nested (the gate's line on contributors outside the module sheets keeping every nested contributor,
+    not only those it lists): ``test_overall_db``'s pair (the level-1 and level-2 DB excerpts, --max_kernel_num 4,
+    where Conv2DBackpropInput runs inside aten::convolution_backward), the gate listing every contributor but
+    Conv2DBackpropInput (one that did not grow): the line names no op it does not list."""
+    from msprof_compare.compare.gate import _outside_line
+
+    l1, l2 = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db", DATA / "db" / "l2" / "ascend_pytorch_profiler_0.db"
+    res = msprof_compare.compare(l1, l2, enable_operator_compare=True, max_kernel_num=4)
+    contrib = res.frames["contributors"]
+    assert "Conv2DBackpropInput" in contrib["Name"].tolist()
+    assert "Conv2DBackpropInput" in _outside_line(contrib, contrib)  # listed: named, as inside its parent
+    listed = contrib[contrib["Name"] != "Conv2DBackpropInput"]
+    assert "Conv2DBackpropInput" not in _outside_line(contrib, listed)
