@@ -42,7 +42,8 @@ def test_the_api_out_of_memory_message_names_the_side(monkeypatch, tmp_path):
 
 
 def test_one_export_at_two_steps_names_each_side(samples, tmp_path, caplog):
-    """Kills a_ctxside_step (``RunContext.side`` saying "both sides" for one path whatever the steps): one input
+    """Kills a_ctxside_step (``RunContext.side`` saying "both sides" for one path whatever the steps) and mo_nomod
+    (``_say_no_module_in_step`` given the base's side whichever side it is): one input
     compared at two steps is two sides, whose lines differ. The level-1 text export with a ProfilerStep#51 from
     40 ms into step 50 to 160 ms after its end (``test_trace_step_oddities``' edit): its 26 nn.Module events all
     start before 40 ms into step 50 (counted from the raw JSON there), so step 51 on the base side has no module,
@@ -60,6 +61,11 @@ def test_one_export_at_two_steps_names_each_side(samples, tmp_path, caplog):
     assert said == [f"{dst}: none of its 26 nn.Module events starts in step 51 (26 start before it), so it has "
                     "no module for the module sheets (ModuleCompare, ModuleCompareStatistic): a module counts "
                     "in the step its start lies in (base side)"]
+    caplog.clear()  # the other way round (kills mo_nomod: the line naming the base's side whichever it is)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        msprof_compare.compare(str(dst), str(dst), base_step=50, comparison_step=51, enable_operator_compare=True)
+    assert [r.getMessage() for r in caplog.records if "nn.Module" in r.getMessage()] == [
+        said[0].replace("(base side)", "(comparison side)")]
 
 
 def test_a_hard_link_is_one_input_a_symbolic_link_is_two(tmp_path):
@@ -412,3 +418,28 @@ def test_the_gate_names_only_the_nested_contributors_it_lists():
     assert "Conv2DBackpropInput" in _outside_line(contrib, contrib)  # listed: named, as inside its parent
     listed = contrib[contrib["Name"] != "Conv2DBackpropInput"]
     assert "Conv2DBackpropInput" not in _outside_line(contrib, listed)
+
+
+def test_the_zero_wait_note_names_step_0_as_a_step():
+    """Kills ov_step (``table_notes`` taking step 0 for "no step"): step 0 is a step (the profiler numbers from 0),
+    so a text export's zero Wait Time note given step 0 says the figure is the whole profile's and the
+    CommunicationCompare rows step 0's, as for any other step; hand-made breakdowns with 2.5 ms of Notify_Wait on
+    planes the least-waiting pick left out."""
+    from msprof_compare.compare.breakdown import Breakdown
+    from msprof_compare.compare.overall import table_notes
+
+    def side() -> Breakdown:
+        bd = Breakdown("NPU")
+        bd.e2e_ns, bd.notify_wait_ns = 10_000_000, 2_500_000
+        bd.groups = {"Group 1 Communication": {"wait": 0, "transmit": 1_000_000}}
+        return bd
+
+    notes = [n for n in table_notes(side(), side(), [""], (0, -1)) if "Wait Time" in n]
+    assert notes == [
+        "Base row: its Wait Time ' / ' (0 s) is that of the HCCL plane that waits least in each communication group, "
+        "as the original measures a text export, here a plane with no Notify_Wait; its planes hold 2.500 ms of "
+        "Notify_Wait over the whole profile, which its Wait Time covers too (CommunicationCompare's Notify_Wait rows "
+        "hold step 0's alone).",
+        "Comparison row: its Wait Time 0.000s is that of the HCCL plane that waits least in each communication "
+        "group, as the original measures a text export, here a plane with no Notify_Wait; its planes hold 2.500 ms "
+        "of Notify_Wait in all (CommunicationCompare's Notify_Wait rows)."]
