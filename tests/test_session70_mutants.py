@@ -443,3 +443,17 @@ def test_the_zero_wait_note_names_step_0_as_a_step():
         "Comparison row: its Wait Time 0.000s is that of the HCCL plane that waits least in each communication "
         "group, as the original measures a text export, here a plane with no Notify_Wait; its planes hold 2.500 ms "
         "of Notify_Wait in all (CommunicationCompare's Notify_Wait rows)."]
+
+
+def test_the_zero_wait_note_names_each_sides_own_step(samples, tmp_path):
+    """Kills ov_steps_swap (the sides' steps handed to the notes in the wrong order): ``test_small_leftovers``'
+    level-1 export cut in two steps at zero_grad, its 112 Notify_Wait tasks (112.541 ms, summed there from the raw
+    trace) all in step 51, compared at steps 50 and 51: each row's note names its own side's step."""
+    from test_small_leftovers import LEVEL1, _text_steps_split, _wait_note
+
+    export = tmp_path / "split" / "rank0_ascend_pt"
+    shutil.copytree(samples / LEVEL1, export)
+    _text_steps_split(export)
+    res = msprof_compare.compare(export, export, base_step=50, comparison_step=51, enable_profiling_compare=True)
+    assert [n for n in res.summary["notes"] if "its Wait Time" in n] == [
+        _wait_note("Base", "112.541", 50), _wait_note("Comparison", "112.541", 51)]
