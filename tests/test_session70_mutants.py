@@ -457,3 +457,34 @@ def test_the_zero_wait_note_names_each_sides_own_step(samples, tmp_path):
     res = msprof_compare.compare(export, export, base_step=50, comparison_step=51, enable_profiling_compare=True)
     assert [n for n in res.summary["notes"] if "its Wait Time" in n] == [
         _wait_note("Base", "112.541", 50), _wait_note("Comparison", "112.541", 51)]
+
+
+def test_the_hidden_split_note_needs_a_split_side_and_both_e2e():
+    """Kills ov_hidden_cat (the note given for a side with no categorised time) and ov_hidden_e2e (given where the
+    hidden side has no E2E, so OverallMetrics, which the note points to, is not written): hand-made breakdowns, the
+    comparison without PMU figures (its Cube / Vector columns hidden, as the original hides them). A base split into
+    Matmul (Cube) 1.0 ms in 2 and vector 0.5 ms in 3 gets the note, 0.001s(2) and 0.001s(3) by hand (0.5 ms rounds
+    half up); one whose computing has no category, or beside a side without E2E, gets none."""
+    from msprof_compare.compare.breakdown import Breakdown
+    from msprof_compare.compare.overall import table_notes
+
+    def base(split: bool) -> Breakdown:
+        bd = Breakdown("NPU")
+        bd.e2e_ns = 10_000_000
+        if split:
+            bd.buckets["matmul_cube"].add(1_000_000, 2)
+            bd.buckets["vector_trans"].add(500_000, 3)
+        return bd
+
+    def hidden(e2e: int) -> Breakdown:
+        bd = Breakdown("NPU")
+        bd.e2e_ns, bd.hide_op_details = e2e, True
+        return bd
+
+    def said(b: Breakdown, c: Breakdown) -> list[str]:
+        return [n for n in table_notes(b, c, [""]) if "have no column here" in n]
+
+    assert [n[:n.index(" have no column")] for n in said(base(True), hidden(10_000_000))] == [
+        "Base row: its Cube Time(Num) 0.001s(2) and Vector Time(Num) 0.001s(3)"]
+    assert said(base(False), hidden(10_000_000)) == []
+    assert said(base(True), hidden(0)) == []
