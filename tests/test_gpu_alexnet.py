@@ -157,6 +157,122 @@ def test_profiling_only_guard_on_framework_names(samples_dir_or_skip) -> None:
 ACCUMULATE = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"
 
 
+#: How the note's part on the operators net of communication opens (summary_notes.net_of_communication_note).
+NET_LEAD = "net of the collective communication inside them, the operators whose device time changed most are "
+
+
+def _outermost(ops: list[tuple[int, int, int, str]]) -> dict[int, list[tuple[int, int, str]]]:
+    """Per thread, the host ops no other op of the thread encloses, (start, end, name) in time order: the top
+    layer, a ProfilerStep# annotation seen through (OperatorCompareStatistic's rows are its children)."""
+    by_tid: dict[int, list] = {}
+    for tid, start, end, name in sorted(ops, key=lambda o: (o[0], o[1], -o[2])):
+        if name.startswith("ProfilerStep#"):
+            continue
+        tops = by_tid.setdefault(tid, [])
+        if not tops or start >= tops[-1][1]:
+            tops.append((start, end, name))
+    return by_tid
+
+
+def _device_ns_by_top_op(events: list[dict], host_cats: tuple[str, ...], flow_cat: str,
+                         device: dict[tuple, int]) -> Counter:
+    """ns of the device tasks ``device`` ((pid, tid, ts ns) -> dur ns) each flow of ``flow_cat`` leads to, per name
+    of the top-layer host op (``host_cats``) its start lies in: raw events, no msprof_compare code."""
+    def ns(v) -> int:
+        return int((Decimal(str(v)) * 1000).to_integral_value())
+
+    tops = _outermost([(e["tid"], ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"]) for e in events
+                       if e.get("ph") == "X" and e.get("cat") in host_cats])
+    starts = {e["id"]: e for e in events if e.get("cat") == flow_cat and e.get("ph") == "s"}
+    out: Counter = Counter()
+    for f in events:
+        if f.get("cat") != flow_cat or f.get("ph") != "f" or f["id"] not in starts:
+            continue
+        task = device.get((f["pid"], f["tid"], ns(f["ts"])))
+        s = starts[f["id"]]
+        owner = [n for a, b, n in tops.get(s["tid"], []) if a <= ns(s["ts"]) <= b]
+        if task is not None and owner:
+            out[owner[0]] += task
+    return out
+
+
+def _net_of_communication_by_raw_files() -> list[tuple[str, int]]:
+    """The GPU -> NPU pair's operators ranked by device-time change net of the HCCL ops inside them, by the raw
+    files: the GPU trace's kernels and memory copies (OperatorCompareStatistic counts no memset: with them
+    DistributedDataParallel.forward read 1.014942 ms, its row 1.011614) through the ac2g launch flows, the NPU
+    trace_view.json's Ascend Hardware and HCCL tasks through the async_npu flows; (name, ns), largest first, those
+    explaining 80% of the absolute change so reckoned, at most 5."""
+    def ns(v) -> int:
+        return int((Decimal(str(v)) * 1000).to_integral_value())
+
+    gpu = _gpu_events()
+    kernels = {(e["pid"], e["tid"], ns(e["ts"])): ns(e["dur"]) for e in gpu
+               if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")}
+    base = _device_ns_by_top_op(gpu, ("cpu_op", "user_annotation"), "ac2g", kernels)
+    npu = json.loads((NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    procs = {e["pid"]: e["args"]["name"] for e in npu if e.get("ph") == "M" and e.get("name") == "process_name"}
+    tasks = {name: {(e["pid"], e["tid"], ns(e["ts"])): ns(e["dur"]) for e in npu
+                    if e.get("ph") == "X" and procs.get(e["pid"]) == name} for name in ("Ascend Hardware", "HCCL")}
+    comp = _device_ns_by_top_op(npu, ("cpu_op",), "async_npu", {**tasks["Ascend Hardware"], **tasks["HCCL"]})
+    hccl = _device_ns_by_top_op(npu, ("cpu_op",), "async_npu", tasks["HCCL"])
+    assert set(hccl) == {ACCUMULATE}  # the all-reduce, the one communication any operator holds
+    net = sorted(((n, (comp[n] - hccl[n]) - base[n]) for n in set(base) | set(comp)), key=lambda r: -abs(r[1]))
+    gross = sum(abs(d) for _, d in net)
+    assert gross >= 0.03 * sum(abs(comp[n] - base[n]) for n in set(base) | set(comp))  # material (NET_MATERIAL_SHARE)
+    picked, covered = [], 0
+    for name, d in net:
+        picked.append((name, d))
+        covered += abs(d)
+        if covered >= 0.8 * gross:
+            break
+    return picked[:5]
+
+
+def test_net_of_communication_names_the_computing_that_moved(samples_dir_or_skip, tmp_path: Path) -> None:
+    """GPU AlexNet -> NPU text export: AccumulateGrad's +106 ms all-reduce is the one contributor, so the NPU's
+    slower computing was in no text but the workbook's rows. The note now ends with the operators ranked by their
+    change net of the communication inside them, figures by the raw files: on the console, in the JSON (note, its
+    lines and summary.contributors_net_of_communication) and on the Summary sheet; the contributors, their JSON and
+    the gate's message are as before."""
+    want = _net_of_communication_by_raw_files()
+    assert [n for n, _ in want] == ["Optimizer.step#SGD.step", "DistributedDataParallel.forward",
+                                    "autograd::engine::evaluate_function: ConvolutionBackward0", "aten::to",
+                                    "torch.distributed.ddp.reducer::copy_bucket_to_grad"]
+    shown = ", ".join(f"{n} {Decimal(d) / 10**6:+.3f} ms" for n, d in want)
+    assert shown.startswith("Optimizer.step#SGD.step +1.572 ms, DistributedDataParallel.forward +1.307 ms")
+    res = compare(str(GPU), str(NPU), fail_on_regression=5.0)
+    assert res.contributors["Name"].tolist() == [ACCUMULATE]  # the table: unchanged
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
+    summary = doc["summary"]
+    assert summary["contributors_note"].endswith(f"; {NET_LEAD}{shown}")
+    line = f"{NET_LEAD[0].upper()}{NET_LEAD[1:]}{shown}."
+    assert summary["contributors_note_lines"][-1] == line and len(summary["contributors_note_lines"]) == 3
+    assert [(r["name"], round(r["diff_ms"] * 10**6)) for r in summary["contributors_net_of_communication"]] == want
+    assert [r["Name"] for r in summary["contributors"]] == [ACCUMULATE]
+    from msprof_compare.report.summary_console import render_explain
+    assert line in render_explain(res.frames, res.verdict).splitlines()
+    from xlsxutil import read_xlsx
+    rows = read_xlsx(Path(res.to_excel(tmp_path)), sheet_name="Summary", header=None).iloc[:, 0].tolist()
+    assert line in rows
+    # the gate lists the contributors it judges, no ranking beside them
+    gate = doc["gate"]["lines"]
+    assert any(g.strip().startswith("These are HCCL ops") for g in gate) and not [g for g in gate if "Net of" in g]
+
+
+def test_net_of_communication_is_not_said_beside_noise(samples_dir_or_skip, tmp_path: Path) -> None:
+    """NPU level1 -> DB level1 export of the same job: AccumulateGrad's all-reduce, linked by the text export alone,
+    fills the contributors; net of it, aten::to moved -0.842 ms (the copy tasks a text export links to it and a DB
+    export does not), 0.9% of the operators' absolute change: no ranking is said (NET_MATERIAL_SHARE), and the
+    note ends with the communication figures as before."""
+    db = NPU.parents[2] / "db/level1/rank0_ascend_pt"
+    res = compare(str(NPU), str(db))
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
+    note = doc["summary"]["contributors_note"]
+    assert "collective communication launched inside it" in note and NET_LEAD not in note
+    assert note.endswith("comparison not recorded (its export links no HCCL op to an operator)")
+    assert doc["summary"]["contributors_net_of_communication"] is None
+
+
 def _hccl_ms_under(trace_view: Path, op_name: str) -> Decimal:
     """ms of the HCCL ops (Communication lanes of the HCCL process) whose async_npu launch flow starts inside an
     op named ``op_name``, by the raw trace_view.json."""
@@ -203,7 +319,8 @@ def test_contributor_holding_the_all_reduce_is_said_to(samples_dir_or_skip, tmp_
                "collective kernel)")
     doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
     assert doc["summary"]["contributors_note"].startswith(said)
-    assert doc["summary"]["contributors_note"].endswith(figures)
+    # the figures end the communication note, which the computing net of it follows (test_net_of_communication_...)
+    assert doc["summary"]["contributors_note"].split(f"; {NET_LEAD}")[0].endswith(figures)
     assert doc["frames"]["contributor_communication"][0]["Name"] == ACCUMULATE
     from msprof_compare.report.summary_console import render_explain
     assert f"Note: {said}" in render_explain(res.frames, res.verdict)
@@ -213,7 +330,7 @@ def test_contributor_holding_the_all_reduce_is_said_to(samples_dir_or_skip, tmp_
     rows = sheet.iloc[:, 0].tolist()
     at = rows.index(f"Note: {said}: {figures}.")
     lines = doc["summary"]["contributors_note_lines"]
-    assert rows[at:at + 2] == lines and lines[1].startswith("These are HCCL ops, which an NPU text export links")
+    assert rows[at:at + 3] == lines and lines[1].startswith("These are HCCL ops, which an NPU text export links")
     # a DB export links no HCCL op to an operator: no such note (its contributors are other operators)
     db = NPU.parents[2] / "db/level1/rank0_ascend_pt"
     assert "contributor_communication" not in compare(str(GPU), str(db)).frames
@@ -247,7 +364,7 @@ def _assert_base_not_recorded(base: Path, comp: Path, tmp_path: Path, why: str) 
     assert comm["Name"].tolist() == [ACCUMULATE] and comm["Base(ms)"].isna().all()
     assert comm["Comparison(ms)"].tolist() == [pytest.approx(float(want), abs=2e-6)]
     doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
-    assert doc["summary"]["contributors_note"].endswith(
+    assert doc["summary"]["contributors_note"].split(f"; {NET_LEAD}")[0].endswith(
         f"communication: base not recorded ({why}), comparison {want:.3f} ms")
 
 

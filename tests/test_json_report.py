@@ -24,7 +24,7 @@ NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
 
 def validate(instance, schema, root=None, path="$") -> list[str]:
     """JSON Schema 2020-12 subset: type, enum, const, properties, required, additionalProperties,
-    items, prefixItems, minItems, minimum, maximum, exclusiveMinimum, pattern, anyOf, $ref (local)."""
+    items, prefixItems, minItems, maxItems, minimum, maximum, exclusiveMinimum, pattern, anyOf, $ref (local)."""
     root = root if root is not None else schema
     if schema is True or schema == {} or (isinstance(schema, dict) and set(schema) <= {"description"}):
         return []
@@ -75,6 +75,8 @@ def validate(instance, schema, root=None, path="$") -> list[str]:
     if isinstance(instance, list):
         if len(instance) < schema.get("minItems", 0):
             errs.append(f"{path}: fewer than {schema['minItems']} items")
+        if len(instance) > schema.get("maxItems", len(instance)):
+            errs.append(f"{path}: more than {schema['maxItems']} items")
         prefix = schema.get("prefixItems", [])
         for i, item in enumerate(instance):
             if i < len(prefix):
@@ -132,7 +134,12 @@ def test_json_file_validates_against_schema(pair1, tmp_path):
     # the keys every document holds are the schema's required ones (contributors_note, null or a text, was
     # written always but not required, so a consumer could not rely on it)
     assert set(schema["required"]) == set(doc)
-    assert set(schema["properties"]["summary"]["required"]) == set(doc["summary"])
+    # ... but for contributors_net_of_communication, optional (schema version 3 stays valid without it), written
+    # always as the others, null where the note names no operator net of communication
+    summary = schema["properties"]["summary"]
+    assert set(summary["required"]) | {"contributors_net_of_communication"} == set(doc["summary"]) == set(
+        summary["properties"])
+    assert doc["summary"]["contributors_net_of_communication"] is None  # pair 1: noise beside AccumulateGrad's change
     # every text of the summary is one line (version 3): a verdict with its idle sentence after a line break, as
     # version 2 wrote it, or a note's line holding one, is refused
     two = "E2E time 2.000 ms -> 1.000 ms (-1.000 ms, -50.00%): the comparison is faster.\nMost of that difference is"
@@ -345,7 +352,8 @@ def test_write_json_to_stream(monkeypatch):
     assert json_report.write_json(R(), "-") == "-"
     doc = _strict_loads(buf.getvalue())
     assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None,
-                              "contributors_note_lines": [], "module_contributors": [],
+                              "contributors_note_lines": [], "contributors_net_of_communication": None,
+                              "module_contributors": [],
                               "module_contributors_note": None, "module_contributors_note_lines": [],
                               "outside_modules_note": None, "verdict": None, "verdict_idle_note": None,
                               "communication_contributors": [], "communication": None,

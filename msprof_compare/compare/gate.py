@@ -215,7 +215,7 @@ def judge(result: CompareResult, pct: float, top: int = 5,
     # sentence each (one line was 500 characters on the DB level2 -> level1 pair); the gate prints no Share column,
     # so the basis is of "the percentages above", and is left out where none is listed (Falconsai MI300X -> H100)
     note = contributors_note_lines(contrib, frames.get("waterfall"), frames.get("contributor_communication"),
-                                   GATE_BASIS_LEAD if worst_lines else "")
+                                   GATE_BASIS_LEAD if worst_lines else "", computing=False)
     indent = "  " if worst_lines else ""
     worst_lines += [f"{indent}{term_safe(line)}" for line in note]
     if outside:  # under the note, as the console and the Summary sheet print it

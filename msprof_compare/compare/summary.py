@@ -45,6 +45,8 @@ from ..textsafe import text_width
 from . import checks, classify, communication_summary, memory_summary, overall
 from .contributors import (
     CONSOLE_TOP,
+    CONTRIBUTOR_COVERAGE,
+    coverage_cut,
     level_rows,
     operator_statistic,
     top_contributors,
@@ -203,7 +205,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         if one_sided is not None:  # read by the note under the contributors (summary_notes.one_sided_note)
             contrib.attrs["one_sided_wrapper"] = one_sided
     ctx.frames["contributors"] = contrib
-    comm = _contributor_communication(ctx, contrib)
+    comm = _contributor_communication(ctx, contrib, found[1] if found is not None and found[0] == "operator" else None)
     if comm is not None:
         ctx.frames["contributor_communication"] = comm
     # where they grew, in a communication- or memory-only run too
@@ -227,11 +229,13 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     return [sheet]
 
 
-def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.DataFrame | None:
+def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame,
+                                op_rows: pd.DataFrame | None = None) -> pd.DataFrame | None:
     """Per listed operator contributor, each side's device time (ms) that is collective communication: the HCCL
     ops of an NPU text export that the operator's subtree owns (the kernel pool's rows without a task id, -2),
     summed over the top-layer operators of that name as OperatorCompareStatistic sums them. None where the
-    contributors are no operators, or no listed one holds any."""
+    contributors are no operators, or no listed one holds any. With the operator ``op_rows`` the contributors were cut
+    from, ``attrs["net"]`` holds those rows ranked by their change net of that communication (``net_changes``)."""
     if not len(contrib) or str(contrib["Level"].iloc[0]) != "operator" or not ctx.options.enable_operator_compare:
         return None
     kw = ctx.keywords  # None where the run read no keyword lists: NCCL / RCCL kernels only (no config file read)
@@ -243,8 +247,12 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.Dat
     pairs = operator_pairs(ctx)  # cached: the operator comparison built it
     names = contrib["Name"].tolist()
     trees = (pairs.base, pairs.comparison)
-    per_side = [_communication_ns(tree, idx, names, kw)
+    # every operator row's communication at once (one pass over each tree): the listed ones' for the frame, the
+    # others' for the ranking net of it
+    every = names if op_rows is None else list(dict.fromkeys([*names, *op_rows["Name"].tolist()]))
+    per_side = [_communication_ns(tree, idx, every, kw)
                 for tree, idx in zip(trees, (pairs.ia, pairs.ib), strict=True)]
+    net = [] if op_rows is None else net_changes(op_rows, per_side)
     rows = [(n, *((side or {}).get(n, 0) for side in per_side)) for n in names]
     rows = [r for r in rows if r[1] or r[2]]
     if not rows:
@@ -259,7 +267,35 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.Dat
                          "Comparison(ms)": np.array(comp)})
     frame.attrs["kinds"] = tuple("GPU" if t.profile.is_gpu else "NPU" for t in trees)
     frame.attrs["held"] = held  # a null side's reason: it holds no collective, or links none to an operator
+    frame.attrs["net"] = net
     return frame
+
+
+#: At most this many operators are named by their change net of communication (``net_changes``).
+NET_TOP = 5
+#: They are named where their absolute changes net of communication add up to this share of the operators' absolute
+#: change or more: 5.2% (GPU AlexNet -> NPU text, computing +5.8 ms beside a +106 ms all-reduce) and 8.3% (mstt's
+#: one-device trace -> NPU text) named the computing that moved; 0.9% to 1.2% (NPU level1 -> level2, rank0 -> rank1,
+#: text -> DB: +0.016 ms of noise, or a copy task one export links and the other does not) named noise.
+NET_MATERIAL_SHARE = 0.03
+
+
+def net_changes(rows: pd.DataFrame, per_side: list[dict[str, int] | None]) -> list[tuple[str, float]]:
+    """(name, ms) of the operator ``rows`` (Name, Base(ms), Comparison(ms)) whose device-time change, less the
+    change of the collective communication inside them (``per_side``: each side's ``_communication_ns`` of every
+    row; None: a side that records none, 0 ns), explains ``CONTRIBUTOR_COVERAGE`` of the rows' absolute change so
+    reckoned, largest first, at most ``NET_TOP``: the contributors the cut would list without the communication;
+    [] where those changes are under ``NET_MATERIAL_SHARE`` of the rows' absolute change (noise beside it).
+    Where an NPU text export's all-reduce fills AccumulateGrad's change, they are the computing that moved (GPU
+    AlexNet -> NPU: the optimizer's step, its _foreach_add_), which the table leaves out. Figures: whole ns / 1e6."""
+    names = col_of(rows, "Name", object)
+    ns = [np.rint(np.nan_to_num(col_of(rows, c, float)) * 1e6).astype(np.int64) for c in ("Base(ms)", "Comparison(ms)")]
+    held = [np.fromiter(((side or {}).get(n, 0) for n in names), np.int64, len(names)) for side in per_side]
+    net = (ns[1] - held[1]) - (ns[0] - held[0])
+    if np.abs(net).sum() < NET_MATERIAL_SHARE * np.abs(ns[1] - ns[0]).sum():
+        return []
+    pick, _, _ = coverage_cut(net / 1e6, CONTRIBUTOR_COVERAGE, np.abs(net) >= 500)  # those that read 0.001 ms or more
+    return [(str(names[i]), int(net[i]) / 1e6) for i in pick[:NET_TOP]]
 
 
 def _has_collectives(p: Profile, kw: Any) -> bool:

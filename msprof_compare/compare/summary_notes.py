@@ -159,15 +159,17 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
 
 
 def _unexplained_parts(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
-                       comm: pd.DataFrame | None,
-                       lead: str = SHARES_BASIS_LEAD) -> tuple[list[str], tuple[str, str, str] | None]:
+                       comm: pd.DataFrame | None, lead: str = SHARES_BASIS_LEAD,
+                       computing: bool = True) -> tuple[list[str], tuple[str, str, str, str] | None]:
     """``unexplained_note``'s parts, those that apply, in its order, and the communication note's pieces
-    (``_communication_pieces``), which the console's sentences split again: worked out once. ``lead``: how the
+    (``_communication_pieces``) with the operators net of it (``net_of_communication_note``, "" for none or
+    without ``computing``), which the console's sentences split again: worked out once. ``lead``: how the
     Share column's basis is introduced (``contributors_note_lines``)."""
     pieces = _communication_pieces(contrib, comm, wf is not None and bool(len(wf)))
+    net = net_of_communication_note(contrib, comm) if pieces and computing else ""
     parts = [fallback_note(contrib), wrapper_note(contrib), one_sided_note(contrib), all_steps_note(contrib),
-             name_map_note(contrib), _basis_worded(_unexplained(contrib, wf), lead), _joined(pieces)]
-    return [p for p in parts if p], pieces
+             name_map_note(contrib), _basis_worded(_unexplained(contrib, wf), lead), _joined(pieces), net]
+    return [p for p in parts if p], pieces and (*pieces, net)
 
 
 #: The regression gate's words for the Share column's basis under its contributor lines, which show percentages and
@@ -188,15 +190,17 @@ def _basis_worded(part: str, lead: str) -> str:
 
 
 def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
-                            comm: pd.DataFrame | None = None, lead: str = SHARES_BASIS_LEAD) -> list[str]:
+                            comm: pd.DataFrame | None = None, lead: str = SHARES_BASIS_LEAD,
+                            computing: bool = True) -> list[str]:
     """The console's note under the contributors: "Note: ``unexplained_note``." on one line ([] for none), or where
     it holds the wrapper note (``wrapper_note``), a block: the note up to the wrapper note's opening, a "  - " line
     per side's wrapper with its figure, then its advice and the parts after it. The Summary sheet writes these lines,
     a row each, and the JSON gives them beside the one line (``contributors_note_lines``): on the tracelens vLLM
     pair, whose wrappers are 100-character batch names, that line was 772 characters. The ``--fail_on_regression``
     message writes them too, with ``lead`` ``GATE_BASIS_LEAD`` or "" (``_basis_worded``): its one line was 500
-    characters on the DB level2 -> level1 pair."""
-    parts, pieces = _unexplained_parts(contrib, wf, comm, lead)
+    characters on the DB level2 -> level1 pair; it passes ``computing`` False, which leaves out the operators net of
+    communication (``net_of_communication_note``): the gate's message lists the contributors it judges alone."""
+    parts, pieces = _unexplained_parts(contrib, wf, comm, lead, computing)
     one_sided = one_sided_note(contrib)
     if one_sided and one_sided in parts:
         # a block as the two-sided note's: its opening, the wrapper's line, the advice, then the other parts'
@@ -219,17 +223,21 @@ def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | Non
             f"{rest[0].upper()}{rest[1:]}."]
 
 
-def _sentences(parts: list[str], pieces: tuple[str, str, str] | None, lead: str = SHARES_BASIS_LEAD) -> list[str]:
+def _sentences(parts: list[str], pieces: tuple[str, str, str, str] | None,
+               lead: str = SHARES_BASIS_LEAD) -> list[str]:
     """The console's note without wrappers, in sentences of a line each: "Note: " and the parts but the last
     ones below, joined by "; " as on the sheet; then the Share column's basis, which ends ``_unexplained``'s part
     (``SHARES_BASIS_LEAD``); then the communication note (``pieces``, where it is the last part), its figures, and
-    its why as a sentence of its own. The sheet's and the JSON's one line was 729 characters on reference pair 4.
-    ``parts`` and ``pieces`` are ``_unexplained_parts``' pair: with pieces, the communication note is the last part;
+    its why as a sentence of its own, then the operators net of it (``net_of_communication_note``, a part after it
+    where it applies). The sheet's and the JSON's one line was 729 characters on reference pair 4.
+    ``parts`` and ``pieces`` are ``_unexplained_parts``' pair: with pieces, the communication note is the last part
+    but that one;
     ``lead``: the basis's opening in them."""
-    head, found, basis = "; ".join(parts[:-1] if pieces else parts).partition(lead)
+    head, found, basis = "; ".join(parts[:-1 - bool(pieces[3])] if pieces else parts).partition(lead)
     said = [head] if head else []
     said += [f"{found[2:]}{basis}"] if found else []
-    said += [f"{pieces[0]}: {pieces[2]}", f"these are {pieces[1]}"] if pieces else []
+    said += [f"{pieces[0]}: {pieces[2]}", f"these are {pieces[1]}", *pieces[3:4]] if pieces else []
+    said = [t for t in said if t]
     return [f"Note: {said[0]}.", *(f"{t[0].upper()}{t[1:]}." for t in said[1:])] if said else []
 
 
@@ -612,7 +620,7 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None, 
     return _joined(_communication_pieces(contrib, comm, waterfall))
 
 
-def _joined(pieces: tuple[str, str, str] | None) -> str:
+def _joined(pieces: tuple[str, ...] | None) -> str:
     """``_communication_pieces`` as the one-line note says them: "what (why): figures" ("" for none)."""
     return f"{pieces[0]} ({pieces[1]}): {pieces[2]}" if pieces else ""
 
@@ -654,6 +662,29 @@ def _communication_pieces(contrib: pd.DataFrame | None, comm: pd.DataFrame | Non
         return f"most of the change of {said[0][0]} is collective communication launched inside it", why, said[0][1]
     return (f"most of the change of {len(said):,} listed contributors is collective communication launched inside them",
             why, ", ".join(f"{n}: {s}" for n, s in said))
+
+
+def net_of_communication(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) -> list[tuple[str, float]]:
+    """The operators ranked by their device-time change net of the collective communication inside them (the frame
+    "contributor_communication"'s ``attrs["net"]``: ``summary.net_changes``), where a listed contributor's change is
+    mostly that communication (``communication_note``) and the cut left one of them out: an NPU text export's
+    all-reduce under AccumulateGrad (+106 ms against a GPU trace) was the only contributor, and the NPU's slower
+    computing (the optimizer's step, its _foreach_add_) was in no text. [] otherwise; the regression gate does not
+    read it."""
+    if comm is None or not _communication_pieces(contrib, comm):
+        return []
+    net = list(comm.attrs.get("net") or [])
+    listed = set(contrib["Name"].tolist())
+    return net if any(n not in listed for n, _ in net) else []
+
+
+def net_of_communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) -> str:
+    """``net_of_communication`` as the note's last part, figures as the table's ("" for none)."""
+    net = net_of_communication(contrib, comm)
+    if not net:
+        return ""
+    return ("net of the collective communication inside them, the operators whose device time changed most are "
+            + ", ".join(f"{n} {half_up(ms, 3):+.3f} ms" for n, ms in net))
 
 
 #: Why a GPU side's communication inside an operator is null: its collective kernels are linked to no operator.

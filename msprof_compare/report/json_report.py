@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..compare import memory_summary
 from ..compare.module_contributors import module_contributors_note, module_lead_lines, outside_modules_note
-from ..compare.summary_notes import contributors_note_lines, unexplained_note
+from ..compare.summary_notes import contributors_note_lines, net_of_communication, unexplained_note
 from ..compare.verdict import verdict_sentences
 from ..errors import ProfileError
 from ..options import CLI_FACE, Face
@@ -216,6 +216,9 @@ def _summary(frames: dict[str, pd.DataFrame], verdict: str) -> dict[str, Any]:
         "contributors_note": unexplained_note(contrib, frames.get("waterfall"),
                                              frames.get("contributor_communication")) or None,
         "contributors_note_lines": note_lines(frames),
+        "contributors_net_of_communication": [  # the operators the note names net of communication
+            {"name": n, "diff_ms": ms}
+            for n, ms in net_of_communication(contrib, frames.get("contributor_communication"))] or None,
         "module_contributors_note": module_contributors_note(modules) or None,
         "module_contributors_note_lines": module_lead_lines(modules),
         "outside_modules_note": outside_modules_note(contrib, modules) or None,
