@@ -134,11 +134,9 @@ def test_json_file_validates_against_schema(pair1, tmp_path):
     # the keys every document holds are the schema's required ones (contributors_note, null or a text, was
     # written always but not required, so a consumer could not rely on it)
     assert set(schema["required"]) == set(doc)
-    # ... but for contributors_net_of_communication, optional (schema version 3 stays valid without it), written
-    # always as the others, null where the note names no operator net of communication
+    # contributors_net_of_communication too: null where the note names no operator net of communication
     summary = schema["properties"]["summary"]
-    assert set(summary["required"]) | {"contributors_net_of_communication"} == set(doc["summary"]) == set(
-        summary["properties"])
+    assert set(summary["required"]) == set(doc["summary"]) == set(summary["properties"])
     assert doc["summary"]["contributors_net_of_communication"] is None  # pair 1: noise beside AccumulateGrad's change
     # every text of the summary is one line (version 3): a verdict with its idle sentence after a line break, as
     # version 2 wrote it, or a note's line holding one, is refused
