@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cliutil import error_lines, run_inproc
 
 TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
@@ -26,25 +27,18 @@ def _error(capsys, tmp_path: Path, base: Path, comparison: Path, steps: tuple[in
     return lines[0]
 
 
-def test_an_absent_text_step_names_its_side(capsys, samples, tmp_path):
+@pytest.mark.parametrize("layout, read, said", [
+    (TEXT, "ASCEND_PROFILER_OUTPUT/trace_view.json", "Invalid step id: 7, please choose from the valid steps: 50"),
+    (DB, "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db",
+     "Invalid Step Id: 7, please choose from the valid steps: 50"),  # the DB exports' refusal, made while loading
+], ids=["text", "db"])
+def test_an_absent_step_names_its_side(capsys, samples, tmp_path, layout, read, said):
     """Step 7 asked of the level-1 export (base) or the level-2 one (comparison), step 50 of the other; the
     level-1 export on both sides with step 7 each: one input, one step, "(both sides)"."""
-    l1, l2 = (samples / TEXT.format(n) for n in (1, 2))
-    trace = "ASCEND_PROFILER_OUTPUT/trace_view.json"
-    said = "Invalid step id: 7, please choose from the valid steps: 50"
-    assert _error(capsys, tmp_path, l1, l2, (7, 50)) == f"error: {l1 / trace}: {said} (base side)"
-    assert _error(capsys, tmp_path, l1, l2, (50, 7)) == f"error: {l2 / trace}: {said} (comparison side)"
-    assert _error(capsys, tmp_path, l1, l1, (7, 7)) == f"error: {l1 / trace}: {said} (both sides)"
-
-
-def test_an_absent_db_step_names_its_side(capsys, samples, tmp_path):
-    """The DB exports' refusal, made while loading: the same three cases."""
-    l1, l2 = (samples / DB.format(n) for n in (1, 2))
-    db = "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
-    said = "Invalid Step Id: 7, please choose from the valid steps: 50"
-    assert _error(capsys, tmp_path, l1, l2, (7, 50)) == f"error: {l1 / db}: {said} (base side)"
-    assert _error(capsys, tmp_path, l1, l2, (50, 7)) == f"error: {l2 / db}: {said} (comparison side)"
-    assert _error(capsys, tmp_path, l1, l1, (7, 7)) == f"error: {l1 / db}: {said} (both sides)"
+    l1, l2 = (samples / layout.format(n) for n in (1, 2))
+    assert _error(capsys, tmp_path, l1, l2, (7, 50)) == f"error: {l1 / read}: {said} (base side)"
+    assert _error(capsys, tmp_path, l1, l2, (50, 7)) == f"error: {l2 / read}: {said} (comparison side)"
+    assert _error(capsys, tmp_path, l1, l1, (7, 7)) == f"error: {l1 / read}: {said} (both sides)"
 
 
 def test_a_step_asked_of_a_gpu_trace_names_its_side(capsys, samples, tmp_path):
