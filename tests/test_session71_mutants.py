@@ -1,0 +1,60 @@
+"""Session 71's hand mutants of the memory line's drill-down words that the suite let live.
+
+Data as ``tests/test_drill_memory.py``: the H200 AlexNet excerpt (``tests/data/kineto/alexnet_h200_rank0.*``, see
+tests/data/PROVENANCE) against NPU pair 1's level-1 text export (`../shared/samples`). The MB the drill-down leaves
+out is read from the raw JSON by that file's own span nesting (``_own_allocations_mb``), not from this package."""
+
+from __future__ import annotations
+
+import pytest
+from test_drill_memory import NPU, _gpu, _own_allocations_mb
+
+from msprof_compare.api import compare
+from msprof_compare.report.summary_console import render_memory
+
+
+@pytest.fixture(scope="module")
+def swapped():
+    """The NPU export as the base, the H200 trace as the comparison: the ops the drill-down opens are then the
+    comparison side's."""
+    from conftest import SAMPLES
+
+    if not (SAMPLES / NPU).is_dir():
+        pytest.skip("samples not present")
+    gpu, npu = str(_gpu()), str(SAMPLES / NPU)
+    return compare(npu, gpu), compare(npu, gpu, max_kernel_num=4)
+
+
+def _memory_line(result) -> str:
+    return next(x for x in render_memory(result.frames).splitlines() if x.startswith("Memory allocated"))
+
+
+def test_drill_down_left_out_on_the_comparison_side_alone_is_said(swapped):
+    """Kills md_first (the words only where the base side lost memory): here the base loses none."""
+    plain, drilled = swapped
+    own = _own_allocations_mb(_gpu(), "aten::convolution_backward")  # 243.1621 MB, test_drill_memory's figure
+    left = drilled.memory_totals["drill_left_out"]
+    assert left is not None
+    assert left["base_mb"] == pytest.approx(0.0, abs=1e-9)
+    assert left["comparison_mb"] == pytest.approx(own, abs=1e-6)
+    assert left["base_mb_undrilled"] == pytest.approx(plain.memory_totals["base_mb"], abs=1e-6)
+    assert left["comparison_mb_undrilled"] == pytest.approx(plain.memory_totals["comparison_mb"], abs=1e-6)
+    # test_drill_memory's line with the sides swapped: 1426.02 MB (NPU), 1018.51 MB (H200) less 243.16 = 775.35 MB;
+    # 775.35 - 1426.02 = -650.67, 1018.51 - 1426.02 = -407.51
+    assert _memory_line(drilled) == (
+        "Memory allocated inside operators (a sum of allocations, not memory held at once) 1426.02 MB -> 775.35 MB "
+        "(-650.67 MB); the max_kernel_num drill-down leaves out what an op it opens allocates outside the ops inside "
+        "it (base 0.00 MB, comparison 243.16 MB): 1426.02 MB -> 1018.51 MB (-407.51 MB) without the option.")
+
+
+def test_drill_down_that_opens_nothing_says_nothing(swapped):
+    """Kills md_ge (words where 0.00 MB is left out): a limit above every op's kernel count opens no op, so the
+    memory line is the run's without the option, and the JSON has no drill_left_out."""
+    plain, _ = swapped
+    from conftest import SAMPLES
+
+    wide = compare(str(SAMPLES / NPU), str(_gpu()), max_kernel_num=10**9)
+    assert wide.memory_totals["drill_left_out"] is None
+    assert wide.memory_totals["base_mb"] == pytest.approx(plain.memory_totals["base_mb"], abs=1e-9)
+    assert "drill-down" not in render_memory(wide.frames)
+    assert _memory_line(wide) == _memory_line(plain)
