@@ -58,3 +58,19 @@ def test_drill_down_that_opens_nothing_says_nothing(swapped):
     assert wide.memory_totals["base_mb"] == pytest.approx(plain.memory_totals["base_mb"], abs=1e-9)
     assert "drill-down" not in render_memory(wide.frames)
     assert _memory_line(wide) == _memory_line(plain)
+
+
+@pytest.mark.parametrize("name", ("ConvolutionBackward0", "aten::linear"))
+def test_comparison_side_nested_op_is_opened_by_the_drill_down(tmp_path, name):
+    """Kills dd_onlya (the drill-down opening the base side's named ops alone): test_transparent_op's nested-op
+    check with the sides swapped, the H200 excerpt as the comparison: each pair-holding sheet equals the run on the
+    copy of the trace without that op's events, and no row names the op."""
+    from test_transparent_op import H200, PAIRED, _load, _without_all
+
+    edited = _without_all(_load(H200), name, tmp_path)
+    kw = {"max_kernel_num": 4, "disable_module": True}
+    opened = compare(str(edited), str(H200), transparent_op=name, **kw)
+    removed = compare(str(edited), str(edited), **kw)
+    for sheet in PAIRED:
+        assert opened.sheet(sheet).equals(removed.sheet(sheet)), sheet
+    assert name not in opened.sheet("OperatorCompare").iloc[:, 6].tolist()
