@@ -74,3 +74,41 @@ def test_comparison_side_nested_op_is_opened_by_the_drill_down(tmp_path, name):
     for sheet in PAIRED:
         assert opened.sheet(sheet).equals(removed.sheet(sheet)), sheet
     assert name not in opened.sheet("OperatorCompare").iloc[:, 6].tolist()
+
+
+def _without_events(folder, name: str, into) -> str:
+    """A copy of a text export whose trace_view.json (a JSON list) lacks the complete events called ``name``."""
+    import json
+    import shutil
+
+    out = into / folder.parent.parent.name / folder.name
+    shutil.copytree(folder, out)
+    view = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(view.read_text())
+    kept = [e for e in events if not (e.get("ph") == "X" and e.get("name") == name)]
+    assert len(events) - len(kept) == 1  # the one forward of step 50
+    view.write_text(json.dumps(kept))
+    return str(out)
+
+
+def test_text_export_module_trees_at_a_step_open_the_named_op(tmp_path):
+    """Kills mo_transp_text (a text export's module trees at a step built without --transparent_op): NPU pair 1's
+    level-1 and level-2 text exports at step 50, ``DistributedDataParallel.forward`` (one event a side, under the
+    DistributedDataParallel_0 module) named: the module sheets equal the run on the copies without its event, and
+    differ from the run without the option."""
+    from conftest import SAMPLES
+
+    text = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
+    sides = [SAMPLES / text.format(n) for n in (1, 2)]
+    if not all(p.is_dir() for p in sides):
+        pytest.skip("samples not present")
+    name = "DistributedDataParallel.forward"
+    step = {"base_step": "50", "comparison_step": "50"}
+    opened = compare(*map(str, sides), transparent_op=name, **step)
+    removed = compare(*(_without_events(p, name, tmp_path / str(i)) for i, p in enumerate(sides)), **step)
+    plain = compare(*map(str, sides), **step)
+    for sheet in ("ModuleCompare", "ModuleCompareStatistic"):
+        assert opened.sheet(sheet).equals(removed.sheet(sheet)), sheet
+        assert not opened.sheet(sheet).equals(plain.sheet(sheet)), sheet
+    assert name in plain.sheet("ModuleCompare")["Operator Name"].tolist()
+    assert name not in opened.sheet("ModuleCompare")["Operator Name"].tolist()
