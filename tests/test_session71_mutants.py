@@ -112,3 +112,35 @@ def test_text_export_module_trees_at_a_step_open_the_named_op(tmp_path):
         assert not opened.sheet(sheet).equals(plain.sheet(sheet)), sheet
     assert name in plain.sheet("ModuleCompare")["Operator Name"].tolist()
     assert name not in opened.sheet("ModuleCompare")["Operator Name"].tolist()
+
+
+def test_two_child_ops_nested_in_module_ops_are_named_together() -> None:
+    """The module contributors' nested-op rule with two names (last pass's survivors on the plural and the list):
+    the level-1 / level-2 DB pair (tests/data/db, see test_overall_db) with --max_kernel_num 8 lists
+    Conv2DBackpropInput and Conv2DBackpropFilter, child ops of aten::convolution_backward, as contributors. Every
+    one of their spans lies inside an aten::convolution_backward span of the same thread on both sides (SQL on the
+    raw DBs), so the line names both as run inside it, in the plural, and neither as outside every module."""
+    from pathlib import Path
+
+    from test_overall_db import L1, L2, _outside_line, sql
+
+    from msprof_compare import api
+
+    def spans(db: str, name: str) -> list[tuple[int, int, int]]:
+        return sql(Path(db), "SELECT CAST(a.startNs AS INTEGER), CAST(a.endNs AS INTEGER), a.globalTid FROM "
+                   "PYTORCH_API a JOIN STRING_IDS s ON s.id = a.name WHERE s.value = ?", (name,))
+
+    for db in (L1, L2):
+        parents = spans(db, "aten::convolution_backward")
+        for child in ("Conv2DBackpropInput", "Conv2DBackpropFilter"):
+            found = spans(db, child)
+            assert found and all(any(t == pt and ps <= s <= e <= pe for ps, pe, pt in parents)
+                                 for s, e, t in found), (db, child)
+    res = api.compare(L1, L2, enable_operator_compare=True, max_kernel_num=8)
+    listed = res.contributors["Name"].tolist()
+    assert "Conv2DBackpropInput" in listed and "Conv2DBackpropFilter" in listed
+    outside, _, nested = _outside_line(res).partition("not on the module sheets by name: ")
+    assert "Conv2DBackprop" not in outside
+    names, _, rest = nested.partition(" (")
+    assert sorted(names.split(", ")) == ["Conv2DBackpropFilter", "Conv2DBackpropInput"]
+    assert rest.startswith("they run inside aten::convolution_backward, whose module rows hold their time: ")
