@@ -198,9 +198,12 @@ def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.
         assert code == 0
         assert json.loads(out)["console_summary"]["notes"] == notes
     code, out, _err = run_inproc(capsys, "-d", str(npu), "-bp", str(npu), "-o", "-", "--enable_profiling_compare")
-    # measured on both sides: only the Wait Time's note, of each side's 0.000s (the notes above are not said)
-    assert code == 0 and json.loads(out)["console_summary"]["notes"] == [wait_note(side, npu)
-                                                                          for side in ("Base", "Comparison")]
+    # measured on both sides: only the Wait Time's note, the same on both rows and said once (the notes above are
+    # not said)
+    one = wait_note("Base", npu).replace("Base row: its Wait Time ' / ' (0 s)", "Both rows: their Wait Time "
+                                         "(' / ' (0 s) on the base row, 0.000s on the comparison row)")
+    assert code == 0 and json.loads(out)["console_summary"]["notes"] == [one.replace("; its planes",
+                                                                                     "; each side's planes")]
 
 
 def test_row_without_time_or_memory_gets_both_notes(samples: Path, capsys: pytest.CaptureFixture) -> None:

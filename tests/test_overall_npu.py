@@ -1519,3 +1519,30 @@ def test_a_wait_time_unread_on_both_rows_is_said_once(samples):
     assert [n for n in notes if "not a measurement" in n and "Wait Time" in n] == [
         "Comparison row: its Wait Time 0.000s is not a measurement: its trace_view.json holds the HCCL communication "
         "ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]
+
+
+def test_a_plane_rule_wait_note_the_same_on_both_rows_is_said_once(samples):
+    """A self-compare of the level-1 text export printed the plane-rule Wait Time note twice a line apart, the same
+    112.541 ms of Notify_Wait on both rows: one line names both rows' cells, as pair 2's unread Wait Time. Reference
+    pair 1 (level 1 against level 2), whose planes hold different Notify_Wait, keeps a line per row. The figures are
+    the Notify_Wait tasks' durations summed from each trace_view.json (Decimal, us)."""
+    pt = samples / "msinsight/test/data/pytorch/text"
+    sides = [pt / f"level{n}/rank0_ascend_pt" for n in (1, 2)]
+    held = []
+    for side in sides:
+        doc = json.loads((side / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text(encoding="utf-8"),
+                         parse_float=Decimal)
+        events = doc["traceEvents"] if isinstance(doc, dict) else doc
+        us = sum(Decimal(e["dur"]) for e in events if e.get("ph") == "X" and e.get("name") == "Notify_Wait")
+        held.append(f"{us / 1000:,.3f}")
+    assert held == ["112.541", "134.458"]
+    rule = ("is that of the HCCL plane that waits least in each communication group, as the original measures a text "
+            "export, here a plane with no Notify_Wait; {} planes hold {} ms of Notify_Wait in all "
+            "(CommunicationCompare's Notify_Wait rows).")
+    for side, ms in zip(sides, held, strict=True):
+        notes = compare(str(side), str(side), enable_profiling_compare=True).summary["notes"]
+        assert notes == ["Both rows: their Wait Time (' / ' (0 s) on the base row, 0.000s on the comparison row) "
+                         + rule.format("each side's", ms)]
+    notes = compare(*map(str, sides), enable_profiling_compare=True).summary["notes"]
+    assert notes == [f"Base row: its Wait Time ' / ' (0 s) {rule.format('its', held[0])}",
+                     f"Comparison row: its Wait Time 0.000s {rule.format('its', held[1])}"]

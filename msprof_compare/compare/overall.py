@@ -414,7 +414,12 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
     unread = [bd.wait_unread if bd.e2e_ns and not bd.wait_ns and bd.groups and not (bd.notify_wait_ns and bd.groups)
               else "" for bd in (base, comp)]
     both_unread = unread[0] == unread[1] and unread[0].startswith("its ")
-    for (side, bd), step in zip((("Base", base), ("Comparison", comp)), steps, strict=True):
+    # the plane-rule note, the same on both rows (a self-compare of the level-1 text export: 112.541 ms of
+    # Notify_Wait each), is one line too; two sides that hold different Notify_Wait keep a line each
+    planes = [_plane_reason(bd, step) if bd.e2e_ns and not bd.wait_ns and bd.notify_wait_ns and bd.groups else ""
+              for bd, step in zip((base, comp), steps, strict=True)]
+    both_planes = bool(planes[0]) and planes[0] == planes[1]
+    for (side, bd), plane in zip((("Base", base), ("Comparison", comp)), planes, strict=True):
         if not bd.e2e_ns:
             notes.append(f"{side} row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.")
         elif category_cells and not bd.categorised_ns:
@@ -422,17 +427,14 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
                          f"its {and_list(category_cells)} 0.000s(0) "
                          f"{'are not measurements' if len(category_cells) > 1 else 'is not a measurement'}: its "
                          "Computing Time is all Other Time.")
-        # a text export's Wait Time is its least-waiting plane's (reference-1 §5.7), often one with no Notify_Wait:
-        # its 0.000s beside CommunicationCompare's Notify_Wait rows (level-1 excerpt: 112.541 ms) read as no wait
-        if bd.e2e_ns and not bd.wait_ns and bd.notify_wait_ns and bd.groups:
+        if both_planes:
+            if side == "Base":
+                notes.append("Both rows: their Wait Time (' / ' (0 s) on the base row, 0.000s on the comparison row) "
+                             + plane.format(whose="each side's"))
+        elif plane:
             # the base row shows a zero Wait Time as " / " (the original's cell), not 0.000s
             shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"
-            notes.append(f"{side} row: its Wait Time {shown} is that of the HCCL plane that waits least in each "
-                         "communication group, as the original measures a text export, here a plane with no "
-                         f"Notify_Wait; its planes hold {bd.notify_wait_ns / 1e6:,.3f} ms of Notify_Wait "
-                         + ("in all (CommunicationCompare's Notify_Wait rows)." if step < 0 else
-                            "over the whole profile, which its Wait Time covers too (CommunicationCompare's "
-                            f"Notify_Wait rows hold step {step}'s alone)."))
+            notes.append(f"{side} row: its Wait Time {shown} {plane.format(whose='its')}")
         # a Level0 export's Wait Time is 0 for want of task types, not of waiting: 0.000s beside a level-1 side's
         # 0.003s read as the wait gone
         elif both_unread:
@@ -468,6 +470,18 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
                          "figures to split its computing by; the OverallMetrics sheet holds them, by category "
                          f"(the {other} side: {hidden[0].categories_missing or 'no PMU figures'}).")
     return notes
+
+
+def _plane_reason(bd: Breakdown, step: int) -> str:
+    """The plane-rule Wait Time note after its cell, ``{whose}`` left for the planes' owner ("its", "each
+    side's"): a text export's Wait Time is its least-waiting plane's (reference-1 §5.7), often one with no
+    Notify_Wait, and its 0.000s beside CommunicationCompare's Notify_Wait rows (level-1 excerpt: 112.541 ms) read
+    as no wait."""
+    return ("is that of the HCCL plane that waits least in each communication group, as the original measures a text "
+            f"export, here a plane with no Notify_Wait; {{whose}} planes hold {bd.notify_wait_ns / 1e6:,.3f} ms of "
+            "Notify_Wait " + ("in all (CommunicationCompare's Notify_Wait rows)." if step < 0 else
+                              "over the whole profile, which its Wait Time covers too (CommunicationCompare's "
+                              f"Notify_Wait rows hold step {step}'s alone)."))
 
 
 #: The widest the Index column grows for a long label (`index_column`).
