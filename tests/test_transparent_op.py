@@ -189,6 +189,26 @@ def test_name_that_opens_nothing_is_one_error_line_and_nothing_written(samples, 
     assert ", so they open nothing (the op's whole name" in said
 
 
+@pytest.mark.parametrize(("kw", "sheet"), [
+    ({}, "ModuleCompare"),
+    ({"disable_details": True}, "ModuleCompareStatistic"),
+    ({"disable_module": True}, "OperatorCompare"),
+    ({"disable_module": True, "disable_details": True}, "OperatorCompareStatistic"),
+    ({"enable_memory_compare": True}, "MemoryCompare"),
+])
+def test_refusal_hint_names_the_sheet_the_run_writes(kw, sheet):
+    """The refusal's hint said "as the OperatorCompare sheet's Operator Name gives it" also where the run makes no
+    OperatorCompare: the AlexNet H200 excerpt (modules recorded) gets the module sheets in a default run, the
+    statistic sheets alone under ``--disable_details``, the memory sheets alone from a memory comparison. The run
+    without the misspelt name shows the sheet the hint now names is one it writes (and OperatorCompare is not)."""
+    plain = compare(str(H200), str(H200), **kw)
+    assert sheet in plain.sheet_names and ("OperatorCompare" in plain.sheet_names) == (sheet == "OperatorCompare")
+    with pytest.raises(ProfileError) as refused:
+        compare(str(H200), str(H200), transparent_op="DistributedDataParallel.forwrd", **kw)
+    assert (f"so it opens nothing (the op's whole name, case-sensitive, as the {sheet} sheet's Operator Name gives "
+            "it; close names: 'DistributedDataParallel.forward'") in str(refused.value)
+
+
 @pytest.mark.parametrize(("value", "said"), [
     ("", "Invalid param, transparent_op is empty (got ''); leave it out or give the whole name of an op"),
     (["[param|cuda]", " "], "Invalid param, transparent_op is blank (got ' ')"),

@@ -58,6 +58,8 @@ from .align import AlignMemo, align, no_matching
 from .table import plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
     from ..api import RunContext
     from ..options import Options
 
@@ -1211,13 +1213,15 @@ def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.nd
 
 
 def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[np.ndarray, np.ndarray],
-                       opened: tuple[np.ndarray, np.ndarray]) -> None:
+                       opened: tuple[np.ndarray, np.ndarray],
+                       sheet: Callable[[], str] = lambda: "OperatorCompare") -> None:
     """Refuse a ``--transparent_op`` name that names no op on either side (exit 1, before anything is written): a
     misspelt name otherwise left the run as it was without a word, the user reading the unchanged match rate as the
     option failing. The names nearest to it among the compared ops are offered. A name found only nested inside the
     compared ops is taken: the ``--max_kernel_num`` drill-down opens it (and the module sheets); without the
     drill-down the operator and memory sheets compare its top-level parent whole, which a warning says, with the
-    number of such ops a side, where it would otherwise be the silent no-op the error is there against."""
+    number of such ops a side, where it would otherwise be the silent no-op the error is there against.
+    ``sheet`` names the sheet whose Operator Name the hint points at, asked only when refusing (``_names_sheet``)."""
     found = {str(n) for tree, nodes in zip(trees, opened, strict=True) for n in tree.names[nodes].tolist()}
     if all(n in found for n in opts.transparent_op):
         return
@@ -1253,9 +1257,26 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
     paths = f"{term_safe(trees[0].profile.path)}, {term_safe(trees[1].profile.path)}"
     names, opens = ("names", "it opens") if len(missing) == 1 else ("name", "they open")  # two: "X and Y name"
     raise ProfileError(None, f"{what} {names} no operator of either side{step} ({paths}), so {opens} nothing",
-                       hint="the op's whole name, case-sensitive, as the OperatorCompare sheet's Operator Name gives "
+                       hint=f"the op's whole name, case-sensitive, as the {sheet()} sheet's Operator Name gives "
                        "it" + (f"; close names: {', '.join(term_safe(repr(m)) for m in dict.fromkeys(near))}"
                                if near else ""))
+
+
+def _names_sheet(ctx: RunContext) -> str:
+    """The sheet with an Operator Name column that the run writes, for the refusal's hint: module sheets replace
+    the operator ones under the default comparison of a model with modules, ``--disable_details`` leaves the
+    statistic sheets alone, and a memory comparison alone writes the memory sheets. The hint named OperatorCompare
+    in runs that make no such sheet (the AlexNet H200 excerpt's default run writes ModuleCompare)."""
+    opts = ctx.options
+    stat = "Statistic" if opts.disable_details else ""
+    if not opts.enable_operator_compare:
+        return f"MemoryCompare{stat}"
+    if not opts.disable_module:
+        from .modules import module_pairs
+
+        if module_pairs(ctx)[0]:  # modules.build's rule: module sheets where module matching pairs any
+            return f"ModuleCompare{stat}"
+    return f"OperatorCompare{stat}"
 
 
 def operator_pairs(ctx: RunContext) -> OpPairs:
@@ -1269,7 +1290,7 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         a, opened_a = ta.top_layer_opened(opts.base_step, opts.transparent_op)
         b, opened_b = tb.top_layer_opened(opts.comparison_step, opts.transparent_op)
         if opts.transparent_op:
-            _check_transparent(opts, (ta, tb), (a, b), (opened_a, opened_b))
+            _check_transparent(opts, (ta, tb), (a, b), (opened_a, opened_b), lambda: _names_sheet(ctx))
         for tree, step, top in ((ta, opts.base_step, a), (tb, opts.comparison_step, b)):
             if step >= 0 and len(top) == 0 and ctx.has_ops(tree.profile):  # no op at all: "Can't find any torch op"
                 log.warning("There is no operator infomation for step %s, please check the step id of %s. (%s)",
