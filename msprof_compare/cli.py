@@ -765,7 +765,8 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
         if selected is not None:
             _refuse_rank_list(base, comparison, rank_list, bool(params.get("force")))
         deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) load
-        for notice in (deliver.format_mismatch(output, formats, explicit), deliver.folder_notice(output)):
+        for notice in (deliver.format_mismatch(output, formats, explicit),
+                       deliver.folder_notice(output, formats=formats)):
             if notice:
                 log.warning(term_safe(notice))
         from .api import cli_compare

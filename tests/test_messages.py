@@ -706,7 +706,7 @@ def test_a_folder_named_as_a_report_extension_alone_gets_no_advice_to_drop_its_s
 
     for name, suffix in ((".xlsx", ".xlsx"), ("..json", ".json"), (". .JSON", ".json")):
         target = f"{tmp_path / name}/"
-        assert folder_notice(target) == (
+        assert folder_notice(target, formats=(suffix[1:],)) == (
             f"-o {target} is taken as a folder (created) named '{name}', hidden as its name starts with a dot, and "
             f"the report goes into it; give a name before the extension (run{suffix}) to name the report file "
             "itself.")
@@ -722,6 +722,33 @@ def test_a_folder_named_as_a_report_extension_alone_gets_no_advice_to_drop_its_s
         "report goes into it; give a name before the extension (run.xlsx) to name the report file itself."], []]
     assert folder_notice(f"{tmp_path / 'x.xlsx'}/").endswith(f"write {tmp_path / 'x.xlsx'} without it to name the "
                                                              "file itself.")
+
+
+def test_a_hidden_extension_folder_notice_names_the_report_the_run_writes(capsys: pytest.CaptureFixture,
+                                                                          tmp_path: Path) -> None:
+    """``-o .xlsx/ --output_format json`` was advised to name the file run.xlsx, which the next run then warned is
+    written as run.json (``format_mismatch``): the advice names run.json, the report that run writes, and
+    ``..json/`` with the default xlsx names run.xlsx. Where the typed extension is a format of the run the line is
+    as before. The bundled pair writes one JSON report into the hidden folder."""
+    from msprof_compare.report.deliver import folder_notice, format_mismatch
+
+    repo = Path(__file__).resolve().parents[1]
+    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
+    target = f"{tmp_path / '.xlsx'}/"
+    code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", target, "--enable_api_compare",
+                         "--output_format", "json")
+    assert code == 0 and len(list((tmp_path / ".xlsx").glob("*.json"))) == 1, err
+    assert [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line] == [
+        f"-o {target} is taken as a folder (created) named '.xlsx', hidden as its name starts with a dot, and the "
+        "report goes into it; give the report file a name with its extension (run.json: this run writes a JSON "
+        "report) to name it itself."]
+    # the name advised draws no notice of its own; the one advised before did
+    assert format_mismatch(str(tmp_path / "run.json"), ("json",), True) == ""
+    assert "so the report is written as" in format_mismatch(str(tmp_path / "run.xlsx"), ("json",), True)
+    assert folder_notice(f"{tmp_path / '..json'}/").endswith(
+        "give the report file a name with its extension (run.xlsx: this run writes a workbook) to name it itself.")
+    assert folder_notice(f"{tmp_path / '..json'}/", formats=("xlsx", "json")).endswith(
+        "give a name before the extension (run.json) to name the report file itself.")
 
 
 def test_a_rank_by_rank_output_folder_notice_names_no_report_file(samples: Path, capsys: pytest.CaptureFixture,

@@ -153,11 +153,13 @@ def blank_edged(output: str) -> str:
     return ""
 
 
-def folder_notice(output: str, ranks: bool = False) -> str:
+def folder_notice(output: str, ranks: bool = False, formats: tuple[str, ...] = ("xlsx",)) -> str:
     """The notice for ``-o results.csv`` (not there yet): it becomes a folder holding the report; for ``-o "out "``:
     the name is created with its blank (``blank_edged``). "" otherwise. ``ranks``: a rank-by-rank compare, whose
     ``-o`` is a folder for its reports: the advice to name a report file (``run.xlsx``, ``x.xlsx`` without its
-    '/', an ``-o`` ending in .xlsx) led to its refusal ("pass a folder for them"), so the folder alone is said."""
+    '/', an ``-o`` ending in .xlsx) led to its refusal ("pass a folder for them"), so the folder alone is said.
+    ``formats``: the run's (``--output_format``), whose report the advice for ``.xlsx/`` names: ``run.xlsx``
+    beside ``--output_format json`` then warned that the report is written as run.json (``format_mismatch``)."""
     blank = blank_edged(output)
     if blank:
         return (f"-o '{term_safe(output)}': {blank} and is created so; leave the whitespace out if it was not "
@@ -167,10 +169,13 @@ def folder_notice(output: str, ranks: bool = False) -> str:
         return ""
     reports = "the rank reports go into it" if ranks else "the report goes into it"
     if hidden:
+        typed = hidden[-4:].lower()
+        advice = (f"give a name before the extension (run.{typed}) to name the report file itself." if typed in formats
+                  else f"give the report file a name with its extension (run.{formats[0]}: this run writes "
+                  f"{'a JSON report' if formats[0] == 'json' else 'a workbook'}) to name it itself.")
         return (f"-o {term_safe(output)} is taken as a folder (created) named '{term_safe(hidden)}', hidden as its "
                 f"name starts with a dot, and {reports}; " + (
-                    "give the folder a name that does not start with a dot to see it listed." if ranks else
-                    f"give a name before the extension (run{hidden[-5:].lower()}) to name the report file itself."))
+                    "give the folder a name that does not start with a dot to see it listed." if ranks else advice))
     if ranks:  # a folder is what a rank-by-rank compare writes to: no file to name instead
         return f"-o {output} is taken as a folder (created) and {reports}, one per rank."
     if _report_name_as_folder(output):
