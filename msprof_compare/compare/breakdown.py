@@ -100,6 +100,17 @@ def peak_without_app_gb(profile: Profile) -> float | None:
     return _largest_gb(col_of(mr, "Total Reserved(MB)", np.float64)[~app])
 
 
+def app_counted_gb(profile: Profile) -> float | None:
+    """``peak_without_app_gb`` where the APP rows set a text export's peak (the two read apart to 2 decimals): the
+    figure the export-kind check, the GPU-vs-NPU check and the memory line give beside a DB export's or a GPU
+    trace's peak, which counts no such component; None otherwise. One rule for the three."""
+    without = peak_without_app_gb(profile)
+    if without is None:
+        return None
+    peak = peak_reserved_gb(profile)
+    return without if peak is not None and f"{peak:.2f}" != f"{without:.2f}" else None
+
+
 @dataclass
 class Bucket:
     """Accumulated duration (ns) and event count of one category."""

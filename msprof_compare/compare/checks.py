@@ -37,7 +37,7 @@ from ..model import (
 )
 from ..textsafe import and_list, id_ranges, short_repr
 from ..units import MAX_RANK
-from .breakdown import BUCKETS, Breakdown, Bucket, peak_reserved_gb, peak_without_app_gb
+from .breakdown import BUCKETS, Breakdown, Bucket, app_counted_gb, peak_reserved_gb
 from .breakdown_npu import has_pmu, hccl_op_rows, no_pmu_why
 from .kernels import any_typed, kernel_types_whole
 from .optree import Unlinked, built_tree, no_ops_reason, shape_key, unlinked_kernels
@@ -556,11 +556,10 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
             parts.append("the communication group rows: a text export names a group 'Group N Communication' (or its "
                          "process-group name), a DB export by its HCCL name, so the two groups' rows do not pair")
     if bds is not None or opts.enable_memory_compare:  # Mem Usage: OverallMetrics, the memory line
-        peak, without = peak_reserved_gb(text), peak_without_app_gb(text)
-        if (peak is not None and without is not None and peak_reserved_gb(db_export) is not None
-                and f"{peak:.2f}" != f"{without:.2f}"):
-            parts.append(f"Mem Usage: the {text_side} side's {peak:.2f}G counts memory_record.csv's APP component "
-                         f"({without:.2f}G without it), which a DB export's MEMORY_RECORD does not hold")
+        without = app_counted_gb(text)
+        if without is not None and peak_reserved_gb(db_export) is not None:
+            parts.append(f"Mem Usage: the {text_side} side's {peak_reserved_gb(text):.2f}G counts memory_record.csv's "
+                         f"APP component ({without:.2f}G without it), which a DB export's MEMORY_RECORD does not hold")
     if operators:
         parts.append("operator and module device times: a text export links HCCL ops and memcpy tasks to torch ops, "
                      "a DB export only compute tasks")
@@ -1191,11 +1190,12 @@ def _app_part(sides: tuple[Profile, Profile] | None) -> list[str]:
     text = next((i for i, p in enumerate(sides) if p.source == "ascend_text"), None)
     if text is None or peak_reserved_gb(sides[1 - text]) is None:
         return []
-    peak, without = peak_reserved_gb(sides[text]), peak_without_app_gb(sides[text])
-    if peak is None or without is None or f"{peak:.2f}" == f"{without:.2f}":
+    without = app_counted_gb(sides[text])
+    if without is None:
         return []
     return [f"an NPU text export's Mem Usage counts memory_record.csv's APP component, the whole process's device "
-            f"memory, a GPU's its caching allocator's reservation alone ({_SIDES[text]}: {peak:.2f}G, "
+            f"memory, a GPU's its caching allocator's reservation alone ({_SIDES[text]}: "
+            f"{peak_reserved_gb(sides[text]):.2f}G, "
             f"{without:.2f}G without APP): compare the peak without APP"]
 
 

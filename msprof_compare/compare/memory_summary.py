@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import checks
-from .breakdown import peak_reserved_gb, peak_without_app_gb, zero_readings
+from .breakdown import app_counted_gb, peak_reserved_gb, zero_readings
 from .contributors import coverage_frame
 from .memory import memory_index
 from .optree import no_ops_reason, one_sided, operator_pairs
@@ -119,23 +119,21 @@ def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[fl
     return out
 
 
-def _wrappers(sheet: Sheet, cols: _Columns) -> tuple[str, float, str, float] | None:
-    """``summary_notes.step_wrappers`` of the allocated memory: each side's memory under one top-level op that the
-    other side has no op of (vLLM's capture traces: ``capture_32_FULL`` 513.54 MB against
-    ``capture_8192_PIECEWISE`` 20764.11 MB), where the 80% cut lists the larger one alone."""
+def _wrappers(sheet: Sheet, cols: _Columns, one_sided: bool
+              ) -> tuple[tuple[str, float, str, float] | None, tuple[str, str, float, float, int] | None]:
+    """(``summary_notes.step_wrappers``, ``summary_notes.one_sided_wrapper``) of the allocated memory, from one read
+    of the sheet's op counts and one two-sided test, as ``summary_notes.operator_wrappers`` has them for the time.
+    Two-sided: each side's memory under one top-level op that the other side has no op of (vLLM's capture traces:
+    ``capture_32_FULL`` 513.54 MB against ``capture_8192_PIECEWISE`` 20764.11 MB), where the 80% cut lists the larger
+    one alone. One-sided (where ``one_sided``): one side's memory under one top-level op that the other side, with
+    framework ops of its own, has no op of (SGLang's ``capture_32_DECODE`` 189.77 MB, all of its side's, against
+    BERT's ops): the memory sheets pair the operators as the operator level does, so that op stood whole against
+    nothing and was the memory contributors' one row, without a word why."""
     names, base, comp, _ = cols
-    counts = tuple(sheet_numbers(column_at(sheet.data, j)) for j in (_BASE_N, _COMP_N))
-    return step_wrappers([str(n) for n in names.tolist()], (base, comp), counts)  # type: ignore[arg-type]
-
-
-def _one_sided(sheet: Sheet, cols: _Columns) -> tuple[str, str, float, float, int] | None:
-    """``summary_notes.one_sided_wrapper`` of the allocated memory: one side's memory under one top-level op that
-    the other side, with framework ops of its own, has no op of (SGLang's ``capture_32_DECODE`` 189.77 MB, all of
-    its side's, against BERT's ops): the memory sheets pair the operators as the operator level does, so that op
-    stood whole against nothing and was the memory contributors' one row, without a word why."""
-    names, base, comp, _ = cols
-    counts = tuple(sheet_numbers(column_at(sheet.data, j)) for j in (_BASE_N, _COMP_N))
-    return one_sided_wrapper([str(n) for n in names.tolist()], (base, comp), counts)  # type: ignore[arg-type]
+    found = ([str(n) for n in names.tolist()], (base, comp),
+             tuple(sheet_numbers(column_at(sheet.data, j)) for j in (_BASE_N, _COMP_N)))
+    two_sided = step_wrappers(*found)  # type: ignore[arg-type]
+    return two_sided, one_sided_wrapper(*found, two_sided=two_sided) if one_sided else None  # type: ignore[arg-type]
 
 
 def contributors_note(contrib: pd.DataFrame | None) -> str:
@@ -156,19 +154,20 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     recorded, cols = _recorded(ctx), _columns(sheet)
     contrib = contributors(cols, recorded)
     if len(contrib):
-        mark_pairs(ctx, contrib, ([str(n) for n in cols[0].tolist()], cols[1], cols[2]), _wrappers(sheet, cols))
-        # not under the drill-down, whose rows are also ops it reached inside pairs: vLLM's capture traces, their
-        # wrappers paired by the map and drilled into, list one side's compiled-graph call alone, no top-level op
+        # the one-sided note not under the drill-down, whose rows are also ops it reached inside pairs: vLLM's
+        # capture traces, their wrappers paired by the map and drilled into, list one side's compiled-graph call
+        # alone, no top-level op
         drilled = ctx.options.max_kernel_num is not None and not ctx.options.disable_details
-        one_sided = None if drilled else _one_sided(sheet, cols)
+        two_sided, one_sided = _wrappers(sheet, cols, not drilled)
+        mark_pairs(ctx, contrib, ([str(n) for n in cols[0].tolist()], cols[1], cols[2]), two_sided)
         if one_sided is not None:  # read by contributors_note
             contrib.attrs["one_sided_wrapper"] = one_sided
     ctx.frames["memory_contributors"] = contrib
     peaks = _peaks(ctx)
     frame = totals(cols, recorded, peaks, _zeros(ctx, peaks))
-    drilled = _drill_left_out(ctx, recorded)
-    if drilled is not None:
-        frame.attrs["drill_left_out"] = drilled
+    dropped = _drill_left_out(ctx, recorded)
+    if dropped is not None:
+        frame.attrs["drill_left_out"] = dropped
     _keep(ctx, frame)
 
 
@@ -220,10 +219,8 @@ def _app_counted(ctx: RunContext, frame: pd.DataFrame) -> tuple[str, float, str]
     if kinds.count("text") != 1 or (other := next(k for k in kinds if k != "text")) not in APP_ABSENT:
         return None
     side, text = ("base", ctx.base) if kinds[0] == "text" else ("comparison", ctx.comparison)
-    peaks = [frame[f"{s}_peak_gb"].iloc[0] for s in ("base", "comparison")]
-    without = peak_without_app_gb(text)
-    peak = peaks[0] if side == "base" else peaks[1]
-    if None in peaks or without is None or f"{peak:.2f}" == f"{without:.2f}":
+    without = app_counted_gb(text)
+    if without is None or any(frame[f"{s}_peak_gb"].iloc[0] is None for s in ("base", "comparison")):
         return None
     return side, without, other
 
