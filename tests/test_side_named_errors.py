@@ -14,7 +14,7 @@ import pytest
 from cliutil import error_lines, run_inproc
 
 import msprof_compare
-from msprof_compare.errors import ProfileError
+from msprof_compare.errors import OutOfMemory, ProfileError
 
 DATA = Path(__file__).parent / "data"
 TIMESFORMER = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
@@ -151,7 +151,9 @@ def test_the_other_input_of_a_folder_of_ranks_names_its_side(capsys, samples, tm
 
 
 def test_out_of_memory_names_the_side(monkeypatch, capsys, tmp_path):
-    """Memory running out while one input loads: the line names the input, then its side, then the advice."""
+    """Memory running out while one input loads: the line names the input, then its side, then the advice; the
+    API's ``OutOfMemory`` message is that line without the advice, its side included (``OutOfMemory.said``: the CLI
+    reads ``.side`` itself, so only the API's message showed it lost)."""
     from msprof_compare.loaders import kineto
 
     real = kineto.load
@@ -170,3 +172,7 @@ def test_out_of_memory_names_the_side(monkeypatch, capsys, tmp_path):
         lines = error_lines(err)
         assert code == 1 and len(lines) == 1, err
         assert lines[0].startswith(f"error: {bad}: out of memory while loading it ({side}); a comparison needs "), lines
+        with pytest.raises(OutOfMemory) as info:
+            msprof_compare.compare(str(base), str(comp))
+        assert str(info.value) == f"{bad}: out of memory while loading it ({side})"
+        assert info.value.side == side
