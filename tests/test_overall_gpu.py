@@ -454,3 +454,73 @@ def test_gpu_flow_cat_matching_no_flow_is_said_by_the_time_breakdown_too(caplog)
             assert "Flash Attention (Forward)" not in unlinked and "Matmul" not in unlinked
             assert unlinked["Cube (other)"] == pytest.approx(steps["Flash Attention (Forward)"] + steps["Matmul"])
     assert warned(enable_profiling_compare=True, gpu_flow_cat="ac2g")[1] == []
+
+
+#: The NPU text export of reference pair 4's comparison side (its one HCCL group: Group 0 Communication).
+NPU_TEXT_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+#: The AlexNet H200 trace of reference pair 4's base side: no collective kernel.
+ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+
+
+def _groupless_words(side: str, group: str, uncovered_ms: float) -> str:
+    return (f"{side} row: a GPU trace's collective kernels belong to no HCCL communication group, so OverallMetrics' "
+            f"{group} row and the rows under it read 0 on its side, which is not a measurement: its "
+            f"{uncovered_ms / 1000:.3f}s of uncovered communication is in Uncovered Communication Time alone.")
+
+
+def test_gpu_side_of_an_npu_group_row_is_said_to_read_no_collective(results):
+    """hta's 2-rank trace (2,020 NCCL kernels) against the NPU level-1 text export: OverallMetrics' Group 0
+    Communication and Transmit rows read 0.000 on the GPU side (reference-1 §9.4 item 26: groups are NPU only, a side
+    without the row reads 0) under its own Uncovered Communication Time of 357.343 ms, as if its all-reduces were
+    gone. The rows stay; a line under the console table says the 0 is no reading, on whichever side the trace is.
+    Figures from the original's outputs: pair 7's base Uncovered Communication Time (the same trace), pair 4's NPU
+    group rows (the same export)."""
+    ref7 = read_xlsx(REFS / "7-gpu-hta-dfindex-vs-nsres" / "performance_comparison_result.xlsx",
+                     sheet_name="OverallMetrics", header=2).set_index("Index")
+    uncovered = float(ref7.loc["Uncovered Communication Time", "Duration(ms)"])
+    assert uncovered == pytest.approx(357.343)
+    ref4 = read_xlsx(REFS / "4-gpu-alexnet-vs-npu-text-l1" / "performance_comparison_result.xlsx",
+                     sheet_name="OverallMetrics", header=2)["Index"].tolist()
+    groups = [i for i in ref4 if i.startswith("\t") and not i.startswith("\t\t") and "Communication" in i]
+    assert groups == ["\tGroup 0 Communication"]
+    gpu = PAIRS["7-gpu-hta-dfindex-vs-nsres"][0]
+    for base, comparison, side, col in ((gpu, NPU_TEXT_L1, "Base", "Duration(ms)"),
+                                        (NPU_TEXT_L1, gpu, "Comparison", "Duration(ms).1")):
+        res = compare(str(SAMPLES / base), str(SAMPLES / comparison), enable_profiling_compare=True)
+        rows = res.sheet("OverallMetrics").set_index("Index")
+        assert rows.loc["Uncovered Communication Time", col] == pytest.approx(uncovered, abs=0.0005)
+        assert rows.loc["\tGroup 0 Communication", col] == rows.loc["\t\tTransmit", col] == 0  # the original's cells
+        assert [n for n in res.summary["notes"] if "HCCL communication group" in n] == [
+            _groupless_words(side, "Group 0 Communication", uncovered)]
+    # a GPU trace without any collective kernel ran no communication: its 0 there is a reading (pair 4), and two GPU
+    # traces have no group row (pair 7)
+    alexnet = compare(str(SAMPLES / ALEXNET), str(SAMPLES / NPU_TEXT_L1), enable_profiling_compare=True)
+    assert alexnet.sheet("OverallMetrics").set_index("Index").loc["Uncovered Communication Time", "Duration(ms)"] == 0
+    assert not [n for n in alexnet.summary["notes"] if "HCCL communication group" in n]
+    assert not [n for n in results["7-gpu-hta-dfindex-vs-nsres"].summary["notes"] if "HCCL communication group" in n]
+
+
+def test_gpu_side_of_several_npu_group_rows_names_them_and_the_overlap():
+    """Hand-made breakdowns (no sample holds two HCCL groups beside a trace_view.json): four groups shown, the
+    fifth of 0 ms has no row and is not named, and the overlap row is said too; a GPU side without uncovered
+    communication, or beside an NPU side without groups, gets no line."""
+    gpu, npu = Breakdown("GPU"), Breakdown("NPU")
+    for bd in (gpu, npu):
+        bd.e2e_ns, bd.computing_ns = 10_000_000, 4_000_000
+    gpu.uncovered_comm_ns = 2_500_000
+    npu.groups = {f"Group {i} Communication": {"wait": 0, "transmit": 100_000 * i} for i in range(5)}
+    npu.pg_names = {"Group 1 Communication": "tp"}
+    npu.group_pairs = {("Group 1 Communication", "Group 2 Communication"): 50_000}
+    rows = [r[0] for r in overall_rows(gpu, npu)[0]]
+    assert "\tGroup 0 Communication" not in rows and "\ttp: Group 1 Communication" in rows
+    notes = summary_table(gpu, npu)["notes"]
+    assert [n for n in notes if "HCCL" in n] == [
+        "Base row: a GPU trace's collective kernels belong to no HCCL communication group, so OverallMetrics' rows of "
+        "the other side's 4 communication groups (tp: Group 1 Communication, Group 2 Communication, Group 3 "
+        "Communication and 1 more), with the rows under them and Uncovered Communication Overlapped, read 0 on its "
+        "side, which is not a measurement: its 0.003s of uncovered communication is in Uncovered Communication Time "
+        "alone."]
+    gpu.uncovered_comm_ns = 0
+    assert not [n for n in summary_table(gpu, npu)["notes"] if "HCCL" in n]
+    gpu.uncovered_comm_ns, npu.groups = 2_500_000, {}
+    assert not [n for n in summary_table(gpu, npu)["notes"] if "HCCL" in n]

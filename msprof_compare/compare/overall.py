@@ -458,6 +458,9 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
             cells = " and ".join(zero)
             notes.append(f"{side} row: {bd.bandwidth_missing}, so its {cells} 0.000GB/s "
                          f"{'are not measurements' if len(zero) > 1 else 'is not a measurement'}.")
+        groupless = _groupless_note(bd, comp if bd is base else base)
+        if groupless:
+            notes.append(f"{side} row: {groupless}")
     # the original hides Cube Time(Num) and Vector Time(Num) on both rows where one side has no PMU figures (a
     # Level0 text export): the other side's Matmul and Vector time (level-1 DB: 0.001s(14), 0.004s(96)) then sat in
     # no column, its Computing Time more than its category cells and Other Time add up to, without a word
@@ -470,6 +473,34 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
                          "figures to split its computing by; the OverallMetrics sheet holds them, by category "
                          f"(the {other} side: {hidden[0].categories_missing or 'no PMU figures'}).")
     return notes
+
+
+#: Group rows named in full by ``_groupless_note``; more are counted.
+_GROUPS_NAMED = 3
+
+
+def _groupless_note(bd: Breakdown, other: Breakdown) -> str:
+    """Why a GPU side's 0 in OverallMetrics' communication group rows is no reading: its collective kernels belong
+    to no HCCL group, so beside an NPU side's groups (reference-1 §9.4 item 26: a side without the group reads 0)
+    hta's 2-rank trace read Group 0 Communication 0.000 under its own Uncovered Communication Time 357.343 ms, as if
+    its NCCL all-reduces were gone. "" where the side is no GPU trace, ran no uncovered communication (its 0 is
+    then a reading: the AlexNet H200 trace of reference pair 4) or no group row is shown."""
+    if bd.kind != "GPU" or bd.groups or not bd.uncovered_comm_ns:
+        return ""
+    # a row is shown where its figure is not 0 (reference-1 §9.3), which none of this side's is
+    shown = [_group_label(k, other.pg_names).lstrip("\t") for k, g in other.groups.items()
+             if g.get("wait", 0) + g.get("transmit", 0)]
+    if not shown:
+        return ""
+    if len(shown) == 1:
+        rows = f"{shown[0]} row and the rows under it"
+    else:
+        named = shown[:_GROUPS_NAMED] + ([f"{len(shown) - _GROUPS_NAMED:,} more"] if len(shown) > _GROUPS_NAMED else [])
+        rows = (f"rows of the other side's {len(shown):,} communication groups ({and_list(named)}), with the rows "
+                f"under them{' and Uncovered Communication Overlapped' if any(other.group_pairs.values()) else ''},")
+    return (f"a GPU trace's collective kernels belong to no HCCL communication group, so OverallMetrics' {rows} "
+            f"read 0 on its side, which is not a measurement: its {_s(bd.uncovered_comm_ns):.3f}s of uncovered "
+            "communication is in Uncovered Communication Time alone.")
 
 
 def _plane_reason(bd: Breakdown, step: int) -> str:
