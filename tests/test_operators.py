@@ -9,6 +9,7 @@ import logging
 import math
 import shutil
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -653,3 +654,56 @@ def test_low_match_rate_once(caplog, samples: Path) -> None:
                     ("WARNING", "  - operator match rate (base 100.0%, comparison 3.7%): matched / compared modules "
                                 "per side (operator comparison); warn below 60%; different models? try the "
                                 "op_name_map option")]
+
+
+def _device_us_by_top_op(events: list[dict]) -> dict[str, Counter]:
+    """Per name of the top-layer host op (cpu_op, ProfilerStep# seen through) around the launch call of each device
+    event, the µs of its kernels and memcpys ("counted") and of its memsets ("memset"): raw events, linked by the
+    launch call's correlation id, no msprof_compare code."""
+    calls = {e["args"]["correlation"]: e for e in events
+             if e.get("ph") == "X" and e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+    tops: dict[int, list[tuple[float, float, str]]] = {}
+    for e in sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"
+                     and not e["name"].startswith("ProfilerStep#")), key=lambda e: (e["ts"], -e["dur"])):
+        layer = tops.setdefault(e["tid"], [])
+        if not layer or e["ts"] >= layer[-1][1]:
+            layer.append((e["ts"], e["ts"] + e["dur"], e["name"]))
+    out: dict[str, Counter] = {}
+    for e in events:
+        kind = {"kernel": "counted", "gpu_memcpy": "counted", "gpu_memset": "memset"}.get(e.get("cat"))
+        call = calls.get(e.get("args", {}).get("correlation")) if kind and e.get("ph") == "X" else None
+        owner = [n for a, b, n in tops.get(call["tid"], []) if a <= call["ts"] <= b] if call else []
+        if owner:
+            out.setdefault(owner[0], Counter())[kind] += Decimal(str(e["dur"]))
+    return out
+
+
+def test_an_operators_device_time_leaves_its_memsets_out(samples: Path) -> None:
+    """GPU op device time counts kernel and gpu_memcpy events, as the original links them, not memsets: PARAM's
+    linear trace launches a 1 µs memset with each aten::linear, and its OperatorCompareStatistic row reads the
+    kernels' 110.405 ms, not 111.245 ms. No line says so, as no sample holds an op that memsets would change much:
+    this trace's 1,640 memsets (1.640 ms, the most of any sample) are 0.44% of its kernel and memcpy time, and
+    tracelens' normalization_layer_test's 26.636 µs the largest share, 2.7% (docs/differences.md, "GPU: memset
+    events ... not counted")."""
+    def raw(rel: str) -> list[dict]:
+        with gzip.open(samples / rel, "rt", encoding="utf-8") as fh:
+            return json.load(fh)["traceEvents"]
+
+    def totals(events: list[dict]) -> tuple[Decimal, int, Decimal]:
+        memsets = [Decimal(str(e["dur"])) for e in events if e.get("ph") == "X" and e.get("cat") == "gpu_memset"]
+        counted = sum(Decimal(str(e["dur"])) for e in events
+                      if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy"))
+        return sum(memsets), len(memsets), counted
+
+    linear = "param/et_replay/tests/inputs/linear_kineto.json.gz"
+    events = raw(linear)
+    assert totals(events) == (Decimal(1640), 1640, Decimal(369343))
+    assert f"{Decimal(1640) / Decimal(369343):.2%}" == "0.44%"
+    op = _device_us_by_top_op(events)["aten::linear"]
+    assert (op["counted"], op["memset"]) == (Decimal(110405), Decimal(840))
+    res = compare(str(samples / linear), str(samples / linear), enable_operator_compare=True)
+    row = res.sheet("OperatorCompareStatistic").set_index("Operator Name").loc["aten::linear"]
+    assert row["Base Device Duration(ms)"] == float(op["counted"] / 1000) == 110.405
+    memset, n, counted = totals(raw("tracelens/tests/traces/perf_model/normalization/normalization_layer_test.json.gz"))
+    assert (memset, n, counted) == (Decimal("26.636"), 5, Decimal("991.996"))
+    assert f"{memset / counted:.1%}" == "2.7%"
