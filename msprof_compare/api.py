@@ -77,7 +77,7 @@ class RunContext:
         return both[p is self.comparison]
 
     def side(self, p: Profile) -> str:
-        """How a line about side ``p`` names it, last, as a loader's notes do (``model.sided``): "base side",
+        """How a line about side ``p`` names it, last, as a loader's notes do (``errors.side_named``): "base side",
         "comparison side", or "both sides" for one input on both (one path, one step), whose two lines are one text,
         said once (``logs.said_once``)."""
         if self.base.path == self.comparison.path and self.options.base_step == self.options.comparison_step:

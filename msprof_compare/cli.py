@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from .errors import OutOfMemory, ProfileError, UsageError, on_side
+from .errors import OutOfMemory, ProfileError, UsageError, on_side, side_named
 from .logs import RankNotices, run_logging
 from .textsafe import one_line, short_repr, term_safe, wrap_prose, write_line
 from .units import Unit, named_units, unit_label, unit_noun, unit_stem
@@ -1093,7 +1093,7 @@ def _out_of_memory(base: str, comparison: str, exc: BaseException | None = None,
     advice = ("a comparison needs roughly 5 times the larger input plus the size of the other"
               f"{budget}; free memory, or compare less, e.g. --enable_profiling_compare alone")
     if isinstance(exc, OutOfMemory):
-        return f"{term_safe(exc.path)}: out of memory while {exc.doing}{f' ({exc.side})' if exc.side else ''}; {advice}"
+        return f"{term_safe(exc.path)}: out of memory while {exc.doing}{side_named(exc.side)}; {advice}"
     return f"out of memory: {advice}"
 
 

@@ -14,6 +14,15 @@ from collections.abc import Iterator
 from .units import Unit, unit_label
 
 
+def side_named(side: str | None, aside: str | None = None) -> str:
+    """" (SIDE: ASIDE)", " (SIDE)", " (ASIDE)" or "": the one way a line about one input names its side
+    ("base side", "comparison side", "both sides"; ``RunContext.side``), last and first in the parenthesis that
+    says why, so that a command ending the aside stays whole. Two ranks of one job gave lines that differed by a
+    digit of a path; each message wrote this parenthesis by hand, and a new one could put the side elsewhere."""
+    said = ": ".join(t for t in (side, aside) if t)
+    return f" ({said})" if said else ""
+
+
 class UsageError(Exception):
     """Bad command-line usage or option values (exit code 2)."""
 
@@ -49,9 +58,8 @@ class ProfileError(Exception):
 
     def closing(self, hint: str | None) -> str:
         """The line's end after the message: " (SIDE: HINT)", " (SIDE)", " (HINT)" or "", the side before the
-        hint as a warning's aside (``model.sided``), so a command ending the hint stays whole."""
-        said = ": ".join(t for t in (self.side, hint) if t)
-        return f" ({said})" if said else ""
+        hint as a warning's aside (``side_named``), so a command ending the hint stays whole."""
+        return side_named(self.side, hint)
 
     def __reduce__(self) -> tuple[type, tuple[str | None, str, str | None], dict[str, object]]:
         """Picklable (a worker process or a Dask/Ray task can send it back as it is): every attribute it carries,
@@ -83,7 +91,7 @@ class OutOfMemory(MemoryError):
 
     def said(self) -> str:
         """The line without the CLI's advice: "PATH: out of memory while DOING", then its side."""
-        return f"{self.path}: out of memory while {self.doing}" + (f" ({self.side})" if self.side else "")
+        return f"{self.path}: out of memory while {self.doing}{side_named(self.side)}"
 
     def __reduce__(self) -> tuple[type, tuple[str, str], dict[str, object]]:
         """Picklable with what a rank-by-rank compare adds (``api._rank_error``: ``rank``, ``rank_inputs`` and the
@@ -102,5 +110,5 @@ def on_side(side: str) -> Iterator[None]:
         if exc.side is None:
             exc.side = side
             exc.args = ((str(exc),) if isinstance(exc, ProfileError) else (exc.said(),)
-                        if isinstance(exc, OutOfMemory) else (f"{exc.args[0]} ({side})",))
+                        if isinstance(exc, OutOfMemory) else (exc.args[0] + side_named(side),))
         raise

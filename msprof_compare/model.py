@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .columns import col_of
+from .errors import side_named
 from .textsafe import term_safe
 
 I64 = "int64"
@@ -644,29 +645,29 @@ class SideNote(str):
     text (``Profile.warnings`` compared, a test's ``in``) it is the note without its side. Survives pickling (a
     pair loaded side by side comes back from a process)."""
 
-    before: str
-    after: str
+    said: str
+    aside: str
+    then: str
 
-    def __new__(cls, text: str, before: str, after: str) -> SideNote:
-        """``text``: the note without the side; ``before`` + side + ``after``: the note with it."""
-        note = super().__new__(cls, text)
-        note.before, note.after = before, after
+    def __new__(cls, said: str, aside: str = "", then: str = "") -> SideNote:
+        """``said``, the side's parenthesis (``errors.side_named``, with ``aside``), then ``then``."""
+        note = super().__new__(cls, f"{said}{side_named(None, aside)}{then}")
+        note.said, note.aside, note.then = said, aside, then
         return note
 
     def __reduce__(self) -> tuple[Any, tuple[str, str, str]]:
-        return SideNote, (str(self), self.before, self.after)
+        return SideNote, (self.said, self.aside, self.then)
 
     def of_side(self, side: str) -> str:
         """The note naming ``side`` ("base side", "comparison side", "both sides")."""
-        return f"{self.before}{side}{self.after}"
+        return f"{self.said}{side_named(side, self.aside)}{self.then}"
 
 
 def sided(said: str, aside: str = "", then: str = "") -> SideNote:
     """``said`` followed by its side where the API logs it, "(comparison side)", or "(base side: ASIDE)" where
     an aside says more, then ``then`` (a hint, whose command the side would otherwise break): the one form of
     every side file's line, so that two folders whose paths differ by a digit say which side each line is about."""
-    return SideNote(f"{said} ({aside}){then}" if aside else f"{said}{then}", f"{said} (",
-                    (f": {aside})" if aside else ")") + then)
+    return SideNote(said, aside, then)
 
 
 #: The event tables of a ``Profile``, as its repr counts them.

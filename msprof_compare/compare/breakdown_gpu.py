@@ -26,8 +26,8 @@ import pandas as pd
 
 from .. import timeline as tl
 from ..columns import col_of
-from ..errors import ProfileError
-from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, sided, starts_at, unread_categories
+from ..errors import ProfileError, side_named
+from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at, unread_categories
 from ..options import Options
 from ..textsafe import short_repr
 from . import classify
@@ -80,8 +80,7 @@ def flow_cats_text(cats: list[str]) -> str:
 def no_flow_line(profile: Profile, hint: str, side: str) -> str:
     """The original's "Can't find any flow event" line, then ``side`` before ``hint``'s words (" (WHY)"), as the
     op tree's warning and the time breakdown's both say it (one text, said once)."""
-    return sided(f"Can't find any flow event in the file: {profile.path}", hint[2:-1]).of_side(side) if side else \
-        f"Can't find any flow event in the file: {profile.path}{hint}"
+    return f"Can't find any flow event in the file: {profile.path}{side_named(side, hint[2:-1])}"
 
 
 def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None, side: str = "") -> None:
@@ -240,7 +239,7 @@ def _undirected_copies(profile: Profile, sel: np.ndarray, names: np.ndarray, dur
                 "direction, so OverallMetrics' SDMA row and the SDMA Time(Num) leave them out (the original's name "
                 "rule), and their time stays in Free%s", profile.files.get("trace", profile.path), f"{n:,}",
                 int(dur[sel].sum()) / 1e6, short_repr(str(top)), f" and {len(uniq) - 1:,} other name(s)"
-                if len(uniq) > 1 else "", f" ({side})" if side else "")
+                if len(uniq) > 1 else "", side_named(side))
 
 
 def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None,

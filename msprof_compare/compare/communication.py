@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
+from ..errors import side_named
 from ..model import COMM_STEP_CUT, GPU_COMM_PREFIXES, OP_OUT_OF_STEP, Profile, factorize, pair_codes, ranges
 from . import classify
 from .breakdown import last_of_keys
@@ -359,7 +360,7 @@ def _note_unnamed(profile: Profile, ops: Events, named: np.ndarray, side: str) -
         log.info("%s: %s of %s collective kernels (%.3f ms) name no collective (no Collective name recorded for "
                  "their launch, e.g. launched before the profile began): their row %s may hold any collective%s",
                  profile.path, f"{int(left.sum()):,}", f"{len(left):,}", ms3(int(ops["dur"][left].sum())),
-                 ", ".join(sorted({str(f) for f in ops["family"][left]})), f" ({side})" if side else "")
+                 ", ".join(sorted({str(f) for f in ops["family"][left]})), side_named(side))
 
 
 def _sorted(ev: Events, rng: tuple[int, int] | None) -> Events:
@@ -571,24 +572,24 @@ def build(ctx: RunContext) -> list[Sheet]:
         events = pair_events(p, kw, gpu_pair, ctx.side(p))
         d = side_data(p, rng, kw, events)
         if (cut := step_cut_line(p, step_cut(p, rng, events))) is not None:
-            log.warning("%s (%s)", cut, ctx.side(p))
+            log.warning("%s%s", cut, side_named(ctx.side(p)))
         total, n_out, ns_out = unnamed_ops(p, rng, events)
         left_out.append(ns_out)  # a side without any row is "not recorded" (communication_line), its time still said
         why = "" if not n_out else (_db_op_types(p, rng) if p.source == "ascend_db"
                                     else "names without a '_' (a family is a name's first '_' piece)")
         if d and n_out:  # some ops left out: the op rows fall short of OverallMetrics by their time
             log.warning("%s: %s of its %s communication op(s) (%.3f ms) have %s, so CommunicationCompare leaves them "
-                        "out of its op rows (OverallMetrics and the waterfall count their time) (%s)", p.path,
-                        f"{n_out:,}", f"{total:,}", ms3(ns_out), why, ctx.side(p))
+                        "out of its op rows (OverallMetrics and the waterfall count their time)%s", p.path,
+                        f"{n_out:,}", f"{total:,}", ms3(ns_out), why, side_named(ctx.side(p)))
         if not d:
             if n_out:  # "can't find any" would contradict OverallMetrics, which counts their time
                 counted = " (OverallMetrics counts their time)" if ctx.options.enable_profiling_compare else ""
                 log.warning("%s: its %s communication op(s) have %s, so CommunicationCompare has no family to "
-                            "group them by and no row for this side%s (%s)", p.path, f"{n_out:,}", why, counted,
-                            ctx.side(p))
+                            "group them by and no row for this side%s%s", p.path, f"{n_out:,}", why, counted,
+                            side_named(ctx.side(p)))
             else:
-                log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s (%s)", p.path,
-                        ctx.side(p))
+                log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s%s", p.path,
+                        side_named(ctx.side(p)))
         data.append(d)
     ctx.cache[LEFT_OUT_KEY] = tuple(left_out)
     rows = comm_rows(*data)

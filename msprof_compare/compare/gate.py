@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..api import GateVerdict
+from ..errors import side_named
 from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .contributors import share_basis, top_contributors
@@ -168,8 +169,8 @@ def judge(result: CompareResult, pct: float, top: int = 5,
     for profile, value, side in ((result.base, base, "base side"), (result.comparison, comp, "comparison side")):
         if value <= 0:  # named with its side, as every exit-1 line of one input (two inputs may share a name)
             return GateVerdict(1, f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap "
-                                  "Analysis data), so --fail_on_regression cannot judge the run "
-                                  f"({'both sides' if one else side})", e2e=pair)
+                                  "Analysis data), so --fail_on_regression cannot judge the run"
+                                  f"{side_named('both sides' if one else side)}", e2e=pair)
     scope, aside, idle = e2e_words(result, frames.get("e2e"))
     # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
     # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so

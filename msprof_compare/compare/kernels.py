@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..errors import StepError, on_side
+from ..errors import StepError, on_side, side_named
 from ..model import Profile, bare_trace, factorize, object_array, pair_codes, starts_read, step_number
 from ..textsafe import id_ranges
 from . import table
@@ -119,7 +119,7 @@ def _group_columns(profile: Profile, step: int = -1, side: str = "") -> dict[str
     missing = int(np.isnan(raw_dur).sum())
     if missing:  # as the original, but said: such a kernel lowers the Avg and Min of its group
         log.warning("%s: %s kernel(s) of a valid Type have no Duration(us) in kernel_details.csv; KernelCompare "
-                    "counts each as a call of 0 us.%s", profile.path, f"{missing:,}", f" ({side})" if side else "")
+                    "counts each as a call of 0 us.%s", profile.path, f"{missing:,}", side_named(side))
     dur = np.nan_to_num(raw_dur)
     # types and (type, shape) pairs numbered in first-appearance order among the kept rows
     t_rank, _ = pd.factorize(t_codes[rows])
@@ -264,16 +264,16 @@ def _no_kernels(profile: Profile, side: str, step: int = -1, level: int = loggin
     kernel_details.csv lacks, for the original's "Failed to enable" line (``_failed_sides``)."""
     if profile.source == "ascend_db":  # the original's advice below names a CSV a DB export does not have
         where = f" in step {step}" if step >= 0 else ""
-        log.log(level, "Can't find any valid kernels in the file: %s (%s: no compute task%s: the database's TASK / "
-                "COMPUTE_TASK_INFO tables hold none).", profile.path, side, where)
+        log.log(level, "Can't find any valid kernels in the file: %s%s.", profile.path, side_named(
+            side, f"no compute task{where}: the database's TASK / COMPUTE_TASK_INFO tables hold none"))
         return ""
     if profile.level == "trace":  # the original's advice below (level, aic_metrics) would mislead here
-        log.log(level, "Can't find any valid kernels in the file: %s (%s: %s has no kernel_details.csv).",
-                profile.path, side, bare_trace(profile))
+        log.log(level, "Can't find any valid kernels in the file: %s%s.", profile.path,
+                side_named(side, f"{bare_trace(profile)} has no kernel_details.csv"))
         return ""
     if profile.kernel_details is None:  # the loader said the file is absent; "lacks duration" would mislead
-        log.log(level, "Can't find any valid kernels in the file: %s (%s: no kernel_details.csv).", profile.path,
-                side)
+        log.log(level, "Can't find any valid kernels in the file: %s%s.", profile.path,
+                side_named(side, "no kernel_details.csv"))
         return ""
     if "Duration(us)" in profile.kernel_details.columns:
         # the loader requires the column: what is missing is a Type (Level0 writes N/A), which "lacks duration" hid
@@ -378,7 +378,8 @@ def _untyped_notice(ctx: RunContext, profile: Profile, sheet: str) -> None:
     """A DB export without op types (Level0) fills ``sheet`` with one N/A row: said, for either sheet (the
     KernelTypeCompare of ``--use_kernel_type`` showed it without a word)."""
     log.log(ctx.options.notice_level(), "%s: the database names no op type of its compute tasks (N/A: a Level0 "
-            "export records none), so %s shows them as one N/A type. (%s)", profile.path, sheet, ctx.side(profile))
+            "export records none), so %s shows them as one N/A type.%s", profile.path, sheet,
+            side_named(ctx.side(profile)))
 
 
 def kernel_types_whole(ctx: RunContext) -> list[str]:
@@ -424,8 +425,8 @@ def build(ctx: RunContext) -> list[Sheet]:
         tables = [kernel_type_table(p) for p in (ctx.base, ctx.comparison)]
         for p, t in zip((ctx.base, ctx.comparison), tables, strict=False):
             if not t:
-                log.warning("Can't find any valid kernel type data (op_statistic.csv) in the file: %s (%s)", p.path,
-                            ctx.side(p))
+                log.warning("Can't find any valid kernel type data (op_statistic.csv) in the file: %s%s", p.path,
+                            side_named(ctx.side(p)))
         if not all(tables):
             return []
         for p, t in zip((ctx.base, ctx.comparison), tables, strict=True):
@@ -444,15 +445,15 @@ def build(ctx: RunContext) -> list[Sheet]:
             side_range(ctx, side)  # an id the trace does not hold is refused, as KernelTypeCompare does
             log.warning("%s: kernel_details.csv gives no kernel a Step Id, so its kernels cannot be limited to step "
                         "%d (the profiler writes them only for a run with a schedule; MindSpore not in O2 graph "
-                        "mode either); KernelCompare is left out. (%s)", p.path, step, ctx.side(p))
+                        "mode either); KernelCompare is left out.%s", p.path, step, side_named(ctx.side(p)))
             untold = True
             continue
         if step >= 0 and (n := _unstepped_in_step(p, step, _range_or_none(ctx, side))):
             log.warning("%s: %s kernel(s) of a valid Type have no Step Id yet start inside step %d (the span of "
                         "its ProfilerStep#%d in %s); KernelCompare keeps a text export's kernels by their Step Id, "
                         "as the original does, so it leaves them out of step %d (a damaged export, or kernels the "
-                        "profiler placed in no step). (%s)", data_file(p, "kernel_details.csv"), f"{n:,}", step,
-                        step, steps_file(p), step, ctx.side(p))
+                        "profiler placed in no step).%s", data_file(p, "kernel_details.csv"), f"{n:,}", step,
+                        step, steps_file(p), step, side_named(ctx.side(p)))
         g = _group_columns(p, step, ctx.side(p))
         if g is None:
             # the original reads no kernel details at trace level; a step whose rows all lack a valid
@@ -478,7 +479,7 @@ def build(ctx: RunContext) -> list[Sheet]:
     if shaped[0] != shaped[1]:  # a column lost from one file: its kernels' shapes read N/A, pairing with none
         lacking = ctx.comparison if shaped[0] else ctx.base
         log.warning("%s: kernel_details.csv has no Input Shapes column, so KernelCompare reads every kernel's shape "
-                    "as N/A, and its kernels pair with none of the other side's of the same Type and a shape. (%s)",
-                    lacking.path, ctx.side(lacking))
+                    "as N/A, and its kernels pair with none of the other side's of the same Type and a shape.%s",
+                    lacking.path, side_named(ctx.side(lacking)))
     rows = kernel_rows(*groups)
     return [Sheet("KernelCompare", KERNEL_COLUMNS, frame_from_rows(rows, 15), *SPANS)]

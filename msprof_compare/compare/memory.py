@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import CANN_MARK, Profile, bare_trace, factorize, next_at_address, sided
+from ..errors import side_named
+from ..model import CANN_MARK, Profile, bare_trace, factorize, next_at_address
 from . import classify
 from .optree import OpPairs, OpTree, one_sided, op_tree, operator_pairs
 from .table import (
@@ -352,9 +353,9 @@ def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
                                                  ": profile_memory=True records it") + ")")
     else:  # an NPU profile_memory capture whose allocations no op can take
         why = f" (its {source} holds no allocation the comparison can place)"
-    # the original's sentence, then its side before the why, as a loader's note names it (``model.sided``): two
+    # the original's sentence, then its side before the why, as a loader's note names it (``errors.side_named``): two
     # ranks of one job without memory gave lines that differed by a digit of a path
-    line = sided(f"Can't find any memory event in the file: {profile.path}", why[2:-1]).of_side(ctx.side(profile))
+    line = f"Can't find any memory event in the file: {profile.path}{side_named(ctx.side(profile), why[2:-1])}"
     if other_has:
         # a warning (the sheets show this side's operators at 0 MB), saying only what to do about it: what the 0 MB
         # means is said where the figures are, by the memory line (console and Summary sheet: "its 0 MB in
@@ -426,9 +427,10 @@ def build(ctx: RunContext) -> list[Sheet]:
             _no_memory(ctx, p, bool(other.placed) and bool(len(pairs)))
         elif not idx.placed and len(pairs):
             # the original counts these records as found and writes 0 MB for every op without a word
-            log.warning("%s: none of its memory records falls inside a torch op, so %s (%s)", p.path,
+            log.warning("%s: none of its memory records falls inside a torch op, so %s%s", p.path,
                         "the memory sheets show this side's operators at 0 MB" if any(placed) else
-                        "no operator has memory to compare and the memory sheets are left out", ctx.side(p))
+                        "no operator has memory to compare and the memory sheets are left out",
+                        side_named(ctx.side(p)))
     if not len(pairs) or not any(placed):
         return []
     for p, side in ((ctx.base, "base"), (ctx.comparison, "comparison")):
@@ -457,7 +459,7 @@ def _addr_less_pairing(profile: Profile, rec: pd.DataFrame, side: str = "") -> N
                     "before it: of %s device allocations %s are released, %s have no release (Allocated Duration "
                     "counts them as 0) and %s (%.2f MB) are left out of Allocated Memory (a free of another size "
                     "came next)%s", profile.path, f"{allocs:,}", f"{released:,}", f"{open_:,}", f"{dropped:,}",
-                    dropped_mb, f" ({side})" if side else "")
+                    dropped_mb, side_named(side))
 
 
 def _sheets(ctx: RunContext, pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[Sheet]:

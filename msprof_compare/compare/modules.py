@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
+from ..errors import side_named
 from ..model import Profile, factorize, object_array, object_full, ranges
 from . import classify
 from .align import AlignMemo, no_matching
@@ -670,8 +671,8 @@ def _say_no_module_in_step(profile: Profile, view: Profile, step: int, rng: tupl
              f"{len(ts) - before:,} start after it" if not before else
              f"{before:,} start before it, {len(ts) - before:,} after it")
     log.warning("%s: none of its %s nn.Module events starts in step %d (%s), so it has no module for the module "
-                "sheets (ModuleCompare, ModuleCompareStatistic): a module counts in the step its start lies in (%s)",
-                profile.path, f"{len(ts):,}", step, where, side)
+                "sheets (ModuleCompare, ModuleCompareStatistic): a module counts in the step its start lies in%s",
+                profile.path, f"{len(ts):,}", step, where, side_named(side))
 
 
 def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:

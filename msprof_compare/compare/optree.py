@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..errors import ProfileError
+from ..errors import ProfileError, side_named
 from ..model import (
     DRIVER_CATS,
     NO_DEVICE_TIME,
@@ -239,9 +239,10 @@ def one_sided(ctx: RunContext) -> bool:
         without = [p for p in (ctx.base, ctx.comparison) if not ctx.has_ops(p)]
         if len(without) != 1:
             return False
-        log.warning("Can't find any torch op in the file: %s (%s), so the sheets that pair the ops of both sides "
+        log.warning("Can't find any torch op in the file: %s%s, so the sheets that pair the ops of both sides "
                     "(operator, module, memory, API) are left out; only the other side has ops (%s): %s",
-                    without[0].path, ctx.side(without[0]), no_ops_reason(without[0]), _without_ops_text(ctx))
+                    without[0].path, side_named(ctx.side(without[0])), no_ops_reason(without[0]),
+                    _without_ops_text(ctx))
         return True
 
     return ctx.cached("optree.one_sided", compute)
@@ -1030,14 +1031,14 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
             tree.see_through(opts.transparent_op)
         if tree.n == 0:
             if ctx.has_ops(prof):  # a DB export's ops cut to a step that holds none: the step's own message follows
-                log.info("No torch op of %s lies in the step asked for (%s)", prof.path, ctx.side(prof))
+                log.info("No torch op of %s lies in the step asked for%s", prof.path, side_named(ctx.side(prof)))
             else:
                 # neither side has ops in a run without --enable_* flags (two MindSpore timelines): the sheets
                 # that pair them were not asked for and have nothing on either side, an INFO line as the memory
                 # comparison's "Can't find any memory event" of two sides without records
                 level = logging.WARNING if ctx.has_ops(ctx.base) or ctx.has_ops(ctx.comparison) else \
                     opts.notice_level()
-                log.log(level, "Can't find any torch op in the file: %s (%s)", prof.path, ctx.side(prof))
+                log.log(level, "Can't find any torch op in the file: %s%s", prof.path, side_named(ctx.side(prof)))
                 if level == logging.WARNING and not (ctx.has_ops(ctx.base) or ctx.has_ops(ctx.comparison)):
                     _neither_side_notice(ctx, side)
         elif not tree.has_flows:
@@ -1293,8 +1294,8 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
             _check_transparent(opts, (ta, tb), (a, b), (opened_a, opened_b), lambda: _names_sheet(ctx))
         for tree, step, top in ((ta, opts.base_step, a), (tb, opts.comparison_step, b)):
             if step >= 0 and len(top) == 0 and ctx.has_ops(tree.profile):  # no op at all: "Can't find any torch op"
-                log.warning("There is no operator infomation for step %s, please check the step id of %s. (%s)",
-                            step, tree.profile.path, ctx.side(tree.profile))
+                log.warning("There is no operator infomation for step %s, please check the step id of %s.%s",
+                            step, tree.profile.path, side_named(ctx.side(tree.profile)))
         ka = op_keys(ta, opts.op_name_map, opts.use_input_shape)
         kb = op_keys(tb, opts.op_name_map, opts.use_input_shape)
         match = not opts.disable_details

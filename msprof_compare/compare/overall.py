@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..errors import on_side
+from ..errors import on_side, side_named
 from ..model import Profile
 from ..options import Options
 from ..textsafe import and_list, text_width
@@ -108,7 +108,7 @@ def _gpu_without_memory(ctx: RunContext) -> None:
     for p in (ctx.base, ctx.comparison):
         if p.source == "kineto" and peak_reserved_gb(p) is None:
             # which side: both may be GPU
-            log.info("%s: Gpu profiling data doesn't contain memory info. (%s)", p.path, ctx.side(p))
+            log.info("%s: Gpu profiling data doesn't contain memory info.%s", p.path, side_named(ctx.side(p)))
 
 
 def breakdown_keywords(ctx: RunContext) -> Keywords | None:
@@ -570,7 +570,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         for reason in bd.missing:
             if not (told and bd.categories_missing and not bd.categorised_ns
                     and reason.endswith(f" are absent: {bd.categories_missing}")):
-                log.warning("%s (%s)", reason, ctx.side(p))
+                log.warning("%s%s", reason, side_named(ctx.side(p)))
     # a text export's breakdown ignores a step (reference-1 §1.4): its Wait Time note sums the whole profile too,
     # and says so where CommunicationCompare's rows hold the step's alone (step 50 of the level-1 export split in
     # two: 112.541 ms of Notify_Wait, none of it in the step)

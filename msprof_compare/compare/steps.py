@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..errors import StepError, UsageError, on_side
+from ..errors import StepError, UsageError, on_side, side_named
 from ..model import PYTHON_STEP_MARKS, Profile, marker_step, step_marks
 from ..textsafe import display, id_ranges, short_repr
 
@@ -32,9 +32,10 @@ def gpu_step_error(path: str, side: str = "") -> UsageError:
     """The original's refusal of a step with GPU data, naming the GPU side (``side``: "base side", ...; "this
     side" where the caller cannot tell) and what to do instead: alone it left a GPU-to-NPU user guessing which
     input it meant and how to go on."""
-    said = f"{side}: a GPU trace" if side else "this side is a GPU trace"
-    return UsageError(f"{path}: {GPU_STEP_MESSAGE} ({said}, where the step options do not apply: leave out "
-                      "--base_step and --comparison_step to compare the whole profiles)")
+    rest = ", where the step options do not apply: leave out --base_step and --comparison_step to compare the whole " \
+        "profiles"
+    return UsageError(f"{path}: {GPU_STEP_MESSAGE}" + (side_named(side, f"a GPU trace{rest}") if side else
+                                                       f" (this side is a GPU trace{rest})"))
 
 
 def step_ops(ops: pd.DataFrame) -> pd.DataFrame:

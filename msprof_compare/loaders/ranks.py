@@ -20,7 +20,7 @@ import os
 import re
 import zlib
 
-from ..errors import ProfileError
+from ..errors import ProfileError, side_named
 from ..model import Profile, sided
 from ..textsafe import short_list, short_repr, short_text, term_safe
 from ..units import MAX_RANK, RankCycle, Unit, named_units
@@ -490,7 +490,7 @@ def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHea
     recorded" tells a user who listed 0 for that file why it is not compared), so the line says "taken as", where
     "by which each is compared" was untrue of those left out. A name saying two ranks says none. Every real sample
     naming a rank names the one it records. ``side``: the folder's in a compare, said last as a loader's notes say
-    theirs (``model.sided``): two job folders of one layout gave lines alike but for a path."""
+    theirs (``errors.side_named``): two job folders of one layout gave lines alike but for a path."""
     odd = []
     for rank, paths in held.items():
         for path in paths:
@@ -502,7 +502,7 @@ def _named_otherwise(directory: str, held: dict[int, list[str]], heads: TraceHea
                 if len(odd) == 1 else f"{len(odd):,} Kineto traces' names say another rank than their "
                                       "distributedInfo.rank, each taken as the rank it records")
         log.warning("%s: %s: %s%s", term_safe(directory), some, short_list(sorted(odd, key=_name_order), 10),
-                    f" ({side})" if side else "")
+                    side_named(side))
 
 
 def _named_rank(path: str, directory: str, heads: TraceHeads) -> int | None:
