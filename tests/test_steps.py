@@ -18,6 +18,8 @@ from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame, marker_step, step_number
 from msprof_compare.options import Options, build_options
 
+TWO_STEPS = Path(__file__).parent / "data" / "npu" / "two_steps_ascend_pt"
+
 
 def npu(names_ts_dur) -> Profile:
     p = Profile(path="npu", kind="NPU", source="ascend_text")
@@ -77,6 +79,31 @@ def test_non_integer_step_markers_are_logged_as_the_original_does(caplog):
     with caplog.at_level(logging.ERROR, logger="msprof-analyze"):
         assert steps.step_range(p, 5) == (20, 30)
     assert [r.getMessage() for r in caplog.records] == ["Can not convert x to int"]
+
+
+def test_non_integer_step_marker_line_names_its_side(tmp_path: Path, caplog) -> None:
+    """The original's "Can not convert x to int" keeps its words and ends with its side, as its other notices do
+    since session 71 (docs/differences.md): two ranks of one job, or a marker edited on one side alone, gave a
+    line that did not say which input holds the marker. tests/data/npu/two_steps_ascend_pt (ProfilerStep#50 and
+    #51) on both sides, the comparison's ProfilerStep#50 renamed ProfilerStep#x: step 51 is found on each side,
+    and only the comparison's scan passes the renamed marker; the edited folder on both sides says it once, as
+    its other lines of one input on both."""
+    base, comp = tmp_path / "base_ascend_pt", tmp_path / "comp_ascend_pt"
+    shutil.copytree(TWO_STEPS, base)
+    shutil.copytree(TWO_STEPS, comp)
+    trace = comp / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    text = trace.read_text()
+    assert text.count('"ProfilerStep#50"') == 1
+    trace.write_text(text.replace('"ProfilerStep#50"', '"ProfilerStep#x"'))
+    with caplog.at_level(logging.ERROR, logger="msprof-analyze"):
+        compare(str(base), str(comp), base_step=51, comparison_step=51, enable_profiling_compare=True)
+    assert [r.getMessage() for r in caplog.records if "convert" in r.getMessage()] == \
+        ["Can not convert x to int (comparison side)"]
+    caplog.clear()
+    with caplog.at_level(logging.ERROR, logger="msprof-analyze"):
+        compare(str(comp), str(comp), base_step=51, comparison_step=51, enable_profiling_compare=True)
+    assert [r.getMessage() for r in caplog.records if "convert" in r.getMessage()] == \
+        ["Can not convert x to int (both sides)"]
 
 
 def test_step_without_any_profiler_step_says_so():

@@ -48,10 +48,11 @@ def step_ops(ops: pd.DataFrame) -> pd.DataFrame:
     return found.assign(step=ids, label=suffix.to_numpy())
 
 
-def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
+def step_range(profile: Profile, step: int, side: str = "") -> tuple[int, int] | None:
     """The ``(start_ns, end_ns)`` of ``step`` in ``profile`` (inclusive), or None when no step is asked.
 
-    Raises ``UsageError`` for GPU data and ``StepError`` when the step is absent.
+    Raises ``UsageError`` for GPU data and ``StepError`` when the step is absent. ``side`` ("base side", ...;
+    ``RunContext.side``) ends the original's "Can not convert" line, as its other notices end.
     """
     if step is None or step < 0:
         return None
@@ -64,7 +65,7 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
     match = (steps["step"] == step).to_numpy(dtype=bool)
     scanned = steps.iloc[: int(np.argmax(match)) if match.any() else len(steps)]  # as the original's scan
     for label in dict.fromkeys(scanned.loc[scanned["step"] == -1, "label"].astype(str)):
-        log.error("Can not convert %s to int", label)  # reference-1 §3.5; the marker is no step
+        log.error("Can not convert %s to int%s", label, side_named(side))  # reference-1 §3.5; the marker is no step
     hit = steps[match]
     if len(hit):  # the first in the file, or a longer copy starting with it (``model.step_markers``: it holds it)
         ts, dur = hit["ts"].to_numpy(), hit["dur"].to_numpy()
@@ -127,7 +128,7 @@ def side_range(ctx: RunContext, side: str) -> tuple[int, int] | None:
     """Cached ``step_range`` of one side of a run; its refusal names the side (``errors.on_side``)."""
     profile = ctx.base if side == "base" else ctx.comparison
     with on_side(ctx.side(profile)):
-        return ctx.cached(f"steps.range.{side}", lambda: step_range(profile, side_step(ctx, side)))
+        return ctx.cached(f"steps.range.{side}", lambda: step_range(profile, side_step(ctx, side), ctx.side(profile)))
 
 
 def check_steps(ctx: RunContext) -> None:
