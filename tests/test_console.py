@@ -233,6 +233,29 @@ def test_row_without_time_or_memory_gets_both_notes(samples: Path, capsys: pytes
     assert table["notes"] == notes
 
 
+def test_two_rows_without_time_get_one_note(samples: Path, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """Reference pair 9c, two legacy MindSpore timelines: neither holds the "Overlap Analysis" process, so neither
+    has an E2E time (the original wrote no OverallMetrics sheet for it, reference-outputs/README.md) and both rows
+    read 0.000s. The note said "Base row: no time breakdown ..." and then "Comparison row: ..." for the one
+    reason: one "Both rows:" line now, on the console and in the JSON, as the Wait Time's note of a pair alike;
+    no other note (no Mem Usage or bandwidth column to explain)."""
+    from cliutil import run_inproc
+
+    base = samples / TIMELINE.replace("run_2", "run_1").replace("ascend_timeline_display", "timeline_display")
+    comp = samples / TIMELINE
+    for path in (base, comp):
+        assert not [e for e in _raw_events(path) if e.get("ph") == "M" and e.get("args", {}).get("name") ==
+                    "Overlap Analysis"]
+    note = "Both rows: no time breakdown (no E2E time), so their 0.000s cells are not measurements."
+    code, out, _err = run_inproc(capsys, "-d", str(comp), "-bp", str(base), "-o", str(tmp_path))
+    assert code == 0
+    lines = out.splitlines()
+    legend = lines.index("Rows: base first, comparison second.")
+    assert lines[legend + 1:] == [note]
+    code, out, _err = run_inproc(capsys, "-d", str(comp), "-bp", str(base), "-o", "-", "--output_format", "json")
+    assert code == 0 and json.loads(out)["console_summary"]["notes"] == [note]
+
+
 def test_waterfall_delta_that_rounds_to_zero_has_no_minus_sign(samples: Path) -> None:
     """NPU pair 1 read the other way (level2 as the base): Other Computing went 0.005685 -> 0.005539 ms, a
     -0.000146 ms change that shows as +0.000 at the table's three decimals; Python's round() leaves -0.0 there,
