@@ -815,3 +815,23 @@ def has_profiling_directory(profile: Profile) -> bool:
     """Whether an NPU trace given alone is a trace_view.json, whose profiling directory could be given instead (a
     message then says to pass it); a legacy timeline file has none (``bare_trace``)."""
     return os.path.basename(profile.path).startswith("trace_view")
+
+
+def npu_framework(profile: Profile) -> str:
+    """Which profiler wrote an NPU export, as far as its names tell: "MindSpore", "torch_npu" or "" (unknown).
+    Words about a side without ops follow it: a MindSpore trace_view.json given alone was called a torch_npu
+    export, and a torch_npu export's ASCEND_PROFILER_OUTPUT a MindSpore one, as the folder given was read alone.
+    The DB's name, else the innermost folder on the path named as a profiling directory (a trace_view.json or
+    ASCEND_PROFILER_OUTPUT lies inside one), else a ``MindSpore`` process lane (MindSpore 2.x's framework ops)."""
+    db = os.path.basename(profile.files.get("db") or "")
+    if db.startswith("ascend_pytorch_profiler"):
+        return "torch_npu"
+    if db.startswith("ascend_mindspore_profiler"):
+        return "MindSpore"
+    for part in reversed(os.path.normpath(os.path.abspath(profile.path)).split(os.sep)):
+        if part.endswith("_ascend_ms"):
+            return "MindSpore"
+        if part.endswith("_ascend_pt"):
+            return "torch_npu"
+    names = profile.processes["name"] if "name" in profile.processes.columns else pd.Series(dtype=object)
+    return "MindSpore" if names.eq("MindSpore").any() else ""

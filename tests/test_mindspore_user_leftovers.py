@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import os
 import shutil
 from decimal import Decimal
@@ -153,3 +154,34 @@ def test_cann_runs_hint_paths_work_from_where_the_command_ran(samples: Path, mon
         for path in listed.split(", "):
             assert path.startswith(os.path.join("profiler", run, "device_"))
             assert detect(path).trace_path == os.path.abspath(path)
+
+
+H200_ALEXNET = (Path(__file__).resolve().parent / "data" / "kineto"
+                / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz")
+
+
+def _no_op_reason(caplog: pytest.LogCaptureFixture, base: Path, comparison: Path) -> tuple[str, str]:
+    """The reason the one-sided warning and the memory line give for the comparison side's missing ops."""
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(comparison))
+    [line] = [m for m in caplog.messages if m.startswith("Can't find any torch op in the file: ")]
+    return line.split("only the other side has ops (", 1)[1].split(")", 1)[0], res.memory_totals["operators_left_out"]
+
+
+def test_a_side_without_ops_is_named_by_the_folder_it_lies_in(tmp_path: Path, caplog) -> None:
+    """README (MindSpore profiles): an *_ascend_ms folder's trace_view.json may be passed in its place. Given so,
+    the MindSpore export was called "a torch_npu export without cpu_op events", and a torch_npu export's
+    ASCEND_PROFILER_OUTPUT (here the MindSpore-layout fixture copied as rank0_ascend_pt: no cpu_op event) "MindSpore
+    exports"; the folder given was read alone, not the profiling directory around it. Every path of one export
+    now gets the words of its folder, in the warning and in the memory line alike."""
+    ms = "MindSpore exports have none"
+    npu = "a torch_npu export without cpu_op events has none"
+    pt = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(MS_FIXTURE, pt)
+    for given, why in ((MS_FIXTURE, ms), (MS_FIXTURE / "ASCEND_PROFILER_OUTPUT", ms),
+                       (MS_FIXTURE / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", ms),
+                       (pt, npu), (pt / "ASCEND_PROFILER_OUTPUT", npu),
+                       (pt / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", npu)):
+        said = _no_op_reason(caplog, H200_ALEXNET, given)
+        assert said == (why, f"the comparison side has no framework op ({why})"), given

@@ -46,8 +46,10 @@ from ..model import (
     STEP_MARK,
     Profile,
     factorize,
+    has_profiling_directory,
     knows_backward_thread,
     marker_step,
+    npu_framework,
     ranges,
     starts_read,
     unread_categories,
@@ -186,15 +188,14 @@ def no_ops_reason(p: Profile) -> str:
         return ("a GPU trace without cpu_op events has none" if p.has_ops else
                 "a GPU trace without cpu_op or runtime events has none") + (
             f"; it holds complete events of categories that are not read: {unread}" if unread else "")
-    given = os.path.basename(os.path.normpath(p.path))
     read = os.path.basename(p.files.get("trace_view.json") or p.files.get("db") or "")
-    if given.endswith("_ascend_pt") or read.startswith("ascend_pytorch_profiler") or (
-            p.level == "trace" and read == "trace_view.json"):
-        return "a torch_npu export without cpu_op events has none"
     if read.startswith("msmonitor"):
         return "msmonitor captures have none"
-    if p.level == "trace" and not given.endswith("_ascend_ms"):
+    if p.level == "trace" and not has_profiling_directory(p):
         return "MindSpore and CANN timelines have none"
+    framework = npu_framework(p)
+    if framework == "torch_npu" or (not framework and p.level == "trace"):
+        return "a torch_npu export without cpu_op events has none"
     return "MindSpore exports have none"
 
 
