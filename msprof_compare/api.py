@@ -846,14 +846,17 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
         log.warning("--gpu_flow_cat %s is ignored: it names the flow category of GPU traces, and both inputs are "
                     "NPU data (their ops and kernels are linked by the profiler's own flows).",
                     term_safe(repr(opts.gpu_flow_cat)))
-    unused = _unused_name_map_keys(opts, (base_profile, comparison_profile))
+    matching = _matching_options_without_ops(opts, base_profile, comparison_profile)
+    for line in matching:
+        log.warning("%s", line)
+    unused = [] if matching else _unused_name_map_keys(opts, (base_profile, comparison_profile))
     if unused:
         one = len(unused) == 1
         log.warning("--op_name_map: %s %s no operator of either side and %s in no module name, so %s nothing "
                     "(names are case-sensitive: copy them from the OperatorCompare or ModuleCompare sheet).",
                     ", ".join(term_safe(repr(k)) for k in unused), "names" if one else "name",
                     "appears" if one else "appear", "it renames" if one else "they rename")
-    crossed = _renamed_again(opts)
+    crossed = [] if matching else _renamed_again(opts)
     if crossed:
         said = [tuple(term_safe(repr(x)) for x in t) for t in crossed[:3]]
         log.warning("--op_name_map renames once, on both sides: %s%s; give one entry per pair of names.", "; ".join(
@@ -862,6 +865,34 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
     for profile in (base_profile, comparison_profile):  # from here on the path is only shown
         profile.path = display(profile.path)
     return run_comparators(base_profile, comparison_profile, opts, keywords, same)
+
+
+def _matching_options_without_ops(opts: Options, base: Profile, comparison: Profile) -> list[str]:
+    """One line per option of operator matching given (``--op_name_map``, ``--use_input_shape``,
+    ``--max_kernel_num``, ``--transparent_op``) where a side has no torch op to pair (a MindSpore export), in the
+    words of the options no comparison reads (``options._unread_options``): the operator and memory sheets are
+    then left out, and a GPU user's map of aten names to MindSpore names was taken without a word. Nothing under
+    --disable_details or without those comparisons, where the options are said to be ignored already."""
+    from .compare.optree import no_ops_reason
+
+    given = [name for name, on in (("max_kernel_num", opts.max_kernel_num is not None),
+                                   ("use_input_shape", opts.use_input_shape), ("op_name_map", bool(opts.op_name_map)),
+                                   ("transparent_op", bool(opts.transparent_op))) if on]
+    if not given or opts.disable_details or not (opts.enable_operator_compare or opts.enable_memory_compare):
+        return []
+    paired = pair_has_ops(base, comparison)
+    if all(paired):
+        return []
+    bare = [(side, p) for side, p, ok in (("base", base, paired[0]), ("comparison", comparison, paired[1]))
+            if not ok]
+    if len(bare) == 1:
+        why = f"the {bare[0][0]} side has no torch op ({no_ops_reason(bare[0][1])})"
+    else:
+        reasons = list(dict.fromkeys(no_ops_reason(p) for _, p in bare))
+        why = "neither side has a torch op (" + (
+            reasons[0] if len(reasons) == 1 else f"base: {reasons[0]}; comparison: {reasons[1]}") + ")"
+    return [f"The {name} parameter is ignored: it only takes effect when operators are matched, and {why}."
+            for name in given]
 
 
 def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> list[str]:

@@ -185,3 +185,30 @@ def test_a_side_without_ops_is_named_by_the_folder_it_lies_in(tmp_path: Path, ca
                        (pt / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", npu)):
         said = _no_op_reason(caplog, H200_ALEXNET, given)
         assert said == (why, f"the comparison side has no framework op ({why})"), given
+
+
+def test_operator_matching_options_against_a_side_without_ops_are_said_to_be_ignored(tmp_path: Path, caplog) -> None:
+    """A GPU user moving to MindSpore maps aten names to MindSpore's with --op_name_map, or asks for
+    --use_input_shape / --max_kernel_num / --transparent_op: a MindSpore export has no torch op, so the operator and
+    memory sheets are left out and the options change nothing, which passed without a word (a key naming no op of
+    either side even drew advice to copy names from the OperatorCompare sheet the run does not write). Each option
+    given now gets the line the original gives an option no comparison reads, with the side's reason; two sides
+    with ops get none."""
+    why = "the comparison side has no torch op (MindSpore exports have none)"
+    options = {"op_name_map": {"aten::conv2d": "Conv2D", "aten::nothere": "X"}, "use_input_shape": True,
+               "max_kernel_num": 5, "transparent_op": ["ProfilerStep#50"]}
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(H200_ALEXNET), str(MS_FIXTURE), **options)
+    said = [m for m in caplog.messages if "parameter is ignored" in m or "op_name_map" in m]
+    assert said == [f"The {name} parameter is ignored: it only takes effect when operators are matched, and {why}."
+                    for name in ("max_kernel_num", "use_input_shape", "op_name_map", "transparent_op")]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(MS_FIXTURE), str(MS_FIXTURE), enable_operator_compare=True, use_input_shape=True)
+    assert [m for m in caplog.messages if "parameter is ignored" in m] == [
+        "The use_input_shape parameter is ignored: it only takes effect when operators are matched, and neither side "
+        "has a torch op (MindSpore exports have none)."]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(H200_ALEXNET), str(H200_ALEXNET), enable_operator_compare=True, use_input_shape=True)
+    assert not [m for m in caplog.messages if "parameter is ignored" in m]
