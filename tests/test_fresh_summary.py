@@ -59,7 +59,8 @@ def test_match_rate_of_an_empty_side_says_its_figures_are_counts() -> None:
                   enable_profiling_compare=True)
     row = res.guards.set_index("Check").loc["operator match rate"]
     assert row["Status"] == "unknown" and row["Comparison"] == 0 and row["Base"] > 0
-    assert "nothing to match (figures: distinct operator names per side); warn below 60%" in row["Detail"]
+    assert ("nothing to match, so no sheet pairs them (operator, module, memory, API) (figures: distinct operator "
+            "names per side); warn below 60%") in row["Detail"]
 
 
 def test_device_count_says_why_a_side_is_blank() -> None:

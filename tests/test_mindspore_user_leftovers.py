@@ -6,6 +6,7 @@ here is read from the raw files, not from the code's output."""
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import logging
 import os
@@ -212,3 +213,27 @@ def test_operator_matching_options_against_a_side_without_ops_are_said_to_be_ign
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(H200_ALEXNET), str(H200_ALEXNET), enable_operator_compare=True, use_input_shape=True)
     assert not [m for m in caplog.messages if "parameter is ignored" in m]
+
+
+def test_the_workbook_says_why_it_has_no_operator_sheets(tmp_path: Path) -> None:
+    """A reader of the workbook alone (GPU trace against a MindSpore export) found no OperatorCompare, ModuleCompare,
+    MemoryCompare or ApiCompare sheet and no word of why: the one-sided warning is a console line, and the
+    Summary's match-rate check said "(a MindSpore or hardware-only profile): nothing to match". The check now
+    gives the side's kind in the warning's words and that no sheet pairs operators. Its base figure, 115, is
+    the trace's distinct cpu_op, user_annotation, cuda_runtime and cuda_driver names, counted from the raw file."""
+    with gzip.open(H200_ALEXNET, "rt") as fh:
+        events = json.load(fh)["traceEvents"]
+    names = {e["name"] for e in events
+             if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation", "cuda_runtime", "cuda_driver")}
+    assert len(names) == 115
+    tail = ": nothing to match, so no sheet pairs them (operator, module, memory, API) (figures: distinct operator " \
+           "names per side); warn below 60%"
+    res = compare(str(H200_ALEXNET), str(MS_FIXTURE))
+    assert not [n for n in res.sheet_names if n.startswith(("Operator", "Module", "Memory", "Api"))]
+    row = res.guards.set_index("Check").loc["operator match rate"]
+    assert row.tolist() == ["unknown", 115, 0,
+                            "no operators on the comparison side (MindSpore exports have none)" + tail]
+    other = tmp_path / "rank-0_20250101000000001_ascend_ms"
+    shutil.copytree(MS_FIXTURE, other)
+    row = compare(str(MS_FIXTURE), str(other)).guards.set_index("Check").loc["operator match rate"]
+    assert row.tolist() == ["unknown", 0, 0, "no operators on either side (MindSpore exports have none)" + tail]

@@ -115,10 +115,20 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
         # a GPU trace of runtime calls alone (annotations aside) counts no operator against framework ops
         # (``RunContext.has_ops``)
         runtime = [p.is_gpu and p.has_ops and not ctx.has_ops(p) for p in (ctx.base, ctx.comparison)]
-        kind = ("a GPU trace without cpu_op events, against framework ops" if any(runtime) else
-                "a MindSpore or hardware-only profile")
+        bare = [p for p, names in ((ctx.base, nb), (ctx.comparison, nc)) if not names]
+        left_out = ""
+        if any(runtime):
+            kind = "a GPU trace without cpu_op events, against framework ops"
+        elif any(ctx.has_ops(p) for p in bare):  # ops, none in the step asked for
+            kind = "a MindSpore or hardware-only profile"
+        else:
+            # the side's kind in the one-sided warning's words, and the sheets that warning says are left out: a
+            # reader of the workbook alone saw no OperatorCompare or ModuleCompare and no word of why
+            reasons = list(dict.fromkeys(no_ops_reason(p) for p in bare))
+            kind = reasons[0] if len(reasons) == 1 else f"base: {reasons[0]}; comparison: {reasons[1]}"
+            left_out = ", so no sheet pairs them (operator, module, memory, API)"
         return (None, len(nb), len(nc),
-                f"no operators on {_empty_side(nb, nc)} ({kind}): nothing to match "
+                f"no operators on {_empty_side(nb, nc)} ({kind}): nothing to match{left_out} "
                 "(figures: distinct operator names per side)")
     fb, fc = _framework_ops(nb), _framework_ops(nc)
     if fb and fc:
