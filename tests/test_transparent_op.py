@@ -270,6 +270,41 @@ def test_excerpt_nested_op_is_opened_by_the_drill_down(tmp_path, name):
     assert sum(want_us) == pytest.approx({"ConvolutionBackward0": 976.8, "aten::linear": 341.759}[name], abs=1e-9)
 
 
+def _own_memory_events(events: list[dict], name: str) -> list[dict]:
+    """The device ``[memory]`` allocations inside an op called ``name`` and inside none of the ops it holds (same
+    thread, nested by start and end by hand)."""
+    mem = [e for e in events if e.get("name") == "[memory]" and e["args"].get("Device Id", -1) >= 0
+           and e["args"].get("Bytes", 0) > 0]
+    out = []
+    for op in _events_named(events, name):
+        lo, hi = _ns(op["ts"]), _ns(op["ts"]) + _ns(op["dur"])
+        kids = [(_ns(c["ts"]), _ns(c["ts"]) + _ns(c["dur"])) for c in _children(events, op)]
+        out += [m for m in mem if m["tid"] == op["tid"] and lo <= _ns(m["ts"]) <= hi
+                and not any(a <= _ns(m["ts"]) <= b for a, b in kids)]
+    return out
+
+
+@pytest.mark.parametrize("kw", [{"max_kernel_num": 4}, {}], ids=["drilled", "whole"])
+def test_excerpt_opened_op_own_memory_is_its_parents_as_in_the_copy(tmp_path, kw):
+    """``aten::cudnn_convolution`` (nested in ``aten::conv2d``) allocates its output and workspace itself: in the
+    copy without its events those records are ``aten::_convolution``'s, which MemoryCompare's Allocated Details
+    name; the option named the opened op there, the one sheet that differed from the copy."""
+    name = "aten::cudnn_convolution"
+    doc = _load(H200)
+    ev = doc["traceEvents"]
+    own = _own_memory_events(ev, name)
+    assert len(own) == 9  # the five outputs and four workspaces (the first convolution takes none)
+    edited = _without_all(doc, name, tmp_path)
+    opened = compare(str(H200), str(edited), transparent_op=name, disable_module=True, **kw)
+    removed = compare(str(edited), str(edited), disable_module=True, **kw)
+    for sheet in PAIRED:
+        assert opened.sheet(sheet).equals(removed.sheet(sheet)), sheet
+    details = "".join(opened.sheet("MemoryCompare").iloc[:, 4].fillna("").astype(str).tolist())
+    assert f"{name}, " not in details
+    if not kw:  # drilled, the records leave the rows with the aten::_convolution the drill-down opens, as in the copy
+        assert details.count("aten::_convolution, ") == len(own)
+
+
 def test_excerpt_backward_modules_stay_found_at_an_opened_autograd_node(tmp_path):
     """What the option leaves as the trace has it: a ``fwdbwd`` flow ends at an autograd node, where the module
     sheets find the backward pseudo-module of the forward module it came from; the copy without

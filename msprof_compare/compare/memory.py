@@ -229,7 +229,7 @@ class MemoryIndex:
         ts = np.asarray(column("ts"), np.int64)
         self.recorded = len(ts)  # before placing: a side whose records all lie outside ops still recorded
         n = tree.n
-        owner = tree.place(ts) if len(ts) else np.zeros(0, np.int64)
+        owner = tree.listed_owner(tree.place(ts)) if len(ts) else np.zeros(0, np.int64)
         on_tree = np.flatnonzero(owner >= 0)
         owner = owner[on_tree]
         # records in placement order (ts, then emission order), grouped by owner: the columns the details read,

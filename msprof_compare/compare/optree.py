@@ -285,6 +285,8 @@ class OpTree:
     _is_step: np.ndarray | None = field(default=None, repr=False)
     #: ``depth`` less each node's ``--transparent_op`` ancestors (``see_through``); None without the option
     _open_depth: np.ndarray | None = field(default=None, repr=False)
+    #: per ``--transparent_op`` op: its nearest ancestor that is none (-1: none), the owner of its memory records
+    _open_owner: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -315,13 +317,35 @@ class OpTree:
     def see_through(self, transparent: tuple[str, ...]) -> None:
         """Count the ``--transparent_op`` ops out of every node's listed depth: the breadth-first details of an op
         holding one listed its kernels one level later than the trace without its event does."""
-        named = np.flatnonzero(self.transparent_mask(transparent))
+        mask = self.transparent_mask(transparent)
+        named = np.flatnonzero(mask)
         if not len(named):
             return
         step = np.zeros(self.n + 1, np.int64)  # +1 over each named node's descendants, a contiguous range
         np.add.at(step, named + 1, 1)
         np.add.at(step, named + self.size[named], -1)
         self._open_depth = self.depth - np.cumsum(step[:-1])
+        up = self.parent[named]
+        todo = np.flatnonzero(up >= 0)
+        todo = todo[mask[up[todo]]]
+        while len(todo):  # a named op inside a named op: on to the first ancestor not named
+            up[todo] = self.parent[up[todo]]
+            todo = todo[up[todo] >= 0]
+            todo = todo[mask[up[todo]]]
+        self._open_owner = (named, up)
+
+    def listed_owner(self, owner: np.ndarray) -> np.ndarray:
+        """``place``'s owners with each ``--transparent_op`` op replaced by its nearest ancestor that is none (-1
+        where none is): in the trace without the named ops' events a memory record inside one belongs to the op
+        around it, which names it in the memory details and lists it among its own records."""
+        if self._open_owner is None or not len(owner):
+            return owner
+        named, up = self._open_owner
+        at = np.searchsorted(named, owner)
+        hit = (at < len(named)) & (named[np.minimum(at, len(named) - 1)] == owner)
+        out = owner.copy()
+        out[hit] = up[at[hit]]
+        return out
 
     def subtree_bfs(self, node: int) -> np.ndarray:
         """``node`` and all its descendants in breadth-first order (the original's "total" order)."""
