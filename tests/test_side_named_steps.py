@@ -17,7 +17,7 @@ DB = "msinsight/test/data/pytorch/db/level{}/rank0_ascend_pt"
 GPU = Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz"
 
 
-def _error(capsys, tmp_path: Path, base: Path, comparison: Path, steps: tuple[int, int]) -> str:
+def _error(capsys, tmp_path: Path, base: Path, comparison: Path | str, steps: tuple[int, int]) -> str:
     """The run's one error line (exit 2, no workbook)."""
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comparison), "-o", str(out), "--base_step",
@@ -39,6 +39,8 @@ def test_an_absent_step_names_its_side(capsys, samples, tmp_path, layout, read, 
     assert _error(capsys, tmp_path, l1, l2, (7, 50)) == f"error: {l1 / read}: {said} (base side)"
     assert _error(capsys, tmp_path, l1, l2, (50, 7)) == f"error: {l2 / read}: {said} (comparison side)"
     assert _error(capsys, tmp_path, l1, l1, (7, 7)) == f"error: {l1 / read}: {said} (both sides)"
+    # one input under two paths is one input too (the text export's said "(base side)", the DB's "(both sides)")
+    assert _error(capsys, tmp_path, l1, f"{l1}/", (7, 7)) == f"error: {l1 / read}: {said} (both sides)"
 
 
 def test_a_step_asked_of_a_gpu_trace_names_its_side(capsys, samples, tmp_path):

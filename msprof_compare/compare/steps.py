@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..errors import StepError, UsageError, on_side, side_named
+from ..errors import OutOfMemory, ProfileError, StepError, UsageError, on_side, side_named
 from ..model import PYTHON_STEP_MARKS, Profile, marker_step, step_marks
 from ..textsafe import display, id_ranges, short_repr
 
@@ -127,8 +127,23 @@ def side_step(ctx: RunContext, side: str) -> int:
 def side_range(ctx: RunContext, side: str) -> tuple[int, int] | None:
     """Cached ``step_range`` of one side of a run; its refusal names the side (``errors.on_side``)."""
     profile = ctx.base if side == "base" else ctx.comparison
-    with on_side(ctx.side(profile)):
+    try:
         return ctx.cached(f"steps.range.{side}", lambda: step_range(profile, side_step(ctx, side), ctx.side(profile)))
+    except (StepError, ProfileError, OutOfMemory):  # what ``on_side`` names: the side looked for only then
+        with on_side(_refused_side(ctx, profile)):
+            raise
+
+
+def _refused_side(ctx: RunContext, profile: Profile) -> str:
+    """``ctx.side``, but "both sides" for one input under two paths (``run`` and ``run/``) with one step, as the
+    DB loader's and the GPU step refusals name it (``api._same_entry``): a text export's said "(base side)" there."""
+    said = ctx.side(profile)
+    if said == "both sides" or ctx.options.base_step != ctx.options.comparison_step:
+        return said
+    from ..api import _same_entry
+    from ..loaders.paths import given_path
+
+    return "both sides" if _same_entry(given_path(ctx.base.path), given_path(ctx.comparison.path)) else said
 
 
 def check_steps(ctx: RunContext) -> None:
