@@ -685,7 +685,7 @@ def test_a_report_name_with_a_trailing_slash_is_said_to_be_a_folder(capsys: pyte
         f"-o {target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it a "
         f"folder; write {tmp_path / 'run.xlsx'} without it to name the file itself."], []]
     json_target = f"{tmp_path / 'run.json'}//"
-    assert folder_notice(json_target) == (
+    assert folder_notice(json_target, formats=("json",)) == (
         f"-o {json_target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it a "
         f"folder; write {tmp_path / 'run.json'} without it to name the file itself.")
     assert api_folder_notice(json_target, ".json") == (
@@ -749,6 +749,30 @@ def test_a_hidden_extension_folder_notice_names_the_report_the_run_writes(capsys
         "give the report file a name with its extension (run.xlsx: this run writes a workbook) to name it itself.")
     assert folder_notice(f"{tmp_path / '..json'}/", formats=("xlsx", "json")).endswith(
         "give a name before the extension (run.json) to name the report file itself.")
+
+
+def test_a_report_name_with_a_slash_is_advised_the_report_the_run_writes(capsys: pytest.CaptureFixture,
+                                                                         tmp_path: Path) -> None:
+    """``-o res.xlsx/ --output_format json`` was advised to "write res.xlsx without it", which the run then warned is
+    written as res.json (``format_mismatch``), as ``.xlsx/`` was until session 71: the advice names res.json. The
+    bundled pair writes its JSON report into the folder, and the name advised, pasted, draws no notice."""
+    from msprof_compare.report.deliver import folder_notice, format_mismatch
+
+    repo = Path(__file__).resolve().parents[1]
+    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
+    target = f"{tmp_path / 'res.xlsx'}/"
+    code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", target, "--enable_api_compare",
+                         "--output_format", "json")
+    assert code == 0 and len(list((tmp_path / "res.xlsx").glob("*.json"))) == 1, err
+    assert [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line] == [
+        f"-o {target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it a "
+        f"folder, and this run writes a JSON report: write {tmp_path / 'res.json'} to name the file itself."]
+    assert format_mismatch(str(tmp_path / "res.json"), ("json",), True) == ""
+    assert folder_notice(f"{tmp_path / 'res.JSON'}/").endswith(
+        f"and this run writes a workbook: write {tmp_path / 'res.xlsx'} to name the file itself.")
+    # a typed extension the run writes: the advice as before
+    assert folder_notice(f"{tmp_path / 'res.json'}/", formats=("xlsx", "json")).endswith(
+        f"its trailing '/' makes it a folder; write {tmp_path / 'res.json'} without it to name the file itself.")
 
 
 def test_a_rank_by_rank_output_folder_notice_names_no_report_file(samples: Path, capsys: pytest.CaptureFixture,

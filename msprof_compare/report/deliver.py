@@ -132,9 +132,16 @@ def _extension_folder(output: str) -> str:
     return name
 
 
-def _slash_advice(output: str, what: str) -> str:
-    """How to name the file itself where ``output`` is one's name with a trailing separator (``run.xlsx/``)."""
+def _slash_advice(output: str, what: str, formats: tuple[str, ...] | None = None) -> str:
+    """How to name the file itself where ``output`` is one's name with a trailing separator (``run.xlsx/``).
+    ``formats``: the CLI run's; where they hold not the typed extension the name advised takes the run's (``-o
+    run.xlsx/ --output_format json``: run.xlsx then drew ``format_mismatch``'s "written as run.json")."""
     stem = output.rstrip("/" + os.sep)
+    typed = stem[-4:].lower()  # xlsx or json (``_report_name_as_folder``)
+    if formats and typed not in formats:
+        made = "a JSON report" if formats[0] == "json" else "a workbook"
+        return (f"its trailing '/' makes it a folder, and this run writes {made}: write {term_safe(stem[:-4])}"
+                f"{formats[0]} to name the {what} itself")
     return f"its trailing '/' makes it a folder; write {term_safe(stem)} without it to name the {what} itself"
 
 
@@ -180,7 +187,7 @@ def folder_notice(output: str, ranks: bool = False, formats: tuple[str, ...] = (
         return f"-o {output} is taken as a folder (created) and {reports}, one per rank."
     if _report_name_as_folder(output):
         return (f"-o {output} is taken as a folder (created) and the report goes into it: "
-                f"{_slash_advice(output, 'file')}.")
+                f"{_slash_advice(output, 'file', formats)}.")
     return (f"-o {output} is taken as a folder (created) and the report goes into it: the reports are .xlsx and "
             ".json files; end -o in .xlsx or .json to name the file itself.")
 
