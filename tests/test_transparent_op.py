@@ -374,6 +374,24 @@ def test_nested_name_without_the_drill_down_is_said_and_details_list_as_the_copy
                     "pair holding one"]
 
 
+def test_nested_name_under_disable_details_is_not_sent_to_an_ignored_option(caplog):
+    """Under ``--disable_details`` the max_kernel_num option is ignored (its own warning says so): the nested name's
+    warning sent the user to it all the same; it now says that option drills only where operators are matched. The
+    count is the raw JSON's, on each side (the excerpt against itself)."""
+    name = "aten::linear"
+    n = len(_events_named(_load(H200)["traceEvents"], name))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(H200), str(H200), transparent_op=name, max_kernel_num=4, disable_details=True,
+                enable_operator_compare=True)
+    said = [m for m in caplog.messages if "transparent_op" in m]
+    assert said == [f"The transparent_op name 'aten::linear' names only operators nested inside top-level ones ({n} "
+                    f"of the base side and {n} of the comparison side): the operator comparison compares the "
+                    "top-level operator holding one whole, its figures as without the option; the max_kernel_num "
+                    "option opens them where it drills into a pair holding one, which it does only where operators "
+                    "are matched (not under disable_details)"]
+    assert any("max_kernel_num parameter is ignored" in m for m in caplog.messages)
+
+
 def test_advice_for_a_name_the_shell_reads_bare_pastes_on_both_faces(samples, tmp_path, caplog):
     """Pair 4's GPU trace with its wrapper renamed ``ParamWrapper.run`` (a record_function label needs no shell
     quoting): the advice was ``--transparent_op ParamWrapper.run``, which compare()'s log line worded

@@ -1269,7 +1269,10 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
                 log.warning("The transparent_op name %s names only operators nested inside top-level ones (%s): "
                             "the operator comparison compares the top-level operator holding one whole, its figures "
                             "as without the option; the max_kernel_num option opens them where it drills into a "
-                            "pair holding one", term_safe(repr(n)), ops)
+                            "pair holding one%s", term_safe(repr(n)), ops,
+                            # its own line says max_kernel_num is ignored there: the advice alone contradicted it
+                            ", which it does only where operators are matched (not under disable_details)"
+                            if opts.disable_details else "")
     missing = [n for n in opts.transparent_op if n not in found and n not in nested]
     if not missing:
         return
