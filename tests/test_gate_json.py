@@ -98,6 +98,17 @@ def test_a_side_without_e2e_time_is_not_judged(samples, tmp_path, capsys):
     assert (gate["diff_ns"], gate["diff_ms"]) == (None, None)  # the comparison's E2E is unknown: no change
 
 
+def test_gate_refusal_of_one_input_under_two_paths_names_both_sides(samples):
+    """The heatMap excerpt (no Overlap Analysis lane, so no E2E time) given as ``heatMap/trace_view.json`` and
+    ``heatMap/./trace_view.json`` is one file on both sides: the refusal said "(base side)", where the loaders'
+    notes of the same run say "(both sides)"; under one path it said "(both sides)" already."""
+    path = samples / HEATMAP
+    res = compare(str(path), f"{path.parent}/./{path.name}", enable_profiling_compare=True)
+    code, message = res.regression_gate(5)
+    assert code == 1 and message == (f"error: {path}: no E2E time (no device activity or Overlap Analysis data), so "
+                                     "regression_gate() cannot judge the run (both sides)")
+
+
 def test_api_document_names_the_gate_as_compare_takes_it(samples, tmp_path):
     """A document ``to_json`` writes names the option as the caller gave it to ``compare()``, the keyword
     ``fail_on_regression``, not the CLI's flag (its lines said "--fail_on_regression", a flag never typed);

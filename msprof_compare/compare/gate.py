@@ -156,6 +156,21 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     return verdict.code, verdict.message
 
 
+def _one_input(result: CompareResult) -> bool:
+    """Whether both sides are one input at one step: one path, or one directory entry under two (``run`` and
+    ``./run``), as the loaders' and the step refusals' "(both sides)" go (``api._same_entry``); two paths of one
+    file said "(base side)" here."""
+    opts = result.options
+    if opts.base_step != opts.comparison_step:
+        return False
+    if result.base.path == result.comparison.path:
+        return True
+    from ..api import _same_entry
+    from ..loaders.paths import given_path
+
+    return _same_entry(given_path(result.base.path), given_path(result.comparison.path))
+
+
 def judge(result: CompareResult, pct: float, top: int = 5,
           frames: Mapping[str, pd.DataFrame | None] | None = None) -> GateVerdict:
     """``regression_gate``'s verdict with the reasons its message lists as records."""
@@ -165,7 +180,7 @@ def judge(result: CompareResult, pct: float, top: int = 5,
         return GateVerdict(1, "error: --fail_on_regression: no E2E time to compare (the time breakdown produced no "
                               "data)")
     base, comp = pair
-    one = result.base.path == result.comparison.path  # one input given twice: its line names both sides
+    one = _one_input(result)  # one input given twice: its line names both sides
     for profile, value, side in ((result.base, base, "base side"), (result.comparison, comp, "comparison side")):
         if value <= 0:  # named with its side, as every exit-1 line of one input (two inputs may share a name)
             return GateVerdict(1, f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap "
