@@ -78,3 +78,99 @@ def test_net_ranking_said_only_where_it_names_an_operator_the_table_does_not() -
     assert net_of_communication(*_communication([(acc, 6.0)])) == []
     both = [(acc, 6.0), ("Optimizer.step#SGD.step", 1.572)]
     assert net_of_communication(*_communication(both)) == both
+
+
+def test_gate_names_both_sides_of_one_input_without_e2e_time(samples, tmp_path: Path) -> None:
+    """Kills g_one (the gate's no-E2E refusal naming the base side where one input is on both): heatMap's
+    trace_view.json (6 events, no Overlap Analysis lane: test_gate_json's input) given twice."""
+    from test_gate_json import HEATMAP
+
+    heatmap = samples / HEATMAP
+    res = compare(str(heatmap), str(heatmap), enable_profiling_compare=True, fail_on_regression=5)
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text(encoding="utf-8"))
+    assert (doc["gate"]["exit_code"], doc["gate"]["regressed"]) == (1, None)
+    assert doc["gate"]["lines"] == [f"error: {heatmap}: no E2E time (no device activity or Overlap Analysis data), "
+                                    "so fail_on_regression cannot judge the run (both sides)"]
+
+
+def test_nested_name_under_max_kernel_num_without_details_is_said(caplog) -> None:
+    """Kills ct_nowarn_dd (the nested-name warning only without --max_kernel_num): with --disable_details the
+    drill-down does not run, so a name found only nested opens nothing there either. The H200 excerpt on both
+    sides: aten::linear's 3 events a side (test_transparent_op counts them in the raw JSON) are all nested."""
+    import logging
+
+    from test_transparent_op import H200, _events_named, _load
+
+    n = len(_events_named(_load(H200)["traceEvents"], "aten::linear"))
+    assert n == 3
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(H200), str(H200), transparent_op="aten::linear", disable_module=True, max_kernel_num=4,
+                disable_details=True)
+    said = [m for m in caplog.messages if "transparent_op" in m]
+    assert said == [f"The transparent_op name 'aten::linear' names only operators nested inside top-level ones ({n} "
+                    f"of the base side and {n} of the comparison side): the operator comparison compares the "
+                    "top-level operator holding one whole, its figures as without the option; the max_kernel_num "
+                    "option opens them where it drills into a pair holding one"]
+
+
+def test_one_sided_memory_note_under_max_kernel_num_without_details(samples) -> None:
+    """Kills ms_dd_or (the one-sided memory note withheld wherever --max_kernel_num is given): with
+    --disable_details no drill-down runs, the memory sheets compare SGLang's capture_32_DECODE whole against the
+    BERT trace's ops, and the note is test_one_sided_wrapper's (189.77 MB and 104 ops, by that test's raw reading)."""
+    from test_one_sided_wrapper import BERT, CAPTURE, SGLANG
+
+    from msprof_compare.compare.memory_summary import contributors_note
+
+    res = compare(str(samples / SGLANG), str(samples / BERT), max_kernel_num=10, disable_details=True)
+    contrib = res.frames["memory_contributors"]
+    assert contrib["Name"].tolist() == [CAPTURE]
+    assert contributors_note(contrib) == (
+        "the base side's allocated memory lies under one top-level op that the comparison side has no op of (base "
+        f"{CAPTURE} 189.77 MB, 100.0% of the side's 189.77 MB), against the comparison side's 104 framework "
+        "top-level ops (aten::, autograd::): the memory sheets pair the operators as the operator level does, so "
+        "they compare that op whole, against nothing, and pair none of the ops inside it: to compare them, run again "
+        f"with the transparent_op option, --transparent_op '{CAPTURE}'")
+
+
+@pytest.fixture(scope="module")
+def gpu_without_memory(tmp_path_factory) -> Path:
+    """The H200 AlexNet excerpt without its [memory] events: a GPU trace recorded without profile_memory."""
+    import gzip
+
+    from test_drill_memory import _gpu
+
+    doc = json.loads(gzip.open(_gpu()).read())
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if e.get("name") != "[memory]"]
+    path = tmp_path_factory.mktemp("nomem") / "alexnet_h200_nomem.pt.trace.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_drill_down_words_need_both_sides_recorded(gpu_without_memory: Path) -> None:
+    """Kills ms_rec (the drill-down's left-out MB reckoned with a side that recorded nothing): the H200 excerpt
+    against its copy without memory, --max_kernel_num 4. The comparison is "not recorded"; the mutant's line went
+    on "(base 318.04 MB, comparison 0.00 MB): 1018.51 MB -> 0.00 MB (-1018.51 MB) without the option"."""
+    from test_drill_memory import _gpu
+
+    from msprof_compare.report.summary_console import render_memory
+
+    res = compare(str(_gpu()), str(gpu_without_memory), max_kernel_num=4)
+    assert res.memory_totals["comparison_recorded"] is False
+    assert res.memory_totals["drill_left_out"] is None
+    (line,) = [x for x in render_memory(res.frames).splitlines() if x.startswith("Memory allocated")]
+    assert "comparison not recorded" in line and "drill-down" not in line
+
+
+def test_app_words_need_the_gpu_side_peak(gpu_without_memory: Path) -> None:
+    """Kills ms_app_none (peak_app given beside a GPU side without a peak): NPU pair 1's level-1 text export, whose
+    peak counts APP (test_gpu_to_npu_user), against the H200 excerpt without memory: no peak to set it beside, so
+    no APP words in the JSON, nor in the checks (as test_gpu_to_npu_user's own case holds them)."""
+    from conftest import SAMPLES
+    from test_drill_memory import NPU as NPU_L1
+
+    if not (SAMPLES / NPU_L1).is_dir():
+        pytest.skip("samples not present")
+    res = compare(str(SAMPLES / NPU_L1), str(gpu_without_memory))
+    assert res.memory_totals["comparison_peak_gb"] is None
+    assert res.memory_totals["peak_app"] is None
+    assert not [d for d in res.guards["Detail"].astype(str) if "APP" in d]
