@@ -110,7 +110,8 @@ def test_nested_name_under_max_kernel_num_without_details_is_said(caplog) -> Non
     assert said == [f"The transparent_op name 'aten::linear' names only operators nested inside top-level ones ({n} "
                     f"of the base side and {n} of the comparison side): the operator comparison compares the "
                     "top-level operator holding one whole, its figures as without the option; the max_kernel_num "
-                    "option opens them where it drills into a pair holding one"]
+                    "option opens them where it drills into a pair holding one, which it does only where operators "
+                    "are matched (not under disable_details)"]
 
 
 def test_one_sided_memory_note_under_max_kernel_num_without_details(samples) -> None:
