@@ -683,6 +683,8 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
         try:
             return _compare_inputs(base, comparison, opts, heads, rank)
         except (ProfileError, UsageError, OutOfMemory) as exc:
+            if face.api and isinstance(exc, ProfileError) and exc.api_text is not None:
+                exc.message, exc.hint = exc.api_text
             _retype(exc, retype)
             raise
 

@@ -50,6 +50,9 @@ class ProfileError(Exception):
     #: ``on_side``), named where a warning names it: two inputs of one name (rank 0 against rank 1 of a job) gave
     #: lines that differed by a digit of a path.
     side: str | None = None
+    #: (message, hint) as ``compare()``'s caller reads them where they differ from the CLI's beyond the flags'
+    #: names (``api._compare`` puts them in place): the CLI's quote an op name for a shell, the API's as Python.
+    api_text: tuple[str, str | None] | None = None
 
     def __str__(self) -> str:
         text = f"{self.path}: {self.message}" if self.path else self.message

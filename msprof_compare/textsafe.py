@@ -10,6 +10,7 @@ escapes here and in every report (``display``).
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 import unicodedata
 
@@ -248,3 +249,12 @@ def write_line(text: str, keep_newlines: bool = False) -> None:
         sys.stderr.flush()
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def shell_word(text: str) -> str:
+    """``text`` quoted for a POSIX shell, so that a value a message gives pastes into bash as it is: Python's
+    quoting (``repr``) escapes a backslash, and a quote mark in a name holding both kinds (``'a\\\\b'``,
+    ``'it\\'s "x"'``), which the shell then reads as other characters. Quoted even where the shell reads it bare,
+    so that it stands out as a value."""
+    quoted = shlex.quote(text)
+    return quoted if quoted != text else f"'{text}'"

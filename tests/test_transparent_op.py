@@ -12,6 +12,8 @@ import gzip
 import json
 import logging
 import shlex
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -420,3 +422,39 @@ def test_advice_for_a_name_the_shell_reads_bare_pastes_on_both_faces(samples, tm
     base_ops = sum(n for n, _ in _device_ns_by_name(ev, _top_ops(ev, name)).values())
     assert [m for m in caplog.messages if m.startswith("Top-level operators matched:")] == [
         f"Top-level operators matched: 4/{base_ops} base, 4/115 comparison"]
+
+
+def test_refusal_quotes_names_for_the_shell_on_the_cli_and_as_python_in_compare(tmp_path, capsys):
+    """The refusal's names were quoted as Python does (``'DDP\\'s ...'``): a name with a quote mark of each kind or a
+    backslash gave a close name that bash, pasted, read as another name or an unterminated quote. The H200
+    excerpt's ``DistributedDataParallel.forward`` renamed with both quote marks, a backslash and a ``$``: bash
+    runs the command the CLI's hint gives, and it opens the op; compare()'s names stay Python literals."""
+    name = 'DDP\'s "forward" \\ $HOME'
+    doc = _load(H200)
+    renamed = _events_named(doc["traceEvents"], DDP)
+    assert len(renamed) == 1
+    renamed[0]["name"] = name
+    trace = tmp_path / "renamed.pt.trace.json"
+    trace.write_text(json.dumps(doc, default=str), encoding="utf-8")
+    code, _, err = run_inproc(capsys, "-bp", str(trace), "-d", str(trace), "--transparent_op", name[:-1],
+                              "-o", str(tmp_path / "refused"))
+    (line,) = [x for x in err.splitlines() if x.startswith("error:")]
+    assert code == 1
+    flag, _, rest = line.removeprefix("error: ").partition(" names no operator of either side (")
+    assert shlex.split(flag) == ["--transparent_op", name[:-1]]
+    close = rest.rpartition("close names: ")[2].removesuffix(")")
+    shown = subprocess.run(["bash", "-c", f"printf '%s\\n' {close}"], capture_output=True, text=True, check=True)
+    assert shown.stdout == f"{name}\n"
+    out = tmp_path / "opened"
+    ran = subprocess.run(["bash", "-c", f"{shlex.quote(sys.executable)} -m msprof_compare compare -bp "
+                          f"{shlex.quote(str(trace))} -d {shlex.quote(str(trace))} --enable_operator_compare "
+                          f"--disable_module --transparent_op {close} -o {shlex.quote(str(out))}"],
+                         capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    assert any(out.glob("*.xlsx"))
+    with pytest.raises(ProfileError) as refused:
+        compare(str(trace), str(trace), transparent_op=name[:-1])
+    said = str(refused.value)
+    keyword, _, rest = said.partition(" names no operator of either side (")
+    assert keyword.startswith("transparent_op=") and ast.literal_eval(keyword.partition("=")[2]) == name[:-1]
+    assert ast.literal_eval(rest.rpartition("close names: ")[2].removesuffix(")")) == name

@@ -54,7 +54,7 @@ from ..model import (
     starts_read,
     unread_categories,
 )
-from ..textsafe import and_list, term_safe
+from ..textsafe import and_list, shell_word, term_safe
 from . import classify
 from .align import AlignMemo, align, no_matching
 from .table import plain_frame
@@ -1281,14 +1281,22 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
     compared = sorted({str(n) for tree, top, held in zip(trees, tops, inner, strict=True)
                        for n in tree.names[np.concatenate([top, held])].tolist()})
     near = [m for n in missing for m in difflib.get_close_matches(n, compared, n=3, cutoff=0.6)]
-    what = " and ".join(f"--transparent_op {term_safe(repr(n))}" for n in missing)  # compare(): transparent_op='x'
     step = " in the compared steps" if opts.step_given else ""
     paths = f"{term_safe(trees[0].profile.path)}, {term_safe(trees[1].profile.path)}"
     names, opens = ("names", "it opens") if len(missing) == 1 else ("name", "they open")  # two: "X and Y name"
-    raise ProfileError(None, f"{what} {names} no operator of either side{step} ({paths}), so {opens} nothing",
-                       hint=f"the op's whole name, case-sensitive, as the {sheet()} sheet's Operator Name gives "
-                       "it" + (f"; close names: {', '.join(term_safe(repr(m)) for m in dict.fromkeys(near))}"
-                               if near else ""))
+    where = sheet()
+
+    def text(quote: Callable[[str], str]) -> tuple[str, str]:
+        """(message, hint) with each name as ``quote`` writes it: the CLI's for a shell, compare()'s as Python
+        (``transparent_op='x'``); a name holding a quote mark or a backslash reads otherwise in the other."""
+        what = " and ".join(f"--transparent_op {term_safe(quote(n))}" for n in missing)
+        close = f"; close names: {', '.join(term_safe(quote(m)) for m in dict.fromkeys(near))}" if near else ""
+        return (f"{what} {names} no operator of either side{step} ({paths}), so {opens} nothing",
+                f"the op's whole name, case-sensitive, as the {where} sheet's Operator Name gives it{close}")
+
+    error = ProfileError(None, *text(shell_word))
+    error.api_text = text(repr)
+    raise error
 
 
 def _names_sheet(ctx: RunContext) -> str:

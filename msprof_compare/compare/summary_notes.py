@@ -6,7 +6,6 @@ change the contributors explain, and which of them hold collective communication
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
+from ..textsafe import shell_word
 from . import checks
 from .communication_summary import OVERLAP_SHIFT_SHARE, overlap_words
 from .contributors import level_gross_ms, level_net_ms
@@ -486,8 +486,7 @@ def transparent_flag(name: str) -> str:
     option does it. A name the shell reads bare is quoted all the same: ``compare()``'s log words a flag with a
     quoted value as the keyword (``Face.words``), and a bare one came out as ``transparent_op model.forward``, no
     Python; ``'model.forward'`` reads alike in both."""
-    quoted = shlex.quote(name)
-    return f"--transparent_op {quoted if quoted != name else repr(name)}"
+    return f"--transparent_op {shell_word(name)}"
 
 
 def one_sided_note(contrib: pd.DataFrame | None) -> str:
