@@ -99,7 +99,7 @@ def test_op_name_map_warnings_name_the_keyword_argument(caplog: pytest.LogCaptur
     with a swap of the two dropout backward ops: both warnings name ``op_name_map``, as the caller wrote it."""
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(BERT_H100, BERT_MI300, enable_operator_compare=True,
-                op_name_map={"aten::linear": "aten::mm", "aten::lineer": "aten::mm"})
+                op_name_map={"cudaDeviceSynchronize": "hipDeviceSynchronize", "aten::lineer": "aten::mm"})
     assert [w for w in _warnings(caplog) if "op_name_map" in w] == [
         "op_name_map: 'aten::lineer' names no operator of either side and appears in no module name, so it renames "
         "nothing (names are case-sensitive: copy them from the OperatorCompare or ModuleCompare sheet)."]

@@ -500,19 +500,23 @@ def test_an_npu_trace_without_flows_is_told_so_as_a_gpu_trace_is(samples: Path, 
 
 def test_op_name_map_key_that_renames_nothing_is_named(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """A misspelt ``--op_name_map`` key passed without a word: the map renamed nothing and the user read the
-    unchanged match rate as the map not helping. Keys are an op's whole name ('aten::linear') or part of a
-    module name ('BertLayer', of 'nn.Module: BertLayer_0'); 'aten::lineer' and 'bertlayer' are neither."""
+    unchanged match rate as the map not helping. Keys are an op's whole name ('cudaDeviceSynchronize', which pairs
+    with the ROCm trace's 'hipDeviceSynchronize') or part of a module name ('BertLayer', of 'nn.Module: BertLayer_0');
+    'aten::lineer' and 'bertlayer' are neither. ('aten::linear': 'aten::mm', which this test gave as a key that
+    works, renames both sides' aten::linear alike and pairs nothing: now said, ``test_op_name_map_idle.py``.)"""
     repo = Path(__file__).resolve().parents[1]
     base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
     args = ["compare", "-bp", base, "-d", comparison, "-o", str(tmp_path), "--enable_operator_compare"]
-    mapping = "{'aten::linear': 'aten::mm', 'BertLayer': 'Layer', 'aten::lineer': 'aten::mm', 'bertlayer': 'x'}"
+    mapping = ("{'cudaDeviceSynchronize': 'hipDeviceSynchronize', 'BertLayer': 'Layer', 'aten::lineer': 'aten::mm', "
+               "'bertlayer': 'x'}")
     code, err = _analyze(capsys, *args, "--op_name_map", mapping)
     assert code == 0
     lines = [line.split("] ", 1)[1] for line in err.splitlines() if "--op_name_map" in line]
     assert lines == ["--op_name_map: 'aten::lineer', 'bertlayer' name no operator of either side and appear in no "
                      "module name, so they rename nothing (names are case-sensitive: copy them from the "
                      "OperatorCompare or ModuleCompare sheet)."]
-    code, err = _analyze(capsys, *args, "--op_name_map", "{'aten::linear': 'aten::mm', 'BertLayer': 'Layer'}")
+    code, err = _analyze(capsys, *args, "--op_name_map",
+                         "{'cudaDeviceSynchronize': 'hipDeviceSynchronize', 'BertLayer': 'Layer'}")
     assert code == 0 and "--op_name_map" not in err
     # under --disable_details the map is said to be ignored, once: no second warning sending the user to copy
     # names from the OperatorCompare / ModuleCompare sheets that run hides (found by the session-43 review)

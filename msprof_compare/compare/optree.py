@@ -60,7 +60,7 @@ from .align import AlignMemo, align, no_matching
 from .table import plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from ..api import RunContext
     from ..options import Options
@@ -1299,6 +1299,89 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
     raise error
 
 
+def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs) -> list[str]:
+    """Per ``--op_name_map`` entry that renames compared operators yet pairs none across two names (no row pairs an
+    op it renamed with an op of another name), why: its ops lie only inside the compared ones, both sides hold
+    them (renamed alike, they pair as by the old name), the other side has no compared op of the new name, or the
+    pairing, which keeps each side's order, left them apart. The user otherwise saw the same one-sided rows and no
+    word why the map did not help. Said of no entry that pairs a row, renames no op (the unused-key warning's), is
+    renamed again (the renames-once warning's) or could rename a module path (module matching reads the map
+    too)."""
+    ta, tb = pairs.base, pairs.comparison
+    both = (pairs.ia >= 0) & (pairs.ib >= 0)
+    pa, pb = ta.names[pairs.ia[both]], tb.names[pairs.ib[both]]
+    rows = (pairs.ia[pairs.ia >= 0], pairs.ib[pairs.ib >= 0])
+    compared = (ta.names[rows[0]], tb.names[rows[1]])
+    modules = {str(n) for t in (ta, tb) for n in pd.unique(t.profile.python_functions["name"]).tolist()}
+    # the ops of a name no row holds lie inside compared ones: the pairing compares top-level ops, and the drill-down
+    # pairs the ops inside a pair above its limit only
+    inner = ("lie inside compared operators that the max_kernel_num drill-down did not open (a pair at or under its "
+             "limit, or an op of one side)" if pairs.undrilled is not None else
+             "lie inside compared operators, and the pairing compares the top-level ones (the max_kernel_num option "
+             "pairs the ops inside a pair of two)")
+    out: list[str] = []
+    for k, v in op_name_map.items():
+        if k == v or op_name_map.get(v, v) != v or any(k in n for n in modules):
+            continue
+        if np.any((pa == k) != (pb == k)):  # a row pairs an op it renamed with one of another name
+            continue
+        held = [int(np.count_nonzero(n == k)) for n in compared]
+        total = [int(np.count_nonzero(t.names == k)) for t in (ta, tb)]
+        if not any(total):
+            continue
+        entry = f"the entry {term_safe(repr(k))}: {term_safe(repr(v))}"
+        old, new = term_safe(repr(k)), term_safe(repr(v))
+        if not any(held):
+            inside = [_inside(t, r, k) for t, r in zip((ta, tb), rows, strict=True)]
+            where = inner if any(inside) else "lie outside the compared steps"
+            out.append(f"{entry} renames no compared operator: the {_per_side(total)} named {old} {where}")
+            continue
+        if all(held):
+            out.append(f"{entry} renames the {_per_side(held)} named {old} alike, so they pair as by that name "
+                       "without it (an entry pairs a name of one side with another name of the other)")
+            continue
+        side, other = (0, 1) if held[0] else (1, 0)
+        said = f"{entry} renames {_per_side([held[0], 0] if side == 0 else [0, held[1]])} named {old}"
+        targets = [v, *(n for n, m in op_name_map.items() if m == v and n != k)]
+        there = int(np.count_nonzero(np.isin(compared[other], targets)))
+        who = ("base", "comparison")[other]
+        if there:
+            taken = int(np.count_nonzero(np.isin((pa, pb)[other], targets)))
+            why = (f"each pairs with another {('base', 'comparison')[side]} operator" if taken == there else
+                   "the pairing keeps each side's order of operators")
+            out.append(f"{said}, but none pairs with the {who} side's {_count(there, 'compared operator')} named "
+                       f"{new} ({why})")
+            continue
+        tree = (ta, tb)[other]
+        inside = _inside(tree, rows[other], v)
+        if inside:
+            out.append(f"{said}, and no {who} operator compared is named {new}: its {inside:,} {inner}")
+        elif np.any(tree.names == v):
+            out.append(f"{said}, and no {who} operator compared is named {new}: its ops of that name lie outside "
+                       "the compared steps")
+        else:
+            out.append(f"{said}, and no {who} operator is named {new}")
+    return out
+
+
+def _inside(tree: OpTree, rows: np.ndarray, name: str) -> int:
+    """How many ops named ``name`` lie inside the compared ops ``rows`` of ``tree``."""
+    if not len(rows):
+        return 0
+    held = ranges(rows + 1, rows + tree.size[rows])
+    return int(np.count_nonzero(tree.names[held] == name))
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}{'s' if n != 1 else ''}"
+
+
+def _per_side(counts: list[int]) -> str:
+    """``[3, 0]`` as "3 base operators", ``[1, 2]`` as "1 base and 2 comparison operators"."""
+    said = [f"{c:,} {w}" for c, w in zip(counts, ("base", "comparison"), strict=True) if c]
+    return " and ".join(said) + (" operators" if sum(counts) > 1 else " operator")
+
+
 def _names_sheet(ctx: RunContext) -> str:
     """The sheet with an Operator Name column that the run writes, for the refusal's hint: module sheets replace
     the operator ones under the default comparison of a model with modules, ``--disable_details`` leaves the
@@ -1338,9 +1421,15 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         memo = AlignMemo()  # the parts of every step repeat a few op sequences (the GPT pair: 55 parts, 4 distinct)
         ia, ib = split_and_pair(ta, tb, a, b, ka, kb, match, memo)
         if opts.max_kernel_num is None or not match:
-            return OpPairs(ta, tb, ia, ib)
-        named = (ta.transparent_mask(opts.transparent_op), tb.transparent_mask(opts.transparent_op))
-        return OpPairs(ta, tb, *drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match, memo, named),
-                       undrilled=(ia, ib))
+            pairs = OpPairs(ta, tb, ia, ib)
+        else:
+            named = (ta.transparent_mask(opts.transparent_op), tb.transparent_mask(opts.transparent_op))
+            pairs = OpPairs(ta, tb, *drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match, memo, named),
+                            undrilled=(ia, ib))
+        if match and opts.op_name_map:
+            idle = idle_map_entries(opts.op_name_map, pairs)
+            if idle:
+                log.warning("--op_name_map: %s.", "; ".join(idle))
+        return pairs
 
     return ctx.cached(_CACHE_PAIRS, compute)
