@@ -235,3 +235,27 @@ def test_memory_contributors_under_a_one_sided_wrapper_say_so_and_the_option_ope
     after = opened.frames["memory_contributors"]
     assert "one_sided_wrapper" not in after.attrs and contributors_note(after) == ""
     assert after["Name"].tolist() == removed.frames["memory_contributors"]["Name"].tolist()
+
+
+def test_memory_note_holds_under_the_drill_down(samples):
+    """The memory note was left out of every ``--max_kernel_num`` run, whose rows may be ops the drill-down reached
+    inside pairs (``test_graph_replay.py``'s vLLM pair keeps it out). The drill-down opens pairs of two ops, never an
+    op of one side: ``capture_32_DECODE`` is still compared whole, against nothing, with max_kernel_num 10 (its row
+    holds the raw JSON's allocations inside it), so the note, with its figures, is given as without the option."""
+    from msprof_compare.compare.memory_summary import contributors_note
+
+    doc = json.loads(gzip.open(samples / SGLANG).read(), parse_float=Decimal)
+    ev = doc["traceEvents"]
+    (outer,) = [e for e in ev if e.get("ph") == "X" and e.get("name") == CAPTURE and e.get("cat") == "user_annotation"]
+    held, every = _allocated_mb(ev, outer), _allocated_mb(ev)
+    ops = _framework_top_ops(json.loads(gzip.open(samples / BERT).read(), parse_float=Decimal)["traceEvents"])
+    res = compare(str(samples / SGLANG), str(samples / BERT), max_kernel_num=10)
+    row = res.sheet("MemoryCompareStatistic").set_index("Operator Name").loc[CAPTURE]
+    assert row["Base Allocated Memory(MB)"] == pytest.approx(held, abs=1e-6) and row["Comparison Operator Number"] == 0
+    contrib = res.frames["memory_contributors"]
+    side, name, mb, total, n = contrib.attrs["one_sided_wrapper"]
+    assert (side, name, n) == ("base", CAPTURE, ops) and (mb, total) == pytest.approx((held, every), abs=1e-6)
+    assert contributors_note(contrib).startswith(
+        f"the base side's allocated memory lies under one top-level op that the comparison side has no op of (base "
+        f"{CAPTURE} 189.77 MB, 100.0% of the side's 189.77 MB), against the comparison side's {ops} framework ")
+    assert contributors_note(contrib).endswith(f"--transparent_op '{CAPTURE}'")

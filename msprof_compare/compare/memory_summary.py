@@ -119,13 +119,13 @@ def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[fl
     return out
 
 
-def _wrappers(sheet: Sheet, cols: _Columns, one_sided: bool
+def _wrappers(sheet: Sheet, cols: _Columns
               ) -> tuple[tuple[str, float, str, float] | None, tuple[str, str, float, float, int] | None]:
     """(``summary_notes.step_wrappers``, ``summary_notes.one_sided_wrapper``) of the allocated memory, from one read
     of the sheet's op counts and one two-sided test, as ``summary_notes.operator_wrappers`` has them for the time.
     Two-sided: each side's memory under one top-level op that the other side has no op of (vLLM's capture traces:
     ``capture_32_FULL`` 513.54 MB against ``capture_8192_PIECEWISE`` 20764.11 MB), where the 80% cut lists the larger
-    one alone. One-sided (where ``one_sided``): one side's memory under one top-level op that the other side, with
+    one alone. One-sided: one side's memory under one top-level op that the other side, with
     framework ops of its own, has no op of (SGLang's ``capture_32_DECODE`` 189.77 MB, all of its side's, against
     BERT's ops): the memory sheets pair the operators as the operator level does, so that op stood whole against
     nothing and was the memory contributors' one row, without a word why."""
@@ -133,7 +133,7 @@ def _wrappers(sheet: Sheet, cols: _Columns, one_sided: bool
     found = ([str(n) for n in names.tolist()], (base, comp),
              tuple(sheet_numbers(column_at(sheet.data, j)) for j in (_BASE_N, _COMP_N)))
     two_sided = step_wrappers(*found)  # type: ignore[arg-type]
-    return two_sided, one_sided_wrapper(*found, two_sided=two_sided) if one_sided else None  # type: ignore[arg-type]
+    return two_sided, one_sided_wrapper(*found, two_sided=two_sided)  # type: ignore[arg-type]
 
 
 def contributors_note(contrib: pd.DataFrame | None) -> str:
@@ -154,13 +154,9 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     recorded, cols = _recorded(ctx), _columns(sheet)
     contrib = contributors(cols, recorded)
     if len(contrib):
-        # the one-sided note not under the drill-down, whose rows are also ops it reached inside pairs: vLLM's
-        # capture traces, their wrappers paired by the map and drilled into, list one side's compiled-graph call
-        # alone, no top-level op
-        drilled = ctx.options.max_kernel_num is not None and not ctx.options.disable_details
-        two_sided, one_sided = _wrappers(sheet, cols, not drilled)
+        two_sided, one_sided = _wrappers(sheet, cols)
         mark_pairs(ctx, contrib, ([str(n) for n in cols[0].tolist()], cols[1], cols[2]), two_sided)
-        if one_sided is not None:  # read by contributors_note
+        if one_sided is not None and _compared_whole(ctx, one_sided[0], one_sided[1]):  # read by contributors_note
             contrib.attrs["one_sided_wrapper"] = one_sided
     ctx.frames["memory_contributors"] = contrib
     peaks = _peaks(ctx)
@@ -169,6 +165,25 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     if dropped is not None:
         frame.attrs["drill_left_out"] = dropped
     _keep(ctx, frame)
+
+
+def _compared_whole(ctx: RunContext, side: str, name: str) -> bool:
+    """Whether the one-sided wrapper's rows (``name`` on ``side``) are top-level ops compared whole against nothing,
+    as its note says. Always without the ``--max_kernel_num`` drill-down; under it, where every op of that name the
+    rows hold is a top-level one the drill-down left as it was (it opens pairs of two ops, never an op of one side,
+    so the note and its transparent_op advice hold there too: it was left out of every drill-down run). Not where
+    the drill-down reached the op inside a pair: vLLM's capture traces, their wrappers paired by the map and drilled
+    into, list one side's compiled-graph call alone, an op inside a pair, not top-level."""
+    pairs = operator_pairs(ctx)  # cached: the memory comparator paired the same ops
+    if pairs.undrilled is None:
+        return True
+    i = 0 if side == "base" else 1
+    tree = (pairs.base, pairs.comparison)[i]
+    rows = (pairs.ia, pairs.ib)[i]
+    rows = rows[rows >= 0]
+    named = rows[tree.names[rows] == name]
+    top = pairs.undrilled[i]
+    return bool(len(named)) and bool(np.isin(named, top[top >= 0]).all())
 
 
 def _drill_left_out(ctx: RunContext, recorded: tuple[bool, bool]) -> tuple[float, float, float, float] | None:
