@@ -622,21 +622,46 @@ def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], fa
     reads no file's again from.
     The line counting those is logged once every rank is compared; a caller that stops early (``break``,
     ``close()``) or a rank's error ends the iteration without it, as the CLI's run that stops at a rank."""
+    from .compare.optree import RANK_TRANSPARENT
+
     if notices is None:
         notices = RankNotices(list(pairs.values()))
+    transparent: tuple[set[str], set[str]] = (set(), set())  # --transparent_op names checked, and found in a rank
     for rank, (base, comparison) in pairs.items():
         gc.collect()
         if starting is not None:
             starting(rank)
         try:
             with notices.of_rank(rank), said_once():
-                result = _compare(base, comparison, options, face, heads, unit_rank(rank))
+                token = RANK_TRANSPARENT.set(transparent)
+                try:
+                    result = _compare(base, comparison, options, face, heads, unit_rank(rank))
+                finally:
+                    RANK_TRANSPARENT.reset(token)
         except (ProfileError, UsageError, MemoryError) as exc:
             _rank_error(exc, rank, (base, comparison))
             raise
         yield rank, result
         del result
     notices.say_left_out(face.api)
+    _refuse_transparent_in_no_rank(transparent, list(pairs), face)
+
+
+def _refuse_transparent_in_no_rank(transparent: tuple[set[str], set[str]], units: list[Unit], face: Face) -> None:
+    """A ``--transparent_op`` name no rank's ops have (``optree.RANK_TRANSPARENT``) is refused once every rank is
+    compared, each rank having warned of it: the single compare's error, in the job's words. The reports stay,
+    those of runs without it (the CLI says so)."""
+    never = sorted(transparent[0] - transparent[1])
+    if not never:
+        return
+    from .textsafe import shell_word
+
+    what = " and ".join(f"transparent_op={n!r}" if face.api else f"--transparent_op {shell_word(n)}" for n in never)
+    noun = unit_noun(units[0]) if units else "rank"
+    raise ProfileError(None, f"{term_safe(what)} {'names' if len(never) == 1 else 'name'} no operator of either side "
+                       f"in any {noun} compared ({len(units):,}), so {'it opens' if len(never) == 1 else 'they open'} "
+                       f"nothing", hint=f"the op's whole name, case-sensitive, as a {noun} report's Operator Name "
+                       "gives it")
 
 
 def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: Unit, inputs: tuple[str, str]) -> None:

@@ -458,3 +458,52 @@ def test_refusal_quotes_names_for_the_shell_on_the_cli_and_as_python_in_compare(
     keyword, _, rest = said.partition(" names no operator of either side (")
     assert keyword.startswith("transparent_op=") and ast.literal_eval(keyword.partition("=")[2]) == name[:-1]
     assert ast.literal_eval(rest.rpartition("close names: ")[2].removesuffix(")")) == name
+
+
+def _two_ranks(tmp_path: Path) -> Path:
+    """A folder of ranks: the H200 excerpt as rank 0, and as rank 1 without its ``DistributedDataParallel.forward``
+    event (a job whose ranks run other ops, as a pipeline's stages do)."""
+    doc = _load(H200)
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "r0.pt.trace.json").write_text(json.dumps(doc, default=str), encoding="utf-8")
+    kept = [e for e in doc["traceEvents"] if e not in _events_named(doc["traceEvents"], DDP)]
+    assert len(kept) == len(doc["traceEvents"]) - 1
+    other = {**doc, "traceEvents": kept, "distributedInfo": {**doc["distributedInfo"], "rank": 1}}
+    (job / "r1.pt.trace.json").write_text(json.dumps(other, default=str), encoding="utf-8")
+    return job
+
+
+def test_rank_by_rank_name_found_in_some_ranks_notes_the_others(tmp_path, capsys):
+    """A name one rank's ops lack failed the whole rank-by-rank run at that rank; it is refused only where no rank
+    has it. Rank 0 opens DDP's forward (its statistic rows lose the op), rank 1, without it, is warned of and
+    compared as without the option; a misspelt name, in no rank, is refused once every rank is compared."""
+    from msprof_compare.api import compare_ranks
+
+    job = _two_ranks(tmp_path)
+    args = ["-bp", str(job), "-d", str(job), "--enable_operator_compare", "--disable_module"]
+    code, _, err = run_inproc(capsys, *args, "--transparent_op", DDP, "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    said = [line.split("] ", 1)[1] for line in err.splitlines() if "in this rank" in line]
+    assert said == [f"rank 1: --transparent_op '{DDP}' names no operator of either side ({job / 'r1.pt.trace.json'}, "
+                    f"{job / 'r1.pt.trace.json'}), so it opens nothing in this rank, which is compared without it "
+                    "(the op's whole name, case-sensitive, as the OperatorCompare sheet's Operator Name gives it)"]
+    assert [len(list((tmp_path / "out").glob(f"*rank{r}_*.xlsx"))) for r in (0, 1)] == [1, 1]
+    results = dict(compare_ranks(str(job), str(job), transparent_op=DDP, enable_operator_compare=True,
+                                 disable_module=True))
+    plain = compare(str(job / "r0.pt.trace.json"), str(job / "r0.pt.trace.json"), enable_operator_compare=True,
+                    disable_module=True)
+    assert DDP in plain.sheet("OperatorCompareStatistic")["Operator Name"].tolist()
+    assert DDP not in results[0].sheet("OperatorCompareStatistic")["Operator Name"].tolist()
+    one = compare(str(job / "r1.pt.trace.json"), str(job / "r1.pt.trace.json"), enable_operator_compare=True,
+                  disable_module=True)
+    assert results[1].sheet("OperatorCompare").equals(one.sheet("OperatorCompare"))
+    code, _, err = run_inproc(capsys, *args, "--transparent_op", DDP[:-1], "-o", str(tmp_path / "typo"))
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 1 and errors == [
+        f"error: --transparent_op '{DDP[:-1]}' names no operator of either side in any rank compared (2), so it "
+        "opens nothing (the op's whole name, case-sensitive, as a rank report's Operator Name gives it)"], err
+    assert sum("in this rank, which is compared without it" in line for line in err.splitlines()) == 2
+    with pytest.raises(ProfileError, match=rf"^transparent_op='{DDP[:-1]}' names no operator of either side in any "
+                                           r"rank compared \(2\)"):
+        list(compare_ranks(str(job), str(job), transparent_op=DDP[:-1], enable_operator_compare=True))

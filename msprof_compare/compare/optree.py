@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import logging
 import os
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -1238,6 +1239,13 @@ def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.nd
     return np.asarray(out_a, np.int64), np.asarray(out_b, np.int64)
 
 
+#: In a rank-by-rank compare (``api.rank_results``): (the names checked, the names some rank's ops have) over the
+#: ranks so far. A rank without a name then gets a warning and is compared without it: a job's ranks may run other
+#: ops (a pipeline's stages), so a name is refused only where no rank has it, once every rank is compared. None in a
+#: single compare, which refuses it before anything is written.
+RANK_TRANSPARENT: ContextVar[tuple[set[str], set[str]] | None] = ContextVar("rank_transparent", default=None)
+
+
 def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[np.ndarray, np.ndarray],
                        opened: tuple[np.ndarray, np.ndarray],
                        sheet: Callable[[], str] = lambda: "OperatorCompare") -> None:
@@ -1249,6 +1257,10 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
     number of such ops a side, where it would otherwise be the silent no-op the error is there against.
     ``sheet`` names the sheet whose Operator Name the hint points at, asked only when refusing (``_names_sheet``)."""
     found = {str(n) for tree, nodes in zip(trees, opened, strict=True) for n in tree.names[nodes].tolist()}
+    ranked = RANK_TRANSPARENT.get()
+    if ranked is not None:
+        ranked[0].update(opts.transparent_op)
+        ranked[1].update(n for n in opts.transparent_op if n in found)
     if all(n in found for n in opts.transparent_op):
         return
     inner: list[np.ndarray] = []  # every op inside a compared one
@@ -1274,6 +1286,8 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
                             ", which it does only where operators are matched (not under disable_details)"
                             if opts.disable_details else "")
     missing = [n for n in opts.transparent_op if n not in found and n not in nested]
+    if ranked is not None:
+        ranked[1].update(n for n in opts.transparent_op if n in nested)
     if not missing:
         return
     import difflib
@@ -1294,6 +1308,10 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
         return (f"{what} {names} no operator of either side{step} ({paths}), so {opens} nothing",
                 f"the op's whole name, case-sensitive, as the {where} sheet's Operator Name gives it{close}")
 
+    if ranked is not None:  # the log line is worded for compare() where it runs (Face.words): Python's quotes
+        message, hint = text(repr)
+        log.warning("%s in this rank, which is compared without it (%s)", message, hint)
+        return
     error = ProfileError(None, *text(shell_word))
     error.api_text = text(repr)
     raise error
