@@ -64,6 +64,12 @@ def test_entry_of_nested_ops_says_they_lie_inside_compared_ones(samples: Path, c
         "op_name_map: the entry 'aten::mm': 'aclnnMm' renames no compared operator: the 6 comparison operators named "
         "'aten::mm' lie inside compared operators, and the pairing compares the top-level ones (the max_kernel_num "
         "option pairs the ops inside a pair of two)."]
+    # one op: "lies"
+    assert _events(samples / NPU)["aten::log_softmax"] == 1 and "aten::log_softmax" not in _reference_counts()
+    assert _said(caplog, samples / GPU, samples / NPU, op_name_map={"aten::log_softmax": "aten::softmax"}) == [
+        "op_name_map: the entry 'aten::log_softmax': 'aten::softmax' renames no compared operator: the 1 comparison "
+        "operator named 'aten::log_softmax' lies inside compared operators, and the pairing compares the top-level "
+        "ones (the max_kernel_num option pairs the ops inside a pair of two)."]
 
 
 def test_readme_example_on_real_pairs(samples: Path, caplog: pytest.LogCaptureFixture):

@@ -1351,7 +1351,7 @@ def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs) -> list[str
         old, new = term_safe(repr(k)), term_safe(repr(v))
         if not any(held):
             inside = [_inside(t, r, k) for t, r in zip((ta, tb), rows, strict=True)]
-            where = inner if any(inside) else "lie outside the compared steps"
+            where = _lie(sum(total), inner if any(inside) else "lie outside the compared steps")
             out.append(f"{entry} renames no compared operator: the {_per_side(total)} named {old} {where}")
             continue
         if all(held):
@@ -1373,7 +1373,7 @@ def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs) -> list[str
         tree = (ta, tb)[other]
         inside = _inside(tree, rows[other], v)
         if inside:
-            out.append(f"{said}, and no {who} operator compared is named {new}: its {inside:,} {inner}")
+            out.append(f"{said}, and no {who} operator compared is named {new}: its {inside:,} {_lie(inside, inner)}")
         elif np.any(tree.names == v):
             out.append(f"{said}, and no {who} operator compared is named {new}: its ops of that name lie outside "
                        "the compared steps")
@@ -1388,6 +1388,11 @@ def _inside(tree: OpTree, rows: np.ndarray, name: str) -> int:
         return 0
     held = ranges(rows + 1, rows + tree.size[rows])
     return int(np.count_nonzero(tree.names[held] == name))
+
+
+def _lie(n: int, text: str) -> str:
+    """``text`` ("lie inside ...") with its verb agreeing with ``n`` ops."""
+    return f"lies{text[3:]}" if n == 1 else text
 
 
 def _count(n: int, what: str) -> str:
