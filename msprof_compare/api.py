@@ -60,6 +60,9 @@ class RunContext:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     #: The warning that both sides are one profile (``_same_input``, ``_same_events``), "" for two profiles.
     same: str = ""
+    #: In a rank-by-rank run (``rank_results``), the ``--transparent_op`` names checked and those found in some
+    #: rank, shared by its ranks: a rank without a name is warned of, a name no rank has is refused at the end.
+    ranks_transparent: tuple[set[str], set[str]] | None = None
 
     def cached(self, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per run: comparators that need the same intermediate (an op tree, the operator
@@ -622,8 +625,6 @@ def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], fa
     reads no file's again from.
     The line counting those is logged once every rank is compared; a caller that stops early (``break``,
     ``close()``) or a rank's error ends the iteration without it, as the CLI's run that stops at a rank."""
-    from .compare.optree import RANK_TRANSPARENT
-
     if notices is None:
         notices = RankNotices(list(pairs.values()))
     transparent: tuple[set[str], set[str]] = (set(), set())  # --transparent_op names checked, and found in a rank
@@ -633,11 +634,7 @@ def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], fa
             starting(rank)
         try:
             with notices.of_rank(rank), said_once():
-                token = RANK_TRANSPARENT.set(transparent)
-                try:
-                    result = _compare(base, comparison, options, face, heads, unit_rank(rank))
-                finally:
-                    RANK_TRANSPARENT.reset(token)
+                result = _compare(base, comparison, options, face, heads, unit_rank(rank), transparent)
         except (ProfileError, UsageError, MemoryError) as exc:
             _rank_error(exc, rank, (base, comparison))
             raise
@@ -648,7 +645,7 @@ def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], fa
 
 
 def _refuse_transparent_in_no_rank(transparent: tuple[set[str], set[str]], units: list[Unit], face: Face) -> None:
-    """A ``--transparent_op`` name no rank's ops have (``optree.RANK_TRANSPARENT``) is refused once every rank is
+    """A ``--transparent_op`` name no rank's ops have (``RunContext.ranks_transparent``) is refused once every rank is
     compared, each rank having warned of it: the single compare's error, in the job's words. The reports stay,
     those of runs without it (the CLI says so)."""
     never = sorted(transparent[0] - transparent[1])
@@ -689,9 +686,11 @@ def checked_options(options: Mapping[str, Any], face: Face) -> tuple[Options, li
 
 def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
              options: dict[str, Any], face: Face, heads: TraceHeads | None = None,
-             rank: int | None = None) -> CompareResult:
+             rank: int | None = None,
+             ranks_transparent: tuple[set[str], set[str]] | None = None) -> CompareResult:
     """``compare`` as ``face`` takes it; ``rank``: the one discovery read for both inputs (``rank_results``), which
-    a DB export's META_DATA is checked against once loaded (``loaders.ranks.check_db_rank``)."""
+    a DB export's META_DATA is checked against once loaded (``loaders.ranks.check_db_rank``);
+    ``ranks_transparent``: that run's ``RunContext.ranks_transparent``."""
     base, comparison = _path("base", base), _path("comparison", comparison)
     heads = TraceHeads() if heads is None else heads  # a trace's head, read once by the checks and detection
     opts, warnings = checked_options(options, face)
@@ -706,7 +705,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     retype = _typed_words(base, comparison, face)
     with paths_as_typed(retype):
         try:
-            return _compare_inputs(base, comparison, opts, heads, rank)
+            return _compare_inputs(base, comparison, opts, heads, rank, ranks_transparent)
         except (ProfileError, UsageError, OutOfMemory) as exc:
             if face.api and isinstance(exc, ProfileError) and exc.api_text is not None:
                 exc.message, exc.hint = exc.api_text
@@ -827,8 +826,8 @@ def _retype(exc: ProfileError | UsageError | OutOfMemory, retype: Callable[[str]
         exc.args = tuple(retype(a) if isinstance(a, str) else a for a in exc.args)
 
 
-def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads,
-                    rank: int | None = None) -> CompareResult:
+def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads, rank: int | None = None,
+                    ranks_transparent: tuple[set[str], set[str]] | None = None) -> CompareResult:
     """Detect, load and compare two inputs (their paths checked as non-empty); a JSON file's head is read through
     ``heads``, once. ``rank``: both inputs' rank (``_compare``), checked on each loaded side."""
     from .loaders.pair import input_bytes, load_pair  # large inputs load side by side (two processes)
@@ -891,7 +890,7 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
             for k, v, w in said), f" ({len(crossed)} in all)" if len(crossed) > 3 else "")
     for profile in (base_profile, comparison_profile):  # from here on the path is only shown
         profile.path = display(profile.path)
-    return run_comparators(base_profile, comparison_profile, opts, keywords, same)
+    return run_comparators(base_profile, comparison_profile, opts, keywords, same, ranks_transparent)
 
 
 def _matching_options_without_ops(opts: Options, base: Profile, comparison: Profile) -> list[str]:
@@ -1250,10 +1249,11 @@ def _warn_without_kernels(profile: Profile) -> None:
                 profile.files.get("trace", profile.path), missing_kernels_hint(profile))
 
 
-def run_comparators(base: Profile, comparison: Profile, opts: Options,
-                    keywords: Keywords | None = None, same: str = "") -> CompareResult:
+def run_comparators(base: Profile, comparison: Profile, opts: Options, keywords: Keywords | None = None,
+                    same: str = "", ranks_transparent: tuple[set[str], set[str]] | None = None) -> CompareResult:
     """Run every enabled comparator on two loaded profiles (``keywords``: the breakdown's lists if read; ``same``:
-    the warning that both sides are one profile, logged already, which the Summary's checks repeat)."""
+    the warning that both sides are one profile, logged already, which the Summary's checks repeat;
+    ``ranks_transparent``: ``RunContext.ranks_transparent``)."""
     for side, p, other in (("base", base, comparison), ("comparison", comparison, base)):
         for w in p.warnings:
             if not isinstance(w, SideNote):
@@ -1262,7 +1262,7 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options,
                 log.warning(w.of_side(f"{side} side"))
             elif side == "base":  # one input on both sides: its note once, as its other notes are (``said_once``)
                 log.warning(w.of_side("both sides"))
-    ctx = RunContext(base, comparison, opts, keywords=keywords, same=same)
+    ctx = RunContext(base, comparison, opts, keywords=keywords, same=same, ranks_transparent=ranks_transparent)
     _check_steps(ctx)
     if opts.enable_operator_compare and not opts.enable_profiling_compare:
         for p in (base, comparison):

@@ -30,7 +30,6 @@ from __future__ import annotations
 import ast
 import logging
 import os
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -1239,25 +1238,22 @@ def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.nd
     return np.asarray(out_a, np.int64), np.asarray(out_b, np.int64)
 
 
-#: In a rank-by-rank compare (``api.rank_results``): (the names checked, the names some rank's ops have) over the
-#: ranks so far. A rank without a name then gets a warning and is compared without it: a job's ranks may run other
-#: ops (a pipeline's stages), so a name is refused only where no rank has it, once every rank is compared. None in a
-#: single compare, which refuses it before anything is written.
-RANK_TRANSPARENT: ContextVar[tuple[set[str], set[str]] | None] = ContextVar("rank_transparent", default=None)
-
-
 def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[np.ndarray, np.ndarray],
                        opened: tuple[np.ndarray, np.ndarray],
-                       sheet: Callable[[], str] = lambda: "OperatorCompare") -> None:
+                       sheet: Callable[[], str] = lambda: "OperatorCompare",
+                       ranked: tuple[set[str], set[str]] | None = None) -> None:
     """Refuse a ``--transparent_op`` name that names no op on either side (exit 1, before anything is written): a
     misspelt name otherwise left the run as it was without a word, the user reading the unchanged match rate as the
     option failing. The names nearest to it among the compared ops are offered. A name found only nested inside the
     compared ops is taken: the ``--max_kernel_num`` drill-down opens it (and the module sheets); without the
     drill-down the operator and memory sheets compare its top-level parent whole, which a warning says, with the
     number of such ops a side, where it would otherwise be the silent no-op the error is there against.
-    ``sheet`` names the sheet whose Operator Name the hint points at, asked only when refusing (``_names_sheet``)."""
+    ``sheet`` names the sheet whose Operator Name the hint points at, asked only when refusing (``_names_sheet``).
+    ``ranked``: a rank-by-rank run's (names checked, names some rank's ops have) over the ranks so far
+    (``RunContext.ranks_transparent``): a rank without a name then gets a warning and is compared without it, as a
+    job's ranks may run other ops (a pipeline's stages); ``api.rank_results`` refuses a name no rank has at the end.
+    None in a single compare, which refuses it before anything is written."""
     found = {str(n) for tree, nodes in zip(trees, opened, strict=True) for n in tree.names[nodes].tolist()}
-    ranked = RANK_TRANSPARENT.get()
     if ranked is not None:
         ranked[0].update(opts.transparent_op)
         ranked[1].update(n for n in opts.transparent_op if n in found)
@@ -1433,7 +1429,8 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         a, opened_a = ta.top_layer_opened(opts.base_step, opts.transparent_op)
         b, opened_b = tb.top_layer_opened(opts.comparison_step, opts.transparent_op)
         if opts.transparent_op:
-            _check_transparent(opts, (ta, tb), (a, b), (opened_a, opened_b), lambda: _names_sheet(ctx))
+            _check_transparent(opts, (ta, tb), (a, b), (opened_a, opened_b), lambda: _names_sheet(ctx),
+                               ctx.ranks_transparent)
         for tree, step, top in ((ta, opts.base_step, a), (tb, opts.comparison_step, b)):
             if step >= 0 and len(top) == 0 and ctx.has_ops(tree.profile):  # no op at all: "Can't find any torch op"
                 log.warning("There is no operator infomation for step %s, please check the step id of %s.%s",
