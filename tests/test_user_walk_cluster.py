@@ -4,6 +4,8 @@ guessing: each test pins the new text on a real sample and checks that what it s
 
 from __future__ import annotations
 
+import os
+
 from msprof_compare import compare
 from tests.cliutil import error_lines, run_inproc
 
@@ -69,8 +71,12 @@ def test_compare_ranks_logs_which_inputs_each_rank_compares_as_the_cli_does(caps
                               "--enable_profiling_compare")
     assert code == 0
     cli_lines = [line.split("[INFO] ", 1)[1] for line in err.splitlines() if ": comparing " in line]
-    expected = [f"rank {r}: comparing {ranks(base)[r]} with {ranks(comp)[r]}" for r in (0, 1)]
+    # each rank's folder as the sample holds it (level0/rank0_ascend_pt, ...), not read back from ranks()
+    expected = [f"rank {r}: comparing {os.path.join(base, f'rank{r}_ascend_pt')} with "
+                f"{os.path.join(comp, f'rank{r}_ascend_pt')}" for r in (0, 1)]
     assert cli_lines == expected
+    assert [ranks(folder) for folder in (base, comp)] == [
+        {r: os.path.join(folder, f"rank{r}_ascend_pt") for r in (0, 1)} for folder in (base, comp)]
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         for _rank, result in compare_ranks(base, comp, enable_profiling_compare=True):
