@@ -468,14 +468,25 @@ def kineto_twin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return twin
 
 
-def test_parallel_load_survives_a_dead_child(kineto_twin: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parallel_load_survives_a_dead_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader child dies without a word: the base is loaded again in this process, and the result is the
+    sequential load's. Two different traces, so a base taken from the wrong side shows (the check was only that
+    an OverallMetrics sheet came out, which a base loaded from the comparison's path also gave)."""
     import os
 
+    other = DATA / "kineto" / "legacy_resnet50_excerpt.pt.trace.json"
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "0")
+    want = compare(str(KINETO), str(other), enable_profiling_compare=True)
     monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
     monkeypatch.setattr(pair, "_child", lambda conn, *a: os._exit(3))
-    res = compare(str(KINETO), str(kineto_twin), enable_profiling_compare=True)
-    assert "OverallMetrics" in res.sheet_names
+    res = compare(str(KINETO), str(other), enable_profiling_compare=True)
+    assert (res.base.path, res.comparison.path) == (str(KINETO), str(other))
+    e2e = res.sheet("OverallMetrics").set_index("Index").loc["E2E Time", ["Duration(ms)", "Duration(ms).1"]]
+    assert e2e.iloc[0] != e2e.iloc[1]
+    assert res.sheet_names == want.sheet_names
+    for name in want.sheet_names:
+        pd.testing.assert_frame_equal(res.sheet(name), want.sheet(name))
 
 
 def test_parallel_load_reports_child_failures_like_sequential(kineto_twin: Path,
