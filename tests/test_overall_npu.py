@@ -927,8 +927,8 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
     gpu = Path(__file__).resolve().parents[1] / "sample_data/bert-small_h100.json.gz"
     # the Level0 side's computing has no category beside the level-1 side's: its Conv cells' note comes first
     unsplit = ("Base row: its computing time is not split into categories (see the validity checks), so its Conv "
-               "Time(Forward)(Num) and Conv Time(Backward)(Num) 0.000s(0) are not measurements: its Computing Time "
-               "is all Other Time.")
+               "Time(Forward)(Num), Conv Time(Backward)(Num) and SDMA Time(Num) 0.000s(0) are not measurements: its "
+               "Computing Time is all Other Time.")
     for base, comparison, name, cost, notes in (
             (level0, level1, "communication.json", "andwidth",
              [unsplit,
@@ -951,6 +951,31 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
         assert len(named) == 1 and f"The file {name} does not exist." in named[0], named
         assert not [m for m in lines if cost in m and m not in named]
         assert _without_wait_note(res.summary["notes"]) == notes
+
+
+def test_unsplit_level0_sdma_time_is_not_a_measurement(samples):
+    """A Level0 text export has no PMU figures, so its TensorMove copies (an NPU side's SDMA Time holds them) sit in
+    Other Time, as the original counts them: its SDMA Time(Num) 0.000s(0) beside the level-1 export's 0.001s(11)
+    read as a run without copies, and the note under the table named only its Conv cells. Figures counted from the
+    two kernel_details.csv files: the same 11 aclnnInplaceCopy TensorMove kernels on both sides."""
+    root = samples / "msinsight/test/data/pytorch/text"
+    counts = []
+    for level in ("level0", "level1"):
+        with open(root / level / "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        moves = [r for r in rows if r["Name"].startswith("aclnnInplaceCopy") and "TensorMove" in r["Name"]]
+        counts.append((len(moves), sum(Decimal(r["Duration(us)"]) for r in moves)))
+    assert counts[0][0] == counts[1][0] == 11
+    res = compare(str(root / "level0/rank0_ascend_pt"), str(root / "level1/rank0_ascend_pt"),
+                  enable_profiling_compare=True)
+    headers, rows = res.summary["headers"], res.summary["rows"]
+    sdma = [row[headers.index("SDMA Time(Num)")] for row in rows]
+    # the level-1 side has no SDMA task on a compute stream: its cell is its TensorMove kernels alone
+    assert sdma == ["0.000s(0)", f"{float(counts[1][1]) / 1e6:.3f}s(11)"] == ["0.000s(0)", "0.001s(11)"]
+    assert [n for n in res.summary["notes"] if "not split" in n] == [
+        "Base row: its computing time is not split into categories (see the validity checks), so its Conv "
+        "Time(Forward)(Num), Conv Time(Backward)(Num) and SDMA Time(Num) 0.000s(0) are not measurements: its "
+        "Computing Time is all Other Time."]
 
 
 def test_one_category_cell_is_not_a_measurement_in_the_singular(samples):
