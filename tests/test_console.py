@@ -149,7 +149,9 @@ def _raw_events(path: Path) -> list[dict]:
 
 def wait_note(side: str, export: Path) -> str:
     """The note under the table of a text export whose Wait Time reads 0.000s, with its Notify_Wait total summed
-    here from the raw trace_view.json (every Notify_Wait task, by hand: level1 112.541 ms, level2 134.458 ms)."""
+    here from the raw trace_view.json (every Notify_Wait task, by hand: level1 112.541 ms, level2 134.458 ms), as a
+    run of ``--enable_profiling_compare`` alone gives it: that run writes no CommunicationCompare, whose rows the
+    note points to."""
     from decimal import Decimal
 
     raw = _raw_events(export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
@@ -157,7 +159,8 @@ def wait_note(side: str, export: Path) -> str:
     shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"  # the base row's cell reads "( / )"
     return (f"{side} row: its Wait Time {shown} is that of the HCCL plane that waits least in each communication "
             "group, as the original measures a text export, here a plane with no Notify_Wait; its planes hold "
-            f"{total / 1000:,.3f} ms of Notify_Wait in all (CommunicationCompare's Notify_Wait rows).")
+            f"{total / 1000:,.3f} ms of Notify_Wait in all (CommunicationCompare's Notify_Wait rows; this run writes "
+            "no CommunicationCompare: the enable_communication_compare option adds it).")
 
 
 def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.CaptureFixture,

@@ -1546,6 +1546,32 @@ def test_a_wait_time_unread_on_both_rows_is_said_once(samples):
         "ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]
 
 
+def test_the_wait_note_says_when_the_run_writes_no_communication_sheet(samples):
+    """The plane-rule Wait Time note points to CommunicationCompare's Notify_Wait rows for the figure it gives; a run
+    of ``--enable_profiling_compare`` alone (the README's multi-rank and CI examples) writes no such sheet, and the
+    note sent its reader to a sheet the workbook does not have. With the communication comparison on, the sheet's
+    Notify_Wait row holds the note's figure, the Notify_Wait tasks of trace_view.json summed here (112.541 ms)."""
+    level1 = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    level2 = samples / "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+    events = json.loads((level1 / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text(encoding="utf-8"),
+                        parse_float=Decimal)
+    us = sum(Decimal(e["dur"]) for e in events if e.get("ph") == "X" and e.get("name") == "Notify_Wait")
+    assert f"{us / 1000:,.3f}" == "112.541"
+    pointer = "112.541 ms of Notify_Wait in all (CommunicationCompare's Notify_Wait rows"
+    alone = compare(str(level1), str(level2), enable_profiling_compare=True)
+    assert "CommunicationCompare" not in alone.sheet_names
+    assert [n for n in alone.summary["notes"] if pointer in n] == [
+        "Base row: its Wait Time ' / ' (0 s) is that of the HCCL plane that waits least in each communication group, "
+        "as the original measures a text export, here a plane with no Notify_Wait; its planes hold " + pointer
+        + "; this run writes no CommunicationCompare: the enable_communication_compare option adds it)."]
+    both = compare(str(level1), str(level2), enable_profiling_compare=True, enable_communication_compare=True)
+    sheet = both.sheet("CommunicationCompare")
+    # the sheet sums each task's duration as the original reads it, to the ns: 112540.684 us against the raw 112540.689
+    assert sheet.loc[sheet["Task Name"] == "Notify_Wait", "Total Duration(us)"].tolist() == [
+        pytest.approx(float(us), abs=0.01)]
+    assert [n for n in both.summary["notes"] if pointer in n][0].endswith(pointer + ").")
+
+
 def test_a_plane_rule_wait_note_the_same_on_both_rows_is_said_once(samples):
     """A self-compare of the level-1 text export printed the plane-rule Wait Time note twice a line apart, the same
     112.541 ms of Notify_Wait on both rows: one line names both rows' cells, as pair 2's unread Wait Time. Reference
@@ -1563,7 +1589,8 @@ def test_a_plane_rule_wait_note_the_same_on_both_rows_is_said_once(samples):
     assert held == ["112.541", "134.458"]
     rule = ("is that of the HCCL plane that waits least in each communication group, as the original measures a text "
             "export, here a plane with no Notify_Wait; {} planes hold {} ms of Notify_Wait in all "
-            "(CommunicationCompare's Notify_Wait rows).")
+            "(CommunicationCompare's Notify_Wait rows; this run writes no CommunicationCompare: the "
+            "enable_communication_compare option adds it).")
     for side, ms in zip(sides, held, strict=True):
         notes = compare(str(side), str(side), enable_profiling_compare=True).summary["notes"]
         assert notes == ["Both rows: their Wait Time (' / ' (0 s) on the base row, 0.000s on the comparison row) "

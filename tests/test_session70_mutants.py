@@ -433,7 +433,7 @@ def test_the_zero_wait_note_names_each_sides_own_step(samples, tmp_path):
     _text_steps_split(export)
     res = msprof_compare.compare(export, export, base_step=50, comparison_step=51, enable_profiling_compare=True)
     assert [n for n in res.summary["notes"] if "its Wait Time" in n] == [
-        _wait_note("Base", "112.541", 50), _wait_note("Comparison", "112.541", 51)]
+        _wait_note("Base", "112.541", 50, sheet=False), _wait_note("Comparison", "112.541", 51, sheet=False)]
 
 
 def test_the_hidden_split_note_needs_a_split_side_and_both_e2e():

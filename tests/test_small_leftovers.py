@@ -19,12 +19,15 @@ from msprof_compare.loaders.ascend_text import _line_commas, _long_rows, read_ke
 LEVEL1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 
 
-def _wait_note(side: str, ms: str, step: int) -> str:
+def _wait_note(side: str, ms: str, step: int, sheet: bool = True) -> str:
+    """``sheet``: whether the run writes CommunicationCompare (``--enable_profiling_compare`` alone does not)."""
     shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"
+    absent = "" if sheet else \
+        "; this run writes no CommunicationCompare: the enable_communication_compare option adds it"
     return (f"{side} row: its Wait Time {shown} is that of the HCCL plane that waits least in each communication "
             "group, as the original measures a text export, here a plane with no Notify_Wait; its planes hold "
             f"{ms} ms of Notify_Wait over the whole profile, which its Wait Time covers too (CommunicationCompare's "
-            f"Notify_Wait rows hold step {step}'s alone).")
+            f"Notify_Wait rows hold step {step}'s alone{absent}).")
 
 
 def _both_wait_note(ms: str, step: int) -> str:

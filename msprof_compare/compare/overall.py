@@ -341,9 +341,11 @@ def _vector_cell(bd: Breakdown) -> str:
     return f"{_s(sum(bd.buckets[n].ns for n in names)):.3f}s({sum(bd.buckets[n].count for n in names)})"
 
 
-def summary_table(base: Breakdown, comp: Breakdown, steps: tuple[int, int] = (-1, -1)) -> dict[str, Any]:
+def summary_table(base: Breakdown, comp: Breakdown, steps: tuple[int, int] = (-1, -1),
+                  communication_sheet: bool = True) -> dict[str, Any]:
     """The console table (reference-1 §10) as {"title", "headers", "rows", "notes"}: base row first; "notes" are
-    ours (``table_notes``; ``steps``: each side's step where its breakdown ignores it, else -1)."""
+    ours (``table_notes``; ``steps``: each side's step where its breakdown ignores it, else -1;
+    ``communication_sheet``: whether the run writes CommunicationCompare, which a note points to)."""
     sides = (base, comp)
     headers: list[str] = [""]
     cols: list[list[str]] = [[bd.kind for bd in sides]]
@@ -387,14 +389,16 @@ def summary_table(base: Breakdown, comp: Breakdown, steps: tuple[int, int] = (-1
     npu = any(bd.kind == "NPU" for bd in sides)  # "not minimal profiling": a side is NPU (reference-1 §8.4)
     add("E2E Time(Not minimal profiling)" if npu else "E2E Time", [f"{_s(bd.e2e_ns):.3f}s" for bd in sides])
     rows = [[c[i] for c in cols] for i in range(2)]
-    return {"title": SUMMARY_TITLE, "headers": headers, "rows": rows, "notes": table_notes(base, comp, headers, steps)}
+    return {"title": SUMMARY_TITLE, "headers": headers, "rows": rows,
+            "notes": table_notes(base, comp, headers, steps, communication_sheet)}
 
 
 #: The console's columns of computing categories (``summary_table``)
 _CATEGORY_HEADERS = frozenset({"Cube Time(Num)", "Vector Time(Num)", *(h for h, _ in _OP_CATEGORY_COLUMNS)})
 
 
-def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tuple[int, int] = (-1, -1)) -> list[str]:
+def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tuple[int, int] = (-1, -1),
+                communication_sheet: bool = True) -> list[str]:
     """Lines under the console table for cells that read as measurements but are none: the original prints a
     side without an E2E time (a legacy MindSpore timeline without its Overlap Analysis lane) as a row of
     0.000s, a side that recorded no memory as 0.00G beside the other side's peak, and a side with no bandwidth
@@ -416,7 +420,8 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
     both_unread = unread[0] == unread[1] and unread[0].startswith("its ")
     # the plane-rule note, the same on both rows (a self-compare of the level-1 text export: 112.541 ms of
     # Notify_Wait each), is one line too; two sides that hold different Notify_Wait keep a line each
-    planes = [_plane_reason(bd, step) if bd.e2e_ns and not bd.wait_ns and bd.notify_wait_ns and bd.groups else ""
+    planes = [_plane_reason(bd, step, communication_sheet)
+              if bd.e2e_ns and not bd.wait_ns and bd.notify_wait_ns and bd.groups else ""
               for bd, step in zip((base, comp), steps, strict=True)]
     both_planes = bool(planes[0]) and planes[0] == planes[1]
     # two sides without E2E time (reference pair 9c, two legacy MindSpore timelines) have one reason: one line,
@@ -516,16 +521,20 @@ def _groupless_note(bd: Breakdown, other: Breakdown) -> str:
             "communication is in Uncovered Communication Time alone.")
 
 
-def _plane_reason(bd: Breakdown, step: int) -> str:
+def _plane_reason(bd: Breakdown, step: int, communication_sheet: bool = True) -> str:
     """The plane-rule Wait Time note after its cell, ``{whose}`` left for the planes' owner ("its", "each
     side's"): a text export's Wait Time is its least-waiting plane's (reference-1 §5.7), often one with no
     Notify_Wait, and its 0.000s beside CommunicationCompare's Notify_Wait rows (level-1 excerpt: 112.541 ms) read
-    as no wait."""
+    as no wait. A run without the communication comparison (``--enable_profiling_compare`` alone, as the README's
+    multi-rank and CI examples run) writes no such sheet: the note says so, where it sent the reader to a sheet the
+    workbook does not have."""
+    absent = "" if communication_sheet else \
+        "; this run writes no CommunicationCompare: the enable_communication_compare option adds it"
     return ("is that of the HCCL plane that waits least in each communication group, as the original measures a text "
             f"export, here a plane with no Notify_Wait; {{whose}} planes hold {bd.notify_wait_ns / 1e6:,.3f} ms of "
-            "Notify_Wait " + ("in all (CommunicationCompare's Notify_Wait rows)." if step < 0 else
+            "Notify_Wait " + (f"in all (CommunicationCompare's Notify_Wait rows{absent})." if step < 0 else
                               "over the whole profile, which its Wait Time covers too (CommunicationCompare's "
-                              f"Notify_Wait rows hold step {step}'s alone)."))
+                              f"Notify_Wait rows hold step {step}'s alone{absent})."))
 
 
 #: The widest the Index column grows for a long label (`index_column`).
@@ -591,7 +600,7 @@ def build(ctx: RunContext) -> list[Sheet]:
     opts = ctx.options
     steps = (opts.base_step if opts.base_step >= 0 and ctx.base.source == "ascend_text" else -1,
              opts.comparison_step if opts.comparison_step >= 0 and ctx.comparison.source == "ascend_text" else -1)
-    ctx.summary = summary_table(base, comp, steps)
+    ctx.summary = summary_table(base, comp, steps, bool(opts.enable_communication_compare))
     ctx.frames["overall"] = breakdown_frame(base, comp)
     if not base.e2e_ns or not comp.e2e_ns:
         # the original leaves the sheet out without a word (reference-1 §9.1); the reason was logged above
