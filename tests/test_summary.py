@@ -1747,6 +1747,41 @@ def test_npu_profiler_settings_note_in_a_gate_run(samples):
                                                                                          "Detail"]
 
 
+def test_npu_profiler_settings_of_an_export_given_one_folder_down(samples, tmp_path):
+    """An export given as its ASCEND_PROFILER_OUTPUT folder or as its database (both accepted inputs) read no
+    profiler_info.json, which lies in the folder above: the settings row of Level1 against Level2 vanished from
+    the validity checks without a word, where the same exports given as their folders had it. The export's
+    settings are now read from the folder above, for the note alone. A bare trace_view.json reads nothing beside
+    it, as before (its line says to pass the directory), and a profiler_info.json above that is a symbolic link
+    is left out without a word (the input checks refuse a link; the run does not need the file)."""
+    db = "msinsight/test/data/pytorch/db/level{}/rank0_ascend_pt"
+    levels = [json.loads((samples / NPU_L1.replace("level1", f"level{i}") / "profiler_info_0.json").read_text())
+              ["config"]["experimental_config"] for i in (1, 2)]  # read apart from the loader
+    expected = ["note", *(f"{x['_profiler_level']} / {x['_aic_metrics']}" for x in levels)]
+    assert expected[1:] == ["Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level2 / ACL_AICORE_PIPE_UTILIZATION"]
+    out = "ASCEND_PROFILER_OUTPUT"
+    for base, comparison in ((f"{NPU_L1}/{out}", f"{NPU_L2}/{out}"),
+                             (f"{db.format(1)}/{out}/ascend_pytorch_profiler_0.db", f"{db.format(2)}/{out}"),
+                             (f"{db.format(1)}/{out}", f"{NPU_L2}/{out}")):
+        res = compare(str(samples / base), str(samples / comparison), enable_profiling_compare=True)
+        row = res.guards.set_index("Check").loc["NPU profiler settings"]
+        assert row[["Status", "Base", "Comparison"]].tolist() == expected, (base, comparison)
+    bare = compare(str(samples / NPU_L1 / out / "trace_view.json"), str(samples / NPU_L2),
+                   enable_profiling_compare=True)
+    assert "NPU profiler settings" not in bare.guards["Check"].tolist()
+    linked = tmp_path / "rank0_ascend_pt"
+    (linked / out).mkdir(parents=True)
+    (linked / out / "trace_view.json").symlink_to(samples / NPU_L1 / out / "trace_view.json")
+    (linked / "profiler_info_0.json").symlink_to(samples / NPU_L1 / "profiler_info_0.json")
+    res = compare(str(linked / out), str(samples / NPU_L2 / out), enable_profiling_compare=True, force=True)
+    assert res.guards.set_index("Check").loc["NPU profiler settings", "Base"] == expected[1]  # --force reads links
+    shutil.copyfile(samples / NPU_L1 / out / "trace_view.json", linked / "copy.json")
+    (linked / out / "trace_view.json").unlink()
+    (linked / "copy.json").rename(linked / out / "trace_view.json")
+    res = compare(str(linked / out), str(samples / NPU_L2 / out), enable_profiling_compare=True)
+    assert "NPU profiler settings" not in res.guards["Check"].tolist()
+
+
 @pytest.mark.parametrize("options, figures", [
     ({"enable_kernel_compare": True}, "kernel durations"),
     ({"enable_operator_compare": True}, "operator and module device times"),

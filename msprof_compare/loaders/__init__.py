@@ -53,6 +53,10 @@ class Layout:
     db_path: str = ""
     ascend_output: str = ""
     info_path: str = ""
+    #: The profiler_info*.json of the export around an input given as its ASCEND_PROFILER_OUTPUT folder or its
+    #: database in one (``export_settings_path``): read for the validity checks' settings note alone, as the
+    #: original reads no profiler_info.json there.
+    settings_path: str = ""
 
 
 def _is_db_name(name: str) -> bool:
@@ -139,7 +143,8 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
         name = os.path.basename(path)
         if name.endswith(".db"):
             if _is_db_name(name):
-                return Layout(given, path, "file", db_path=path)
+                return Layout(given, path, "file", db_path=path,
+                              settings_path=export_settings_path(os.path.dirname(path)))
             raise ProfileError(given, _not_a_profiler_db(name))
         if name.endswith(_TRACE_SUFFIXES):
             return Layout(given, path, "file", trace_path=path)
@@ -170,13 +175,17 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
     if len(dbs) > 1:  # the original reads the first one listed: another rank's data on another machine
         raise ProfileError(output, f"holds {len(dbs)} profiler databases ({', '.join(term_safe(n) for n in dbs)})",
                            hint="pass the .db file to compare")
+    settings = export_settings_path(path) if level == "ascend_output" else ""
     if dbs:
-        return Layout(given, path, level, db_path=os.path.join(output, dbs[0]), ascend_output=output, info_path=info)
+        return Layout(given, path, level, db_path=os.path.join(output, dbs[0]), ascend_output=output, info_path=info,
+                      settings_path=settings)
     trace = os.path.join(output, "trace_view.json")
     if os.path.isfile(trace):
-        return Layout(given, path, level, trace_path=trace, ascend_output=output, info_path=info)
+        return Layout(given, path, level, trace_path=trace, ascend_output=output, info_path=info,
+                      settings_path=settings)
     if os.path.isfile(trace + ".gz"):  # compressed to save space: read like a .json.gz trace (spec README item 5)
-        return Layout(given, path, level, trace_path=trace + ".gz", ascend_output=output, info_path=info)
+        return Layout(given, path, level, trace_path=trace + ".gz", ascend_output=output, info_path=info,
+                      settings_path=settings)
     stray: list[str] = []
     if output == path:
         found, named = folder_traces(path, heads)
@@ -225,6 +234,22 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
                              or _cann_runs_hint(path, given) or _timeline_files_hint(path, given)
                              or _mindspore_legacy_hint(path, out_entries) or _unparsed_hint(path, out_entries))
                        if output == path else nested)
+
+
+def export_settings_path(folder: str) -> str:
+    """The first (by name) profiler_info*.json of the export folder around ``folder`` where ``folder`` is its
+    ASCEND_PROFILER_OUTPUT, else "": an export given as that folder or its database read no profiler settings, so
+    the validity checks' note that two runs were recorded at different profiler levels (Level1 against Level2 of
+    the msinsight exports) vanished from a run of the same exports given one folder down."""
+    if os.path.basename(os.path.normpath(folder)) != ASCEND_OUTPUT:
+        return ""
+    above = os.path.dirname(os.path.normpath(folder))
+    try:
+        names = sorted(os.listdir(above))
+    except OSError:
+        return ""
+    return next((os.path.join(above, n) for n in names if _INFO_RE.match(n) and os.path.isfile(os.path.join(above, n))),
+                "")
 
 
 def _enclosing_export_hint(given: str, path: str) -> str | None:

@@ -2330,6 +2330,10 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         from .ascend_text import read_profiler_settings
 
         read_profiler_settings(layout.info_path, profile, warn=False)
+    elif layout.settings_path:  # the database given, or its ASCEND_PROFILER_OUTPUT
+        from .ascend_text import read_export_settings
+
+        read_export_settings(layout.settings_path, profile, opts.force)
     kernels, kextra, details, stat = _compute_tasks(db, rng, steps, applied, opts.time_breakdown)
     if not db.has("COMPUTE_TASK_INFO"):
         profile.warnings.append(f"{path}: no COMPUTE_TASK_INFO table; no computing tasks")

@@ -2410,6 +2410,8 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         # every run: the settings note concerns whatever the run compares; warned of only where the original
         # reads the file (OverallMetrics; the memory comparison, whose advice reads profile_memory)
         read_profiler_settings(layout.info_path, profile, warn=opts.time_breakdown or opts.enable_memory_compare)
+    elif layout.settings_path:
+        read_export_settings(layout.settings_path, profile, opts.force)
     if "communication.json" in missing:  # after the settings: the line says whether a Level0 export lacks it
         at = missing["communication.json"]
         profile.warnings[at] = _without_communication_json(profile.warnings[at], profile)
@@ -2479,6 +2481,19 @@ def read_profiler_settings(info_path: str, profile: Profile, warn: bool) -> None
         return
     profile.files["profiler_info"] = info_path
     profile.extra.update(profiler_settings(info))
+
+
+def read_export_settings(info_path: str, profile: Profile, force: bool) -> None:
+    """The settings of the export folder's profiler_info.json for an input given one folder down (its
+    ASCEND_PROFILER_OUTPUT, or its database: ``Layout.settings_path``), for the validity checks' settings note and
+    the memory advice alone: a file that fails the input checks (a symbolic link without ``force``, another
+    owner's) or cannot be read is left out without a word, as the run does not need it and the original reads no
+    profiler_info.json there."""
+    try:
+        paths.check_input(info_path, force, kind="text")
+    except ProfileError:
+        return
+    read_profiler_settings(info_path, profile, warn=False)
 
 
 #: MindSpore's AicoreMetrics values -> the CANN names torch_npu writes (``aclprofAicoreMetrics``), so that the
