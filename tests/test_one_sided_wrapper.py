@@ -173,6 +173,15 @@ def test_summary_reads_the_statistic_rows_once(samples, monkeypatch):
 SGLANG = "tracelens/tests/traces/inference/sglang_decode/capture_traces/bs_32_rank0.json.gz"
 BERT = "tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz"
 CAPTURE = "capture_32_DECODE"
+#: The memory contributors' note of SGLANG against BERT: 189.77 MB all under the capture annotation and the BERT
+#: trace's 104 framework top-level ops, both read from the raw traces in
+#: test_memory_contributors_under_a_one_sided_wrapper_say_so_and_the_option_opens_them below.
+CAPTURE_NOTE = (
+    "the base side's allocated memory lies under one top-level op that the comparison side has no op of (base "
+    f"{CAPTURE} 189.77 MB, 100.0% of the side's 189.77 MB), against the comparison side's 104 framework "
+    "top-level ops (aten::, autograd::): the memory sheets pair the operators as the operator level does, so "
+    "they compare that op whole, against nothing, and pair none of the ops inside it: to compare them, run again "
+    f"with the transparent_op option, --transparent_op '{CAPTURE}'")
 
 
 def _allocated_mb(events: list[dict], span: dict | None = None) -> float:
@@ -215,12 +224,7 @@ def test_memory_contributors_under_a_one_sided_wrapper_say_so_and_the_option_ope
     assert contrib["Name"].tolist() == [CAPTURE]
     side, name, mb, total, n = contrib.attrs["one_sided_wrapper"]
     assert (side, name, n) == ("base", CAPTURE, ops) and (mb, total) == pytest.approx((held, every), abs=1e-6)
-    assert contributors_note(contrib) == (
-        "the base side's allocated memory lies under one top-level op that the comparison side has no op of (base "
-        f"{CAPTURE} 189.77 MB, 100.0% of the side's 189.77 MB), against the comparison side's 104 framework "
-        "top-level ops (aten::, autograd::): the memory sheets pair the operators as the operator level does, so "
-        "they compare that op whole, against nothing, and pair none of the ops inside it: to compare them, run again "
-        f"with the transparent_op option, --transparent_op '{CAPTURE}'")
+    assert contributors_note(contrib) == CAPTURE_NOTE
     # the flag: the memory sheets of the trace without the annotation's event, the ops inside it paired by name
     kept = [e for e in ev if e is not outer]
     edited = tmp_path / "sglang_bs32_without_capture.json"

@@ -93,44 +93,18 @@ def test_gate_names_both_sides_of_one_input_without_e2e_time(samples, tmp_path: 
                                     "so fail_on_regression cannot judge the run (both sides)"]
 
 
-def test_nested_name_under_max_kernel_num_without_details_is_said(caplog) -> None:
-    """Kills ct_nowarn_dd (the nested-name warning only without --max_kernel_num): with --disable_details the
-    drill-down does not run, so a name found only nested opens nothing there either. The H200 excerpt on both
-    sides: aten::linear's 3 events a side (test_transparent_op counts them in the raw JSON) are all nested."""
-    import logging
-
-    from test_transparent_op import H200, _events_named, _load
-
-    n = len(_events_named(_load(H200)["traceEvents"], "aten::linear"))
-    assert n == 3
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        compare(str(H200), str(H200), transparent_op="aten::linear", disable_module=True, max_kernel_num=4,
-                disable_details=True)
-    said = [m for m in caplog.messages if "transparent_op" in m]
-    assert said == [f"The transparent_op name 'aten::linear' names only operators nested inside top-level ones ({n} "
-                    f"of the base side and {n} of the comparison side): the operator comparison compares the "
-                    "top-level operator holding one whole, its figures as without the option; the max_kernel_num "
-                    "option opens them where it drills into a pair holding one, which it does only where operators "
-                    "are matched (not under disable_details)"]
-
-
 def test_one_sided_memory_note_under_max_kernel_num_without_details(samples) -> None:
     """Kills ms_dd_or (the one-sided memory note withheld wherever --max_kernel_num is given): with
     --disable_details no drill-down runs, the memory sheets compare SGLang's capture_32_DECODE whole against the
     BERT trace's ops, and the note is test_one_sided_wrapper's (189.77 MB and 104 ops, by that test's raw reading)."""
-    from test_one_sided_wrapper import BERT, CAPTURE, SGLANG
+    from test_one_sided_wrapper import BERT, CAPTURE, CAPTURE_NOTE, SGLANG
 
     from msprof_compare.compare.memory_summary import contributors_note
 
     res = compare(str(samples / SGLANG), str(samples / BERT), max_kernel_num=10, disable_details=True)
     contrib = res.frames["memory_contributors"]
     assert contrib["Name"].tolist() == [CAPTURE]
-    assert contributors_note(contrib) == (
-        "the base side's allocated memory lies under one top-level op that the comparison side has no op of (base "
-        f"{CAPTURE} 189.77 MB, 100.0% of the side's 189.77 MB), against the comparison side's 104 framework "
-        "top-level ops (aten::, autograd::): the memory sheets pair the operators as the operator level does, so "
-        "they compare that op whole, against nothing, and pair none of the ops inside it: to compare them, run again "
-        f"with the transparent_op option, --transparent_op '{CAPTURE}'")
+    assert contributors_note(contrib) == CAPTURE_NOTE
 
 
 @pytest.fixture(scope="module")

@@ -379,7 +379,8 @@ def test_nested_name_without_the_drill_down_is_said_and_details_list_as_the_copy
 def test_nested_name_under_disable_details_is_not_sent_to_an_ignored_option(caplog):
     """Under ``--disable_details`` the max_kernel_num option is ignored (its own warning says so): the nested name's
     warning sent the user to it all the same; it now says that option drills only where operators are matched. The
-    count is the raw JSON's, on each side (the excerpt against itself)."""
+    count is the raw JSON's, on each side (the excerpt against itself). Also kills mut72's ct_nowarn_dd (the warning
+    given only without max_kernel_num)."""
     name = "aten::linear"
     n = len(_events_named(_load(H200)["traceEvents"], name))
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
