@@ -14,6 +14,12 @@ from msprof_compare import cli
 
 NPU_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"   # E2E 136.581009 ms (reference pair 1)
 NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"   # E2E 129.862875 ms
+#: What the contributors' note adds where Free: Other leads the steps holding the E2E change: what that step is and
+#: where to look next, by the change's sign
+IDLE_LONGER = ("; Free: Other is device idle time: the device waited longer for work, as where the host was slower to "
+               "launch it or to load its data; ApiCompare times the host calls")
+IDLE_LESS = ("; Free: Other is device idle time: the device waited less for work, as where the host was quicker to "
+             "launch it or to load its data; ApiCompare times the host calls")
 
 
 def _run(samples, tmp_path, base, comparison, pct, *extra_flags):
@@ -416,6 +422,25 @@ def test_unexplained_note_by_hand():
     assert summary_notes.unexplained_note(cat, _computing(10_000)) == ""  # the category level is the waterfall itself
 
 
+def test_a_note_led_by_free_time_says_it_is_idle_time_and_where_to_look(samples):
+    """Two runs of one ResNet-50 (reference pair 5): E2E 994.100 -> 873.968 ms, Free Time 402.568 -> 282.759 ms
+    in the original's OverallMetrics (no SDMA row), so Free: Other -119.809 ms holds nearly all of the -120.132 ms.
+    The note named that step and stopped; it now says the device waited less for work and that ApiCompare times
+    the host calls, where its largest change is the single-process DataLoader's, as host work the device waits for
+    would be."""
+    from msprof_compare import compare
+    from msprof_compare.compare import summary_notes
+
+    run = "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.{}.pt.trace.json.gz"
+    r = compare(str(samples / run.format("1623143089861")), str(samples / run.format("1623143566756")),
+                enable_profiling_compare=True, enable_operator_compare=True, enable_api_compare=True)
+    note = summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
+    assert f"(the waterfall puts most of it in Free: Other -119.809 ms{IDLE_LESS}); the Share column" in note
+    api = r.sheet("ApiCompare")
+    change = api["Total Duration(ms).1"] - api["Total Duration(ms)"]
+    assert api.loc[change.idxmin(), "api name"].startswith("enumerate(DataLoader)")
+
+
 def test_unexplained_note_names_the_steps_outside_device_time():
     """The note names the communication / free-time steps that moved with the E2E change by 10 % of it or more
     (two at most, largest first); computing steps, steps moving the other way and small ones are not named.
@@ -438,7 +463,7 @@ def test_unexplained_note_names_the_steps_outside_device_time():
         "(the waterfall puts part of it in Free: Other +1.000 ms; see the waterfall for the rest)")
     half = _wf([("Other Computing", "computing", 5_000_000), ("Free: Other", "free", 5_000_000)])  # exactly 50 %
     assert summary_notes.unexplained_note(top, half).endswith("(the waterfall puts most of it in Free: Other "
-                                                                     "+5.000 ms)")
+                                                                     f"+5.000 ms{IDLE_LONGER})")
     under = _wf([("Other Computing", "computing", 5_000_001), ("Free: Other", "free", 4_999_999)])
     assert "puts part of it in Free: Other +5.000 ms" in summary_notes.unexplained_note(top, under)
     # the named steps hold all of the change and more: "most of it in Free: Other -3.000 ms" of -2.500 ms said
@@ -446,16 +471,16 @@ def test_unexplained_note_names_the_steps_outside_device_time():
     down = _wf([("Free: Other", "free", -3_000_000), ("Uncovered Communication", "communication", 500_000)])
     assert summary_notes.unexplained_note(top, down).endswith(
         "against an E2E change of -2.500 ms: the E2E change is outside their device time (the waterfall puts all "
-        "of it in Free: Other -3.000 ms; other steps moved +0.500 ms the other way)")
+        f"of it in Free: Other -3.000 ms; other steps moved +0.500 ms the other way{IDLE_LESS})")
     exactly = _wf([("Free: Other", "free", -2_500_000), ("Vector", "computing", 200_000),
                    ("Free: SDMA", "free", -200_000)])  # Free: SDMA is under 10 % of -2.5 ms: not named
     assert summary_notes.unexplained_note(top, exactly).endswith(
-        "(the waterfall puts all of it in Free: Other -2.500 ms)")
+        f"(the waterfall puts all of it in Free: Other -2.500 ms{IDLE_LESS})")
     # the other steps gave back 0.4 us (E2E -2.500000 ms, Free: Other -2.500400 ms): all of it, and no "+0.000 ms"
     # moved the other way
     nearly = _wf([("Free: Other", "free", -2_500_400), ("Vector", "computing", 400)])
     assert summary_notes.unexplained_note(top, nearly).endswith(
-        "(the waterfall puts all of it in Free: Other -2.500 ms)")
+        f"(the waterfall puts all of it in Free: Other -2.500 ms{IDLE_LESS})")
     two = _wf([("Free: Other", "free", 1_000_000), ("Uncovered Communication", "communication", 1_500_000),
                ("Vector", "computing", -200_000)])  # E2E +2.3 ms, the two named +2.5 ms
     assert summary_notes.unexplained_note(top, two).endswith(
@@ -539,7 +564,7 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
     others = int(wf["Delta(ns)"].iloc[1:-1].sum()) - free
     assert free > delta > 0 and others < 0 and others + free == delta
     assert part.endswith(f"(the waterfall puts all of it in Free: Other {free / 1e6:+.3f} ms; other steps moved "
-                         f"{others / 1e6:+.3f} ms the other way)")
+                         f"{others / 1e6:+.3f} ms the other way{IDLE_LONGER})")
     # then what AccumulateGrad lost: the all-reduce the text export links to it and the DB export does not
     note = summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"],
                                           r.frames["contributor_communication"])
@@ -581,7 +606,7 @@ def test_note_of_a_change_the_other_way_gives_no_share():
                            "device time moved the other way, 79.8x as much, as where it overlaps other work or the "
                            "two sides record it differently (see the validity checks), and the E2E change is outside "
                            "it (the waterfall puts all of it in Free: Other +5.200 ms; other steps moved -3.862 ms "
-                           "the other way)")
+                           f"the other way{IDLE_LONGER})")
     under_twice = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [0.9985]})  # -1.5 x +0.001
     assert "the E2E change is outside their device time" in summary_notes.unexplained_note(
         contributors.top_contributors(under_twice, "operator"), _wf([("Vector", "computing", -1_000),
@@ -1005,7 +1030,8 @@ def test_gate_note_words_the_share_basis_for_its_own_lines(samples):
     assert code == 3 and lines[2:4] == ["Top contributor (operator level):",
                                         "  aten::linear: +0.023 ms (18.1% of the operators' device-time change)"]
     assert round(0.023468 / gross, 3) == 0.181 and f"{gross:.3f}" == "0.130"
-    assert lines[4].startswith("  Note: ") and lines[4].endswith("other steps moved -0.081 ms the other way).")
+    assert lines[4].startswith("  Note: ")
+    assert lines[4].endswith(f"other steps moved -0.081 ms the other way{IDLE_LONGER}).")
     assert lines[5:] == [f"  The percentages above are of {gross:.3f} ms, the sizes of their changes added up "
                          "(savings do not cancel growth)."]
     assert "Share column" not in message
@@ -1017,7 +1043,7 @@ def test_gate_note_words_the_share_basis_for_its_own_lines(samples):
     assert lines[2:] == [
         "Note: all operators together changed by -0.495 ms, against an E2E change of +0.684 ms: the E2E change is "
         "outside their device time (the waterfall puts all of it in Free: Other +1.179 ms; other steps moved "
-        "-0.495 ms the other way)."]
+        f"-0.495 ms the other way{IDLE_LONGER})."]
 
 
 def test_a_gate_whose_own_breakdown_is_refused_exits_1(tmp_path: Path) -> None:

@@ -182,7 +182,9 @@ def test_contributors_and_note_of_pair5_reversed_from_the_original(samples: Path
     step = (free_b - free_c).quantize(Decimal("0.001"), ROUND_HALF_UP)  # Free: Other, the original's Free row
     assert note.startswith(f"  Note: all operators together changed by {net.quantize(Decimal('0.001')):+} ms, under "
                            f"1% of the E2E change (+{_ms3(comp - base)} ms): most of it is outside their device "
-                           f"time (the waterfall puts most of it in Free: Other {step:+} ms).")
+                           f"time (the waterfall puts most of it in Free: Other {step:+} ms; Free: Other is device "
+                           "idle time: the device waited longer for work, as where the host was slower to launch it "
+                           "or to load its data; ApiCompare times the host calls).")
     # the basis a sentence and a line of its own, as the console writes it
     basis = gross.quantize(Decimal("0.001"), ROUND_HALF_UP)
     assert lines[at + 2 + len(grew)] == (f"  The percentages above are of {basis} ms, the sizes of their changes "

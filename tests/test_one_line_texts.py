@@ -73,7 +73,8 @@ def _expected(book: Path) -> tuple[str, str, list[str]]:
              f"All operators together changed by {_ms(sum(diffs), True)} ms, against an E2E change of "
              f"{_ms(change, True)} ms: the E2E change is outside their device time (the waterfall puts all of it in "
              f"Free: Other {_ms(free_change, True)} ms; other steps moved {_ms(change - free_change, True)} ms the "
-             "other way).",
+             "other way; Free: Other is device idle time: the device waited less for work, as where the host was "
+             "quicker to launch it or to load its data; ApiCompare times the host calls).",
              f"The Share column is of {_ms(sum(abs(d) for d in diffs))} ms, the sizes of their changes added up "
              "(savings do not cancel growth).",
              f"Most of the change of {ACCUMULATE_GRAD} is collective communication launched inside it: communication "

@@ -25,6 +25,8 @@ log = logging.getLogger("msprof-analyze")
 RESIDUAL_FOLD_NS = 1000
 #: The waterfall step of copy time on a compute stream (SDMA), part of free time.
 SDMA_STEP = "Free: SDMA"
+#: The waterfall step of the device's idle time outside SDMA copies.
+FREE_OTHER_STEP = "Free: Other"
 
 #: Waterfall frame columns (ns columns are exact; ms columns are for display).
 WATERFALL_COLUMNS = ["Step", "Category", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)",
@@ -188,7 +190,7 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
                       int(base.uncovered_comm_ns), int(comparison.uncovered_comm_ns)))
     steps.append(("Lccl", "lccl", int(base.lccl.ns), int(comparison.lccl.ns)))
     steps.append((SDMA_STEP, "free", int(base.sdma_stream.ns), int(comparison.sdma_stream.ns)))
-    steps.append(("Free: Other", "free", int(base.free_ns) - int(base.sdma_stream.ns),
+    steps.append((FREE_OTHER_STEP, "free", int(base.free_ns) - int(base.sdma_stream.ns),
                   int(comparison.free_ns) - int(comparison.sdma_stream.ns)))
     steps = [s for s in steps if s[2] or s[3]]
 
