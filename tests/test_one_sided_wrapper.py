@@ -263,3 +263,43 @@ def test_memory_note_holds_under_the_drill_down(samples):
         f"the base side's allocated memory lies under one top-level op that the comparison side has no op of (base "
         f"{CAPTURE} 189.77 MB, 100.0% of the side's 189.77 MB), against the comparison side's {ops} framework ")
     assert contributors_note(contrib).endswith(f"--transparent_op '{CAPTURE}'")
+
+
+#: vLLM's full-graph decode step (every op under one annotation named after its batch, its device time replayed by
+#: one hipGraphLaunch) against xDiT Flux's step (one annotation, thousands of framework ops inside)
+DECODE = "tracelens/tests/traces/inference/vllm_decode_full/graph_execution.json.gz"
+XDIT = "tracelens/tests/traces/inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz"
+
+
+def test_time_note_is_left_out_where_the_drill_down_reached_inside_a_pair(samples):
+    """The time counterpart of the memory note's guard (``optree.compared_whole``): with the two step wrappers paired
+    (--op_name_map) and drilled into (--max_kernel_num 10), the decode side's time lies under its hipGraphLaunch,
+    an op inside the pair that xDiT has no op of. The one-sided rule holds on those rows, and the note said that
+    hipGraphLaunch was "one top-level op ... compared whole, against nothing", with --transparent_op
+    'hipGraphLaunch' as the advice (and the match-rate check gave it too): it is no top-level op (the annotation
+    holds every op of the trace) and a graph launch has no op inside to open. Figures from the raw JSON."""
+    from msprof_compare.compare.summary_notes import _statistic_rows, one_sided_note
+
+    ev = json.loads(gzip.open(samples / DECODE).read(), parse_float=Decimal)["traceEvents"]
+    (wrapper,) = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "user_annotation"]
+    ops = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "cuda_runtime")]
+    lo, hi = wrapper["ts"], wrapper["ts"] + wrapper["dur"]
+    assert all(lo <= e["ts"] and e["ts"] + e["dur"] <= hi for e in ops)  # hipGraphLaunch among them: not top-level
+    (launch,) = [e for e in ops if e["name"] == "hipGraphLaunch"]
+    kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") in DEVICE]  # kernels and copies
+    held = sum(_ns(e["dur"]) for e in kernels if e["args"]["correlation"] == launch["args"]["correlation"])
+    total = sum(_ns(e["dur"]) for e in kernels)
+    assert (held, total) == (10_388_482, 10_717_708)
+    xdit = json.loads(gzip.open(samples / XDIT).read(), parse_float=Decimal)["traceEvents"]
+    (other,) = [e["name"] for e in xdit if e.get("ph") == "X" and e.get("cat") == "user_annotation"
+                and e["name"].startswith("execute_")]
+    res = compare(str(samples / DECODE), str(samples / XDIT), disable_module=True,
+                  op_name_map={wrapper["name"]: other}, max_kernel_num=10)
+    sheet = next(s for s in res.sheets if s.name == "OperatorCompareStatistic")
+    found = one_sided_wrapper(*_statistic_rows(None, [sheet]))  # the rule holds on the drilled rows
+    assert found[:2] == ("base", "hipGraphLaunch")
+    assert found[2:4] == pytest.approx((held / 1e6, total / 1e6), abs=1e-9)
+    contrib = res.frames["contributors"]
+    assert "one_sided_wrapper" not in contrib.attrs and one_sided_note(contrib) == ""
+    detail = res.guards.set_index("Check").loc["operator match rate", "Detail"]
+    assert "transparent_op" not in detail and "hipGraphLaunch" not in detail

@@ -40,7 +40,7 @@ from ..units import MAX_RANK
 from .breakdown import BUCKETS, Breakdown, Bucket, app_counted_gb, peak_reserved_gb
 from .breakdown_npu import has_pmu, hccl_op_rows, no_pmu_why
 from .kernels import any_typed, kernel_types_whole
-from .optree import Unlinked, built_tree, no_ops_reason, shape_key, unlinked_kernels
+from .optree import Unlinked, built_tree, compared_whole, no_ops_reason, shape_key, unlinked_kernels
 from .overall import breakdown_keywords, find_breakdowns
 from .steps import kernel_steps
 from .table import Sheet, column_at, ms3, plain_frame, sheet_numbers, text_cells
@@ -1511,6 +1511,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
         # a wrapper on one side (reference pair 4's [param|cuda]): "try the op_name_map option" sent the user to
         # an option that cannot pair it
         one_sided = operator_one_sided_wrapper(op_rows, list(sheets))
+        if one_sided is not None and not compared_whole(ctx, one_sided[0], one_sided[1]):
+            one_sided = None  # an op the drill-down reached inside a pair: the Summary's note leaves it out too
         detail += f"; {wrapped_match_hint(one_sided) if one_sided else low_match_hint(bool(ctx.options.op_name_map))}"
     rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
                        shown_b, shown_c, detail))

@@ -27,7 +27,7 @@ from . import checks
 from .breakdown import app_counted_gb, peak_reserved_gb, zero_readings
 from .contributors import coverage_frame
 from .memory import memory_index
-from .optree import no_ops_reason, one_sided, operator_pairs
+from .optree import compared_whole, no_ops_reason, one_sided, operator_pairs
 from .overall import find_breakdowns
 from .summary_notes import mark_pairs, one_sided_memory_note, one_sided_wrapper, pair_notes, step_wrappers
 from .table import Sheet, column_at, plain_frame, sheet_numbers
@@ -156,7 +156,7 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     if len(contrib):
         two_sided, one_sided = _wrappers(sheet, cols)
         mark_pairs(ctx, contrib, ([str(n) for n in cols[0].tolist()], cols[1], cols[2]), two_sided)
-        if one_sided is not None and _compared_whole(ctx, one_sided[0], one_sided[1]):  # read by contributors_note
+        if one_sided is not None and compared_whole(ctx, one_sided[0], one_sided[1]):  # read by contributors_note
             contrib.attrs["one_sided_wrapper"] = one_sided
     ctx.frames["memory_contributors"] = contrib
     peaks = _peaks(ctx)
@@ -165,25 +165,6 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     if dropped is not None:
         frame.attrs["drill_left_out"] = dropped
     _keep(ctx, frame)
-
-
-def _compared_whole(ctx: RunContext, side: str, name: str) -> bool:
-    """Whether the one-sided wrapper's rows (``name`` on ``side``) are top-level ops compared whole against nothing,
-    as its note says. Always without the ``--max_kernel_num`` drill-down; under it, where every op of that name the
-    rows hold is a top-level one the drill-down left as it was (it opens pairs of two ops, never an op of one side,
-    so the note and its transparent_op advice hold there too: it was left out of every drill-down run). Not where
-    the drill-down reached the op inside a pair: vLLM's capture traces, their wrappers paired by the map and drilled
-    into, list one side's compiled-graph call alone, an op inside a pair, not top-level."""
-    pairs = operator_pairs(ctx)  # cached: the memory comparator paired the same ops
-    if pairs.undrilled is None:
-        return True
-    i = 0 if side == "base" else 1
-    tree = (pairs.base, pairs.comparison)[i]
-    rows = (pairs.ia, pairs.ib)[i]
-    rows = rows[rows >= 0]
-    named = rows[tree.names[rows] == name]
-    top = pairs.undrilled[i]
-    return bool(len(named)) and bool(np.isin(named, top[top >= 0]).all())
 
 
 def _drill_left_out(ctx: RunContext, recorded: tuple[bool, bool]) -> tuple[float, float, float, float] | None:

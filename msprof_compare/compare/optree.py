@@ -1453,3 +1453,26 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         return pairs
 
     return ctx.cached(_CACHE_PAIRS, compute)
+
+
+def compared_whole(ctx: RunContext, side: str, name: str) -> bool:
+    """Whether the one-sided wrapper's rows (``name`` on ``side``, ``summary_notes.one_sided_wrapper``) are top-level
+    ops compared whole against nothing, as the time and the memory notes say. Always without the ``--max_kernel_num``
+    drill-down; under it, where every op of that name the rows hold is a top-level one the drill-down left as it was
+    (it opens pairs of two ops, never an op of one side: SGLang's capture_32_DECODE against the BERT trace). Not
+    where the drill-down reached the op inside a pair: vLLM's wrappers paired by the map and drilled into list one
+    side's op alone (the decode trace's hipGraphLaunch against xDiT's ops, the capture traces' compiled-graph call),
+    an op inside a pair, not top-level, for which the notes' words and their transparent_op advice are wrong."""
+    opts = ctx.options
+    if opts.max_kernel_num is None or opts.disable_details:  # no drill-down: the pairing need not be asked for
+        return True
+    pairs = operator_pairs(ctx)  # cached: the comparators paired the same ops
+    if pairs.undrilled is None:
+        return True
+    i = 0 if side == "base" else 1
+    tree = (pairs.base, pairs.comparison)[i]
+    rows = (pairs.ia, pairs.ib)[i]
+    rows = rows[rows >= 0]
+    named = rows[tree.names[rows] == name]
+    top = pairs.undrilled[i]
+    return bool(len(named)) and bool(np.isin(named, top[top >= 0]).all())

@@ -52,6 +52,7 @@ from .contributors import (
     top_contributors,
 )
 from .module_contributors import find_module_contributors
+from .optree import compared_whole
 from .summary_notes import mark_pairs, operator_wrappers, unchanged_why
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
 from .verdict import run_verdict
@@ -202,7 +203,9 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         mark_pairs(ctx, contrib, None if rows is None else (
             rows["Name"].tolist(), rows["Base(ms)"].to_numpy(np.float64), rows["Comparison(ms)"].to_numpy(np.float64)),
             two_sided)
-        if one_sided is not None:  # read by the note under the contributors (summary_notes.one_sided_note)
+        # read by the note under the contributors (summary_notes.one_sided_note); not for an op the drill-down
+        # reached inside a pair, where the note's "top-level op ... compared whole" and its advice are wrong
+        if one_sided is not None and compared_whole(ctx, one_sided[0], one_sided[1]):
             contrib.attrs["one_sided_wrapper"] = one_sided
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib, found[1] if found is not None and found[0] == "operator" else None)
