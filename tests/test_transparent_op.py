@@ -508,3 +508,54 @@ def test_rank_by_rank_name_found_in_some_ranks_notes_the_others(tmp_path, capsys
     with pytest.raises(ProfileError, match=rf"^transparent_op='{DDP[:-1]}' names no operator of either side in any "
                                            r"rank compared \(2\)"):
         list(compare_ranks(str(job), str(job), transparent_op=DDP[:-1], enable_operator_compare=True))
+
+
+def _enclosing(events: list[dict], inner: dict, skip: str) -> list[dict]:
+    """The op events of ``inner``'s thread that hold it (outermost first), those named ``skip`` left out."""
+    lo, hi = _ns(inner["ts"]), _ns(inner["ts"]) + _ns(inner["dur"])
+    return sorted((e for e in events if e.get("ph") == "X" and e.get("cat") in OP_CATS and e is not inner
+                   and e["name"] != skip and e["tid"] == inner["tid"]
+                   and _ns(e["ts"]) <= lo and hi <= _ns(e["ts"]) + _ns(e["dur"])), key=lambda e: -_ns(e["dur"]))
+
+
+@pytest.mark.parametrize("kw", [{"max_kernel_num": 4}, {}], ids=["drilled", "whole"])
+def test_excerpt_opened_op_own_kernels_list_as_its_parents_in_the_copy(tmp_path, kw):
+    """``aten::mm`` two levels below the backward's ``autograd::engine::evaluate_function: AddmmBackward0`` launches a
+    cutlass kernel itself, by cuLaunchKernel (a driver call, which the op around it owns). In the copy without its
+    events that kernel is ``AddmmBackward0``'s own, so the breadth-first Kernel Details of the op holding it list it
+    first, a level before the kernels of the runtime calls; the option listed it at aten::mm's own level, after
+    them (the listed depth counted the named op's ancestors out, not the op itself; mut72's surviving st_self)."""
+    name = "aten::mm"
+    doc = _load(H200)
+    ev = doc["traceEvents"]
+    driven = {}  # kernel name -> the op chain holding its cuLaunchKernel, in the copy
+    kernels = {e["args"]["correlation"]: e["name"] for e in ev
+               if e.get("ph") == "X" and e.get("cat") == "kernel" and "correlation" in e.get("args", {})}
+    launches = [e for e in ev if e.get("ph") == "X" and e.get("cat") in LAUNCH_CATS]
+    for call in launches:
+        if call["cat"] != "cuda_driver":
+            continue
+        held = _enclosing(ev, call, "")
+        assert [e["name"] for e in held][-2:] == ["AddmmBackward0", name]  # the op around the call: aten::mm
+        chain = _enclosing(ev, call, name)
+        assert [e["name"] for e in chain] == ["autograd::engine::evaluate_function: AddmmBackward0", "AddmmBackward0"]
+        # every other kernel launched inside the top op: by a runtime call, itself a node, deeper in the copy
+        top = chain[0]
+        lo, hi = _ns(top["ts"]), _ns(top["ts"]) + _ns(top["dur"])
+        others = [c for c in launches if c is not call and c["tid"] == top["tid"] and lo <= _ns(c["ts"]) <= hi
+                  and c["args"].get("correlation") in kernels]
+        assert others and all(c["cat"] == "cuda_runtime" and len(_enclosing(ev, c, name)) >= 2 for c in others)
+        driven[kernels[call["args"]["correlation"]]] = top
+    assert len(driven) == 2
+    # each of the six aten::mm allocates its output itself: MemoryCompare, against the copy too, lists those
+    # records as the op around it's (listed_owner), at that op's level; the kernels were the sheets that differed
+    assert len(_events_named(ev, name)) == len(_own_memory_events(ev, name)) == 6
+    edited = _without_all(doc, name, tmp_path)
+    opened = compare(str(H200), str(edited), transparent_op=name, disable_module=True, **kw)
+    removed = compare(str(edited), str(edited), disable_module=True, **kw)
+    for sheet in PAIRED:
+        assert opened.sheet(sheet).equals(removed.sheet(sheet)), sheet
+    details = opened.sheet("OperatorCompare")["Kernel Details"].fillna("").astype(str).tolist()
+    for kernel in driven:
+        (cell,) = [d for d in details if f"{kernel} [duration: " in d]
+        assert cell.startswith(f"{kernel} [duration: ") and cell.count("\n") > 1

@@ -316,13 +316,18 @@ class OpTree:
 
     def see_through(self, transparent: tuple[str, ...]) -> None:
         """Count the ``--transparent_op`` ops out of every node's listed depth: the breadth-first details of an op
-        holding one listed its kernels one level later than the trace without its event does."""
+        holding one listed its kernels one level later than the trace without its event does. A named op counts
+        itself out too, so it lists at the level of the op around it: the kernels it launched itself (a
+        cuLaunchKernel call inside ``aten::mm``, which the op around the driver call owns) are that op's own in the
+        trace without its event, listed before the level below (they came after it); its memory records are given
+        to that op outright (``listed_owner``). Beside that op's own kernels they follow them, where the trace
+        without the event merges the two in launch order."""
         mask = self.transparent_mask(transparent)
         named = np.flatnonzero(mask)
         if not len(named):
             return
-        step = np.zeros(self.n + 1, np.int64)  # +1 over each named node's descendants, a contiguous range
-        np.add.at(step, named + 1, 1)
+        step = np.zeros(self.n + 1, np.int64)  # +1 over each named node's subtree, a contiguous range
+        np.add.at(step, named, 1)
         np.add.at(step, named + self.size[named], -1)
         self._open_depth = self.depth - np.cumsum(step[:-1])
         up = self.parent[named]
