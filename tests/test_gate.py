@@ -439,6 +439,30 @@ def test_a_note_led_by_free_time_says_it_is_idle_time_and_where_to_look(samples)
     api = r.sheet("ApiCompare")
     change = api["Total Duration(ms).1"] - api["Total Duration(ms)"]
     assert api.loc[change.idxmin(), "api name"].startswith("enumerate(DataLoader)")
+    assert "this run writes no ApiCompare" not in note
+
+
+def test_the_idle_time_note_says_when_the_run_writes_no_api_compare(samples, tmp_path, capsys):
+    """Reference pair 5 without --enable_api_compare, as the README's multi-rank and CI examples run: the note's
+    pointer to ApiCompare named a sheet the workbook does not have; it now says so and names the option that adds
+    it, as the Wait Time note does for CommunicationCompare. The figures are the original's OverallMetrics (Free
+    Time 402.568 -> 282.759 ms: -119.809 ms); the console prints the note, and the gate's message too."""
+    from msprof_compare import compare
+    from msprof_compare.compare import summary_notes
+
+    run = "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.{}.pt.trace.json.gz"
+    base, comp = (str(samples / run.format(t)) for t in ("1623143089861", "1623143566756"))
+    r = compare(base, comp, enable_profiling_compare=True, enable_operator_compare=True)
+    assert "ApiCompare" not in r.sheet_names
+    absent = "; this run writes no ApiCompare: the enable_api_compare option adds it"
+    assert (f"(the waterfall puts most of it in Free: Other -119.809 ms{IDLE_LESS}{absent}); the Share column"
+            in summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"]))
+    # swapped, the comparison is 120.132 ms slower (+13.7 %): the gate fails, and its message holds the note too
+    code = _run(samples, tmp_path, run.format("1623143566756"), run.format("1623143089861"), "5",
+                "enable_operator_compare")
+    out = capsys.readouterr()
+    assert code == 3  # the gate's exit code
+    assert (out.out + out.err).count(f"Free: Other +119.809 ms{IDLE_LONGER}{absent}") == 2, out
 
 
 def test_unexplained_note_names_the_steps_outside_device_time():

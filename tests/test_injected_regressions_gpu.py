@@ -146,6 +146,13 @@ def test_host_bound_launch_delay_is_idle_time_and_its_api_rows_and_says_so(tmp_p
                            "time: the device waited longer for work, as where the host was slower to launch it; "
                            "ApiCompare times the host calls); the contributors are the waterfall steps")
     assert "without launch flows" not in note
+    # a run that writes no ApiCompare (profiling and operators alone) says so where the note points to it
+    bare = compare(str(ALEXNET), str(slow), enable_profiling_compare=True, enable_operator_compare=True)
+    assert "ApiCompare" not in bare.sheet_names
+    assert unexplained_note(bare.contributors, bare.waterfall).startswith(
+        "no operator changed its device time (the change is in Free: Other +0.100 ms, device idle time: the device "
+        "waited longer for work, as where the host was slower to launch it; ApiCompare times the host calls; this "
+        "run writes no ApiCompare: the enable_api_compare option adds it); the contributors are the waterfall steps")
 
     # the one step that moved is the E2E change: the Summary sheet's title said "not of the E2E change"
     summary = pd.read_excel(res.to_excel(str(tmp_path / "book")), sheet_name="Summary", header=None)[0].tolist()

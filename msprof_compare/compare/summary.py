@@ -167,6 +167,8 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         found = waterfall_contributors(wf)
     contrib = top_contributors(found[1], found[0]) if found is not None else top_contributors(
         pd.DataFrame({"Name": [], "Base(ms)": [], "Comparison(ms)": []}), "")
+    # the notes on device idle time point to ApiCompare, and say so where the run writes none (summary_notes)
+    api = any(s.name == "ApiCompare" for s in sheets or [])
     if not len(contrib) and found is not None and found[0] != "category" and steps_changed(wf):
         # every row of the level unchanged, e.g. operators without device time in a trace without launch
         # flows: the table would vanish without a word, so the waterfall steps stand in, as in the gate. Rows
@@ -184,7 +186,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         else:
             # the category links every side's kernels only where both are GPU traces (an NPU side has its own flows)
             flow_cat = ctx.options.gpu_flow_cat if ctx.base.is_gpu and ctx.comparison.is_gpu else ""
-            why = (f"no {found[0]} changed its device time{small} ({unchanged_why(found[1], wf, flow_cat)}); the "
+            why = (f"no {found[0]} changed its device time{small} ({unchanged_why(found[1], wf, flow_cat, api)}); the "
                    "contributors are the waterfall steps")
         contrib = top_contributors(*reversed(waterfall_contributors(wf)))
         # said under the table (console, JSON, Summary sheet, gate), where the reader of the steps looks: an INFO
@@ -207,6 +209,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         # reached inside a pair, where the note's "top-level op ... compared whole" and its advice are wrong
         if one_sided is not None and compared_whole(ctx, one_sided[0], one_sided[1]):
             contrib.attrs["one_sided_wrapper"] = one_sided
+    contrib.attrs["api_sheet"] = api
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib, found[1] if found is not None and found[0] == "operator" else None)
     if comm is not None:

@@ -78,7 +78,12 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool, int 
     return named, bool(len(pick)) and abs(held) * 2 >= abs(e2e_delta_ns), rest
 
 
-def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "") -> str:
+#: Said after a pointer to ApiCompare in a run that writes none (``--enable_profiling_compare`` alone, as the README's
+#: multi-rank and CI examples run), as the Wait Time note says of CommunicationCompare (``overall._plane_reason``).
+API_SHEET_ABSENT = "; this run writes no ApiCompare: the enable_api_compare option adds it"
+
+
+def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "", api_sheet: bool = True) -> str:
     """Why no row of a level changed while the waterfall did. Rows holding no device time on either side: no
     kernel is linked to an operator (a trace without launch flows). Rows holding device time: the change is time
     no operator holds; where uncovered communication moved, the overlap moved (``overlap_words``: a collective
@@ -89,7 +94,7 @@ def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "") -> s
     kernels under another category (a renamed kernel, another op Type or PMU figures, or a Conv's operator on
     the backward thread of a text export or GPU trace, reference-1 §3.8); Lccl gained from Free Time
     alone is kernel time the Free Time formula takes out a second time: neither is time no operator holds, which
-    both were said to be."""
+    both were said to be. ``api_sheet``: whether the run writes ApiCompare, which the idle-time words point to."""
     held = float(np.nansum(rows["Base(ms)"].to_numpy(dtype=float)) +
                  np.nansum(rows["Comparison(ms)"].to_numpy(dtype=float)))
     if not held:
@@ -142,7 +147,8 @@ def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "") -> s
     elif len(moved) and cats[moved[0]] == "free":  # its sign: a comparison whose host was quicker waited less
         longer = delta[moved[0]] > 0
         why = (f"device idle time: the device waited {'longer' if longer else 'less'} for work, as where the host was "
-               f"{'slower' if longer else 'quicker'} to launch it; ApiCompare times the host calls")
+               f"{'slower' if longer else 'quicker'} to launch it; ApiCompare times the host calls"
+               + ("" if api_sheet else API_SHEET_ABSENT))
     else:
         why = "time no operator's kernels hold"
     return f"the change is in {named}, {why}"
@@ -736,23 +742,25 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
     if level == "category":  # the waterfall steps themselves: they are the E2E change
         return ""
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
-    note = _net_note(level, net, e2e, wf, e2e_delta_ns)
+    note = _net_note(level, net, e2e, wf, e2e_delta_ns, bool(contrib.attrs.get("api_sheet", True)))
     return note + _shares_basis(contrib, net) if note else ""
 
 
-def _idle_next(named: str, e2e: float) -> str:
+def _idle_next(named: str, e2e: float, api_sheet: bool = True) -> str:
     """Where Free: Other leads the steps that hold most of the E2E change, what it is and where to look next, else
     "". Two runs of one ResNet-50 (torch-tb-profiler samples) differ by -120 ms, -119.8 ms of it Free: Other: the
     note named the step and stopped, while ApiCompare shows the single-process DataLoader's __next__ 143 ms quicker,
-    the host work the device had waited for."""
+    the host work the device had waited for. ``api_sheet``: whether the run writes ApiCompare (the contributors'
+    ``attrs["api_sheet"]``, set by the Summary comparator)."""
     if not named.startswith(f"{FREE_OTHER_STEP} "):
         return ""
     return (f"; {FREE_OTHER_STEP} is device idle time: the device waited {'longer' if e2e > 0 else 'less'} for work, "
             f"as where the host was {'slower' if e2e > 0 else 'quicker'} to launch it or to load its data; ApiCompare "
-            "times the host calls")
+            "times the host calls" + ("" if api_sheet else API_SHEET_ABSENT))
 
 
-def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int) -> str:
+def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int,
+              api_sheet: bool = True) -> str:
     """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
     shown = f"{ms3(e2e_delta_ns):+.3f} ms"  # the verdict's figure: ``e2e`` by its float read +0.004 of 4.5 us
     moved = f"{half_up(net, 3):+.3f} ms"  # as the tables: a net of -100 ns read "-0.000 ms"
@@ -765,9 +773,10 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
     named, most, rest = _outside_steps(wf, e2e_delta_ns)
     if rest is not None:
         why = f"the waterfall puts all of it in {named}" + (
-            f"; other steps moved {ms3(rest):+.3f} ms the other way" if ms3(rest) else "") + _idle_next(named, e2e)
+            f"; other steps moved {ms3(rest):+.3f} ms the other way" if ms3(rest) else "") + _idle_next(
+            named, e2e, api_sheet)
     elif most:
-        why = f"the waterfall puts most of it in {named}" + _idle_next(named, e2e)
+        why = f"the waterfall puts most of it in {named}" + _idle_next(named, e2e, api_sheet)
     elif named:
         why = f"the waterfall puts part of it in {named}; see the waterfall for the rest"
     else:
