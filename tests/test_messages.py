@@ -638,8 +638,10 @@ def test_output_name_of_a_compressed_or_other_report_file_is_said_to_be_a_folder
 
     target = str(tmp_path / name)
     assert folder_notice(target) == (f"-o {target} is taken as a folder (created) and the report goes into it: "
-                                     "the reports are .xlsx and .json files; end -o in .xlsx or .json to name the "
-                                     "file itself.")
+                                     "this run writes a workbook; end -o in .xlsx to name the file itself.")
+    assert folder_notice(target, formats=("xlsx", "json")) == (
+        f"-o {target} is taken as a folder (created) and the report goes into it: the reports are .xlsx and .json "
+        "files; end -o in .xlsx or .json to name the file itself.")
     (tmp_path / name).mkdir()
     assert folder_notice(target) == ""
     assert folder_notice(str(tmp_path / "report.d")) == folder_notice(str(tmp_path / "run.2026")) == ""
@@ -659,8 +661,35 @@ def test_output_name_of_a_csv_file_is_said_to_be_a_folder(capsys: pytest.Capture
         assert all("[WARNING] " in line for line in said), said  # a warning: not filtered out with the INFO lines
         lines = [line.split("] ", 1)[1] for line in said]
         assert lines == ([] if _run else [
-            f"-o {target} is taken as a folder (created) and the report goes into it: the reports are .xlsx and "
-            ".json files; end -o in .xlsx or .json to name the file itself."])
+            f"-o {target} is taken as a folder (created) and the report goes into it: this run writes a workbook; "
+            "end -o in .xlsx to name the file itself."])
+
+
+def test_a_csv_named_output_folder_notice_names_the_report_the_run_writes(capsys: pytest.CaptureFixture,
+                                                                          tmp_path: Path) -> None:
+    """``-o results.csv --output_format json`` was advised to "end -o in .xlsx or .json", and a default run the same:
+    -o results.xlsx beside json, or results.json beside the default xlsx, then drew ``format_mismatch``'s warning that
+    the report is written under the other name. The advice names the extension of the report the run writes (both
+    where it writes both); the bundled pair writes its JSON report into the folder, and the name advised, pasted,
+    draws no notice."""
+    from msprof_compare.report.deliver import folder_notice, format_mismatch
+
+    repo = Path(__file__).resolve().parents[1]
+    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
+    target = tmp_path / "results.csv"
+    code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", str(target), "--enable_api_compare",
+                         "--output_format", "json")
+    assert code == 0 and len(list(target.glob("*.json"))) == 1 and not list(target.glob("*.xlsx")), err
+    assert [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line] == [
+        f"-o {target} is taken as a folder (created) and the report goes into it: this run writes a JSON report; "
+        "end -o in .json to name the file itself."]
+    assert format_mismatch(str(tmp_path / "results.json"), ("json",), True) == ""
+    assert format_mismatch(str(tmp_path / "results.xlsx"), ("json",), True) != ""  # what "or .xlsx" led to
+    fresh = str(tmp_path / "other.csv")
+    assert folder_notice(fresh, formats=("xlsx",)).endswith("this run writes a workbook; end -o in .xlsx to name the "
+                                                            "file itself.")
+    assert folder_notice(fresh, formats=("json", "xlsx")).endswith("the reports are .xlsx and .json files; end -o in "
+                                                                   ".xlsx or .json to name the file itself.")
 
 
 def _folder_runs(capsys: pytest.CaptureFixture, target: str, folder: Path) -> list[list[str]]:

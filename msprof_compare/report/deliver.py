@@ -165,8 +165,9 @@ def folder_notice(output: str, ranks: bool = False, formats: tuple[str, ...] = (
     the name is created with its blank (``blank_edged``). "" otherwise. ``ranks``: a rank-by-rank compare, whose
     ``-o`` is a folder for its reports: the advice to name a report file (``run.xlsx``, ``x.xlsx`` without its
     '/', an ``-o`` ending in .xlsx) led to its refusal ("pass a folder for them"), so the folder alone is said.
-    ``formats``: the run's (``--output_format``), whose report the advice for ``.xlsx/`` names: ``run.xlsx``
-    beside ``--output_format json`` then warned that the report is written as run.json (``format_mismatch``)."""
+    ``formats``: the run's (``--output_format``), whose report the advice for ``.xlsx/`` and for ``results.csv``
+    names: ``run.xlsx`` beside ``--output_format json`` then warned that the report is written as run.json
+    (``format_mismatch``)."""
     blank = blank_edged(output)
     if blank:
         return (f"-o '{term_safe(output)}': {blank} and is created so; leave the whitespace out if it was not "
@@ -188,6 +189,10 @@ def folder_notice(output: str, ranks: bool = False, formats: tuple[str, ...] = (
     if _report_name_as_folder(output):
         return (f"-o {output} is taken as a folder (created) and the report goes into it: "
                 f"{_slash_advice(output, 'file', formats)}.")
+    if len(formats) == 1:  # -o run.json under the default xlsx was then written as run.xlsx (format_mismatch)
+        made = "a JSON report" if formats[0] == "json" else "a workbook"
+        return (f"-o {output} is taken as a folder (created) and the report goes into it: this run writes {made}; "
+                f"end -o in .{formats[0]} to name the file itself.")
     return (f"-o {output} is taken as a folder (created) and the report goes into it: the reports are .xlsx and "
             ".json files; end -o in .xlsx or .json to name the file itself.")
 
