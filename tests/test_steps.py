@@ -330,8 +330,8 @@ def test_summary_and_gate_say_a_text_export_ignores_the_step(samples: Path) -> N
 
 def _mindspore_25(src: Path, dst: Path, level: str = "Level1") -> Path:
     """A copy of a torch_npu text export laid out as MindSpore 2.5+ writes it: its framework ops (and the
-    ProfilerStep# markers among them) with category "" on a "MindSpore" process lane, no torch op; the
-    profiler_info of MindSpore's ProfilerParameters (profiler_parameters: profiler_level, aic_metrics)."""
+    ProfilerStep# markers among them) with category "", so no torch op (their process lane is left as it was);
+    the profiler_info of MindSpore's ProfilerParameters (profiler_parameters: profiler_level, aic_metrics)."""
     shutil.copytree(src, dst)
     tv = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     events = json.loads(tv.read_text())
