@@ -879,9 +879,9 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
     if unused:
         one = len(unused) == 1
         log.warning("--op_name_map: %s %s no operator of either side and %s in no module name, so %s nothing "
-                    "(names are case-sensitive: copy them from the OperatorCompare or ModuleCompare sheet).",
+                    "(names are case-sensitive: copy them from the %s sheet).",
                     ", ".join(term_safe(repr(k)) for k in unused), "names" if one else "name",
-                    "appears" if one else "appear", "it renames" if one else "they rename")
+                    "appears" if one else "appear", "it renames" if one else "they rename", _map_sheets(opts))
     crossed = [] if matching else _renamed_again(opts)
     if crossed:
         said = [tuple(term_safe(repr(x)) for x in t) for t in crossed[:3]]
@@ -936,6 +936,15 @@ def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> l
         for frame in (p.ops, p.python_functions):
             names.update(str(n) for n in pd.unique(frame["name"]).tolist())
     return [k for k in opts.op_name_map if k and "/" not in k and not any(k in n for n in names)]
+
+
+def _map_sheets(opts: Options) -> str:
+    """The sheets of this run whose names the unused-key warning sends the user to: a memory comparison alone
+    writes neither OperatorCompare nor ModuleCompare, and --disable_module writes no module sheet (the hint named
+    both, sheets the run did not make; ``optree._names_sheet`` makes the same choice once the run has paired)."""
+    if not opts.enable_operator_compare:
+        return "MemoryCompare"
+    return "OperatorCompare" if opts.disable_module else "OperatorCompare or ModuleCompare"
 
 
 def _renamed_again(opts: Options) -> list[tuple[str, str, str]]:

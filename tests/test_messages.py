@@ -528,6 +528,29 @@ def test_op_name_map_key_that_renames_nothing_is_named(capsys: pytest.CaptureFix
         "disable_details turns off."]
 
 
+@pytest.mark.parametrize(("flags", "sheet"), [(("--enable_memory_compare",), "MemoryCompare"),
+                                            (("--enable_operator_compare", "--disable_module"), "OperatorCompare")])
+def test_op_name_map_unused_key_hint_names_a_sheet_the_run_writes(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                                  flags: tuple[str, ...], sheet: str) -> None:
+    """The unused-key warning sent the user to "the OperatorCompare or ModuleCompare sheet" in a memory comparison
+    alone (whose workbook holds MemoryCompareStatistic and MemoryCompare only) and under --disable_module (no module
+    sheet): the bundled BERT pair's workbooks, read back, hold the sheet now named, with its Operator Name column."""
+    import openpyxl
+
+    repo = Path(__file__).resolve().parents[1]
+    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
+    code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", str(tmp_path), *flags,
+                         "--op_name_map", "{'aten::lineer': 'aten::mm'}")
+    assert code == 0
+    assert [line.split("] ", 1)[1] for line in err.splitlines() if "--op_name_map" in line] == [
+        "--op_name_map: 'aten::lineer' names no operator of either side and appears in no module name, so it renames "
+        f"nothing (names are case-sensitive: copy them from the {sheet} sheet)."]
+    book = openpyxl.load_workbook(next(tmp_path.glob("*.xlsx")), read_only=True)
+    assert sorted(book.sheetnames) == [sheet, f"{sheet}Statistic"]
+    assert "Operator Name" in next(book[sheet].iter_rows(min_row=3, max_row=3, values_only=True))
+    book.close()
+
+
 def test_op_name_map_entry_whose_name_is_renamed_again_is_named(capsys: pytest.CaptureFixture, samples: Path,
                                                                tmp_path: Path) -> None:
     """The map renames once, on both sides (reference-2 §0.4): a two-way map written to say "these are the same
