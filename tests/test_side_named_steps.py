@@ -54,3 +54,25 @@ def test_a_step_asked_of_a_gpu_trace_names_its_side(capsys, samples, tmp_path):
     assert _error(capsys, tmp_path, GPU, l1, (50, 50)) == said.format("base side")
     assert _error(capsys, tmp_path, l1, GPU, (50, 50)) == said.format("comparison side")
     assert _error(capsys, tmp_path, GPU, GPU, (50, 50)) == said.format("both sides")
+
+
+def test_a_step_without_kernel_rows_names_its_side_by_the_same_rule(capsys, samples, tmp_path):
+    """KernelCompare alone reads a text export's steps from kernel_details.csv's Step Id (the level-1 export's 191
+    rows are all of step 50), and its refusal took its side from RunContext.side: the export under two paths
+    (``run``, ``run/``) with step 7 on both read "(base side)" where ``side_range``'s refusal says "(both sides)"."""
+    l1, l2 = (samples / TEXT.format(n) for n in (1, 2))
+    said = ("There is no kernel details information for step 7, please check whether the data contains this step. "
+            "(it holds step 50)")
+
+    def error(base, comparison, steps: tuple[int, int]) -> str:
+        out = tmp_path / "out"
+        code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comparison), "-o", str(out), "--base_step",
+                                  str(steps[0]), "--comparison_step", str(steps[1]), "--enable_kernel_compare")
+        (line,) = error_lines(err)
+        assert code == 2 and not out.exists(), err
+        return line
+
+    read = l1 / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    assert error(l1, f"{l1}/", (7, 7)) == f"error: {read}: {said} (both sides)"
+    assert error(l1, l1, (7, 7)) == f"error: {read}: {said} (both sides)"
+    assert error(l1, l2, (7, 50)) == f"error: {read}: {said} (base side)"

@@ -19,7 +19,7 @@ from ..errors import StepError, on_side, side_named
 from ..model import Profile, bare_trace, factorize, object_array, pair_codes, starts_read, step_number
 from ..textsafe import id_ranges
 from . import table
-from .steps import data_file, side_range, side_step, steps_file
+from .steps import _refused_side, data_file, side_range, side_step, steps_file
 from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows, ratio_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -463,7 +463,7 @@ def build(ctx: RunContext) -> list[Sheet]:
             # a directory without kernel_details.csv is no missing step either: _failed_sides names the file
             if (step >= 0 and p.level != "trace" and p.source != "ascend_db" and p.kernel_details is not None
                     and not _has_step_rows(p, step)):
-                with on_side(ctx.side(p)):  # the refusal names its side, as ``side_range``'s does
+                with on_side(_refused_side(ctx, p)):  # its side, by ``side_range``'s rule (run and run/: both)
                     raise StepError(f"{data_file(p, 'kernel_details.csv')}: There is no kernel details information "
                                     f"for step {step}, please check whether the data contains this step."
                                     f"{_steps_held(p)}")
