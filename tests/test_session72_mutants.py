@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import test_op_name_map_idle as idle
 from test_gpu_alexnet import GPU, NPU, _net_of_communication_by_raw_files
 
 from msprof_compare.api import compare
@@ -182,3 +183,67 @@ def test_step_without_operators_on_the_comparison_side_names_it(caplog) -> None:
     assert [m for m in caplog.messages if "step" in m] == [
         "There is no operator infomation for step 1, please check the step id of late_ops. (comparison side)"]
     assert pairs.ib.tolist() == [-1, -1]
+
+
+# --- gap72: hand mutants of session 72's own code -------------------------------------------------------------------
+
+def _map_said(caplog: pytest.LogCaptureFixture, base: Path, comparison: Path, **kw: object) -> list[str]:
+    """The ``--op_name_map`` idle-entry lines of one run of test_op_name_map_idle's pairs."""
+    return idle._said(caplog, base, comparison, **kw)
+
+
+def _map_pairs() -> tuple[Path, Path, Path]:
+    root = Path(__file__).resolve().parents[2] / "shared" / "samples"
+    if not (root / idle.NPU).is_dir():
+        pytest.skip("shared samples not found")
+    return root / idle.GPU, root / idle.NPU, root / idle.V100
+
+
+def test_idle_map_says_nothing_of_an_identity_a_chained_or_an_unheld_entry(caplog: pytest.LogCaptureFixture) -> None:
+    """Kills i_kv (an entry naming its own name said "renamed alike"), i_again (an entry whose new name is renamed
+    again, the renames-once warning's, said too) and i_total (an entry renaming no op said "the  operator named ...
+    lie outside"). The raw traces: the V100 and NPU traces hold one plain SGD step each, the A100 trace none and no
+    fused step; no trace holds an op named 'aten::nosuchop'."""
+    FUSED, SGD, _events = idle.FUSED, idle.SGD, idle._events
+    gpu, npu, v100 = _map_pairs()
+    ga, na, va = _events(gpu), _events(npu), _events(v100)
+    assert va[SGD] == na[SGD] == 1 and ga[SGD] == ga[FUSED] == na[FUSED] == 0
+    assert ga["aten::nosuchop"] == na["aten::nosuchop"] == 0
+    assert _map_said(caplog, v100, npu, op_name_map={SGD: SGD}) == []
+    assert _map_said(caplog, gpu, npu, op_name_map={SGD: FUSED, FUSED: "x"}) == []
+    assert _map_said(caplog, gpu, npu, op_name_map={"aten::nosuchop": "aten::mm"}) == []
+
+
+def test_idle_map_counts_the_other_sides_ops_another_entry_renames_alike(caplog: pytest.LogCaptureFixture) -> None:
+    """Kills i_tgt (the other side's ops under another key of the same new name not counted: "no comparison operator
+    is named 'CONV'"). test_op_name_map_idle's conv2d pair with both names mapped onto one new name 'CONV': the
+    pairing sees the same names as there (the A100's 5 cudaDeviceSynchronize and 10 conv2d, two forwards, against
+    the NPU's 5 conv2d), so none of the 5 renamed pairs; the NPU's 5 conv2d are the compared ops now named CONV."""
+    WRAPPERS, _events = idle.WRAPPERS, idle._events
+    gpu, npu, _ = _map_pairs()
+    ga, na = _events(gpu), _events(npu)
+    assert ga["cudaDeviceSynchronize"] == 5 and ga["aten::conv2d"] == 10 and na["aten::conv2d"] == 5
+    assert ga["CONV"] == na["CONV"] == 0
+    assert _map_said(caplog, gpu, npu, transparent_op=WRAPPERS,
+                     op_name_map={"cudaDeviceSynchronize": "CONV", "aten::conv2d": "CONV"}) == [
+        "op_name_map: the entry 'cudaDeviceSynchronize': 'CONV' renames 5 base operators named "
+        "'cudaDeviceSynchronize', but none pairs with the comparison side's 5 compared operators named 'CONV' (each "
+        "pairs with another base operator); the entry 'aten::conv2d': 'CONV' renames the 10 base and 5 comparison "
+        "operators named 'aten::conv2d' alike, so they pair as by that name without it (an entry pairs a name of one "
+        "side with another name of the other)."]
+
+
+def test_idle_map_counts_the_new_names_ops_inside_the_other_sides_compared_ones(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The branch where the new name lies only inside the other side's compared ops: the A100's 5
+    cudaDeviceSynchronize (compared with the wrappers opened) onto 'aten::mm', whose 6 NPU events all lie inside an
+    AddmmBackward0 inside an 'autograd::engine::evaluate_function: AddmmBackward0' (by the raw events' spans), no
+    wrapper opened."""
+    WRAPPERS, _events = idle.WRAPPERS, idle._events
+    gpu, npu, _ = _map_pairs()
+    assert _events(gpu)["cudaDeviceSynchronize"] == 5 and _events(npu)["aten::mm"] == 6
+    assert _map_said(caplog, gpu, npu, transparent_op=WRAPPERS, op_name_map={"cudaDeviceSynchronize": "aten::mm"}) == [
+        "op_name_map: the entry 'cudaDeviceSynchronize': 'aten::mm' renames 5 base operators named "
+        "'cudaDeviceSynchronize', and no comparison operator compared is named 'aten::mm': its 6 lie inside compared "
+        "operators, and the pairing compares the top-level ones (the max_kernel_num option pairs the ops inside a "
+        "pair of two)."]
