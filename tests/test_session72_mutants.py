@@ -15,6 +15,8 @@ import test_op_name_map_idle as idle
 from test_gpu_alexnet import GPU, NPU, _net_of_communication_by_raw_files
 
 from msprof_compare.api import compare
+from msprof_compare.compare.breakdown import Breakdown
+from msprof_compare.compare.overall import summary_table, table_notes
 from msprof_compare.compare.summary import net_changes
 from msprof_compare.compare.summary_notes import net_of_communication
 
@@ -247,3 +249,55 @@ def test_idle_map_counts_the_new_names_ops_inside_the_other_sides_compared_ones(
         "'cudaDeviceSynchronize', and no comparison operator compared is named 'aten::mm': its 6 lie inside compared "
         "operators, and the pairing compares the top-level ones (the max_kernel_num option pairs the ops inside a "
         "pair of two)."]
+
+
+def _gpu_beside_groups(kind: str, groups: int) -> tuple[Breakdown, Breakdown]:
+    """Hand-made breakdowns (no sample holds several HCCL groups beside a trace_view.json, as test_overall_gpu's):
+    a ``kind`` side of 2 ms uncovered communication and no group, beside an NPU side of ``groups`` groups of
+    0.1 ms of transmit each."""
+    gpu, npu = Breakdown(kind), Breakdown("NPU")
+    for bd in (gpu, npu):
+        bd.e2e_ns, bd.computing_ns = 10_000_000, 4_000_000
+    gpu.uncovered_comm_ns = 2_000_000
+    npu.groups = {f"Group {i} Communication": {"wait": 0, "transmit": 100_000} for i in range(1, groups + 1)}
+    return gpu, npu
+
+
+def test_groupless_note_names_three_groups_without_a_count_of_0_more() -> None:
+    """Kills g_gt (``len(shown) >= _GROUPS_NAMED``: "... Group 2 Communication, Group 3 Communication and 0 more"):
+    three groups, the cut's number, are all named; 2 ms of uncovered communication reads 0.002s."""
+    gpu, npu = _gpu_beside_groups("GPU", 3)
+    assert [n for n in summary_table(gpu, npu)["notes"] if "HCCL" in n] == [
+        "Base row: a GPU trace's collective kernels belong to no HCCL communication group, so OverallMetrics' rows of "
+        "the other side's 3 communication groups (Group 1 Communication, Group 2 Communication and Group 3 "
+        "Communication), with the rows under them, read 0 on its side, which is not a measurement: its 0.002s of "
+        "uncovered communication is in Uncovered Communication Time alone."]
+
+
+def test_groupless_note_is_no_npu_sides() -> None:
+    """Kills g_kind (the GPU test dropped): an NPU side without a group of its own is no GPU trace, and its
+    collectives are no GPU kernels: no line says so of it."""
+    npu0, npu = _gpu_beside_groups("NPU", 2)
+    assert not [n for n in summary_table(npu0, npu)["notes"] if "HCCL" in n]
+
+
+def test_the_zero_wait_note_given_a_step_says_the_run_writes_no_communication_sheet() -> None:
+    """Kills p_step2 (the step form of the plane-rule Wait Time note without "this run writes no
+    CommunicationCompare"): session 70's hand-made sides (2.5 ms of Notify_Wait on planes the least-waiting pick
+    left out), the base given step 0, in a run without the communication comparison."""
+    def side() -> Breakdown:
+        bd = Breakdown("NPU")
+        bd.e2e_ns, bd.notify_wait_ns = 10_000_000, 2_500_000
+        bd.groups = {"Group 1 Communication": {"wait": 0, "transmit": 1_000_000}}
+        return bd
+
+    absent = "; this run writes no CommunicationCompare: the enable_communication_compare option adds it)."
+    notes = [n for n in table_notes(side(), side(), [""], (0, -1), communication_sheet=False) if "Wait Time" in n]
+    assert notes == [
+        "Base row: its Wait Time ' / ' (0 s) is that of the HCCL plane that waits least in each communication group, "
+        "as the original measures a text export, here a plane with no Notify_Wait; its planes hold 2.500 ms of "
+        "Notify_Wait over the whole profile, which its Wait Time covers too (CommunicationCompare's Notify_Wait rows "
+        "hold step 0's alone" + absent,
+        "Comparison row: its Wait Time 0.000s is that of the HCCL plane that waits least in each communication "
+        "group, as the original measures a text export, here a plane with no Notify_Wait; its planes hold 2.500 ms "
+        "of Notify_Wait in all (CommunicationCompare's Notify_Wait rows" + absent]
