@@ -6,12 +6,16 @@ by the raw sample files (``test_gpu_alexnet``'s own reading of them), never read
 from __future__ import annotations
 
 import json
+import logging
+import shutil
+import subprocess
 from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import test_op_name_map_idle as idle
+import test_transparent_op as tt
 from test_gpu_alexnet import GPU, NPU, _net_of_communication_by_raw_files
 
 from msprof_compare.api import compare
@@ -301,3 +305,95 @@ def test_the_zero_wait_note_given_a_step_says_the_run_writes_no_communication_sh
         "Comparison row: its Wait Time 0.000s is that of the HCCL plane that waits least in each communication "
         "group, as the original measures a text export, here a plane with no Notify_Wait; its planes hold 2.500 ms "
         "of Notify_Wait in all (CommunicationCompare's Notify_Wait rows" + absent]
+
+
+def test_rank_by_rank_refusal_of_two_names_quotes_each_for_the_shell(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture) -> None:
+    """Kills t_q (the rank-by-rank refusal quoting as Python does: "DDP's fwd" in double quotes, which the
+    single-compare refusal and the rank's own warning no longer do), t_pl / t_open ("names" / "it opens" of two
+    names) and t_and: test_transparent_op's two ranks, two names no rank has. bash reads each quoted name back
+    as the name given; sorted, the capital D comes first."""
+    from cliutil import run_inproc
+
+    job = tt._two_ranks(tmp_path)
+    names = ["aten::nope", "DDP's fwd"]
+    args = ["-bp", str(job), "-d", str(job), "--enable_operator_compare", "--disable_module"]
+    code, _, err = run_inproc(capsys, *args, *(a for n in names for a in ("--transparent_op", n)),
+                              "-o", str(tmp_path / "out"))
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 1 and errors == [
+        "error: --transparent_op 'DDP'\"'\"'s fwd' and --transparent_op 'aten::nope' name no operator of either side "
+        "in any rank compared (2), so they open nothing (the op's whole name, case-sensitive, as a rank report's "
+        "Operator Name gives it)"], err
+    quoted = errors[0].removeprefix("error: --transparent_op ").partition(" and ")[0]
+    shown = subprocess.run(["bash", "-c", f"printf '%s\\n' {quoted}"], capture_output=True, text=True, check=True)
+    assert shown.stdout == "DDP's fwd\n"
+
+
+def _matching_lines(caplog: pytest.LogCaptureFixture, base: Path, comparison: Path, **kw: object) -> list[str]:
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(base), str(comparison), **kw)
+    return [m for m in caplog.messages if "parameter is ignored" in m]
+
+
+def test_matching_options_against_two_bare_sides_of_two_kinds_name_each_sides_reason(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Kills a_one (two sides without torch ops of different kinds given the first side's reason alone):
+    test_operators' pair of two bare sides, the NPU fixture with its 208 cpu_op events cut out (a torch_npu
+    export) against the MindSpore fixture cut from the same window."""
+    from test_mindspore_user_leftovers import MS_FIXTURE
+    base = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt", base)
+    trace = base / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text(encoding="utf-8"))
+    kept = [e for e in events if e.get("cat") != "cpu_op"]
+    assert len(events) - len(kept) == 208
+    trace.write_text(json.dumps(kept), encoding="utf-8")
+    assert _matching_lines(caplog, base, MS_FIXTURE, enable_operator_compare=True, use_input_shape=True) == [
+        "The use_input_shape parameter is ignored: it only takes effect when operators are matched, and neither side "
+        "has a torch op (base: a torch_npu export without cpu_op events has none; comparison: MindSpore exports have "
+        "none)."]
+
+
+def test_matching_options_against_a_bare_side_under_disable_details_are_said_once(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Kills a_dd (the side-without-ops line given under --disable_details too): --disable_details already says
+    each matching option is ignored; a MindSpore side's line beside it said the same option twice."""
+    from test_mindspore_user_leftovers import H200_ALEXNET, MS_FIXTURE
+    said = _matching_lines(caplog, H200_ALEXNET, MS_FIXTURE, disable_details=True, enable_operator_compare=True,
+                           op_name_map={"aten::conv2d": "Conv2D"})
+    assert len([m for m in said if "op_name_map" in m]) == 1, said
+    assert not [m for m in said if "torch op" in m], said
+
+
+def test_a_chained_map_against_a_bare_side_gets_no_renames_once_advice(caplog: pytest.LogCaptureFixture) -> None:
+    """Kills a_crossed (the renames-once advice given where the map is said to be ignored): against the MindSpore
+    fixture, which has no torch op, a chained map {'aten::conv2d': 'Conv2D', 'Conv2D': 'X'} renames nothing, so
+    advice on how to write its entries is beside the point; the one line is that it is ignored."""
+    from test_mindspore_user_leftovers import H200_ALEXNET, MS_FIXTURE
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(H200_ALEXNET), str(MS_FIXTURE), enable_operator_compare=True,
+                op_name_map={"aten::conv2d": "Conv2D", "Conv2D": "X"})
+    said = [m for m in caplog.messages if "op_name_map" in m]
+    assert said == ["The op_name_map parameter is ignored: it only takes effect when operators are matched, and the "
+                    "comparison side has no torch op (MindSpore exports have none)."]
+
+
+def test_rank_by_rank_takes_a_name_nested_in_every_rank(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Kills o_r2 (a name found only nested inside compared ops not recorded as found in a rank): in the single
+    compare such a name is taken, with a warning that it opens nothing without max_kernel_num; rank by rank it was
+    refused at the end as a name no rank has. test_transparent_op's two ranks: every aten::convolution of the H200
+    excerpt lies inside an aten::conv2d (by the raw events' spans, same thread), on both ranks (rank 1 lacks the
+    DDP forward alone)."""
+    from cliutil import run_inproc
+
+    job = tt._two_ranks(tmp_path)
+    events = [e for e in tt._load(tt.H200)["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    convs = [e for e in events if e["name"] == "aten::convolution"]
+    assert convs and all(any(p["name"] == "aten::conv2d" and p["tid"] == c["tid"] and p["ts"] <= c["ts"]
+                             and p["ts"] + p["dur"] >= c["ts"] + c["dur"] for p in events) for c in convs)
+    args = ["-bp", str(job), "-d", str(job), "--enable_operator_compare", "--disable_module"]
+    code, _, err = run_inproc(capsys, *args, "--transparent_op", "aten::convolution", "-o", str(tmp_path / "out"))
+    assert code == 0 and not [line for line in err.splitlines() if line.startswith("error:")], err
