@@ -397,3 +397,22 @@ def test_rank_by_rank_takes_a_name_nested_in_every_rank(tmp_path: Path, capsys: 
     args = ["-bp", str(job), "-d", str(job), "--enable_operator_compare", "--disable_module"]
     code, _, err = run_inproc(capsys, *args, "--transparent_op", "aten::convolution", "-o", str(tmp_path / "out"))
     assert code == 0 and not [line for line in err.splitlines() if line.startswith("error:")], err
+
+
+def test_a_bare_trace_view_of_no_named_export_without_ops_is_called_a_torch_npu_one(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Kills o_fw (a trace_view.json of an unknown profiler called a MindSpore export): the NPU fixture's
+    trace_view.json (a torch_npu export: no MindSpore process lane) without its 208 cpu_op events, in a folder
+    named as no profiling directory and given as the file, against the H200 AlexNet trace."""
+    from test_mindspore_user_leftovers import H200_ALEXNET
+    source = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(source.read_text(encoding="utf-8"))
+    assert not [e for e in events if e.get("ph") == "M" and (e.get("args") or {}).get("name") == "MindSpore"]
+    kept = [e for e in events if e.get("cat") != "cpu_op"]
+    assert len(events) - len(kept) == 208
+    trace = tmp_path / "run1" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.parent.mkdir(parents=True)
+    trace.write_text(json.dumps(kept), encoding="utf-8")
+    assert _matching_lines(caplog, trace, H200_ALEXNET, enable_operator_compare=True, use_input_shape=True) == [
+        "The use_input_shape parameter is ignored: it only takes effect when operators are matched, and the base side "
+        "has no torch op (a torch_npu export without cpu_op events has none)."]
