@@ -780,6 +780,17 @@ def test_a_folder_named_as_a_report_extension_alone_gets_no_advice_to_drop_its_s
                                                              "file itself.")
 
 
+def _json_run_into_folder(capsys: pytest.CaptureFixture, target: str) -> list[str]:
+    """The bundled pair compared with ``-o target --output_format json``, ``target`` ending in '/': one JSON report
+    lands in that folder; the run's "taken as a folder" notices, without their log prefix."""
+    repo = Path(__file__).resolve().parents[1]
+    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
+    code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", target, "--enable_api_compare",
+                         "--output_format", "json")
+    assert code == 0 and len(list(Path(target).glob("*.json"))) == 1, err
+    return [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line]
+
+
 def test_a_hidden_extension_folder_notice_names_the_report_the_run_writes(capsys: pytest.CaptureFixture,
                                                                           tmp_path: Path) -> None:
     """``-o .xlsx/ --output_format json`` was advised to name the file run.xlsx, which the next run then warned is
@@ -788,13 +799,8 @@ def test_a_hidden_extension_folder_notice_names_the_report_the_run_writes(capsys
     as before. The bundled pair writes one JSON report into the hidden folder."""
     from msprof_compare.report.deliver import folder_notice, format_mismatch
 
-    repo = Path(__file__).resolve().parents[1]
-    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
     target = f"{tmp_path / '.xlsx'}/"
-    code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", target, "--enable_api_compare",
-                         "--output_format", "json")
-    assert code == 0 and len(list((tmp_path / ".xlsx").glob("*.json"))) == 1, err
-    assert [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line] == [
+    assert _json_run_into_folder(capsys, target) == [
         f"-o {target} is taken as a folder (created) named '.xlsx', hidden as its name starts with a dot, and the "
         "report goes into it; give the report file a name with its extension (run.json: this run writes a JSON "
         "report) to name it itself."]
@@ -814,13 +820,8 @@ def test_a_report_name_with_a_slash_is_advised_the_report_the_run_writes(capsys:
     bundled pair writes its JSON report into the folder, and the name advised, pasted, draws no notice."""
     from msprof_compare.report.deliver import folder_notice, format_mismatch
 
-    repo = Path(__file__).resolve().parents[1]
-    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
     target = f"{tmp_path / 'res.xlsx'}/"
-    code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", target, "--enable_api_compare",
-                         "--output_format", "json")
-    assert code == 0 and len(list((tmp_path / "res.xlsx").glob("*.json"))) == 1, err
-    assert [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line] == [
+    assert _json_run_into_folder(capsys, target) == [
         f"-o {target} is taken as a folder (created) and the report goes into it: its trailing '/' makes it a "
         f"folder, and this run writes a JSON report: write {tmp_path / 'res.json'} to name the file itself."]
     assert format_mismatch(str(tmp_path / "res.json"), ("json",), True) == ""

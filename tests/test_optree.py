@@ -341,20 +341,24 @@ def test_backward_split_first_parts_differ() -> None:
     assert pairs.ib.tolist() == [0, 1, 2]
 
 
-def test_step_without_operators_on_one_side(caplog: pytest.LogCaptureFixture) -> None:
-    """reference-2 §2.3: a step whose ProfilerStep# op holds no operator on one side (the base's step 1 ends
-    before its first op) is said in the original's warning, and the other side's ops of that step are all
-    unmatched, also where both sides know their backward thread (§2.4 split: no part on the base side)."""
-    base = gpu_profile([("ProfilerStep#1", 0, 10), ("a", 20, 1, 1), ("B", 22, 1, 2)], bwd=2, path="base")
-    comp = gpu_profile([("ProfilerStep#1", 0, 10), ("a", 1, 1, 8), ("B", 3, 1, 9)], bwd=9, path="comp")
+@pytest.mark.parametrize("late", ["base", "comparison"])
+def test_step_without_operators_on_one_side(caplog: pytest.LogCaptureFixture, late: str) -> None:
+    """reference-2 §2.3: a step whose ProfilerStep# op holds no operator on one side (that side's step 1 ends
+    before its first op) is said in the original's warning, naming that side, and the other side's ops of that step
+    are all unmatched, also where both sides know their backward thread (§2.4 split: no part on the empty side).
+    Either side empty (mut72's ot_step: the warning's side)."""
+    empty = gpu_profile([("ProfilerStep#1", 0, 10), ("a", 20, 1, 1), ("B", 22, 1, 2)], bwd=2, path="empty")
+    full = gpu_profile([("ProfilerStep#1", 0, 10), ("a", 1, 1, 8), ("B", 3, 1, 9)], bwd=9, path="full")
+    base, comp = (empty, full) if late == "base" else (full, empty)
     for p in (base, comp):
         p.kind, p.source = "NPU", "ascend_text"
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         pairs = operator_pairs(ctx_of(base, comp, base_step=1, comparison_step=1))
     assert [m for m in caplog.messages if "step" in m] == [
-        "There is no operator infomation for step 1, please check the step id of base. (base side)"]
-    assert pairs.ia.tolist() == [-1, -1]
-    assert pairs.comparison.names[pairs.ib].tolist() == ["a", "B"]
+        f"There is no operator infomation for step 1, please check the step id of empty. ({late} side)"]
+    held, other = (pairs.ib, pairs.ia) if late == "base" else (pairs.ia, pairs.ib)
+    assert other.tolist() == [-1, -1]
+    assert (pairs.comparison if late == "base" else pairs.base).names[held].tolist() == ["a", "B"]
 
 
 def test_drill_down_reference_fact() -> None:

@@ -170,27 +170,6 @@ def test_one_sided_wrapper_not_said_beside_a_two_sided_finding() -> None:
     assert operator_wrappers(rows, []) == (("[A]", 9.5, "[B]", 9.5), None)
 
 
-def test_step_without_operators_on_the_comparison_side_names_it(caplog) -> None:
-    """Kills ot_step (the "no operator infomation for step" warning naming the base side whichever it is):
-    test_optree's hand-made pair (a step 1 whose marker ends before its side's first op) with that side as the
-    comparison."""
-    import logging
-
-    from test_optree import ctx_of, gpu_profile
-
-    from msprof_compare.compare.optree import operator_pairs
-
-    base = gpu_profile([("ProfilerStep#1", 0, 10), ("a", 1, 1, 8), ("B", 3, 1, 9)], bwd=9, path="with_ops")
-    comp = gpu_profile([("ProfilerStep#1", 0, 10), ("a", 20, 1, 1), ("B", 22, 1, 2)], bwd=2, path="late_ops")
-    for p in (base, comp):
-        p.kind, p.source = "NPU", "ascend_text"
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        pairs = operator_pairs(ctx_of(base, comp, base_step=1, comparison_step=1))
-    assert [m for m in caplog.messages if "step" in m] == [
-        "There is no operator infomation for step 1, please check the step id of late_ops. (comparison side)"]
-    assert pairs.ib.tolist() == [-1, -1]
-
-
 # --- gap72: hand mutants of session 72's own code -------------------------------------------------------------------
 
 def _map_said(caplog: pytest.LogCaptureFixture, base: Path, comparison: Path, **kw: object) -> list[str]:
