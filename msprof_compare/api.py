@@ -1126,6 +1126,16 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def one_input(base: str, comparison: str, opts: Options) -> bool:
+    """Whether a run's two sides are one input at one step: one path, or one directory entry under two (``run`` and
+    ``run/``), as the loaders' notes name it "(both sides)"; the step refusals and the gate's refusal ask here."""
+    if opts.base_step != opts.comparison_step:
+        return False
+    from .loaders.paths import given_path
+
+    return base == comparison or _same_entry(given_path(base), given_path(comparison))
+
+
 def _same_entry(a: str, b: str) -> bool:
     """One directory entry under two paths: ``os.path.samefile`` without following a last symbolic link, so a link
     and its target stay two inputs. False where a path is missing or unusable."""

@@ -158,17 +158,11 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
 
 def _one_input(result: CompareResult) -> bool:
     """Whether both sides are one input at one step: one path, or one directory entry under two (``run`` and
-    ``./run``), as the loaders' and the step refusals' "(both sides)" go (``api._same_entry``); two paths of one
+    ``./run``), as the loaders' and the step refusals' "(both sides)" go (``api.one_input``); two paths of one
     file said "(base side)" here."""
-    opts = result.options
-    if opts.base_step != opts.comparison_step:
-        return False
-    if result.base.path == result.comparison.path:
-        return True
-    from ..api import _same_entry
-    from ..loaders.paths import given_path
+    from ..api import one_input
 
-    return _same_entry(given_path(result.base.path), given_path(result.comparison.path))
+    return one_input(result.base.path, result.comparison.path, result.options)
 
 
 def judge(result: CompareResult, pct: float, top: int = 5,

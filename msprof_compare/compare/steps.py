@@ -136,14 +136,10 @@ def side_range(ctx: RunContext, side: str) -> tuple[int, int] | None:
 
 def _refused_side(ctx: RunContext, profile: Profile) -> str:
     """``ctx.side``, but "both sides" for one input under two paths (``run`` and ``run/``) with one step, as the
-    DB loader's and the GPU step refusals name it (``api._same_entry``): a text export's said "(base side)" there."""
-    said = ctx.side(profile)
-    if said == "both sides" or ctx.options.base_step != ctx.options.comparison_step:
-        return said
-    from ..api import _same_entry
-    from ..loaders.paths import given_path
+    DB loader's and the GPU step refusals name it (``api.one_input``): a text export's said "(base side)" there."""
+    from ..api import one_input
 
-    return "both sides" if _same_entry(given_path(ctx.base.path), given_path(ctx.comparison.path)) else said
+    return "both sides" if one_input(ctx.base.path, ctx.comparison.path, ctx.options) else ctx.side(profile)
 
 
 def check_steps(ctx: RunContext) -> None:
