@@ -146,9 +146,7 @@ def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "", api_
                "compute stream and another stream, where it is Free: Other")
     elif len(moved) and cats[moved[0]] == "free":  # its sign: a comparison whose host was quicker waited less
         longer = delta[moved[0]] > 0
-        why = (f"device idle time: the device waited {'longer' if longer else 'less'} for work, as where the host was "
-               f"{'slower' if longer else 'quicker'} to launch it; ApiCompare times the host calls"
-               + ("" if api_sheet else API_SHEET_ABSENT))
+        why = f"device idle time: {_idle_words(longer, api_sheet)}"
     else:
         why = "time no operator's kernels hold"
     return f"the change is in {named}, {why}"
@@ -754,9 +752,15 @@ def _idle_next(named: str, e2e: float, api_sheet: bool = True) -> str:
     ``attrs["api_sheet"]``, set by the Summary comparator)."""
     if not named.startswith(f"{FREE_OTHER_STEP} "):
         return ""
-    return (f"; {FREE_OTHER_STEP} is device idle time: the device waited {'longer' if e2e > 0 else 'less'} for work, "
-            f"as where the host was {'slower' if e2e > 0 else 'quicker'} to launch it or to load its data; ApiCompare "
-            "times the host calls" + ("" if api_sheet else API_SHEET_ABSENT))
+    return f"; {FREE_OTHER_STEP} is device idle time: {_idle_words(e2e > 0, api_sheet, ' or to load its data')}"
+
+
+def _idle_words(longer: bool, api_sheet: bool, also: str = "") -> str:
+    """What a change of device idle time means and where to look: one wording for ``unchanged_why`` and
+    ``_idle_next`` (``also``: another host task it may wait on)."""
+    return (f"the device waited {'longer' if longer else 'less'} for work, as where the host was "
+            f"{'slower' if longer else 'quicker'} to launch it{also}; ApiCompare times the host calls"
+            + ("" if api_sheet else API_SHEET_ABSENT))
 
 
 def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int,
