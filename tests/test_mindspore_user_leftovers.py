@@ -215,6 +215,18 @@ def test_operator_matching_options_against_a_side_without_ops_are_said_to_be_ign
     assert not [m for m in caplog.messages if "parameter is ignored" in m]
 
 
+def test_transparent_op_said_to_be_ignored_between_two_sides_without_ops_is_not_then_refused(caplog) -> None:
+    """Two MindSpore exports hold no torch op: --transparent_op is said to be ignored there, and the next line
+    refused the same name as naming no operator (exit 1, nothing written), pointing at an OperatorCompare sheet
+    the run does not write. The option changes nothing, as against one side with ops, where the run goes on; a
+    misspelt name between two sides with ops is still refused (test_transparent_op)."""
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(MS_FIXTURE), str(MS_FIXTURE), transparent_op="Conv2D")
+    assert [m for m in caplog.messages if "transparent_op" in m] == [
+        "The transparent_op parameter is ignored: it only takes effect when operators are matched, and neither side "
+        "has a torch op (MindSpore exports have none)."]
+    assert "OverallMetrics" in res.sheet_names
+
 def test_the_workbook_says_why_it_has_no_operator_sheets(tmp_path: Path) -> None:
     """A reader of the workbook alone (GPU trace against a MindSpore export) found no OperatorCompare, ModuleCompare,
     MemoryCompare or ApiCompare sheet and no word of why: the one-sided warning is a console line, and the
