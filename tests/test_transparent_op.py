@@ -510,6 +510,22 @@ def test_rank_by_rank_name_found_in_some_ranks_notes_the_others(tmp_path, capsys
         list(compare_ranks(str(job), str(job), transparent_op=DDP[:-1], enable_operator_compare=True))
 
 
+def test_rank_by_rank_warning_of_two_names_a_rank_lacks_says_them(tmp_path, capsys):
+    """Rank 1 of ``_two_ranks`` lacks both DDP's forward (cut from it) and a misspelt name: its one line names the
+    two, "they open nothing", and said the rank "is compared without it"; rank 0, which lacks the misspelt name
+    alone, keeps "it"."""
+    job = _two_ranks(tmp_path)
+    code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "--enable_operator_compare",
+                              "--disable_module", "--transparent_op", DDP, "--transparent_op", "nope",
+                              "-o", str(tmp_path / "out"))
+    assert code == 1, err  # 'nope' is in no rank: refused once both are compared
+    said = [line.split("] ", 1)[1].partition(" (")[0] + " ..." + line.rpartition(", so ")[2].partition(" (")[0]
+            for line in err.splitlines() if "in this rank" in line]
+    assert said == ["rank 0: --transparent_op 'nope' names no operator of either side ...it opens nothing in this "
+                    "rank, which is compared without it",
+                    f"rank 1: --transparent_op '{DDP}' and --transparent_op 'nope' name no operator of either side "
+                    "...they open nothing in this rank, which is compared without them"], err
+
 def _enclosing(events: list[dict], inner: dict, skip: str) -> list[dict]:
     """The op events of ``inner``'s thread that hold it (outermost first), those named ``skip`` left out."""
     lo, hi = _ns(inner["ts"]), _ns(inner["ts"]) + _ns(inner["dur"])

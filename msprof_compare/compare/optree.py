@@ -1311,7 +1311,8 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
 
     if ranked is not None:  # the log line is worded for compare() where it runs (Face.words): Python's quotes
         message, hint = text(repr)
-        log.warning("%s in this rank, which is compared without it (%s)", message, hint)
+        log.warning("%s in this rank, which is compared without %s (%s)", message,
+                    "it" if len(missing) == 1 else "them", hint)
         return
     error = ProfileError(None, *text(shell_word))
     error.api_text = text(repr)
