@@ -12,6 +12,7 @@ the average and before the ratios, as the original does.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from ..textsafe import and_list
 from . import table
 from .optree import OpTree, _nest, one_sided, op_tree
 from .steps import data_file, side_step
-from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows
+from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_columns
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -159,34 +160,49 @@ def side_table(tree: OpTree, step: int = -1) -> dict[str, Any]:
     }
 
 
-def _side(entries: list[tuple | None]) -> list[list]:
-    """Total, self, average (ms) and calls of each name of one side (zeros where the side lacks it), as columns;
-    the average ``round(total / calls, 2)`` by ``table.py_round``."""
-    total = [0.0 if e is None else e[0] for e in entries]
-    calls = [0 if e is None else int(e[2]) for e in entries]
-    n = np.asarray(calls, dtype=np.float64)
+def _side(table_: dict[str, Any], rows: np.ndarray) -> list[np.ndarray]:
+    """Total, self, average (ms) and calls of each row's name of one side (``rows``: the side's row of each name,
+    -1 where it lacks it: zeros), as float64 and int64 columns; the average ``round(total / calls, 2)`` by
+    ``table.py_round``."""
+    has = rows >= 0
+    at = np.where(has, rows, 0)
+
+    def take(name: str, dtype: Any) -> np.ndarray:
+        values = np.asarray(table_[name], dtype=dtype)
+        return np.where(has, values[at], 0) if len(values) else np.zeros(len(rows), dtype)
+
+    total, self_ms, calls = take("total_ms", np.float64), take("self_ms", np.float64), take("calls", np.int64)
+    n = calls.astype(np.float64)
     some = n != 0
     with np.errstate(all="ignore"):
-        avg = np.where(some, table.py_round(np.asarray(total, dtype=np.float64) / np.where(some, n, 1.0), 2), 0.0)
-    return [total, [0.0 if e is None else e[1] for e in entries], avg.tolist(), calls]
+        avg = np.where(some, table.py_round(total / np.where(some, n, 1.0), 2), 0.0)
+    return [total, self_ms, avg, calls]
 
 
 def api_rows(base: dict[str, Any], comparison: dict[str, Any]) -> list[list]:
-    """ApiCompare rows: base names in order, then comparison-only names; ratios of the rounded values. Columns
-    are computed as arrays (``table.diff_ratios``, bit-identical to ``diff_ratio``): a call of the scalar rule
-    per cell cost ~1.5 ms of NPU pair 1. The sides are ``side_table`` columns."""
+    """ApiCompare rows: base names in order, then comparison-only names; ratios of the rounded values. The sides
+    are ``side_table`` columns; the cells are ``api_columns``', row by row."""
+    columns = [c.tolist() if isinstance(c, np.ndarray) else c for c in api_columns(base, comparison)]
+    return [list(r) for r in zip(*columns, strict=True)]
+
+
+def api_columns(base: dict[str, Any], comparison: dict[str, Any]) -> list[Sequence]:
+    """``api_rows``' cells column by column, as ``frame_from_columns`` takes them (the sheet's frame, dtypes and
+    cells alike): rows made of the columns and split back into columns by the frame cost ~0.1 ms of NPU pair 1's
+    133 rows. The ratios are computed as arrays (``table.diff_ratios``, bit-identical to ``diff_ratio``): a call
+    of the scalar rule per cell cost ~1.5 ms of NPU pair 1."""
     def index(df: dict[str, Any]) -> dict:
-        # lists, not Series: iterating pandas' str column steps through its __getitem__ cell by cell
-        cols = (list(df[c]) if isinstance(df[c], list) else df[c].tolist()
-                for c in ("name", "total_ms", "self_ms", "calls"))
-        return {n: (t, s, c) for n, t, s, c in zip(*cols, strict=True)}
+        """Name -> its last row, in first-appearance order (the sides' names are distinct; a frame's may not be)."""
+        names = df["name"]
+        return {n: i for i, n in enumerate(names if isinstance(names, list) else names.tolist())}
 
     b, c = index(base), index(comparison)
     names = list(b) + [n for n in c if n not in b]
-    bs, cs = _side([b.get(n) for n in names]), _side([c.get(n) for n in names])
-    ratios = [table.diff_ratios(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))[1].tolist()
-              for x, y in zip(bs, cs, strict=True)]
-    return [list(r) for r in zip(range(1, len(names) + 1), names, *bs, *cs, *ratios, strict=True)]
+    bs = _side(base, np.fromiter((b.get(n, -1) for n in names), np.int64, len(names)))
+    cs = _side(comparison, np.fromiter((c.get(n, -1) for n in names), np.int64, len(names)))
+    # float64 and int64 arrays: the frame takes them as they are, the dtypes its cells' inference gives
+    ratios = [table.diff_ratios(x, y)[1] for x, y in zip(bs, cs, strict=True)]
+    return [list(range(1, len(names) + 1)), names, *bs, *cs, *ratios]
 
 
 def _nameless(tree: OpTree, step: int) -> str:
@@ -219,8 +235,8 @@ def build(ctx: RunContext) -> list[Sheet]:
         tables.append(t)
     if not all(len(t["name"]) for t in tables):
         return []
-    rows = api_rows(*tables)
-    return [Sheet("ApiCompare", COLUMNS, frame_from_rows(rows, 14), *SPANS)]
+    columns = api_columns(*tables)
+    return [Sheet("ApiCompare", COLUMNS, frame_from_columns(columns, len(COLUMNS), len(columns[0])), *SPANS)]
 
 
 #: Calls that read a device value on the host (``tensor.item()``): they wait for all the device work queued
