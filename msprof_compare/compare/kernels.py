@@ -123,7 +123,9 @@ def _group_columns(profile: Profile, step: int = -1, side: str = "") -> dict[str
                     "counts each as a call of 0 us.%s", profile.path, f"{missing:,}", side_named(side))
     dur = np.nan_to_num(raw_dur)
     # types and (type, shape) pairs numbered in first-appearance order among the kept rows
-    t_rank, _ = pd.factorize(t_codes[rows])
+    # without a step whole types are kept or left out, so the kept types appear in the order of their codes (first
+    # appearance over every row): the codes order them as their renumbering would (pd.factorize, ~30 us a side)
+    t_rank = t_codes[rows] if step < 0 else pd.factorize(t_codes[rows])[0]
     pair, first_row = pair_codes(t_codes[rows], s_codes[rows])
     n = len(first_row)
     calls = np.bincount(pair, minlength=n)
