@@ -22,6 +22,7 @@ from cliutil import error_lines, finish, run_inproc, unraisable
 from xlsxutil import read_xlsx
 
 from msprof_compare import cli
+from msprof_compare.errors import ProfileError, UsageError
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_BASE = REPO / "sample_data" / "bert-small_h100.json.gz"
@@ -144,9 +145,32 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
     assert "(MemoryCompareStatistic and MemoryCompare: the memory allocated inside each operator" in flat
     assert "(CommunicationCompare: the time of each collective op type and, on NPU data, of its tasks)" in flat
     assert "(KernelCompare: each kernel's time by name and input shape, or KernelTypeCompare with" in flat
-    assert flat.endswith("With no --enable_* option, every comparison runs.")
+    assert "With no --enable_* option, every comparison runs. Exit status: 0 done" in flat
     assert "(an integer above 3: a matched op with more kernels than that" in flat
     assert parser.description == "Compare trace of GPU and NPU"
+
+
+def test_help_gives_the_exit_statuses_and_where_the_json_is_described(capsys: pytest.CaptureFixture) -> None:
+    """A CI script's author found in --help neither the exit statuses (3 for --fail_on_regression alone) nor where
+    the JSON report is described (user walk 73): every face's help names each status of README's "Errors and exit
+    codes" table that a run sets itself (not 143 / 129, a signal's), as that table reads it, and the files it
+    points at exist."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Errors and exit codes", 1)[1].split("\n## ", 1)[0]
+    statuses = {int(m) for m in re.findall(r"^\| (\d+) \|", table, flags=re.M)}
+    assert statuses == {0, 1, 2, 3, 130}  # the rows of one code each; "| 143, 129 |" is the signals' row
+    words = {0: "0 done", 1: "1 unreadable or invalid data", 2: "2 bad usage",
+             3: "3 a regression beyond --fail_on_regression", 130: "130 interrupted"}
+    assert (UsageError.exit_code, ProfileError.exit_code) == (2, 1)  # the codes the words go with
+    faces = [" ".join(run_inproc(capsys, "--help")[1].split()),
+             " ".join(cli.build_script_parser().format_help().split())]
+    for flat in faces:
+        assert [words[c] for c in sorted(statuses) if words[c] not in flat] == [], flat
+        assert "README.md (Errors and exit codes; CI regression gate)" in flat
+        assert "docs/result.schema.json describes the JSON report" in flat
+    root = Path(__file__).resolve().parents[1]
+    assert (root / "docs" / "result.schema.json").is_file()
+    assert "\n## Errors and exit codes\n" in readme and "\n## CI regression gate\n" in readme
 
 
 def test_parsed_values_reach_the_api(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
