@@ -836,6 +836,54 @@ def test_schema_says_what_the_signed_shares_are_of() -> None:
     assert (contrib["Share of Net Diff"] < 0).any() and (contrib["Share"] >= 0).all()
 
 
+def test_schemas_say_whether_a_share_or_a_pct_is_a_fraction_or_a_percent(samples: Path, tmp_path: Path) -> None:
+    """A CI script posting "the largest regressions" to a chat met ``Share`` (0.989) beside ``diff_pct`` (+6.02)
+    with neither's unit in either schema (user walk 73): every ``*_pct`` field of both schemas says it is in %, and
+    every contributor's ``Share`` / ``Cumulative Share`` that it is a fraction. On NPU pair 1 (text, level1 ->
+    level2) the JSON's figures are those words: ``summary.e2e.diff_pct`` recomputed from the E2E times of the
+    original's workbook (reference-outputs pair 1), and the Shares from the contributors' own Diff(ms) over the
+    summed absolute change of OperatorCompareStatistic's rows (``--disable_module`` writes every operator)."""
+    import openpyxl
+
+    from msprof_compare import compare
+
+    def fields(node: object, name: str = "") -> list[tuple[str, dict]]:
+        out: list[tuple[str, dict]] = []
+        if isinstance(node, dict):
+            out += [(k, v) for k, v in node.get("properties", {}).items() if isinstance(v, dict)]
+            for v in node.values():
+                out += fields(v)
+        elif isinstance(node, list):
+            for v in node:
+                out += fields(v)
+        return out
+
+    for schema in ("result.schema.json", "ranks.schema.json"):
+        said = fields(json.loads((REPO / "docs" / schema).read_text(encoding="utf-8")))
+        pcts = [(k, v.get("description", "")) for k, v in said if k.endswith("_pct")]
+        assert pcts and [k for k, d in pcts if not re.search(r"\bin %|, percent\b|\bpercent\b", d)] == [], schema
+        shares = [(k, v.get("description", "")) for k, v in said if k in ("Share", "Cumulative Share")]
+        assert [k for k, d in shares if "a fraction" not in d] == [], schema
+    ref = openpyxl.load_workbook(samples.parent / "reference-outputs" / "1-npu-text-l1-vs-l2"
+                                 / "performance_comparison_result.xlsx", read_only=True)
+    e2e = next(r for r in ref["OverallMetrics"].iter_rows(values_only=True) if r[0] == "E2E Time")
+    base_ms, comp_ms = e2e[1], e2e[4]  # Duration(ms) of the base (level1) and of the comparison (level2)
+    result = compare(NPU_TEXT / "level1" / "rank0_ascend_pt", NPU_TEXT / "level2" / "rank0_ascend_pt",
+                     enable_profiling_compare=True, enable_operator_compare=True, disable_module=True)
+    doc = json.loads(Path(result.to_json(str(tmp_path / "run.json"))).read_text(encoding="utf-8"))
+    assert doc["summary"]["e2e"]["diff_pct"] == pytest.approx((comp_ms - base_ms) / base_ms * 100, rel=1e-9)
+    assert -5 < doc["summary"]["e2e"]["diff_pct"] < -4.9  # -4.92 %, in percent, not -0.0492
+    stat = result.sheet("OperatorCompareStatistic")
+    gross = (stat["Comparison Device Duration(ms)"] - stat["Base Device Duration(ms)"]).abs().sum()
+    rows = doc["summary"]["contributors"]
+    assert rows and [r["Share"] for r in rows] == pytest.approx([abs(r["Diff(ms)"]) / gross for r in rows],
+                                                                rel=1e-6)
+    running = 0.0
+    for r in rows:
+        running += r["Share"]
+        assert r["Cumulative Share"] == pytest.approx(running, rel=1e-12)
+
+
 def test_readme_reading_overallmetrics_holds_for_a_gpu_against_an_npu_run(samples: Path, tmp_path: Path) -> None:
     """README "Reading the OverallMetrics sheet" on the AlexNet H200 trace against the NPU level-1 rank 0 export:
     each side's Duration Ratio is its Duration over its own E2E Time, Diff Duration comparison minus base (to 0.01),
