@@ -1182,6 +1182,11 @@ def test_compare_ranks_error_names_its_rank(tmp_path):
     with pytest.raises(ProfileError) as info:
         next(results)
     assert info.value.rank == 1 and str(info.value).startswith(f"rank 1: {broken}: ")
+    # what README's API section says a script reads of it, without parsing the message (user walk 73)
+    assert (info.value.path, info.value.side) == (str(broken), "base side")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    said = " ".join(readme.split("`ProfileError` keeps the file to blame", 1)[1].split(";", 1)[0].split())
+    assert [a for a in ("`.path`", "`.side`", "`.rank`", "`.rank_inputs`") if a not in said] == [], said
     back = pickle.loads(pickle.dumps(info.value))
     assert (back.rank, str(back)) == (1, str(info.value))
     # every attribute the error carries comes back: the rank's pair too (the CLI's memory advice counts its sizes)
