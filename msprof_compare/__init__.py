@@ -53,7 +53,8 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     ``np.int64(3)``, ``Decimal("3")``) or its digits as text; ``3.5`` is refused, never truncated.
 
     Writes nothing (``output_format`` / ``fail_on_regression`` are only kept in ``result.options``): call the
-    result's ``to_excel`` / ``to_json`` / ``regression_gate``. Raises ``UsageError`` for bad options, naming the
+    result's ``to_excel`` / ``to_json`` / ``regression_gate`` (without a percentage, by ``fail_on_regression``).
+    Raises ``UsageError`` for bad options, naming the
     keyword and the value (the original's messages, which the tool keeps, name the keyword alone: a
     ``max_kernel_num`` of 3 or less, an ``op_name_map`` that is no dict of text, a ``gpu_flow_cat`` over 20
     characters; its subclass ``StepError`` for a step the data lacks), and ``ProfileError`` for bad

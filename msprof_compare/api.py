@@ -314,13 +314,22 @@ class CompareResult:
         with _api_words(target):  # the gate's lines too name the options as compare() takes them
             return _noted(write_json(self, target, face=API_FACE), notice)
 
-    def regression_gate(self, pct: float | str) -> tuple[int, str]:
+    def regression_gate(self, pct: float | str | None = None) -> tuple[int, str]:
         """(3, message) when comparison E2E exceeds base E2E by more than ``pct`` percent, (1, message) when a
         side has no E2E time to judge by, else (0, message). Works whichever comparisons ran. ``pct`` is read
         as ``--fail_on_regression`` reads it (``5``, ``"5%"``); one that is no percentage >= 0 raises
-        ``UsageError``. Its messages name this method where the CLI's name ``--fail_on_regression``."""
+        ``UsageError``. Left out (None), it is the ``fail_on_regression`` this result was compared with, the
+        threshold its JSON report's ``gate`` judged by: ``compare(..., fail_on_regression=5).regression_gate()``
+        said only "needs a percentage"; without either it raises ``UsageError`` naming both ways. Its messages name
+        this method where the CLI's name ``--fail_on_regression``."""
         from .options import parse_regression_pct
 
+        if pct is None:
+            value = self.options.fail_on_regression
+            if value is None:
+                raise UsageError("regression_gate needs a percentage: pass one (regression_gate(5) or "
+                                 "regression_gate('5%')), or compare with fail_on_regression=5")
+            return judge_regression(self, value, API_FACE)
         value = None if isinstance(pct, str) and not pct else parse_regression_pct(pct, "pct")  # "" gets this line
         if value is None:
             raise UsageError("regression_gate needs a percentage (a finite number >= 0)")

@@ -104,6 +104,38 @@ def test_api_gate_and_cli_flag_parsing(samples, tmp_path):
     assert exc.value.code == 3
 
 
+def test_api_gate_without_pct_judges_by_the_fail_on_regression_compared_with(samples, tmp_path):
+    """``compare(..., fail_on_regression=5).regression_gate()`` raised "needs a percentage" although the result
+    keeps the threshold in ``.options`` and its JSON report's ``gate`` judges by it (user walk 73: a nightly script
+    gave it twice). Left out, ``pct`` is that threshold; without one either way it is a ``UsageError`` naming both.
+    NPU pair 1 reversed: the original's workbook (reference-outputs pair 1) gives E2E 129.862875 ms (level2, here
+    the base) and 136.581009 ms (level1): +5.17 %, over 5 and under 6."""
+    import openpyxl
+
+    from msprof_compare.api import compare
+    from msprof_compare.errors import UsageError
+
+    ref = openpyxl.load_workbook(samples.parent / "reference-outputs" / "1-npu-text-l1-vs-l2"
+                                 / "performance_comparison_result.xlsx", read_only=True)
+    e2e = next(r for r in ref["OverallMetrics"].iter_rows(values_only=True) if r[0] == "E2E Time")
+    pct = (e2e[1] - e2e[4]) / e2e[4] * 100  # level1 over level2, the comparison over the base here
+    assert 5 < pct < 6
+    for given, code in (("5%", 3), (6, 0)):
+        r = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_profiling_compare=True,
+                    fail_on_regression=given)
+        assert r.regression_gate() == r.regression_gate(given) and r.regression_gate()[0] == code, given
+        assert f"{pct:+.2f}%" in r.regression_gate()[1]
+        doc = json.loads(Path(r.to_json(str(tmp_path / f"run{code}.json"))).read_text(encoding="utf-8"))
+        assert doc["gate"]["exit_code"] == code
+        assert r.slim().regression_gate() == r.regression_gate()
+    bare = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_profiling_compare=True)
+    with pytest.raises(UsageError, match=r"^regression_gate needs a percentage: pass one \(regression_gate\(5\) or "
+                                         r"regression_gate\('5%'\)\), or compare with fail_on_regression=5$"):
+        bare.regression_gate()
+    with pytest.raises(UsageError, match=r"^regression_gate needs a percentage \(a finite number >= 0\)$"):
+        r.regression_gate("")  # an empty variable is still refused, not read as "the option given"
+
+
 def test_api_gate_without_the_breakdown_names_the_steps_as_the_cli_gate_does(samples):
     """``.regression_gate(pct)`` is "the --fail_on_regression verdict: exit status and message" (README): on a
     result compared without the time breakdown (ApiCompare only) it made the E2E times for the verdict but not
