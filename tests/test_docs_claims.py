@@ -884,6 +884,26 @@ def test_schemas_say_whether_a_share_or_a_pct_is_a_fraction_or_a_percent(samples
         assert r["Cumulative Share"] == pytest.approx(running, rel=1e-12)
 
 
+def test_readme_gate_in_a_pipe_keeps_its_status_with_pipefail(tmp_path: Path) -> None:
+    """README's CI section pipes ``-o -`` into jq; a nightly gate written that way passed every regression, as the
+    pipe's status is jq's (user walk 73). README says so and gives ``set -o pipefail``: run as it says (a Python
+    reader of stdin in jq's place), on the bundled pair the other way round, whose E2E README's example gives as
+    3.908 ms -> 3.496 ms, so 3.496 -> 3.908 ms here: +11.78 %, over 5."""
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    said = "`set -o pipefail; msprof-compare -bp A -d B -o - --fail_on_regression 5 | jq .gate` exits 3"
+    assert "In a pipe the shell's status is the last command's" in readme and said in readme
+    assert (3.908 - 3.496) / 3.496 * 100 > 5
+    mi300, h100 = REPO / "sample_data" / "bert-small_mi300.json.gz", REPO / "sample_data" / "bert-small_h100.json.gz"
+    tool = [sys.executable, "-m", "msprof_compare", "compare", "-bp", str(mi300), "-d", str(h100),
+            "--enable_profiling_compare", "-o", "-", "--fail_on_regression", "5"]
+    reader = [sys.executable, "-c", "import json, sys; print(json.load(sys.stdin)['gate']['exit_code'])"]
+    pipe = f"{shlex.join(tool)} 2>/dev/null | {shlex.join(reader)}"
+    for options, status in (("", 0), ("set -o pipefail; ", 3)):
+        run = subprocess.run(["bash", "-c", options + pipe], capture_output=True, text=True, cwd=tmp_path,
+                             timeout=300)
+        assert (run.returncode, run.stdout) == (status, "3\n"), (options, run.stderr)
+
+
 def test_readme_reading_overallmetrics_holds_for_a_gpu_against_an_npu_run(samples: Path, tmp_path: Path) -> None:
     """README "Reading the OverallMetrics sheet" on the AlexNet H200 trace against the NPU level-1 rank 0 export:
     each side's Duration Ratio is its Duration over its own E2E Time, Diff Duration comparison minus base (to 0.01),
