@@ -545,6 +545,24 @@ def test_an_error_after_the_backslash_repair_names_the_files_byte(tmp_path, bom:
     assert text[len(bom) + int(m.group(1)):].startswith(b"baseTimeNanoseconds"), int(m.group(1))
 
 
+def test_is_ascii_is_bytes_isascii() -> None:
+    """``is_ascii`` (the check before each trace decode) says what ``bytes.isascii`` says: the torch excerpt's
+    trace_view.json (tests/data/npu, ASCII) as it is, with one byte at or above 0x80 put first, in the middle and
+    last (the top bit of each byte, not a multiple-of-8 word's), and the empty text."""
+    from pathlib import Path
+
+    from msprof_compare.loaders.traceio import is_ascii
+
+    trace = (Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+             / "trace_view.json").read_bytes()
+    assert trace.isascii() and is_ascii(trace) and is_ascii(memoryview(trace)[3:])
+    assert is_ascii(b"") and is_ascii(b"\x7f") and not is_ascii(b"\x80")
+    for at in (0, len(trace) // 2, len(trace) - 1):
+        for byte in (0x80, 0xC3, 0xFF):
+            damaged = trace[:at] + bytes([byte]) + trace[at + 1:]
+            assert not damaged.isascii() and not is_ascii(damaged), (at, byte)
+
+
 def test_as_utf8_checks_in_chunks_and_reencodes_gb18030() -> None:
     """UTF-8 is checked in 1 MiB chunks: a character split by a chunk boundary is still UTF-8 (the same bytes come
     back, no note); GB18030 text is re-encoded to the UTF-8 of the same characters, also across chunks; text that

@@ -822,6 +822,12 @@ def _bomless_utf16(head: bytes | memoryview) -> str:
     return ""
 
 
+def is_ascii(data: bytes | memoryview) -> bool:
+    """``data.isascii()``, by numpy's vectorised maximum of the bytes: ~0.55 of the time on a trace's megabytes
+    (NPU pair 1: the check before each decode, 0.49-0.57 -> 0.36-0.37 ms both sides, in the load)."""
+    return not len(data) or int(np.frombuffer(data, np.uint8).max()) < 0x80
+
+
 def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
     """``data`` as UTF-8, with a warning line when it had to be re-encoded. Text that is not UTF-8 is read as the
     original reads it, in the locale's encoding, when that is not UTF-8; else as GB18030 (``CJK_ENCODING``),
@@ -829,7 +835,7 @@ def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
     worse than the error).
     What does not decode is returned as it is, for the decoder to name the bad byte. ASCII (nearly every
     profile) is told at memory speed; other text is checked in chunks, so no whole-file string is built."""
-    if data.isascii() or _is_utf8(data) or data[:2] in _UTF16_BOMS:  # UTF-16: the decoder names it
+    if is_ascii(data) or _is_utf8(data) or data[:2] in _UTF16_BOMS:  # UTF-16: the decoder names it
         return data, ""
     encoding, why = _locale_encoding(), "this machine's locale, as the original reads it"
     if encoding in ("utf-8", "ascii"):
