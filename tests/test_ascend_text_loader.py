@@ -852,6 +852,27 @@ def test_decimal_us_to_ns_texts_of_other_lengths_that_join_to_one_width():
     assert got.tolist() == [1200, 3400, 5600] and read.all()
 
 
+def test_tied_rows_are_those_whose_start_another_shares():
+    """``_tied`` (the device-task and host-event repeat checks' rows) gives every row whose value another row holds,
+    each tie's first row too, in row order: the torch excerpt's complete-event starts (tests/data/npu: 485 events,
+    81 of them sharing a start, counted here by a Counter of the texts), their reversal, and the edge cases."""
+    from collections import Counter
+
+    from msprof_compare.loaders.ascend_text import _tied
+
+    trace = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    starts = [e["ts"] for e in json.loads(trace.read_text()) if e.get("ph") == "X"]
+    held = Counter(starts)
+    want = [i for i, t in enumerate(starts) if held[t] > 1]
+    assert (len(starts), len(want)) == (485, 81)
+    ns = np.array([int(t.replace(".", "")) for t in starts], dtype=np.int64)  # "...005.800" us: exact ns
+    assert _tied(ns).tolist() == want
+    assert _tied(ns[::-1]).tolist() == sorted(len(starts) - 1 - i for i in want)
+    empty = np.zeros(0, dtype=np.int64)
+    assert _tied(empty).tolist() == [] and _tied(ns[:1]).tolist() == []
+    assert _tied(np.array([7, 7, 7], dtype=np.int64)).tolist() == [0, 1, 2]
+
+
 def test_phase_codes_of_unusual_phases():
     """Phases are coded by code point when each is one character (one outside ASCII codes as "other"); an empty
     or longer phase makes every phase take the per-event lookup, where it codes as "other" (``_phase_codes``)."""

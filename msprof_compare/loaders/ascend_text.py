@@ -1005,7 +1005,7 @@ def _device_task_notes(path: str, c: dict[str, Any], is_x: np.ndarray, hw_pid: i
         return
     sel = np.flatnonzero(is_x & _among(c["pid"], lanes))
     cols = [c[k][sel] for k in ("ts", "pid", "tid", "dur", "name")]
-    tied = np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False))  # rows whose start another row shares
+    tied = _tied(cols[0])  # rows whose start another row shares
     # tasks of one lane and start are few (NPU pair 1: none of its 596 tied of 835): where none are, no task
     # repeats or hides another, told without hashing the names (0.16 -> 0.07 ms a side)
     repeated = repeats(cols, tied) if (lane_ties := repeats(cols[:3], tied)) else 0
@@ -2023,7 +2023,20 @@ def _repeated_events(cols: list[np.ndarray]) -> int:
     """How many rows repeat an earlier row in every column of ``cols`` (the first, a start, picks the rows to
     compare: those whose start another row shares, found by hashing, not by sorting): 1M device tasks of distinct
     starts take ~15 ms."""
-    return repeats(cols, np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False)))
+    return repeats(cols, _tied(cols[0]))
+
+
+def _tied(values: np.ndarray) -> np.ndarray:
+    """The rows (ascending) whose value another row shares: ``pd.Index(values).duplicated(keep=False)``'s, told by
+    equal neighbours after a stable sort, without pandas' Index and hash table (the device tasks' and host events'
+    starts: ~0.02 ms less a call in the load)."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    same = ordered[1:] == ordered[:-1]
+    out = np.zeros(len(values), dtype=bool)
+    out[order[1:][same]] = True
+    out[order[:-1][same]] = True
+    return np.flatnonzero(out)
 
 
 #: The error of a CSV whose required columns are there and no row
