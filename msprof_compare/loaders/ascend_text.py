@@ -845,13 +845,17 @@ def _comm(path: str, c: dict[str, Any], hccl_pid: int | None, threads: pd.DataFr
 SUMMED_OVERLAP_SPANS = ("Computing", "Communication(Not Overlapped)")
 #: Every span name torch_npu and MindSpore write on the Overlap Analysis lane (one per thread of it).
 OVERLAP_SPAN_NAMES = ("Computing", "Communication", "Communication(Not Overlapped)", "Free")
+_OVERLAP_SPAN_SET = frozenset(OVERLAP_SPAN_NAMES)
 
 
 def _unknown_spans(path: str, name: np.ndarray) -> str:
     """The warning for Overlap Analysis spans named none of ``OVERLAP_SPAN_NAMES``, or "". The breakdown picks
     its spans by exact name, as the original does, so a span renamed, re-cased or without a name (a damaged or
     edited trace) left Computing or Uncovered Communication Time for the E2E window alone, and so for Free Time,
-    without a word. Each distinct name is tested once (``pd.factorize``: a lane holds four)."""
+    without a word. Each distinct name is tested once (a lane holds four): their set, where every one is known (the
+    usual lane), then ``pd.factorize`` to count the others' spans."""
+    if set(name.tolist()) <= _OVERLAP_SPAN_SET:
+        return ""
     codes, uniq = pd.factorize(name)
     odd = np.flatnonzero([u not in OVERLAP_SPAN_NAMES for u in uniq.tolist()])
     if not odd.size:
