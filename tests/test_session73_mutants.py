@@ -1,0 +1,80 @@
+"""Session 73's hand mutants of session 72's source changes that the suite let live (mut73).
+
+Each test names the mutants it kills; each fails under them and passes on the real code. Expected texts follow
+from the inputs (which side lacks ops and why, which steps each side holds), never read back from this package."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+from cliutil import error_lines, run_inproc
+from test_mindspore_user_leftovers import H200_ALEXNET, MS_FIXTURE
+
+from msprof_compare.api import compare
+from msprof_compare.errors import ProfileError
+
+DATA = Path(__file__).resolve().parent / "data"
+#: The level-1 text export: one ProfilerStep#50 marker, 191 kernel_details.csv rows all of step 50
+TEXT1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+
+
+def test_compare_refusal_of_a_name_with_a_quote_mark_is_a_python_literal() -> None:
+    """Kills a_apitext (compare()'s refusal given the CLI's shell quoting): a name holding a single quote mark is
+    written by Python as "DDP's", by a POSIX shell as 'DDP'"'"'s'. compare() takes Python values, so its line is
+    the keyword with the Python literal; the shell form, pasted into Python, is three adjacent literals."""
+    name = "DDP's forward"
+    with pytest.raises(ProfileError) as refused:
+        compare(str(H200_ALEXNET), str(H200_ALEXNET), enable_operator_compare=True, transparent_op=name)
+    assert str(refused.value).startswith(f'transparent_op="{name}" names no operator of either side ('), refused.value
+
+
+def test_matching_options_without_the_pairing_comparisons_are_said_once(caplog: pytest.LogCaptureFixture) -> None:
+    """Kills a_mo_enable (the side-without-ops line given where no comparison that pairs ops runs): under
+    --enable_profiling_compare alone the op_name_map option is already said to be ignored for want of
+    enable_operator_compare or enable_memory_compare; against the MindSpore fixture (no torch op) a second line
+    said it again for another reason."""
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(H200_ALEXNET), str(MS_FIXTURE), enable_profiling_compare=True,
+                op_name_map={"aten::conv2d": "Conv2D"})
+    assert [m for m in caplog.messages if "op_name_map" in m] == [
+        "The op_name_map parameter is ignored: it only takes effect when enable_operator_compare or "
+        "enable_memory_compare is enabled."]
+
+
+def test_one_input_at_two_steps_is_refused_on_the_side_whose_step_is_absent(capsys, samples, tmp_path) -> None:
+    """Kills a_one_step (one path, or ``run`` and ``run/``, taken as one input whatever the steps): the level-1
+    text export holds step 50 alone, so --base_step 50 --comparison_step 7 on it is two inputs (one file, two
+    steps) and the refusal is the comparison side's, under one path and under two."""
+    l1 = samples / TEXT1
+    read = l1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    said = "Invalid step id: 7, please choose from the valid steps: 50"
+    for comparison in (str(l1), f"{l1}/"):
+        out = tmp_path / "out"
+        code, _, err = run_inproc(capsys, "-bp", str(l1), "-d", comparison, "-o", str(out), "--base_step", "50",
+                                  "--comparison_step", "7")
+        assert code == 2 and not out.exists(), err
+        assert error_lines(err) == [f"error: {read}: {said} (comparison side)"], comparison
+
+
+def test_match_rate_check_of_two_bare_sides_of_two_kinds_names_each_sides_reason(tmp_path: Path) -> None:
+    """Kills ch_reasons (two sides without torch ops of different kinds given the first side's reason alone in the
+    Summary's operator match rate check): the NPU fixture with its 208 cpu_op events cut out (a torch_npu export
+    without them) against the MindSpore fixture (MindSpore exports record none). The check's threshold, 60%, ends
+    every detail of it."""
+    base = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", base)
+    trace = base / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text(encoding="utf-8"))
+    kept = [e for e in events if e.get("cat") != "cpu_op"]
+    assert len(events) - len(kept) == 208
+    trace.write_text(json.dumps(kept), encoding="utf-8")
+    row = compare(str(base), str(MS_FIXTURE)).guards.set_index("Check").loc["operator match rate"]
+    assert row["Status"] == "unknown"
+    assert row["Detail"] == (
+        "no operators on either side (base: a torch_npu export without cpu_op events has none; comparison: MindSpore "
+        "exports have none): nothing to match, so no sheet pairs them (operator, module, memory, API) (figures: "
+        "distinct operator names per side); warn below 60%")
