@@ -78,3 +78,23 @@ def test_match_rate_check_of_two_bare_sides_of_two_kinds_names_each_sides_reason
         "no operators on either side (base: a torch_npu export without cpu_op events has none; comparison: MindSpore "
         "exports have none): nothing to match, so no sheet pairs them (operator, module, memory, API) (figures: "
         "distinct operator names per side); warn below 60%")
+
+
+def test_rank_by_rank_refusal_of_a_name_in_no_cycle_calls_the_units_cycles(tmp_path: Path) -> None:
+    """Kills a_noun (the end-of-job refusal calling every unit a rank): two folders of one GPU's profiler cycles
+    (tensorboard_trace_handler's ``w.<ms>.pt.trace.json.gz``, no rank recorded: the bundled BERT-small H100 trace
+    as cycles 1 and 2) compare cycle by cycle, and a name no cycle has is refused in the words the job's units
+    go by, as the cycles' reports are named (``..._cycle1_...``)."""
+    from msprof_compare.api import compare_ranks
+
+    trace = Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz"
+    for side in ("a", "b"):
+        (tmp_path / side).mkdir()
+        for ms in (900, 1000):
+            shutil.copy(trace, tmp_path / side / f"w.{ms}.pt.trace.json.gz")
+    with pytest.raises(ProfileError) as refused:
+        list(compare_ranks(str(tmp_path / "a"), str(tmp_path / "b"), enable_operator_compare=True,
+                           disable_module=True, transparent_op="nothere"))
+    assert str(refused.value) == (
+        "transparent_op='nothere' names no operator of either side in any cycle compared (2), so it opens nothing "
+        "(the op's whole name, case-sensitive, as a cycle report's Operator Name gives it)")
