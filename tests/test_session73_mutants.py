@@ -98,3 +98,22 @@ def test_rank_by_rank_refusal_of_a_name_in_no_cycle_calls_the_units_cycles(tmp_p
     assert str(refused.value) == (
         "transparent_op='nothere' names no operator of either side in any cycle compared (2), so it opens nothing "
         "(the op's whole name, case-sensitive, as a cycle report's Operator Name gives it)")
+
+
+def test_a_db_step_without_compute_tasks_names_the_step_after_its_side(tmp_path: Path,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """Kills k_db_where (the DB line's "in step N" dropped when its words moved into the side's parenthesis): the
+    level-1 DB excerpt with its COMPUTE_TASK_INFO rows deleted has no compute task in the whole profile, nor in
+    step 50 when the run asks for it, and KernelCompare's line says which, after the side."""
+    from dbutil import edited_copy
+
+    l1 = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    copy = edited_copy(l1, tmp_path / "ascend_pytorch_profiler_0.db", "DELETE FROM COMPUTE_TASK_INFO")
+    said = []
+    for steps in ({}, {"base_step": 50, "comparison_step": 50}):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(str(copy), str(l1), enable_kernel_compare=True, **steps)
+        said += [m for m in caplog.messages if m.startswith("Can't find any valid kernels")]
+    assert said == [f"Can't find any valid kernels in the file: {copy} (base side: no compute task{where}: the "
+                    "database's TASK / COMPUTE_TASK_INFO tables hold none)." for where in ("", " in step 50")]
