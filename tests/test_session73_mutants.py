@@ -117,3 +117,23 @@ def test_a_db_step_without_compute_tasks_names_the_step_after_its_side(tmp_path:
         said += [m for m in caplog.messages if m.startswith("Can't find any valid kernels")]
     assert said == [f"Can't find any valid kernels in the file: {copy} (base side: no compute task{where}: the "
                     "database's TASK / COMPUTE_TASK_INFO tables hold none)." for where in ("", " in step 50")]
+
+
+def test_rank_by_rank_warning_of_a_quoted_name_is_a_python_literal(tmp_path: Path,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """Kills o_rank_quote (a rank's warning of a name it lacks quoting it for the shell): compare_ranks() takes
+    Python values, so the warning gives the keyword and the Python literal of a name holding a quote mark, as its
+    end-of-job refusal does. test_transparent_op's two ranks (the H200 excerpt) have no op of that name."""
+    import test_transparent_op as tt
+
+    from msprof_compare.api import compare_ranks
+
+    job = tt._two_ranks(tmp_path)
+    name = "DDP's forward"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"), pytest.raises(ProfileError) as refused:
+        list(compare_ranks(str(job), str(job), transparent_op=name, enable_operator_compare=True,
+                           disable_module=True))
+    assert str(refused.value).startswith(f'transparent_op="{name}" names no operator of either side in any rank')
+    # rank 1's warning is rank 0's but for its paths: compare_ranks() leaves it out (logs.RankNotices)
+    (warned,) = [m for m in caplog.messages if "in this rank" in m]
+    assert warned.startswith(f'rank 0: transparent_op="{name}" names no operator of either side ('), warned
