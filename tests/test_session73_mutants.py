@@ -137,3 +137,30 @@ def test_rank_by_rank_warning_of_a_quoted_name_is_a_python_literal(tmp_path: Pat
     # rank 1's warning is rank 0's but for its paths: compare_ranks() leaves it out (logs.RankNotices)
     (warned,) = [m for m in caplog.messages if "in this rank" in m]
     assert warned.startswith(f'rank 0: transparent_op="{name}" names no operator of either side ('), warned
+
+
+@pytest.mark.parametrize("kw", [{"max_kernel_num": 4}, {}], ids=["drilled", "whole"])
+def test_ops_named_inside_named_ops_give_their_memory_to_the_first_op_not_named(tmp_path: Path, kw: dict) -> None:
+    """Kills o_see_while and o_see_nowhile (a named op inside a named op giving its own memory records to that
+    op, itself opened, rather than to the first op around them not named): the H200 excerpt's chain
+    aten::conv2d > aten::convolution > aten::_convolution > aten::cudnn_convolution (nested by hand: same thread,
+    by start and end), the last three named, against the trace without their events: the cudnn op's own
+    allocations are then aten::conv2d's, and every sheet that pairs ops equals the copy's."""
+    import test_transparent_op as tt
+
+    names = ["aten::convolution", "aten::_convolution", "aten::cudnn_convolution"]
+    doc = tt._load(tt.H200)
+    ev = doc["traceEvents"]
+    for outer, inner in zip(["aten::conv2d", *names], names, strict=False):
+        for op in tt._events_named(ev, inner):  # each directly inside one op of the name before it
+            assert len([e for e in tt._events_named(ev, outer) if op in tt._children(ev, e)]) == 1, inner
+    assert len(tt._own_memory_events(ev, "aten::cudnn_convolution")) == 9
+    kept = [e for e in ev if not (e.get("ph") == "X" and e.get("name") in names and e.get("cat") in tt.OP_CATS)]
+    edited = tmp_path / "alexnet_h200_without_convolutions.pt.trace.json"
+    edited.write_text(json.dumps({**doc, "traceEvents": kept}, default=str), encoding="utf-8")
+    opened = compare(str(tt.H200), str(edited), transparent_op=names, disable_module=True, **kw)
+    removed = compare(str(edited), str(edited), disable_module=True, **kw)
+    for sheet in tt.PAIRED:
+        assert opened.sheet(sheet).equals(removed.sheet(sheet)), sheet
+    details = "".join(opened.sheet("MemoryCompare").iloc[:, 4].fillna("").astype(str).tolist())
+    assert not [n for n in names if f"{n}, " in details]
