@@ -164,3 +164,16 @@ def test_ops_named_inside_named_ops_give_their_memory_to_the_first_op_not_named(
         assert opened.sheet(sheet).equals(removed.sheet(sheet)), sheet
     details = "".join(opened.sheet("MemoryCompare").iloc[:, 4].fillna("").astype(str).tolist())
     assert not [n for n in names if f"{n}, " in details]
+
+
+def test_an_entry_renaming_comparison_ops_that_pair_gets_no_idle_line(caplog: pytest.LogCaptureFixture) -> None:
+    """Kills i_rowpair (an entry taken to pair a row only where the base side's op is the one renamed): the bundled
+    pair with its sides swapped, the MI300 trace (hipDeviceSynchronize) as the base and the H100 trace
+    (cudaDeviceSynchronize) as the comparison, the map renaming the comparison side's calls onto the base's name:
+    they pair, so the entry is no idle one; test_op_name_map_idle's unswapped run says nothing either."""
+    import test_op_name_map_idle as idle
+
+    h100, mi300 = (idle.REPO / "sample_data" / f"bert-small_{g}.json.gz" for g in ("h100", "mi300"))
+    assert idle._events(mi300)["cudaDeviceSynchronize"] == idle._events(h100)["hipDeviceSynchronize"] == 0
+    assert idle._events(h100)["cudaDeviceSynchronize"] > 0 and idle._events(mi300)["hipDeviceSynchronize"] > 0
+    assert idle._said(caplog, mi300, h100, op_name_map={"cudaDeviceSynchronize": "hipDeviceSynchronize"}) == []
