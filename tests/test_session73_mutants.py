@@ -177,3 +177,21 @@ def test_an_entry_renaming_comparison_ops_that_pair_gets_no_idle_line(caplog: py
     assert idle._events(mi300)["cudaDeviceSynchronize"] == idle._events(h100)["hipDeviceSynchronize"] == 0
     assert idle._events(h100)["cudaDeviceSynchronize"] > 0 and idle._events(mi300)["hipDeviceSynchronize"] > 0
     assert idle._said(caplog, mi300, h100, op_name_map={"cudaDeviceSynchronize": "hipDeviceSynchronize"}) == []
+
+
+def test_an_entry_onto_a_name_of_one_compared_op_says_it_in_the_singular(samples: Path,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """Kills i_count (the other side's compared ops of the new name counted in the plural whatever their number):
+    test_op_name_map_idle's pair 4 with its wrappers opened, the GPU's 5 cudaDeviceSynchronize mapped onto
+    aten::flatten, which the NPU's forward runs once and the GPU's twice: the NPU's one flatten pairs with a GPU
+    flatten, and the line counts "1 compared operator"."""
+    import test_op_name_map_idle as idle
+
+    gpu, npu = idle._events(samples / idle.GPU), idle._events(samples / idle.NPU)
+    assert gpu["cudaDeviceSynchronize"] == 5 and npu["cudaDeviceSynchronize"] == 0
+    assert npu["aten::flatten"] == 1 and gpu["aten::flatten"] == 2
+    assert idle._said(caplog, samples / idle.GPU, samples / idle.NPU, transparent_op=idle.WRAPPERS,
+                      op_name_map={"cudaDeviceSynchronize": "aten::flatten"}) == [
+        "op_name_map: the entry 'cudaDeviceSynchronize': 'aten::flatten' renames 5 base operators named "
+        "'cudaDeviceSynchronize', but none pairs with the comparison side's 1 compared operator named "
+        "'aten::flatten' (each pairs with another base operator)."]
