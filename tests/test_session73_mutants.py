@@ -195,3 +195,20 @@ def test_an_entry_onto_a_name_of_one_compared_op_says_it_in_the_singular(samples
         "op_name_map: the entry 'cudaDeviceSynchronize': 'aten::flatten' renames 5 base operators named "
         "'cudaDeviceSynchronize', but none pairs with the comparison side's 1 compared operator named "
         "'aten::flatten' (each pairs with another base operator)."]
+
+
+def test_a_torch_npu_database_without_ops_is_called_a_torch_npu_export(tmp_path: Path,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """Kills mo_db_pt (a database named ascend_pytorch_profiler*.db taken for a MindSpore one): the level-1 DB
+    excerpt with its PYTORCH_API rows deleted (dbutil.edited_copy, in a folder named as no profiling directory, so
+    the file's name alone tells its profiler) has no torch op; torch_npu writes that database, so the side is a
+    torch_npu export recorded without its ops, against the H200 AlexNet trace."""
+    from dbutil import edited_copy
+
+    copy = edited_copy(DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db", tmp_path / "ascend_pytorch_profiler_0.db",
+                       "DELETE FROM PYTORCH_API")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(H200_ALEXNET), str(copy), enable_operator_compare=True, use_input_shape=True)
+    assert [m for m in caplog.messages if "parameter is ignored" in m] == [
+        "The use_input_shape parameter is ignored: it only takes effect when operators are matched, and the "
+        "comparison side has no torch op (a torch_npu export without cpu_op events has none)."]
