@@ -227,3 +227,24 @@ def test_a_database_under_mindspores_name_without_ops_is_called_a_mindspore_expo
     assert [m for m in caplog.messages if "parameter is ignored" in m] == [
         "The use_input_shape parameter is ignored: it only takes effect when operators are matched, and the "
         "comparison side has no torch op (MindSpore exports have none)."]
+
+
+def test_the_no_module_in_step_line_ends_with_its_side(caplog: pytest.LogCaptureFixture) -> None:
+    """Kills mod_step (the module sheets' no-module-in-step line losing its side when the parenthesis moved to
+    errors.side_named): test_count_separators_2's call, two ``nn.Module: Linear_N`` events before step 7's range
+    (100 to 200 ns) and one after, read whole; that test cuts the line before its end."""
+    import pandas as pd
+
+    from msprof_compare.compare.modules import _say_no_module_in_step
+    from msprof_compare.model import Profile
+
+    p = Profile(path="run", kind="GPU", source="kineto")
+    p.python_functions = pd.DataFrame({"name": [f"nn.Module: Linear_{i}" for i in range(3)], "ts": [50, 60, 300]})
+    view = Profile(path="run", kind="GPU", source="kineto")
+    view.python_functions = pd.DataFrame({"name": ["aten::mm"], "ts": [150]})
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        _say_no_module_in_step(p, view, 7, (100, 200), "comparison side")
+    assert caplog.messages == [
+        "run: none of its 3 nn.Module events starts in step 7 (2 start before it, 1 after it), so it has no module "
+        "for the module sheets (ModuleCompare, ModuleCompareStatistic): a module counts in the step its start lies "
+        "in (comparison side)"]
