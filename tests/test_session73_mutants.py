@@ -248,3 +248,22 @@ def test_the_no_module_in_step_line_ends_with_its_side(caplog: pytest.LogCapture
         "run: none of its 3 nn.Module events starts in step 7 (2 start before it, 1 after it), so it has no module "
         "for the module sheets (ModuleCompare, ModuleCompareStatistic): a module counts in the step its start lies "
         "in (comparison side)"]
+
+
+def test_step_range_of_a_gpu_trace_unnamed_side_says_this_side() -> None:
+    """Kills s_gpu_this (the side-less GPU step refusal losing "this side is"): ``steps.step_range`` called on the
+    bundled H100 trace (a library caller; a compare refuses the step earlier, naming the side) cannot tell which
+    side the trace is, and says "this side"."""
+    from msprof_compare.compare.steps import step_range
+    from msprof_compare.errors import UsageError
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    trace = Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz"
+    p = load_profile(str(trace), build_options(enable_profiling_compare=True)[0])
+    with pytest.raises(UsageError) as refused:
+        step_range(p, 5)
+    assert str(refused.value) == (
+        f"{p.path}: step id is invalid in GPU data, please use this when comparing between NPU datas. (this side is "
+        "a GPU trace, where the step options do not apply: leave out --base_step and --comparison_step to compare "
+        "the whole profiles)")
