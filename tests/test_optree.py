@@ -548,3 +548,19 @@ def test_flow_category_hint_escapes_a_control_character_once(caplog) -> None:
     assert caplog.messages == ["Can't find any flow event in the file: base.json (base side: it holds flows of "
                                "category 'my" + "\\" + "x1bflow', 'z" + "\\" + "u202eflow': if those link ops to "
                                "kernels, pass --gpu_flow_cat)"]
+
+
+def test_no_flow_line_takes_the_reason_itself() -> None:
+    """The "Can't find any flow event" line puts the reason it is given after the side, whole: the line took it by
+    cutting the first two characters and the last one off a " (WHY)" hint, so a reason of another shape (one that
+    ends in a parenthesis of its own) lost its last character. ``unmatched_flow_cat`` gives the reason, without a
+    parenthesis around it, for a trace holding no flow (expected text written by hand)."""
+    from msprof_compare.compare.breakdown_gpu import no_flow_line, unmatched_flow_cat
+
+    prof = Profile(path="t.json", kind="GPU", source="kineto")
+    assert unmatched_flow_cat(prof, "xyz") == ("none of category 'xyz', the --gpu_flow_cat given, so no op gets a "
+                                               "kernel; the trace holds no other flow that could link an op to its "
+                                               "kernels")
+    assert no_flow_line(prof, "it holds flows of category 'a' (one)", "base side") == (
+        "Can't find any flow event in the file: t.json (base side: it holds flows of category 'a' (one))")
+    assert no_flow_line(prof, "no flow", "") == "Can't find any flow event in the file: t.json (no flow)"

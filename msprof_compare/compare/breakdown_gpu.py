@@ -56,7 +56,7 @@ def _launch_cats(opts: Options | None) -> tuple[str, ...]:
 
 
 def unmatched_flow_cat(profile: Profile, cat: str) -> str:
-    """The hint of the "Can't find any flow event" warning for a trace without a flow of ``--gpu_flow_cat``: one
+    """Why the "Can't find any flow event" warning's trace has no flow of ``--gpu_flow_cat``: one
     text for the op tree's warning and the time breakdown's, so a run that builds both says it once
     (``logs.said_once``). It names (three at most) the categories of the trace's flows but fwdbwd's, which links op
     to op, so the user can pick the one that links its ops to kernels: the bare "none of category" left it to
@@ -67,7 +67,7 @@ def unmatched_flow_cat(profile: Profile, cat: str) -> str:
         other = f"it holds flows of category {flow_cats_text(held)}"
     else:
         other = "the trace holds no other flow that could link an op to its kernels"
-    return f" (none of category {cat!r}, the --gpu_flow_cat given, so no op gets a kernel; {other})"
+    return f"none of category {cat!r}, the --gpu_flow_cat given, so no op gets a kernel; {other}"
 
 
 def flow_cats_text(cats: list[str]) -> str:
@@ -77,10 +77,11 @@ def flow_cats_text(cats: list[str]) -> str:
     return ", ".join(repr(c) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
 
 
-def no_flow_line(profile: Profile, hint: str, side: str) -> str:
-    """The original's "Can't find any flow event" line, then ``side`` before ``hint``'s words (" (WHY)"), as the
-    op tree's warning and the time breakdown's both say it (one text, said once)."""
-    return f"Can't find any flow event in the file: {profile.path}{side_named(side, hint[2:-1])}"
+def no_flow_line(profile: Profile, why: str, side: str) -> str:
+    """The original's "Can't find any flow event" line, then ``side`` and ``why`` in one parenthesis, as the op
+    tree's warning and the time breakdown's both say it (one text, said once). ``why`` is the reason itself: a
+    hint cut out of " (WHY)" by its first two characters and last one read wrong once its wording changed."""
+    return f"Can't find any flow event in the file: {profile.path}{side_named(side, why)}"
 
 
 def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None, side: str = "") -> None:

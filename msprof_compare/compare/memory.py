@@ -337,27 +337,27 @@ def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
     asked = not ctx.options.by_default
     source = "OP_MEMORY table" if profile.source == "ascend_db" else "operator_memory.csv"
     if profile.level == "trace":
-        why = f" ({bare_trace(profile)} has no operator_memory.csv)"
+        why = f"{bare_trace(profile)} has no operator_memory.csv"
     elif profile.is_gpu and len(profile.memory):  # recorded with profile_memory, but nothing to pair
         host = bool((col_of(profile.memory, "device_id", np.int64) < 0).all())
         what = ("are all host memory, Device Id < 0, which the memory comparison does not read" if host else
                 "open no device allocation (frees or zero sizes only)")
-        why = f" (its [memory] events {what})" if other_has or asked else ""
+        why = f"its [memory] events {what}" if other_has or asked else ""
     elif profile.is_gpu:  # no [memory] event: the capture's option, off by default
-        why = " (no memory was recorded: profile_memory=True records it)" if other_has or asked else ""
+        why = "no memory was recorded: profile_memory=True records it" if other_has or asked else ""
     elif profile.source == "ascend_db" and profile.extra.get("db_kind") in _UNREAD_DB_MEMORY:
         # the original reads no memory of these DBs (reference-1 §6): "no OP_MEMORY table: profile_memory=True
         # records it" sent a MindSpore user to record again what was there and on
-        why = f" ({_UNREAD_DB_MEMORY[profile.extra['db_kind']]} operator memory is not read, as in the original)"
+        why = f"{_UNREAD_DB_MEMORY[profile.extra['db_kind']]} operator memory is not read, as in the original"
     elif profile.operator_memory is None:  # the export lacks it (its loader said so)
         # written only with profile_memory on: the advice holds unless profiler_info says it was on
-        why = (f" (the export has no {source}" + ("" if profile.extra.get("profile_memory") is True else
-                                                 ": profile_memory=True records it") + ")")
+        why = f"the export has no {source}" + ("" if profile.extra.get("profile_memory") is True else
+                                               ": profile_memory=True records it")
     else:  # an NPU profile_memory capture whose allocations no op can take
-        why = f" (its {source} holds no allocation the comparison can place)"
+        why = f"its {source} holds no allocation the comparison can place"
     # the original's sentence, then its side before the why, as a loader's note names it (``errors.side_named``): two
     # ranks of one job without memory gave lines that differed by a digit of a path
-    line = f"Can't find any memory event in the file: {profile.path}{side_named(ctx.side(profile), why[2:-1])}"
+    line = f"Can't find any memory event in the file: {profile.path}{side_named(ctx.side(profile), why)}"
     if other_has:
         # a warning (the sheets show this side's operators at 0 MB), saying only what to do about it: what the 0 MB
         # means is said where the figures are, by the memory line (console and Summary sheet: "its 0 MB in
