@@ -30,10 +30,10 @@ from .gcpause import gc_paused
 from .loaders import Layout, detect, load_profile
 from .loaders.heads import TraceHeads
 from .loaders.paths import TypedPaths, given_path
-from .logs import RankNotices, paths_as_typed, said_once
+from .logs import RankNotices, api_worded, paths_as_typed, said_once
 from .model import PROFILE_FRAMES, Profile, SideNote, pair_has_ops
 from .options import API_FACE, CLI_FACE, RANKS_FACE, Face, Options, flag_words_kept, parse_options, parse_rank_list
-from .textsafe import display, term_safe
+from .textsafe import display, shell_word, term_safe
 from .units import RankCycle, Unit, named_units, unit_label, unit_noun, unit_order, unit_rank
 
 log = logging.getLogger("msprof-analyze")
@@ -660,8 +660,6 @@ def _refuse_transparent_in_no_rank(transparent: tuple[set[str], set[str]], units
     never = sorted(transparent[0] - transparent[1])
     if not never:
         return
-    from .textsafe import shell_word
-
     what = " and ".join(f"transparent_op={n!r}" if face.api else f"--transparent_op {shell_word(n)}" for n in never)
     noun = unit_noun(units[0]) if units else "rank"
     raise ProfileError(None, f"{term_safe(what)} {'names' if len(never) == 1 else 'name'} no operator of either side "
@@ -712,7 +710,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
                                else f"the {role} path: {flag}, or the {place} path of performance_compare.py")
     _refuse_rank_folders(base, comparison, face, opts.force, heads)
     retype = _typed_words(base, comparison, face)
-    with paths_as_typed(retype):
+    with paths_as_typed(retype, api=face.api):
         try:
             return _compare_inputs(base, comparison, opts, heads, rank, ranks_transparent)
         except (ProfileError, UsageError, OutOfMemory) as exc:
@@ -811,7 +809,7 @@ def _api_words(target: object) -> Iterator[None]:
     def words(text: str) -> str:
         return API_FACE.words(text, kept)
 
-    with paths_as_typed(words):
+    with paths_as_typed(words, api=True):
         try:
             yield
         except (ProfileError, UsageError, OutOfMemory) as exc:
@@ -878,9 +876,12 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
     if same:
         log.warning("%s", same)
     if opts.gpu_flow_cat and not (base_profile.is_gpu or comparison_profile.is_gpu):
-        log.warning("--gpu_flow_cat %s is ignored: it names the flow category of GPU traces, and both inputs are "
-                    "NPU data (their ops and kernels are linked by the profiler's own flows).",
-                    term_safe(repr(opts.gpu_flow_cat)))
+        ignored = ("{} is ignored: it names the flow category of GPU traces, and both inputs are NPU data (their ops "
+                   "and kernels are linked by the profiler's own flows).")
+        # the value as each face takes it: the CLI's pasted into a shell, compare()'s as Python
+        cat = opts.gpu_flow_cat
+        said = ignored.format(f"--gpu_flow_cat {term_safe(shell_word(cat))}")
+        log.warning("%s", said, **api_worded(said, ignored.format(f"gpu_flow_cat={term_safe(repr(cat))}")))
     matching = _matching_options_without_ops(opts, base_profile, comparison_profile)
     for line in matching:
         log.warning("%s", line)

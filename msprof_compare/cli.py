@@ -27,7 +27,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from .errors import OutOfMemory, ProfileError, UsageError, on_side, side_named
 from .logs import RankNotices, run_logging
-from .textsafe import one_line, short_repr, term_safe, wrap_prose, write_line
+from .textsafe import one_line, shell_word, short_repr, short_shell_word, term_safe, wrap_prose, write_line
 from .units import Unit, named_units, unit_label, unit_noun, unit_stem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -466,8 +466,9 @@ def repeated(given: dict[str, list[tuple[str, str]]]) -> list[str]:
         values = [str(v) for _, v in pairs]  # the script's --max_kernel_num arrives as an int
         if len(set(values)) > 1:
             typed = " / ".join(dict.fromkeys(o for o, _ in pairs))
-            said.append(f"{typed} is given {len(values)} times ({', '.join(term_safe(repr(v)) for v in values)}): "
-                        f"the last value, {term_safe(repr(values[-1]))}, is used")
+            # quoted for the shell, as typed: Python's quotes doubled a path's backslash
+            said.append(f"{typed} is given {len(values)} times ({', '.join(term_safe(shell_word(v)) for v in values)}"
+                        f"): the last value, {term_safe(shell_word(values[-1]))}, is used")
     return said
 
 
@@ -855,9 +856,9 @@ def _refuse_rank_list(base: str, comparison: str, rank_list: str, force: bool) -
     from .options import CLI_FACE
 
     _refuse_rank_folders(base, comparison, CLI_FACE, force)
-    raise UsageError(f"--rank_list {short_repr(rank_list)} selects ranks of two folders of ranks (-bp and -d, or both "
-                     "paths of performance_compare.py, each holding rank0_ascend_pt, ... or one Kineto trace per "
-                     "rank); these inputs are one profile each: leave it out")
+    raise UsageError(f"--rank_list {short_shell_word(rank_list)} selects ranks of two folders of ranks (-bp and -d, "
+                     "or both paths of performance_compare.py, each holding rank0_ascend_pt, ... or one Kineto trace "
+                     "per rank); these inputs are one profile each: leave it out")
 
 
 def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict[str, Any], output: str,

@@ -120,21 +120,36 @@ def said_once() -> Iterator[None]:
         yield
 
 
+#: The attribute of a record (``api_worded``) holding (the CLI's text, the text as ``compare()``'s caller reads it)
+#: where they differ beyond the flags' names, as ``errors.ProfileError.api_text``: the CLI's quotes a name for a
+#: shell, compare()'s as Python.
+API_TEXT = "api_text"
+
+
+def api_worded(cli: str, api: str) -> dict[str, dict[str, tuple[str, str]]]:
+    """The keyword arguments of a log call whose line ``cli`` reads ``api`` for ``compare()``'s caller
+    (``log.warning("%s", cli, **api_worded(cli, api))``): ``_Retyped`` swaps the one for the other inside the
+    line, after a rank-by-rank compare put the rank in front (``RankNotices``)."""
+    return {"extra": {API_TEXT: (cli, api)}}
+
+
 class _Retyped(logging.Filter):
     """Rewrites the paths a record names with ``retype`` (``loaders.paths.TypedPaths.text``: an input's files
     named as the user typed the input), for the records of the thread that runs its compare (see ``_SaidOnce``) at
-    ``level`` or above."""
+    ``level`` or above; ``api``: a record's ``API_TEXT`` replaces its text first."""
 
-    def __init__(self, retype: Callable[[str], str], level: int = logging.NOTSET) -> None:
+    def __init__(self, retype: Callable[[str], str], level: int = logging.NOTSET, api: bool = False) -> None:
         super().__init__()
         self.retype = retype
         self.level = level
+        self.api = api
         self.thread = threading.get_ident()
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno >= self.level and (record.thread is None or record.thread == self.thread):
             text = record.getMessage()
-            new = self.retype(text)
+            said = getattr(record, API_TEXT, None) if self.api else None
+            new = self.retype(text if said is None else text.replace(*said))
             if new != text:
                 record.msg, record.args = new, ()
         return True
@@ -274,10 +289,10 @@ def left_out_line(repeated: int, noun: str = "rank", api: bool = False) -> str:
 
 
 @contextmanager
-def paths_as_typed(retype: Callable[[str], str], level: int = logging.NOTSET) -> Iterator[None]:
+def paths_as_typed(retype: Callable[[str], str], level: int = logging.NOTSET, api: bool = False) -> Iterator[None]:
     """For the length of one compare, log lines (at ``level`` or above) name the inputs' files as typed (see
-    ``_Retyped``)."""
-    with _installed(_Retyped(retype, level)):
+    ``_Retyped``), worded for ``compare()`` where ``api``."""
+    with _installed(_Retyped(retype, level, api)):
         yield
 
 

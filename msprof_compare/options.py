@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .errors import UsageError
-from .textsafe import short_repr
+from .textsafe import short_repr, short_shell_word
 from .units import MAX_RANK
 
 ENABLE_FLAGS = (
@@ -135,8 +135,9 @@ class Face:
         return option if self.api else f"--{option}"
 
     def given(self, option: str, value: Any) -> str:
-        shown = short_repr(value)  # a 5,000-digit step would bury the line (an int past 4,300 digits has no repr)
-        return f"{option}={shown}" if self.api else f"--{option} {shown}"
+        """The option and its value as the caller wrote them: ``option=REPR`` for ``compare()``, ``--option WORD``
+        quoted for the shell on the CLI (``got``), cut to 40 characters (a 5,000-digit step would bury the line)."""
+        return f"{option}={got(value, option)}" if self.api else f"--{option} {got(value, '--')}"
 
     def words(self, text: str, keep: tuple[str, ...] = ()) -> str:
         """``text`` naming the options as this face takes them: unchanged for the CLI; for ``compare()`` each CLI
@@ -152,6 +153,14 @@ class Face:
             return _FLAG_PATTERN.sub(_as_keyword, text)
         return _FLAG_PATTERN.sub(
             lambda m: m.group(0) if any(s <= m.start() < e for s, e in spans) else _as_keyword(m), text)
+
+
+def got(value: Any, name: str) -> str:
+    """A value an option ``name`` was given, as a message quotes it: for a POSIX shell where the name is a flag (the
+    CLI's: Python's quoting doubled a backslash and escaped a quote mark, which bash, pasted, read as other
+    characters), as Python for a keyword of ``compare()``; cut to 40 characters either way (a 5,000-digit value
+    would bury the line; an int past 4,300 digits has no repr)."""
+    return short_shell_word(value) if name.startswith("-") else short_repr(value)
 
 
 CLI_FACE, API_FACE = Face(False), Face(True)
@@ -223,7 +232,8 @@ def parse_op_name_map(text: Any, face: Face = CLI_FACE) -> Any:
     if not isinstance(text, str):  # a value the API got (a dict, or what rule 2 refuses): nothing to parse
         return text
     if not text.strip():  # "$MAP" with MAP a space or a line break: literal_eval said only "invalid syntax"
-        raise UsageError(f"Invalid param, {face.name('op_name_map')} is blank (got {short_repr(text)}); leave it out "
+        name = face.name("op_name_map")
+        raise UsageError(f"Invalid param, {name} is blank (got {got(text, name)}); leave it out "
                          "or write a literal dict such as \"{'aten::mm': 'aclnnMm'}\"")
     try:
         value = ast.literal_eval(text)
@@ -253,7 +263,7 @@ def parse_transparent_op(value: Any, face: Face = CLI_FACE) -> tuple[str, ...]:
     for v in items:
         refuse_empty(v, name, "the whole name of an op, such as '[param|cuda]'")
         if not v.strip():
-            raise UsageError(f"Invalid param, {name} is blank (got {short_repr(v)}); give the whole name of an "
+            raise UsageError(f"Invalid param, {name} is blank (got {got(v, name)}); give the whole name of an "
                              "op, such as '[param|cuda]'")
         if len(v) > 200:
             raise UsageError(f"Invalid param, the length of {name} exceeded the maximum value 200")
@@ -436,7 +446,7 @@ def _max_kernel_num(value: Any, face: Face) -> int | None:
         return None
     refuse_empty(value, face.name("max_kernel_num"), "an integer greater than 3")
     not_int = UsageError(f"Invalid param, {face.name('max_kernel_num')} has to be an integer greater than 3 "
-                         f"(got {short_repr(value)})")
+                         f"(got {got(value, face.name('max_kernel_num'))})")
     if isinstance(value, (str, bytes, bytearray, memoryview)):
         if not plain_number_text(value):
             raise not_int
@@ -490,7 +500,8 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
     if not isinstance(gpu_flow_cat, str):
         raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} must be text (got {short_repr(gpu_flow_cat)})")
     if gpu_flow_cat and not gpu_flow_cat.strip():
-        raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} is blank (got {short_repr(gpu_flow_cat)}); "
+        name = face.name("gpu_flow_cat")
+        raise UsageError(f"Invalid param, {name} is blank (got {got(gpu_flow_cat, name)}); "
                          "leave it out to use the usual flow categories")
     if len(gpu_flow_cat) > 20:
         raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} exceeded the maximum value 20")
@@ -597,7 +608,7 @@ def parse_output_format(value: Any, name: str = "--output_format") -> str:
     refuse_empty(value, name, "xlsx, json or xlsx,json")
 
     def bad(why: str = "") -> UsageError:
-        return UsageError(f"Invalid param, {name} must be xlsx, json or xlsx,json (got {short_repr(value)}{why})")
+        return UsageError(f"Invalid param, {name} must be xlsx, json or xlsx,json (got {got(value, name)}{why})")
 
     # the API's formats as a sequence, each item one format: a 1-D array or a set too, as rank_list takes them
     # (np.array(["json"]) was refused while rank_list=np.array([0, 1]) was taken)
@@ -622,20 +633,20 @@ def parse_regression_pct(value: Any, name: str = "--fail_on_regression") -> floa
         return None
     refuse_empty(value, name, "a percentage such as 5")
     if _is_bool(value):  # True is not "1 percent"
-        raise UsageError(f"Invalid param, {name} must be a number of percent (got {short_repr(value)})")
+        raise UsageError(f"Invalid param, {name} must be a number of percent (got {got(value, name)})")
     number = value.strip().removesuffix("%") if isinstance(value, str) else value  # "5%" reads as 5
     # float() takes "_" between digits: "1_0" read as 10 would pass a 9 % regression meant to fail above 1.0;
     # and any script's digits ("\u0661\u0660", full-width "\uff11\uff10")
     if not plain_number_text(number):
-        raise UsageError(f"Invalid param, {name} must be a number of percent (got {short_repr(value)})")
+        raise UsageError(f"Invalid param, {name} must be a number of percent (got {got(value, name)})")
     try:
         pct = float(number)
     except OverflowError:  # an int past float's range (10**400): no finite percentage
         pct = float("inf")
     except (TypeError, ValueError):
-        raise UsageError(f"Invalid param, {name} must be a number of percent (got {short_repr(value)})") from None
+        raise UsageError(f"Invalid param, {name} must be a number of percent (got {got(value, name)})") from None
     if not (pct >= 0.0) or pct == float("inf"):
-        raise UsageError(f"Invalid param, {name} must be a finite percentage >= 0 (got {short_repr(value)})")
+        raise UsageError(f"Invalid param, {name} must be a finite percentage >= 0 (got {got(value, name)})")
     return pct + 0.0  # -0.0 -> 0.0: the gate line would read "threshold +-0%"
 
 
@@ -657,7 +668,7 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
 
     def bad(why: str) -> UsageError:
         return UsageError(f"Invalid param, {name} must be all or rank ids (integers from 0 to {MAX_RANK}) separated "
-                          f"by commas or blanks (got {short_repr(value)}: {why})")  # a 5,000-digit one cut
+                          f"by commas or blanks (got {got(value, name)}: {why})")  # a 5,000-digit one cut
 
     ranks = set()
     for item in items:
@@ -669,7 +680,7 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
             # count first: int() of 5,000 digits raised ValueError past its 4,300-digit limit, an internal error
             digits = text.lstrip("0") or "0"
             if not (text.isascii() and text.isdigit()) or len(digits) > 10 or int(digits) > MAX_RANK:
-                raise bad(f"{short_repr(text)} is not a rank id")
+                raise bad(f"{got(text, name)} is not a rank id")
             ranks.add(int(digits))
         else:
             whole = whole_number(item)

@@ -575,3 +575,40 @@ def test_excerpt_opened_op_own_kernels_list_as_its_parents_in_the_copy(tmp_path,
     for kernel in driven:
         (cell,) = [d for d in details if f"{kernel} [duration: " in d]
         assert cell.startswith(f"{kernel} [duration: ") and cell.count("\n") > 1
+
+
+def test_rank_warning_quotes_the_name_for_the_shell_on_the_cli_and_as_python_in_compare_ranks(tmp_path, capsys,
+                                                                                                 caplog):
+    """The warning of a rank whose ops lack a --transparent_op name quoted it as Python on the CLI too
+    (``'DDP\\'s ...'``), which bash, pasted, reads as another name: it quotes as the refusal does, for the shell on
+    the CLI, as Python for compare_ranks(). Rank 0 is the H200 excerpt with DistributedDataParallel.forward renamed
+    to a name with both quote marks and a backslash, rank 1 the excerpt without that op (expected text by hand)."""
+    from msprof_compare.api import compare_ranks
+
+    name = 'DDP\'s "fwd" \\ x'
+    doc = _load(H200)
+    job = tmp_path / "job"
+    job.mkdir()
+    (ddp,) = _events_named(doc["traceEvents"], DDP)
+    kept = [e for e in doc["traceEvents"] if e is not ddp]
+    ddp["name"] = name
+    (job / "r0.pt.trace.json").write_text(json.dumps(doc, default=str), encoding="utf-8")
+    other = {**doc, "traceEvents": kept, "distributedInfo": {**doc["distributedInfo"], "rank": 1}}
+    (job / "r1.pt.trace.json").write_text(json.dumps(other, default=str), encoding="utf-8")
+    r1 = job / "r1.pt.trace.json"
+    rest = (f" names no operator of either side ({r1}, {r1}), so it opens nothing in this rank, which is compared "
+            "without it (the op's whole name, case-sensitive, as the OperatorCompare sheet's Operator Name gives it)")
+    code, _, err = run_inproc(capsys, "-bp", str(job), "-d", str(job), "--enable_operator_compare",
+                              "--disable_module", "--transparent_op", name, "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    said = [line.split("] ", 1)[1] for line in err.splitlines() if "in this rank" in line]
+    assert said == ["rank 1: --transparent_op 'DDP'\"'\"'s \"fwd\" \\ x'" + rest]
+    shown = subprocess.run(["bash", "-c", "printf '%s\\n' " + said[0].split(" names no operator")[0].split(" ", 3)[3]],
+                           capture_output=True, text=True, check=True)
+    assert shown.stdout == f"{name}\n"
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        list(compare_ranks(str(job), str(job), transparent_op=name, enable_operator_compare=True,
+                           disable_module=True))
+    assert [m for m in caplog.messages if "in this rank" in m] == [
+        "rank 1: transparent_op='DDP\\'s \"fwd\" \\\\ x'" + rest]

@@ -39,6 +39,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..errors import ProfileError, side_named
+from ..logs import api_worded
 from ..model import (
     DRIVER_CATS,
     NO_DEVICE_TIME,
@@ -1309,10 +1310,10 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
         return (f"{what} {names} no operator of either side{step} ({paths}), so {opens} nothing",
                 f"the op's whole name, case-sensitive, as the {where} sheet's Operator Name gives it{close}")
 
-    if ranked is not None:  # the log line is worded for compare() where it runs (Face.words): Python's quotes
-        message, hint = text(repr)
-        log.warning("%s in this rank, which is compared without %s (%s)", message,
-                    "it" if len(missing) == 1 else "them", hint)
+    if ranked is not None:  # a warning, its names quoted as the refusal's on each face (``logs.API_TEXT``)
+        line = "{} in this rank, which is compared without %s ({})" % ("it" if len(missing) == 1 else "them")
+        said = line.format(*text(shell_word))
+        log.warning("%s", said, **api_worded(said, line.format(*text(repr))))
         return
     error = ProfileError(None, *text(shell_word))
     error.api_text = text(repr)
