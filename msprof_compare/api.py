@@ -1292,20 +1292,29 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options, keywords:
             elif side == "base":  # one input on both sides: its note once, as its other notes are (``said_once``)
                 log.warning(w.of_side("both sides"))
     ctx = RunContext(base, comparison, opts, keywords=keywords, same=same, ranks_transparent=ranks_transparent)
-    _check_steps(ctx)
-    if opts.enable_operator_compare and not opts.enable_profiling_compare:
-        for p in (base, comparison):
-            _warn_without_kernels(p)
-    log.info("Start to compare performance detail data, please wait.")
-    sheets: list[Sheet] = []
-    for _name, build in comparators(opts):
-        for sheet in build(ctx):
-            if len(sheet):
-                sheets.append(sheet)
-    # The Summary comparator reads the other sheets, so it runs last; its sheet goes first.
-    from .compare import summary
+    typed = comparison.path
+    # one input under two paths (-bp run -d ./run, or an absolute and a relative one) at one step: the comparators'
+    # lines name it by the base's path, so that each is one line "(both sides)" (``RunContext.side``, said once), as
+    # the loader's notes are; it said "(base side)" and "(comparison side)" in two lines. The result keeps both paths.
+    if typed != base.path and one_input(base.path, typed, opts):
+        comparison.path = base.path
+    try:
+        _check_steps(ctx)
+        if opts.enable_operator_compare and not opts.enable_profiling_compare:
+            for p in (base, comparison):
+                _warn_without_kernels(p)
+        log.info("Start to compare performance detail data, please wait.")
+        sheets: list[Sheet] = []
+        for _name, build in comparators(opts):
+            for sheet in build(ctx):
+                if len(sheet):
+                    sheets.append(sheet)
+        # The Summary comparator reads the other sheets, so it runs last; its sheet goes first.
+        from .compare import summary
 
-    sheets[:0] = [s for s in summary.build(ctx, sheets) if len(s)]
+        sheets[:0] = [s for s in summary.build(ctx, sheets) if len(s)]
+    finally:
+        comparison.path = typed
     return CompareResult(base, comparison, applied_options(opts, base, comparison), sheets, ctx.summary, ctx.frames)
 
 

@@ -1,0 +1,42 @@
+"""One input given under two paths (``-bp run -d ./run``, an absolute and a relative path of one file) at one step is
+one input on both sides: the comparators' notices say it once, "(both sides)", as the loaders' notes of the same run
+do; they said "(base side)" and "(comparison side)" in two lines that differed by the path's spelling."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import pytest
+from cliutil import run_inproc
+
+from msprof_compare.api import compare
+
+SMALL = Path(__file__).parent / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
+#: the excerpt records no [memory] event (profile_memory off), which the memory comparison, asked for, says
+NO_MEMORY = ("Can't find any memory event in the file: {} (both sides: no memory was recorded: profile_memory=True "
+             "records it)")
+
+
+def test_one_trace_under_two_paths_gets_one_memory_notice_of_both_sides(capsys: pytest.CaptureFixture,
+                                                                       monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    monkeypatch.chdir(SMALL.parent)
+    code, _, err = run_inproc(capsys, "-bp", SMALL.name, "-d", f"./{SMALL.name}", "--enable_memory_compare",
+                              "--enable_operator_compare", "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    assert [line.split("] ", 1)[1] for line in err.splitlines() if "memory event" in line] == [
+        NO_MEMORY.format(SMALL.name)]
+
+
+def test_absolute_and_relative_path_of_one_trace_in_compare(caplog: pytest.LogCaptureFixture,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """compare() of the excerpt by its absolute path and by a relative one: one notice, naming the base's path; the
+    result keeps each side's path as given."""
+    monkeypatch.chdir(SMALL.parent.parent)
+    relative = os.path.join(SMALL.parent.name, SMALL.name)
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(SMALL), relative, enable_memory_compare=True, enable_operator_compare=True)
+    assert [m for m in caplog.messages if "memory event" in m] == [NO_MEMORY.format(SMALL)]
+    assert (res.base.path, res.comparison.path) == (str(SMALL), relative)
