@@ -81,3 +81,27 @@ def test_gpu_flow_cat_of_npu_data_quotes_it_for_the_shell_and_for_python(capsys:
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(npu, npu, gpu_flow_cat=VALUE, enable_api_compare=True)
     assert [m for m in caplog.messages if "is ignored" in m] == [f"gpu_flow_cat={PYTHON}{rest}"]
+
+
+@pytest.mark.parametrize("flag", ["--enable_profiling_compare", "--enable_operator_compare"])
+def test_unmatched_gpu_flow_cat_quotes_it_and_the_trace_categories_for_the_shell_and_for_python(
+        flag: str, capsys: pytest.CaptureFixture, caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    """--gpu_flow_cat naming no flow of the H100 timesformer excerpt (whose launch flows are of category ac2g, read
+    here from the raw JSON): the line of the time breakdown (``flag``: the breakdown alone) and the op tree's quote
+    the value given and the categories to pass instead for the shell on the CLI, as Python in compare()."""
+    import json
+
+    trace = Path(__file__).parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+    held = sorted({e["cat"] for e in json.loads(trace.read_text())["traceEvents"] if e.get("ph") in ("s", "f")}
+                  - {"fwdbwd"})
+    assert held == ["ac2g"]
+    line = (f"Can't find any flow event in the file: {trace} (both sides: none of category {{}}, the {{}} given, so "
+            "no op gets a kernel; it holds flows of category 'ac2g')")
+    code, _, err = run_inproc(capsys, "-bp", str(trace), "-d", str(trace), "--gpu_flow_cat", VALUE, flag,
+                              "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    assert [x.split("] ", 1)[1] for x in err.splitlines() if "flow event" in x] == [
+        line.format(SHELL, "--gpu_flow_cat")]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(trace), str(trace), gpu_flow_cat=VALUE, **{flag.removeprefix("--"): True})
+    assert [m for m in caplog.messages if "flow event" in m] == [line.format(PYTHON, "gpu_flow_cat")]

@@ -20,6 +20,7 @@ Which device events count is the original's rule, kept for parity:
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -27,9 +28,10 @@ import pandas as pd
 from .. import timeline as tl
 from ..columns import col_of
 from ..errors import ProfileError, side_named
+from ..logs import api_worded
 from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at, unread_categories
 from ..options import Options
-from ..textsafe import short_repr
+from ..textsafe import shell_word, short_repr, term_safe
 from . import classify
 from .breakdown import Breakdown, last_of_keys, peak_reserved_gb, zero_readings
 
@@ -55,26 +57,27 @@ def _launch_cats(opts: Options | None) -> tuple[str, ...]:
     return (opts.gpu_flow_cat.lower(),) if opts is not None and opts.gpu_flow_cat else LAUNCH_FLOW_CATS
 
 
-def unmatched_flow_cat(profile: Profile, cat: str) -> str:
+def unmatched_flow_cat(profile: Profile, cat: str, quote: Callable[[str], str] = shell_word) -> str:
     """Why the "Can't find any flow event" warning's trace has no flow of ``--gpu_flow_cat``: one
     text for the op tree's warning and the time breakdown's, so a run that builds both says it once
     (``logs.said_once``). It names (three at most) the categories of the trace's flows but fwdbwd's, which links op
     to op, so the user can pick the one that links its ops to kernels: the bare "none of category" left it to
-    searching the trace."""
+    searching the trace. ``quote``: how the names are quoted (``flow_cats_text``)."""
     held = set(col_of(profile.flows, "cat", object).tolist()) if len(profile.flows) else set()
     held = sorted((held - {"fwdbwd"}) | set(profile.extra.get("other_flow_cats", ())))
     if held:
-        other = f"it holds flows of category {flow_cats_text(held)}"
+        other = f"it holds flows of category {flow_cats_text(held, quote)}"
     else:
         other = "the trace holds no other flow that could link an op to its kernels"
-    return f"none of category {cat!r}, the --gpu_flow_cat given, so no op gets a kernel; {other}"
+    return f"none of category {term_safe(quote(cat))}, the --gpu_flow_cat given, so no op gets a kernel; {other}"
 
 
-def flow_cats_text(cats: list[str]) -> str:
+def flow_cats_text(cats: list[str], quote: Callable[[str], str] = shell_word) -> str:
     """Flow categories as the "Can't find any flow event" hints name them: the first three, quoted, then ", ..."
-    where there are more. ``repr`` alone is terminal-safe (it escapes every control, bidi and line-separator
-    character); escaping before it doubled each backslash (``'a\\\\x1b'``)."""
-    return ", ".join(repr(c) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
+    where there are more. ``quote``: for the shell (the CLI's line: a name to paste after --gpu_flow_cat) or
+    ``repr`` (compare()'s: ``logs.api_worded``). Escaped for the terminal after quoting: escaping before it doubled
+    each backslash of a repr (``'a\\\\x1b'``)."""
+    return ", ".join(term_safe(quote(c)) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
 
 
 def no_flow_line(profile: Profile, why: str, side: str) -> str:
@@ -93,7 +96,9 @@ def _warn_unmatched_flow_cat(profile: Profile, opts: Options | None, side: str =
         return
     flows = profile.flows
     if not len(flows) or not np.isin(col_of(flows, "cat", object), _launch_cats(opts)).any():
-        log.warning("%s", no_flow_line(profile, unmatched_flow_cat(profile, opts.gpu_flow_cat), side))
+        said = no_flow_line(profile, unmatched_flow_cat(profile, opts.gpu_flow_cat), side)
+        log.warning("%s", said, **api_worded(said, no_flow_line(profile, unmatched_flow_cat(
+            profile, opts.gpu_flow_cat, repr), side)))
 
 
 def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None = None) -> np.ndarray:

@@ -1075,28 +1075,31 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
         elif not tree.has_flows:
             from .breakdown_gpu import flow_cats_text, no_flow_line, unmatched_flow_cat
 
-            if prof.is_gpu and opts.gpu_flow_cat:
-                why = unmatched_flow_cat(prof, opts.gpu_flow_cat)
-            elif prof.is_gpu and prof.extra.get("other_flow_cats"):
-                named = flow_cats_text(prof.extra["other_flow_cats"])
-                other = side_profile(ctx, "comparison" if side == "base" else "base")
-                if other.is_gpu and other.flows["cat"].str.lower().isin(GPU_FLOW_CATS).any():
-                    # the option replaces the usual categories on both sides: it would unlink the other one
-                    why = (f"it holds flows of category {named}; --gpu_flow_cat replaces the usual categories "
-                           f"({', '.join(sorted(GPU_FLOW_CATS))}) on both sides, and {term_safe(other.path)} links "
-                           "its ops to kernels through those: the option links both only where that trace holds "
-                           "such flows too")
-                else:
-                    why = f"it holds flows of category {named}: if those link ops to kernels, pass --gpu_flow_cat"
-            elif not prof.is_gpu and prof.extra.get("renamed_flow_cats"):
-                # the loader's warning above counts those flows and says what they cost (set only where it was
-                # said): named here, not explained again ("... and are not read, so no op gets a kernel" said the
-                # loader's "so those tasks are linked to no operator" a second time)
-                named = ", ".join(repr(term_safe(c)) for c in prof.extra["renamed_flow_cats"][:3])
-                why = f"none of category async_npu: its flows of category {named} are counted above"
-            else:  # GPU or NPU alike: no option can help
-                why = "the trace holds no flow linking an op to its kernels, so no op gets a kernel"
-            log.warning("%s", no_flow_line(prof, why, ctx.side(prof)))
+            def why(quote: Callable[[str], str]) -> str:
+                """Why, each category quoted by ``quote``: the CLI's for the shell, compare()'s as Python."""
+                if prof.is_gpu and opts.gpu_flow_cat:
+                    return unmatched_flow_cat(prof, opts.gpu_flow_cat, quote)
+                if prof.is_gpu and prof.extra.get("other_flow_cats"):
+                    named = flow_cats_text(prof.extra["other_flow_cats"], quote)
+                    other = side_profile(ctx, "comparison" if side == "base" else "base")
+                    if other.is_gpu and other.flows["cat"].str.lower().isin(GPU_FLOW_CATS).any():
+                        # the option replaces the usual categories on both sides: it would unlink the other one
+                        return (f"it holds flows of category {named}; --gpu_flow_cat replaces the usual categories "
+                                f"({', '.join(sorted(GPU_FLOW_CATS))}) on both sides, and {term_safe(other.path)} "
+                                "links its ops to kernels through those: the option links both only where that trace "
+                                "holds such flows too")
+                    return f"it holds flows of category {named}: if those link ops to kernels, pass --gpu_flow_cat"
+                if not prof.is_gpu and prof.extra.get("renamed_flow_cats"):
+                    # the loader's warning above counts those flows and says what they cost (set only where it was
+                    # said): named here, not explained again ("... and are not read, so no op gets a kernel" said
+                    # the loader's "so those tasks are linked to no operator" a second time); no option takes them
+                    named = ", ".join(repr(term_safe(c)) for c in prof.extra["renamed_flow_cats"][:3])
+                    return f"none of category async_npu: its flows of category {named} are counted above"
+                # GPU or NPU alike: no option can help
+                return "the trace holds no flow linking an op to its kernels, so no op gets a kernel"
+
+            said = no_flow_line(prof, why(shell_word), ctx.side(prof))
+            log.warning("%s", said, **api_worded(said, no_flow_line(prof, why(repr), ctx.side(prof))))
         return tree
 
     return ctx.cached(_CACHE_TREE.format(side=side), compute)
