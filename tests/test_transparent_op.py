@@ -612,3 +612,31 @@ def test_rank_warning_quotes_the_name_for_the_shell_on_the_cli_and_as_python_in_
                            disable_module=True))
     assert [m for m in caplog.messages if "in this rank" in m] == [
         "rank 1: transparent_op='DDP\\'s \"fwd\" \\\\ x'" + rest]
+
+
+def test_nested_name_warning_quotes_the_name_for_the_shell_on_the_cli_and_as_python_in_compare(tmp_path, capsys,
+                                                                                                caplog):
+    """The warning on a name found only nested quoted it as Python on the CLI too: it quotes it as the refusal does.
+    The H200 excerpt with its aten::linear events (nested ones, counted from the raw JSON) renamed to a name with a
+    quote mark and a backslash, against itself (expected text by hand)."""
+    name = "lin's \\ x"
+    doc = _load(H200)
+    renamed = _events_named(doc["traceEvents"], "aten::linear")
+    for e in renamed:
+        e["name"] = name
+    n = len(renamed)
+    assert n == 3
+    trace = tmp_path / "renamed.pt.trace.json"
+    trace.write_text(json.dumps(doc, default=str), encoding="utf-8")
+    line = (f"The transparent_op name {{}} names only operators nested inside top-level ones ({n} of the base side "
+            f"and {n} of the comparison side): the operator comparison compares the top-level operator holding one "
+            "whole, its figures as without the option; the max_kernel_num option opens them where it drills into a "
+            "pair holding one")
+    code, _, err = run_inproc(capsys, "-bp", str(trace), "-d", str(trace), "--enable_operator_compare",
+                              "--transparent_op", name, "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    said = [x.split("] ", 1)[1] for x in err.splitlines() if "names only operators nested" in x]
+    assert said == [line.format("'lin'\"'\"'s \\ x'")]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(trace), str(trace), transparent_op=name, enable_operator_compare=True)
+    assert [m for m in caplog.messages if "names only operators nested" in m] == [line.format("\"lin's \\\\ x\"")]

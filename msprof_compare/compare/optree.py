@@ -1283,13 +1283,15 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
             if n in nested and n not in found:
                 ops = " and ".join(f"{c:,} of the {w} side" for c, w in zip(nested[n], ("base", "comparison"),
                                                                             strict=True) if c)
-                log.warning("The transparent_op name %s names only operators nested inside top-level ones (%s): "
-                            "the operator comparison compares the top-level operator holding one whole, its figures "
-                            "as without the option; the max_kernel_num option opens them where it drills into a "
-                            "pair holding one%s", term_safe(repr(n)), ops,
-                            # its own line says max_kernel_num is ignored there: the advice alone contradicted it
-                            ", which it does only where operators are matched (not under disable_details)"
-                            if opts.disable_details else "")
+                line = ("The transparent_op name {} names only operators nested inside top-level ones ({}): the "
+                        "operator comparison compares the top-level operator holding one whole, its figures as "
+                        "without the option; the max_kernel_num option opens them where it drills into a pair "
+                        "holding one{}")
+                # its own line says max_kernel_num is ignored there: the advice alone contradicted it
+                dd = ", which it does only where operators are matched (not under disable_details)" \
+                    if opts.disable_details else ""
+                said = line.format(term_safe(shell_word(n)), ops, dd)  # quoted as the refusal quotes it, each face
+                log.warning("%s", said, **api_worded(said, line.format(term_safe(repr(n)), ops, dd)))
     missing = [n for n in opts.transparent_op if n not in found and n not in nested]
     if ranked is not None:
         ranked[1].update(n for n in opts.transparent_op if n in nested)
