@@ -1283,20 +1283,27 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options, keywords:
     """Run every enabled comparator on two loaded profiles (``keywords``: the breakdown's lists if read; ``same``:
     the warning that both sides are one profile, logged already, which the Summary's checks repeat;
     ``ranks_transparent``: ``RunContext.ranks_transparent``)."""
-    for side, p, other in (("base", base, comparison), ("comparison", comparison, base)):
+    typed = comparison.path
+    # one input under two paths (-bp run -d ./run, an absolute and a relative one, or one through a link to a folder
+    # above it) at one step: its notes and the comparators' lines are one line "(both sides)", said once
+    alias = typed != base.path and one_input(base.path, typed, opts)
+    # the loaders' notes name files by absolute path, which differ where one path goes through a link (lnk/run and
+    # run): the comparison's are read with the base's input path in place of its own
+    own, base_own = (os.path.abspath(given_path(p)) for p in (typed, base.path))
+    texts = ({str(w) for w in base.warnings},
+             {str(w).replace(own, base_own) if alias else str(w) for w in comparison.warnings})
+    for side, p, other in (("base", base, texts[1]), ("comparison", comparison, texts[0])):
         for w in p.warnings:
             if not isinstance(w, SideNote):
                 log.warning(w)
-            elif w not in other.warnings:
+            elif (str(w).replace(own, base_own) if alias and side == "comparison" else str(w)) not in other:
                 log.warning(w.of_side(f"{side} side"))
             elif side == "base":  # one input on both sides: its note once, as its other notes are (``said_once``)
                 log.warning(w.of_side("both sides"))
     ctx = RunContext(base, comparison, opts, keywords=keywords, same=same, ranks_transparent=ranks_transparent)
-    typed = comparison.path
-    # one input under two paths (-bp run -d ./run, or an absolute and a relative one) at one step: the comparators'
-    # lines name it by the base's path, so that each is one line "(both sides)" (``RunContext.side``, said once), as
-    # the loader's notes are; it said "(base side)" and "(comparison side)" in two lines. The result keeps both paths.
-    if typed != base.path and one_input(base.path, typed, opts):
+    # the comparators' lines name such an input by the base's path, so that each is one text "(both sides)"
+    # (``RunContext.side``): they said "(base side)" and "(comparison side)" in two lines. The result keeps both.
+    if alias:
         comparison.path = base.path
     try:
         _check_steps(ctx)

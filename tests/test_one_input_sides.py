@@ -40,3 +40,26 @@ def test_absolute_and_relative_path_of_one_trace_in_compare(caplog: pytest.LogCa
         res = compare(str(SMALL), relative, enable_memory_compare=True, enable_operator_compare=True)
     assert [m for m in caplog.messages if "memory event" in m] == [NO_MEMORY.format(SMALL)]
     assert (res.base.path, res.comparison.path) == (str(SMALL), relative)
+
+
+def test_one_export_through_a_linked_folder_gets_one_note_of_both_sides(capsys: pytest.CaptureFixture,
+                                                                        samples: Path, tmp_path: Path) -> None:
+    """The level0 text export given through a link to its parent folder (``lnk/rank0_ascend_pt``, with --force) and
+    by its own path: its loader's note on the missing communication.json and the time breakdown's on the absent
+    PMU columns are each one line "(both sides)" naming the base's path; the note said "(base side)" and
+    "(comparison side)" (it names files by absolute path, which differ by the link) and, before session 73, so did
+    the breakdown's."""
+    level0 = samples / "msinsight/test/data/pytorch/text/level0"
+    (tmp_path / "lnk").symlink_to(level0, target_is_directory=True)
+    base = tmp_path / "lnk" / "rank0_ascend_pt"
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(level0 / "rank0_ascend_pt"), "--force",
+                              "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    said = [line.split("] ", 1)[1] for line in err.splitlines()
+            if "communication.json does not exist" in line or "categorised computing rows" in line]
+    assert said == [
+        f"{base}/ASCEND_PROFILER_OUTPUT: The file communication.json does not exist. (both sides: no RDMA or SDMA "
+        "Bandwidth, which the Model Profiling Time Distribution table reads from it; a Level0 export writes none)",
+        f"{base}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: kernel_details.csv "
+        "has no PMU columns (a Level0 export records none: Level1 or Level2 with aic_metrics PipeUtilization does) "
+        "(both sides)"]
