@@ -626,6 +626,12 @@ def us_text(ns: np.ndarray | Sequence[int], unset: str | None = None) -> np.ndar
     return text
 
 
+def us_text_of(ns: int) -> str:
+    """``us_text`` of one time: its numpy string steps cost ~20-40 us for a single value (the idle-stretch check's
+    start, a late release's times)."""
+    return f"{'-' if ns < 0 else ''}{abs(ns) // 1000}.{abs(ns) % 1000:03d}"
+
+
 def threads_in_order(threads: pd.DataFrame, pid: int) -> tuple[list[int], list[str]]:
     """(tids, names) of the threads of process ``pid`` in display order: by ``sort_index``, a missing
     one (-1) sorting by tid, stable on ties (the order lanes appear in a trace viewer)."""

@@ -17,7 +17,7 @@ from dbutil import sql
 from msprof_compare.api import compare
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import pair
-from msprof_compare.model import SCHEMAS, Profile, empty, frame, step_marks, threads_in_order, us_text
+from msprof_compare.model import SCHEMAS, Profile, empty, frame, step_marks, threads_in_order, us_text, us_text_of
 
 DATA = Path(__file__).resolve().parent / "data"
 KINETO = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
@@ -346,6 +346,15 @@ def test_us_text_of_real_release_times_a_zero_and_a_negative() -> None:
     assert us_text(np.array(ns, dtype=np.int64), "").tolist() == [text(v) for v in ns]
     assert us_text(np.array([0, -5, -1500, 1736410576435752060], dtype=np.int64)).tolist() == [
         "0.000", "-0.005", "-1.500", "1736410576435752.060"]
+
+
+def test_us_text_of_one_time_is_us_text() -> None:
+    """``us_text_of`` (one time: the idle-stretch check's start, a late release's times) writes what ``us_text``
+    writes for it: the same releases, the negative times and the int64 ends, expected with plain divmod above."""
+    ns = [v for (v,) in sql(L1_DB, "SELECT COALESCE(releaseTime, 0) FROM OP_MEMORY ORDER BY rowid")]
+    ns += [-5, -1500, -(2**63) + 1, 2**63 - 1, 999, 1000]
+    assert [us_text_of(v) for v in ns] == us_text(np.array(ns, dtype=np.int64)).tolist()
+    assert [us_text_of(v) for v in (0, -5, 1736410576435752060)] == ["0.000", "-0.005", "1736410576435752.060"]
 
 
 def test_step_marks_are_text_holding_the_marker() -> None:

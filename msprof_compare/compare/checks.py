@@ -33,7 +33,7 @@ from ..model import (
     marker_step,
     object_array,
     object_column,
-    us_text,
+    us_text_of,
 )
 from ..textsafe import and_list, id_ranges, short_repr
 from ..units import MAX_RANK
@@ -929,7 +929,7 @@ def _idle_where(side: str, bd: Breakdown) -> str:
     if bd.longest_idle.length_ns <= 0:
         return f"{side} none (computing and communication fill its E2E window)"
     return (f"{side} {_ms(bd.longest_idle.length_ns)} ms long, {_ms(bd.longest_idle.offset_ns)} ms into the E2E "
-            f"window (ts {us_text([bd.longest_idle.start_ns])[0]} us)")
+            f"window (ts {us_text_of(int(bd.longest_idle.start_ns))} us)")
 
 
 def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
@@ -1635,7 +1635,9 @@ def log_guards(frame: pd.DataFrame) -> None:
     """One warning block for the failed checks (nothing when all pass), first; then the notes. A "note" (a failed
     NOTE_CHECKS check) holds for the same workload too: each is its own warning, a line per part where its Detail
     has parts (``LOG_PARTS``, the export kind's figures)."""
-    rows = list(zip(*(frame[c].tolist() for c in ("Check", "Status", "Base", "Comparison", "Detail")), strict=True))
+    # the columns' arrays, not ``frame[c]``: each Series of the frame deep-copied its attrs (~12 us a column)
+    rows = list(zip(*(col_of(frame, c).tolist() for c in ("Check", "Status", "Base", "Comparison", "Detail")),
+                    strict=True))
     bad = [r for r in rows if r[1] == "warn"]
     if bad:  # first: whether the figures compare at all comes before how to read them
         log.warning("The two profiles may not be the same workload:")

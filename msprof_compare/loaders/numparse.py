@@ -18,7 +18,7 @@ import msgspec
 import numpy as np
 
 from ..errors import ProfileError
-from ..model import NO_RANK
+from ..model import NO_RANK, us_text_of
 from ..units import MAX_RANK
 
 #: |value| in microseconds up to which float64 -> int ns is taken as exact without a proof; larger floats are
@@ -430,14 +430,9 @@ def late_releases(alloc_ns: np.ndarray, release_ns: np.ndarray, where: str) -> t
     if not late.any():
         return late, ""
     i = int(np.argmax(late))
-    first = (f"allocated at {_us(int(alloc_ns[i]))} us, released at {_us(int(release_ns[i]))} us")
+    first = (f"allocated at {us_text_of(int(alloc_ns[i]))} us, released at {us_text_of(int(release_ns[i]))} us")
     return late, (f"{int(late.sum()):,} {where} value(s) come over a week after the block's allocation (a damaged "
                   f"time?; the first: {first}); read as never released (duration 0)")
-
-
-def _us(ns: int) -> str:
-    """Exact microseconds of an ns time, as the text export writes them (``1736408883694624.810``)."""
-    return f"{'-' if ns < 0 else ''}{abs(ns) // 1000}.{abs(ns) % 1000:03d}"
 
 
 def memory_oddities(negative: np.ndarray, backwards: np.ndarray, size_name: str,
