@@ -137,16 +137,17 @@ def _lookup(keys: np.ndarray, values: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def has_pmu(kd: pd.DataFrame) -> bool:
     """Whether kernel_details.csv has the PMU time columns the categories are split by (PipeUtilization)."""
-    return bool({"mac_time(us)", "aiv_vec_time(us)"} & set(kd.columns))
+    return "mac_time(us)" in kd.columns or "aiv_vec_time(us)" in kd.columns  # a set of the labels iterated the Index
 
 
-def hccl_op_rows(kd: pd.DataFrame) -> np.ndarray:
+def hccl_op_rows(kd: pd.DataFrame, named: np.ndarray | None = None) -> np.ndarray:
     """kernel_details.csv rows of HCCL ops (``hcom_allReduce__586_0_1``, Accelerator Core ``HCCL``): communication,
-    which a DB export's compute tasks never hold."""
+    which a DB export's compute tasks never hold. ``named``: the rows whose Name passes ``_hcom_name``, where the
+    caller tested its distinct names already (``_categorise``)."""
     # each distinct text tested once: the .str methods ran per row (43 ms a side for the 28,000 kernels of a
     # 320 MB text export, 10 ms so); a missing value reads as "", which neither test passes, as the "nan" /
     # "None" texts of the per-row reading did
-    ops = classify.per_unique(col_of(kd, "Name", object), _hcom_name, lower=False)
+    ops = classify.per_unique(col_of(kd, "Name", object), _hcom_name, lower=False) if named is None else named
     if "Accelerator Core" in kd.columns:
         ops = ops | classify.per_unique(col_of(kd, "Accelerator Core", object), _hccl_core, lower=False)
     return ops
@@ -206,16 +207,16 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     all_names = col_of(kd, "Name", object)
     # every name predicate in one pass over the distinct names (a kernel name repeats per launch): each
     # predicate factorizing the names again cost more than the tests themselves
-    codes, (hccl, tensor_move, mc2, trans) = classify.per_unique_many(all_names, (
+    codes, (hccl, tensor_move, mc2, trans, hcom) = classify.per_unique_many(all_names, (
         (classify.hccl_test, False), (_tensor_move_test, True), (classify.mc2_test(kw), True),
-        (classify.trans_test(kw), True)))
+        (classify.trans_test(kw), True), (_hcom_name, False)))
     # HCCL's own kernels are communication: the Overlap Analysis lane leaves them out of Computing, and so do
     # the categories of computing (the original counts an AIV-mode one as Vector)
     valid_pmu = valid
     valid = valid & ~hccl[codes]
     # kernels without PMU values (N/A: DSA, AI CPU tasks) go to Other here, where a DB export categorises them;
     # the HCCL ops the file lists (hcom_allReduce_, core HCCL) are communication, computing on neither
-    no_pmu = ~valid_pmu & ~hccl[codes] & ~hccl_op_rows(kd)
+    no_pmu = ~valid_pmu & ~hccl[codes] & ~hccl_op_rows(kd, hcom[codes])
     if no_pmu.any():
         bd.no_pmu_kernels.add(int(col_of(kd, "dur", np.int64)[no_pmu].sum()), int(no_pmu.sum()))
     rows = np.flatnonzero(valid)
