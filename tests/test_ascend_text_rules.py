@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from msprof_compare import model
@@ -394,6 +394,45 @@ def test_short_middle_row_is_warned(tmp_path):
                         "name (HCCL, SDMA copies, MC2, TransData) cannot hold them",
                         f"{f}: 1 Start Time(us) value(s) are empty; those kernels are not matched (to a launching "
                         "operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
+
+
+def test_rows_whole_to_the_last_pmu_column_skip_the_line_scan(tmp_path, monkeypatch):
+    """The excerpt's kernel_details.csv holds a number or N/A (its row 7, an AI CPU kernel's) in the last column read,
+    aiv_vec_time(us), on every row: read with an empty cell as no number there, pandas proves no row cut short
+    before it, so the line-by-line scan for cut rows (``_line_commas``) is not run, and the figures are as written
+    (N/A read as missing, no warning). An emptied cell there (row 3, synthetic) is read again as before: scanned,
+    and said by nothing, as it is no cut row."""
+    calls: list[int] = []
+    real = ascend_text._line_commas
+    monkeypatch.setattr(ascend_text, "_line_commas", lambda data: calls.append(1) or real(data))
+    f, rows = _kernel_details(tmp_path, {})
+    assert [r["aiv_vec_time(us)"] for r in rows][:8] == ["0.051", "0.0", "0.76", "0.0", "0.188", "0.039", "0.973",
+                                                         "N/A"]
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    vec = kd["aiv_vec_time(us)"].tolist()
+    assert calls == [] and warnings == [] and vec[:7] == [0.051, 0.0, 0.76, 0.0, 0.188, 0.039, 0.973]
+    assert np.isnan(vec[7]) and len(kd) == len(rows) == 20
+    f, rows = _kernel_details(tmp_path, {(3, "aiv_vec_time(us)"): ""})
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert calls == [1] and warnings == [] and np.isnan(kd["aiv_vec_time(us)"].tolist()[3]) and len(kd) == 20
+
+
+@given(st.text(alphabet=',"a\n', max_size=700))
+@example("a," + '"' + "," * 300 + '",a,b')  # a quoted field of 302 bytes
+@example('a,"' + "," * 300)  # a quote left open, 300 separators after it
+@example('"",,"a,b"')
+def test_unquoted_commas_count_the_separators_outside_quotes(text):
+    """``_unquoted_commas`` against a walk over the text that turns "inside" on and off at each quote (a quote left
+    open runs to the end): the separators of quoted fields summed as bytes (fields of 255 bytes at most) or found
+    one by one (longer ones) alike."""
+    inside, want = False, 0
+    for ch in text:
+        if ch == '"':
+            inside = not inside
+        elif ch == "," and not inside:
+            want += 1
+    assert ascend_text._unquoted_commas(text.encode()) == want
 
 
 @given(st.lists(st.lists(st.text(alphabet='a1,"\n ', max_size=6), min_size=1, max_size=6), min_size=1, max_size=12),

@@ -1429,10 +1429,16 @@ def _unquoted_commas(data: bytes) -> int:
     of msinsight's st/level2 rank 0 on a busy machine, whose read took ~14 ms idle; a file without a quote, such
     as memory_record.csv, one count). ``_long_rows`` compares it with what the rows read need."""
     u = np.frombuffer(data, dtype=np.uint8)
+    is_comma = u == 44
     if b'"' not in data:
-        return int(np.count_nonzero(u == 44))
-    comma = np.flatnonzero(u == 44)
+        return int(np.count_nonzero(is_comma))
     quotes = np.flatnonzero(u == 34)
+    # where no quoted field (an open one runs to the end) is over 255 bytes, its separators are summed as bytes
+    # between its quotes, without the place of every separator (kernel_details.csv's ~45 a row): ~60 against
+    # ~95 us for NPU pair 1's 66 KB file
+    if (np.append(quotes[1:], u.size)[0::2] - quotes[0::2]).max() <= 255:
+        return int(np.count_nonzero(is_comma)) - int(np.add.reduceat(is_comma.view(np.uint8), quotes)[0::2].sum())
+    comma = np.flatnonzero(is_comma)
     lo, hi = quotes[0::2], quotes[1::2]
     if hi.size < lo.size:  # a quote left open runs to the end
         hi = np.append(hi, u.size)
@@ -1572,8 +1578,15 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     dtype.update({raw[c]: _FLOAT for c in floats if c in raw})
     na = {raw[c]: list(_NA_TEXTS) for c in floats if c in raw}
     usecols = [raw[c] for c in names]
+    # the last column read, where it holds numbers, is read first with an empty cell as no number: pandas then
+    # fails on a row cut short before it (its cell missing) and on an empty cell, so a read that succeeds proves
+    # every row whole up to it, and the rows' damage check need not count each line's separators to find a cut
+    # one (kernel_details.csv's last PMU column holds N/A, no empty cell: ~0.15 ms a side). A file with such a
+    # cell is read again as it always was
+    last = max(usecols, key=header.index) if usecols else None
+    strict = {**na, last: [t for t in na[last] if t]} if data is not None and last in na else None
 
-    def parse() -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    def parse(na: dict = na, coerce: bool = True) -> tuple[dict[str, np.ndarray], dict[str, int]]:
         if data is None:  # streamed from disk
             return _parse_csv(lambda: path, {"encoding": "utf-8-sig"}, usecols, dtype, na, floats, raw)
         held = data
@@ -1583,13 +1596,23 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
             # for that parser (~60 us of a 200-row kernel_details.csv, ~5 ms of a 13 MB one)
             return _parse_csv(lambda: io.BytesIO(held.removeprefix(codecs.BOM_UTF8)),
                               {"encoding": "utf-8", "low_memory": len(held) > ONE_CHUNK_BYTES},
-                              usecols, dtype, na, floats, raw)
+                              usecols, dtype, na, floats, raw, coerce)
         except UnicodeDecodeError:  # not UTF-8 after all: the error as the text wrapper words it (its positions)
+            if not coerce:
+                raise
             return _parse_csv(lambda: io.BytesIO(held), {"encoding": "utf-8-sig"}, usecols, dtype, na, floats, raw)
 
+    whole = False  # every row has a cell in the last column read, not empty
+    if strict is not None:
+        try:
+            cols, junk = parse(strict, coerce=False)
+            whole = True
+        except ValueError:  # pandas' ParserError / EmptyDataError, a number column's text, an empty cell: as always
+            pass
     try:
         try:
-            cols, junk = parse()
+            if not whole:
+                cols, junk = parse()
         except UnicodeDecodeError as exc:
             # a file too large to hold up front (WHOLE_CSV_BYTES) written in another encoding: now it is held
             whole = _read_all(path) if data is None else data
@@ -1603,7 +1626,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
             _check_open_quote(path, len(header), data)
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if data is not None:
-        _damaged_rows(path, data, header, usecols, cols, warnings)
+        _damaged_rows(path, data, header, usecols, cols, warnings, whole)
     if junk:  # one line per file, counting what was dropped (a recoverable oddity)
         warnings.append(f"{path}: {sum(junk.values()):,} value(s) that are not numbers in column(s) "
                         f"{', '.join(junk)}; read as missing")
@@ -1662,13 +1685,14 @@ def _header_names(path: str, header: list[str], required: tuple[str, ...], warni
 
 
 def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str], cols: dict[str, np.ndarray],
-                  warnings: list[str]) -> None:
+                  warnings: list[str], whole: bool = False) -> None:
     """Say the damage in the rows of a CSV held in memory (``data``; ``cols``: the ``usecols`` pandas read) that
-    pandas reads without a word: rows cut short, NUL bytes, lines joined into an earlier row."""
+    pandas reads without a word: rows cut short, NUL bytes, lines joined into an earlier row. ``whole``: pandas
+    found a cell, not empty, in the last column read on every row (``_read_csv``), so no row is cut short."""
     last = max(usecols, key=header.index)
     # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one. The
     # lines' separators, counted for it, serve the long-row check too
-    lines = _line_commas(data) if _any_blank(cols[last]) else None
+    lines = _line_commas(data) if not whole and _any_blank(cols[last]) else None
     if lines is not None and (short := _short_rows(data, header.index(last), lines)):
         warnings.append(f"{path}: {short:,} row(s) end before the last column read; their missing cells read as empty")
     long, first = _long_rows(data, len(cols[usecols[0]]), len(header), lines)
@@ -1736,9 +1760,11 @@ def _csv_columns(source: Callable[[], str | io.BytesIO], **kwargs: Any) -> dict[
 
 
 def _parse_csv(source: Callable[[], str | io.BytesIO], how: dict[str, Any], usecols: list[str], dtype: dict,
-               na: dict, floats: tuple[str, ...], raw: dict[str, str]) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+               na: dict, floats: tuple[str, ...], raw: dict[str, str],
+               coerce: bool = True) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """One pandas read; returns the columns (``_csv_columns``) and the count of non-numbers per float column.
-    ``how``: the reader's options for this source (``encoding``, ``low_memory``).
+    ``how``: the reader's options for this source (``encoding``, ``low_memory``); ``coerce``: False to raise
+    pandas' ValueError where a float column holds text, instead of reading it again as text.
     ``index_col=False``: where the first data row has more fields than the header (a trailing comma), pandas
     would take the first column(s) for a row index and read every column from its left neighbour; the fields
     past the header are ignored instead, as on any later row."""
@@ -1748,7 +1774,8 @@ def _parse_csv(source: Callable[[], str | io.BytesIO], how: dict[str, Any], usec
     except UnicodeDecodeError:
         raise
     except ValueError:
-        pass
+        if not coerce:
+            raise
     # a float column holds text (rare): parse again with every column as text, coerce junk to NaN
     df = pd.read_csv(source(), usecols=usecols, dtype=object, keep_default_na=False, index_col=False, **how)
     junk: dict[str, int] = {}
