@@ -617,7 +617,11 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
     """Where one side's computing is all "Other" and the other side's is split (an NPU Level0 export, whose
     kernels have no type or PMU counters, beside a GPU trace): every category of OverallMetrics then falls to 0
     on that side and its Other Time grows, which reads as a change of work (the waterfall takes computing as one
-    step then: ``waterfall.unsplit``). Only when a side has computing time."""
+    step then: ``waterfall.unsplit``). Only when a side has computing time, and not between two GPU traces: a GPU
+    kernel always falls in a category by its name, so the row could only read "ok" there, in NPU words (Paged
+    Attention, MC2, a Level0 export) that mean nothing for GPU data."""
+    if sides[0].is_gpu and sides[1].is_gpu:
+        return None
     # at most 1: categories of kernels that overlap in time (concurrent streams) sum past their union
     shares = [min(bd.categorised_ns / bd.computing_ns, 1.0) if bd.computing_ns > 0 else None for bd in bds]
     if None in shares:
