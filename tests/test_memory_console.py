@@ -115,6 +115,33 @@ def test_npu_text_pair_without_change(samples):
         "1426.02 MB on both sides.")
 
 
+def test_a_peak_change_below_a_hundredth_of_a_gb_is_said_in_mb(samples, sheet):
+    """Text Level0 rank 0 against Level1 rank 0: memory_record.csv's largest Total Reserved(MB) is 2109.6015625
+    and 2113.73046875 (by the csv module, below), 4.12890625 MB more (+0.196 % of 2109.60), both 2.06 GB: the line
+    read "2.06 GB on both sides". A change that rounds to 0.00 GB is given in MB, which the GB column cannot show;
+    one of 0.01 GB or more, or below 0.005 MB, reads as before. OverallMetrics' Mem Usage cells are the
+    original's and unchanged."""
+    peaks = []
+    for level in ("level0", "level1"):
+        with open(samples / TEXT / level / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv",
+                  encoding="utf-8", newline="") as fh:
+            peaks.append(max(float(r["Total Reserved(MB)"]) for r in csv.DictReader(fh)))
+    assert peaks == [2109.6015625, 2113.73046875]
+    base, comp = (samples / TEXT / level / "rank0_ascend_pt" for level in ("level0", "level1"))
+    res = compare(str(base), str(comp), enable_memory_compare=True)
+    assert memory_line(res.frames["memory"]).splitlines()[0] == \
+        "Peak reserved memory (Mem Usage) 2.06 GB -> 2.06 GB (+4.13 MB, +0.20%)."
+    swapped = compare(str(comp), str(base), enable_memory_compare=True)
+    assert memory_line(swapped.frames["memory"]).splitlines()[0] == \
+        "Peak reserved memory (Mem Usage) 2.06 GB -> 2.06 GB (-4.13 MB, -0.20%)."
+    # across a rounding edge: 2.064 -> 2.066 GB is 2.048 MB (+0.097 %), which read "+0.00 GB"
+    for peak, said in (((2.064, 2.066), "2.06 GB -> 2.07 GB (+2.05 MB, +0.10%)"),
+                       ((2.0, 2.01), "2.00 GB -> 2.01 GB (+0.01 GB, +0.50%)"),
+                       ((2.0, 2.0 + 1e-6), "2.00 GB on both sides")):  # 0.001 MB
+        line = memory_line(memory_summary.totals(edited(sheet, [0.0, 0.0]), (True, True), peak))
+        assert line.splitlines()[0] == f"Peak reserved memory (Mem Usage) {said}."
+
+
 def test_npu_db_pair_peak_is_memory_record(samples):
     """The DB pair: the peak is MEMORY_RECORD's largest totalReserved (1600913408 bytes, 1.49 GB)."""
     base, comp = samples / DB / "level1" / "rank0_ascend_pt", samples / DB / "level2" / "rank0_ascend_pt"

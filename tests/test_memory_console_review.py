@@ -83,12 +83,14 @@ def test_a_fall_that_rounds_to_zero_keeps_its_sign(sheet):
     assert "10.00 MB -> 10.01 MB (+0.00 MB)" in memory_line(t2)
 
 
-def test_peaks_that_mem_usage_shows_alike_read_alike(sheet):
-    """Peaks of 2.0612 and 2.0641 GB: OverallMetrics' Mem Usage shows 2.06G twice (``{:.2f}G``), so the line
-    says "2.06 GB on both sides", not "2.06 GB -> 2.06 GB (+0.00 GB, +0.14%)"."""
+def test_peaks_that_mem_usage_shows_alike_give_their_change_in_mb(sheet):
+    """Peaks of 2.0612 and 2.0641 GB: OverallMetrics' Mem Usage shows 2.06G twice (``{:.2f}G``). The line said
+    "2.06 GB on both sides", which hid the change (session 73: +4.13 MB between two text exports' ranks), and
+    before that "2.06 GB -> 2.06 GB (+0.00 GB, +0.14%)"; it gives the change in MB: 0.0029 GB x 1024 = 2.9696 MB,
+    0.0029 / 2.0612 = +0.1407 %."""
     t = memory_summary.totals(sheet, (True, True), (2.0612, 2.0641))
     assert [f"{g:.2f}G" for g in (2.0612, 2.0641)] == ["2.06G", "2.06G"]
-    assert memory_line(t).startswith("Peak reserved memory (Mem Usage) 2.06 GB on both sides.\n")
+    assert memory_line(t).startswith("Peak reserved memory (Mem Usage) 2.06 GB -> 2.06 GB (+2.97 MB, +0.14%).\n")
 
 
 def test_a_side_not_recorded_has_no_mb_figure(samples):

@@ -144,6 +144,18 @@ def _change(base: float, comp: float, unit: str, pct: bool = True) -> str:
     return f"{b} -> {c} ({shown}{pct})"
 
 
+def _peak_change(base: float, comp: float) -> str:
+    """Two peaks (GB) as ``_change`` writes them, but a change that rounds to 0.00 GB and not to 0.00 MB in MB:
+    text Level0 rank 0 against Level1 rank 0 read "2.06 GB on both sides" where the comparison holds 4.13 MB more
+    (2109.60 -> 2113.73 MB of memory_record.csv), and a change across a rounding edge read "+0.00 GB". The GB
+    of the Mem Usage column are 1024 MB (``breakdown.peak_reserved_gb``)."""
+    diff_mb = (comp - base) * 1024
+    if round(comp - base, 2) != 0 or round(diff_mb, 2) == 0:
+        return _change(base, comp, "GB")
+    pct = f", {(comp - base) / base * 100:+.2f}%" if base else ""
+    return f"{_fixed(base, 'GB')} -> {_fixed(comp, 'GB')} ({_fixed(diff_mb, 'MB', True)}{pct})"
+
+
 def _ns(ms: float) -> int:
     """A time of the communication totals (whole ns / 1e6) as its ns again."""
     return round(ms * 1e6)
@@ -228,7 +240,7 @@ def memory_line(totals: pd.DataFrame | None) -> str:
         zero = {"each side": zero["base"]}
     scope += "".join(f"; {side}: {why}" for side, why in zero.items())
     if pb is not None and pc is not None:
-        peak = f"Peak reserved memory (Mem Usage{scope}) {_change(pb, pc, 'GB')}"
+        peak = f"Peak reserved memory (Mem Usage{scope}) {_peak_change(pb, pc)}"
         app = totals.attrs.get("peak_app")
         if app:  # a text export's APP component beside a DB export or a GPU trace, which count no such component
             peak += (f": the {app[0]} side's, a text export's, counts memory_record.csv's APP component "
