@@ -88,6 +88,11 @@ PYTHON_STEP_MARKS = "python_step_marks"
 #: the step count check counts them (``checks._step_count``), where it stood blank.
 OTHER_STEP_MARKS = "other_step_marks"
 
+#: ``Profile.extra`` key of an export whose profiler_info.json tells its framework: "torch_npu" (its settings under
+#: ``config.experimental_config``) or "MindSpore" (under ``profiler_parameters``); absent where the file does not
+#: tell or was not read. ``npu_framework`` reads it where the folder's name does not say (a renamed copy).
+INFO_FRAMEWORK = "info_framework"
+
 #: ``comm.op_id`` of a DB communication task whose op (COMMUNICATION_OP, by opId) starts outside the step: the
 #: task is in the step but its op is not, so CommunicationCompare leaves it out, as the original's pairing by opId
 #: does (a NULL opId, -1, or one no op holds is placed by time instead).
@@ -828,7 +833,10 @@ def npu_framework(profile: Profile) -> str:
     Words about a side without ops follow it: a MindSpore trace_view.json given alone was called a torch_npu
     export, and a torch_npu export's ASCEND_PROFILER_OUTPUT a MindSpore one, as the folder given was read alone.
     The DB's name, else the innermost folder on the path named as a profiling directory (a trace_view.json or
-    ASCEND_PROFILER_OUTPUT lies inside one), else a ``MindSpore`` process lane (MindSpore 2.x's framework ops)."""
+    ASCEND_PROFILER_OUTPUT lies inside one), else a ``MindSpore`` process lane (MindSpore 2.x's framework ops),
+    else its profiler_info.json's layout (``INFO_FRAMEWORK``), else a ``Python`` process lane (torch_npu's host
+    lane). A torch_npu export copied to a folder without ``_ascend_pt`` was called a MindSpore one: evidence or
+    nothing, so that a side no name tells of is "NPU" data, not MindSpore's."""
     db = os.path.basename(profile.files.get("db") or "")
     if db.startswith("ascend_pytorch_profiler"):
         return "torch_npu"
@@ -840,4 +848,8 @@ def npu_framework(profile: Profile) -> str:
         if part.endswith("_ascend_pt"):
             return "torch_npu"
     names = profile.processes["name"] if "name" in profile.processes.columns else pd.Series(dtype=object)
-    return "MindSpore" if names.eq("MindSpore").any() else ""
+    if names.eq("MindSpore").any():
+        return "MindSpore"
+    if profile.extra.get(INFO_FRAMEWORK):
+        return str(profile.extra[INFO_FRAMEWORK])
+    return "torch_npu" if names.eq("Python").any() else ""

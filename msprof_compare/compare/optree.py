@@ -195,9 +195,12 @@ def no_ops_reason(p: Profile) -> str:
     if p.level == "trace" and not has_profiling_directory(p):
         return "MindSpore and CANN timelines have none"
     framework = npu_framework(p)
-    if framework == "torch_npu" or (not framework and p.level == "trace"):
+    if framework == "torch_npu":
         return "a torch_npu export without cpu_op events has none"
-    return "MindSpore exports have none"
+    if framework == "MindSpore":
+        return "MindSpore exports have none"
+    # a folder no name, lane or profiler_info.json tells of (a renamed copy): it was called a MindSpore export
+    return "an NPU export without cpu_op events has none"
 
 
 def _without_ops_text(ctx: RunContext) -> str:

@@ -70,6 +70,7 @@ import pandas as pd
 from ..columns import col_of
 from ..errors import ProfileError
 from ..model import (
+    INFO_FRAMEWORK,
     NO_DEVICE_TIME,
     NO_RANK,
     OTHER_STEP_MARKS,
@@ -2528,6 +2529,11 @@ def read_profiler_settings(info_path: str, profile: Profile, warn: bool) -> None
         return
     profile.files["profiler_info"] = info_path
     profile.extra.update(profiler_settings(info))
+    config = info.get("config")
+    if isinstance(config, dict) and isinstance(config.get("experimental_config"), dict):
+        profile.extra[INFO_FRAMEWORK] = "torch_npu"
+    elif isinstance(info.get("profiler_parameters"), dict):
+        profile.extra[INFO_FRAMEWORK] = "MindSpore"
 
 
 def read_export_settings(info_path: str, profile: Profile, force: bool) -> None:
