@@ -101,9 +101,11 @@ def test_kernel_compare_reads_off_in_the_options_where_a_side_is_no_npu_data(tmp
     ``use_kernel_type`` read false in ``result.options`` and the JSON report's ``options``; they read true there,
     the default run's included, as if it had run and found no kernel. The flag is still accepted, with its
     warning; the options that drive the run (its notices' levels) are the given ones, and an NPU pair keeps it."""
+    from msprof_compare.compare.kernels import GPU_MESSAGE
+
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         by_default = compare(str(KINETO), str(KINETO))
-    said = "No KernelCompare sheet: kernel compare takes NPU data on both sides, and both sides are GPU traces."
+    said = f"{GPU_MESSAGE} (both sides are GPU traces)"
     assert [r.levelname for r in caplog.records if r.getMessage() == said] == ["INFO"]  # as not asked for
     on = ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
           "enable_communication_compare", "enable_api_compare")
@@ -112,11 +114,10 @@ def test_kernel_compare_reads_off_in_the_options_where_a_side_is_no_npu_data(tmp
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         asked = compare(str(KINETO), str(NPU_DIR), enable_kernel_compare=True, use_kernel_type=True)
-    # the API's words for the flags, as every hint of a compare() call gives them; --use_kernel_type asks for
-    # KernelTypeCompare, which the notice names
-    said = ("No KernelTypeCompare sheet: kernel compare takes NPU data on both sides, and the base side is a GPU "
-            "trace; enable_profiling_compare=True, enable_operator_compare=True, enable_memory_compare=True, "
-            "enable_communication_compare=True, enable_api_compare=True take GPU traces.")
+    # the API's words for the flags, as every hint of a compare() call gives them
+    said = (f"{GPU_MESSAGE} (the base side is a GPU trace; enable_profiling_compare=True, "
+            "enable_operator_compare=True, enable_memory_compare=True, enable_communication_compare=True, "
+            "enable_api_compare=True take GPU traces)")
     assert [r.levelname for r in caplog.records if r.getMessage() == said] == ["WARNING"]
     assert (asked.options.enable_kernel_compare, asked.options.use_kernel_type) == (False, False)
     assert asked.slim().options == asked.options

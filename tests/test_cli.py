@@ -1716,6 +1716,8 @@ def test_notices_of_comparisons_not_asked_for_are_info(caplog: pytest.LogCapture
     """The README's first command (no --enable_* flag: every comparison on by default) printed three WARNINGs
     about comparisons a single-GPU pair cannot serve; they are INFO there, and WARNINGs when asked for."""
     from msprof_compare.api import compare
+    from msprof_compare.compare.kernels import GPU_MESSAGE
+
     def levels(**flags) -> dict[str, str]:
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="msprof-analyze"):
@@ -1723,7 +1725,7 @@ def test_notices_of_comparisons_not_asked_for_are_info(caplog: pytest.LogCapture
         return {r.getMessage(): r.levelname for r in caplog.records}
 
     comm = f"Can't find any communication op in the file: {SAMPLE_BASE} (base side)"
-    gpu = "No KernelCompare sheet: kernel compare takes NPU data on both sides, and both sides are GPU traces."
+    gpu = f"{GPU_MESSAGE} (both sides are GPU traces)"
     got = levels()
     assert got[gpu] == "INFO" and got[comm] == "INFO"
     got = levels(enable_kernel_compare=True, enable_communication_compare=True)

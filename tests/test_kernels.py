@@ -265,15 +265,15 @@ def test_gpu_side_gives_no_sheet(caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert kernels.build(ctx(gpu, npu())) == []
     # --enable_kernel_compare alone: the flags that do take a GPU trace are named (the run writes nothing else)
-    assert caplog.messages == ["No KernelCompare sheet: kernel compare takes NPU data on both sides, and the base "
-                               "side is a GPU trace; --enable_profiling_compare, --enable_operator_compare, "
+    assert caplog.messages == ["kernel compare only support between NPU data and NPU data. (the base side is a GPU "
+                               "trace; --enable_profiling_compare, --enable_operator_compare, "
                                "--enable_memory_compare, --enable_communication_compare, --enable_api_compare take "
-                               "GPU traces."]
+                               "GPU traces)"]
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert kernels.build(ctx(npu(), gpu, enable_profiling_compare=True)) == []
-    assert caplog.messages == ["No KernelCompare sheet: kernel compare takes NPU data on both sides, and the "
-                               "comparison side is a GPU trace."]
+    assert caplog.messages == ["kernel compare only support between NPU data and NPU data. (the comparison side is "
+                               "a GPU trace)"]
 
 
 def test_missing_op_statistic_warns(caplog):

@@ -28,9 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("msprof-analyze")
 
-#: Why a run with a GPU side has no KernelCompare: the original's "kernel compare only support between NPU data and
-#: NPU data." is never printed for GPU data (reference-1 §4.5), and read as NPU words in a GPU-only run
-GPU_MESSAGE = "kernel compare takes NPU data on both sides"
+GPU_MESSAGE = "kernel compare only support between NPU data and NPU data."
 #: The comparisons that take a GPU trace, named where --enable_kernel_compare alone was asked of one.
 OTHER_FLAGS = ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
                "enable_communication_compare", "enable_api_compare")
@@ -262,8 +260,7 @@ def _npu_pair(ctx: RunContext) -> bool:
         # asked alone, the run ended on "No comparison produced any rows" with no word of the flags that do take a
         # GPU trace (user walk, session 69)
         which += f"; {', '.join('--' + f for f in OTHER_FLAGS)} take GPU traces"
-    sheet = "KernelTypeCompare" if opts.use_kernel_type else "KernelCompare"
-    log.log(opts.notice_level(), "No %s sheet: %s, and %s.", sheet, GPU_MESSAGE, which)
+    log.log(opts.notice_level(), "%s (%s)", GPU_MESSAGE, which)
     if ctx.options.use_kernel_type and ctx.options.by_default:
         # the notice above is INFO in a run without --enable_* flags: --use_kernel_type, which asks for
         # KernelTypeCompare alone, passed without a warning on GPU data, as an option no comparison reads does not
