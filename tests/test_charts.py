@@ -666,3 +666,19 @@ def test_no_communication_regression_chart_where_a_side_has_no_op_type(tmp_path)
             in summary)
     assert not [v for v in summary if v.startswith("CommunicationCompare: top")]
     assert len(book["CommunicationCompare"]._charts) == 0
+
+
+def test_chart_data_levels_hold_no_float_residue():
+    """The waterfall's Invisible cells are levels to the ns, as the sheet's Cumulative(ms): reference pair 5's
+    (ResNet-50, two runs) Cube (other) step, +0.044 ms up to 993.777 ms, stands on 993.733 ms, which the float
+    difference 993.777 - 0.044 wrote as 993.7330000000001 in the chart data."""
+    from msprof_compare.report.charts import _waterfall_levels
+
+    wf = pd.DataFrame({"Step": ["Base E2E", "Vector", "Cube (other)", "Comparison E2E"],
+                       "Category": ["start", "computing", "computing", "end"],
+                       "Delta(ms)": [0.0, -0.248, 0.044, 0.0],
+                       "Cumulative(ms)": [993.981, 993.733, 993.777, 993.777]})
+    levels, low = _waterfall_levels(wf)
+    assert [vals for _, vals in levels] == [[0.0, 0.0, 0.0, 993.981], [993.733, 0.0, 0.248, 0.0],
+                                            [993.733, 0.044, 0.0, 0.0], [0.0, 0.0, 0.0, 993.777]]
+    assert low == 993.733

@@ -465,7 +465,9 @@ def _waterfall_levels(wf: pd.DataFrame) -> tuple[list[tuple[str, list[float]]], 
             lows.append(cum)
         else:
             d = float(item[delta])
-            lo = min(cum - d, cum)
+            # the level before the step, to the ns: 993.777 - 0.044 is 993.7330000000001 in floats, a cell the
+            # user reads in the chart data (reference pair 5's Cube (other))
+            lo = min(round(cum - d, 6), cum)
             vals = [lo, max(d, 0.0), max(-d, 0.0), 0.0]
             lows.append(lo)
         levels.append((category_label(str(item[step])), vals))
