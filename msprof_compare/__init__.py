@@ -1,7 +1,8 @@
 """msprof-compare: compare two deep-learning performance profiles.
 
 The API: ``compare`` (one pair of profiles, a ``CompareResult``), ``ranks``, ``compare_ranks`` and
-``ranks_overview`` (multi-rank runs); ``ProfileError`` / ``UsageError`` for bad data / bad options.
+``ranks_overview`` (multi-rank runs); ``schema`` (the JSON reports' schemas); ``ProfileError`` / ``UsageError``
+for bad data / bad options.
 It (and pandas, numpy under it) loads on first use, so that the command-line entry points can install
 their Ctrl-C handling before the imports that take most of the start-up time.
 """
@@ -29,8 +30,8 @@ else:
     #: is no name here until it is imported, and importing it up front would load pandas for ``--help`` too.
     msprof_compare = sys.modules[__name__]
 
-__all__ = ["compare", "compare_ranks", "ranks", "ranks_overview", "CompareResult", "ProfileError", "RankCycle",
-           "UsageError"]
+__all__ = ["compare", "compare_ranks", "ranks", "ranks_overview", "schema", "CompareResult", "ProfileError",
+           "RankCycle", "UsageError"]
 __version__ = "0.1.0"
 
 
@@ -122,6 +123,25 @@ def ranks_overview(results: Iterable[tuple[int | RankCycle, msprof_compare.Compa
     from .api import ranks_overview as build
 
     return build(results, reports, not_compared, rank_list)
+
+
+#: The schemas ``schema`` gives: name -> file under ``msprof_compare/schemas/`` (package data, so in every install)
+_SCHEMAS = {"result": "result.schema.json", "ranks": "ranks.schema.json"}
+
+
+def schema(name: str) -> dict[str, object]:
+    """The JSON Schema (2020-12) of a JSON report, parsed: ``"result"`` for a comparison's
+    (``--output_format json``, ``CompareResult.to_json``), ``"ranks"`` for a rank-by-rank job overview
+    (``performance_comparison_result_ranks_*.json``, ``ranks_overview``). A document's ``$schema`` is a URN, not a
+    URL, so a script installed by pip (no checkout, no docs/) validates against this. A new dict on each call.
+    Raises ``UsageError`` naming the known names for any other."""
+    if not isinstance(name, str) or name not in _SCHEMAS:
+        known = " and ".join(repr(n) for n in _SCHEMAS)
+        raise UsageError(f"schema: unknown schema {name!r:.80}; the known ones are {known}")
+    import json
+    from importlib.resources import files
+
+    return json.loads((files(__name__) / "schemas" / _SCHEMAS[name]).read_text(encoding="utf-8"))
 
 
 def __dir__() -> list[str]:

@@ -1395,7 +1395,7 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
         if result.options.fail_on_regression is not None:
             gates[rank] = judge_regression(result, result.options.fail_on_regression, API_FACE)[0]
         del result
-    if not rows:  # the document holds one record or more (docs/ranks.schema.json)
+    if not rows:  # the document holds one record or more (msprof_compare/schemas/ranks.schema.json)
         used = " (an iterator or generator gives its pairs once: was it used up by a loop?)" \
             if iter(results) is results else ""
         raise UsageError(f"ranks_overview: no (rank, CompareResult) pair was given{used}")

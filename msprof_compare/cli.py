@@ -98,12 +98,14 @@ HELP = {
 SHORT_HELP = "Compare the performance differences between GPUs and NPUs."
 SCRIPT_DESCRIPTION = "Compare trace of GPU and NPU"
 #: Under the options of every face: the original's help leaves unsaid what a run without any --enable_* does, and
-#: a CI script's author read no exit status (3 for --fail_on_regression alone) nor where the JSON is described.
+#: a CI script's author read no exit status (3 for --fail_on_regression alone) nor where the JSON is described (in the
+#: installed package, not a checkout's docs/: a pip user has no checkout).
 HELP_EPILOG = ("With no --enable_* option, every comparison runs. Exit status: 0 done (a run within "
                "--fail_on_regression too), 1 unreadable or invalid data (or no E2E time for --fail_on_regression to "
                "judge), 2 bad usage, 3 a regression beyond --fail_on_regression (the reports are written), 130 "
-               "interrupted. README.md (Errors and exit codes; CI regression gate) says more, and the checkout's "
-               "docs/result.schema.json describes the JSON report.")
+               "interrupted. README.md (Errors and exit codes; CI regression gate) says more. The JSON report's "
+               "schema ships with the package: msprof_compare/schemas/result.schema.json, in Python "
+               "msprof_compare.schema('result').")
 ROOT_WARNING = ("Security Warning: Do not run this tool as root. Running with elevated privileges may "
                 "compromise system security. Use a regular user account.")
 OVERALL_HINT = ("The OverallMetrics sheet page is more comprehensive for the disaggregate of performance data, "

@@ -979,7 +979,8 @@ def test_module_contributors_lead_gives_the_held_part_after_the_name(tmp_path_fa
     # the JSON schema quotes the lead as it is written (it said "all of its time", words the lead never has)
     import json
 
-    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "result.schema.json").read_text())
+    schema = json.loads((Path(__file__).resolve().parents[1] / "msprof_compare" / "schemas" / "result.schema.json")
+                        .read_text())
     described = schema["properties"]["summary"]["properties"]["module_contributors_note"]["description"]
     assert note[:note.index(name) + len(name)].replace(name, "<name>") in described
 

@@ -167,9 +167,10 @@ def test_help_gives_the_exit_statuses_and_where_the_json_is_described(capsys: py
     for flat in faces:
         assert [words[c] for c in sorted(statuses) if words[c] not in flat] == [], flat
         assert "README.md (Errors and exit codes; CI regression gate)" in flat
-        assert "docs/result.schema.json describes the JSON report" in flat
+        assert ("The JSON report's schema ships with the package: msprof_compare/schemas/result.schema.json, in "
+                "Python msprof_compare.schema('result').") in flat
     root = Path(__file__).resolve().parents[1]
-    assert (root / "docs" / "result.schema.json").is_file()
+    assert (root / "msprof_compare" / "schemas" / "result.schema.json").is_file()
     assert "\n## Errors and exit codes\n" in readme and "\n## CI regression gate\n" in readme
 
 

@@ -1,4 +1,4 @@
-"""What README.md and docs/result.schema.json tell a user, checked against runs of the tool.
+"""What README.md and msprof_compare/schemas/result.schema.json tell a user, checked against runs of the tool.
 
 The JSON schema is checked on three kinds of pair (GPU-GPU, NPU text, NPU DB), each run through the command line
 with every option given, so that an option's value (``op_name_map``'s dict, the steps, the gate's float) or a
@@ -31,6 +31,8 @@ from test_json_report import SCHEMA, _strict_loads, validate
 from msprof_compare import api, cli
 
 REPO = Path(__file__).resolve().parents[1]
+#: The JSON reports' schemas, package data (``msprof_compare.schema``)
+SCHEMAS = REPO / "msprof_compare" / "schemas"
 SAMPLES = REPO.parent / "shared" / "samples"
 NPU_TEXT = SAMPLES / "msinsight" / "test" / "data" / "pytorch" / "text"
 
@@ -214,10 +216,10 @@ def test_readme_code_layout_names_every_module() -> None:
 
 def test_schema_says_every_part_of_the_contributors_note(samples: Path, dlrm_rank, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture) -> None:
-    """docs/result.schema.json's ``summary.contributors_note`` names each part the note can hold. Two of them were
+    """The result schema's ``summary.contributors_note`` names each part the note can hold. Two of them were
     left out: the step wrappers (tracelens' vLLM full-graph decode against its piecewise run, whose note starts
     with them) and the collective kernels of a GPU trace (rank 1 of param's DLRM job against rank 0)."""
-    schema = json.loads((REPO / "docs" / "result.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((SCHEMAS / "result.schema.json").read_text(encoding="utf-8"))
     desc = schema["properties"]["summary"]["properties"]["contributors_note"]["description"]
     inference = samples / "tracelens" / "tests" / "traces" / "inference"
     runs = {"wrapper": (inference / "vllm_decode_full" / "graph_execution.json.gz",
@@ -243,7 +245,7 @@ def test_schema_gives_the_overlap_clause_in_the_consoles_words() -> None:
     overlaps less (or more)" alone."""
     from msprof_compare.compare.communication_summary import overlap_words
 
-    schema = json.loads((REPO / "docs" / "result.schema.json").read_text())
+    schema = json.loads((SCHEMAS / "result.schema.json").read_text())
     found = []
 
     def walk(node: object) -> None:
@@ -467,7 +469,7 @@ def test_readme_repeated_option_warning_and_exit_table_refusals(capsys: pytest.C
 
 
 def test_schema_names_every_note_check():
-    """docs/result.schema.json's guards Status description lists the checks whose failure is a note; each of
+    """The result schema's guards Status description lists the checks whose failure is a note; each of
     ``checks.NOTE_CHECKS`` is named there (the NPU-vs-NPU "categories without framework ops" check was added)."""
     from msprof_compare.compare import checks
 
@@ -806,7 +808,7 @@ def test_readme_api_example_runs_and_prints_what_its_comments_say(tmp_path: Path
 
 
 def test_schema_says_what_the_signed_shares_are_of() -> None:
-    """docs/result.schema.json describes the two signed shares a reader of the JSON meets beside ``Share``: a
+    """The result schema describes the two signed shares a reader of the JSON meets beside ``Share``: a
     waterfall step's "Share of E2E Diff" (its delta over the E2E difference; the 'end' row 1.0, the 'start' row
     null) and a contributor's "Share of Net Diff" (its diff over the net change of its level's rows, listed or
     not). On the bundled pair each is recomputed from the figures apart: the steps' ns deltas, and the net of the
@@ -815,7 +817,7 @@ def test_schema_says_what_the_signed_shares_are_of() -> None:
 
     from msprof_compare import compare
 
-    schema = json.loads((REPO / "docs" / "result.schema.json").read_text(encoding="utf-8"))["$defs"]
+    schema = json.loads((SCHEMAS / "result.schema.json").read_text(encoding="utf-8"))["$defs"]
     said_e2e = schema["waterfall_step"]["properties"]["Share of E2E Diff"]["description"]
     said_net = schema["contributor"]["properties"]["Share of Net Diff"]["description"]
     assert "Delta(ns) over the E2E difference" in said_e2e and "'end' row holds 1.0" in said_e2e
@@ -859,7 +861,7 @@ def test_schemas_say_whether_a_share_or_a_pct_is_a_fraction_or_a_percent(samples
         return out
 
     for schema in ("result.schema.json", "ranks.schema.json"):
-        said = fields(json.loads((REPO / "docs" / schema).read_text(encoding="utf-8")))
+        said = fields(json.loads((SCHEMAS / schema).read_text(encoding="utf-8")))
         pcts = [(k, v.get("description", "")) for k, v in said if k.endswith("_pct")]
         assert pcts and [k for k, d in pcts if not re.search(r"\bin %|, percent\b|\bpercent\b", d)] == [], schema
         shares = [(k, v.get("description", "")) for k, v in said if k in ("Share", "Cumulative Share")]

@@ -2,7 +2,7 @@
 
 Property: a run on a mutated copy of a real excerpt exits 0-3; on 1 with one ``error:`` line and nothing
 written, on 0 with a workbook openpyxl opens and a JSON report that validates against
-docs/result.schema.json. Why: test_fuzz.py feeds the trace loaders bytes, which never reaches the
+msprof_compare/schemas/result.schema.json. Why: test_fuzz.py feeds the trace loaders bytes, which never reaches the
 comparison and report code (Summary, Sheet.frame, print setup, HCCL detection by Name / Accelerator Core,
 module trees); these mutations do: odd kernel names and cores (NaN, numbers, empty, non-ASCII, padded,
 lower-case 'hccl'), injected or shifted ``nn.Module:`` spans that nest oddly or hold no op, op names that

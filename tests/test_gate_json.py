@@ -1,8 +1,8 @@
 """The JSON report's ``gate`` (schema version 2): the regression gate's verdict and reasons, which a CI job that
-kept the JSON could read only from the exit code and stderr. Each document is validated against
-docs/result.schema.json; its lines are the ones the CLI wrote to stderr (or logged) in the same run, and its
-figures are checked against E2E times of the original's reference workbook (reference pair 1) and the waterfall
-computed from them by hand."""
+kept the JSON could read only from the exit code and stderr. Each document is validated against the
+result schema (msprof_compare/schemas/); its lines are the ones the CLI wrote to stderr (or logged) in the same
+run, and its figures are checked against E2E times of the original's reference workbook (reference pair 1) and the
+waterfall computed from them by hand."""
 
 from __future__ import annotations
 

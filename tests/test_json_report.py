@@ -1,4 +1,4 @@
-"""JSON output (report/json_report.py) against docs/result.schema.json, and API == JSON."""
+"""JSON output (report/json_report.py) against msprof_compare/schemas/result.schema.json, and API == JSON."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from msprof_compare.report import json_report
 
-SCHEMA = Path(__file__).resolve().parents[1] / "docs" / "result.schema.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "msprof_compare" / "schemas" / "result.schema.json"
 NPU_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
 
@@ -415,7 +415,7 @@ NPU_DB_L2 = "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"
 
 
 def test_schema_names_the_note_checks_of_a_text_vs_db_step_run(samples):
-    """The guard Status description of docs/result.schema.json names the checks whose failure is a "note". The
+    """The guard Status description of the result schema names the checks whose failure is a "note". The
     text export of msinsight's level1 rank0 run against the DB export of the same script (level1 rank0), step 50,
     gives two notes (docs/differences.md, Additions): "NPU export kind" (text vs db) and "time breakdown of the
     steps" (a text export's breakdown covers the whole profile, a DB export's the step). The description named

@@ -3,6 +3,8 @@ deprecated form stops building on the date setuptools gives (``project.license``
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import sys
@@ -70,3 +72,38 @@ def test_the_package_ships_its_py_typed_marker() -> None:
     patterns = _pyproject()["tool"]["setuptools"]["package-data"]["msprof_compare"]
     assert any(fnmatch.fnmatch("py.typed", p) for p in patterns), patterns
     assert (REPO_ROOT / "msprof_compare" / "py.typed").is_file()
+
+
+def test_the_wheel_holds_the_json_schemas(tmp_path: Path) -> None:
+    """``msprof_compare.schema`` reads package data: a wheel without the schema files installs a package whose
+    ``schema()`` fails. Built by pip from a copy of the tree (the checkout stays clean; pip's isolated build gets
+    the setuptools ``[build-system]`` asks for, as ``pip install .`` does, whatever the venv holds: 65.5 in CI),
+    the wheel holds both, byte for byte the tree's."""
+    import subprocess
+    import zipfile
+
+    src = tmp_path / "src"
+    shutil.copytree(REPO_ROOT / "msprof_compare", src / "msprof_compare",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO_ROOT / name, src / name)
+    run = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check",
+                          "-w", str(tmp_path / "dist"), str(src)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("msprof_compare-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        held = {n: zf.read(n) for n in zf.namelist() if n.endswith(".schema.json")}
+        zf.extractall(tmp_path / "site")
+    assert held == {f"msprof_compare/schemas/{n}.schema.json":
+                    (REPO_ROOT / "msprof_compare" / "schemas" / f"{n}.schema.json").read_bytes()
+                    for n in ("result", "ranks")}
+    # the README's command, run against the unpacked wheel (not the checkout), writes the result schema
+    code = ("import json, msprof_compare; print(json.dumps(msprof_compare.schema('result'))); "
+            "print(msprof_compare.__file__)")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    printed, where = run.stdout.splitlines()
+    assert Path(where).parent == tmp_path / "site" / "msprof_compare"
+    assert json.loads(printed) == json.loads(held["msprof_compare/schemas/result.schema.json"])

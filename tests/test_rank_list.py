@@ -24,7 +24,7 @@ from tests.cliutil import error_lines, finish, run_inproc
 from tests.test_json_report import validate
 from tests.test_ranks import ANALYZE, KINETO, PT, REPO, STAMPED, TEXT0, TEXT1, TEXT2, ms, stage, table_rows
 
-SCHEMA = json.loads((REPO / "docs" / "ranks.schema.json").read_text())
+SCHEMA = json.loads((REPO / "msprof_compare" / "schemas" / "ranks.schema.json").read_text())
 BAD = ("error: Invalid param, --rank_list must be all or rank ids (integers from 0 to 2147483647) separated by commas "
        "or blanks (got ")
 

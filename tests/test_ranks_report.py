@@ -40,7 +40,8 @@ HEADERS = ["Rank", "E2E Time(ms)", "Computing Time(ms)", "Uncovered Communicatio
            "E2E Time(ms)", "Computing Time(ms)", "Uncovered Communication Time(ms)", "Free Time(ms)", "E2E Diff(ms)",
            "E2E Diff Ratio", "Computing Diff(ms)", "Uncovered Communication Diff(ms)", "Free Diff(ms)"]
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "ranks.schema.json").read_text())
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "msprof_compare" / "schemas" / "ranks.schema.json")
+                    .read_text())
 
 pytestmark = pytest.mark.skipif(not PT.is_dir(), reason="sample data not found")
 
@@ -248,7 +249,7 @@ def test_layout_and_formats(gated):
         assert (row[19].value, row[20].value) == (str(TEXT0 / f"rank{rank}_ascend_pt"),
                                                   str(TEXT1 / f"rank{rank}_ascend_pt"))
     assert doc["$schema"] == "urn:msprof-compare:ranks-schema:2" and doc["schema_version"] == 2
-    assert validate(doc, SCHEMA) == []  # docs/ranks.schema.json
+    assert validate(doc, SCHEMA) == []  # msprof_compare/schemas/ranks.schema.json
     # version 1 wrote "INF" where a side had no E2E time (now null, test_a_side_without_time): a version 1 document
     # is no version 2 one, and says so by its version
     one = {**doc, "$schema": "urn:msprof-compare:ranks-schema:1", "schema_version": 1,

@@ -45,7 +45,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = json.loads((ROOT / "docs" / "result.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "msprof_compare" / "schemas" / "result.schema.json").read_text())
 sys.path.insert(0, str(ROOT / "tests"))
 from test_json_report import validate  # noqa: E402  (the suite's schema-subset validator)
 
@@ -53,7 +53,7 @@ from msprof_compare.report.ranks_console import step_key  # noqa: E402  (the con
 from msprof_compare.textsafe import term_safe  # noqa: E402
 from msprof_compare.units import RankCycle, Unit, unit_label, unit_noun, unit_order, unit_rank  # noqa: E402
 
-RANKS_SCHEMA = json.loads((ROOT / "docs" / "ranks.schema.json").read_text())
+RANKS_SCHEMA = json.loads((ROOT / "msprof_compare" / "schemas" / "ranks.schema.json").read_text())
 #: The folder under OUT (and under OUT/copy) of the folders of cycles the rank phase builds: a side named
 #: `BUILT/...` is there, not in the samples.
 BUILT = "sweep-built"
@@ -1124,7 +1124,8 @@ def check_overview(r: dict, overviews: list[str], names: dict[Unit, tuple[str, s
                    jobs: dict[int | None, tuple[tuple[int, int], tuple[int, int]]], job_texts: list[str],
                    verdicts: dict[Unit, bool] | None = None) -> list[str]:
     """The job overview of a rank-by-rank run: one on a `complete` run (every unit compared; none when a unit
-    fails, or should), valid against docs/ranks.schema.json, with the unit reports' timestamp and the run's folders,
+    fails, or should), valid against the ranks schema (msprof_compare/schemas/), with the unit reports' timestamp
+    and the run's folders,
     a record per unit in the CLI's order (its rank, and its cycle for a schedule's cycles) naming its `inputs` and
     its report, with the figures of the unit report's own OverallMetrics (exact ns; E2E alone, the gate's, where the
     gate alone made a breakdown), the job's slowest rank per side by those figures (`jobs`: one record for ranks, one

@@ -3,7 +3,7 @@
 One document holds every sheet (records keyed by display header, as pandas
 reads the xlsx: repeated headers get ``.1``), the console summary and the
 Summary results (E2E, waterfall, contributors, validity guards, where communication and memory grew). The
-layout is described by ``docs/result.schema.json``. The JSON is strict: NaN becomes
+layout is described by ``msprof_compare/schemas/result.schema.json``. The JSON is strict: NaN becomes
 ``null`` and infinities the strings ``"INF"`` / ``"-INF"``, as in the xlsx.
 """
 
@@ -179,7 +179,7 @@ def communication_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | No
 
 def to_document(result: CompareResult, generated_at: _dt.datetime | None = None,
                 face: Face = CLI_FACE) -> dict[str, Any]:
-    """The whole result as a JSON-ready dict (see docs/result.schema.json); ``face``: how its gate lines name the
+    """The whole result as a JSON-ready dict (see schemas/result.schema.json); ``face``: how its gate lines name the
     options (``gate_record``)."""
     now = generated_at or utc_now()
     frames = result.frames or {}

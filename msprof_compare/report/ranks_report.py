@@ -36,7 +36,7 @@ from .ranks_console import (
     timed,
 )
 
-#: The overview JSON's schema (docs/ranks.schema.json), versioned apart from the result JSON's: 2 since E2E's
+#: The overview JSON's schema (schemas/ranks.schema.json), versioned apart from the result JSON's: 2 since E2E's
 #: diff_ratio is null where a side has no E2E time (version 1 wrote "INF", or 0.0, there), which a reader of 1 may
 #: not take.
 SCHEMA_VERSION = 2
