@@ -2044,6 +2044,25 @@ def test_large_csv_in_the_locale_encoding(tmp_path: Path, monkeypatch: pytest.Mo
     kd = tmp_path / "gb" / PT.name / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
     assert sum(w.startswith(f"{kd}: the text is not UTF-8; read as GB18030") for w in got.warnings) == 1
 
+@pytest.mark.parametrize("held", [True, False], ids=["held", "streamed"])
+def test_row_cut_short_in_a_gb18030_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: bool) -> None:
+    """A kernel_details.csv in GB18030 with its first row cut before aiv_vec_time(us), the last column read: held
+    in memory or streamed (too large to hold up front, then held once pandas fails to decode it), the cut row is
+    said. Streamed, it went unsaid: the held bytes took the name of the flag that says every row is whole."""
+    from msprof_compare.loaders import ascend_text
+
+    _zh_copy(PT, tmp_path / "gb" / PT.name, "gb18030")
+    kd = tmp_path / "gb" / PT.name / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    lines = kd.read_bytes().split(b"\n")
+    fields = lines[1].split(b",")
+    assert b'"' not in lines[1] and "训练".encode("gb18030") in lines[1]
+    lines[1] = b",".join(fields[:lines[0].split(b",").index(b"aiv_vec_time(us)")])  # its last 10 cells gone
+    kd.write_bytes(b"\n".join(lines))
+    if not held:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    got = load_profile(str(tmp_path / "gb" / PT.name), OPTS)
+    assert f"{kd}: 1 row(s) end before the last column read; their missing cells read as empty" in got.warnings
+
 
 @pytest.mark.parametrize("held", [True, False], ids=["held", "streamed"])
 def test_gb18030_csv_behind_a_utf8_bom(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: bool) -> None:

@@ -1616,9 +1616,9 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
                 cols, junk = parse()
         except UnicodeDecodeError as exc:
             # a file too large to hold up front (WHOLE_CSV_BYTES) written in another encoding: now it is held
-            whole = _read_all(path) if data is None else data
-            data, note = traceio.as_utf8(path, whole)
-            if data is whole:
+            held = _read_all(path) if data is None else data
+            data, note = traceio.as_utf8(path, held)
+            if data is held:
                 raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
             warnings.append(note)
             cols, junk = parse()
