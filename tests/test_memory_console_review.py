@@ -93,6 +93,17 @@ def test_peaks_that_mem_usage_shows_alike_give_their_change_in_mb(sheet):
     assert memory_line(t).startswith("Peak reserved memory (Mem Usage) 2.06 GB -> 2.06 GB (+2.97 MB, +0.14%).\n")
 
 
+def test_peaks_read_alike_a_hundredth_of_a_gb_apart_give_their_change_in_mb(sheet):
+    """Peaks of 2.0551 and 2.0649 GB both read 2.06 GB, 0.0098 GB apart: a change that rounds to 0.01 GB, not to
+    0.00, so the MB rule passed it by and the line said "2.06 GB on both sides" where one of 2.97 MB was given.
+    0.0098 GB x 1024 = 10.0352 MB; 0.0098 / 2.0551 = +0.4769 %, 0.0098 / 2.0649 = -0.4746 % swapped."""
+    assert [f"{g:.2f}G" for g in (2.0551, 2.0649)] == ["2.06G", "2.06G"]
+    for peaks, said in (((2.0551, 2.0649), "2.06 GB -> 2.06 GB (+10.04 MB, +0.48%)"),
+                        ((2.0649, 2.0551), "2.06 GB -> 2.06 GB (-10.04 MB, -0.47%)")):
+        t = memory_summary.totals(sheet, (True, True), peaks)
+        assert memory_line(t).startswith(f"Peak reserved memory (Mem Usage) {said}.\n")
+
+
 def test_a_side_not_recorded_has_no_mb_figure(samples):
     """The NPU fixture (no operator_memory.csv) against L1: the sheet reads the fixture's operators at 0 MB, which
     the console calls "not recorded". JSON and the API gave base_mb 0.0 beside comparison_mb 1426.02, so that

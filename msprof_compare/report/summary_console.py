@@ -145,12 +145,15 @@ def _change(base: float, comp: float, unit: str, pct: bool = True) -> str:
 
 
 def _peak_change(base: float, comp: float) -> str:
-    """Two peaks (GB) as ``_change`` writes them, but a change that rounds to 0.00 GB and not to 0.00 MB in MB:
-    text Level0 rank 0 against Level1 rank 0 read "2.06 GB on both sides" where the comparison holds 4.13 MB more
-    (2109.60 -> 2113.73 MB of memory_record.csv), and a change across a rounding edge read "+0.00 GB". The GB
-    of the Mem Usage column are 1024 MB (``breakdown.peak_reserved_gb``)."""
+    """Two peaks (GB) as ``_change`` writes them, but a change in MB where the GB cannot show it (it rounds to
+    0.00 GB, or both peaks read alike) and it does not round to 0.00 MB: text Level0 rank 0 against Level1 rank 0
+    read "2.06 GB on both sides" where the comparison holds 4.13 MB more (2109.60 -> 2113.73 MB of
+    memory_record.csv), a change across a rounding edge read "+0.00 GB", and one of 5-10 MB between peaks that
+    both read 2.06 GB (2.0551 -> 2.0649) read "on both sides". The GB of the Mem Usage column are 1024 MB
+    (``breakdown.peak_reserved_gb``)."""
     diff_mb = (comp - base) * 1024
-    if round(comp - base, 2) != 0 or round(diff_mb, 2) == 0:
+    alike = _fixed(base, "GB") == _fixed(comp, "GB")
+    if (round(comp - base, 2) != 0 and not alike) or round(diff_mb, 2) == 0:
         return _change(base, comp, "GB")
     pct = f", {(comp - base) / base * 100:+.2f}%" if base else ""
     return f"{_fixed(base, 'GB')} -> {_fixed(comp, 'GB')} ({_fixed(diff_mb, 'MB', True)}{pct})"
