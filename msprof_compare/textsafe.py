@@ -255,9 +255,27 @@ def shell_word(text: str) -> str:
     """``text`` quoted for a POSIX shell, so that a value a message gives pastes into bash as it is: Python's
     quoting (``repr``) escapes a backslash, and a quote mark in a name holding both kinds (``'a\\\\b'``,
     ``'it\\'s "x"'``), which the shell then reads as other characters. Quoted even where the shell reads it bare,
-    so that it stands out as a value."""
+    so that it stands out as a value. A value holding a control character (a line break, an escape, a bidi mark) is
+    written in bash's ``$'...'`` quoting, each such character as its escape: single quotes would hold it as it is,
+    which breaks the message's line or drives the terminal, and showing it escaped inside them (``'a\\nb'``) pastes
+    as a backslash and a letter, not the value typed."""
+    if _UNSAFE.search(text):
+        return "$'" + "".join(_ansi_c(c) for c in text) + "'"
     quoted = shlex.quote(text)
     return quoted if quoted != text else f"'{text}'"
+
+
+_ANSI_C = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "'": "\\'"}
+
+
+def _ansi_c(ch: str) -> str:
+    """One character inside bash's ``$'...'``: itself, or the escape bash reads back as it (``\\u`` above ASCII, as
+    ``\\x85`` would be the byte 0x85, not U+0085)."""
+    if ch in _ANSI_C:
+        return _ANSI_C[ch]
+    if not _UNSAFE.match(ch):
+        return ch
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0x80 else f"\\u{ord(ch):04x}"
 
 
 def short_shell_word(value: object) -> str:

@@ -80,7 +80,7 @@ def test_op_name_map_type_rule_comes_before_the_length_rule(capsys: pytest.Captu
     ("--op_name_map", "[1]", "Invalid param, --op_name_map must be dict, for example: --op_name_map={'name1':'name2'}"),
     ("--gpu_flow_cat", "f" * 21, "Invalid param, --gpu_flow_cat exceeded the maximum value 20"),    # rule 5
     # blank ("$MAP" of a space or a line break): literal_eval's "invalid syntax" named nothing (found by fuzzing)
-    ("--op_name_map", " \n", "Invalid param, --op_name_map is blank (got ' \\n'); leave it out or write a literal "
+    ("--op_name_map", " \n", "Invalid param, --op_name_map is blank (got $' \\n'); leave it out or write a literal "
                               "dict such as \"{'aten::mm': 'aclnnMm'}\""),
     ("--base_step", "50", "Invalid param, --base_step and --comparison_step must be set at the same time."),  # rule 8
 ])

@@ -538,15 +538,16 @@ def test_kernel_pool_from_arrays_is_the_pandas_pool(monkeypatch) -> None:
 
 
 def test_flow_category_hint_escapes_a_control_character_once(caplog) -> None:
-    """A category name holding ESC is named with one escape, as Python's repr writes it (``'my\\x1bflow'``): the
-    name escaped before its repr read ``'my\\\\x1bflow'``, a backslash the trace never held (mut65)."""
+    """A category name holding ESC is named with one escape (``$'my\\x1bflow'``, bash's quoting, which reads it
+    back as the name): the name escaped before its repr read ``'my\\\\x1bflow'``, a backslash the trace never held
+    (mut65)."""
     base = gpu_profile([("a", 0, 1)], [("k", 5, 1)], path="base.json")
     base.extra["other_flow_cats"] = ["my\x1bflow", "z\u202eflow"]
     unlinked = gpu_profile([("a", 0, 1)], [("k", 5, 1)], path="comp.json")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         optree.op_tree(ctx_of(base, unlinked), "base")
     assert caplog.messages == ["Can't find any flow event in the file: base.json (base side: it holds flows of "
-                               "category 'my" + "\\" + "x1bflow', 'z" + "\\" + "u202eflow': if those link ops to "
+                               "category $'my" + "\\" + "x1bflow', $'z" + "\\" + "u202eflow': if those link ops to "
                                "kernels, pass --gpu_flow_cat)"]
 
 

@@ -105,3 +105,27 @@ def test_unmatched_gpu_flow_cat_quotes_it_and_the_trace_categories_for_the_shell
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(trace), str(trace), gpu_flow_cat=VALUE, **{flag.removeprefix("--"): True})
     assert [m for m in caplog.messages if "flow event" in m] == [line.format(PYTHON, "gpu_flow_cat")]
+
+
+@pytest.mark.parametrize(("value", "word"), [
+    ("a\nb", "$'a\\nb'"),                   # a line break typed with $'a\nb'
+    ("it's\t1", "$'it\\'s\\t1'"),           # a quote mark and a tab
+    ("\x1b[31mx", "$'\\x1b[31mx'"),         # an escape sequence: shown, never sent to the terminal
+    ("x\x85\u202ey\\", "$'x\\u0085\\u202ey\\\\'"),  # C1 next-line and a bidi override, a trailing backslash
+])
+def test_a_value_with_a_control_character_is_quoted_so_that_bash_reads_it_back(value: str, word: str) -> None:
+    """Single quotes around the terminal-safe form (``'a\\nb'``) pasted as a backslash and a letter: a value holding
+    a control character is written in bash's ``$'...'`` quoting (review73b), which reads back as the value typed and
+    holds no control character of its own (the terminal shows it as it is)."""
+    from msprof_compare.textsafe import shell_word, short_shell_word, term_safe
+
+    assert shell_word(value) == word
+    assert term_safe(word) == word and short_shell_word(value) == word
+    assert _bash_reads(word) == value
+
+
+def test_a_blank_value_of_a_line_break_is_refused_in_a_form_bash_reads_back(capsys: pytest.CaptureFixture,
+                                                                            tmp_path: Path) -> None:
+    code, _, err = run_inproc(capsys, "-bp", str(SMALL), "-d", str(SMALL), "--rank_list", "\n",
+                              "-o", str(tmp_path / "never"))
+    assert code == 2 and "(got $'\\n'" in error_lines(err)[0] and not (tmp_path / "never").exists()
