@@ -118,3 +118,50 @@ def test_entries_that_pair_rows_get_no_line(samples: Path, caplog: pytest.LogCap
     assert _said(caplog, h100, mi300, op_name_map={"cudaDeviceSynchronize": "hipDeviceSynchronize"}) == []
     # under --disable_details the map is ignored (said so): no line of its entries
     assert _said(caplog, samples / GPU, samples / NPU, op_name_map={"aten::mm": "aclnnMm"}, disable_details=True) == []
+
+
+def test_entry_of_ops_opened_by_transparent_op_says_so(samples: Path, caplog: pytest.LogCaptureFixture):
+    """A run that asks for no step leaves no op outside a compared step: an entry naming an op that
+    ``--transparent_op`` opens (its children compared in its place), or the step marker, said its ops "lie outside
+    the compared steps". The AlexNet H200 excerpt (tests/data/kineto) given twice holds one DDP forward and one
+    ``ProfilerStep#50`` a side; pair 4's NPU side one DDP forward, and its GPU side one compared
+    ``cudaDeviceSynchronize`` (the reference's OperatorCompareStatistic), which the entry maps onto the opened name."""
+    h200 = next((REPO / "tests" / "data" / "kineto").glob("alexnet_h200_*.pt.trace.json.gz"))
+    with gzip.open(h200, "rt", encoding="utf-8") as f:  # the ops; each has a gpu_user_annotation twin too
+        cpu = Counter(e["name"] for e in json.load(f)["traceEvents"] if e.get("cat") == "user_annotation")
+    assert cpu["DistributedDataParallel.forward"] == cpu["ProfilerStep#50"] == 1
+    ddp = "DistributedDataParallel.forward"
+    assert _said(caplog, h200, h200, disable_module=True, transparent_op=ddp, op_name_map={ddp: "X"}) == [
+        "op_name_map: the entry 'DistributedDataParallel.forward': 'X' renames no compared operator: the 1 base and 1 "
+        "comparison operators named 'DistributedDataParallel.forward' are seen through by transparent_op (their "
+        "children are compared in their place)."]
+    assert _said(caplog, h200, h200, disable_module=True, op_name_map={"ProfilerStep#50": "X"}) == [
+        "op_name_map: the entry 'ProfilerStep#50': 'X' renames no compared operator: the 1 base and 1 comparison "
+        "operators named 'ProfilerStep#50' are step markers, never compared themselves (the ops inside them are)."]
+    # the other side's ops of the new name opened
+    assert _reference_counts()["cudaDeviceSynchronize"] == (1, 0) and _events(samples / NPU)[ddp] == 1
+    map_ = {"cudaDeviceSynchronize": ddp}
+    assert _said(caplog, samples / GPU, samples / NPU, transparent_op=ddp, op_name_map=map_) == [
+        "op_name_map: the entry 'cudaDeviceSynchronize': 'DistributedDataParallel.forward' renames 1 base operator "
+        "named 'cudaDeviceSynchronize', and no comparison operator compared is named "
+        "'DistributedDataParallel.forward': its 1 op of that name is seen through by transparent_op (its children "
+        "are compared in its place)."]
+
+
+def test_entry_of_ops_outside_the_asked_step_says_so(samples: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    """The words the run above lost stay where they are true: pair 4's NPU export with one cpu_op more, 5 us long
+    and starting 10 us after its only step (``ProfilerStep#50``) ends, lies outside the step a run asks for; without
+    a step it is a compared op like any, renamed alike on both sides."""
+    from stepcopy import with_step_event
+
+    view = json.loads((samples / NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    (dur,) = [e["dur"] for e in view if e.get("name") == "ProfilerStep#50" and e.get("cat") == "cpu_op"]
+    late = with_step_event(samples / NPU, tmp_path / "rank0_ascend_pt", "aten::late", dur + 10, 5 - dur)
+    assert _said(caplog, late, late, disable_module=True, base_step=50, comparison_step=50,
+                 op_name_map={"aten::late": "X"}) == [
+        "op_name_map: the entry 'aten::late': 'X' renames no compared operator: the 1 base and 1 comparison operators "
+        "named 'aten::late' lie outside the compared steps."]
+    assert _said(caplog, late, late, disable_module=True, op_name_map={"aten::late": "X"}) == [
+        "op_name_map: the entry 'aten::late': 'X' renames the 1 base and 1 comparison operators named 'aten::late' "
+        "alike, so they pair as by that name without it (an entry pairs a name of one side with another name of the "
+        "other)."]

@@ -229,9 +229,9 @@ def test_idle_map_counts_the_new_names_ops_inside_the_other_sides_compared_ones(
     assert _events(gpu)["cudaDeviceSynchronize"] == 5 and _events(npu)["aten::mm"] == 6
     assert _map_said(caplog, gpu, npu, transparent_op=WRAPPERS, op_name_map={"cudaDeviceSynchronize": "aten::mm"}) == [
         "op_name_map: the entry 'cudaDeviceSynchronize': 'aten::mm' renames 5 base operators named "
-        "'cudaDeviceSynchronize', and no comparison operator compared is named 'aten::mm': its 6 lie inside compared "
-        "operators, and the pairing compares the top-level ones (the max_kernel_num option pairs the ops inside a "
-        "pair of two)."]
+        "'cudaDeviceSynchronize', and no comparison operator compared is named 'aten::mm': its 6 ops of that name lie "
+        "inside compared operators, and the pairing compares the top-level ones (the max_kernel_num option pairs the "
+        "ops inside a pair of two)."]
 
 
 def _gpu_beside_groups(kind: str, groups: int) -> tuple[Breakdown, Breakdown]:

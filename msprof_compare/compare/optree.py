@@ -1328,14 +1328,17 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
     raise error
 
 
-def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs) -> list[str]:
+def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs,
+                     opened: tuple[np.ndarray, np.ndarray] = (np.empty(0, np.int64), np.empty(0, np.int64)),
+                     step_given: bool = False) -> list[str]:
     """Per ``--op_name_map`` entry that renames compared operators yet pairs none across two names (no row pairs an
     op it renamed with an op of another name), why: its ops lie only inside the compared ones, both sides hold
     them (renamed alike, they pair as by the old name), the other side has no compared op of the new name, or the
     pairing, which keeps each side's order, left them apart. The user otherwise saw the same one-sided rows and no
     word why the map did not help. Said of no entry that pairs a row, renames no op (the unused-key warning's), is
     renamed again (the renames-once warning's) or could rename a module path (module matching reads the map
-    too)."""
+    too). ``opened``: each side's ops that ``--transparent_op`` opened (``OpTree.top_layer_opened``), which no step
+    leaves out: said to lie "outside the compared steps", they were, in a run that asked for no step."""
     ta, tb = pairs.base, pairs.comparison
     both = (pairs.ia >= 0) & (pairs.ib >= 0)
     pa, pb = ta.names[pairs.ia[both]], tb.names[pairs.ib[both]]
@@ -1361,9 +1364,14 @@ def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs) -> list[str
         entry = f"the entry {term_safe(repr(k))}: {term_safe(repr(v))}"
         old, new = term_safe(repr(k)), term_safe(repr(v))
         if not any(held):
-            inside = [_inside(t, r, k) for t, r in zip((ta, tb), rows, strict=True)]
-            where = _lie(sum(total), inner if any(inside) else "lie outside the compared steps")
-            out.append(f"{entry} renames no compared operator: the {_per_side(total)} named {old} {where}")
+            why = [_whereabouts(t, r, o, k, step_given) for t, r, o in zip((ta, tb), rows, opened, strict=True)]
+            said = [(_per_side([why[0][w], why[1][w]]), w) for w in _WHEREABOUTS if why[0][w] or why[1][w]]
+            if len(said) == 1:
+                where = f"the {_per_side(total)} named {old} {_where(said[0][1], sum(total), inner)}"
+            else:  # each count with its own reason
+                where = f"of the ops named {old}, " + ", and ".join(
+                    f"the {c} {_where(w, why[0][w] + why[1][w], inner)}" for c, w in said)
+            out.append(f"{entry} renames no compared operator: {where}")
             continue
         if all(held):
             out.append(f"{entry} renames the {_per_side(held)} named {old} alike, so they pair as by that name "
@@ -1381,24 +1389,53 @@ def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs) -> list[str
             out.append(f"{said}, but none pairs with the {who} side's {_count(there, 'compared operator')} named "
                        f"{new} ({why})")
             continue
-        tree = (ta, tb)[other]
-        inside = _inside(tree, rows[other], v)
-        if inside:
-            out.append(f"{said}, and no {who} operator compared is named {new}: its {inside:,} {_lie(inside, inner)}")
-        elif np.any(tree.names == v):
-            out.append(f"{said}, and no {who} operator compared is named {new}: its ops of that name lie outside "
-                       "the compared steps")
+        why = _whereabouts((ta, tb)[other], rows[other], opened[other], v, step_given)
+        if any(why.values()):
+            where = ", and ".join(f"its {_count(c, 'op')} of that name {_where(w, c, inner)}"
+                                  for w, c in why.items() if c)
+            out.append(f"{said}, and no {who} operator compared is named {new}: {where}")
         else:
             out.append(f"{said}, and no {who} operator is named {new}")
     return out
 
 
-def _inside(tree: OpTree, rows: np.ndarray, name: str) -> int:
-    """How many ops named ``name`` lie inside the compared ops ``rows`` of ``tree``."""
-    if not len(rows):
-        return 0
-    held = ranges(rows + 1, rows + tree.size[rows])
-    return int(np.count_nonzero(tree.names[held] == name))
+#: Why ops of a name are not compared, as ``_whereabouts`` counts them: (the words for several, for one); "inside"
+#: is the caller's (the pairing's or the drill-down's words)
+_WHEREABOUTS = {
+    "inside": ("", ""),
+    "opened": ("are seen through by --transparent_op (their children are compared in their place)",
+               "is seen through by --transparent_op (its children are compared in its place)"),
+    "marker": ("are step markers, never compared themselves (the ops inside them are)",
+               "is a step marker, never compared itself (the ops inside it are)"),
+    "outside": ("lie outside the compared steps", "lies outside the compared steps"),
+    "holder": ("hold the step markers, so their children are compared in their place",
+               "holds the step markers, so its children are compared in its place"),
+}
+
+
+def _whereabouts(tree: OpTree, rows: np.ndarray, opened: np.ndarray, name: str, step_given: bool) -> dict[str, int]:
+    """{reason: ops of ``tree`` named ``name`` that neither are the compared ops ``rows`` nor lie inside them}:
+    inside compared ops, opened by ``--transparent_op`` (``opened``), step markers, or else outside the compared
+    steps where a step was asked for, and without one ops opened for holding step markers (the containers of
+    ``top_layer_opened``), the only other ops the top layer leaves out."""
+    named = tree.names == name
+    named[rows] = False
+    within = np.zeros(tree.n, bool)
+    if len(rows):
+        within[ranges(rows + 1, rows + tree.size[rows])] = True
+    seen = np.zeros(tree.n, bool)
+    seen[opened] = True
+    left = named & ~within
+    marker = left & ~seen & tree.step_nodes()
+    out = {"inside": int(np.count_nonzero(named & within)), "opened": int(np.count_nonzero(left & seen)),
+           "marker": int(np.count_nonzero(marker)), "outside": 0, "holder": 0}
+    out["outside" if step_given else "holder"] = int(np.count_nonzero(left & ~seen & ~marker))
+    return out
+
+
+def _where(reason: str, n: int, inner: str) -> str:
+    """``_WHEREABOUTS``'s words for ``reason``, agreeing with ``n`` ops."""
+    return _lie(n, inner) if reason == "inside" else _WHEREABOUTS[reason][n == 1]
 
 
 def _lie(n: int, text: str) -> str:
@@ -1464,7 +1501,7 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
             pairs = OpPairs(ta, tb, *drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match, memo, named),
                             undrilled=(ia, ib))
         if match and opts.op_name_map:
-            idle = idle_map_entries(opts.op_name_map, pairs)
+            idle = idle_map_entries(opts.op_name_map, pairs, (opened_a, opened_b), opts.step_given)
             if idle:
                 log.warning("--op_name_map: %s.", "; ".join(idle))
         return pairs
