@@ -78,6 +78,17 @@ class StepError(UsageError):
     #: that differed by a digit of a path, and the line did not say which of the two step options it was about.
     side: str | None = None
 
+    def __init__(self, message: str, aside: str | None = None) -> None:
+        """``aside``: what the line's closing parenthesis says after the side (``side_named``), such as the steps
+        the file does hold: written into the message, it read "(it holds step 49) (both sides)"."""
+        self.message = message
+        self.aside = aside
+        super().__init__(self.said())
+
+    def said(self) -> str:
+        """The line: the message, then " (SIDE: ASIDE)", " (SIDE)", " (ASIDE)" or ""."""
+        return self.message + side_named(self.side, self.aside)
+
 
 class OutOfMemory(MemoryError):
     """Memory ran out while a known file was loaded or written: the CLI's out-of-memory line names it.
@@ -112,6 +123,5 @@ def on_side(side: str) -> Iterator[None]:
     except (ProfileError, OutOfMemory, StepError) as exc:
         if exc.side is None:
             exc.side = side
-            exc.args = ((str(exc),) if isinstance(exc, ProfileError) else (exc.said(),)
-                        if isinstance(exc, OutOfMemory) else (exc.args[0] + side_named(side),))
+            exc.args = (str(exc),) if isinstance(exc, ProfileError) else (exc.said(),)
         raise

@@ -82,8 +82,8 @@ def test_absent_step_refused_whichever_of_these_comparisons_runs(flag, caplog):
     assert str(info.value) == (f"{NPU_DIR / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 999: "
                                "the profile has no ProfilerStep# markers, so no step can be chosen; its "
                                "kernel_details.csv numbers kernels by step (50), but a step's range is that of its "
-                               "ProfilerStep# marker, so the step options do not apply to it (run without base_step "
-                               "/ comparison_step) (both sides)")
+                               "ProfilerStep# marker, so the step options do not apply to it (both sides: run "
+                               "without base_step / comparison_step)")
     assert not [m for m in caplog.messages if m.startswith("Start to compare")]
 
 

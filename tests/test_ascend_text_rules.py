@@ -2446,20 +2446,20 @@ def test_a_step_refused_says_the_step_markers_written_as_python_functions(sample
                     enable_operator_compare=on)
         assert str(info.value) == (
             f"{trace}: Invalid step id: 50: the profile has no ProfilerStep# markers among its host ops, which steps "
-            "are read from (1 Python function is named as one: 'ProfilerStep#50'), so no step can be chosen (run "
-            "without base_step / comparison_step) (comparison side)")  # the API's names of the options
+            "are read from (1 Python function is named as one: 'ProfilerStep#50'), so no step can be chosen "
+            "(comparison side: run without base_step / comparison_step)")  # the API's names of the options
     trace.write_text(json.dumps([*events, dict(marks[0], name="ProfilerStep#51")]))
     with pytest.raises(StepError, match=r"markers among its host ops, which steps are read from \(2 Python "
                                         r"functions are named as one, the first: 'ProfilerStep#50'\), so no step"):
         compare(str(src), str(out), base_step=50, comparison_step=51, enable_profiling_compare=True)
     trace.write_text(json.dumps([*events, dict(marks[0], name="ProfilerStep#51"),
                                  dict(marks[0], cat="cpu_op", name="ProfilerStep#49")]))
-    for asked, why in ((51, " (ProfilerStep#51 here names a Python function; steps are read from the host ops)"),
+    for asked, why in ((51, ": ProfilerStep#51 here names a Python function; steps are read from the host ops"),
                        (52, "")):
         with pytest.raises(StepError) as info:
             compare(str(src), str(out), base_step=50, comparison_step=asked, enable_profiling_compare=True)
         assert str(info.value) == (f"{trace}: Invalid step id: {asked}, please choose from the valid steps: "
-                                   f"49{why} (comparison side)")
+                                   f"49 (comparison side{why})")
     with pytest.raises(StepError) as info:
         compare(str(out), str(src), base_step=49, comparison_step=52, enable_profiling_compare=True)
     assert str(info.value) == (f"{src / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 52, please "
@@ -2467,7 +2467,7 @@ def test_a_step_refused_says_the_step_markers_written_as_python_functions(sample
 
 
 def test_a_step_refused_names_a_python_function_only_for_its_own_marker(samples: Path, tmp_path: Path) -> None:
-    """The "(ProfilerStep#N here names a Python function ...)" reason is given only where a Python function bears
+    """The "ProfilerStep#N here names a Python function ..." reason is given only where a Python function bears
     that name: the trace's distinct marker names, which the operator comparison hands the check, also hold those of
     events of no host category, whose steps were said to be Python functions' (review64b). The level1 rank0
     sample's cpu_op ``ProfilerStep#50`` kept, a python_function ``ProfilerStep#51`` and an Ascend Hardware task
@@ -2483,13 +2483,13 @@ def test_a_step_refused_names_a_python_function_only_for_its_own_marker(samples:
     trace.write_text(json.dumps([*events, dict(mark, cat="python_function", name="ProfilerStep#51"),
                                  dict(task, name="ProfilerStep#52")]))
     for on in (False, True):
-        for asked, why in ((51, " (ProfilerStep#51 here names a Python function; steps are read from the host ops)"),
+        for asked, why in ((51, ": ProfilerStep#51 here names a Python function; steps are read from the host ops"),
                            (52, "")):
             with pytest.raises(StepError) as info:
                 compare(str(src), str(out), base_step=50, comparison_step=asked, enable_profiling_compare=True,
                         enable_operator_compare=on)
             assert str(info.value) == (f"{trace}: Invalid step id: {asked}, please choose from the valid steps: "
-                                       f"50{why} (comparison side)")
+                                       f"50 (comparison side{why})")
 
 
 def test_lane_ids_of_another_json_type_are_counted(tmp_path: Path) -> None:

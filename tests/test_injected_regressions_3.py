@@ -174,13 +174,13 @@ def test_text_steps_numbered_apart_pair_by_the_ids_given(samples, tmp_path):
         "no operator of the step asked for changed its device time, but the time breakdown of both sides covers the "
         "whole profile")
     for extra, where, says in (({}, "trace_view.json", "Invalid step id: 50, please choose from the valid steps: "
-                                "60, 61"),
+                                "60, 61 (comparison side)"),
                                ({"enable_kernel_compare": True}, "kernel_details.csv", "There is no kernel details "
-                                "information for step 50, please check whether the data contains this step. (it "
-                                "holds steps 60, 61)")):
+                                "information for step 50, please check whether the data contains this step. "
+                                "(comparison side: it holds steps 60, 61)")):
         with pytest.raises(StepError) as err:
             compare(str(base), str(slow), base_step=50, comparison_step=50, **extra)
-        assert str(err.value) == f"{out / where}: {says} (comparison side)"
+        assert str(err.value) == f"{out / where}: {says}"
 
 
 # --------------------------------------------------------------------------- the host late, the device idle

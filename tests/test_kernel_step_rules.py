@@ -269,13 +269,13 @@ def test_missing_step_error_names_the_steps_kernel_details_holds(samples):
         compare(str(l1), str(l1), base_step=7, comparison_step=7, enable_kernel_compare=True)
     assert str(one.value) == (f"{l1 / 'ASCEND_PROFILER_OUTPUT' / 'kernel_details.csv'}: There is no kernel details "
                               "information for step 7, please check whether the data contains this step. "
-                              "(it holds step 50) (both sides)")
+                              "(both sides: it holds step 50)")
     kd = pd.read_csv(HEAD40)
     kd["Step Id"] = [i % 12 for i in range(len(kd))]
     p = npu(kernel_details=kd)
     with pytest.raises(StepError) as many:
         kernels.build(RunContext(p, p, Options(enable_kernel_compare=True, base_step=99, comparison_step=99)))
-    assert str(many.value).endswith("(it holds steps 0-11) (both sides)")
+    assert str(many.value).endswith("(both sides: it holds steps 0-11)")
 
 
 def test_step_ids_beyond_two_to_the_53_are_told_apart(samples, tmp_path):

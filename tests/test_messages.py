@@ -202,7 +202,7 @@ def test_step_missing_from_kernel_details_names_the_steps_it_holds(samples: Path
                          "--comparison_step", "50", "-o", str(out))
     assert code == 2
     assert err.splitlines()[-1] == (f"error: {kd}: There is no kernel details information for step 50, please check "
-                                    "whether the data contains this step. (it holds step 49) (comparison side)")
+                                    "whether the data contains this step. (comparison side: it holds step 49)")
     assert not out.exists()
 
 

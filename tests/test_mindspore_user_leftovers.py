@@ -105,8 +105,7 @@ def test_a_step_asked_of_a_side_without_markers_names_its_kernel_step_ids(sample
     assert code == 2 and error_lines(err) == [
         f"error: {trace}: Invalid step id: 50: the profile has no ProfilerStep# markers, so no step can be chosen; "
         "its kernel_details.csv numbers kernels by step (50), but a step's range is that of its ProfilerStep# "
-        "marker, so the step options do not apply to it (run without --base_step / --comparison_step) (both "
-        "sides)"]
+        "marker, so the step options do not apply to it (both sides: run without --base_step / --comparison_step)"]
     assert not (tmp_path / "never").exists()
     # a side whose kernel_details.csv numbers no step keeps the refusal as it was
     bare = tmp_path / "rank-0_20250101000000001_ascend_ms"
@@ -119,7 +118,7 @@ def test_a_step_asked_of_a_side_without_markers_names_its_kernel_step_ids(sample
                                  "--comparison_step", "50", "-o", str(tmp_path / "never"))
     assert code == 2 and error_lines(err) == [
         f"error: {bare / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 50: the profile has no "
-        "ProfilerStep# markers, so no step can be chosen (run without --base_step / --comparison_step) (both sides)"]
+        "ProfilerStep# markers, so no step can be chosen (both sides: run without --base_step / --comparison_step)"]
     # the step count check: the level-1 torch_npu export (1 marker, ProfilerStep#50) against the fixture
     row = compare(str(samples / TEXT.format(1)), str(MS_FIXTURE), enable_profiling_compare=True
                   ).guards.set_index("Check").loc["step count"]

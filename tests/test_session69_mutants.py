@@ -52,8 +52,8 @@ def test_two_sides_numbering_other_kernel_steps_are_named_each(tmp_path: Path) -
     assert str(info.value) == (
         f"{zero / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 0: the profile has no "
         "ProfilerStep# markers, so no step can be chosen; its kernel_details.csv numbers kernels by step (0), but a "
-        "step's range is that of its ProfilerStep# marker, so the step options do not apply to it (run without "
-        "base_step / comparison_step) (both sides)")
+        "step's range is that of its ProfilerStep# marker, so the step options do not apply to it (both sides: run "
+        "without base_step / comparison_step)")
 
 
 def test_a_side_without_device_time_has_no_one_sided_wrapper() -> None:

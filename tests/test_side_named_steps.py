@@ -61,8 +61,7 @@ def test_a_step_without_kernel_rows_names_its_side_by_the_same_rule(capsys, samp
     rows are all of step 50), and its refusal took its side from RunContext.side: the export under two paths
     (``run``, ``run/``) with step 7 on both read "(base side)" where ``side_range``'s refusal says "(both sides)"."""
     l1, l2 = (samples / TEXT.format(n) for n in (1, 2))
-    said = ("There is no kernel details information for step 7, please check whether the data contains this step. "
-            "(it holds step 50)")
+    said = "There is no kernel details information for step 7, please check whether the data contains this step."
 
     def error(base, comparison, steps: tuple[int, int]) -> str:
         out = tmp_path / "out"
@@ -73,6 +72,35 @@ def test_a_step_without_kernel_rows_names_its_side_by_the_same_rule(capsys, samp
         return line
 
     read = l1 / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
-    assert error(l1, f"{l1}/", (7, 7)) == f"error: {read}: {said} (both sides)"
-    assert error(l1, l1, (7, 7)) == f"error: {read}: {said} (both sides)"
-    assert error(l1, l2, (7, 50)) == f"error: {read}: {said} (base side)"
+    assert error(l1, f"{l1}/", (7, 7)) == f"error: {read}: {said} (both sides: it holds step 50)"
+    assert error(l1, l1, (7, 7)) == f"error: {read}: {said} (both sides: it holds step 50)"
+    assert error(l1, l2, (7, 50)) == f"error: {read}: {said} (base side: it holds step 50)"
+
+
+def test_a_refusal_with_its_own_aside_names_the_side_first(capsys, samples, tmp_path):
+    """A step refusal that ends in a parenthesis of its own (why, what to do) read "(...) (both sides)": two
+    parentheses in a row. The side now opens that one parenthesis, as a warning's aside does (``side_named``). The
+    level-1 DB export with its STEP_TIME rows deleted (no step can be chosen) against the level-2 one (step 50), and
+    on both sides as one input."""
+    from dbutil import edited_copy
+
+    bare = edited_copy(samples / DB.format(1) / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db",
+                       tmp_path / "ascend_pytorch_profiler_0.db", "DELETE FROM STEP_TIME")
+    l2 = samples / DB.format(2)
+    said = (f"error: {bare}: The profiling data lacks step markers. Please re-collect it. ({{}}: its STEP_TIME table "
+            "holds no step, so no step can be chosen: run without --base_step / --comparison_step)")
+    assert _error(capsys, tmp_path, bare, l2, (50, 50)) == said.format("base side")
+    assert _error(capsys, tmp_path, l2, bare, (50, 50)) == said.format("comparison side")
+    assert _error(capsys, tmp_path, bare, bare, (50, 50)) == said.format("both sides")
+
+
+def test_a_loader_childs_step_refusal_keeps_its_aside_apart():
+    """A step refusal raised in a loader child (``loaders.pair``) crosses the process as its parts: the side the
+    parent names comes first in the one parenthesis, as in this process (it was rebuilt from its text, to which
+    the side was appended: "(it holds step 50) (base side)")."""
+    from msprof_compare.errors import StepError, on_side
+    from msprof_compare.loaders.pair import _pack_error, _unpack_error
+
+    with pytest.raises(StepError) as refused, on_side("base side"):
+        raise _unpack_error(_pack_error(StepError("x.db: no step 7.", "it holds step 50")))
+    assert str(refused.value) == "x.db: no step 7. (base side: it holds step 50)"

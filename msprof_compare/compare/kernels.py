@@ -368,15 +368,15 @@ def _range_or_none(ctx: RunContext, side: str) -> tuple[int, int] | None:
         return None
 
 
-def _steps_held(profile: Profile) -> str:
+def _steps_held(profile: Profile) -> str | None:
     """The steps kernel_details.csv does hold, for the missing-step error: the trace may hold the step while
     the CSV does not (a cut or partial export), and the trace's step list would then send the user in circles."""
     ids = _step_ids(profile)
     held = sorted({int(v) for v in ids[ids >= 0].tolist()}) if ids is not None else []
     if not len(held):
-        return ""
+        return None
     steps = id_ranges(held)
-    return f" (it holds step{'s' if len(held) > 1 else ''} {steps})"
+    return f"it holds step{'s' if len(held) > 1 else ''} {steps}"
 
 
 def _no_step_ids(profile: Profile) -> bool:
@@ -476,8 +476,8 @@ def build(ctx: RunContext) -> list[Sheet]:
                     and not _has_step_rows(p, step)):
                 with on_side(_refused_side(ctx, p)):  # its side, by ``side_range``'s rule (run and run/: both)
                     raise StepError(f"{data_file(p, 'kernel_details.csv')}: There is no kernel details information "
-                                    f"for step {step}, please check whether the data contains this step."
-                                    f"{_steps_held(p)}")
+                                    f"for step {step}, please check whether the data contains this step.",
+                                    _steps_held(p))
             failed.append((side, p, step))
         groups.append(g)
     _failed_sides(ctx, failed)

@@ -84,11 +84,11 @@ def step_range(profile: Profile, step: int, side: str = "") -> tuple[int, int] |
             f"; its kernel_details.csv numbers kernels by step ({id_ranges(held, escape=False)}), but a step's range "
             "is that of its ProfilerStep# marker, so the step options do not apply to it")
         raise StepError(f"{source}: Invalid step id: {step}: the profile has no ProfilerStep# markers{among}, "
-                        f"so no step can be chosen{column} (run without --base_step / --comparison_step)")
-    why = "" if python is None or step not in python[2] else (
-        f" (ProfilerStep#{step} here names a Python function; steps are read from the host ops)")
+                        f"so no step can be chosen{column}", "run without --base_step / --comparison_step")
+    why = None if python is None or step not in python[2] else (
+        f"ProfilerStep#{step} here names a Python function; steps are read from the host ops")
     raise StepError(f"{source}: Invalid step id: {step}, please choose from the valid steps: "
-                    f"{id_ranges(seen, escape=False)}{why}")
+                    f"{id_ranges(seen, escape=False)}", why)
 
 
 def kernel_steps(profile: Profile) -> list[int]:

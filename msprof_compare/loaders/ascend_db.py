@@ -810,8 +810,8 @@ def _step_range(db: _Db, steps: pd.DataFrame, step: int) -> tuple[int, int] | No
         return None
     if steps.empty:
         what = "its STEP_TIME table holds no step" if db.has("STEP_TIME") else "it has no STEP_TIME table"
-        raise StepError(f"{db.path}: {NO_STEP_MARKERS} ({what}, so no step can be chosen: run without "
-                        "--base_step / --comparison_step)")
+        raise StepError(f"{db.path}: {NO_STEP_MARKERS}", f"{what}, so no step can be chosen: run without "
+                        "--base_step / --comparison_step")
     hit = steps[steps["id"] == step]
     if hit.empty:
         ids = id_ranges(list(dict.fromkeys(steps["id"].tolist())), escape=False)

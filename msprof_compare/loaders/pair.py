@@ -211,8 +211,10 @@ class LoaderError(RuntimeError):
 def _pack_error(exc: BaseException) -> tuple:
     if isinstance(exc, ProfileError):
         return ("profile", exc.path, exc.message, exc.hint)
-    if isinstance(exc, (UsageError, StepError)):
-        return ("usage", type(exc) is StepError, str(exc))
+    if isinstance(exc, StepError):  # its aside kept apart, for the side the parent puts before it
+        return ("step", exc.message, exc.aside, exc.side)
+    if isinstance(exc, UsageError):
+        return ("usage", str(exc))
     if isinstance(exc, MemoryError):
         return ("memory",)
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
@@ -222,8 +224,14 @@ def _pack_error(exc: BaseException) -> tuple:
 def _unpack_error(packed: tuple) -> BaseException:
     if packed[0] == "profile":
         return ProfileError(packed[1], packed[2], hint=packed[3])
+    if packed[0] == "step":
+        step = StepError(packed[1], packed[2])
+        if packed[3] is not None:
+            step.side = packed[3]
+            step.args = (step.said(),)
+        return step
     if packed[0] == "usage":
-        return (StepError if packed[1] else UsageError)(packed[2])
+        return UsageError(packed[1])
     if packed[0] == "memory":
         return MemoryError()
     err = LoaderError(packed[1])
