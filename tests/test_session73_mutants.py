@@ -253,7 +253,7 @@ def test_the_no_module_in_step_line_ends_with_its_side(caplog: pytest.LogCapture
 def test_step_range_of_a_gpu_trace_unnamed_side_says_this_side() -> None:
     """Kills s_gpu_this (the side-less GPU step refusal losing "this side is"): ``steps.step_range`` called on the
     bundled H100 trace (a library caller; a compare refuses the step earlier, naming the side) cannot tell which
-    side the trace is, and says "this side"."""
+    side the trace is, and says "this side"; told its side, it names it."""
     from msprof_compare.compare.steps import step_range
     from msprof_compare.errors import UsageError
     from msprof_compare.loaders import load_profile
@@ -267,3 +267,10 @@ def test_step_range_of_a_gpu_trace_unnamed_side_says_this_side() -> None:
         f"{p.path}: step id is invalid in GPU data, please use this when comparing between NPU datas. (this side is "
         "a GPU trace, where the step options do not apply: leave out --base_step and --comparison_step to compare "
         "the whole profiles)")
+    # given its side, it names it, first in the parenthesis, as a compare's refusal does (it said "this side")
+    with pytest.raises(UsageError) as refused:
+        step_range(p, 5, "comparison side")
+    assert str(refused.value) == (
+        f"{p.path}: step id is invalid in GPU data, please use this when comparing between NPU datas. (comparison "
+        "side: a GPU trace, where the step options do not apply: leave out --base_step and --comparison_step to "
+        "compare the whole profiles)")

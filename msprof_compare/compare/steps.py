@@ -57,7 +57,7 @@ def step_range(profile: Profile, step: int, side: str = "") -> tuple[int, int] |
     if step is None or step < 0:
         return None
     if profile.is_gpu:
-        raise gpu_step_error(profile.path)
+        raise gpu_step_error(profile.path, side)
     if profile.source == "ascend_db":  # STEP_TIME range; the DB loader already limited every table to it
         return profile.extra.get("step_range")
     # the torch ops, or where none was collected the markers of any category (MindSpore 2.5+: category "")
