@@ -602,7 +602,8 @@ def parse_output_format(value: Any, name: str = "--output_format") -> str:
     """``--output_format``: "xlsx", "json" or both (separated by a comma or blanks, any order, any case) -> canonical
     "xlsx,json"; ``name``: the option as an error names it. An empty item between commas (``xlsx,``, ``xlsx,,json``:
     a list built from a variable that was unset) is refused, as ``--rank_list 0,,1`` is: "xlsx," ran with the
-    workbook alone where the second format was meant; blanks around an item are no item (``xlsx, json``)."""
+    workbook alone where the second format was meant; blanks around an item are no item (``xlsx, json``). A
+    repeated item (``json,json``, ``JSON json``) is refused too: it was taken silently as the one format."""
     if value is None:
         return "xlsx"
     refuse_empty(value, name, "xlsx, json or xlsx,json")
@@ -620,9 +621,12 @@ def parse_output_format(value: Any, name: str = "--output_format") -> str:
         raise bad()
     if len(items) > 1 and "" in items:
         raise bad(": an empty item")
-    chosen = {i.lower() for i in items if i}
+    named = [i.lower() for i in items if i]
+    chosen = set(named)
     if not chosen or chosen - set(OUTPUT_FORMATS):
         raise bad()
+    if len(named) > len(chosen):  # "json,json": a list built by hand, the other format likely meant
+        raise bad(f": a repeated item, {next(f for f in named if named.count(f) > 1)}")
     return ",".join(f for f in OUTPUT_FORMATS if f in chosen)
 
 

@@ -319,6 +319,28 @@ def test_output_format_blanks_around_an_item_are_no_item(value: object, recorded
         build_options(output_format=["xlsx", ""])
 
 
+@pytest.mark.parametrize(("value", "why"), [("json,json", ": a repeated item, json"),
+                                          ("xlsx,xlsx", ": a repeated item, xlsx"),
+                                          ("JSON json", ": a repeated item, json"),
+                                          ("xlsx,json,XLSX", ": a repeated item, xlsx")])
+def test_output_format_repeating_a_format_is_refused(value: str, why: str, capsys: pytest.CaptureFixture,
+                                                    tmp_path: Path) -> None:
+    """A format named twice (a list built by hand, the other format likely meant) ran as the one format named:
+    refused as an empty item is, a usage error before anything is loaded, nothing written; compare()'s string and
+    list alike."""
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--output_format", value,
+                                "-o", str(tmp_path / "never"))
+    assert (code, out) == (2, "")
+    assert error_lines(err) == [
+        f"error: Invalid param, --output_format must be xlsx, json or xlsx,json (got {value!r}{why})"]
+    assert not (tmp_path / "never").exists()
+    with pytest.raises(UsageError) as refused:
+        compare(str(SMALL), str(SMALL), output_format=value)
+    assert str(refused.value) == f"Invalid param, output_format must be xlsx, json or xlsx,json (got {value!r}{why})"
+    with pytest.raises(UsageError, match=r"\(got \['json', ' JSON'\]: a repeated item, json\)$"):
+        build_options(output_format=["json", " JSON"])
+
+
 @pytest.mark.parametrize("face", ["cli", "script"])
 def test_stdout_with_a_format_without_json_is_a_usage_error(face: str, capsys: pytest.CaptureFixture,
                                                              tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
