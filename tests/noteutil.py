@@ -31,10 +31,11 @@ class Note:
     tail: str
     speaks: Callable[[str], bool]
 
-    def row(self, base: Path, comparison: Path, out: Path, caplog: pytest.LogCaptureFixture,
+    def row(self, base: Path, comparison: Path, out: Path, caplog: pytest.LogCaptureFixture, both: bool = False,
             **options: Any) -> dict[str, Any] | None:
         """The row of a compare of ``base`` and ``comparison`` with ``options``, once its faces agree; None where
-        there is none (and no log line speaks of it)."""
+        there is none (and no log line speaks of it). ``both``: one input on both sides, whose block's title gives
+        the one figure, "(both sides N)"."""
         out.mkdir(parents=True, exist_ok=True)
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
@@ -51,7 +52,8 @@ class Note:
         assert row["Status"] == "note" and row["Detail"].startswith(self.lead)
         figures = ["n/a" if v is None else str(v) for v in (row["Base"], row["Comparison"])]
         (block,) = blocks(caplog.messages, self.title)
-        assert block[0] == f"{self.title} (base {figures[0]}, comparison {figures[1]}):"
+        assert block[0] == (f"{self.title} (both sides {figures[0]}):" if both else
+                            f"{self.title} (base {figures[0]}, comparison {figures[1]}):")
         assert "; ".join(block[1:]) == row["Detail"][len(self.lead):] and block[-1] == self.tail[2:]
         if options.get("enable_profiling_compare"):
             ws = openpyxl.load_workbook(res.to_excel(str(out)))["Summary"]

@@ -117,6 +117,29 @@ def test_npu_text_tasks_without_a_flow_are_said(tmp_path: Path, caplog: pytest.L
     _only_the_operator_sheet_lost(run, NPU, ns - before[1])
 
 
+def test_one_input_on_both_sides_says_its_count_once(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                                     capsys: pytest.CaptureFixture,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The NPU text excerpt given as both inputs (one path, or ``run`` and ``./run`` on the CLI): its 4 tasks without
+    a flow (the test above counts them from the file) read "base 4 ...; comparison 4 ..." under "(base 4,
+    comparison 4)", two profiles' figures, where the run's other notices say one input once, "(both sides)"."""
+    from cliutil import run_inproc
+
+    n, ns = _npu_unlinked(json.loads((NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text()))
+    assert n == 4
+    part = f"both sides 4 compute tasks, {_ms(ns)} ms, no async_npu flow"
+    row = _row(NPU, NPU, tmp_path / "out", caplog, both=True)
+    assert (row["Base"], row["Comparison"]) == (4, 4)  # the JSON's and the Summary's columns keep each side's
+    assert row["Detail"] == f"{LEAD}{part}{TAIL}"
+    monkeypatch.chdir(NPU.parent)
+    code, _, err = run_inproc(capsys, "-bp", NPU.name, "-d", f"./{NPU.name}", "-o", str(tmp_path / "cli"),
+                              "--enable_operator_compare")
+    assert code == 0
+    lines = [line.split("] ", 1)[-1] for line in err.splitlines()]
+    at = lines.index(f"{NOTE} (both sides 4):")
+    assert lines[at + 1:at + 3] == [f"  - {part}", f"  - {TAIL[2:]}"]
+
+
 def test_db_tasks_without_a_connection_id_are_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Three AI_VECTOR_CORE tasks of the DB excerpt given a connection id no op holds; the excerpt links all, so
     the unmodified pair has no row."""
@@ -451,7 +474,12 @@ def test_a_tail_with_copies_gives_its_own_count_in_the_early_note(samples: Path,
     side = f"{n} kernels ({copies} of them memory copies), {ms} ms"
     assert ("; with no launch in the trace, no flow links the kernels of that stretch, computing or not, to an "
             "operator either, so the operator and module sheets and their top contributors leave them out "
-            f"(base {side}; comparison {side}), while the overall time breakdown counts them") in row["Detail"]
+            f"(both sides {side}), while the overall time breakdown counts them") in row["Detail"]
+    # one input on both sides: its figures once, "both sides" (they read "base ...; comparison ..." as two profiles)
+    assert row["Detail"].startswith(
+        "share of E2E before the first kernel the trace holds a launch of, run by kernels launched before the "
+        "profile began (the previous step's tail): both sides: the first ")
+    assert "comparison" not in row["Detail"]
 
 
 def test_a_copy_after_the_tail_is_counted_apart_from_the_tails_copies(samples: Path, tmp_path: Path) -> None:
@@ -472,6 +500,6 @@ def test_a_copy_after_the_tail_is_counted_apart_from_the_tails_copies(samples: P
     assert first2 == first and len(free2) == 942 and [e for e in free2 if _ns(e["ts"]) >= first] == [late]
     res = compare(str(edited), str(edited), enable_operator_compare=True, enable_profiling_compare=True)
     side = f"941 kernels (184 of them memory copies), {_ms(sum(_ns(e['dur']) for e in free))} ms"
-    assert f"(base {side}; comparison {side})" in _early(res)["Detail"]
+    assert f"(both sides {side})" in _early(res)["Detail"]  # one input: its figures once
     (row,) = res.guards[res.guards["Check"] == CHECK].to_dict("records")
-    assert f"base 1 memory copy, {_ms(_ns(late['dur']))} ms, no launch flow" in row["Detail"]
+    assert f"both sides 1 memory copy, {_ms(_ns(late['dur']))} ms, no launch flow" in row["Detail"]

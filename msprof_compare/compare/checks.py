@@ -474,6 +474,9 @@ LOG_CUT = "log_cut"
 LOG_PARTS = "log_parts"
 #: A row's key for its note's title where it is not ``NOTE_CHECKS``' (a title in other words for other devices)
 LOG_TITLE = "log_title"
+#: A row's key: its figures are one input's on both sides (``api.one_input``), which its title says once, "(both
+#: sides N)", as its Detail does: "(base 4, comparison 4)" over a line per side read as two profiles
+LOG_BOTH = "log_both"
 
 
 def _in_parts(row: dict[str, Any], lead: str, items: list[str]) -> dict[str, Any]:
@@ -648,8 +651,8 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
     return row
 
 
-def _early_row(bds: tuple[Breakdown, Breakdown],
-               unlinked: list[Unlinked | None] | None = None) -> tuple[dict[str, Any] | None, list[str]]:
+def _early_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | None] | None = None,
+               one: bool = False) -> tuple[dict[str, Any] | None, list[str]]:
     """GPU sides whose E2E window opens with kernels the trace holds no launch of (the previous step's tail):
     that stretch counts in E2E and its computing kernels, by name only, in the categories (the original's
     rules), so two windows holding different amounts of the previous step differ by it. Only where a side has
@@ -659,14 +662,15 @@ def _early_row(bds: tuple[Breakdown, Breakdown],
     built). Those of a note's stretch are the same kernels as the "kernels linked to no operator" note's: the
     note then says that the operator sheets leave them out too, once (tracelens' Qwen1.5 pair said its 436 /
     463 kernels in two notes). Returns the row and the sides whose early unlinked kernels it states, which
-    ``_unlinked_row`` leaves out."""
+    ``_unlinked_row`` leaves out. ``one``: one input on both sides (``api.one_input``), whose figures are said
+    once, "both sides: ...", as ``_unlinked_row``'s."""
     if not any(bd.early_ns for bd in bds):
         return None, []
     shares = [bd.early_ns / bd.e2e_ns if bd.has_launches and bd.e2e_ns > 0 else None for bd in bds]
     ok = not any(x is not None and x >= EARLY_SHARE for x in shares)
-    wheres = [f"{side}: the first {_ms(bd.early_ns)} ms of E2E, where "
+    wheres = [f"{'both sides' if one else side}: the first {_ms(bd.early_ns)} ms of E2E, where "
               f"{bd.early_kernels.count:,} computing kernels run ({_ms(bd.early_kernels.ns)} ms busy)"
-              for side, bd in zip(_SIDES, bds, strict=True) if bd.early_ns]
+              for side, bd in zip(_SIDES, bds, strict=True) if bd.early_ns and not (one and side == "comparison")]
     told = [(side, bd, u) for side, bd, u in zip(_SIDES, bds, unlinked or (None, None), strict=True)
             if not ok and bd.early_ns and u is not None and u.early]
     sheets, read = "", "E2E and the categories"
@@ -677,8 +681,9 @@ def _early_row(bds: tuple[Breakdown, Breakdown],
             figures = "" if len(told) == 2 else f" (on the {told[0][0]} side)"
         else:  # copies or collectives in the stretch, or concurrent kernels (busy is their union, here their sum)
             them = "the kernels of that stretch, computing or not,"
-            figures = " (" + "; ".join(f"{side} {_unlinked_words(None, u.early, u.early_copies)[0]}, "
-                                       f"{_ms(u.early_ns)} ms" for side, _, u in told) + ")"
+            figures = " (" + "; ".join(f"{'both sides' if one else side} "
+                                       f"{_unlinked_words(None, u.early, u.early_copies)[0]}, {_ms(u.early_ns)} ms"
+                                       for side, _, u in told[:1 if one else 2]) + ")"
         sheets = (f"with no launch in the trace, no flow links {them} to an operator either, so the operator and "
                   f"module sheets and their top contributors leave them out{figures}, while the overall time "
                   "breakdown counts them")
@@ -690,6 +695,7 @@ def _early_row(bds: tuple[Breakdown, Breakdown],
     row = _guard(EARLY_CHECK, ok, shares[0], shares[1],
                  "share of E2E before the first kernel the trace holds a launch of, run by kernels launched before "
                  f"the profile began (the previous step's tail): {'; '.join(items)}")
+    row[LOG_BOTH] = one
     # the log's title says "kernels launched before the profile began": its lead says the rest once
     return _in_parts(row, "the share of E2E before the first kernel the trace holds a launch of (the previous "
                      "step's tail)", items), [side for side, _, _ in told]
@@ -749,11 +755,14 @@ def _unlinked_row(ctx: RunContext, counts: list[Unlinked | None] | None, early_r
         return None
     parts = []
     whole = whole_profile_sides(ctx)
+    # one input on both sides (``api.one_input``: the comparison carries the base's path here): its part once,
+    # "both sides ...", as the run's other notices say it; "base 4 ...; comparison 4 ..." read as two profiles
+    one = ctx.side(ctx.comparison) == "both sides"
     for side, p, c, full in zip(_SIDES, (ctx.base, ctx.comparison), rest, counts, strict=True):
-        if c is None or not c.n:
+        if c is None or not c.n or (one and side == "comparison"):
             continue
         what, how = _unlinked_words(p, c.n, c.copies)
-        part = f"{side} {what}, {_ms(c.ns)} ms, no {how}"
+        part = f"{'both sides' if one else side} {what}, {_ms(c.ns)} ms, no {how}"
         if side in whole:  # a text export's tree spans every step; its operator rows hold the step asked for
             part += " (counted over the whole profile, not only the step asked for)"
         if side in told:
@@ -769,8 +778,10 @@ def _unlinked_row(ctx: RunContext, counts: list[Unlinked | None] | None, early_r
                "that much of the side's device time: read the operator and module figures with this in mind, or "
                "profile a window that holds their launches")
     # the log's title says what the figures count (``_LOG_LEADS``): a line per side's part, one for the reading
-    return _in_parts(_guard(UNLINKED_CHECK, False, *(None if c is None else c.n for c in rest),
-                            f"{UNLINKED_LEAD}{'; '.join(parts)}; {reading}"), "", [*parts, reading])
+    row = _in_parts(_guard(UNLINKED_CHECK, False, *(None if c is None else c.n for c in rest),
+                           f"{UNLINKED_LEAD}{'; '.join(parts)}; {reading}"), "", [*parts, reading])
+    row[LOG_BOTH] = one
+    return row
 
 
 #: The "kernels without a launch flow" row's Detail opens with what its figures count; the log's block says it
@@ -1577,7 +1588,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     elif b.is_npu and c.is_npu and bds is not None:  # MindSpore against torch_npu: the ops' Vector kernels
         optional.append(_opless_row(bds, (b, c)))
     unlinked = _unlinked_counts(ctx)
-    early, told = _early_row(bds, unlinked) if bds is not None else (None, [])
+    one = ctx.side(ctx.comparison) == "both sides"  # one input (``api.one_input``): its figures said once
+    early, told = _early_row(bds, unlinked, one) if bds is not None else (None, [])
     if bds is not None:
         optional += [_idle_row(bds), _category_row(bds, (b, c)), early]
     # just after the early row, whose stretch its part may name: after "graph replays" it sat apart from it
@@ -1595,7 +1607,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
 
 def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The checks' rows as the guards frame (GUARD_COLUMNS), with the flags some rows carry for other faces in
-    its attrs (``IDLE_EXPLAINS``, ``IDLE_UNSPLIT``, ``LOG_CUT``, ``LOG_PARTS``, ``LOG_TITLE``)."""
+    its attrs (``IDLE_EXPLAINS``, ``IDLE_UNSPLIT``, ``LOG_CUT``, ``LOG_PARTS``, ``LOG_TITLE``, ``LOG_BOTH``)."""
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
     frame = plain_frame({c: object_array([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
     frame.attrs[IDLE_EXPLAINS] = any(r.get(IDLE_EXPLAINS, False) for r in rows)
@@ -1603,6 +1615,7 @@ def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     frame.attrs[LOG_CUT] = {r["Check"]: r[LOG_CUT] for r in rows if LOG_CUT in r}
     frame.attrs[LOG_PARTS] = {r["Check"]: r[LOG_PARTS] for r in rows if LOG_PARTS in r}
     frame.attrs[LOG_TITLE] = {r["Check"]: r[LOG_TITLE] for r in rows if LOG_TITLE in r}
+    frame.attrs[LOG_BOTH] = {r["Check"] for r in rows if r.get(LOG_BOTH)}
     return frame
 
 
@@ -1659,11 +1672,12 @@ def log_guards(frame: pd.DataFrame) -> None:
         if status != "note" or check == SAME_CHECK:  # logged as the inputs were loaded, before the comparison
             continue
         parts = frame.attrs.get(LOG_PARTS, {}).get(check)
+        figures = (f"both sides {_shown_against(check, b)}" if check in frame.attrs.get(LOG_BOTH, ())
+                   else f"base {_shown_against(check, b)}, comparison {_shown_against(check, c)}")
         if parts:  # a line per part (``LOG_PARTS``): the export kind's figures, a side's figures, ...
             lead, items = parts
             title = frame.attrs.get(LOG_TITLE, {}).get(check, NOTE_CHECKS[check])
-            log.warning("%s (base %s, comparison %s)%s:", title, _shown_against(check, b),
-                        _shown_against(check, c), f": {lead}" if lead else "")
+            log.warning("%s (%s)%s:", title, figures, f": {lead}" if lead else "")
             for item in items:
                 log.warning("  - %s", item)
         else:
@@ -1671,5 +1685,4 @@ def log_guards(frame: pd.DataFrame) -> None:
             if lead and detail.startswith(lead):  # the note's words already say what it is
                 detail = detail[len(lead):]
             detail = detail.replace(frame.attrs.get(LOG_CUT, {}).get(check) or "\0", "")
-            log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[check], _shown_against(check, b),
-                        _shown_against(check, c), detail)
+            log.warning("%s (%s): %s.", NOTE_CHECKS[check], figures, detail)
