@@ -292,6 +292,16 @@ def test_output_format_spellings(value: str, suffixes: list[str], recorded: str,
     assert json_report(tmp_path)["options"]["output_format"] == recorded
 
 
+def _cli_refuses_output_format(capsys: pytest.CaptureFixture, tmp_path: Path, value: str, why: str) -> None:
+    """The CLI's refusal of ``--output_format value``: exit 2, one line ending in ``why``, nothing written."""
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--output_format", value,
+                                "-o", str(tmp_path / "never"))
+    assert (code, out) == (2, "")
+    assert error_lines(err) == [
+        f"error: Invalid param, --output_format must be xlsx, json or xlsx,json (got {value!r}{why})"]
+    assert not (tmp_path / "never").exists()
+
+
 @pytest.mark.parametrize(("value", "why"), [(",", ": an empty item"), (" , ", ": an empty item"), (" ", ""),
                                           # found by fuzzing: "xlsx," ran with the workbook alone, while "," and
                                           # --rank_list 0,,1 were refused for their empty items
@@ -301,12 +311,7 @@ def test_output_format_naming_no_format_is_refused(value: str, why: str, capsys:
                                                    tmp_path: Path) -> None:
     """Separators alone name no report, and an empty item between commas is refused as --rank_list's is (a list
     built from an unset variable): a usage error before anything is loaded, nothing written."""
-    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--output_format", value,
-                                "-o", str(tmp_path / "never"))
-    assert (code, out) == (2, "")
-    assert error_lines(err) == [
-        f"error: Invalid param, --output_format must be xlsx, json or xlsx,json (got {value!r}{why})"]
-    assert not (tmp_path / "never").exists()
+    _cli_refuses_output_format(capsys, tmp_path, value, why)
 
 
 @pytest.mark.parametrize(("value", "recorded"), [("xlsx, json", "xlsx,json"), (" json ", "json"),
@@ -328,12 +333,7 @@ def test_output_format_repeating_a_format_is_refused(value: str, why: str, capsy
     """A format named twice (a list built by hand, the other format likely meant) ran as the one format named:
     refused as an empty item is, a usage error before anything is loaded, nothing written; compare()'s string and
     list alike."""
-    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--output_format", value,
-                                "-o", str(tmp_path / "never"))
-    assert (code, out) == (2, "")
-    assert error_lines(err) == [
-        f"error: Invalid param, --output_format must be xlsx, json or xlsx,json (got {value!r}{why})"]
-    assert not (tmp_path / "never").exists()
+    _cli_refuses_output_format(capsys, tmp_path, value, why)
     with pytest.raises(UsageError) as refused:
         compare(str(SMALL), str(SMALL), output_format=value)
     assert str(refused.value) == f"Invalid param, output_format must be xlsx, json or xlsx,json (got {value!r}{why})"
