@@ -656,10 +656,11 @@ def parse_regression_pct(value: Any, name: str = "--fail_on_regression") -> floa
 
 def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | None:
     """``--rank_list``, msprof-analyze's cluster flag: None (every rank) for "all" or nothing given, else the
-    rank ids (integers from 0 to ``units.MAX_RANK``), once each, in rank order. In text, commas or blanks separate
-    the ids ("0,3", "0, 3", "0 3"), as they separate ``--output_format``'s items: "0 3" was refused while "json
-    xlsx" was taken; an empty item between commas ("0,,1") is refused for both. The API also takes a sequence of
-    whole numbers. ``name``: the option as an error names it."""
+    rank ids (integers from 0 to ``units.MAX_RANK``) in rank order. In text, commas or blanks separate the ids
+    ("0,3", "0, 3", "0 3"), as they separate ``--output_format``'s items: "0 3" was refused while "json xlsx" was
+    taken; an empty item between commas ("0,,1") is refused for both, and so is a repeated id ("0,0", "1,01"): it
+    was dropped silently, where another rank was likely meant. The API also takes a sequence of whole numbers.
+    ``name``: the option as an error names it."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "all"):
         return None
     refuse_empty(value, name, "all or rank ids such as 0,3")
@@ -674,7 +675,7 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
         return UsageError(f"Invalid param, {name} must be all or rank ids (integers from 0 to {MAX_RANK}) separated "
                           f"by commas or blanks (got {got(value, name)}: {why})")  # a 5,000-digit one cut
 
-    ranks = set()
+    ranks: list[int] = []
     for item in items:
         if isinstance(item, str):
             text = item.strip()
@@ -685,12 +686,17 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
             digits = text.lstrip("0") or "0"
             if not (text.isascii() and text.isdigit()) or len(digits) > 10 or int(digits) > MAX_RANK:
                 raise bad(f"{got(text, name)} is not a rank id")
-            ranks.add(int(digits))
+            ranks.append(int(digits))
         else:
             whole = whole_number(item)
             if whole is None or not 0 <= whole <= MAX_RANK:
                 raise bad(f"{short_repr(item)} is not a rank id")
-            ranks.add(whole)
+            ranks.append(whole)
     if not ranks:
         raise bad("no rank id")
-    return tuple(sorted(ranks))
+    seen: set[int] = set()
+    for rank in ranks:  # after every item is checked, as --output_format's unknown item is refused first
+        if rank in seen:
+            raise bad(f"a repeated item, {rank}")
+        seen.add(rank)
+    return tuple(sorted(seen))

@@ -52,7 +52,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
     and ``--rank_list 0,1,7`` (the three at once)."""
     root = tmp_path_factory.mktemp("rank_list")
     started = {}
-    for name, extra in (("all", []), ("one", ["--rank_list", "1"]), ("seven", ["--rank_list", " 0 1 ,7,1"])):
+    for name, extra in (("all", []), ("one", ["--rank_list", "1"]), ("seven", ["--rank_list", " 0 7 ,1"])):
         started[name] = subprocess.Popen(
             [sys.executable, "-c", ANALYZE, "compare", "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(root / name),
              "--enable_profiling_compare", "--output_format", "xlsx,json", *extra],
@@ -68,18 +68,23 @@ def without_volatile(doc: dict) -> dict:
 
 def test_parse_rank_list():
     assert parse_rank_list(None) is None and parse_rank_list("all") is None and parse_rank_list(" ALL ") is None
-    assert parse_rank_list(" 3, 0 ,3") == (0, 3) and parse_rank_list("8,1") == (1, 8)  # duplicates once, in order
+    assert parse_rank_list(" 3, 0 ") == (0, 3) and parse_rank_list("8,1") == (1, 8)  # in rank order
     # blanks separate ids as they separate --output_format's items ("json xlsx"): "0 3" was refused
-    assert parse_rank_list("0 3") == parse_rank_list("3\t0") == parse_rank_list("0 ,3 3") == (0, 3)
+    assert parse_rank_list("0 3") == parse_rank_list("3\t0") == parse_rank_list("0 ,3") == (0, 3)
     assert parse_rank_list(["0", " 3 "]) == (0, 3)  # a list's item is one id
-    assert parse_rank_list([np.int64(2), 0, 2.0]) == (0, 2) and parse_rank_list(5) == (5,)
+    assert parse_rank_list([np.int64(2), 0, 3.0]) == (0, 2, 3) and parse_rank_list(5) == (5,)
     assert parse_rank_list({3, 1}) == (1, 3) and parse_rank_list(np.array([4, 2])) == (2, 4)
     for bad, why in (("a,1", "'a' is not a rank id"), ("-1", "'-1' is not a rank id"), ("1,,2", "an empty item"),
                      ("1.0", "'1.0' is not a rank id"), ("1_0", "'1_0' is not a rank id"),
                      ("\u0661", "'\u0661' is not a rank id"), ([], "no rank id"), ([True], "True is not a rank id"),
                      ([-1], "-1 is not a rank id"), ([1.5], "1.5 is not a rank id"),
                      ("2147483648", "'2147483648' is not a rank id"), ([2**31], "2147483648 is not a rank id"),
-                     ("0 x", "'x' is not a rank id"), (["0 3"], "'0 3' is not a rank id"), ("0 ,,3", "an empty item")):
+                     ("0 x", "'x' is not a rank id"), (["0 3"], "'0 3' is not a rank id"), ("0 ,,3", "an empty item"),
+                     # a repeated id was dropped silently (as --output_format json,json was taken): refused, named
+                     # as the id it reads; a bad item is named first
+                     ("0,0", "a repeated item, 0"), (" 3, 0 ,3", "a repeated item, 3"), ("1,01", "a repeated item, 1"),
+                     ("0 ,3 3", "a repeated item, 3"), ([np.int64(2), 0, 2.0], "a repeated item, 2"),
+                     ("0,0,x", "'x' is not a rank id")):
         with pytest.raises(UsageError) as info:
             parse_rank_list(bad, "rank_list")
         assert str(info.value) == ("Invalid param, rank_list must be all or rank ids (integers from 0 to 2147483647) "
@@ -120,7 +125,7 @@ def test_one_rank_listed_is_its_report_of_the_full_run(runs):
 
 
 def test_listed_rank_neither_folder_holds_is_warned_and_recorded(runs):
-    """``--rank_list " 0 1 ,7,1"`` (blanks separate as commas do): ranks 0 and 1 compared as in the full run, 7
+    """``--rank_list " 0 7 ,1"`` (blanks separate as commas do): ranks 0 and 1 compared as in the full run, 7
     named once in one warning and recorded not compared (in neither folder); the overview's list is the parsed one."""
     (full, _), (seven, out) = runs["all"], runs["seven"]
     assert seven.returncode == 0, seven.stderr
@@ -248,12 +253,12 @@ def test_one_sided_ranks_concern_the_listed_ones(capsys, tmp_path):
                                               f"ranks 0, 1, the comparison {TEXT1} holds ranks 0, 1"]
 
 
-@pytest.mark.parametrize("given", ["a,1", "-1", "1,,2", ""])
+@pytest.mark.parametrize("given", ["a,1", "-1", "1,,2", "", "0,0"])
 def test_bad_list_is_a_usage_error_before_a_folder_is_read(given, capsys, tmp_path, monkeypatch):
     from msprof_compare.loaders import ranks
 
     monkeypatch.setattr(ranks, "rank_inputs", lambda *a: pytest.fail("a folder was read"))
-    why = "an empty item" if given == "1,,2" else f"{given.split(',')[0]!r} is not a rank id"
+    why = {"1,,2": "an empty item", "0,0": "a repeated item, 0"}.get(given, f"{given.split(',')[0]!r} is not a rank id")
     line = f"{BAD}{given!r}: {why})" if given else (  # empty: the line of every option's empty value
         "error: Invalid param, --rank_list is empty (a shell variable that expanded to nothing?); leave it out or "
         "give all or rank ids such as 0,3")
@@ -312,6 +317,8 @@ def test_api_rank_list():
                                                        rank_list="all")] == [0, 1]
     with pytest.raises(UsageError, match=r"^Invalid param, rank_list must be .* \(got 'x': 'x' is not a rank id\)"):
         msprof_compare.compare_ranks(KINETO, KINETO, rank_list="x")
+    with pytest.raises(UsageError, match=r"^Invalid param, rank_list must be .* \(got \[1, 1\]: a repeated item, 1\)$"):
+        msprof_compare.compare_ranks(KINETO, KINETO, rank_list=[1, 1])
     with pytest.raises(ProfileError, match=r"^no rank of rank_list=\[5, 9\] in common: "):  # as Python takes it
         msprof_compare.compare_ranks(KINETO, KINETO, rank_list=[9, 5])
     with pytest.raises(UsageError, match=r"unknown option\(s\): rank_list \(rank_list selects ranks of "
