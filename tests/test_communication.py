@@ -196,9 +196,9 @@ def test_ops_that_no_family_names_are_said_as_such(caplog, samples):
         res = compare(str(db).format(0), str(db).format(1), enable_communication_compare=True,
                       enable_profiling_compare=True)
     assert "CommunicationCompare" not in res.sheet_names
-    for rank in (0, 1):
+    for rank, side in ((0, "base side"), (1, "comparison side")):
         assert (f"rank{rank}_ascend_pt: its 4 communication op(s) have an op type of N/A, so CommunicationCompare "
-                "has no family to group them by and no row for this side (OverallMetrics counts their time)"
+                f"has no family to group them by and no row for this side ({side}: OverallMetrics counts their time)"
                 ) in caplog.text
     # and it does: the base DB's 4 COMMUNICATION_OP rows span 89.880576 ms, 85.881122 ms of it outside its 187
     # COMPUTE_TASK_INFO tasks (sqlite3 and a plain interval union, by hand)

@@ -1123,7 +1123,7 @@ def test_a_gate_whose_own_breakdown_is_refused_exits_1(tmp_path: Path) -> None:
     res = compare(str(src), str(damaged), enable_operator_compare=True)
     assert "e2e" not in res.frames
     want = (f"error: {damaged}: the device activity spans {hi - lo} ns, {lo} to {hi}: beyond the int64 nanosecond "
-            "range (a damaged time?) (comparison side)")
+            "range (comparison side: a damaged time?)")
     assert [res.regression_gate(pct) for pct in (5, 10)] == [(1, want), (1, want)]
 
 

@@ -612,6 +612,9 @@ def test_collective_renamed_without_a_family_is_said_left_out_not_an_overlap_shi
         warned = [r.getMessage() for r in caplog.records if "leaves them out" in r.getMessage()]
         assert len(warned) == 1 and warned[0].startswith(f"{b}: 1 of its {n} communication op(s) ({ms:.3f} ms) have "
                                                          f"{why}")
+        # the side first in the line's one closing parenthesis ("(...) (comparison side)" was two in a row)
+        assert warned[0].endswith(", so CommunicationCompare leaves them out of its op rows (comparison side: "
+                                  "OverallMetrics and the waterfall count their time)")
         line = communication_line(res.frames["communication"])
         assert "overlaps" not in line
         assert f"\nNot in the op rows: {ms:.3f} ms of the comparison side's ops, which have no op family" in line

@@ -82,7 +82,7 @@ def test_trace_without_addr_says_how_its_allocations_paired(caplog):
     assert said == [f"{LEGACY}: its [memory] events carry no Addr, so each free pairs only with the allocation "
                     f"just before it: of {allocs} device allocations {released} are released, {unreleased} have no "
                     f"release (Allocated Duration counts them as 0) and {dropped} ({dropped_mb:.2f} MB) are left "
-                    "out of Allocated Memory (a free of another size came next) (base side)"]
+                    "out of Allocated Memory (base side: a free of another size came next)"]
     stat = res.sheet("MemoryCompareStatistic")
     assert int(stat["Base Operator Number"].sum()) > 0
 
@@ -130,7 +130,7 @@ def test_addr_less_counts_of_thousands_carry_separators(tmp_path, caplog):
         expected.append(f"{p}: its [memory] events carry no Addr, so each free pairs only with the allocation just "
                         f"before it: of {allocs:,} device allocations {released:,} are released, {unreleased:,} have "
                         f"no release (Allocated Duration counts them as 0) and {dropped:,} ({dropped_mb:.2f} MB) are "
-                        f"left out of Allocated Memory (a free of another size came next) ({side})")
+                        f"left out of Allocated Memory ({side}: a free of another size came next)")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(gz[0]), str(gz[1]), enable_memory_compare=True)
     assert [m for _, m in _memory_lines(caplog) if "carry no Addr" in m] == expected

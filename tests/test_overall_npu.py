@@ -629,8 +629,8 @@ def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
     shown, said = _sdma_run(side, caplog)
     assert shown == [f"{expected:.3f}GB/s", "0.000GB/s"]
     assert said == [
-        f"{path}: bandwidth block(s) without SDMA {key}; read as 0, as the original does (a block without a time "
-        "gives no bandwidth, one without a size moves none) (comparison side)"]
+        f"{path}: bandwidth block(s) without SDMA {key}; read as 0, as the original does (comparison side: a block "
+        "without a time gives no bandwidth, one without a size moves none)"]
     # a file of several steps names the step of each block
     two = {"a": entry, "b": json.loads(json.dumps(entry))}
     absent = []
@@ -643,8 +643,8 @@ def test_bandwidth_block_without_a_key_is_said(tmp_path, caplog, key):
         path.write_text(json.dumps(steps), encoding="utf-8")
         assert _sdma_run(side, caplog)[1] == [
             f"{path}: bandwidth block(s) without SDMA {key} in 'step1', SDMA {key} in 'step2', SDMA {key} in "
-            f"'step3', ... ({said} in all); read as 0, as the original does (a block without a time gives no "
-            "bandwidth, one without a size moves none) (comparison side)"]
+            f"'step3', ... ({said} in all); read as 0, as the original does (comparison side: a block without a "
+            "time gives no bandwidth, one without a size moves none)"]
 
 
 @pytest.mark.parametrize("cut", ["drop", "rename", "empty"])
@@ -669,8 +669,8 @@ def test_bandwidth_kind_block_cut_is_said(tmp_path, caplog, cut):
     shown, said = _sdma_run(side, caplog)
     assert shown == [f"{expected:.3f}GB/s", "0.000GB/s"]
     assert said == [
-        f"{path}: bandwidth block(s) without {gone}; read as 0, as the original does (a block without a time "
-        "gives no bandwidth, one without a size moves none) (comparison side)"]
+        f"{path}: bandwidth block(s) without {gone}; read as 0, as the original does (comparison side: a block "
+        "without a time gives no bandwidth, one without a size moves none)"]
 
 
 def test_bandwidth_value_written_null_is_unusable_not_absent(tmp_path, caplog):
@@ -836,9 +836,12 @@ def test_level0_without_categories_is_said_once(samples, caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(level0), str(level0 / ".." / "rank1_ascend_pt"), enable_profiling_compare=True)
     said = [m for m in caplog.messages if "categor" in m]
-    assert said == [f"{p}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: {reason} "
-                    f"({side})" for p, side in ((level0, "base side"), (level0 / ".." / "rank1_ascend_pt",
-                                                                    "comparison side"))], said
+    # the side first in the reason's own parenthesis: "(...) (base side)" was two in a row
+    assert said == [f"{p}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: "
+                    f"kernel_details.csv has no PMU columns ({side}: a Level0 export records none: Level1 or Level2 "
+                    "with aic_metrics PipeUtilization does)"
+                    for p, side in ((level0, "base side"),
+                                    (level0 / ".." / "rank1_ascend_pt", "comparison side"))], said
 
 
 def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplog):

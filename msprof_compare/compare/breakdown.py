@@ -234,7 +234,7 @@ class Breakdown:
         internal error, the idle stretch wrapped)."""
         if int(hi) - int(lo) > _I64_MAX:
             raise ProfileError(path, f"the device activity spans {int(hi) - int(lo)} ns, {int(lo)} to {int(hi)}: "
-                                     "beyond the int64 nanosecond range (a damaged time?)")
+                                     "beyond the int64 nanosecond range", hint="a damaged time?")
         self.e2e_ns = max(0, int(hi) - int(lo))
         start, length = tl.longest_gap(busy, int(lo), int(hi)) if hi > lo else (int(lo), 0)
         self.longest_idle = Stretch(start, length, start - int(lo))

@@ -579,14 +579,14 @@ def build(ctx: RunContext) -> list[Sheet]:
                                     else "names without a '_' (a family is a name's first '_' piece)")
         if d and n_out:  # some ops left out: the op rows fall short of OverallMetrics by their time
             log.warning("%s: %s of its %s communication op(s) (%.3f ms) have %s, so CommunicationCompare leaves them "
-                        "out of its op rows (OverallMetrics and the waterfall count their time)%s", p.path,
-                        f"{n_out:,}", f"{total:,}", ms3(ns_out), why, side_named(ctx.side(p)))
+                        "out of its op rows%s", p.path, f"{n_out:,}", f"{total:,}", ms3(ns_out), why,
+                        side_named(ctx.side(p), "OverallMetrics and the waterfall count their time"))
         if not d:
             if n_out:  # "can't find any" would contradict OverallMetrics, which counts their time
-                counted = " (OverallMetrics counts their time)" if ctx.options.enable_profiling_compare else ""
+                counted = "OverallMetrics counts their time" if ctx.options.enable_profiling_compare else None
                 log.warning("%s: its %s communication op(s) have %s, so CommunicationCompare has no family to "
-                            "group them by and no row for this side%s%s", p.path, f"{n_out:,}", why, counted,
-                            side_named(ctx.side(p)))
+                            "group them by and no row for this side%s", p.path, f"{n_out:,}", why,
+                            side_named(ctx.side(p), counted))
             else:
                 log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s%s", p.path,
                         side_named(ctx.side(p)))

@@ -465,9 +465,9 @@ def _addr_less_pairing(profile: Profile, rec: pd.DataFrame, side: str = "") -> N
         dropped_mb = (int(size[size > 0].sum()) / 1024 - float(np.asarray(rec["size_kb"], float).sum())) / 1024
         log.warning("%s: its [memory] events carry no Addr, so each free pairs only with the allocation just "
                     "before it: of %s device allocations %s are released, %s have no release (Allocated Duration "
-                    "counts them as 0) and %s (%.2f MB) are left out of Allocated Memory (a free of another size "
-                    "came next)%s", profile.path, f"{allocs:,}", f"{released:,}", f"{open_:,}", f"{dropped:,}",
-                    dropped_mb, side_named(side))
+                    "counts them as 0) and %s (%.2f MB) are left out of Allocated Memory%s", profile.path,
+                    f"{allocs:,}", f"{released:,}", f"{open_:,}", f"{dropped:,}", dropped_mb,
+                    side_named(side, "a free of another size came next"))  # one parenthesis, the side first
 
 
 def _sheets(ctx: RunContext, pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[Sheet]:

@@ -580,6 +580,20 @@ def breakdown_frame(base: Breakdown, comp: Breakdown) -> pd.DataFrame:
 # --------------------------------------------------------------------------- comparator
 
 
+def _with_side(reason: str, side: str | None) -> tuple[str, str]:
+    """``reason`` and its side, in one parenthesis (``side_named``): a reason that ends with an aside ("read as 0,
+    as the original does (a block without a time ...)") read "(...) (comparison side)", two in a row."""
+    if reason.endswith(")"):
+        depth = 0
+        for i in range(len(reason) - 1, -1, -1):  # the "(" that opens the closing aside
+            depth += {")": 1, "(": -1}.get(reason[i], 0)
+            if depth == 0:
+                if i > 0 and reason[i - 1] == " ":
+                    return reason[:i - 1], side_named(side, reason[i + 1:-1])
+                break
+    return reason, side_named(side)
+
+
 def build(ctx: RunContext) -> list[Sheet]:
     """OverallMetrics sheet (omitted when either E2E is 0) plus ``ctx.summary`` and ``ctx.frames["overall"]``."""
     base, comp = breakdowns(ctx)
@@ -592,7 +606,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         for reason in bd.missing:
             if not (told and bd.categories_missing and not bd.categorised_ns
                     and reason.endswith(f" are absent: {bd.categories_missing}")):
-                log.warning("%s%s", reason, side_named(ctx.side(p)))
+                log.warning("%s%s", *_with_side(reason, ctx.side(p)))
     # a text export's breakdown ignores a step (reference-1 §1.4): its Wait Time note sums the whole profile too,
     # and says so where CommunicationCompare's rows hold the step's alone (step 50 of the level-1 export split in
     # two: 112.541 ms of Notify_Wait, none of it in the step)
