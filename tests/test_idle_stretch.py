@@ -173,6 +173,25 @@ def _bd(e2e: int, idle: int) -> Breakdown:
     return bd
 
 
+def test_one_input_says_its_idle_stretch_once(samples, caplog):
+    """SGLANG decode against itself (one input on both sides, ``api.one_input``): the note read "(base 97.8%,
+    comparison 97.8%)" over a "base" and a "comparison" line of one stretch; it says the share and the stretch
+    once, "both sides", as the early-kernels note does. The Summary's Base and Comparison keep each side's share."""
+    path = samples / SGLANG_DECODE
+    (start, length), e2e = _kineto(json.load(gzip.open(path))["traceEvents"])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(path), str(path), enable_profiling_compare=True)
+    row = res.guards.set_index("Check").loc[checks.IDLE_CHECK]
+    assert (row["Base"], row["Comparison"]) == (length / e2e, length / e2e)
+    (note,) = blocks(caplog.messages, checks.NOTE_CHECKS[checks.IDLE_CHECK])
+    where = (f"both sides {length / 1e6:.3f} ms long, {(start - _window_lo(path)) / 1e6:.3f} ms into the E2E window "
+             f"(ts {Decimal(start) / 1000:.3f} us)")
+    assert note == [f"{checks.NOTE_CHECKS[checks.IDLE_CHECK]} (both sides {length / e2e:.1%}): its length and start:",
+                    where, "both sides' E2E and Free Time mostly measure that stretch (a profile opened long before "
+                    "the work, a stall, a host-side wait): compare Computing Time and its categories"]
+    assert where in row["Detail"] and "comparison" not in row["Detail"]
+
+
 @pytest.mark.parametrize("sides, status, whose", [
     (((100, 49), (200, 99)), "ok", None),                     # under half on both sides
     (((100, 50), (200, 10)), "note", "the base side's"),      # exactly half on one side

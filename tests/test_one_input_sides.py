@@ -63,3 +63,29 @@ def test_one_export_through_a_linked_folder_gets_one_note_of_both_sides(capsys: 
         f"{base}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: kernel_details.csv "
         "has no PMU columns (both sides: a Level0 export records none: Level1 or Level2 with aic_metrics "
         "PipeUtilization does)"]
+
+
+ALEXNET = Path(__file__).parent / "data" / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+
+
+def test_match_rate_line_of_one_input_says_its_rate_once(capsys: pytest.CaptureFixture,
+                                                         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The match-rate line gave one input's rate twice, "Modules matched: 55/55 base, 55/55 comparison" (the AlexNet
+    H200 excerpt against itself, and NPU pair 1's level1 export): it says it once, as the run's other notices do;
+    two inputs keep a rate per side."""
+    from msprof_compare.compare.operators import match_note
+
+    assert match_note("modules", 55, 55, 55, one=True) == ("Modules matched: 55/55 both sides", False)
+    assert match_note("modules", 3, 4, 5) == ("Modules matched: 3/4 base, 3/5 comparison", False)
+    assert match_note("operators", 7, 9, 9, 10, one=True) == (
+        "Top-level operators matched: 7/9 both sides (a pair with more than 10 kernels on a side counted as the "
+        "operators inside it, as max_kernel_num asks; an unpaired operator stays whole)", False)
+    monkeypatch.chdir(ALEXNET.parent)
+    for flags in ([], ["--disable_module"]):  # the module rate, then the top-level operators'
+        code, _, err = run_inproc(capsys, "-bp", ALEXNET.name, "-d", f"./{ALEXNET.name}", "--enable_operator_compare",
+                                  "-o", str(tmp_path / "out"), *flags)
+        assert code == 0, err
+        said = [line.split("] ", 1)[1] for line in err.splitlines() if " matched: " in line]
+        assert len(said) == 1 and said[0].endswith(" both sides") and "base" not in said[0], said
+        matched, total = said[0].split(": ", 1)[1].removesuffix(" both sides").split("/")
+        assert matched == total  # the one input pairs every op with itself

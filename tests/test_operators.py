@@ -166,7 +166,7 @@ def test_disable_details_and_use_input_shape(tmp_path: Path, caplog: pytest.LogC
 
 def test_low_match_rate_hint(caplog) -> None:
     base = gpu_profile([("a", 0, 1), ("b", 2, 1), ("c", 4, 1)])
-    comp = gpu_profile([("x", 0, 1), ("y", 2, 1), ("a", 4, 1)])
+    comp = gpu_profile([("x", 0, 1), ("y", 2, 1), ("a", 4, 1)], path="q.json")  # another input: a rate per side
     o, _ = build_options(enable_operator_compare=True)
     ctx = RunContext(base, comp, o)
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):

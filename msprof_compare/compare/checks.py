@@ -947,17 +947,20 @@ def _idle_where(side: str, bd: Breakdown) -> str:
             f"window (ts {us_text_of(int(bd.longest_idle.start_ns))} us)")
 
 
-def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
+def _idle_row(bds: tuple[Breakdown, Breakdown], one: bool = False) -> dict[str, Any]:
     """The longest stretch of each side's E2E window with no computing and no communication, as a share of E2E.
 
     It counts whole in that side's E2E and Free Time, so where it is most of the E2E they mostly measure the
     stretch; the E2E difference only where the two stretches' change is it to within half of it (the verdict's
     aside, ``IDLE_EXPLAINS``, where that change is half of it or more, the same way). A side without E2E time is
-    left out (unknown when no side crosses the threshold)."""
+    left out (unknown when no side crosses the threshold). ``one``: one input on both sides (``api.one_input``),
+    whose stretch is said once, "both sides ...", as ``_early_row``'s (it read "(base 97.8%, comparison 97.8%)"
+    over the same stretch twice)."""
     shares = [bd.longest_idle.length_ns / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
     crossed = [side for side, x in zip(_SIDES, shares, strict=True) if x is not None and x >= IDLE_SHARE]
     ok = False if crossed else (True if None not in shares else None)
-    wheres = [_idle_where(side, bd) for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0]
+    wheres = [_idle_where("both sides" if one else side, bd) for side, bd in zip(_SIDES, bds, strict=True)
+              if bd.e2e_ns > 0 and not (one and side == "comparison")]
     if not wheres:
         return _guard(IDLE_CHECK, None, None, None, "no E2E time on either side")
     detail = f"{IDLE_LEAD}{', '.join(wheres)}"
@@ -987,6 +990,7 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     else:
         reading = f"a note from {IDLE_SHARE:.0%}"
     row = _guard(IDLE_CHECK, ok, shares[0], shares[1], f"{detail}; {reading}")
+    row[LOG_BOTH] = one
     # the log's title says what the shares are (``_LOG_LEADS``): its lead names the figures of the lines below
     return {**_in_parts(row, IDLE_LEAD.rpartition("; ")[2][:-2], [*wheres, reading]),
             IDLE_EXPLAINS: bool(crossed and also), IDLE_UNSPLIT: split_apart}
@@ -1591,7 +1595,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     one = ctx.side(ctx.comparison) == "both sides"  # one input (``api.one_input``): its figures said once
     early, told = _early_row(bds, unlinked, one) if bds is not None else (None, [])
     if bds is not None:
-        optional += [_idle_row(bds), _category_row(bds, (b, c)), early]
+        optional += [_idle_row(bds, one), _category_row(bds, (b, c)), early]
     # just after the early row, whose stretch its part may name: after "graph replays" it sat apart from it
     optional.append(_unlinked_row(ctx, unlinked, early is not None, told))
     if bds is not None:

@@ -185,15 +185,17 @@ def counted(what: str, max_kernel_num: int | None = None) -> tuple[str, str]:
 
 
 def match_note(what: str, matched: int, base_total: int, comparison_total: int,
-               max_kernel_num: int | None = None) -> tuple[str, bool]:
+               max_kernel_num: int | None = None, one: bool = False) -> tuple[str, bool]:
     """The match-rate line, and whether it is low enough to deserve a hint. With both sides non-empty the
     validity check "operator match rate" warns too (below 60 %, so at every low rate here) and gives the hint
-    (``low_match_hint``): the line then carries none, so the console says the low rate once."""
+    (``low_match_hint``): the line then carries none, so the console says the low rate once. ``one``: one input
+    on both sides (``api.one_input``), whose rate is said once, "55/55 both sides", as its other notices are."""
     # capitalised as the log's other lines ("Start to compare ...", "Can't find ..."): "modules matched" was the one
     # line of a run that began in lower case
     noun, drilled = counted(what, max_kernel_num)
-    note = (f"{noun[:1].upper()}{noun[1:]} matched: {matched:,}/{base_total:,} base, {matched:,}/{comparison_total:,} "
-            "comparison" + (f" ({drilled})" if drilled else ""))
+    sides = (f"{matched:,}/{base_total:,} both sides" if one and base_total == comparison_total
+             else f"{matched:,}/{base_total:,} base, {matched:,}/{comparison_total:,} comparison")
+    note = f"{noun[:1].upper()}{noun[1:]} matched: {sides}" + (f" ({drilled})" if drilled else "")
     low = (base_total > 0 and matched / base_total < LOW_MATCH_RATE) or \
           (comparison_total > 0 and matched / comparison_total < LOW_MATCH_RATE)
     return note, low
@@ -207,7 +209,8 @@ def record_match_rate(ctx: RunContext, what: str, matched: int, base_total: int,
     if ctx.options.disable_details:
         return
     note, low = match_note(what, matched, base_total, comparison_total,
-                           ctx.options.max_kernel_num if what == "operators" else None)
+                           ctx.options.max_kernel_num if what == "operators" else None,
+                           base_total == comparison_total and ctx.side(ctx.comparison) == "both sides")
     # by columns: ``pd.DataFrame([record])``'s frame without its row-wise inference (~0.2 ms)
     row = plain_frame({
         "what": [what], "matched": [matched], "base_total": [base_total], "comparison_total": [comparison_total],
