@@ -23,6 +23,22 @@ def quit_interrupted(_signum: int, _frame: Any) -> None:
     os._exit(130)  # nothing is written yet, and half-imported modules need no cleanup
 
 
+def _interrupt_again(unraisable: Any) -> None:
+    """``sys.unraisablehook`` for a run: a Ctrl-C that lands inside a callback Python cannot raise from (a weakref
+    callback of importlib's module locks, during a lazy import) was printed as "Exception ignored ... Traceback ...
+    KeyboardInterrupt" and then lost, the run going on to the end. It is sent again from another thread a few ms
+    later, when the callback is over (sent from here, or marked arrived, its handler runs at once, inside this
+    hook), so the run stops as on any Ctrl-C; any other unraisable exception goes to Python's own hook."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        import threading
+
+        again = threading.Timer(0.005, signal.raise_signal, (signal.SIGINT,))
+        again.daemon = True
+        again.start()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _run(name: str, **kwargs: Any) -> Any:
     """Import the CLI with the quiet Ctrl-C handler in place, then hand Ctrl-C back to it (its runs clean up
     a half-written report on ``KeyboardInterrupt``), and take it back once the CLI is done (the exit)."""
@@ -36,9 +52,11 @@ def _run(name: str, **kwargs: Any) -> Any:
         # an ignored Ctrl-C (a background job) stays ignored
     except ValueError:  # not the main thread: leave signals alone
         pass
+    hook = sys.unraisablehook
     try:
         from . import cli
 
+        sys.unraisablehook = _interrupt_again
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
         return getattr(cli, name)(**kwargs)
@@ -48,6 +66,7 @@ def _run(name: str, **kwargs: Any) -> Any:
         sys.stderr.write("error: interrupted\n")
         sys.exit(130)
     finally:
+        sys.unraisablehook = hook
         if previous is not None:  # the run is over (a status chosen, its reports published or cleaned up):
             signal.signal(signal.SIGINT, quit_interrupted)  # Ctrl-C while Python shuts down is no traceback either
 
