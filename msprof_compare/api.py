@@ -1290,13 +1290,17 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options, keywords:
     # the loaders' notes name files by absolute path, which differ where one path goes through a link (lnk/run and
     # run): the comparison's are read with the base's input path in place of its own
     own, base_own = (os.path.abspath(given_path(p)) for p in (typed, base.path))
-    texts = ({str(w) for w in base.warnings},
-             {str(w).replace(own, base_own) if alias else str(w) for w in comparison.warnings})
-    for side, p, other in (("base", base, texts[1]), ("comparison", comparison, texts[0])):
+
+    def text(w: object, side: str) -> str:
+        return str(w).replace(own, base_own) if alias and side == "comparison" else str(w)
+
+    sides = (("base", base), ("comparison", comparison))
+    texts = {side: {text(w, side) for w in p.warnings} for side, p in sides}
+    for (side, p), other in zip(sides, ("comparison", "base"), strict=True):
         for w in p.warnings:
             if not isinstance(w, SideNote):
                 log.warning(w)
-            elif (str(w).replace(own, base_own) if alias and side == "comparison" else str(w)) not in other:
+            elif text(w, side) not in texts[other]:
                 log.warning(w.of_side(f"{side} side"))
             elif side == "base":  # one input on both sides: its note once, as its other notes are (``said_once``)
                 log.warning(w.of_side("both sides"))
