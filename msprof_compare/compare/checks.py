@@ -651,6 +651,14 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
     return row
 
 
+def _side_label(side: str, one: bool) -> str | None:
+    """How a note names a side's figures: the side, or for one input on both sides (``api.one_input``) "both
+    sides" once, the comparison's figures (the same) then unsaid (None)."""
+    if not one:
+        return side
+    return "both sides" if side == "base" else None
+
+
 def _early_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | None] | None = None,
                one: bool = False) -> tuple[dict[str, Any] | None, list[str]]:
     """GPU sides whose E2E window opens with kernels the trace holds no launch of (the previous step's tail):
@@ -668,9 +676,9 @@ def _early_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | None]
         return None, []
     shares = [bd.early_ns / bd.e2e_ns if bd.has_launches and bd.e2e_ns > 0 else None for bd in bds]
     ok = not any(x is not None and x >= EARLY_SHARE for x in shares)
-    wheres = [f"{'both sides' if one else side}: the first {_ms(bd.early_ns)} ms of E2E, where "
+    wheres = [f"{label}: the first {_ms(bd.early_ns)} ms of E2E, where "
               f"{bd.early_kernels.count:,} computing kernels run ({_ms(bd.early_kernels.ns)} ms busy)"
-              for side, bd in zip(_SIDES, bds, strict=True) if bd.early_ns and not (one and side == "comparison")]
+              for side, bd in zip(_SIDES, bds, strict=True) if bd.early_ns and (label := _side_label(side, one))]
     told = [(side, bd, u) for side, bd, u in zip(_SIDES, bds, unlinked or (None, None), strict=True)
             if not ok and bd.early_ns and u is not None and u.early]
     sheets, read = "", "E2E and the categories"
@@ -681,9 +689,9 @@ def _early_row(bds: tuple[Breakdown, Breakdown], unlinked: list[Unlinked | None]
             figures = "" if len(told) == 2 else f" (on the {told[0][0]} side)"
         else:  # copies or collectives in the stretch, or concurrent kernels (busy is their union, here their sum)
             them = "the kernels of that stretch, computing or not,"
-            figures = " (" + "; ".join(f"{'both sides' if one else side} "
-                                       f"{_unlinked_words(None, u.early, u.early_copies)[0]}, {_ms(u.early_ns)} ms"
-                                       for side, _, u in told[:1 if one else 2]) + ")"
+            figures = " (" + "; ".join(f"{label} {_unlinked_words(None, u.early, u.early_copies)[0]}, "
+                                       f"{_ms(u.early_ns)} ms" for side, _, u in told
+                                       if (label := _side_label(side, one))) + ")"
         sheets = (f"with no launch in the trace, no flow links {them} to an operator either, so the operator and "
                   f"module sheets and their top contributors leave them out{figures}, while the overall time "
                   "breakdown counts them")
@@ -759,10 +767,10 @@ def _unlinked_row(ctx: RunContext, counts: list[Unlinked | None] | None, early_r
     # "both sides ...", as the run's other notices say it; "base 4 ...; comparison 4 ..." read as two profiles
     one = ctx.side(ctx.comparison) == "both sides"
     for side, p, c, full in zip(_SIDES, (ctx.base, ctx.comparison), rest, counts, strict=True):
-        if c is None or not c.n or (one and side == "comparison"):
+        if c is None or not c.n or not (label := _side_label(side, one)):
             continue
         what, how = _unlinked_words(p, c.n, c.copies)
-        part = f"{'both sides' if one else side} {what}, {_ms(c.ns)} ms, no {how}"
+        part = f"{label} {what}, {_ms(c.ns)} ms, no {how}"
         if side in whole:  # a text export's tree spans every step; its operator rows hold the step asked for
             part += " (counted over the whole profile, not only the step asked for)"
         if side in told:
@@ -959,8 +967,8 @@ def _idle_row(bds: tuple[Breakdown, Breakdown], one: bool = False) -> dict[str, 
     shares = [bd.longest_idle.length_ns / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
     crossed = [side for side, x in zip(_SIDES, shares, strict=True) if x is not None and x >= IDLE_SHARE]
     ok = False if crossed else (True if None not in shares else None)
-    wheres = [_idle_where("both sides" if one else side, bd) for side, bd in zip(_SIDES, bds, strict=True)
-              if bd.e2e_ns > 0 and not (one and side == "comparison")]
+    wheres = [_idle_where(label, bd) for side, bd in zip(_SIDES, bds, strict=True)
+              if bd.e2e_ns > 0 and (label := _side_label(side, one))]
     if not wheres:
         return _guard(IDLE_CHECK, None, None, None, "no E2E time on either side")
     detail = f"{IDLE_LEAD}{', '.join(wheres)}"
