@@ -1361,8 +1361,8 @@ def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs,
         total = [int(np.count_nonzero(t.names == k)) for t in (ta, tb)]
         if not any(total):
             continue
-        entry = f"the entry {term_safe(repr(k))}: {term_safe(repr(v))}"
         old, new = term_safe(repr(k)), term_safe(repr(v))
+        entry = f"the entry {old}: {new}"
         if not any(held):
             why = [_whereabouts(t, r, o, k, step_given) for t, r, o in zip((ta, tb), rows, opened, strict=True)]
             said = [(_per_side([why[0][w], why[1][w]]), w) for w in _WHEREABOUTS if why[0][w] or why[1][w]]
