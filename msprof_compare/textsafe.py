@@ -281,7 +281,7 @@ def _ansi_c(ch: str) -> str:
 def short_shell_word(value: object) -> str:
     """A command-line value quoted for a POSIX shell (``shell_word``), cut to 40 characters as ``short_repr`` cuts a
     repr: the CLI's messages quoting what was typed (a step, a repeated option's values) gave Python's quoting,
-    which bash reads otherwise for a value holding a backslash or a quote mark. Terminal-safe (a line break shown
-    ``\\n``, as a repr shows it: a message's line would otherwise break, or lose a blank value's break). Not text (a
-    value given to the CLI by a program): its ``short_repr``."""
+    which bash reads otherwise for a value holding a backslash or a quote mark. A control character is already an
+    escape of ``shell_word``'s ``$'...'``; ``term_safe`` still writes a file name's undecodable bytes as ``\\xNN``.
+    Not text (a value given to the CLI by a program): its ``short_repr``."""
     return short_text(term_safe(shell_word(value))) if isinstance(value, str) else short_repr(value)
