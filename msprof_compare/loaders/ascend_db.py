@@ -1913,7 +1913,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     names = db.text(col["name"], names=True, column="PYTORCH_API.name")
     shape_ids, dtype_ids = col.get("shapes", none)[is_op], col.get("dtypes", none)[is_op]
     shapes, dtypes = db.text(shape_ids, missing="N/A"), db.text(dtype_ids, missing="N/A")
-    if _swapped(shapes, dtypes):
+    # told from each column's distinct ids' texts: a pass over every op's text took 39-47 ms at 227k ops, this 3-12 ms
+    if _swapped(*(db.text(pd.unique(ids), missing="N/A", count=False) for ids in (shape_ids, dtype_ids))):
         shapes, dtypes = dtypes, shapes
         shape_ids, dtype_ids = dtype_ids, shape_ids
     # data types without shapes: the op's inputs have no dimensions (a scalar), which the text export of a run
