@@ -355,6 +355,38 @@ def test_step_limits_every_query(tmp_path: Path) -> None:
         assert (len(om), int((om["release_ns"] == 0).sum())) == alive
 
 
+def test_a_steps_breakdown_is_that_of_the_rows_starting_in_it(tmp_path: Path) -> None:
+    """reference-1 §7.1 / §7.3: with a step, Computing, Uncovered Communication and the E2E window are made of the
+    compute tasks, communication ops and non-kernel TASK rows that start in it, an op reaching past its end whole.
+    Step 50 of the level-1 excerpt cut at its midpoint into 50 and 51: the first allreduce starts in 50 and ends
+    89 ms later, in 51. Each half's figures by plain-Python unions of the rows SQL selects (tests/spans.py)."""
+    from spans import union
+
+    start, end = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    mid = (start + end) // 2
+    copy = edited_copy(L1, tmp_path / "ascend_pytorch_profiler_0.db", f"UPDATE STEP_TIME SET endNs = {mid}",
+                       f"INSERT INTO STEP_TIME VALUES (51, {mid + 1}, {end})")
+    kernel_types = ("KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV",
+                    "PROFILING_ENABLE", "PROFILING_DISABLE")  # §7.3.6: the types the E2E span leaves out
+    marks = ",".join("?" * len(kernel_types))
+    length = lambda iv: sum(e - s for s, e in iv)  # noqa: E731
+    crossing = 0
+    for step, (lo, hi) in ((50, (start, mid)), (51, (mid + 1, end))):
+        compute = sql(copy, "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId) "
+                            "WHERE t.startNs BETWEEN ? AND ?", (lo, hi))
+        ops = sql(copy, "SELECT startNs, endNs FROM COMMUNICATION_OP WHERE startNs BETWEEN ? AND ?", (lo, hi))
+        other = sql(copy, "SELECT min(t.startNs), max(t.endNs) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+                          f"WHERE s.value NOT IN ({marks}) AND t.startNs BETWEEN ? AND ?", (*kernel_types, lo, hi))[0]
+        crossing += sum(e > hi for _, e in ops)
+        busy = union(compute + ops)
+        e2e = max(busy[-1][1], other[1]) - min(busy[0][0], other[0])
+        bd = db_breakdown(load_profile(str(copy), build_options(enable_profiling_compare=True)[0], step=step))
+        assert (bd.computing_ns, bd.uncovered_comm_ns, bd.e2e_ns) == (
+            length(union(compute)), length(busy) - length(union(compute)), e2e), step
+        assert ops and other[0] < busy[0][0], step  # both halves have communication and a task before the busy span
+    assert crossing == 1  # the first allreduce, counted whole in step 50
+
+
 def test_task_starting_at_step_end_belongs_to_the_step(tmp_path: Path) -> None:
     """reference-1 §7.1: the step range [startNs, endNs] is inclusive; a task starting at endNs is in it."""
     (t100,) = sql(L1, "SELECT t.startNs FROM TASK t JOIN COMPUTE_TASK_INFO USING (globalTaskId) "
