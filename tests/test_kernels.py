@@ -264,11 +264,13 @@ def test_gpu_side_gives_no_sheet(caplog):
     gpu = Profile(path="gpu.json", kind="GPU", source="kineto")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert kernels.build(ctx(gpu, npu())) == []
-    # --enable_kernel_compare alone: the flags that do take a GPU trace are named (the run writes nothing else)
+    # --enable_kernel_compare alone: the flags that take this pair are named (the run writes nothing else); two
+    # empty profiles have no op to pair and no device time, so none (a pair with ops: test_user_walk_wording)
     assert caplog.messages == ["kernel compare only support between NPU data and NPU data. (the base side is a GPU "
-                               "trace; --enable_profiling_compare, --enable_operator_compare, "
-                               "--enable_memory_compare, --enable_communication_compare, --enable_api_compare take "
-                               "GPU traces)"]
+                               "trace; neither side has a torch op (a GPU trace without cpu_op or runtime events "
+                               "has none; an NPU export without cpu_op events has none), so the operator, module, "
+                               "memory and API comparisons have none to pair, and no other comparison applies to "
+                               "this pair)"]
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert kernels.build(ctx(npu(), gpu, enable_profiling_compare=True)) == []

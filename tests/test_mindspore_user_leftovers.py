@@ -248,3 +248,43 @@ def test_the_workbook_says_why_it_has_no_operator_sheets(tmp_path: Path) -> None
     shutil.copytree(MS_FIXTURE, other)
     row = compare(str(MS_FIXTURE), str(other)).guards.set_index("Check").loc["operator match rate"]
     assert row.tolist() == ["unknown", 0, 0, "no operators on either side (MindSpore exports have none)" + tail]
+
+
+MS1_TIMELINE = "mindinsight/tests/utils/resource/run_2/normal_run/profiler/ascend_timeline_display_1.json"
+FLAGS = ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
+         "enable_communication_compare", "enable_api_compare")
+
+
+def test_kernel_compare_alone_against_a_side_without_ops_names_the_flags_that_apply(samples: Path, caplog,
+                                                                                   capsys: pytest.CaptureFixture,
+                                                                                   tmp_path: Path) -> None:
+    """A GPU job moved to MindSpore (session 74's user walk), run with --enable_kernel_compare alone: the GPU notice
+    named all five other flags as taking GPU traces, but the operator, memory and API comparisons each then say
+    the MindSpore side has no torch op and write nothing. The notice now says why and names the flags that do
+    write a sheet for this pair, which each flag run alone here shows (none for a MindSpore 1.x timeline, which
+    has neither E2E time nor communication). The fixture holds no cpu_op event (read from the raw file)."""
+    raw = json.loads((MS_FIXTURE / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    assert not [e for e in raw if e.get("cat") == "cpu_op"]
+    said = "kernel compare only support between NPU data and NPU data."
+    timeline = samples / MS1_TIMELINE
+    for side, why, writes in ((MS_FIXTURE, "MindSpore exports have none",
+                               {"enable_profiling_compare", "enable_communication_compare"}),
+                              (timeline, "MindSpore and CANN timelines have none", set())):
+        assert {f for f in FLAGS if compare(str(H200_ALEXNET), str(side), **{f: True}).sheet_names} == writes, side
+        for base, comp, gpu, other in ((H200_ALEXNET, side, "base", "comparison"),
+                                       (side, H200_ALEXNET, "comparison", "base")):
+            caplog.clear()
+            with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+                res = compare(str(base), str(comp), enable_kernel_compare=True)
+            assert not res.sheet_names
+            tail = ("enable_profiling_compare=True and enable_communication_compare=True would add the overall and "
+                    "communication comparisons" if writes else "")  # compare()'s words for the flags
+            assert [m for m in caplog.messages if m.startswith(said)] == [
+                f"{said} (the {gpu} side is a GPU trace; the {other} side has no torch op ({why}), so the operator, "
+                "module, memory and API comparisons have none to pair"
+                + (f": {tail})" if tail else ", and no other comparison applies to this pair)")], (base, comp)
+    code, _out, err = run_inproc(capsys, "-bp", str(H200_ALEXNET), "-d", str(MS_FIXTURE), "--enable_kernel_compare",
+                                 "-o", str(tmp_path))
+    assert code == 0 and os.listdir(tmp_path) == []
+    assert "comparisons have none to pair: --enable_profiling_compare and --enable_communication_compare would add " \
+           "the overall and communication comparisons)" in err

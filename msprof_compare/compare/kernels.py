@@ -18,7 +18,7 @@ import pandas as pd
 from ..columns import col_of
 from ..errors import StepError, on_side, side_named
 from ..model import Profile, bare_trace, factorize, object_array, pair_codes, starts_read, step_number
-from ..textsafe import id_ranges
+from ..textsafe import and_list, id_ranges
 from . import table
 from .steps import _refused_side, data_file, side_range, side_step, steps_file
 from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_columns, frame_from_rows, ratio_of
@@ -259,7 +259,7 @@ def _npu_pair(ctx: RunContext) -> bool:
     if not opts.by_default and not any(getattr(opts, f) for f in OTHER_FLAGS):
         # asked alone, the run ended on "No comparison produced any rows" with no word of the flags that do take a
         # GPU trace (user walk, session 69)
-        which += f"; {', '.join('--' + f for f in OTHER_FLAGS)} take GPU traces"
+        which += _other_flags(ctx)
     log.log(opts.notice_level(), "%s (%s)", GPU_MESSAGE, which)
     if ctx.options.use_kernel_type and ctx.options.by_default:
         # the notice above is INFO in a run without --enable_* flags: --use_kernel_type, which asks for
@@ -267,6 +267,29 @@ def _npu_pair(ctx: RunContext) -> bool:
         log.warning("The use_kernel_type parameter is ignored: it only takes effect when both sides are NPU data, "
                     "which the kernel comparison needs.")
     return False
+
+
+def _other_flags(ctx: RunContext) -> str:
+    """The end of the GPU notice of a run that asked for KernelCompare alone: the flags that take a GPU trace,
+    where both sides have ops to pair; else why a side has none and the flags of the comparisons that apply to
+    the pair. Beside a MindSpore export it named --enable_operator_compare, --enable_memory_compare and
+    --enable_api_compare, each of which then said the side has no torch op and wrote nothing (user walk,
+    session 74: a GPU job moved to MindSpore)."""
+    from .optree import comparisons_without_ops, no_ops_reason
+
+    without = [(side, p) for side, p in (("base", ctx.base), ("comparison", ctx.comparison)) if not ctx.has_ops(p)]
+    if not without:
+        return f"; {', '.join('--' + f for f in OTHER_FLAGS)} take GPU traces"
+    reasons = list(dict.fromkeys(no_ops_reason(p) for _, p in without))
+    who = "neither side has a" if len(without) == 2 else f"the {without[0][0]} side has no"
+    said = (f"; {who} torch op ({'; '.join(reasons)}), so the operator, module, memory and API comparisons have "
+            "none to pair")
+    would = comparisons_without_ops(ctx)[1]
+    if not would:
+        return said + ", and no other comparison applies to this pair"
+    names = [n for n, _ in would]
+    return (said + f": {and_list(['--' + f for _, f in would])} would add the {and_list(names)} "
+            f"comparison{'s' if len(names) > 1 else ''}")
 
 
 def _no_kernels(profile: Profile, side: str, step: int = -1, level: int = logging.WARNING) -> str:
