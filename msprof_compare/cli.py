@@ -97,10 +97,14 @@ HELP = {
 }
 SHORT_HELP = "Compare the performance differences between GPUs and NPUs."
 SCRIPT_DESCRIPTION = "Compare trace of GPU and NPU"
-#: Under the options of every face: the original's help leaves unsaid what a run without any --enable_* does, and
+#: Under the options of every face: the original's help leaves unsaid what to pass (a MindSpore user found no word
+#: of *_ascend_ms: user walk 74) and what a run without any --enable_* does, and
 #: a CI script's author read no exit status (3 for --fail_on_regression alone) nor where the JSON is described (in the
 #: installed package, not a checkout's docs/: a pip user has no checkout).
-HELP_EPILOG = ("With no --enable_* option, every comparison runs. Exit status: 0 done (a run within "
+HELP_EPILOG = ("Each path (-bp, -d) is a PyTorch Kineto trace (*.pt.trace.json, or .json.gz), or an Ascend "
+               "profiling folder of torch_npu (*_ascend_pt) or MindSpore 2.x (*_ascend_ms), its "
+               "ASCEND_PROFILER_OUTPUT, its trace_view.json or its ascend_*_profiler_*.db. "
+               "With no --enable_* option, every comparison runs. Exit status: 0 done (a run within "
                "--fail_on_regression too), 1 unreadable or invalid data (or no E2E time for --fail_on_regression to "
                "judge), 2 bad usage, 3 a regression beyond --fail_on_regression (the reports are written), 130 "
                "interrupted. README.md (Errors and exit codes; CI regression gate) says more. The JSON report's "

@@ -288,3 +288,24 @@ def test_kernel_compare_alone_against_a_side_without_ops_names_the_flags_that_ap
     assert code == 0 and os.listdir(tmp_path) == []
     assert "comparisons have none to pair: --enable_profiling_compare and --enable_communication_compare would add " \
            "the overall and communication comparisons)" in err
+
+
+def test_help_says_what_a_mindspore_user_passes(tmp_path: Path) -> None:
+    """A PyTorch GPU user moved to MindSpore read --help for what to give -d and found "Path of the profiling data"
+    and no word of *_ascend_ms (user walk 74; README's MindSpore section names the forms). Every face's help now
+    names them, and each named form of the MindSpore-layout fixture is taken, at the level its name says (the
+    database: an empty file of that name beside a copy, which detection takes by its name, reference-1 §2.1)."""
+    from msprof_compare import cli
+
+    flat = " ".join(cli.build_script_parser().format_help().split())
+    forms = "or an Ascend profiling folder of torch_npu (*_ascend_pt) or MindSpore 2.x (*_ascend_ms), its " \
+            "ASCEND_PROFILER_OUTPUT, its trace_view.json or its ascend_*_profiler_*.db."
+    assert forms in flat and forms in " ".join(cli.HELP_EPILOG.split())
+    out = MS_FIXTURE / "ASCEND_PROFILER_OUTPUT"
+    copy = tmp_path / MS_FIXTURE.name
+    shutil.copytree(MS_FIXTURE, copy)
+    (copy / "ASCEND_PROFILER_OUTPUT" / "ascend_mindspore_profiler_0.db").write_bytes(b"")
+    assert [detect(str(p)).level for p in (MS_FIXTURE, out)] == ["profiling", "ascend_output"]
+    assert detect(str(out / "trace_view.json")).trace_path == str(out / "trace_view.json")
+    assert detect(str(copy / "ASCEND_PROFILER_OUTPUT" / "ascend_mindspore_profiler_0.db")).db_path.endswith(
+        "ascend_mindspore_profiler_0.db")
