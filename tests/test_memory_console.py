@@ -402,9 +402,9 @@ def test_peak_memory_is_said_beside_a_side_without_framework_ops(tmp_path, capsy
             peak, peak, 0.0, 0.0)
         assert (t["operators"], t["changed"], t["base_recorded"], t["comparison_recorded"]) == (0, 0, False, False)
         assert t["base_mb"] is t["comparison_mb"] is t["diff_mb"] is t["diff_pct"] is None
-        assert t["operators_left_out"] == f"the {bare} side has no framework op ({why})"
+        assert t["operators_left_out"] == f"the {bare} side has no torch op ({why})"
         line = (f"Peak reserved memory (Mem Usage) 1.66 GB on both sides.\nMemory inside operators not compared: "
-                f"the {bare} side has no framework op ({why}).")
+                f"the {bare} side has no torch op ({why}).")
         assert memory_line(res.frames["memory"]) == line
         assert render_memory(res.frames) == line  # no contributor table, no note: the line alone
         doc = json.loads(json_report.dumps(res))
@@ -423,7 +423,7 @@ def test_peak_memory_is_said_beside_a_side_without_framework_ops(tmp_path, capsy
     code, out, _ = run_inproc(capsys, "-d", str(cut), "-bp", str(H200_ALEXNET), "-o", str(tmp_path / "cli"))
     assert code == 0 and "\n".join(out.splitlines()[-2:]) == (
         "Peak reserved memory (Mem Usage) 1.66 GB on both sides.\nMemory inside operators not compared: the "
-        f"comparison side has no framework op ({why}).")
+        f"comparison side has no torch op ({why}).")
 
 
 def _without_cpu_ops(src: Path, dest: Path, scale: float = 1.0) -> tuple[Path, float]:
@@ -459,7 +459,7 @@ def test_peak_memory_is_said_where_neither_side_has_a_framework_op(tmp_path):
     npu = "a torch_npu export without cpu_op events has none"
     res = compare(str(base), str(comp))
     t = res.memory_totals
-    why = f"neither side has a framework op ({npu})"
+    why = f"neither side has a torch op ({npu})"
     assert (t["base_peak_gb"], t["comparison_peak_gb"], t["operators"], t["operators_left_out"]) == (b, c, 0, why)
     assert memory_line(res.frames["memory"]) == (
         f"Peak reserved memory (Mem Usage) {b:.2f} GB -> {c:.2f} GB ({c - b:+.2f} GB, {(c - b) / b * 100:+.2f}%)."
@@ -468,10 +468,10 @@ def test_peak_memory_is_said_where_neither_side_has_a_framework_op(tmp_path):
     assert validate(doc, json.loads(SCHEMA.read_text(encoding="utf-8"))) == []
     mixed = compare(str(base), str(MS_FIXTURE), enable_memory_compare=True)
     assert mixed.memory_totals["operators_left_out"] == (
-        f"neither side has a framework op (base: {npu}; comparison: MindSpore exports have none)")
+        f"neither side has a torch op (base: {npu}; comparison: MindSpore exports have none)")
     assert memory_line(mixed.frames["memory"]) == (
         f"Peak reserved memory (Mem Usage): base {b:.2f} GB, comparison not recorded.\nMemory inside operators not "
-        f"compared: neither side has a framework op (base: {npu}; comparison: MindSpore exports have none).")
+        f"compared: neither side has a torch op (base: {npu}; comparison: MindSpore exports have none).")
 
 
 def test_peaks_of_zero_readings_are_said_where_neither_side_has_a_framework_op(tmp_path):
@@ -489,7 +489,7 @@ def test_peaks_of_zero_readings_are_said_where_neither_side_has_a_framework_op(t
     assert (t["base_peak_gb"], t["comparison_peak_gb"], t["peak_diff_gb"], t["peak_diff_pct"]) == (0.0, 0.0, 0.0, None)
     assert memory_line(res.frames["memory"]) == (
         f"Peak reserved memory (Mem Usage; each side: its {n} memory_record.csv Total Reserved(MB) readings are all "
-        "0) 0.00 GB on both sides.\nMemory inside operators not compared: neither side has a framework op (a "
+        "0) 0.00 GB on both sides.\nMemory inside operators not compared: neither side has a torch op (a "
         "torch_npu export without cpu_op events has none).")
 
 

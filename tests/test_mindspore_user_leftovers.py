@@ -184,7 +184,7 @@ def test_a_side_without_ops_is_named_by_the_folder_it_lies_in(tmp_path: Path, ca
                        (pt, npu), (pt / "ASCEND_PROFILER_OUTPUT", npu),
                        (pt / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", npu)):
         said = _no_op_reason(caplog, H200_ALEXNET, given)
-        assert said == (why, f"the comparison side has no framework op ({why})"), given
+        assert said == (why, f"the comparison side has no torch op ({why})"), given
 
 
 def test_operator_matching_options_against_a_side_without_ops_are_said_to_be_ignored(tmp_path: Path, caplog) -> None:
@@ -309,3 +309,34 @@ def test_help_says_what_a_mindspore_user_passes(tmp_path: Path) -> None:
     assert detect(str(out / "trace_view.json")).trace_path == str(out / "trace_view.json")
     assert detect(str(copy / "ASCEND_PROFILER_OUTPUT" / "ascend_mindspore_profiler_0.db")).db_path.endswith(
         "ascend_mindspore_profiler_0.db")
+
+
+def test_a_mindspore_25_side_is_said_to_have_no_torch_op_not_no_framework_op(samples: Path, tmp_path: Path) -> None:
+    """MindSpore 2.5+ writes its framework ops under a MindSpore process lane with category "": they are framework
+    ops, none of them a torch op (cpu_op), which is what the comparison reads. The category notes and the memory
+    line told a user of such an export that their side "recorded no framework op" / "has no framework op"
+    (user walk 74), which their trace_view.json's MindSpore lane contradicts; they now say it has no torch op, as
+    the "Can't find any torch op" warning does. The level-1 export laid out so (its Python lane named MindSpore,
+    as MindSpore names its framework lane), whose framework ops are counted here from the raw file."""
+    ms = _mindspore_25(samples / TEXT.format(1), tmp_path / "rank-0_20250301120000001_ascend_ms")
+    trace = ms / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    [lane] = [e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+              and e["args"]["name"] == "Python"]
+    for e in events:
+        if e.get("ph") == "M" and e.get("name") == "process_name" and e["pid"] == lane:
+            e["args"]["name"] = "MindSpore"
+    trace.write_text(json.dumps(events))
+    framework = [e for e in events if e.get("pid") == lane and e.get("ph") == "X" and e.get("cat") == ""]
+    assert len(framework) == 860 and not [e for e in events if e.get("cat") == "cpu_op"]
+    why = "the comparison side has no torch op (MindSpore exports have none)"
+    gpu = compare(str(H200_ALEXNET), str(ms))
+    kinds = gpu.guards.set_index("Check").loc["GPU vs NPU categories", "Detail"]
+    assert f"{why}, so its Flash Attention, Conv and Matmul rows hold only" in kinds
+    assert gpu.memory_totals["operators_left_out"] == why
+    npu = compare(str(samples / TEXT.format(2)), str(ms)).guards.set_index("Check")
+    row = npu.loc["categories without framework ops"]
+    assert (row["Base"], row["Comparison"]) == ("torch ops", "no torch op")
+    assert row["Detail"].startswith(f"{why}, so its Flash Attention, Conv and Matmul rows hold only")
+    for res in (gpu, npu):
+        assert "no framework op" not in json.dumps(res.summary if res is gpu else npu.to_dict())

@@ -1506,7 +1506,7 @@ def test_gpu_vs_npu_categories_note_says_a_mindspore_side_files_the_ops_vector_k
     conv_v, mm_v = (ref.loc[f"\t\t{row} (Vector)", "Duration(ms)"] for row in ("Conv (Forward)", "Matmul"))
     assert (f"{conv_v:.3f}", f"{mm_v:.3f}") == ("3.869", "0.039")
     gpu = str(samples / HTA_ALEXNET)
-    part = ("side recorded no framework op (MindSpore exports have none), so its Flash Attention, Conv and Matmul rows "
+    part = ("side has no torch op (MindSpore exports have none), so its Flash Attention, Conv and Matmul rows "
             "hold only the kernels whose type names them (as Cube) and those ops' other kernels count in Vector, where "
             "the {gpu} side files them under the op that launched them ({gpu}: Conv (Forward) (Vector) "
             f"{conv_v:.3f} ms and Matmul (Vector) {mm_v:.3f} ms): compare those rows with Vector added, or "
@@ -1552,7 +1552,7 @@ def test_npu_export_without_framework_ops_note_against_torch_npu(samples, refere
                for label in ("\t\tConv (Forward) (Vector)", "\t\tConv (Backward) (Vector)", "\t\tMatmul (Vector)")]
     assert figures == ["0.393", "0.881", "0.069"]
     l1 = str(samples / L1_TEXT)
-    part = ("side recorded no framework op (MindSpore exports have none), so its Flash Attention, Conv and Matmul rows "
+    part = ("side has no torch op (MindSpore exports have none), so its Flash Attention, Conv and Matmul rows "
             "hold only the kernels whose type names them (as Cube) and those ops' other kernels count in Vector, where "
             "the {op} side files them under the op that launched them ({op}: Conv (Forward) (Vector) {0} ms, "
             "Conv (Backward) (Vector) {1} ms and Matmul (Vector) {2} ms): compare those rows with Vector added, or "
@@ -1563,7 +1563,7 @@ def test_npu_export_without_framework_ops_note_against_torch_npu(samples, refere
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             res = compare(*map(str, sides), enable_profiling_compare=True)
         row = res.guards.set_index("Check").loc[checks.OPLESS_CHECK]
-        cells = {bare: "no framework op", op: "framework ops"}
+        cells = {bare: "no torch op", op: "torch ops"}
         assert row[["Status", "Base", "Comparison"]].tolist() == ["note", cells["base"], cells["comparison"]]
         assert row["Detail"] == f"the {bare} " + part.format(*figures, op=op)
         lines = [m for m in caplog.messages if m.startswith(lead)]
@@ -1599,7 +1599,7 @@ def test_opless_note_names_a_torch_npu_side_without_cpu_op_events_by_its_kind(sa
     trace.write_text(json.dumps([e for e in json.loads(trace.read_text()) if e.get("cat") != "cpu_op"]))
     res = compare(str(npu), str(samples / L1_TEXT), enable_profiling_compare=True)
     detail = res.guards.set_index("Check").loc[checks.OPLESS_CHECK, "Detail"]
-    assert detail.startswith("the base side recorded no framework op (a torch_npu export without cpu_op events has "
+    assert detail.startswith("the base side has no torch op (a torch_npu export without cpu_op events has "
                              "none), so its Flash Attention, Conv and Matmul rows hold only the kernels")
     assert detail.endswith("(comparison: Conv (Forward) (Vector) 0.393 ms, Conv (Backward) (Vector) 0.881 ms and "
                            "Matmul (Vector) 0.069 ms): compare those rows with Vector added, or Computing Time")
@@ -2272,7 +2272,7 @@ def test_export_kind_note_names_operators_only_where_both_sides_have_them(caplog
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             res = compare(str(base), str(comparison))
         # the premise: the MindSpore side has no torch op, the DB side has
-        torch = [m for m in caplog.messages if "torch op" in m]
+        torch = [m for m in caplog.messages if "torch op in the file" in m]  # the category note says "torch op" too
         side = "base side" if base == ms else "comparison side"
         assert len(torch) == 1 and torch[0].startswith(f"Can't find any torch op in the file: {ms} ({side}),")
         detail = res.guards.set_index("Check").loc[checks.EXPORT_CHECK, "Detail"]
@@ -2478,7 +2478,7 @@ def test_gpu_trace_of_annotations_and_runtime_calls_has_no_op_against_framework_
         gained = sum(ns[bare][k] - ns[framework_side][k] for k in ("Cube (other)", "Vector"))
         assert gained == 566_210 + 976_800 + 687_135
         note = g.loc["categories without framework ops"]
-        assert (note["Status"], note[bare.capitalize()], note[other]) == ("note", "no framework op", "framework ops")
+        assert (note["Status"], note[bare.capitalize()], note[other]) == ("note", "no torch op", "torch ops")
         assert note["Detail"] == (
             f"the {bare} side recorded no framework op (a GPU trace without cpu_op events has none), so no op files "
             "its kernels under Flash Attention, Conv or Matmul: its GEMMs and convolutions count in Cube (other) and "
@@ -2521,7 +2521,7 @@ def test_gpu_trace_without_framework_ops_against_one_without_conv_or_matmul_is_o
         row = res.guards.set_index("Check").loc["categories without framework ops"]
         other = "base" if bare == "comparison" else "comparison"
         assert (row["Status"], row[bare.capitalize()], row[other.capitalize()]) == (
-            "ok", "no framework op", "framework ops")
+            "ok", "no torch op", "torch ops")
         assert row["Detail"] == (f"the {other} side's Flash Attention, Conv and Matmul rows hold no time, so the "
                                  f"{bare} side, which has no framework op to file its kernels under them, misses none")
 

@@ -1086,7 +1086,7 @@ def _opless_part(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile
     if not held:
         return []
     figures = and_list([f"{label} {_ms(ns)} ms" for label, ns in held])
-    return [f"the {_SIDES[npu[0]]} side recorded no framework op ({no_ops_reason(sides[npu[0]])}), so its Flash "
+    return [f"the {_SIDES[npu[0]]} side has no torch op ({no_ops_reason(sides[npu[0]])}), so its Flash "
             "Attention, Conv and Matmul rows hold only the kernels whose type names them (as Cube) and those ops' "
             f"other kernels count in Vector, where the {_SIDES[other]} side files them under the op that launched them "
             f"({_SIDES[other]}: {figures}): compare those rows with Vector added, or Computing Time"]
@@ -1113,7 +1113,7 @@ def _opless_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]
 def _opless_guard(bare: int, parts: list[str], ok: str) -> dict[str, Any]:
     """The categories-without-framework-ops row of a pair whose side ``bare`` has none: a note of ``parts[0]``, else
     "ok" with ``ok`` (``_opless_row``, ``_gpu_opless_row``)."""
-    cells = ["no framework op" if i == bare else "framework ops" for i in range(2)]
+    cells = ["no torch op" if i == bare else "torch ops" for i in range(2)]
     return _guard(OPLESS_CHECK, not parts, *cells, parts[0] if parts else ok)
 
 

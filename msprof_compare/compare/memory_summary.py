@@ -247,16 +247,16 @@ def _peaks_alone(ctx: RunContext) -> None:
 def _no_ops_why(ctx: RunContext) -> str:
     """Why the operators' memory is not compared beside a side without framework ops."""
     bare = next(p for p in (ctx.base, ctx.comparison) if not ctx.has_ops(p))
-    return f"the {'base' if bare is ctx.base else 'comparison'} side has no framework op ({no_ops_reason(bare)})"
+    return f"the {'base' if bare is ctx.base else 'comparison'} side has no torch op ({no_ops_reason(bare)})"
 
 
 def _neither_why(ctx: RunContext) -> str:
-    """Why the operators' memory is not compared where neither side has a framework op (each side's reason once
+    """Why the operators' memory is not compared where neither side has a torch op (each side's reason once
     where they differ); "" where one has."""
     if any(ctx.has_ops(p) for p in (ctx.base, ctx.comparison)):
         return ""
     base, comp = (no_ops_reason(p) for p in (ctx.base, ctx.comparison))
-    return f"neither side has a framework op ({base if base == comp else f'base: {base}; comparison: {comp}'})"
+    return f"neither side has a torch op ({base if base == comp else f'base: {base}; comparison: {comp}'})"
 
 
 def _unplaced_why(ctx: RunContext) -> str:
