@@ -68,6 +68,22 @@ def test_regression_records_the_verdict_and_the_reasons_stderr_gives(samples, tm
     assert total == sum(v for v in steps.values() if v is not None) == 136581009 - 129862875
 
 
+def test_kernel_type_contributors_fit_the_schema(samples, tmp_path):
+    """With --use_kernel_type the contributors are KernelTypeCompare's rows (Level "kernel type"): the gate lists
+    them, and the schema's level list ("operator", "module", "kernel", "category") refused the document the tool
+    wrote (``_run`` validates it). Its names are the sheet's Kernel Type rows, their figures the summary's."""
+    code, doc = _run(samples, tmp_path / "out", NPU_L2, NPU_L1, "enable_kernel_compare", "use_kernel_type",
+                     fail_on_regression="1")
+    listed = doc["gate"]["contributors"]
+    assert code == doc["gate"]["exit_code"] == 3 and listed
+    rows = {r["Name"]: r for r in doc["summary"]["contributors"]}
+    sheet = next(s for s in doc["sheets"] if s["name"] == "KernelTypeCompare")
+    kinds = {f"{r['Kernel Type']}-{r['Core Type']}" for r in sheet["rows"]}
+    for c in listed:
+        assert c["level"] == rows[c["name"]]["Level"] == "kernel type" and c["name"] in kinds
+        assert c["diff_ms"] == rows[c["name"]]["Diff(ms)"] > 0
+
+
 def test_no_regression_and_no_gate(samples, tmp_path, capsys):
     """Pair 1 as given (level 1 -> level 2, 4.92 % faster): exit 0, "regressed" false, the line the run logged,
     no reasons listed. Without the option the key is null."""
