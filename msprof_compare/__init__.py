@@ -23,15 +23,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import msprof_compare
 
-    from .api import CompareResult
+    from .api import CompareResult, GateContributor, GateStep, RegressionGate  # noqa: F401
 else:
     #: The package itself, so that the annotation ``msprof_compare.CompareResult`` below resolves at run time
     #: (``typing.get_type_hints``) through ``__getattr__``, which imports the API then: a bare ``CompareResult``
     #: is no name here until it is imported, and importing it up front would load pandas for ``--help`` too.
     msprof_compare = sys.modules[__name__]
 
-__all__ = ["compare", "compare_ranks", "ranks", "ranks_overview", "schema", "CompareResult", "ProfileError",
-           "RankCycle", "UsageError"]
+__all__ = ["compare", "compare_ranks", "ranks", "ranks_overview", "schema", "CompareResult", "GateContributor",
+           "GateStep", "ProfileError", "RankCycle", "RegressionGate", "UsageError"]
 __version__ = "0.1.0"
 
 
@@ -151,10 +151,14 @@ def __dir__() -> list[str]:
     return sorted({*__all__, *(name for name in globals() if name.startswith("__") and name.endswith("__"))})
 
 
-def __getattr__(name: str) -> object:
-    if name == "CompareResult":
-        from .api import CompareResult
+#: The API's classes, imported from ``api`` (with pandas) on first use.
+_API_CLASSES = ("CompareResult", "GateContributor", "GateStep", "RegressionGate")
 
-        globals()[name] = CompareResult
-        return CompareResult
+
+def __getattr__(name: str) -> object:
+    if name in _API_CLASSES:
+        from . import api
+
+        found = globals()[name] = getattr(api, name)
+        return found
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,7 +16,7 @@ import os
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -134,6 +134,99 @@ class GateVerdict:
     steps: list[dict] = field(default_factory=list)
     #: (base, comparison) E2E in whole ns that the gate judged; None where the run had no time breakdown
     e2e: tuple[int, int] | None = None
+
+
+class GateContributor(NamedTuple):
+    """A contributor the regression gate lists (one that grew), as the JSON report's ``gate.contributors[]``
+    names it: ``diff_ms`` unrounded (the line shows 3 decimals), ``share`` a fraction of ``share_of``."""
+
+    name: str
+    level: str
+    diff_ms: float
+    share: float
+    share_of: str
+
+
+class GateStep(NamedTuple):
+    """A waterfall step the gate's "Largest waterfall steps" line names, as ``gate.waterfall_steps[]``: its change
+    with its sign, in whole ns and in ms."""
+
+    step: str
+    delta_ns: int
+    delta_ms: float
+
+
+class _CodeAndMessage(NamedTuple):
+    code: int
+    message: str
+
+
+class RegressionGate(_CodeAndMessage):
+    """What ``CompareResult.regression_gate`` returns: the tuple ``(code, message)`` it always returned (``code,
+    message = result.regression_gate(5)`` and ``== (3, "...")`` still work), with the verdict's figures as
+    attributes named as the JSON report's ``gate`` keys, so that a script posting which metric tripped the gate
+    and by how much need not parse ``message``: ``regressed`` (True: code 3, False: 0, None: 1, not judged),
+    ``threshold_pct`` and ``threshold`` (the decimal the line states), ``diff_ns`` / ``diff_ms`` (the E2E change
+    judged; None where not judged), ``base_ns`` / ``comparison_ns`` (the E2E times judged; None without them),
+    ``contributors`` (``GateContributor``), ``waterfall_steps`` (``GateStep``) and ``lines``; ``to_dict()`` is
+    the JSON's ``gate`` object (``exit_code`` is ``code``). Immutable, and it pickles."""
+
+    threshold_pct: float
+    threshold: str
+    regressed: bool | None
+    diff_ns: int | None
+    diff_ms: float | None
+    base_ns: int | None
+    comparison_ns: int | None
+    contributors: tuple[GateContributor, ...]
+    waterfall_steps: tuple[GateStep, ...]
+
+    @classmethod
+    def of(cls, verdict: GateVerdict, pct: float) -> RegressionGate:
+        """The gate of ``verdict``, judged at ``pct`` percent."""
+        from .compare.gate import threshold_text
+
+        gate = cls(verdict.code, verdict.message)
+        base, comp = verdict.e2e if verdict.e2e is not None else (None, None)
+        diff = comp - base if base is not None and base > 0 and comp > 0 else None  # exit 1: a side without E2E
+        fields = {
+            "threshold_pct": float(pct), "threshold": threshold_text(pct),
+            "regressed": {3: True, 0: False}.get(verdict.code),
+            "diff_ns": diff, "diff_ms": None if diff is None else diff / 1e6,
+            "base_ns": base, "comparison_ns": comp,
+            "contributors": tuple(GateContributor(str(r["name"]), str(r["level"]), float(r["diff_ms"]),
+                                                  float(r["share"]), str(r["share_of"])) for r in verdict.contributors),
+            "waterfall_steps": tuple(GateStep(str(r["step"]), int(r["delta_ns"]), float(r["delta_ms"]))
+                                     for r in verdict.steps),
+        }
+        gate.__dict__.update(fields)
+        return gate
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a regression gate's result cannot be changed ({name})")
+
+    def _replace(self, **changes: Any) -> RegressionGate:
+        """The namedtuple's copy with ``changes``, its figures kept (the tuple's own left it without them)."""
+        copy = super()._replace(**changes)
+        copy.__dict__.update(self.__dict__)
+        return copy
+
+    def __repr__(self) -> str:
+        return (f"RegressionGate(code={self.code}, regressed={self.regressed}, threshold={self.threshold!r}, "
+                f"diff_ms={self.diff_ms}, contributors={len(self.contributors)}, "
+                f"waterfall_steps={len(self.waterfall_steps)}, message={self.message!r})")
+
+    @property
+    def lines(self) -> list[str]:
+        """``message``, a line each (the JSON's ``gate.lines``)."""
+        return self.message.split("\n")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report's ``gate`` object (msprof_compare/schemas/result.schema.json): ``exit_code`` is ``code``."""
+        return {"threshold_pct": self.threshold_pct, "threshold": self.threshold, "exit_code": self.code,
+                "regressed": self.regressed, "diff_ns": self.diff_ns, "diff_ms": self.diff_ms, "lines": self.lines,
+                "contributors": [c._asdict() for c in self.contributors],
+                "waterfall_steps": [s._asdict() for s in self.waterfall_steps]}
 
 
 @dataclass
@@ -314,14 +407,16 @@ class CompareResult:
         with _api_words(target):  # the gate's lines too name the options as compare() takes them
             return _noted(write_json(self, target, face=API_FACE), notice)
 
-    def regression_gate(self, pct: float | str | None = None) -> tuple[int, str]:
+    def regression_gate(self, pct: float | str | None = None) -> RegressionGate:
         """(3, message) when comparison E2E exceeds base E2E by more than ``pct`` percent, (1, message) when a
         side has no E2E time to judge by, else (0, message). Works whichever comparisons ran. ``pct`` is read
         as ``--fail_on_regression`` reads it (``5``, ``"5%"``); one that is no percentage >= 0 raises
         ``UsageError``. Left out (None), it is the ``fail_on_regression`` this result was compared with, the
         threshold its JSON report's ``gate`` judged by: ``compare(..., fail_on_regression=5).regression_gate()``
         said only "needs a percentage"; without either it raises ``UsageError`` naming both ways. Its messages name
-        this method where the CLI's name ``--fail_on_regression``."""
+        this method where the CLI's name ``--fail_on_regression``. The ``(code, message)`` tuple is a
+        ``RegressionGate``: its attributes give the change judged, the contributors and the waterfall steps listed,
+        as the JSON's ``gate`` does."""
         from .options import parse_regression_pct
 
         if pct is None:
@@ -336,13 +431,13 @@ class CompareResult:
         return judge_regression(self, value, API_FACE)
 
 
-def judge_regression(result: CompareResult, pct: float, face: Face) -> tuple[int, str]:
+def judge_regression(result: CompareResult, pct: float, face: Face, method: bool = True) -> RegressionGate:
     """``CompareResult.regression_gate`` of a validated ``pct``, its message naming the options as ``face`` takes
-    them (the CLI's ``--fail_on_regression`` gate calls it with the CLI's face)."""
+    them (the CLI's ``--fail_on_regression`` gate calls it with the CLI's face; ``method``: see
+    ``gate.verdict_of``)."""
     from .compare import gate
 
-    verdict = gate.verdict_of(result, pct, face)
-    return verdict.code, verdict.message
+    return RegressionGate.of(gate.verdict_of(result, pct, face, method), pct)
 
 
 def _gate_frames(result: CompareResult) -> dict[str, pd.DataFrame | None] | str:

@@ -155,21 +155,12 @@ def gate_record(result: CompareResult, face: Face = CLI_FACE) -> dict[str, Any] 
     pct = result.options.fail_on_regression
     if pct is None:
         return None
-    from ..compare.gate import threshold_text, verdict_of
+    from ..api import judge_regression
 
-    verdict = verdict_of(result, pct, face, method=False)
-    diff = {"diff_ns": None, "diff_ms": None} if verdict.e2e is None else change(*verdict.e2e)
-    return {
-        "threshold_pct": clean(pct),
-        "threshold": threshold_text(pct),
-        "exit_code": verdict.code,
-        "regressed": {3: True, 0: False}.get(verdict.code),
-        # the E2E change the line states beside its percent ("(+6.718 ms, +5.17%)"), exact in ns
-        **{key: diff[key] for key in ("diff_ns", "diff_ms")},
-        "lines": verdict.message.split("\n"),
-        "contributors": [{k: clean(v) for k, v in r.items()} for r in verdict.contributors],
-        "waterfall_steps": [{k: clean(v) for k, v in r.items()} for r in verdict.steps],
-    }
+    # one record for both: compare()'s caller reads these keys as regression_gate()'s attributes (RegressionGate)
+    record = judge_regression(result, pct, face, method=False).to_dict()
+    return {key: [{k: clean(v) for k, v in r.items()} for r in value] if key in ("contributors", "waterfall_steps")
+            else value if key == "lines" else clean(value) for key, value in record.items()}
 
 
 def communication_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
