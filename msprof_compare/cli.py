@@ -923,21 +923,26 @@ def _write_overview(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]]
     """The job overview (``report.ranks_report``) of a complete rank-by-rank compare, beside the rank reports and
     with their timestamp, naming the ranks one folder alone holds (``one_sided``) and those ``--rank_list``
     selected (``rank_list``); its files logged and printed as a rank's are."""
+    from .loaders.paths import typed_path
     from .options import parse_regression_pct
     from .report.ranks_report import job_name, overview, write_overview
 
-    started = _dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=_dt.timezone.utc)  # the job's instant
-    from .loaders.paths import typed_path
-
     job = (typed_path(job[0]), typed_path(job[1]))  # as compare_ranks() records them: "~" expanded
     document = overview(rows, pairs, job, dict(gates), parse_regression_pct(params.get("fail_on_regression")),
-                        started, one_sided, rank_list)
+                        _stamp_instant(stamp), one_sided, rank_list)
     # the folder holds the rank reports: gone, it is not made again for the overview (output.FolderGone)
     written = write_overview(document, output, stamp, formats, bool(params.get("force")),
                              create=not any(paths for _, _, paths in rows))
     for path in written:
         log.info("The comparison result file has been generated: %s", path)
     _print(f"{job_name(document)} overview: {', '.join(written)}")
+
+
+def _stamp_instant(stamp: str) -> _dt.datetime:
+    """The job's instant its reports' names hold (``%Y%m%d%H%M%S``, UTC): every rank JSON's ``generated_at`` and the
+    overview's, so that a file's name and its document state one moment (a rank's JSON said the second it was
+    written, minutes after the stamp its name holds)."""
+    return _dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=_dt.timezone.utc)
 
 
 def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], params: dict[str, Any], output: str,
@@ -962,7 +967,8 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
                 interrupted()  # a Ctrl-C Python swallowed while this rank compared (_swallowed_ctrl_c)
                 # the folder is made for the first reports; gone later, it went with them (output.FolderGone)
                 written = deliver.write_reports(result, name, explicit_format=explicit,
-                                                create=not any(paths for _, _, paths in rows))
+                                                create=not any(paths for _, _, paths in rows),
+                                                now=_stamp_instant(stamp))
                 figures = rank_figures(result)
                 rows.append((rank, figures, written))
                 if breakdowns is not None:

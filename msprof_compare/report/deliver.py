@@ -22,6 +22,8 @@ from .json_report import json_part, write_json
 from .output import check_room, first_free_name, names_no_file, new_names, output_target, utc_now, write_new_files
 
 if TYPE_CHECKING:  # pragma: no cover
+    from datetime import datetime
+
     from ..api import CompareResult
 
 log = logging.getLogger("msprof-analyze")
@@ -290,16 +292,17 @@ def workbook_name(output: str, formats: tuple[str, ...]) -> str:
 
 
 def write_reports(result: CompareResult, output: str, explicit_format: bool = False, *,
-                  create: bool = True) -> list[str]:
+                  create: bool = True, now: datetime | None = None) -> list[str]:
     """Write the reports ``result.options.output_format`` names; returns what was written ("-" = stdout).
-    One run has one timestamp: the clock is read once, for the default names and the JSON's ``generated_at``.
+    One run has one timestamp: the clock is read once, for the default names and the JSON's ``generated_at``;
+    ``now``: that instant where the caller read it (a rank-by-rank job's, whose reports' names hold its stamp).
     ``create`` False: a missing folder is not made (``output.write_new_files``: a rank's reports beside earlier
     ranks'). A file written alone is announced in the log as soon as it is published, so a later report's failure
     does not hide an earlier one that is there; the workbook and JSON of one run are published together
     (``write_new_files``: both or neither), so both are announced after the pair is in place."""
     formats = result.options.formats
     written: list[str] = []
-    now = utc_now()
+    now = now or utc_now()
     if output == STDOUT:
         if writes_workbook(formats, output, explicit_format):
             _generated(written, write_workbook(result, ".", now))
