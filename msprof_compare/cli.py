@@ -880,7 +880,11 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     from .report.output import REPORT_SUFFIXES, utc_now
     from .report.ranks_console import job_lines, render_ranks, straggler_lines
 
-    if output == deliver.STDOUT or (output.lower().endswith(REPORT_SUFFIXES) and not os.path.isdir(output)):
+    if output == deliver.STDOUT:  # a stream holds one document: the ranks' JSONs and the overview are several
+        raise UsageError("-o -: two folders of ranks are compared rank by rank, one report per rank, and stdout takes "
+                         "one document: pass a folder for them (default: the current one), or give one rank's two "
+                         "inputs (-bp <base rank's folder> -d <comparison rank's folder> -o -) to stream its JSON")
+    if output.lower().endswith(REPORT_SUFFIXES) and not os.path.isdir(output):
         raise UsageError(f"-o {output}: two folders of ranks are compared rank by rank, one report per rank: pass "
                          "a folder for them (default: the current one)")
     deliver.check_target(output, formats, explicit, bool(params.get("force")), folder_only=True)  # before the loads

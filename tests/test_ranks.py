@@ -990,7 +990,7 @@ def test_output_file_is_refused_before_loading(capsys, tmp_path, monkeypatch):
                                               "give a directory"]
 
 
-@pytest.mark.parametrize("target", ["run.xlsx", "run.json", "-"])
+@pytest.mark.parametrize("target", ["run.xlsx", "run.json"])
 def test_output_must_be_a_folder(capsys, tmp_path, monkeypatch, target):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(api, "_compare_inputs", lambda *a: pytest.fail("loaded"))
@@ -998,6 +998,21 @@ def test_output_must_be_a_folder(capsys, tmp_path, monkeypatch, target):
     assert code == 2
     assert error_lines(err) == [f"error: -o {target}: two folders of ranks are compared rank by rank, one report per "
                                 "rank: pass a folder for them (default: the current one)"]
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("formats", ["json", "xlsx,json"])
+def test_a_rank_by_rank_run_streams_nothing(capsys, tmp_path, monkeypatch, formats):
+    """``-o -`` streams one JSON document; a rank-by-rank run writes one per rank and the overview: it is refused
+    before any rank is compared, stdout left empty (no half stream for a pipe's reader), naming both ways out."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(api, "_compare_inputs", lambda *a: pytest.fail("loaded"))
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", "-", "--output_format", formats)
+    assert (code, out) == (2, "")
+    assert error_lines(err) == ["error: -o -: two folders of ranks are compared rank by rank, one report per rank, "
+                                "and stdout takes one document: pass a folder for them (default: the current one), "
+                                "or give one rank's two inputs (-bp <base rank's folder> -d <comparison rank's "
+                                "folder> -o -) to stream its JSON"]
     assert not list(tmp_path.iterdir())
 
 
