@@ -56,7 +56,8 @@ HELP = {
     "enable_kernel_compare": "Enable kernel performance comparison (KernelCompare: each kernel's time by name "
                              "and input shape, or KernelTypeCompare with --use_kernel_type; NPU data on both "
                              "sides; with a GPU side it is skipped, with a warning)",
-    "disable_details": "Hide detailed comparison (the ModuleCompare, OperatorCompare and MemoryCompare sheets)",
+    "disable_details": "Hide detailed comparison (the ModuleCompare, OperatorCompare and MemoryCompare sheets; "
+                       "no operator or module is paired then)",
     "disable_module": "Hide module comparison (compare operators even when module data exists)",
     "output_path": "Path of comparison result (a directory, default the current one; a name ending in .xlsx or "
                    ".json names the report file, whose extension follows --output_format: -o run.json writes "

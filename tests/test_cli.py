@@ -103,7 +103,8 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      "a name ending in .xlsx or .json names the report file, whose extension follows --output_format",
                      "symbolic links",
                      # what the original's texts leave unsaid, which users asked about (docs audit)
-                     "(the ModuleCompare, OperatorCompare and MemoryCompare sheets)",
+                     "(the ModuleCompare, OperatorCompare and MemoryCompare sheets; no operator or module is paired "
+                     "then)",
                      "(an integer above 3: a matched op with more kernels than that is compared through its "
                      "child ops)",
                      # "in the form of dictionaries" gave no example of the quoting a shell needs (user walk)

@@ -1339,3 +1339,34 @@ def test_readme_sheets_come_in_the_order_it_gives(samples: Path) -> None:
         assert [order.index(n) for n in names[1:]] == sorted(order.index(n) for n in names[1:]), names
         seen |= set(names[1:])
     assert seen == set(order) and len(order) == 11, order
+
+
+def test_readme_disable_details_row_names_the_options_it_leaves_idle(capsys: pytest.CaptureFixture,
+                                                                     tmp_path: Path) -> None:
+    """README's `--disable_details` row said only which sheets it hides, where it also pairs no operator, so the
+    options that act on the pairing did nothing, each with a warning a user could not foresee from the row or
+    --help (readme74): each option the row names is said to be ignored under it (and not without it, on the
+    bundled pair), `--transparent_op`, which still opens the ops it names, is not, and every face's help says
+    that nothing is paired."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    (row,) = [line for line in readme.splitlines() if line.startswith("| `--disable_details` |")]
+    assert "pair no operator or module" in row
+    named = re.findall(r"`(--[a-z_]+)`", row.split("are said to be ignored")[0].split(" so ", 1)[1])
+    assert set(named) == {"--op_name_map", "--use_input_shape", "--max_kernel_num"}, row
+    values = {"--op_name_map": ["{'aten::gelu':'aten::gelu'}"], "--use_input_shape": [], "--max_kernel_num": ["5"]}
+    given = [part for name in named for part in (name, *values[name])]
+    pair = ("-bp", str(REPO / "sample_data" / "bert-small_h100.json.gz"),
+            "-d", str(REPO / "sample_data" / "bert-small_mi300.json.gz"))
+    ignored = {}
+    for details in ([], ["--disable_details"]):
+        code, _, err = run_inproc(capsys, *pair, "--enable_operator_compare", *given, *details,
+                                  "--transparent_op", "aten::linear", "-o", str(tmp_path / f"out{len(details)}"))
+        assert code == 0, err
+        ignored[bool(details)] = re.findall(r"\[WARNING\] The (\w+) parameter is ignored: it only takes effect when "
+                                            r"operators are matched, which disable_details turns off\.", err)
+    assert ignored[False] == [] and sorted(ignored[True]) == sorted(n.lstrip("-") for n in named)
+    for face in (lambda: cli.analyze_main(["compare", "--help"]), lambda: cli.compare_main(["--help"])):
+        with pytest.raises(SystemExit):
+            face()
+        assert "no operator or module is paired then" in " ".join(capsys.readouterr().out.split())
+    assert "no operator or module is paired then" in " ".join(cli.build_script_parser().format_help().split())
