@@ -1370,3 +1370,44 @@ def test_readme_disable_details_row_names_the_options_it_leaves_idle(capsys: pyt
             face()
         assert "no operator or module is paired then" in " ".join(capsys.readouterr().out.split())
     assert "no operator or module is paired then" in " ".join(cli.build_script_parser().format_help().split())
+
+
+def test_readme_frozen_name_columns_are_the_workbooks(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """README "What the workbook holds" said the columns naming a row stay frozen, "the module and operator
+    names", where OperatorCompare, MemoryCompare and CommunicationCompare freeze no column (their name opens the
+    base half; readme74): each sheet the README names so freezes its header rows alone, and each name column it
+    lists stays in view on every sheet that has it left of the base half (the bundled pair with and without
+    modules, the RCCL excerpt's communication, the DB excerpts' kernels)."""
+    import openpyxl
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    said = re.search(r"stay frozen, and so do the columns left of the base half that name a row \((.+?); on "
+                     r"(\w+), (\w+) and (\w+) the name opens the base half, so only the header rows stay\)", text)
+    assert said, "the README's frozen-columns sentence"
+    names = re.findall(r"`([^`]+)`", said.group(1))
+    assert names == ["api name", "Kernel", "Operator Name"] and "the module names" in said.group(1)
+    bert = ("-bp", str(REPO / "sample_data" / "bert-small_h100.json.gz"),
+            "-d", str(REPO / "sample_data" / "bert-small_mi300.json.gz"))
+    rccl = str(REPO / "tests" / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json")
+    runs = [(*bert, "--enable_operator_compare", "--enable_memory_compare", "--enable_api_compare"),
+            (*bert, "--enable_operator_compare", "--disable_module"),
+            ("-bp", rccl, "-d", rccl, "--enable_communication_compare"),
+            ("-bp", str(REPO / "tests" / "data" / "db" / "l2"), "-d", str(REPO / "tests" / "data" / "db" / "l1"),
+             "--enable_kernel_compare")]
+    frozen = {}
+    for i, args in enumerate(runs):
+        code, _, err = run_inproc(capsys, *args, "-o", str(tmp_path / str(i)))
+        assert code == 0, err
+        (book,) = (tmp_path / str(i)).glob("*.xlsx")
+        for ws in openpyxl.load_workbook(book, read_only=False):
+            letter, row = coordinate_from_string(ws.freeze_panes)
+            assert row == 4, (ws.title, ws.freeze_panes)
+            frozen[ws.title] = [c.value for c in ws[3]][:column_index_from_string(letter) - 1]
+    for sheet in said.group(2, 3, 4):
+        assert frozen[sheet] == [], (sheet, frozen[sheet])
+    assert "api name" in frozen["ApiCompare"] and "Kernel" in frozen["KernelCompare"]
+    for sheet in ("ModuleCompareStatistic", "ModuleCompare"):
+        assert "Module Name" in frozen[sheet], (sheet, frozen[sheet])
+    for sheet in ("OperatorCompareStatistic", "MemoryCompareStatistic"):
+        assert "Operator Name" in frozen[sheet], (sheet, frozen[sheet])
