@@ -1411,3 +1411,28 @@ def test_readme_frozen_name_columns_are_the_workbooks(capsys: pytest.CaptureFixt
         assert "Module Name" in frozen[sheet], (sheet, frozen[sheet])
     for sheet in ("OperatorCompareStatistic", "MemoryCompareStatistic"):
         assert "Operator Name" in frozen[sheet], (sheet, frozen[sheet])
+
+
+def test_readme_version_lines_and_the_statuses_help_gives(capsys: pytest.CaptureFixture) -> None:
+    """README quotes `--version`'s line twice ("as the JSON report's `tool` names them") and says which exit
+    statuses the help's last lines give (readme74): each quote is the line every face prints, the JSON report's
+    `tool` is the same name and version, and the statuses the help leaves out are the ones the README says."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    quoted = set(re.findall(r"`(msprof-compare \d[^`]*)`", readme))
+    with pytest.raises(SystemExit):
+        cli.analyze_main(["--version"])
+    line = capsys.readouterr().out
+    assert quoted == {line.strip()}, quoted
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    name, version = line.split()
+    assert version == re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1)
+    tool = json.loads((SCHEMAS / "result.schema.json").read_text(encoding="utf-8"))["properties"]["tool"]
+    assert tool["properties"]["name"]["const"] == name
+    table = readme.split("## Errors and exit codes", 1)[1].split("\n## ", 1)[0]
+    rows = {int(c) for row in re.findall(r"^\| ([\d, ]+) \|", table, flags=re.M) for c in row.split(",")}
+    aside = {int(c) for c in re.search(r"whose last lines give the exit statuses of \[Errors and exit codes\]"
+                                       r"\(#errors-and-exit-codes\) \(but a signal's ([\d /]+)\)",
+                                       readme).group(1).split("/")}
+    epilog = " ".join(cli.HELP_EPILOG.split())
+    given = {c for c in rows if re.search(rf"(?<![\d.]){c} [a-z]", epilog)}
+    assert given == rows - aside and aside == {143, 129}, (given, aside)
