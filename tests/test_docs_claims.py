@@ -1436,3 +1436,37 @@ def test_readme_version_lines_and_the_statuses_help_gives(capsys: pytest.Capture
     epilog = " ".join(cli.HELP_EPILOG.split())
     given = {c for c in rows if re.search(rf"(?<![\d.]){c} [a-z]", epilog)}
     assert given == rows - aside and aside == {143, 129}, (given, aside)
+
+
+def test_readme_gpu_against_npu_block_runs_and_gives_its_figures(samples: Path, capsys: pytest.CaptureFixture,
+                                                                 tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """README's same-workload GPU-vs-NPU command (the AlexNet H200 trace of tests/data against the NPU level-1
+    export), run as its bash block stands, from the top of the checkout, into a folder of its own (readme74): it
+    exits 0, the "world size" check warns, the "GPU vs NPU categories" note names the rows the paragraph lists, and
+    the three Mem Usage figures it quotes are the console's and the note's."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    part = readme.split("A same-workload GPU-vs-NPU pair ships with the tests", 1)[1]
+    text, block = part.split("```bash\n", 1)
+    words = shlex.split(block.split("```", 1)[0].replace("\\\n", " "))
+    assert words[:2] == ["msprof-analyze", "compare"], words
+    said = re.search(r"the NPU side's Mem Usage, ([\d.]+)G, counts the whole process \(memory_record\.csv's APP "
+                     r"component\): ([\d.]+)G without it, against the GPU caching allocator's ([\d.]+)G",
+                     " ".join(text.split()))
+    npu_peak, npu_without_app, gpu_peak = said.groups()
+    monkeypatch.chdir(REPO)
+    args = [str(next(REPO.glob(w))) if "*" in w else w for w in words[2:]]
+    assert Path(args[args.index("-d") + 1]).resolve() == (samples / "msinsight" / "test" / "data" / "pytorch" / "text"
+                                                          / "level1" / "rank0_ascend_pt").resolve()
+    code, out, err = run_inproc(capsys, *args, "-o", str(tmp_path), "--output_format", "xlsx,json")
+    assert code == 0, err
+    row = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith(("| GPU ", "| NPU "))}
+    assert f" {gpu_peak}G " in row["GPU"] and f" {npu_peak}G " in row["NPU"], row
+    assert "][WARNING]   - world size (base 1, comparison at least 8)" in err
+    (report,) = tmp_path.glob("*.json")
+    guards = {g["Check"]: g for g in json.loads(report.read_text(encoding="utf-8"))["summary"]["guards"]}
+    assert guards["world size"]["Status"] == "warn"
+    note = guards["GPU vs NPU categories"]["Detail"]
+    for named in ("Vector (Trans)", "SDMA (Tensor Move)", "SDMA in Free Time", "APP",
+                  f"{npu_peak}G, {npu_without_app}G without APP"):
+        assert named in note, named
