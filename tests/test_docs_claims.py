@@ -1414,9 +1414,10 @@ def test_readme_frozen_name_columns_are_the_workbooks(capsys: pytest.CaptureFixt
 
 
 def test_readme_version_lines_and_the_statuses_help_gives(capsys: pytest.CaptureFixture) -> None:
-    """README quotes `--version`'s line twice ("as the JSON report's `tool` names them") and says which exit
+    """README quotes `--version`'s line in its row ("as the JSON report's `tool` names them") and says which exit
     statuses the help's last lines give (readme74): each quote is the line every face prints, the JSON report's
-    `tool` is the same name and version, and the statuses the help leaves out are the ones the README says."""
+    `tool` is the same name and version, the statuses the help leaves out are the ones the README says, and
+    docs/differences.md ("Script help texts") lists the ones it gives."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     quoted = set(re.findall(r"`(msprof-compare \d[^`]*)`", readme))
     with pytest.raises(SystemExit):
@@ -1436,6 +1437,9 @@ def test_readme_version_lines_and_the_statuses_help_gives(capsys: pytest.Capture
     epilog = " ".join(cli.HELP_EPILOG.split())
     given = {c for c in rows if re.search(rf"(?<![\d.]){c} [a-z]", epilog)}
     assert given == rows - aside and aside == {143, 129}, (given, aside)
+    differences = " ".join((REPO / "docs" / "differences.md").read_text(encoding="utf-8").split())
+    listed = re.search(r"give the exit statuses a run sets \(([\d, ]+)\)", differences).group(1)
+    assert {int(c) for c in listed.split(",")} == given, listed
 
 
 def test_readme_gpu_against_npu_block_runs_and_gives_its_figures(samples: Path, capsys: pytest.CaptureFixture,
