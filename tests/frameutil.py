@@ -22,3 +22,10 @@ def npu_records(profile: Profile) -> pd.DataFrame:
     """``memory._npu_columns`` as a frame (columns ``memory.RECORD_COLUMNS``; no row without records)."""
     got = memory._npu_columns(profile)
     return pd.DataFrame(columns=memory.RECORD_COLUMNS) if got is None else plain_frame(got)
+
+
+def cells(sheet: pd.DataFrame) -> list[list]:
+    """A sheet's frame as rows of the Python cells the workbook writes, read column by column: an int64 column's
+    cells are ints, a float64 one's floats, an object one's as stored (None, a blank cell, stays None)."""
+    columns = [sheet.iloc[:, j].tolist() for j in range(sheet.shape[1])]
+    return [list(r) for r in zip(*columns, strict=True)]

@@ -9,6 +9,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 import pytest
+from frameutil import cells
 from hypothesis import given
 from hypothesis import strategies as st
 from xlsxutil import read_xlsx
@@ -57,12 +58,12 @@ def test_rounding_and_ratios():
     # UT: base two calls (5000, 7000 us) vs comparison one call (6000 us) -> avg 6.0 both sides
     b = table_of(prof([("op", 0, 5000), ("op", 10000, 7000)]))
     c = table_of(prof([("op", 0, 6000)]))
-    rows = api_stats.api_rows(b, c)
+    rows = cells(api_stats.api_frame(b, c))
     assert rows == [[1, "op", 12.0, 12.0, 6.0, 2, 6.0, 6.0, 6.0, 1, 0.5, 0.5, 1.0, 0.5]]
     # example verified by run: [3,'cudaLaunchKernel',0.01,0.01,0,3,0.02,0.02,0.01,4,2,2,'INF',1.3333]
     b = table_of(prof([("cudaLaunchKernel", i * 100, 3.4) for i in range(3)]))
     c = table_of(prof([("cudaLaunchKernel", i * 100, 5) for i in range(4)]))
-    assert api_stats.api_rows(b, c)[0][1:] == ["cudaLaunchKernel", 0.01, 0.01, 0.0, 3, 0.02, 0.02, 0.01, 4,
+    assert cells(api_stats.api_frame(b, c))[0][1:] == ["cudaLaunchKernel", 0.01, 0.01, 0.0, 3, 0.02, 0.02, 0.01, 4,
                                                2.0, 2.0, math.inf, 1.3333]
 
 
@@ -91,7 +92,7 @@ def test_rows_follow_the_scalar_rule_cell_by_cell():
     for i, n in enumerate(names):
         bs, cs = side(bi.get(n)), side(ci.get(n))
         want.append([i + 1, n, *bs, *cs, *(diff_ratio(x, y)[1] for x, y in zip(bs, cs, strict=True))])
-    got = api_stats.api_rows(b.to_dict("list"), c.to_dict("list"))  # the columns side_table gives
+    got = cells(api_stats.api_frame(b.to_dict("list"), c.to_dict("list")))  # the columns side_table gives
     assert got == want
     assert [type(v) for v in got[0]] == [type(v) for v in want[0]]
     assert got[0][4] == 0.28  # 0.285 is 0.28499999... in binary
@@ -100,7 +101,7 @@ def test_rows_follow_the_scalar_rule_cell_by_cell():
 def test_grouping_order_and_absent_sides():
     b = table_of(prof([("op1", 0, 1), ("op1", 2, 1), ("op2", 4, 1)]))
     c = table_of(prof([("op1", 0, 1), ("op2", 2, 1), ("op3", 4, 1000)]))
-    rows = api_stats.api_rows(b, c)
+    rows = cells(api_stats.api_frame(b, c))
     assert [r[1] for r in rows] == ["op1", "op2", "op3"]
     assert rows[2][2:6] == [0.0, 0.0, 0.0, 0] and rows[2][-4:] == [math.inf] * 4
 
@@ -333,7 +334,7 @@ def test_side_table_groups_the_calls_by_name(samples, step: int) -> None:
         assert got["total_ms"] == [round(v / 1e6, 2) for v in want["dur"].tolist()]
         assert got["self_ms"] == [round(v / 1e6, 2) for v in want["self_ns"].tolist()]
         tables.append(got)
-    assert len(api_stats.api_rows(*tables)) > 100
+    assert len(cells(api_stats.api_frame(*tables))) > 100
 
 
 @given(st.lists(st.sampled_from(["aten::mm", "aten::add", "ProfilerStep#2", "", None, "aten::mm "]), max_size=30),

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from dbutil import sql
-from frameutil import kernel_groups
+from frameutil import cells, kernel_groups
 from logutil import messages_logged
 
 from msprof_compare.api import RunContext, compare
@@ -144,14 +144,14 @@ def test_kernel_avg_is_taken_from_the_rounded_total(samples):
     msinsight st level2 rank_0 last 16.620, 10.680, 10.720 and 16.280 us (csv module): the decimal total is
     54.30, and 54.3 / 4 rounds (Python's round of the double nearest 13.575) to 13.57. The float sum of the
     raw cells is 54.300000000000004, whose quotient would round to 13.58. Read raw, as
-    test_kernels.py::test_kernel_compare_matches_reference_pair1 feeds kernel_rows."""
+    test_kernels.py::test_kernel_compare_matches_reference_pair1 feeds the sheet."""
     path = samples / "msinsight/test/st/level2/rank_0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv"
     with open(path, newline="", encoding="utf-8") as fh:
         durs = [r["Duration(us)"] for r in csv.DictReader(fh)
                 if r["Type"] == "Muls" and r["Input Shapes"] == '"1,4096,1024"']
     assert durs == ["16.620", "10.680", "10.720", "16.280"]
     groups = kernel_groups(npu(kernel_details=pd.read_csv(path, keep_default_na=False)))
-    rows = kernels.kernel_rows(groups, groups)
+    rows = cells(kernels.kernel_frame(groups, groups))
     (row,) = [r for r in rows if r[1] == "Muls" and r[2] == '"1,4096,1024"']
     assert row[3:8] == [54.3, 13.57, 16.62, 10.68, 4]
     assert row[8:13] == row[3:8]
@@ -205,7 +205,7 @@ def test_keys_that_join_to_one_text_are_two_rows(tmp_path):
         return [(ty, s) for ty, shapes in nested.items() for s in shapes]
 
     groups = [kernel_groups(npu(kernel_details=read_kernel_details(str(p)))) for p in (base, HEAD40)]
-    got = kernels.kernel_rows(*groups)
+    got = cells(kernels.kernel_frame(*groups))
     n = len(by_hand(HEAD40)) + 1
     assert len(got) == n
     at = by_hand(base).index(("DSAGenBitMaskN", "/A"))

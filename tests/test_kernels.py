@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from frameutil import kernel_groups
+from frameutil import cells, kernel_groups
 from hypothesis import given
 from hypothesis import strategies as st
 from xlsxutil import read_xlsx
@@ -153,19 +153,19 @@ def test_kernel_total_tie_rounds_half_up():
                        "Duration(us)": [793.0, 0.015], "dur": [793_000, 15]})
     groups = kernel_groups(npu(kernel_details=kd))
     assert groups["total"].tolist() == [793.02]
-    assert kernels.kernel_rows(groups, groups)[0][3] == 793.02
+    assert cells(kernels.kernel_frame(groups, groups))[0][3] == 793.02
     # one TensorMove of 252.385 us (pair 1): round(252.385, 2) is 252.38; Total, Avg, Max, Min all read 252.39
     one = pd.DataFrame({"Type": ["TensorMove"], "Input Shapes": ["s"], "Duration(us)": [252.385], "dur": [252_385]})
     g = kernel_groups(npu(kernel_details=one))
-    assert kernels.kernel_rows(g, g)[0][3:8] == [252.39, 252.39, 252.39, 252.39, 1]
+    assert cells(kernels.kernel_frame(g, g))[0][3:8] == [252.39, 252.39, 252.39, 252.39, 1]
 
 
-def test_kernel_rows_rounding_and_absent_sides():
+def test_kernel_sheet_rounding_and_absent_sides():
     base = pd.DataFrame({"type": ["MatMul", "Add"], "shape": ["256x512", "N/A"], "key": ["MatMul256x512", "AddN/A"],
                          "total": [12.345, 3.0], "calls": [5, 1], "max": [3.456, 3.0], "min": [1.234, 3.0]})
     comp = pd.DataFrame({"type": ["Mul"], "shape": ['"8"'], "key": ['Mul"8"'],
                          "total": [7.0], "calls": [1], "max": [7.0], "min": [7.0]})
-    rows = kernels.kernel_rows(base, comp)
+    rows = cells(kernels.kernel_frame(base, comp))
     # UT fact: total 12.35, max 3.46, min 1.23, avg from the rounded total 2.47
     assert rows[0][:8] == [1, "MatMul", "256x512", 12.35, 2.47, 3.46, 1.23, 5]
     assert rows[0][8:13] == [0.0, 0.0, None, None, None]
@@ -836,8 +836,8 @@ def test_sheet_columns_are_the_frames_rows(samples, pair) -> None:
         assert list(f.columns) == list(c)
         for name in f.columns:
             assert f[name].tolist() == list(c[name]), name
-    rows = kernels.kernel_rows(*columns)
-    assert len(rows) > 50 and rows == kernels.kernel_rows(*frames)
+    rows = cells(kernels.kernel_frame(*columns))
+    assert len(rows) > 50 and rows == cells(kernels.kernel_frame(*frames))
     assert kernels._group_columns(sides[0], 7) is None and kernel_groups(sides[0], 7).empty
 
 
@@ -863,7 +863,7 @@ def _literal_kernel_rows(base: dict, comparison: dict) -> list[list]:
     return rows
 
 
-def test_kernel_rows_are_the_scalar_rules(samples) -> None:
+def test_kernel_sheet_cells_are_the_scalar_rules(samples) -> None:
     """The rows' rounded cells and ratios, computed over arrays, are those of ``round`` / ``diff_ratio`` per cell
     (NPU pair 1 both ways, with a key only one side has and a group without calls)."""
     from msprof_compare.loaders import load_profile
@@ -874,7 +874,7 @@ def test_kernel_rows_are_the_scalar_rules(samples) -> None:
     odd["calls"][0] = 0
     odd["total"][1] += 0.005  # a total that lies on a rounding tie
     for a, b in ((sides[0], sides[1]), (sides[1], sides[0]), (odd, sides[1])):
-        got = kernels.kernel_rows(a, b)
+        got = cells(kernels.kernel_frame(a, b))
         assert got == _literal_kernel_rows(a, b)
         assert [type(x) for x in got[-1]] == [type(x) for x in _literal_kernel_rows(a, b)[-1]]
 

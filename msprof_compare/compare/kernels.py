@@ -164,17 +164,17 @@ def _group_columns(profile: Profile, step: int = -1, side: str = "") -> dict[str
     }
 
 
-def kernel_rows(base: pd.DataFrame | dict[str, Any], comparison: pd.DataFrame | dict[str, Any]) -> list[list]:
-    """KernelCompare rows: base keys in order (with the same key of the comparison), then comparison-only keys.
-    The sides are ``_group_columns``' columns (or, in tests, a frame of them); the cells are ``kernel_columns``',
-    row by row."""
-    columns = [c.tolist() if isinstance(c, np.ndarray) else c for c in kernel_columns(base, comparison)]
-    return [list(r) for r in zip(*columns, strict=True)]
+def kernel_frame(base: pd.DataFrame | dict[str, Any], comparison: pd.DataFrame | dict[str, Any]) -> pd.DataFrame:
+    """The KernelCompare sheet's frame: base keys in order (with the same key of the comparison), then
+    comparison-only keys. The sides are ``_group_columns``' columns (or, in tests, a frame of them). The build's
+    one way to the frame, so a test of it reads what users get."""
+    columns = kernel_columns(base, comparison)
+    return frame_from_columns(columns, len(KERNEL_COLUMNS), len(columns[0]))
 
 
 def kernel_columns(base: pd.DataFrame | dict[str, Any], comparison: pd.DataFrame | dict[str, Any]) -> list[Sequence]:
-    """``kernel_rows``' cells column by column, as ``frame_from_columns`` takes them (the sheet's frame, dtypes and
-    cells alike): rows made of the columns and split back into columns by the frame cost ~0.1 ms of NPU pair 1's
+    """``kernel_frame``'s cells column by column, as ``frame_from_columns`` takes them (its dtypes and cells
+    alike): rows made of the columns and split back into columns by the frame cost ~0.1 ms of NPU pair 1's
     128 rows."""
     def index(df: pd.DataFrame | dict[str, Any]) -> dict:
         out: dict = {}
@@ -515,5 +515,4 @@ def build(ctx: RunContext) -> list[Sheet]:
         log.warning("%s: kernel_details.csv has no Input Shapes column, so KernelCompare reads every kernel's shape "
                     "as N/A, and its kernels pair with none of the other side's of the same Type and a shape.%s",
                     lacking.path, side_named(ctx.side(lacking)))
-    columns = kernel_columns(*groups)
-    return [Sheet("KernelCompare", KERNEL_COLUMNS, frame_from_columns(columns, 15, len(columns[0])), *SPANS)]
+    return [Sheet("KernelCompare", KERNEL_COLUMNS, kernel_frame(*groups), *SPANS)]
