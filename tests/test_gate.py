@@ -11,6 +11,7 @@ import pytest
 from logutil import note_lines
 
 from msprof_compare import cli
+from msprof_compare.compare.gate import judge
 
 NPU_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"   # E2E 136.581009 ms (reference pair 1)
 NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"   # E2E 129.862875 ms
@@ -20,6 +21,13 @@ IDLE_LONGER = ("; Free: Other is device idle time: the device waited longer for 
                "launch it or to load its data; ApiCompare times the host calls")
 IDLE_LESS = ("; Free: Other is device idle time: the device waited less for work, as where the host was quicker to "
              "launch it or to load its data; ApiCompare times the host calls")
+
+
+def _gate(result, pct: float, top: int = 5, frames=None) -> tuple[int, str]:
+    """The gate's exit code and message for ``result`` (a ``CompareResult``, or any object with its ``frames``,
+    sides and options) with ``top`` contributors: what ``CompareResult.regression_gate`` gives with 5."""
+    verdict = judge(result, pct, top, frames)
+    return verdict.code, verdict.message
 
 
 def _run(samples, tmp_path, base, comparison, pct, *extra_flags):
@@ -169,7 +177,6 @@ def test_category_contributors_are_the_steps_line_not_a_second_list():
     import pandas as pd
 
     from msprof_compare.compare.contributors import top_contributors
-    from msprof_compare.compare.gate import regression_gate
     from msprof_compare.compare.waterfall import waterfall_contributors
     from msprof_compare.options import Options
 
@@ -184,7 +191,7 @@ def test_category_contributors_are_the_steps_line_not_a_second_list():
     side = SimpleNamespace(path="x")
     frames = {"e2e": pd.DataFrame({"base_ns": [100 * 10**6], "comparison_ns": [102 * 10**6]}),
               "waterfall": wf, "contributors": contrib}
-    code, message = regression_gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options()),
+    code, message = _gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options()),
                                     1.0)
     assert code == 3 and message.splitlines() == [
         "Performance regression: E2E time 100.000 ms -> 102.000 ms (+2.000 ms, +2.00%), threshold +1%",
@@ -281,7 +288,6 @@ def test_change_of_exactly_the_threshold_passes(pct):
 
     import pandas as pd
 
-    from msprof_compare.compare.gate import regression_gate
     from msprof_compare.options import Options
 
     base = 10**9
@@ -291,7 +297,7 @@ def test_change_of_exactly_the_threshold_passes(pct):
     def gate(c: int, p: float) -> int:
         res = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [base], "comparison_ns": [c]})},
                               base=side, comparison=side, options=Options())
-        return regression_gate(res, p)[0]
+        return _gate(res, p)[0]
 
     assert gate(comp, pct) == 0
     assert gate(comp + 1, pct) == 3  # one nanosecond more is beyond it
@@ -304,30 +310,27 @@ def test_no_time_breakdown_cannot_pass_the_gate():
 
     import pandas as pd
 
-    from msprof_compare.compare.gate import regression_gate
     from msprof_compare.options import Options
 
     side = SimpleNamespace(path="x")
     for frames in ({}, {"e2e": pd.DataFrame({"base_ns": [], "comparison_ns": []})}):
-        code, message = regression_gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options()),
+        code, message = _gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options()),
                                         5.0)
         assert code == 1 and message.startswith("error: --fail_on_regression: no E2E time")
 
 
 def test_one_contributor_is_named_in_the_singular(samples):
     from msprof_compare.api import compare
-    from msprof_compare.compare.gate import regression_gate
-
     r = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_profiling_compare=True,
                 enable_operator_compare=True)
-    one = regression_gate(r, 1.0, top=1)[1]
+    one = _gate(r, 1.0, top=1)[1]
     assert "Top contributor (" in one and "Top 1 " not in one
     listed = [line for line in one.splitlines() if line.startswith("  ")
               and not line.startswith(("  Note: ", "  Not on the module sheets: "))]
     assert len(listed) == 2 and listed[1].startswith("  These are ")  # the note's last sentence, a line of its own
     frame = r.frames["contributors"]
     assert len(frame[frame["Diff(ms)"].astype(float) > 0]) == 1  # this pair has one op that grew: never "Top 1"
-    assert "Top contributor (" in regression_gate(r, 1.0, top=3)[1]
+    assert "Top contributor (" in _gate(r, 1.0, top=3)[1]
 
 
 DB_L1 = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
@@ -739,7 +742,6 @@ def test_verdict_and_gate_figures_never_read_alike(base, comp, figures, tie):
     to the 0.001 ms, the verdict says so with the ns between them."""
     from types import SimpleNamespace
 
-    from msprof_compare.compare.gate import regression_gate
     from msprof_compare.compare.table import ms_places
     from msprof_compare.compare.verdict import e2e_verdict
     from msprof_compare.options import Options
@@ -752,7 +754,7 @@ def test_verdict_and_gate_figures_never_read_alike(base, comp, figures, tie):
     side = SimpleNamespace(path="x")
     res = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [base], "comparison_ns": [comp]})},
                           base=side, comparison=side, options=Options())
-    code, message = regression_gate(res, 0.0)
+    code, message = _gate(res, 0.0)
     head = figures.rsplit(" (", 1)[0]
     word = "Performance regression" if comp > base else "No regression"
     assert (code, message.split("\n")[0].split(" (")[0]) == (3 if comp > base else 0, f"{word}: E2E time {head}")
@@ -963,7 +965,6 @@ def test_contributor_lines_round_a_half_as_the_console_table():
     import pandas as pd
 
     from msprof_compare.compare.contributors import CONTRIBUTOR_COLUMNS
-    from msprof_compare.compare.gate import regression_gate
     from msprof_compare.options import Options
     from msprof_compare.report.summary_console import render_contributors
 
@@ -973,7 +974,7 @@ def test_contributor_lines_round_a_half_as_the_console_table():
     side = SimpleNamespace(path="x")
     res = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [10**6], "comparison_ns": [2 * 10**6]}),
                                   "contributors": contrib}, base=side, comparison=side, options=Options())
-    code, message = regression_gate(res, 5.0)
+    code, message = _gate(res, 5.0)
     assert code == 3 and "  aten::mm: +0.005 ms (" in message
     assert "+0.005" in render_contributors(contrib)
 
@@ -1050,15 +1051,13 @@ def test_gate_lists_at_most_top_contributors_that_grew(samples):
     that grew most, by their Diff(ms) as the table gives it, under "Top 2 contributors"; the default ``top`` (5)
     lists the four, under "Top 4"; the line on those outside every module names only the ones listed."""
     from msprof_compare.api import compare
-    from msprof_compare.compare.gate import regression_gate
-
     res = compare(str(samples / DB_L2), str(samples / DB_L1))
     contrib = res.frames["contributors"]
     diffs = contrib["Diff(ms)"].astype(float)
     grown = contrib[diffs > 0].assign(d=diffs[diffs > 0]).sort_values("d", ascending=False, kind="stable")
     assert len(grown) == 4
     for top, shown in ((2, 2), (5, 4)):
-        message = regression_gate(res, 1.0, top=top)[1].splitlines()
+        message = _gate(res, 1.0, top=top)[1].splitlines()
         head = next(i for i, line in enumerate(message) if line.startswith(f"Top {shown} contributors ("))
         listed = [line.split(": +")[0].strip() for line in message[head + 1:head + 1 + shown]]
         assert listed == grown["Name"].head(shown).tolist()

@@ -32,7 +32,7 @@ from msprof_compare.compare import (
     waterfall,
 )
 from msprof_compare.compare.breakdown_db import db_breakdown
-from msprof_compare.compare.gate import regression_gate
+from msprof_compare.compare.gate import judge
 from msprof_compare.loaders import load_profile
 from msprof_compare.model import object_array
 from msprof_compare.options import Options
@@ -161,7 +161,7 @@ def test_gate_names_the_three_largest_steps_and_counts_the_grown_contributors():
     i = lines.index("Top 4 contributors (operator level):")
     assert [line.split(": +")[0].strip() for line in lines[i + 1:i + 5]] == grown["Name"].tolist()
     # two of the four shown: in the plural, as two (the singular is for one alone)
-    lines = regression_gate(r, 5.0, top=2)[1].splitlines()
+    lines = judge(r, 5.0, top=2).message.splitlines()
     i = lines.index("Top 2 contributors (operator level):")
     assert [line.split(": +")[0].strip() for line in lines[i + 1:i + 3]] == grown["Name"].tolist()[:2]
 

@@ -1,4 +1,4 @@
-"""``--fail_on_regression``: ``regression_gate`` judges the E2E change against a threshold (exit code
+"""``--fail_on_regression``: ``judge`` weighs the E2E change against a threshold (exit code
 ``EXIT_REGRESSION``) and names the contributors and waterfall steps that explain it; ``gate_frames`` makes the
 frames it reads for a result compared without the time breakdown.
 """
@@ -147,15 +147,6 @@ def _verdict(result: CompareResult, pct: float) -> GateVerdict:
     return GateVerdict(1, frames) if isinstance(frames, str) else judge(result, pct, frames=frames)
 
 
-def regression_gate(result: CompareResult, pct: float, top: int = 5,
-                    frames: Mapping[str, pd.DataFrame | None] | None = None) -> tuple[int, str]:
-    """Exit code (3 = regression beyond ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI
-    gate cannot judge the run and must not pass it) and the message for stderr. ``frames``: those of a
-    breakdown made for the gate alone (``gate_frames``), else the result's."""
-    verdict = judge(result, pct, top, frames)
-    return verdict.code, verdict.message
-
-
 def _one_input(result: CompareResult) -> bool:
     """Whether both sides are one input at one step: one path, or one directory entry under two (``run`` and
     ``./run``), as the loaders' and the step refusals' "(both sides)" go (``api.one_input``); two paths of one
@@ -167,7 +158,10 @@ def _one_input(result: CompareResult) -> bool:
 
 def judge(result: CompareResult, pct: float, top: int = 5,
           frames: Mapping[str, pd.DataFrame | None] | None = None) -> GateVerdict:
-    """``regression_gate``'s verdict with the reasons its message lists as records."""
+    """The gate's verdict (``verdict_of``'s, ``CompareResult.regression_gate``'s): its code (3 = regression beyond
+    ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI gate cannot judge the run and must not pass
+    it), the message for stderr naming ``top`` contributors, and the reasons that message lists as records.
+    ``frames``: those of a breakdown made for the gate alone (``gate_frames``), else the result's."""
     frames = result.frames if frames is None else frames
     pair = e2e_ns(result, frames.get("e2e"))
     if pair is None:

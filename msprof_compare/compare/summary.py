@@ -25,7 +25,7 @@ counterparts of the contributors (``communication_summary``, ``memory_summary``)
 * ``contributors.py``: the top contributors and the words of their titles;
 * ``module_contributors.py``: the module contributors;
 * ``summary_notes.py``: the notes under the contributors; ``verdict.py``: the E2E verdict under the waterfall;
-* ``gate.py``: ``regression_gate``, which implements ``--fail_on_regression``.
+* ``gate.py``: ``judge``, which implements ``--fail_on_regression``.
 
 This module keeps the ``build`` that runs them, the sheet (``SummarySheet``) and the communication inside the
 operator contributors (``ctx.frames["contributor_communication"]``).
