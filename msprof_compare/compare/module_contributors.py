@@ -385,7 +385,7 @@ def _lead(frame: pd.DataFrame | None) -> str:
 
 def _held_list(named: list[tuple[str, list[tuple[str, float, float]]]]) -> str:
     """"a (all of it), b (base 0.560 of its 0.613 ms), c (all of it), ... (5 in all; the other 2: all of it)": three
-    operators with ``_held_figures`` (those held in part among them: ``_partial_shown``), as the module
+    operators with ``_held_figures`` (those held in part among them: ``_partial_items``), as the module
     contributors' lead and the row on those outside every module name them."""
     return ", ".join(_held_items(named))
 
@@ -463,11 +463,6 @@ def _others(n: int) -> str:
 #: How many operators the module notes name before "... (N in all)"
 _NAMED = 3
 _ALL = "all of it"
-
-
-def _partial_shown(entries: list[tuple[str, bool]], rest: Callable[[int, int], str]) -> str:
-    """``_partial_items`` joined as a sentence lists them."""
-    return ", ".join(_partial_items(entries, rest))
 
 
 def _partial_items(entries: list[tuple[str, bool]], rest: Callable[[int, int], str]) -> list[str]:
