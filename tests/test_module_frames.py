@@ -87,7 +87,8 @@ def _detail_rows(pairs: list, base: modules.ModuleTrees | None, comp: modules.Mo
     rows: list[list] = []
     for x, y in pairs:
         ref = x if x is not None else y
-        head = [ref.module_class, ref.level, ref.module_name.replace("nn.Module:", "")]
+        path = ref.module_name
+        head = [re.sub(r"_\d+$", "", path.split("/")[-1]), ref.level, path.replace("nn.Module:", "")]
         bs, bt = (x.self_ns / 1000, x.total_ns / 1000) if x is not None else (0.0, 0.0)
         cs, ct = (y.self_ns / 1000, y.total_ns / 1000) if y is not None else (0.0, 0.0)
         rows.append([len(rows) + 1, *head, "TOTAL", None, bs, bt, "TOTAL", None, cs, ct, _diff(bt, ct, 1000),

@@ -49,7 +49,6 @@ def test_module_trees_by_hand() -> None:
     lin, relu = net.children
     assert [net.module_name, lin.module_name] == ["/nn.Module: Net_0", "/nn.Module: Net_0/nn.Module: Linear_0"]
     assert [net.level, lin.level] == [2, 3]
-    assert lin.module_class == "nn.Module: Linear"
     assert (lin.self_ns, relu.self_ns, net.self_ns, net.total_ns) == (8000, 2000, 0, 10000)
     assert [side.tree.names[o] for o in side.top_node[net.op_lo:net.op_hi]] == ["aten::flatten"]
     assert [side.tree.names[o] for o in side.top_node[lin.op_lo:lin.op_hi]] == ["aten::linear"]
@@ -57,8 +56,12 @@ def test_module_trees_by_hand() -> None:
     assert lin.call_stack == "train.py(10): step"
     (bwd,) = side.backward.children
     assert bwd.module_name == "/[ BACKWARD ]/nn.Module: Net_0/nn.Module: Linear_0"
-    assert bwd.module_class == "nn.Module: Linear"
     assert bwd.self_ns == 4000
+    # the sheet's Module Class: the last path part without its instance number, forward and backward alike
+    detail = next(s.data for s in modules.build(ctx) if s.name == "ModuleCompare")
+    classes = {name: set(detail[detail.iloc[:, 3] == name].iloc[:, 1]) for name in set(detail.iloc[:, 3])}
+    assert classes == {"/ Net_0": {"nn.Module: Net"}, "/ Net_0/ Linear_0": {"nn.Module: Linear"},
+                       "/ Net_0/ ReLU_0": {"nn.Module: ReLU"}, "/[ BACKWARD ]/ Net_0/ Linear_0": {"nn.Module: Linear"}}
 
 
 def test_call_stacks_stay_within_a_thread() -> None:

@@ -100,11 +100,6 @@ class Module:
     op_lo: int = 0
     op_hi: int = 0
 
-    @property
-    def module_class(self) -> str:
-        """The last path part without its ``_N`` instance suffix: the class column, alike for every instance."""
-        return _TRAILING_ID.sub("", self.name.split("/")[-1])
-
 
 @dataclass(eq=False)
 class ModuleTrees:
@@ -758,7 +753,7 @@ def display_name(module_name: str) -> str:
 
 
 def _heads(paths: list[str], memo: dict[str, tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Module Class (``Module.module_class``: the last path part less its ``_N``) and Module Name
+    """Module Class (the last path part less its ``_N``: alike for every instance) and Module Name
     (``display_name``) of each module path, each distinct path worked out once in ``memo`` (shared by the two
     sheets of a run: timesformer's 334 paths of ~200 characters, ~0.25 ms) and each class once."""
     classes: dict[str, str] = {}
