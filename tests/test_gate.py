@@ -396,7 +396,8 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     tb, tc = (int(text.frames["e2e"][k].iloc[0]) for k in ("base_ns", "comparison_ns"))
     assert summary_notes.unexplained_note(text.frames["contributors"], text.frames["waterfall"]) == ""
     # the only note left: AccumulateGrad's change is the all-reduce it launched (both sides text exports)
-    held = summary_notes.communication_note(text.frames["contributors"], text.frames["contributor_communication"])
+    held = summary_notes.unexplained_note(text.frames["contributors"], text.frames["waterfall"],
+                                          text.frames["contributor_communication"])
     assert held.startswith("most of the change of autograd::engine::evaluate_function: torch::autograd::"
                            "AccumulateGrad is collective communication")
     console = render_explain(text.frames).splitlines()

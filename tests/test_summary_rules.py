@@ -803,31 +803,38 @@ def test_step_wrappers_need_time_on_both_sides() -> None:
                                        counts) == ("w", 9.0, "x", 5.0)
 
 
+#: A waterfall whose E2E change is 0: the note under the contributors says nothing of how much of it they explain
+#: (``_unexplained``), so of contributors holding communication it is the communication part alone (frames without
+#: ``attrs["net"]`` add no "net of the collective communication" part)
+NO_CHANGE = pd.DataFrame({"Delta(ns)": [0]})
+
+
 def test_communication_note_names_each_of_two_contributors_holding_communication() -> None:
-    """``communication_note`` with two listed contributors whose change is mostly communication (a: +2 ms, +1.5 of
-    it communication; b: -1 ms, all of it): both are named with their figures, under the plural wording; with a
-    alone, the singular one. A GPU side without collective kernels adds no kind to what the figures hold."""
+    """The note under the contributors (``unexplained_note``) with two listed contributors whose change is mostly
+    communication (a: +2 ms, +1.5 of it communication; b: -1 ms, all of it): both are named with their figures,
+    under the plural wording; with a alone, the singular one. A GPU side without collective kernels adds no kind to
+    what the figures hold."""
     comm = pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0], "Comparison(ms)": [2.5, 1.0]})
     why = ("(HCCL ops, which an NPU text export links to the operator that launched them; the waterfall counts them "
            "as communication, not computing)")
     two = pd.DataFrame({"Name": ["a", "b"], "Diff(ms)": [2.0, -1.0]})
-    assert summary_notes.communication_note(two, comm) == (
+    assert summary_notes.unexplained_note(two, NO_CHANGE, comm) == (
         f"most of the change of 2 listed contributors is collective communication launched inside them {why}: "
         "a: communication 1.000 ms -> 2.500 ms, b: communication 2.000 ms -> 1.000 ms")
-    assert summary_notes.communication_note(two.iloc[:1], comm) == (
+    assert summary_notes.unexplained_note(two.iloc[:1], NO_CHANGE, comm) == (
         f"most of the change of a is collective communication launched inside it {why}: "
         "communication 1.000 ms -> 2.500 ms")
     # a GPU base that ran no collective (0 ms, a reading) beside an NPU comparison: only HCCL ops are held
     gpu = pd.DataFrame({"Name": ["a"], "Base(ms)": [0.0], "Comparison(ms)": [2.0]})
     gpu.attrs.update(kinds=("GPU", "NPU"), held=(False, True))
-    assert summary_notes.communication_note(two.iloc[:1], gpu) == (
+    assert summary_notes.unexplained_note(two.iloc[:1], NO_CHANGE, gpu) == (
         f"most of the change of a is collective communication launched inside it {why}: communication 0.000 ms -> "
         "2.000 ms (the base side's trace holds no NCCL / RCCL or other collective kernel)")
 
 
 def test_step_wrapper_and_communication_note_edges() -> None:
     """Two edges by hand. ``step_wrappers``: a side's top op is no wrapper where the other side has an op of its
-    name, even one holding 0 ms (base "w" 10 ms, comparison "x" 5 ms and one "w" of 0 ms). ``communication_note``:
+    name, even one holding 0 ms (base "w" 10 ms, comparison "x" 5 ms and one "w" of 0 ms). The communication note:
     a contributor is named from exactly half of its change being communication (+2 ms, communication 1 -> 2 ms),
     not under it (1 -> 1.999 ms: 0.4995 of it)."""
     names = ["w", "x"]
@@ -837,12 +844,12 @@ def test_step_wrapper_and_communication_note_edges() -> None:
     assert summary_notes.step_wrappers(names, amounts, (np.array([1, 1]), np.array([0, 1]))) is None
     one = pd.DataFrame({"Name": ["a"], "Diff(ms)": [2.0]})
     half = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [2.0]})
-    assert summary_notes.communication_note(one, half) == (
+    assert summary_notes.unexplained_note(one, NO_CHANGE, half) == (
         "most of the change of a is collective communication launched inside it (HCCL ops, which an NPU text export "
         "links to the operator that launched them; the waterfall counts them as communication, not computing): "
         "communication 1.000 ms -> 2.000 ms")
     under = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.999]})
-    assert summary_notes.communication_note(one, under) == ""
+    assert summary_notes.unexplained_note(one, NO_CHANGE, under) == ""
 
 
 def test_communication_note_takes_the_sign_of_the_change_and_says_the_waterfall_only_with_one() -> None:
@@ -851,17 +858,16 @@ def test_communication_note_takes_the_sign_of_the_change_and_says_the_waterfall_
     without a waterfall (operators alone: ``unexplained_note`` given none) is not told what its waterfall counts.
     A contributor the communication frame does not hold, listed first, leaves the next one to be read."""
     fell = pd.DataFrame({"Name": ["a"], "Base(ms)": [3.0], "Comparison(ms)": [1.0]})
-    assert summary_notes.communication_note(pd.DataFrame({"Name": ["a"], "Diff(ms)": [2.0]}), fell) == ""
+    assert summary_notes.unexplained_note(pd.DataFrame({"Name": ["a"], "Diff(ms)": [2.0]}), NO_CHANGE, fell) == ""
     down = pd.DataFrame({"Name": ["a"], "Diff(ms)": [-2.0]})
     said = ("most of the change of a is collective communication launched inside it (HCCL ops, which an NPU text "
             "export links to the operator that launched them{}): communication 3.000 ms -> 1.000 ms")
-    assert summary_notes.communication_note(down, fell) == said.format(
+    assert summary_notes.unexplained_note(down, NO_CHANGE, fell) == said.format(
         "; the waterfall counts them as communication, not computing")
-    assert summary_notes.communication_note(down, fell, waterfall=False) == said.format("")
     assert summary_notes.unexplained_note(down, None, fell) == said.format("")
     # a contributor that holds no communication (not in the frame) listed first leaves the next one to be read
     two = pd.DataFrame({"Name": ["b", "a"], "Diff(ms)": [5.0, -2.0]})
-    assert summary_notes.communication_note(two, fell, waterfall=False) == said.format("")
+    assert summary_notes.unexplained_note(two, None, fell) == said.format("")
 
 
 def test_module_coverage_share_is_at_most_the_whole() -> None:

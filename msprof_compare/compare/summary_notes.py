@@ -156,9 +156,9 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
                      comm: pd.DataFrame | None = None) -> str:
     """The note under the contributors: ``fallback_note`` (why the waterfall steps stand in for a level),
     ``wrapper_note`` (each side's operators under one top-level op of another name), ``all_steps_note``,
-    ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), then ``communication_note``
-    (which of them hold collective communication, from ``comm``: the run's "contributor_communication" frame).
-    "" when none applies."""
+    ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), then the communication note
+    (``_communication_pieces``: which of them hold collective communication, from ``comm``: the run's
+    "contributor_communication" frame). "" when none applies."""
     return "; ".join(_unexplained_parts(contrib, wf, comm)[0])
 
 
@@ -613,16 +613,6 @@ COMM_HELD = {
 }
 
 
-def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None, waterfall: bool = True) -> str:
-    """Name the listed operator contributors whose change is mostly collective communication launched inside
-    them: an NPU text export links each HCCL op to the operator that launched it (an all-reduce under
-    ``AccumulateGrad``'s DDP hook), so such an operator's device time holds the collective, which the waterfall
-    counts as communication (uncovered where no computing overlaps it), not as the operator's computing; a run
-    without a ``waterfall`` (operators alone: no time breakdown) is not told what its waterfall counts. ""
-    where none does."""
-    return _joined(_communication_pieces(contrib, comm, waterfall))
-
-
 def _joined(pieces: tuple[str, ...] | None) -> str:
     """``_communication_pieces`` as the one-line note says them: "what (why): figures" ("" for none)."""
     return f"{pieces[0]} ({pieces[1]}): {pieces[2]}" if pieces else ""
@@ -630,8 +620,13 @@ def _joined(pieces: tuple[str, ...] | None) -> str:
 
 def _communication_pieces(contrib: pd.DataFrame | None, comm: pd.DataFrame | None,
                           waterfall: bool = True) -> tuple[str, str, str] | None:
-    """``communication_note`` in pieces: what holds communication, why (what the figures count), the figures; the
-    console says the why as a sentence of its own (``_sentences``). None where no contributor holds it."""
+    """The communication note, which names the listed operator contributors whose change is mostly collective
+    communication launched inside them, in pieces: what holds communication, why (what the figures count), the
+    figures; the console says the why as a sentence of its own (``_sentences``). An NPU text export links each
+    HCCL op to the operator that launched it (an all-reduce under ``AccumulateGrad``'s DDP hook), so such an
+    operator's device time holds the collective, which the waterfall counts as communication (uncovered where no
+    computing overlaps it), not as the operator's computing; a run without a ``waterfall`` (operators alone: no
+    time breakdown) is not told what its waterfall counts. None where no contributor holds it."""
     if contrib is None or not len(contrib) or comm is None or not len(comm):
         return None
     held = dict(zip(comm["Name"].tolist(), zip(comm["Base(ms)"].tolist(), comm["Comparison(ms)"].tolist(),
@@ -670,7 +665,7 @@ def _communication_pieces(contrib: pd.DataFrame | None, comm: pd.DataFrame | Non
 def net_of_communication(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) -> list[tuple[str, float]]:
     """The operators ranked by their device-time change net of the collective communication inside them (the frame
     "contributor_communication"'s ``attrs["net"]``: ``summary.net_changes``), where a listed contributor's change is
-    mostly that communication (``communication_note``) and the cut left one of them out: an NPU text export's
+    mostly that communication (``_communication_pieces``) and the cut left one of them out: an NPU text export's
     all-reduce under AccumulateGrad (+106 ms against a GPU trace) was the only contributor, and the NPU's slower
     computing (the optimizer's step, its _foreach_add_) was in no text. [] otherwise; the regression gate does not
     read it."""
