@@ -1199,8 +1199,9 @@ def _trace_tables(path: str, handed: list[bytes], opts: Options) -> dict[str, An
             "such an operator is listed under that name and such a python_function marks no module"))
     # host events written again (a trace joined from two copies) double their calls and times, as device tasks do
     host = np.flatnonzero(is_x & _cat_is(c, "cpu_op", "python_function"))
-    if host.size and (repeated := _repeated_events([c[k][host] for k in ("ts", "pid", "tid", "dur", "name",
-                                                                          "cat_code")])):
+    # only the rows that share a start are taken out of the columns: none, as a rule (~0.03 ms a side)
+    if host.size and (repeated := repeats([c[k] for k in ("ts", "pid", "tid", "dur", "name", "cat_code")],
+                                          host[_tied(c["ts"][host])])):
         warnings.append(_repeats_note(path, repeated, "host event(s) (cpu_op, python_function)",
                                       "thread, start, duration, name and category", "event",
                                       " (ApiCompare, the operator and module sheets)"))
@@ -2050,13 +2051,6 @@ def _repeated_rows(cols: dict[str, np.ndarray]) -> int:
     if order is not None:
         rows = order[rows]
     return repeats(list(cols.values()), rows[cols["start_read"][rows]])  # a start not read (-1) is no kernel's
-
-
-def _repeated_events(cols: list[np.ndarray]) -> int:
-    """How many rows repeat an earlier row in every column of ``cols`` (the first, a start, picks the rows to
-    compare: those whose start another row shares, found by hashing, not by sorting): 1M device tasks of distinct
-    starts take ~15 ms."""
-    return repeats(cols, _tied(cols[0]))
 
 
 def _tied(values: np.ndarray) -> np.ndarray:
