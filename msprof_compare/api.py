@@ -1399,29 +1399,33 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options, keywords:
                 log.warning(w.of_side(f"{side} side"))
             elif side == "base":  # one input on both sides: its note once, as its other notes are (``said_once``)
                 log.warning(w.of_side("both sides"))
-    ctx = RunContext(base, comparison, opts, keywords=keywords, same=same, ranks_transparent=ranks_transparent)
-    # the comparators' lines name such an input by the base's path, so that each is one text "(both sides)"
-    # (``RunContext.side``): they said "(base side)" and "(comparison side)" in two lines. The result keeps both.
-    if alias:
-        comparison.path = base.path
-    try:
-        _check_steps(ctx)
-        if opts.enable_operator_compare and not opts.enable_profiling_compare:
-            for p in (base, comparison):
-                _warn_without_kernels(p)
-        log.info("Start to compare performance detail data, please wait.")
-        sheets: list[Sheet] = []
-        for _name, build in comparators(opts):
-            for sheet in build(ctx):
-                if len(sheet):
-                    sheets.append(sheet)
-        # The Summary comparator reads the other sheets, so it runs last; its sheet goes first.
-        from .compare import summary
+    ctx = RunContext(base, named_as(comparison, base.path) if alias else comparison, opts, keywords=keywords,
+                     same=same, ranks_transparent=ranks_transparent)
+    _check_steps(ctx)
+    if opts.enable_operator_compare and not opts.enable_profiling_compare:
+        for p in (ctx.base, ctx.comparison):
+            _warn_without_kernels(p)
+    log.info("Start to compare performance detail data, please wait.")
+    sheets: list[Sheet] = []
+    for _name, build in comparators(opts):
+        for sheet in build(ctx):
+            if len(sheet):
+                sheets.append(sheet)
+    # The Summary comparator reads the other sheets, so it runs last; its sheet goes first.
+    from .compare import summary
 
-        sheets[:0] = [s for s in summary.build(ctx, sheets) if len(s)]
-    finally:
-        comparison.path = typed
+    sheets[:0] = [s for s in summary.build(ctx, sheets) if len(s)]
     return CompareResult(base, comparison, applied_options(opts, base, comparison), sheets, ctx.summary, ctx.frames)
+
+
+def named_as(profile: Profile, path: str) -> Profile:
+    """``profile`` as the comparators see one input given twice under two paths (``run`` and ``./run``, a link to a
+    folder above it): named by the base's path, so that each of their lines about it is one text "(both sides)"
+    (``RunContext.side``, ``logs.said_once``) where they said "(base side)" and "(comparison side)" in two lines.
+    A shallow copy: its tables are the loaded profile's own objects, and the loaded profile, which the result keeps
+    with its path as typed, is never renamed (it was, for the length of the run, and a comparator reading its path
+    for another reason, or a second run sharing it, read the base's)."""
+    return dataclasses.replace(profile, path=path)
 
 
 def applied_options(opts: Options, base: Profile, comparison: Profile) -> Options:

@@ -89,3 +89,30 @@ def test_match_rate_line_of_one_input_says_its_rate_once(capsys: pytest.CaptureF
         assert len(said) == 1 and said[0].endswith(" both sides") and "base" not in said[0], said
         matched, total = said[0].split(": ", 1)[1].removesuffix(" both sides").split("/")
         assert matched == total  # the one input pairs every op with itself
+
+
+def test_a_compare_of_one_input_under_two_paths_never_renames_the_loaded_profile(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparators name the comparison by the base's path (one line "(both sides)"), but the loaded profile keeps
+    the path as typed all along: the run renamed it for its length, so a comparator (or a second run sharing it)
+    reading its path read the base's."""
+    from msprof_compare import api
+    from msprof_compare.api import run_comparators
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    monkeypatch.chdir(SMALL.parent.parent)
+    relative = os.path.join(SMALL.parent.name, SMALL.name)
+    opts, _ = build_options(enable_operator_compare=True)
+    base, comparison = (load_profile(p, opts) for p in (str(SMALL), relative))
+    seen = []
+
+    def spy(ctx: api.RunContext) -> list:
+        seen.append((base.path, comparison.path, ctx.comparison.path, ctx.side(ctx.comparison)))
+        return []
+
+    monkeypatch.setattr(api, "comparators", lambda _opts: [("spy", spy)])
+    result = run_comparators(base, comparison, opts)
+    assert seen == [(str(SMALL), relative, str(SMALL), "both sides")]
+    assert result.base is base and result.comparison is comparison
+    assert comparison.path == relative
