@@ -1044,12 +1044,12 @@ def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> l
 
 
 def _map_sheets(opts: Options) -> str:
-    """The sheets of this run whose names the unused-key warning sends the user to: a memory comparison alone
-    writes neither OperatorCompare nor ModuleCompare, and --disable_module writes no module sheet (the hint named
-    both, sheets the run did not make; ``optree._names_sheet`` makes the same choice once the run has paired)."""
-    if not opts.enable_operator_compare:
-        return "MemoryCompare"
-    return "OperatorCompare" if opts.disable_module else "OperatorCompare or ModuleCompare"
+    """The sheets of this run whose names the unused-key warning sends the user to (``optree.names_sheet``, the rule
+    the ``--transparent_op`` refusal follows once the run has paired): said before pairing, so "OperatorCompare or
+    ModuleCompare" where module matching decides."""
+    from .compare.optree import names_sheet
+
+    return names_sheet(opts)
 
 
 def _renamed_again(opts: Options) -> list[tuple[str, str, str]]:

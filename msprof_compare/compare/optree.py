@@ -1260,7 +1260,7 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
     compared ops is taken: the ``--max_kernel_num`` drill-down opens it (and the module sheets); without the
     drill-down the operator and memory sheets compare its top-level parent whole, which a warning says, with the
     number of such ops a side, where it would otherwise be the silent no-op the error is there against.
-    ``sheet`` names the sheet whose Operator Name the hint points at, asked only when refusing (``_names_sheet``).
+    ``sheet`` names the sheet whose Operator Name the hint points at, asked only when refusing (``names_sheet``).
     ``ranked``: a rank-by-rank run's (names checked, names some rank's ops have) over the ranks so far
     (``RunContext.ranks_transparent``): a rank without a name then gets a warning and is compared without it, as a
     job's ranks may run other ops (a pipeline's stages); ``api.rank_results`` refuses a name no rank has at the end.
@@ -1453,21 +1453,29 @@ def _per_side(counts: list[int]) -> str:
     return " and ".join(said) + (" operators" if sum(counts) > 1 else " operator")
 
 
-def _names_sheet(ctx: RunContext) -> str:
-    """The sheet with an Operator Name column that the run writes, for the refusal's hint: module sheets replace
-    the operator ones under the default comparison of a model with modules, ``--disable_details`` leaves the
-    statistic sheets alone, and a memory comparison alone writes the memory sheets. The hint named OperatorCompare
-    in runs that make no such sheet (the AlexNet H200 excerpt's default run writes ModuleCompare)."""
-    opts = ctx.options
+def names_sheet(opts: Options, modules_paired: Callable[[], bool] | None = None) -> str:
+    """The sheet with an Operator Name column that the run writes, where a hint on an op name (``--op_name_map``'s
+    unused key, ``--transparent_op``'s refusal) sends the user: module sheets replace the operator ones where module
+    matching pairs any (``modules.build``'s rule), ``--disable_details`` leaves the statistic sheets alone, and a
+    memory comparison alone writes the memory sheets. ``modules_paired``: whether module matching pairs any, asked
+    only where it decides; None before the run has paired (``api``'s warning), where either sheet may be written.
+    The hints named OperatorCompare, or both, in runs that make no such sheet (the AlexNet H200 excerpt's default
+    run writes ModuleCompare; a memory comparison alone, neither)."""
     stat = "Statistic" if opts.disable_details else ""
     if not opts.enable_operator_compare:
         return f"MemoryCompare{stat}"
-    if not opts.disable_module:
-        from .modules import module_pairs
+    if opts.disable_module:
+        return f"OperatorCompare{stat}"
+    if modules_paired is None:
+        return f"OperatorCompare{stat} or ModuleCompare{stat}"
+    return f"ModuleCompare{stat}" if modules_paired() else f"OperatorCompare{stat}"
 
-        if module_pairs(ctx)[0]:  # modules.build's rule: module sheets where module matching pairs any
-            return f"ModuleCompare{stat}"
-    return f"OperatorCompare{stat}"
+
+def _names_sheet(ctx: RunContext) -> str:
+    """``names_sheet`` once the run has paired."""
+    from .modules import module_pairs
+
+    return names_sheet(ctx.options, lambda: bool(module_pairs(ctx)[0]))
 
 
 def operator_pairs(ctx: RunContext) -> OpPairs:
