@@ -993,8 +993,6 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
         log.warning("--op_name_map renames once, on both sides: %s%s; give one entry per pair of names.", "; ".join(
             f"{k} becomes {v} and {v} becomes {w}, so an op named {k} on one side and {v} on the other still differ"
             for k, v, w in said), f" ({len(crossed)} in all)" if len(crossed) > 3 else "")
-    for profile in (base_profile, comparison_profile):  # from here on the path is only shown
-        profile.path = display(profile.path)
     return run_comparators(base_profile, comparison_profile, opts, keywords, same, ranks_transparent)
 
 
@@ -1377,7 +1375,8 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options, keywords:
                     same: str = "", ranks_transparent: tuple[set[str], set[str]] | None = None) -> CompareResult:
     """Run every enabled comparator on two loaded profiles (``keywords``: the breakdown's lists if read; ``same``:
     the warning that both sides are one profile, logged already, which the Summary's checks repeat;
-    ``ranks_transparent``: ``RunContext.ranks_transparent``)."""
+    ``ranks_transparent``: ``RunContext.ranks_transparent``). The result holds them as given, or a copy named by
+    ``display`` where a path is not UTF-8 text (``named_as``)."""
     typed = comparison.path
     # one input under two paths (-bp run -d ./run, an absolute and a relative one, or one through a link to a folder
     # above it) at one step: its notes and the comparators' lines are one line "(both sides)", said once
@@ -1399,6 +1398,10 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options, keywords:
                 log.warning(w.of_side(f"{side} side"))
             elif side == "base":  # one input on both sides: its note once, as its other notes are (``said_once``)
                 log.warning(w.of_side("both sides"))
+    # from here on a path is only shown: as text any report holds (``display``), which a loaded profile is not
+    # renamed to (the run's own reading of the paths above lstat'ed the escaped text of a name that is not UTF-8,
+    # and found no input twice)
+    base, comparison = (p if display(p.path) == p.path else named_as(p, display(p.path)) for p in (base, comparison))
     ctx = RunContext(base, named_as(comparison, base.path) if alias else comparison, opts, keywords=keywords,
                      same=same, ranks_transparent=ranks_transparent)
     _check_steps(ctx)
@@ -1419,12 +1422,12 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options, keywords:
 
 
 def named_as(profile: Profile, path: str) -> Profile:
-    """``profile`` as the comparators see one input given twice under two paths (``run`` and ``./run``, a link to a
-    folder above it): named by the base's path, so that each of their lines about it is one text "(both sides)"
-    (``RunContext.side``, ``logs.said_once``) where they said "(base side)" and "(comparison side)" in two lines.
-    A shallow copy: its tables are the loaded profile's own objects, and the loaded profile, which the result keeps
-    with its path as typed, is never renamed (it was, for the length of the run, and a comparator reading its path
-    for another reason, or a second run sharing it, read the base's)."""
+    """``profile`` named otherwise without renaming it: by its path as text (``display``) for the comparators and
+    the result, or, for the comparators, one input given twice under two paths (``run`` and ``./run``, a link to a
+    folder above it) by the base's path, so that each of their lines about it is one text "(both sides)"
+    (``RunContext.side``, ``logs.said_once``) where they said "(base side)" and "(comparison side)". A shallow copy:
+    its tables are the loaded profile's own objects. The loaded profile was renamed instead, for the length of the
+    run, so that a comparator reading its path for another reason, or a second run sharing it, read the base's."""
     return dataclasses.replace(profile, path=path)
 
 

@@ -116,3 +116,39 @@ def test_a_compare_of_one_input_under_two_paths_never_renames_the_loaded_profile
     assert seen == [(str(SMALL), relative, str(SMALL), "both sides")]
     assert result.base is base and result.comparison is comparison
     assert comparison.path == relative
+
+
+def test_one_export_under_two_paths_not_utf8_gets_one_note_of_both_sides(samples: Path, tmp_path: Path) -> None:
+    """A copy of the level0 text export in a folder whose name is not UTF-8 (Linux allows any bytes), given as
+    ``bad\\xff/rank0_ascend_pt`` and ``./bad\\xff/rank0_ascend_pt``: the time breakdown's note on the absent PMU
+    columns is one line "(both sides)", as under a UTF-8 name. The run renamed both loaded profiles to their path's
+    text (\\xNN escapes) before testing them for one input, which looked up files of that text, found none and
+    said the note twice, "(base side)" and "(comparison side)". The workbook's captions keep the paths as text.
+    Run as a user would, in a fresh interpreter: the loader's own note holds the name's bytes as Python keeps them
+    (lone surrogates, which the CLI's log escapes), and a test log holding them fails pytest-xdist's report."""
+    import shutil
+    import subprocess
+    import sys
+
+    import openpyxl
+
+    folder = os.fsencode(tmp_path) + b"/bad\xff"
+    try:
+        os.mkdir(folder)
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    shutil.copytree(samples / "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
+                    os.fsdecode(folder + b"/rank0_ascend_pt"))
+    base = os.fsdecode(b"bad\xff/rank0_ascend_pt")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.run([sys.executable, "-m", "msprof_compare", "compare", "-bp", base, "-d", f"./{base}",
+                           "--enable_profiling_compare", "-o", "out"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, errors="replace", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert [line.split("] ", 1)[1] for line in proc.stderr.splitlines() if "categorised computing rows" in line] == [
+        "bad\\xff/rank0_ascend_pt: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: "
+        "kernel_details.csv has no PMU columns (both sides: a Level0 export records none: Level1 or Level2 with "
+        "aic_metrics PipeUtilization does)"]
+    ws = openpyxl.load_workbook(next((tmp_path / "out").glob("*.xlsx")))["OverallMetrics"]
+    assert [v for v in next(ws.iter_rows(max_row=1, values_only=True)) if v] == [
+        "Base Profiling: bad\\xff/rank0_ascend_pt", "Comparison Profiling: ./bad\\xff/rank0_ascend_pt"]
