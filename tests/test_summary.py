@@ -1582,8 +1582,10 @@ def test_npu_export_without_framework_ops_note_against_torch_npu(samples, refere
     profiles = tuple(SimpleNamespace(is_gpu=False, has_ops=ops, path="rank0_ascend_ms", files={}, level="")
                      for ops in (False, True))
     ok = checks._opless_row((bare_bd, op_bd), profiles)
-    assert ok["Status"] == "ok" and ok["Detail"].startswith("the comparison side's Flash Attention, Conv and Matmul "
-                                                            "rows hold no Vector kernel")
+    assert (ok["Status"], ok["Base"], ok["Comparison"]) == ("ok", "no torch op", "torch ops")
+    assert ok["Detail"] == ("the comparison side's Flash Attention, Conv and Matmul rows hold no Vector kernel, so "
+                            "the base side, which files kernels by their type alone (no torch op), files none of "
+                            "those ops' kernels elsewhere")
     op_bd.b("matmul_vector").ns = 1
     assert checks._opless_row((bare_bd, op_bd), profiles)["Status"] == "note"
 
@@ -2480,7 +2482,7 @@ def test_gpu_trace_of_annotations_and_runtime_calls_has_no_op_against_framework_
         note = g.loc["categories without framework ops"]
         assert (note["Status"], note[bare.capitalize()], note[other]) == ("note", "no torch op", "torch ops")
         assert note["Detail"] == (
-            f"the {bare} side recorded no framework op (a GPU trace without cpu_op events has none), so no op files "
+            f"the {bare} side has no torch op (a GPU trace without cpu_op events has none), so no op files "
             "its kernels under Flash Attention, Conv or Matmul: its GEMMs and convolutions count in Cube (other) and "
             f"their other kernels in Vector, where the {framework_side} side files them under the op that launched "
             f"them ({framework_side}: Conv 1.543 ms and Matmul 0.687 ms): compare Computing Time, not those rows")
@@ -2523,7 +2525,7 @@ def test_gpu_trace_without_framework_ops_against_one_without_conv_or_matmul_is_o
         assert (row["Status"], row[bare.capitalize()], row[other.capitalize()]) == (
             "ok", "no torch op", "torch ops")
         assert row["Detail"] == (f"the {other} side's Flash Attention, Conv and Matmul rows hold no time, so the "
-                                 f"{bare} side, which has no framework op to file its kernels under them, misses none")
+                                 f"{bare} side, which has no torch op to file its kernels under them, misses none")
 
 
 def test_gpu_vs_npu_categories_note_says_a_gpu_side_without_framework_ops_files_gemms_in_cube_other(
@@ -2542,7 +2544,7 @@ def test_gpu_vs_npu_categories_note_says_a_gpu_side_without_framework_ops_files_
         res = compare(str(cut), str(samples / L1_TEXT))
     detail = res.guards.set_index("Check").loc["GPU vs NPU categories", "Detail"]
     conv, matmul = 1.11644 + 1.966314, 1.066139
-    assert ("; the base side recorded no framework op (a GPU trace without cpu_op events has none), so no op files "
+    assert ("; the base side has no torch op (a GPU trace without cpu_op events has none), so no op files "
             "its kernels under Flash Attention, Conv or Matmul: its GEMMs and convolutions count in Cube (other) and "
             "their other kernels in Vector, where the comparison side files them under the op that launched them "
             f"(comparison: Conv {conv:.3f} ms and Matmul {matmul:.3f} ms): compare Computing Time, not those rows; "

@@ -1106,7 +1106,7 @@ def _opless_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]
         return None
     return _opless_guard(bare, _opless_part(bds, sides),
                          f"the {_SIDES[1 - bare]} side's Flash Attention, Conv and Matmul rows hold no Vector kernel, "
-                         f"so the {_SIDES[bare]} side, which files kernels by their type alone (no framework op), "
+                         f"so the {_SIDES[bare]} side, which files kernels by their type alone (no torch op), "
                          "files none of those ops' kernels elsewhere")
 
 
@@ -1143,7 +1143,7 @@ def _gpu_opless_part(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Pro
     if not held:
         return []
     figures = and_list([f"{label} {_ms(ns)} ms" for label, ns in held])
-    return [f"the {_SIDES[bare]} side recorded no framework op ({no_ops_reason(sides[bare])}), so no op files its "
+    return [f"the {_SIDES[bare]} side has no torch op ({no_ops_reason(sides[bare])}), so no op files its "
             "kernels under Flash Attention, Conv or Matmul: its GEMMs and convolutions count in Cube (other) and "
             f"their other kernels in Vector, where the {_SIDES[other]} side files them under the op that launched "
             f"them ({_SIDES[other]}: {figures}): compare Computing Time, not those rows"]
@@ -1161,7 +1161,7 @@ def _gpu_opless_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Prof
     bare = framework.index(False)
     return _opless_guard(bare, _gpu_opless_part(bds, sides),
                          f"the {_SIDES[1 - bare]} side's Flash Attention, Conv and Matmul rows hold no time, so the "
-                         f"{_SIDES[bare]} side, which has no framework op to file its kernels under them, misses none")
+                         f"{_SIDES[bare]} side, which has no torch op to file its kernels under them, misses none")
 
 
 def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
