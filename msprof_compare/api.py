@@ -169,17 +169,18 @@ class RegressionGate(_CodeAndMessage):
     ``threshold_pct`` and ``threshold`` (the decimal the line states), ``diff_ns`` / ``diff_ms`` (the E2E change
     judged; None where not judged), ``base_ns`` / ``comparison_ns`` (the E2E times judged; None without them),
     ``contributors`` (``GateContributor``), ``waterfall_steps`` (``GateStep``) and ``lines``; ``to_dict()`` is
-    the JSON's ``gate`` object (``exit_code`` is ``code``). Immutable, and it pickles."""
+    the JSON's ``gate`` object (``exit_code`` is ``code``). Immutable, and it pickles. One made of a
+    ``(code, message)`` alone (``RegressionGate(0, "...")``, ``_make``: a script's test double) has no figures:
+    None and empty tuples, where its repr raised AttributeError."""
 
-    threshold_pct: float
-    threshold: str
-    regressed: bool | None
-    diff_ns: int | None
-    diff_ms: float | None
-    base_ns: int | None
-    comparison_ns: int | None
-    contributors: tuple[GateContributor, ...]
-    waterfall_steps: tuple[GateStep, ...]
+    threshold_pct: float | None = None
+    threshold: str | None = None
+    diff_ns: int | None = None
+    diff_ms: float | None = None
+    base_ns: int | None = None
+    comparison_ns: int | None = None
+    contributors: tuple[GateContributor, ...] = ()
+    waterfall_steps: tuple[GateStep, ...] = ()
 
     @classmethod
     def of(cls, verdict: GateVerdict, pct: float) -> RegressionGate:
@@ -191,7 +192,6 @@ class RegressionGate(_CodeAndMessage):
         diff = comp - base if base is not None and base > 0 and comp > 0 else None  # exit 1: a side without E2E
         fields = {
             "threshold_pct": float(pct), "threshold": threshold_text(pct),
-            "regressed": {3: True, 0: False}.get(verdict.code),
             "diff_ns": diff, "diff_ms": None if diff is None else diff / 1e6,
             "base_ns": base, "comparison_ns": comp,
             "contributors": tuple(GateContributor(str(r["name"]), str(r["level"]), float(r["diff_ms"]),
@@ -215,6 +215,12 @@ class RegressionGate(_CodeAndMessage):
         return (f"RegressionGate(code={self.code}, regressed={self.regressed}, threshold={self.threshold!r}, "
                 f"diff_ms={self.diff_ms}, contributors={len(self.contributors)}, "
                 f"waterfall_steps={len(self.waterfall_steps)}, message={self.message!r})")
+
+    @property
+    def regressed(self) -> bool | None:
+        """True for code 3, False for 0, None (not judged) for 1: of ``code``, so a ``_replace(code=...)`` copy
+        does not keep the verdict of another code."""
+        return {3: True, 0: False}.get(self.code)
 
     @property
     def lines(self) -> list[str]:

@@ -95,3 +95,17 @@ def test_the_gate_types_are_the_packages() -> None:
         api.RegressionGate, api.GateContributor, api.GateStep)
     assert GateContributor._fields == ("name", "level", "diff_ms", "share", "share_of")
     assert GateStep._fields == ("step", "delta_ns", "delta_ms")
+
+
+def test_a_gate_made_of_code_and_message_alone_has_no_figures() -> None:
+    """A script's test double, ``RegressionGate(3, "...")`` or ``_make``, is a gate without figures: its repr and
+    attributes raised AttributeError (no figure was set). ``regressed`` is of the code, also in a
+    ``_replace(code=...)`` copy, which kept the True of the code it replaced."""
+    message = "Performance regression: comparison E2E 2.000 ms exceeds base 1.000 ms"
+    for gate in (RegressionGate(3, message), RegressionGate._make((3, message))):
+        assert (gate.code, gate.regressed, gate.threshold_pct, gate.threshold, gate.diff_ns, gate.diff_ms,
+                gate.base_ns, gate.comparison_ns) == (3, True, None, None, None, None, None, None)
+        assert (gate.contributors, gate.waterfall_steps, gate.lines) == ((), (), [message])
+        assert repr(gate) == ("RegressionGate(code=3, regressed=True, threshold=None, diff_ms=None, contributors=0, "
+                              f"waterfall_steps=0, message={message!r})")
+        assert (gate._replace(code=0).regressed, gate._replace(code=1).regressed) == (False, None)
