@@ -111,6 +111,9 @@ HELP_EPILOG = ("Each path (-bp, -d) is a PyTorch Kineto trace (*.pt.trace.json, 
                "interrupted. README.md (Errors and exit codes; CI regression gate) says more. The JSON report's "
                "schema ships with the package: msprof_compare/schemas/result.schema.json, in Python "
                "msprof_compare.schema('result').")
+#: performance_compare.py takes its two paths without -bp / -d, which its help named as the paths to give.
+SCRIPT_HELP_EPILOG = HELP_EPILOG.replace("Each path (-bp, -d)", "Each path (base_profiling_path, "
+                                         "comparison_profiling_path)", 1)
 ROOT_WARNING = ("Security Warning: Do not run this tool as root. Running with elevated privileges may "
                 "compromise system security. Use a regular user account.")
 OVERALL_HINT = ("The OverallMetrics sheet page is more comprehensive for the disaggregate of performance data, "
@@ -617,7 +620,7 @@ class _ScriptParser(argparse.ArgumentParser):
 
 def build_script_parser() -> argparse.ArgumentParser:
     """The argparse parser of ``performance_compare.py``: BASE then COMPARISON, same options."""
-    p = _ScriptParser(prog="performance_compare.py", description=SCRIPT_DESCRIPTION, epilog=HELP_EPILOG,
+    p = _ScriptParser(prog="performance_compare.py", description=SCRIPT_DESCRIPTION, epilog=SCRIPT_HELP_EPILOG,
                         add_help=False)
     p.add_argument("-h", "-H", "--help", action="help", help="show this help message and exit")  # as the CLI
     # The original's positional help texts are swapped; ours say what each one is.

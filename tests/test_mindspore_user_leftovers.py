@@ -301,6 +301,10 @@ def test_help_says_what_a_mindspore_user_passes(tmp_path: Path) -> None:
     forms = "or an Ascend profiling folder of torch_npu (*_ascend_pt) or MindSpore 2.x (*_ascend_ms), its " \
             "ASCEND_PROFILER_OUTPUT, its trace_view.json or its ascend_*_profiler_*.db."
     assert forms in flat and forms in " ".join(cli.HELP_EPILOG.split())
+    # the script takes its two paths without -bp / -d: its help names them as its usage line does
+    assert "Each path (base_profiling_path, comparison_profiling_path) is a PyTorch Kineto trace" in flat
+    assert "-bp, -d" not in flat and "Each path (-bp, -d) is a PyTorch Kineto trace" in " ".join(
+        cli.HELP_EPILOG.split())
     out = MS_FIXTURE / "ASCEND_PROFILER_OUTPUT"
     copy = tmp_path / MS_FIXTURE.name
     shutil.copytree(MS_FIXTURE, copy)
