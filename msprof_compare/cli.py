@@ -887,7 +887,8 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     if output == deliver.STDOUT:  # a stream holds one document: the ranks' JSONs and the overview are several
         raise UsageError("-o -: two folders of ranks are compared rank by rank, one report per rank, and stdout takes "
                          "one document: pass a folder for them (default: the current one), or give one rank's two "
-                         "inputs (-bp <base rank's folder> -d <comparison rank's folder> -o -) to stream its JSON")
+                         "inputs (-bp <base rank's folder> -d <comparison rank's folder> -o -, or those two folders as "
+                         "performance_compare.py's paths) to stream its JSON")
     if output.lower().endswith(REPORT_SUFFIXES) and not os.path.isdir(output):
         raise UsageError(f"-o {output}: two folders of ranks are compared rank by rank, one report per rank: pass "
                          "a folder for them (default: the current one)")

@@ -29,7 +29,7 @@ import openpyxl
 import pytest
 
 import msprof_compare
-from msprof_compare import api
+from msprof_compare import api, cli
 from msprof_compare.errors import ProfileError, UsageError
 from msprof_compare.units import RankCycle
 from tests.cliutil import error_lines, run_inproc, unraisable
@@ -1009,11 +1009,16 @@ def test_a_rank_by_rank_run_streams_nothing(capsys, tmp_path, monkeypatch, forma
     monkeypatch.setattr(api, "_compare_inputs", lambda *a: pytest.fail("loaded"))
     code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", "-", "--output_format", formats)
     assert (code, out) == (2, "")
-    assert error_lines(err) == ["error: -o -: two folders of ranks are compared rank by rank, one report per rank, "
-                                "and stdout takes one document: pass a folder for them (default: the current one), "
-                                "or give one rank's two inputs (-bp <base rank's folder> -d <comparison rank's "
-                                "folder> -o -) to stream its JSON"]
+    said = ("error: -o -: two folders of ranks are compared rank by rank, one report per rank, and stdout takes one "
+            "document: pass a folder for them (default: the current one), or give one rank's two inputs (-bp <base "
+            "rank's folder> -d <comparison rank's folder> -o -, or those two folders as performance_compare.py's "
+            "paths) to stream its JSON")
+    assert error_lines(err) == [said]
     assert not list(tmp_path.iterdir())
+    # the script, which takes no -bp / -d, is told how it streams one rank too
+    assert cli.script_main([str(TEXT0), str(TEXT1), "-o", "-", "--output_format", formats]) == 2
+    out, err = capsys.readouterr()
+    assert (out, error_lines(err)) == ("", [said])
 
 
 def test_no_common_rank_and_one_folder_against_one_profile(capsys, tmp_path):
