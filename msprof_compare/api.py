@@ -205,6 +205,9 @@ class RegressionGate(_CodeAndMessage):
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a regression gate's result cannot be changed ({name})")
 
+    def __delattr__(self, name: str) -> None:  # del gate.diff_ns dropped the figure, to the class's None
+        raise AttributeError(f"a regression gate's result cannot be changed ({name})")
+
     def _replace(self, **changes: Any) -> RegressionGate:
         """The namedtuple's copy with ``changes``, its figures kept (the tuple's own left it without them)."""
         copy = super()._replace(**changes)

@@ -70,6 +70,9 @@ def test_the_gate_is_the_tuple_it_was_with_the_figures_of_the_json_gate(samples:
     # immutable, and a pickled copy (a dask / ray task's) keeps its figures
     with pytest.raises(AttributeError, match="cannot be changed"):
         gate.diff_ns = 0  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="cannot be changed"):
+        del gate.diff_ns
+    assert gate.diff_ns == comp - base
     again = pickle.loads(pickle.dumps(gate))
     assert again == gate and again.to_dict() == gate.to_dict() and type(again) is RegressionGate
     assert result.slim().regression_gate().to_dict() == gate.to_dict()
