@@ -186,10 +186,11 @@ class RegressionGate(_CodeAndMessage):
     def of(cls, verdict: GateVerdict, pct: float) -> RegressionGate:
         """The gate of ``verdict``, judged at ``pct`` percent."""
         from .compare.gate import threshold_text
+        from .report.json_report import change
 
         gate = cls(verdict.code, verdict.message)
         base, comp = verdict.e2e if verdict.e2e is not None else (None, None)
-        diff = comp - base if base is not None and base > 0 and comp > 0 else None  # exit 1: a side without E2E
+        diff = None if verdict.e2e is None else change(base, comp)["diff_ns"]  # None beside a side without E2E
         fields = {
             "threshold_pct": float(pct), "threshold": threshold_text(pct),
             "diff_ns": diff, "diff_ms": None if diff is None else diff / 1e6,

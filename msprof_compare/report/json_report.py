@@ -150,6 +150,7 @@ def gate_record(result: CompareResult, face: Face = CLI_FACE) -> dict[str, Any] 
     (None where no gate was asked): a CI job that keeps the JSON could read the exit code only, and the reasons
     from stderr. ``regressed`` is the ranks overview's word: true (exit 3), false (0), null (1: no E2E time).
     ``diff_ns`` / ``diff_ms``: the E2E change judged (``change``'s), null where the gate could not judge (exit 1).
+    The record is ``RegressionGate.to_dict()``, so that ``regression_gate()``'s attributes are these keys.
     The lines name the options as ``face`` takes them: a document ``to_json`` writes names the keyword argument
     the caller gave ``compare()`` (``fail_on_regression``), not the CLI's flag."""
     pct = result.options.fail_on_regression
@@ -157,10 +158,7 @@ def gate_record(result: CompareResult, face: Face = CLI_FACE) -> dict[str, Any] 
         return None
     from ..api import judge_regression
 
-    # one record for both: compare()'s caller reads these keys as regression_gate()'s attributes (RegressionGate)
-    record = judge_regression(result, pct, face, method=False).to_dict()
-    return {key: [{k: clean(v) for k, v in r.items()} for r in value] if key in ("contributors", "waterfall_steps")
-            else value if key == "lines" else clean(value) for key, value in record.items()}
+    return clean(judge_regression(result, pct, face, method=False).to_dict())
 
 
 def communication_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
