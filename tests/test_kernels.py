@@ -266,11 +266,12 @@ def test_gpu_side_gives_no_sheet(caplog):
         assert kernels.build(ctx(gpu, npu())) == []
     # --enable_kernel_compare alone: the flags that take this pair are named (the run writes nothing else); two
     # empty profiles have no op to pair and no device time, so none (a pair with ops: test_user_walk_wording)
+    # (each side's reason named, and "nothing to pair", as the no-op warnings of optree say them)
     assert caplog.messages == ["kernel compare only support between NPU data and NPU data. (the base side is a GPU "
-                               "trace; neither side has a torch op (a GPU trace without cpu_op or runtime events "
-                               "has none; an NPU export without cpu_op events has none), so the operator, module, "
-                               "memory and API comparisons have none to pair, and no other comparison applies to "
-                               "this pair)"]
+                               "trace; neither side has a torch op (base: a GPU trace without cpu_op or runtime "
+                               "events has none; comparison: an NPU export without cpu_op events has none), so the "
+                               "operator, module, memory and API comparisons have nothing to pair, and no other "
+                               "comparison applies to this pair)"]
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert kernels.build(ctx(npu(), gpu, enable_profiling_compare=True)) == []

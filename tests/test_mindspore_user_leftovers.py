@@ -281,13 +281,13 @@ def test_kernel_compare_alone_against_a_side_without_ops_names_the_flags_that_ap
                     "communication comparisons" if writes else "")  # compare()'s words for the flags
             assert [m for m in caplog.messages if m.startswith(said)] == [
                 f"{said} (the {gpu} side is a GPU trace; the {other} side has no torch op ({why}), so the operator, "
-                "module, memory and API comparisons have none to pair"
+                "module, memory and API comparisons have nothing to pair"  # the no-op warnings' words
                 + (f": {tail})" if tail else ", and no other comparison applies to this pair)")], (base, comp)
     code, _out, err = run_inproc(capsys, "-bp", str(H200_ALEXNET), "-d", str(MS_FIXTURE), "--enable_kernel_compare",
                                  "-o", str(tmp_path))
     assert code == 0 and os.listdir(tmp_path) == []
-    assert "comparisons have none to pair: --enable_profiling_compare and --enable_communication_compare would add " \
-           "the overall and communication comparisons)" in err
+    assert "comparisons have nothing to pair: --enable_profiling_compare and --enable_communication_compare would " \
+           "add the overall and communication comparisons)" in err
 
 
 def test_help_says_what_a_mindspore_user_passes(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pandas as pd
 from ..columns import col_of
 from ..errors import StepError, on_side, side_named
 from ..model import Profile, bare_trace, factorize, object_array, pair_codes, starts_read, step_number
-from ..textsafe import and_list, id_ranges
+from ..textsafe import id_ranges
 from . import table
 from .steps import _refused_side, data_file, side_range, side_step, steps_file
 from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_columns, frame_from_rows, ratio_of
@@ -275,21 +275,17 @@ def _other_flags(ctx: RunContext) -> str:
     the pair. Beside a MindSpore export it named --enable_operator_compare, --enable_memory_compare and
     --enable_api_compare, each of which then said the side has no torch op and wrote nothing (user walk,
     session 74: a GPU job moved to MindSpore)."""
-    from .optree import comparisons_without_ops, no_ops_reason
+    from .optree import comparisons_without_ops, neither_reason, no_ops_reason, would_add
 
     without = [(side, p) for side, p in (("base", ctx.base), ("comparison", ctx.comparison)) if not ctx.has_ops(p)]
     if not without:
         return f"; {', '.join('--' + f for f in OTHER_FLAGS)} take GPU traces"
-    reasons = list(dict.fromkeys(no_ops_reason(p) for _, p in without))
-    who = "neither side has a" if len(without) == 2 else f"the {without[0][0]} side has no"
-    said = (f"; {who} torch op ({'; '.join(reasons)}), so the operator, module, memory and API comparisons have "
-            "none to pair")
+    who = (f"neither side has a torch op ({neither_reason(ctx)})" if len(without) == 2 else
+           f"the {without[0][0]} side has no torch op ({no_ops_reason(without[0][1])})")
+    # the words of the no-op warnings (optree), which the operator, memory and API flags would give
+    said = f"; {who}, so the operator, module, memory and API comparisons have nothing to pair"
     would = comparisons_without_ops(ctx)[1]
-    if not would:
-        return said + ", and no other comparison applies to this pair"
-    names = [n for n, _ in would]
-    return (said + f": {and_list(['--' + f for _, f in would])} would add the {and_list(names)} "
-            f"comparison{'s' if len(names) > 1 else ''}")
+    return said + (f": {would_add(would)}" if would else ", and no other comparison applies to this pair")
 
 
 def _no_kernels(profile: Profile, side: str, step: int = -1, level: int = logging.WARNING) -> str:

@@ -27,7 +27,7 @@ from . import checks
 from .breakdown import app_counted_gb, peak_reserved_gb, zero_readings
 from .contributors import coverage_frame
 from .memory import memory_index
-from .optree import compared_whole, no_ops_reason, one_sided, operator_pairs
+from .optree import compared_whole, neither_reason, no_ops_reason, one_sided, operator_pairs
 from .overall import find_breakdowns
 from .summary_notes import mark_pairs, one_sided_memory_note, one_sided_wrapper, pair_notes, step_wrappers
 from .table import Sheet, column_at, plain_frame, sheet_numbers
@@ -255,8 +255,7 @@ def _neither_why(ctx: RunContext) -> str:
     where they differ); "" where one has."""
     if any(ctx.has_ops(p) for p in (ctx.base, ctx.comparison)):
         return ""
-    base, comp = (no_ops_reason(p) for p in (ctx.base, ctx.comparison))
-    return f"neither side has a torch op ({base if base == comp else f'base: {base}; comparison: {comp}'})"
+    return f"neither side has a torch op ({neither_reason(ctx)})"
 
 
 def _unplaced_why(ctx: RunContext) -> str:

@@ -203,6 +203,21 @@ def no_ops_reason(p: Profile) -> str:
     return "an NPU export without cpu_op events has none"
 
 
+def neither_reason(ctx: RunContext) -> str:
+    """Why neither side has a torch op, by kind (``no_ops_reason``): the one reason, or each side's where they
+    differ. The no-op warning, the memory line and the kernel notice give it alike."""
+    base, comp = (no_ops_reason(p) for p in (ctx.base, ctx.comparison))
+    return base if base == comp else f"base: {base}; comparison: {comp}"
+
+
+def would_add(would: list[tuple[str, str]]) -> str:
+    """The flags of the comparisons a run left off that apply to its pair (``comparisons_without_ops``' second
+    list) and what they add, as the no-op warnings and the kernel notice name them."""
+    names = [n for n, _ in would]
+    return (f"{and_list([f'--{f}' for _, f in would])} would add the {and_list(names)} "
+            f"comparison{'s' if len(names) > 1 else ''}")
+
+
 def _without_ops_text(ctx: RunContext) -> str:
     """Which comparisons apply to a pair whose ops cannot be paired, and the flags of those this run left off
     (``comparisons_without_ops``), as the end of the no-op warnings."""
@@ -212,9 +227,7 @@ def _without_ops_text(ctx: RunContext) -> str:
     else:
         what = "none of this run's other comparisons applies"
     if would:
-        names = [n for n, _ in would]
-        what += (f"; {and_list([f'--{f}' for _, f in would])} would add the {and_list(names)} "
-                 f"comparison{'s' if len(names) > 1 else ''}")
+        what += f"; {would_add(would)}"
     return what
 
 
@@ -228,10 +241,8 @@ def _neither_side_notice(ctx: RunContext, side: str) -> None:
     said.add(side)
     if said != {"base", "comparison"} or ctx.options.by_default:
         return
-    reasons = list(dict.fromkeys(no_ops_reason(p) for p in (ctx.base, ctx.comparison)))
-    why = reasons[0] if len(reasons) == 1 else f"base: {reasons[0]}; comparison: {reasons[1]}"
     log.warning("Neither side has a torch op (%s), so the operator, module, memory and API comparisons have "
-                "nothing to pair: %s", why, _without_ops_text(ctx))
+                "nothing to pair: %s", neither_reason(ctx), _without_ops_text(ctx))
 
 
 def one_sided(ctx: RunContext) -> bool:
