@@ -1629,14 +1629,17 @@ def test_script_base_folder_named_compare_gets_no_sub_command_hint(tmp_path: Pat
 def test_cli_given_the_script_paths_says_where_paths_go(capsys: pytest.CaptureFixture) -> None:
     """`msprof-compare BASE COMPARISON` (the script's command line) read only "Missing option '--profiling_path'",
     as click reports the missing option before the extra arguments: the reverse of the script's hint above. A
-    missing option without a stray argument (option values and flags are no strays) reads as before."""
+    missing option without a stray argument (option values and flags are no strays) reads as before. After ``--``
+    every word is an argument, one that starts with ``-`` too (a file named -c.json)."""
     hint = ("The paths are options here: {face} -d COMPARISON -bp BASE (performance_compare.py takes them without "
             "-d / -bp, base first).")
     runs = ((cli.analyze_main, ["compare", "a", "b"], "msprof-analyze compare", True),
             (cli.compare_main, ["a", "b"], "msprof-compare", True),
             (cli.compare_main, ["compare", "-d", "c", "b", "--enable_api_compare"], "msprof-compare", True),
             (cli.compare_main, ["-bp", "b", "-o", "-", "--op_name_map", "{}", "--force"], "msprof-compare", False),
-            (cli.analyze_main, ["compare", "-bp", "b", "--output_path=x"], "msprof-analyze compare", False))
+            (cli.analyze_main, ["compare", "-bp", "b", "--output_path=x"], "msprof-analyze compare", False),
+            (cli.analyze_main, ["compare", "-bp", "b", "--", "-c.json"], "msprof-analyze compare", True),
+            (cli.compare_main, ["-bp", "b", "--"], "msprof-compare", False))
     for main, argv, face, hinted in runs:
         with pytest.raises(SystemExit) as exc:
             main(argv)
