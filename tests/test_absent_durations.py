@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_mindspore_user_leftovers import MS_NONE
 
 from msprof_compare.api import Options, ProfileError, compare, load_profile
 from msprof_compare.loaders import traceio
@@ -304,7 +305,7 @@ def test_one_sided_warning_offers_no_comparison_a_side_without_device_time_would
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             compare(str(base), str(mindspore), enable_api_compare=True)
-        assert [m for m in caplog.messages if "torch op" in m][0].endswith("(MindSpore exports have none): " + end)
+        assert [m for m in caplog.messages if "torch op" in m][0].endswith(f"({MS_NONE}): " + end)
     with pytest.raises(ProfileError, match="which the communication comparison reads from them"):
         compare(str(path), str(mindspore), enable_communication_compare=True)
     assert {"OverallMetrics", "CommunicationCompare"} <= set(compare(str(TIMESFORMER), str(mindspore)).sheet_names)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from dbutil import sql
+from test_mindspore_user_leftovers import MS_NONE
 
 from msprof_compare.api import compare
 from msprof_compare.compare import memory_summary
@@ -468,10 +469,10 @@ def test_peak_memory_is_said_where_neither_side_has_a_framework_op(tmp_path):
     assert validate(doc, json.loads(SCHEMA.read_text(encoding="utf-8"))) == []
     mixed = compare(str(base), str(MS_FIXTURE), enable_memory_compare=True)
     assert mixed.memory_totals["operators_left_out"] == (
-        f"neither side has a torch op (base: {npu}; comparison: MindSpore exports have none)")
+        f"neither side has a torch op (base: {npu}; comparison: {MS_NONE})")
     assert memory_line(mixed.frames["memory"]) == (
         f"Peak reserved memory (Mem Usage): base {b:.2f} GB, comparison not recorded.\nMemory inside operators not "
-        f"compared: neither side has a torch op (base: {npu}; comparison: MindSpore exports have none).")
+        f"compared: neither side has a torch op (base: {npu}; comparison: {MS_NONE}).")
 
 
 def test_peaks_of_zero_readings_are_said_where_neither_side_has_a_framework_op(tmp_path):

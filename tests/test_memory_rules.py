@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from frameutil import npu_records
+from test_mindspore_user_leftovers import MS_NONE
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
@@ -282,8 +283,8 @@ def test_side_without_ops_leaves_the_memory_sheets_out_when_memory_alone_is_aske
     assert not [n for n in res.sheet_names if n.startswith("Memory")]
     assert [m for m in caplog.messages if "torch op" in m] == [
         f"Can't find any torch op in the file: {MS_FIXTURE} (comparison side), so the sheets that pair the ops of both "
-        "sides (operator, module, memory, API) are left out; only the other side has ops (MindSpore exports have "
-        "none): none of this run's other comparisons applies; enable_profiling_compare=True, "
+        f"sides (operator, module, memory, API) are left out; only the other side has ops ({MS_NONE}): "
+        "none of this run's other comparisons applies; enable_profiling_compare=True, "
         "enable_communication_compare=True and enable_kernel_compare=True would add the overall, communication and "
         "kernel comparisons"]  # as a default
     # run of the pair writes them (test_summary.py::test_one_sided_warning_names_the_comparisons_that_apply)

@@ -22,6 +22,10 @@ from msprof_compare import compare
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import detect
 
+#: Why a MindSpore side has no torch op: 2.5+ writes its framework ops with category "", 2.3 / 2.4 as cpu_op events
+#: (docs/differences.md, "MindSpore text exports"), so the words name the versions.
+MS_NONE = "MindSpore 2.5+ exports have none, nor do 2.3 / 2.4 ones without cpu_op events"
+
 TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
 ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
 MS_FIXTURE = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
@@ -175,7 +179,7 @@ def test_a_side_without_ops_is_named_by_the_folder_it_lies_in(tmp_path: Path, ca
     ASCEND_PROFILER_OUTPUT (here the MindSpore-layout fixture copied as rank0_ascend_pt: no cpu_op event) "MindSpore
     exports"; the folder given was read alone, not the profiling directory around it. Every path of one export
     now gets the words of its folder, in the warning and in the memory line alike."""
-    ms = "MindSpore exports have none"
+    ms = MS_NONE
     npu = "a torch_npu export without cpu_op events has none"
     pt = tmp_path / "rank0_ascend_pt"
     shutil.copytree(MS_FIXTURE, pt)
@@ -194,7 +198,7 @@ def test_operator_matching_options_against_a_side_without_ops_are_said_to_be_ign
     either side even drew advice to copy names from the OperatorCompare sheet the run does not write). Each option
     given now gets the line the original gives an option no comparison reads, with the side's reason; two sides
     with ops get none."""
-    why = "the comparison side has no torch op (MindSpore exports have none)"
+    why = f"the comparison side has no torch op ({MS_NONE})"
     options = {"op_name_map": {"aten::conv2d": "Conv2D", "aten::nothere": "X"}, "use_input_shape": True,
                "max_kernel_num": 5, "transparent_op": ["ProfilerStep#50"]}
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
@@ -207,7 +211,7 @@ def test_operator_matching_options_against_a_side_without_ops_are_said_to_be_ign
         compare(str(MS_FIXTURE), str(MS_FIXTURE), enable_operator_compare=True, use_input_shape=True)
     assert [m for m in caplog.messages if "parameter is ignored" in m] == [
         "The use_input_shape parameter is ignored: it only takes effect when operators are matched, and neither side "
-        "has a torch op (MindSpore exports have none)."]
+        f"has a torch op ({MS_NONE})."]
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(H200_ALEXNET), str(H200_ALEXNET), enable_operator_compare=True, use_input_shape=True)
@@ -223,7 +227,7 @@ def test_transparent_op_said_to_be_ignored_between_two_sides_without_ops_is_not_
         res = compare(str(MS_FIXTURE), str(MS_FIXTURE), transparent_op="Conv2D")
     assert [m for m in caplog.messages if "transparent_op" in m] == [
         "The transparent_op parameter is ignored: it only takes effect when operators are matched, and neither side "
-        "has a torch op (MindSpore exports have none)."]
+        f"has a torch op ({MS_NONE})."]
     assert "OverallMetrics" in res.sheet_names
 
 def test_the_workbook_says_why_it_has_no_operator_sheets(tmp_path: Path) -> None:
@@ -243,11 +247,11 @@ def test_the_workbook_says_why_it_has_no_operator_sheets(tmp_path: Path) -> None
     assert not [n for n in res.sheet_names if n.startswith(("Operator", "Module", "Memory", "Api"))]
     row = res.guards.set_index("Check").loc["operator match rate"]
     assert row.tolist() == ["unknown", 115, 0,
-                            "no operators on the comparison side (MindSpore exports have none)" + tail]
+                            f"no operators on the comparison side ({MS_NONE})" + tail]
     other = tmp_path / "rank-0_20250101000000001_ascend_ms"
     shutil.copytree(MS_FIXTURE, other)
     row = compare(str(MS_FIXTURE), str(other)).guards.set_index("Check").loc["operator match rate"]
-    assert row.tolist() == ["unknown", 0, 0, "no operators on either side (MindSpore exports have none)" + tail]
+    assert row.tolist() == ["unknown", 0, 0, f"no operators on either side ({MS_NONE})" + tail]
 
 
 MS1_TIMELINE = "mindinsight/tests/utils/resource/run_2/normal_run/profiler/ascend_timeline_display_1.json"
@@ -267,7 +271,7 @@ def test_kernel_compare_alone_against_a_side_without_ops_names_the_flags_that_ap
     assert not [e for e in raw if e.get("cat") == "cpu_op"]
     said = "kernel compare only support between NPU data and NPU data."
     timeline = samples / MS1_TIMELINE
-    for side, why, writes in ((MS_FIXTURE, "MindSpore exports have none",
+    for side, why, writes in ((MS_FIXTURE, MS_NONE,
                                {"enable_profiling_compare", "enable_communication_compare"}),
                               (timeline, "MindSpore and CANN timelines have none", set())):
         assert {f for f in FLAGS if compare(str(H200_ALEXNET), str(side), **{f: True}).sheet_names} == writes, side
@@ -333,7 +337,7 @@ def test_a_mindspore_25_side_is_said_to_have_no_torch_op_not_no_framework_op(sam
     trace.write_text(json.dumps(events))
     framework = [e for e in events if e.get("pid") == lane and e.get("ph") == "X" and e.get("cat") == ""]
     assert len(framework) == 860 and not [e for e in events if e.get("cat") == "cpu_op"]
-    why = "the comparison side has no torch op (MindSpore exports have none)"
+    why = f"the comparison side has no torch op ({MS_NONE})"
     gpu = compare(str(H200_ALEXNET), str(ms))
     kinds = gpu.guards.set_index("Check").loc["GPU vs NPU categories", "Detail"]
     assert f"{why}, so its Flash Attention, Conv and Matmul rows hold only" in kinds
@@ -344,3 +348,32 @@ def test_a_mindspore_25_side_is_said_to_have_no_torch_op_not_no_framework_op(sam
     assert row["Detail"].startswith(f"{why}, so its Flash Attention, Conv and Matmul rows hold only")
     for res in (gpu, npu):
         assert "no framework op" not in json.dumps(res.summary if res is gpu else npu.to_dict())
+
+
+def test_a_mindspore_side_without_torch_ops_is_not_said_to_speak_for_every_mindspore_version(
+        samples: Path, tmp_path: Path, caplog) -> None:
+    """MindSpore 2.3 / 2.4 write their framework ops as cpu_op events, 2.5+ with category "" (docs/differences.md,
+    "MindSpore text exports"). A 2.4 export against a 2.5 one: the warning said the 2.5 side had no torch op
+    because "MindSpore exports have none", while the other side, a MindSpore export too, had them. It now names
+    the versions. The level-1 export laid out as each version writes it (its Python lane named MindSpore);
+    the cpu_op events of the 2.4 copy are counted from the raw file."""
+    def lane_named_mindspore(export: Path, version: str) -> list[dict]:
+        trace = export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+        events = json.loads(trace.read_text())
+        for e in events:
+            if e.get("ph") == "M" and e.get("name") == "process_name" and e["args"]["name"] == "Python":
+                e["args"]["name"] = "MindSpore"
+        trace.write_text(json.dumps(events))
+        for info in export.glob("profiler_info*.json"):
+            info.write_text(json.dumps({"profiler_parameters": {"profiler_level": "Level1"}, "ms_version": version}))
+        return events
+
+    old = tmp_path / "rank-0_20250301120000001_ascend_ms"
+    shutil.copytree(samples / TEXT.format(1), old)
+    ops = [e for e in lane_named_mindspore(old, "2.4.0") if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    assert len(ops) == 860
+    new = _mindspore_25(samples / TEXT.format(1), tmp_path / "rank-1_20250301120000002_ascend_ms")
+    assert not [e for e in lane_named_mindspore(new, "2.5.0") if e.get("cat") == "cpu_op"]
+    why = MS_NONE
+    assert _no_op_reason(caplog, old, new) == (why, f"the comparison side has no torch op ({why})")
+    assert not [m for m in caplog.messages if "MindSpore exports have none" in m]

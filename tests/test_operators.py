@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from alignutil import original_literal
 from diffutil import exact_diff, on_half
+from test_mindspore_user_leftovers import MS_NONE
 from test_optree import gpu_profile  # tests/ is on sys.path (rootdir import mode)
 from xlsxutil import read_xlsx
 
@@ -474,7 +475,7 @@ def test_neither_side_with_torch_ops_is_not_one_sided(tmp_path: Path, caplog) ->
     # Analysis events (E2E time), an hcom_allReduce_ op on the HCCL lane and kernel_details.csv on both sides
     assert said[-1].getMessage() == (
         "Neither side has a torch op (base: a torch_npu export without cpu_op events has none; comparison: "
-        "MindSpore exports have none), so the operator, module, memory and API comparisons have nothing to pair: "
+        f"{MS_NONE}), so the operator, module, memory and API comparisons have nothing to pair: "
         "none of this run's other comparisons applies; enable_profiling_compare=True, "
         "enable_communication_compare=True and enable_kernel_compare=True would add the overall, communication "
         "and kernel comparisons")
@@ -503,7 +504,7 @@ def test_two_mindspore_exports_asked_for_operators_say_why_and_what_applies(tmp_
         lines = [ln.split("] ", 2)[-1] for ln in capsys.readouterr().err.splitlines() if "torch op" in ln]
         assert lines == [f"Can't find any torch op in the file: {ms} (base side)",
                          f"Can't find any torch op in the file: {other} (comparison side)",
-                         "Neither side has a torch op (MindSpore exports have none), so the operator, module, memory "
+                         f"Neither side has a torch op ({MS_NONE}), so the operator, module, memory "
                          "and API comparisons have nothing to pair: " + end], flag
     with pytest.raises(SystemExit) as done:
         compare_main(["-bp", str(ms), "-d", str(other), "-o", str(tmp_path / "all")])

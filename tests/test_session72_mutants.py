@@ -321,7 +321,7 @@ def test_matching_options_against_two_bare_sides_of_two_kinds_name_each_sides_re
     """Kills a_one (two sides without torch ops of different kinds given the first side's reason alone):
     test_operators' pair of two bare sides, the NPU fixture with its 208 cpu_op events cut out (a torch_npu
     export) against the MindSpore fixture cut from the same window."""
-    from test_mindspore_user_leftovers import MS_FIXTURE
+    from test_mindspore_user_leftovers import MS_FIXTURE, MS_NONE
     base = tmp_path / "rank0_ascend_pt"
     shutil.copytree(Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt", base)
     trace = base / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
@@ -331,8 +331,8 @@ def test_matching_options_against_two_bare_sides_of_two_kinds_name_each_sides_re
     trace.write_text(json.dumps(kept), encoding="utf-8")
     assert _matching_lines(caplog, base, MS_FIXTURE, enable_operator_compare=True, use_input_shape=True) == [
         "The use_input_shape parameter is ignored: it only takes effect when operators are matched, and neither side "
-        "has a torch op (base: a torch_npu export without cpu_op events has none; comparison: MindSpore exports have "
-        "none)."]
+        "has a torch op (base: a torch_npu export without cpu_op events has none; comparison: "
+        f"{MS_NONE})."]
 
 
 def test_matching_options_against_a_bare_side_under_disable_details_are_said_once(
@@ -350,14 +350,14 @@ def test_a_chained_map_against_a_bare_side_gets_no_renames_once_advice(caplog: p
     """Kills a_crossed (the renames-once advice given where the map is said to be ignored): against the MindSpore
     fixture, which has no torch op, a chained map {'aten::conv2d': 'Conv2D', 'Conv2D': 'X'} renames nothing, so
     advice on how to write its entries is beside the point; the one line is that it is ignored."""
-    from test_mindspore_user_leftovers import H200_ALEXNET, MS_FIXTURE
+    from test_mindspore_user_leftovers import H200_ALEXNET, MS_FIXTURE, MS_NONE
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(H200_ALEXNET), str(MS_FIXTURE), enable_operator_compare=True,
                 op_name_map={"aten::conv2d": "Conv2D", "Conv2D": "X"})
     said = [m for m in caplog.messages if "op_name_map" in m]
     assert said == ["The op_name_map parameter is ignored: it only takes effect when operators are matched, and the "
-                    "comparison side has no torch op (MindSpore exports have none)."]
+                    f"comparison side has no torch op ({MS_NONE})."]
 
 
 def test_rank_by_rank_takes_a_name_nested_in_every_rank(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

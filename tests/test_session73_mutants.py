@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from cliutil import error_lines, run_inproc
-from test_mindspore_user_leftovers import H200_ALEXNET, MS_FIXTURE
+from test_mindspore_user_leftovers import H200_ALEXNET, MS_FIXTURE, MS_NONE
 
 from msprof_compare.api import compare
 from msprof_compare.errors import ProfileError
@@ -75,8 +75,8 @@ def test_match_rate_check_of_two_bare_sides_of_two_kinds_names_each_sides_reason
     row = compare(str(base), str(MS_FIXTURE)).guards.set_index("Check").loc["operator match rate"]
     assert row["Status"] == "unknown"
     assert row["Detail"] == (
-        "no operators on either side (base: a torch_npu export without cpu_op events has none; comparison: MindSpore "
-        "exports have none): nothing to match, so no sheet pairs them (operator, module, memory, API) (figures: "
+        "no operators on either side (base: a torch_npu export without cpu_op events has none; comparison: "
+        f"{MS_NONE}): nothing to match, so no sheet pairs them (operator, module, memory, API) (figures: "
         "distinct operator names per side); warn below 60%")
 
 
@@ -226,7 +226,7 @@ def test_a_database_under_mindspores_name_without_ops_is_called_a_mindspore_expo
         compare(str(H200_ALEXNET), str(copy), enable_operator_compare=True, use_input_shape=True)
     assert [m for m in caplog.messages if "parameter is ignored" in m] == [
         "The use_input_shape parameter is ignored: it only takes effect when operators are matched, and the "
-        "comparison side has no torch op (MindSpore exports have none)."]
+        f"comparison side has no torch op ({MS_NONE})."]
 
 
 def test_the_no_module_in_step_line_ends_with_its_side(caplog: pytest.LogCaptureFixture) -> None:

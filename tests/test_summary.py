@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from dbutil import sql
 from logutil import blocks
+from test_mindspore_user_leftovers import MS_NONE
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import RunContext, compare
@@ -1404,7 +1405,7 @@ def _one_sided_line(caplog: pytest.LogCaptureFixture) -> str:
     (HTA_ALEXNET, MS_TIMELINE, ["overall", "communication"], "the overall and communication comparisons apply",
      _MS_TIMELINES),
     (L1_TEXT, MS_LAYOUT, ["overall", "communication", "kernel"],
-     "the overall, communication and kernel comparisons apply", "MindSpore exports have none"),
+     "the overall, communication and kernel comparisons apply", MS_NONE),
     # the NPU step's HCCL ops; no E2E time and no kernel table on the other side
     (L1_TEXT, MS1_TIMELINE_DISPLAY, ["communication"], "the communication comparison applies", _MS_TIMELINES),
     # a GPU side's NCCL all-reduce kernels
@@ -1452,7 +1453,7 @@ def test_one_sided_warning_names_the_flags_of_what_a_memory_run_leaves_off(sampl
             compare_main(["-bp", base, "-d", str(MS_LAYOUT), *flags, "-o", str(tmp_path / flags[-1][2:])])
         assert done.value.code == 0
         torch = [line for line in capsys.readouterr().err.splitlines() if "Can't find any torch op" in line]
-        assert len(torch) == 1 and torch[0].endswith("(MindSpore exports have none): " + end)
+        assert len(torch) == 1 and torch[0].endswith(f"({MS_NONE}): " + end)
 
 
 def _without_host_ops(src: Path, dst: Path, cats: set[str]) -> None:
@@ -1506,7 +1507,7 @@ def test_gpu_vs_npu_categories_note_says_a_mindspore_side_files_the_ops_vector_k
     conv_v, mm_v = (ref.loc[f"\t\t{row} (Vector)", "Duration(ms)"] for row in ("Conv (Forward)", "Matmul"))
     assert (f"{conv_v:.3f}", f"{mm_v:.3f}") == ("3.869", "0.039")
     gpu = str(samples / HTA_ALEXNET)
-    part = ("side has no torch op (MindSpore exports have none), so its Flash Attention, Conv and Matmul rows "
+    part = (f"side has no torch op ({MS_NONE}), so its Flash Attention, Conv and Matmul rows "
             "hold only the kernels whose type names them (as Cube) and those ops' other kernels count in Vector, where "
             "the {gpu} side files them under the op that launched them ({gpu}: Conv (Forward) (Vector) "
             f"{conv_v:.3f} ms and Matmul (Vector) {mm_v:.3f} ms): compare those rows with Vector added, or "
@@ -1552,7 +1553,7 @@ def test_npu_export_without_framework_ops_note_against_torch_npu(samples, refere
                for label in ("\t\tConv (Forward) (Vector)", "\t\tConv (Backward) (Vector)", "\t\tMatmul (Vector)")]
     assert figures == ["0.393", "0.881", "0.069"]
     l1 = str(samples / L1_TEXT)
-    part = ("side has no torch op (MindSpore exports have none), so its Flash Attention, Conv and Matmul rows "
+    part = (f"side has no torch op ({MS_NONE}), so its Flash Attention, Conv and Matmul rows "
             "hold only the kernels whose type names them (as Cube) and those ops' other kernels count in Vector, where "
             "the {op} side files them under the op that launched them ({op}: Conv (Forward) (Vector) {0} ms, "
             "Conv (Backward) (Vector) {1} ms and Matmul (Vector) {2} ms): compare those rows with Vector added, or "

@@ -180,10 +180,16 @@ def comparisons_without_ops(ctx: RunContext) -> tuple[list[str], list[tuple[str,
     return applies, would
 
 
+#: Why a MindSpore side has no torch op: 2.5 and later write their framework ops with category "", 2.3 / 2.4 as
+#: cpu_op events (docs/differences.md, "MindSpore text exports"), so such a side is either.
+MINDSPORE_NONE = "MindSpore 2.5+ exports have none, nor do 2.3 / 2.4 ones without cpu_op events"
+
+
 def no_ops_reason(p: Profile) -> str:
     """Why ``p`` has no torch op, as far as its kind tells: a GPU trace or a torch_npu export holds no host event
-    that is one (recorded without the CPU activity, or cut); MindSpore exports, msmonitor captures and CANN
-    timelines record none. The warning said "(MindSpore exports have none)" of a Kineto trace with kernels alone."""
+    that is one (recorded without the CPU activity, or cut); MindSpore 2.5+ exports (framework ops of category ""),
+    msmonitor captures and CANN timelines record none. The warning said "(MindSpore exports have none)" of a Kineto
+    trace with kernels alone, and beside a MindSpore 2.3 / 2.4 export, whose framework ops are cpu_op events."""
     if p.is_gpu:
         unread = unread_categories(p)
         return ("a GPU trace without cpu_op events has none" if p.has_ops else
@@ -198,7 +204,7 @@ def no_ops_reason(p: Profile) -> str:
     if framework == "torch_npu":
         return "a torch_npu export without cpu_op events has none"
     if framework == "MindSpore":
-        return "MindSpore exports have none"
+        return MINDSPORE_NONE
     # a folder no name, lane or profiler_info.json tells of (a renamed copy): it was called a MindSpore export
     return "an NPU export without cpu_op events has none"
 
