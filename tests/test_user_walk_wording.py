@@ -75,7 +75,8 @@ def test_output_naming_a_file_says_what_o_takes(capsys, samples, tmp_path, monke
 def test_step_check_of_two_db_exports_says_what_their_step_limits(samples):
     """Two DB exports compared on step 50: the Summary's "time breakdown of the steps" row read "ok" beside a Detail
     about text exports ("... of a text export cover the whole profile ..."), the other kind. It now says what the
-    step does to these two: it limits OverallMetrics, the waterfall and the gate. True on msinsight's level-1 /
+    step does to these two: it limits OverallMetrics and the waterfall (and the gate, where one is asked). True on
+    msinsight's level-1 /
     level-2 DB exports: each side's E2E Time lies inside its STEP_TIME row and is the step's by SQL (reference-1
     §7.1, §7.3: the span of the compute tasks, the communication ops and the tasks of no kernel type that start in
     the step: 137.919295 and 129.206402 ms; the busy span alone, 132.233522 and 124.219742 ms, passed the bound the
@@ -88,9 +89,9 @@ def test_step_check_of_two_db_exports_says_what_their_step_limits(samples):
     res = compare(str(db[0]), str(db[1]), base_step=50, comparison_step=50, enable_profiling_compare=True)
     row = res.guards.set_index("Check").loc[checks.STEP_CHECK]
     assert row.tolist() == ["ok", "step 50", "step 50",
-                            "both sides are DB exports, which limit OverallMetrics, the waterfall and the "
-                            "fail_on_regression gate to the step, as every other sheet (a text export's cover the "
-                            "whole profile, as the original's OverallMetrics)"]
+                            "both sides are DB exports, which limit OverallMetrics and the waterfall to the step, "
+                            "as every other sheet (a text export's cover the whole profile, as the original's "
+                            "OverallMetrics)"]
     e2e = res.sheet("OverallMetrics").set_index("Index").loc["E2E Time", ["Duration(ms)", "Duration(ms).1"]]
     kernel_types = ("KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV",
                     "PROFILING_ENABLE", "PROFILING_DISABLE")  # reference-1 §7.3.6: no part of the E2E span
@@ -107,8 +108,8 @@ def test_step_check_of_two_db_exports_says_what_their_step_limits(samples):
     assert e2e.tolist() == pytest.approx(want, abs=1e-9) and want == pytest.approx([137.919295, 129.206402], abs=1e-9)
     text = compare(str(samples / TEXT.format(1)), str(samples / TEXT.format(2)), base_step=50, comparison_step=50,
                    enable_profiling_compare=True).guards.set_index("Check").loc[checks.STEP_CHECK]
-    assert text["Status"] == "note" and text["Detail"].startswith("OverallMetrics, the waterfall and the "
-                                                                  "fail_on_regression gate of a text export cover")
+    assert text["Status"] == "note" and text["Detail"].startswith("OverallMetrics and the waterfall of a text "
+                                                                  "export cover")
 
 
 def test_one_step_option_alone_is_named_as_each_face_takes_it(capsys, samples):
@@ -210,3 +211,37 @@ def test_shape_check_of_a_communication_run_says_a_kineto_trace_read_its_shapes(
     assert row["Detail"] == ("no input shapes on the base side (recorded without record_shapes=True) nor on the "
                              "comparison side (not read: shapes are loaded only with the operator, memory or API "
                              "comparison on)")
+
+
+def test_step_note_names_the_gate_only_where_one_is_asked_and_as_each_face_spells_it(capsys, caplog, samples,
+                                                                                      tmp_path):
+    """The warning of a text export given a step read "OverallMetrics, the waterfall and the fail_on_regression gate
+    of a text export cover the whole profile" on the command line, where the option is --fail_on_regression, and
+    in runs that asked for no gate. It names the gate only where one is asked, as the CLI spells it on the command
+    line and as the keyword for compare(); the workbook's Detail keeps the keyword (the result's text). On
+    msinsight's level-1 / level-2 text exports, whose step 50 both hold (their E2E is the whole profile's:
+    ``test_summary_and_gate_say_a_text_export_ignores_the_step``)."""
+    import logging
+
+    pair = [str(samples / TEXT.format(n)) for n in (1, 2)]
+    lead = ("The time breakdown covers the whole profile, not the step asked for (base whole profile, comparison "
+            "whole profile): ")
+    step = ["--base_step", "50", "--comparison_step", "50", "--enable_profiling_compare"]
+    for gate, made in (([], "OverallMetrics and the waterfall"),
+                       (["--fail_on_regression", "1000"], "OverallMetrics, the waterfall and the --fail_on_regression "
+                                                         "gate")):
+        code, _, err = run_inproc(capsys, "-bp", pair[0], "-d", pair[1], *step, *gate, "-o", str(tmp_path / "out"))
+        assert code == 0
+        [line] = [e for e in err.splitlines() if lead in e]
+        assert line.endswith(f"{lead}{made} of a text export cover the whole profile, as the original's "
+                             "OverallMetrics (the step limits the operator, module, memory, API, KernelCompare and "
+                             "communication sheets; KernelTypeCompare reads a text export's op_statistic.csv, which "
+                             "holds no step ids); a DB export limits them to the step."), gate
+    for gate, made in (({}, "OverallMetrics and the waterfall"),
+                       ({"fail_on_regression": 1000}, "OverallMetrics, the waterfall and the fail_on_regression gate")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(*pair, base_step=50, comparison_step=50, enable_profiling_compare=True, **gate)
+        [line] = [m for m in caplog.messages if m.startswith(lead)]
+        assert line.startswith(f"{lead}{made} of a text export cover the whole profile"), gate
+        assert res.guards.set_index("Check").loc["time breakdown of the steps", "Detail"].startswith(made)

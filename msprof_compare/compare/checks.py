@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
+from ..logs import api_worded
 from ..model import (
     LAUNCH_CATS,
     OTHER_STEP_MARKS,
@@ -448,22 +449,23 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
         return None
     whole = whole_profile_sides(ctx)
     scope = {side: "whole profile" if side in whole or steps[side] < 0 else f"step {steps[side]}" for side in _SIDES}
-    # options named bare in a check's Detail (here and below): the result's text, read by compare()'s caller too
-    detail = ("OverallMetrics, the waterfall and the fail_on_regression gate of a text export cover the whole "
-              "profile, as the original's OverallMetrics (the step limits the operator, module, memory, API, "
-              f"KernelCompare and communication sheets{KERNEL_TYPES_WHOLE}); a DB export limits them to the step")
+    # options named bare in a check's Detail (here and below): the result's text, read by compare()'s caller too;
+    # the log line names the CLI's option (``log_guards``). The gate only where this run has one: a run without
+    # --fail_on_regression was told of "the fail_on_regression gate" it never asked for.
+    gated = ctx.options.fail_on_regression is not None
+    made = f"OverallMetrics, the waterfall and {_BARE_GATE}" if gated else "OverallMetrics and the waterfall"
+    detail = (f"{made} of a text export cover the whole profile, as the original's OverallMetrics (the step limits "
+              f"the operator, module, memory, API, KernelCompare and communication sheets{KERNEL_TYPES_WHOLE}); a DB "
+              "export limits them to the step")
     if not whole:  # a step given only to DB exports: the row read as if about text exports (user walk, session 66)
-        detail = DB_STEP_DETAIL
+        detail = (f"both sides are DB exports, which limit {made} to the step, as every other sheet (a text "
+                  "export's cover the whole profile, as the original's OverallMetrics)")
     row = _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
     if kernel_types_whole(ctx):  # the kernel comparison's warning said it, for the same sides
         row[LOG_CUT] = KERNEL_TYPES_WHOLE
     return row
 
 
-#: The step check's Detail where no side is a text export (a step is NPU data's, so both are DB exports)
-DB_STEP_DETAIL = ("both sides are DB exports, which limit OverallMetrics, the waterfall and the fail_on_regression "
-                  "gate to the step, as every other sheet (a text export's cover the whole profile, as the "
-                  "original's OverallMetrics)")
 #: The step note's words on KernelTypeCompare, which its log line leaves out where ``kernels.build`` warned of it
 KERNEL_TYPES_WHOLE = "; KernelTypeCompare reads a text export's op_statistic.csv, which holds no step ids"
 #: A row's key for words of its Detail that the log line leaves out (said by another warning of the run)
@@ -1660,6 +1662,10 @@ def _shown_against(check: str, v: Any) -> str:
     return shown(v)
 
 
+#: The regression gate as a check's Detail names it (compare()'s keyword), which the CLI's log line spells as its flag
+_BARE_GATE = "the fail_on_regression gate"
+
+
 def log_guards(frame: pd.DataFrame) -> None:
     """One warning block for the failed checks (nothing when all pass), first; then the notes. A "note" (a failed
     NOTE_CHECKS check) holds for the same workload too: each is its own warning, a line per part where its Detail
@@ -1697,4 +1703,7 @@ def log_guards(frame: pd.DataFrame) -> None:
             if lead and detail.startswith(lead):  # the note's words already say what it is
                 detail = detail[len(lead):]
             detail = detail.replace(frame.attrs.get(LOG_CUT, {}).get(check) or "\0", "")
-            log.warning("%s (%s): %s.", NOTE_CHECKS[check], figures, detail)
+            said = f"{NOTE_CHECKS[check]} ({figures}): {detail}."
+            # the Detail's option named bare, compare()'s keyword: the CLI's line names the flag its user typed
+            cli = said.replace(_BARE_GATE, "the --fail_on_regression gate")
+            log.warning("%s", cli, **(api_worded(cli, said) if cli != said else {}))
