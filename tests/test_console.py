@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from test_overall_npu import BASE_ZERO, BOTH_ZERO
 
 from msprof_compare.report.console import render_summary
 
@@ -156,7 +157,7 @@ def wait_note(side: str, export: Path) -> str:
 
     raw = _raw_events(export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
     total = sum(Decimal(str(e["dur"])) for e in raw if e.get("ph") == "X" and e.get("name") == "Notify_Wait")
-    shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"  # the base row's cell reads "( / )"
+    shown = "0.000s" if side == "Comparison" else BASE_ZERO  # the base row's cell reads "( / )"
     return (f"{side} row: its Wait Time {shown} is that of the HCCL plane that waits least in each communication "
             "group, as the original measures a text export, here a plane with no Notify_Wait; its planes hold "
             f"{total / 1000:,.3f} ms of Notify_Wait in all (CommunicationCompare's Notify_Wait rows; this run writes "
@@ -203,8 +204,8 @@ def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.
     code, out, _err = run_inproc(capsys, "-d", str(npu), "-bp", str(npu), "-o", "-", "--enable_profiling_compare")
     # measured on both sides: only the Wait Time's note, the same on both rows and said once (the notes above are
     # not said)
-    one = wait_note("Base", npu).replace("Base row: its Wait Time ' / ' (0 s)", "Both rows: their Wait Time "
-                                         "(' / ' (0 s) on the base row, 0.000s on the comparison row)")
+    one = wait_note("Base", npu).replace(f"Base row: its Wait Time {BASE_ZERO}",
+                                         f"Both rows: their Wait Time {BOTH_ZERO}")
     assert code == 0 and json.loads(out)["console_summary"]["notes"] == [one.replace("; its planes",
                                                                                      "; each side's planes")]
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from dbutil import edited_copy, sql
+from test_overall_npu import BASE_ZERO
 
 from msprof_compare import compare
 from msprof_compare.compare import checks
@@ -284,7 +285,7 @@ def test_level0_text_wait_of_zero_is_not_put_down_to_the_plane_rule(samples):
     res = compare(str(text0), str(samples / DB_L1), enable_profiling_compare=True)
     assert part not in _note(res)["Detail"]
     assert [n for n in res.summary["notes"] if "Wait Time" in n] == [
-        "Base row: its Wait Time ' / ' (0 s) is not a measurement: its trace_view.json holds the HCCL communication "
+        f"Base row: its Wait Time {BASE_ZERO} is not a measurement: its trace_view.json holds the HCCL communication "
         "ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]
     assert part in _note(compare(str(samples / TEXT_L1), str(samples / DB_L1), enable_profiling_compare=True))["Detail"]
 

@@ -21,6 +21,7 @@ import pytest
 from dbutil import edited_copy, sql, string_id
 from spans import minus, overlap_walk, union
 from test_json_report import SCHEMA, validate
+from test_overall_npu import BASE_ZERO
 from xlsxutil import read_xlsx
 
 from msprof_compare import api, timeline
@@ -504,7 +505,7 @@ def test_level0_db_wait_time_of_zero_is_said_to_be_no_reading(samples: Path) -> 
         "Level0 export records none), so none reads as Notify_Wait."]
     swapped = api.compare(str(db0), L1, enable_profiling_compare=True)
     assert [x for x in swapped.summary["notes"] if "Wait Time" in x] == [
-        f"Base row: its Wait Time ' / ' (0 s) is not a measurement: its {n} HCCL tasks have no task type (N/A: a "
+        f"Base row: its Wait Time {BASE_ZERO} is not a measurement: its {n} HCCL tasks have no task type (N/A: a "
         "Level0 export records none), so none reads as Notify_Wait."]
 
 

@@ -30,6 +30,10 @@ DATA = Path(__file__).resolve().parent / "data" / "npu"
 PT = DATA / "rank0_ascend_pt"
 MS = DATA / "profiler" / "rank-0_20250101000000000_ascend_ms"
 OPTS = Options(enable_profiling_compare=True)
+#: A zero Wait Time as the notes under the console table say it: the original's base cell shows it as "( / )"
+#: (reference-1 §10, item 11), the comparison's as 0.000s
+BASE_ZERO = "(0 s, which the original's base cell shows as a slash)"
+BOTH_ZERO = "(0 s, shown as a slash on the base row as in the original, 0.000s on the comparison row)"
 
 
 def _without_wait_note(notes: list[str]) -> list[str]:
@@ -935,7 +939,7 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
     for base, comparison, name, cost, notes in (
             (level0, level1, "communication.json", "andwidth",
              [unsplit,
-              "Base row: its Wait Time ' / ' (0 s) is not a measurement: its trace_view.json holds the HCCL "
+              f"Base row: its Wait Time {BASE_ZERO} is not a measurement: its trace_view.json holds the HCCL "
               "communication ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait.",
               "Base row: no usable communication.json (a Level0 export records none), so its SDMA "
               "Bandwidth 0.000GB/s is not a measurement.",
@@ -1525,7 +1529,7 @@ def test_level0_wait_note_names_a_lone_trace_by_its_own_name(samples: Path, tmp_
     level1 = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
     notes = compare(str(lone), str(level1), enable_profiling_compare=True).summary["notes"]
     assert [n for n in notes if n.startswith("Base row: its Wait Time")] == [
-        "Base row: its Wait Time ' / ' (0 s) is not a measurement: its rank0_timeline.json holds the HCCL "
+        f"Base row: its Wait Time {BASE_ZERO} is not a measurement: its rank0_timeline.json holds the HCCL "
         "communication ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]
 
 
@@ -1540,7 +1544,7 @@ def test_a_wait_time_unread_on_both_rows_is_said_once(samples):
         assert "Notify_Wait" not in (r / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text(encoding="utf-8")
     notes = compare(*map(str, ranks), enable_profiling_compare=True).summary["notes"]
     assert [n for n in notes if "Wait Time" in n] == [
-        "Both rows: their Wait Time (' / ' (0 s) on the base row, 0.000s on the comparison row) is not a measurement: "
+        f"Both rows: their Wait Time {BOTH_ZERO} is not a measurement: "
         "each side's trace_view.json holds the HCCL communication ops but no HCCL task (a Level0 export records "
         "none), so none reads as Notify_Wait."]
     notes = compare(str(pt / "level1/rank0_ascend_pt"), str(ranks[1]), enable_profiling_compare=True).summary["notes"]
@@ -1564,7 +1568,7 @@ def test_the_wait_note_says_when_the_run_writes_no_communication_sheet(samples):
     alone = compare(str(level1), str(level2), enable_profiling_compare=True)
     assert "CommunicationCompare" not in alone.sheet_names
     assert [n for n in alone.summary["notes"] if pointer in n] == [
-        "Base row: its Wait Time ' / ' (0 s) is that of the HCCL plane that waits least in each communication group, "
+        f"Base row: its Wait Time {BASE_ZERO} is that of the HCCL plane that waits least in each communication group, "
         "as the original measures a text export, here a plane with no Notify_Wait; its planes hold " + pointer
         + "; this run writes no CommunicationCompare: the enable_communication_compare option adds it)."]
     both = compare(str(level1), str(level2), enable_profiling_compare=True, enable_communication_compare=True)
@@ -1573,6 +1577,25 @@ def test_the_wait_note_says_when_the_run_writes_no_communication_sheet(samples):
     assert sheet.loc[sheet["Task Name"] == "Notify_Wait", "Total Duration(us)"].tolist() == [
         pytest.approx(float(us), abs=0.01)]
     assert [n for n in both.summary["notes"] if pointer in n][0].endswith(pointer + ").")
+
+
+def test_a_zero_base_wait_is_said_in_words_not_quoted(samples, reference_outputs):
+    """Reference pair 1 (level-1 against level-2 text export): the original's console shows the base row's zero Wait
+    Time as "0.102s( / )" (reference-outputs/README.md), a slash where the comparison row has "(0.000s)". The cell
+    stays; the note under the table quoted it as "its Wait Time ' / ' (0 s)", punctuation that read as garbage,
+    and now says in words what the cell shows."""
+    readme = (reference_outputs / "README.md").read_text()
+    block = _console_block(readme, "1-npu-text-l1-vs-l2")
+    rows = [line for line in block.splitlines() if line.startswith("| NPU |")]
+    assert "0.102s( / )" in rows[0] and "0.096s(0.000s)" in rows[1]
+    res = compare(*(str(samples / f"msinsight/test/data/pytorch/text/level{n}/rank0_ascend_pt") for n in (1, 2)),
+                  enable_profiling_compare=True)
+    assert "0.102s( / )" in res.console_table()
+    waits = [n for n in res.summary["notes"] if "Wait Time" in n]
+    assert [n.split(" is that of", 1)[0] for n in waits] == [
+        f"Base row: its Wait Time {BASE_ZERO}",
+        "Comparison row: its Wait Time 0.000s"]
+    assert not [n for n in res.summary["notes"] if "' / '" in n]
 
 
 def test_a_plane_rule_wait_note_the_same_on_both_rows_is_said_once(samples):
@@ -1596,8 +1619,8 @@ def test_a_plane_rule_wait_note_the_same_on_both_rows_is_said_once(samples):
             "enable_communication_compare option adds it).")
     for side, ms in zip(sides, held, strict=True):
         notes = compare(str(side), str(side), enable_profiling_compare=True).summary["notes"]
-        assert notes == ["Both rows: their Wait Time (' / ' (0 s) on the base row, 0.000s on the comparison row) "
+        assert notes == [f"Both rows: their Wait Time {BOTH_ZERO} "
                          + rule.format("each side's", ms)]
     notes = compare(*map(str, sides), enable_profiling_compare=True).summary["notes"]
-    assert notes == [f"Base row: its Wait Time ' / ' (0 s) {rule.format('its', held[0])}",
+    assert notes == [f"Base row: its Wait Time {BASE_ZERO} {rule.format('its', held[0])}",
                      f"Comparison row: its Wait Time 0.000s {rule.format('its', held[1])}"]

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_overall_npu import BASE_ZERO
 
 import msprof_compare
 from msprof_compare.errors import ProfileError
@@ -413,7 +414,7 @@ def test_the_zero_wait_note_names_step_0_as_a_step():
 
     notes = [n for n in table_notes(side(), side(), [""], (0, -1)) if "Wait Time" in n]
     assert notes == [
-        "Base row: its Wait Time ' / ' (0 s) is that of the HCCL plane that waits least in each communication group, "
+        f"Base row: its Wait Time {BASE_ZERO} is that of the HCCL plane that waits least in each communication group, "
         "as the original measures a text export, here a plane with no Notify_Wait; its planes hold 2.500 ms of "
         "Notify_Wait over the whole profile, which its Wait Time covers too (CommunicationCompare's Notify_Wait rows "
         "hold step 0's alone).",

@@ -17,6 +17,7 @@ import pytest
 import test_op_name_map_idle as idle
 import test_transparent_op as tt
 from test_gpu_alexnet import GPU, NPU, _net_of_communication_by_raw_files
+from test_overall_npu import BASE_ZERO
 
 from msprof_compare.api import compare
 from msprof_compare.compare.breakdown import Breakdown
@@ -277,7 +278,7 @@ def test_the_zero_wait_note_given_a_step_says_the_run_writes_no_communication_sh
     absent = "; this run writes no CommunicationCompare: the enable_communication_compare option adds it)."
     notes = [n for n in table_notes(side(), side(), [""], (0, -1), communication_sheet=False) if "Wait Time" in n]
     assert notes == [
-        "Base row: its Wait Time ' / ' (0 s) is that of the HCCL plane that waits least in each communication group, "
+        f"Base row: its Wait Time {BASE_ZERO} is that of the HCCL plane that waits least in each communication group, "
         "as the original measures a text export, here a plane with no Notify_Wait; its planes hold 2.500 ms of "
         "Notify_Wait over the whole profile, which its Wait Time covers too (CommunicationCompare's Notify_Wait rows "
         "hold step 0's alone" + absent,

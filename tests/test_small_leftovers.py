@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_injected_regressions import _text_steps_split
+from test_overall_npu import BASE_ZERO, BOTH_ZERO
 
 from msprof_compare import compare
 from msprof_compare.loaders.ascend_text import _line_commas, _long_rows, read_kernel_details
@@ -21,7 +22,7 @@ LEVEL1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 
 def _wait_note(side: str, ms: str, step: int, sheet: bool = True) -> str:
     """``sheet``: whether the run writes CommunicationCompare (``--enable_profiling_compare`` alone does not)."""
-    shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"
+    shown = "0.000s" if side == "Comparison" else BASE_ZERO
     absent = "" if sheet else \
         "; this run writes no CommunicationCompare: the enable_communication_compare option adds it"
     return (f"{side} row: its Wait Time {shown} is that of the HCCL plane that waits least in each communication "
@@ -32,7 +33,7 @@ def _wait_note(side: str, ms: str, step: int, sheet: bool = True) -> str:
 
 def _both_wait_note(ms: str, step: int) -> str:
     """The note of a self-compare, the same on both rows: one line names both."""
-    return ("Both rows: their Wait Time (' / ' (0 s) on the base row, 0.000s on the comparison row) is that of the "
+    return (f"Both rows: their Wait Time {BOTH_ZERO} is that of the "
             "HCCL plane that waits least in each communication group, as the original measures a text export, here "
             f"a plane with no Notify_Wait; each side's planes hold {ms} ms of Notify_Wait over the whole profile, "
             f"which its Wait Time covers too (CommunicationCompare's Notify_Wait rows hold step {step}'s alone).")

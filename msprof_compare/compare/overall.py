@@ -397,6 +397,12 @@ def summary_table(base: Breakdown, comp: Breakdown, steps: tuple[int, int] = (-1
 _CATEGORY_HEADERS = frozenset({"Cube Time(Num)", "Vector Time(Num)", *(h for h, _ in _OP_CATEGORY_COLUMNS)})
 
 
+#: A zero Wait Time as the notes under the table name it: the original's base cell shows it as "( / )", not
+#: 0.000s (reference-1 §10, item 11), which the notes quoted as "' / ' (0 s)", punctuation a reader took for garbage.
+_BASE_ZERO = "(0 s, which the original's base cell shows as a slash)"
+_BOTH_ZERO = "(0 s, shown as a slash on the base row as in the original, 0.000s on the comparison row)"
+
+
 def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tuple[int, int] = (-1, -1),
                 communication_sheet: bool = True) -> list[str]:
     """Lines under the console table for cells that read as measurements but are none: the original prints a
@@ -447,20 +453,19 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
                          "Computing Time is all Other Time.")
         if both_planes:
             if side == "Base":
-                notes.append("Both rows: their Wait Time (' / ' (0 s) on the base row, 0.000s on the comparison row) "
+                notes.append(f"Both rows: their Wait Time {_BOTH_ZERO} "
                              + plane.format(whose="each side's"))
         elif plane:
-            # the base row shows a zero Wait Time as " / " (the original's cell), not 0.000s
-            shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"
+            shown = "0.000s" if side == "Comparison" else _BASE_ZERO
             notes.append(f"{side} row: its Wait Time {shown} {plane.format(whose='its')}")
         # a Level0 export's Wait Time is 0 for want of task types, not of waiting: 0.000s beside a level-1 side's
         # 0.003s read as the wait gone
         elif both_unread:
             if side == "Base":
-                notes.append("Both rows: their Wait Time (' / ' (0 s) on the base row, 0.000s on the comparison row) "
+                notes.append(f"Both rows: their Wait Time {_BOTH_ZERO} "
                              f"is not a measurement: each side's {bd.wait_unread.removeprefix('its ')}.")
         elif bd.e2e_ns and not bd.wait_ns and bd.wait_unread and bd.groups:
-            shown = "0.000s" if side == "Comparison" else "' / ' (0 s)"
+            shown = "0.000s" if side == "Comparison" else _BASE_ZERO
             notes.append(f"{side} row: its Wait Time {shown} is not a measurement: {bd.wait_unread}.")
         # apart from the time note: a side without E2E time (a lone timeline) may have no memory either, and its
         # 0.00G is no 0.000s cell
