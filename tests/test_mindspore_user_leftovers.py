@@ -319,13 +319,17 @@ def test_help_says_what_a_mindspore_user_passes(tmp_path: Path) -> None:
         "ascend_mindspore_profiler_0.db")
 
 
-def test_a_mindspore_25_side_is_said_to_have_no_torch_op_not_no_framework_op(samples: Path, tmp_path: Path) -> None:
+def test_a_mindspore_25_side_is_said_to_have_no_torch_op_not_no_framework_op(samples: Path, tmp_path: Path,
+                                                                            caplog: pytest.LogCaptureFixture) -> None:
     """MindSpore 2.5+ writes its framework ops under a MindSpore process lane with category "": they are framework
     ops, none of them a torch op (cpu_op), which is what the comparison reads. The category notes and the memory
     line told a user of such an export that their side "recorded no framework op" / "has no framework op"
     (user walk 74), which their trace_view.json's MindSpore lane contradicts; they now say it has no torch op, as
-    the "Can't find any torch op" warning does. The level-1 export laid out so (its Python lane named MindSpore,
-    as MindSpore names its framework lane), whose framework ops are counted here from the raw file."""
+    the "Can't find any torch op" warning does, and so does the note's title in the log, which read "A profile
+    without framework ops counts some work in other categories" above that Detail (its row keeps its key,
+    "categories without framework ops", which scripts select it by). The level-1 export laid out so (its Python
+    lane named MindSpore, as MindSpore names its framework lane), whose framework ops are counted here from the raw
+    file."""
     ms = _mindspore_25(samples / TEXT.format(1), tmp_path / "rank-0_20250301120000001_ascend_ms")
     trace = ms / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     events = json.loads(trace.read_text())
@@ -342,7 +346,13 @@ def test_a_mindspore_25_side_is_said_to_have_no_torch_op_not_no_framework_op(sam
     kinds = gpu.guards.set_index("Check").loc["GPU vs NPU categories", "Detail"]
     assert f"{why}, so its Flash Attention, Conv and Matmul rows hold only" in kinds
     assert gpu.memory_totals["operators_left_out"] == why
-    npu = compare(str(samples / TEXT.format(2)), str(ms)).guards.set_index("Check")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        npu = compare(str(samples / TEXT.format(2)), str(ms)).guards.set_index("Check")
+    [title] = [m for m in caplog.messages if "counts some work in other categories" in m]
+    assert title.startswith("A profile without torch ops counts some work in other categories (base torch ops, "
+                            f"comparison no torch op): {why}, so its Flash Attention")
+    assert not [m for m in caplog.messages if "framework op" in m]
     row = npu.loc["categories without framework ops"]
     assert (row["Base"], row["Comparison"]) == ("torch ops", "no torch op")
     assert row["Detail"].startswith(f"{why}, so its Flash Attention, Conv and Matmul rows hold only")

@@ -380,6 +380,9 @@ def _no_device(p: Any) -> str:
 
 VENDOR_CHECK = "GPU vendor"
 KINDS_CHECK = "GPU vs NPU categories"
+#: The key keeps its words (the Summary's, the JSON's "Check": scripts select rows by it); the row's title, cells
+#: and Detail say "torch op", as the "Can't find any torch op" warning: a MindSpore 2.5+ export has framework ops
+#: (category ""), none of them a torch op (cpu_op), which is what files kernels under Conv / Matmul
 OPLESS_CHECK = "categories without framework ops"
 #: Share of a side's E2E time from which its copies the two kinds file differently are named (pair 4's SDMA
 #: (Tensor Move), 0.574 ms, is 0.42 % of its side's; the bundled GPU pair's 0.002 ms of SDMA against an NPU, 0.05 %)
@@ -412,7 +415,7 @@ MODULE_SHARE = 0.5
 #: to read the figures, not part of the "may not be the same workload" block.
 NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
                KINDS_CHECK: "A GPU profile and an NPU profile count some work in different categories",
-               OPLESS_CHECK: "A profile without framework ops counts some work in other categories",
+               OPLESS_CHECK: "A profile without torch ops counts some work in other categories",
                EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
                IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time",
