@@ -258,6 +258,11 @@ class CompareResult:
     #: the JSON report (its ``gate``) and then applies the gate judged the same result twice. Shared by a slim copy,
     #: whose every method answers as this result's.
     _verdicts: dict[float, GateVerdict] = field(default_factory=dict, repr=False, compare=False)
+    #: Whether the run found one input on both sides (``one_input``), told from the paths as given: ``base`` and
+    #: ``comparison`` may be named by their text (``named_as``: ``bad\\xff`` for a name that is not UTF-8), on which
+    #: the file system finds no input, so the gate said "(base side)" of such an input given twice. None: a result
+    #: made otherwise, whose paths the gate reads.
+    _one_input: bool | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         # the generated repr printed both profiles' tables and every sheet's frame (59 KB for the README's pair)
@@ -1390,7 +1395,8 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options, keywords:
     typed = comparison.path
     # one input under two paths (-bp run -d ./run, an absolute and a relative one, or one through a link to a folder
     # above it) at one step: its notes and the comparators' lines are one line "(both sides)", said once
-    alias = typed != base.path and one_input(base.path, typed, opts)
+    one = one_input(base.path, typed, opts)
+    alias = one and typed != base.path
     # the loaders' notes name files by absolute path, which differ where one path goes through a link (lnk/run and
     # run): the comparison's are read with the base's input path in place of its own
     own, base_own = (os.path.abspath(given_path(p)) for p in (typed, base.path))
@@ -1428,7 +1434,8 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options, keywords:
     from .compare import summary
 
     sheets[:0] = [s for s in summary.build(ctx, sheets) if len(s)]
-    return CompareResult(base, comparison, applied_options(opts, base, comparison), sheets, ctx.summary, ctx.frames)
+    return CompareResult(base, comparison, applied_options(opts, base, comparison), sheets, ctx.summary, ctx.frames,
+                         _one_input=one)
 
 
 def named_as(profile: Profile, path: str) -> Profile:

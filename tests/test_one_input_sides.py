@@ -152,3 +152,34 @@ def test_one_export_under_two_paths_not_utf8_gets_one_note_of_both_sides(samples
     ws = openpyxl.load_workbook(next((tmp_path / "out").glob("*.xlsx")))["OverallMetrics"]
     assert [v for v in next(ws.iter_rows(max_row=1, values_only=True)) if v] == [
         "Base Profiling: bad\\xff/rank0_ascend_pt", "Comparison Profiling: ./bad\\xff/rank0_ascend_pt"]
+
+
+def test_gate_refusal_of_one_input_under_two_paths_not_utf8_names_both_sides(samples: Path, tmp_path: Path) -> None:
+    """heatMap's trace_view.json (no Overlap Analysis lane, so no E2E time: ``test_gate_json``'s input) copied into
+    a folder whose name is not UTF-8 and given as ``bad\\xff/trace_view.json`` and ``bad\\xff/./trace_view.json``:
+    the gate's refusal names both sides, as it does under a UTF-8 name
+    (``test_gate_json::test_gate_refusal_of_one_input_under_two_paths_names_both_sides``) and as the comparators'
+    lines of such a run do. The gate asked the file system about the result's paths, which are the names' text
+    (\\xNN escapes), found no file and said "(base side)". A fresh interpreter, as the test above says why."""
+    import shutil
+    import subprocess
+    import sys
+
+    from test_gate_json import HEATMAP
+
+    folder = os.fsencode(tmp_path) + b"/bad\xff"
+    try:
+        os.mkdir(folder)
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    shutil.copy(samples / HEATMAP, os.fsdecode(folder + b"/trace_view.json"))
+    base = os.fsdecode(b"bad\xff/trace_view.json")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.run([sys.executable, "-m", "msprof_compare", "compare", "-bp", base, "-d",
+                           os.fsdecode(b"bad\xff/./trace_view.json"), "--enable_profiling_compare",
+                           "--fail_on_regression", "5", "-o", "out"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, errors="replace", timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert [line for line in proc.stderr.splitlines() if "no E2E time" in line] == [
+        "error: bad\\xff/trace_view.json: no E2E time (no device activity or Overlap Analysis data), so "
+        "--fail_on_regression cannot judge the run (both sides)"]
