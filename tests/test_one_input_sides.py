@@ -183,3 +183,29 @@ def test_gate_refusal_of_one_input_under_two_paths_not_utf8_names_both_sides(sam
     assert [line for line in proc.stderr.splitlines() if "no E2E time" in line] == [
         "error: bad\\xff/trace_view.json: no E2E time (no device activity or Overlap Analysis data), so "
         "--fail_on_regression cannot judge the run (both sides)"]
+
+
+LEVEL0 = "msinsight/test/data/pytorch/text/level0"
+
+
+def test_step_note_of_one_export_under_two_paths_says_its_scope_once(capsys: pytest.CaptureFixture, samples: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    """A step given to one text export under two paths (``rank0_ascend_pt``, ``./rank0_ascend_pt``): the note that
+    the time breakdown covers the whole profile says its scope once, "(both sides whole profile)", as the other
+    notes of one input say their figures ("(both sides 1)"); it said "(base whole profile, comparison whole
+    profile)". Two exports keep a figure per side."""
+    monkeypatch.chdir(samples / LEVEL0)
+    title = "The time breakdown covers the whole profile, not the step asked for"
+    steps = ("--base_step", "50", "--comparison_step", "50", "--enable_profiling_compare")
+    code, _, err = run_inproc(capsys, "-bp", "rank0_ascend_pt", "-d", "./rank0_ascend_pt", *steps,
+                              "-o", str(tmp_path / "one"))
+    assert code == 0, err
+    assert [line.split("] ", 1)[1].split(": ", 1)[0] for line in err.splitlines() if title in line] == [
+        f"{title} (both sides whole profile)"]
+    level1 = str(samples / LEVEL0.replace("level0", "level1") / "rank0_ascend_pt")
+    code, _, err = run_inproc(capsys, "-bp", "rank0_ascend_pt", "-d", level1, *steps, "-o", str(tmp_path / "two"))
+    assert code == 0, err
+    assert [line.split("] ", 1)[1].split(": ", 1)[0] for line in err.splitlines() if title in line] == [
+        f"{title} (base whole profile, comparison whole profile)"]
+

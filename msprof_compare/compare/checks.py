@@ -466,6 +466,8 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
     row = _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
     if kernel_types_whole(ctx):  # the kernel comparison's warning said it, for the same sides
         row[LOG_CUT] = KERNEL_TYPES_WHOLE
+    # one input on both sides (``api.one_input``): its scope once, "(both sides whole profile)", as the other notes
+    row[LOG_BOTH] = ctx.side(ctx.comparison) == "both sides"
     return row
 
 
