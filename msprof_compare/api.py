@@ -462,7 +462,8 @@ def _gate_frames(result: CompareResult) -> dict[str, pd.DataFrame | None] | str:
     from .compare import gate, overall
 
     try:
-        pair = overall.breakdowns(RunContext(result.base, result.comparison, result.options))
+        comparison = named_as(result.comparison, result.base.path) if result._one_input else result.comparison
+        pair = overall.breakdowns(RunContext(result.base, comparison, result.options))
     except ProfileError as exc:  # e.g. GPU kernels without any stream: no E2E time to judge by
         _retype(exc, TypedPaths(result.base.path, result.comparison.path).text)  # named as typed (the paths')
         return f"error: {exc}"

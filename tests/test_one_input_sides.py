@@ -12,6 +12,7 @@ import pytest
 from cliutil import run_inproc
 
 from msprof_compare.api import compare
+from msprof_compare.errors import ProfileError
 
 SMALL = Path(__file__).parent / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
 #: the excerpt records no [memory] event (profile_memory off), which the memory comparison, asked for, says
@@ -209,3 +210,18 @@ def test_step_note_of_one_export_under_two_paths_says_its_scope_once(capsys: pyt
     assert [line.split("] ", 1)[1].split(": ", 1)[0] for line in err.splitlines() if title in line] == [
         f"{title} (base whole profile, comparison whole profile)"]
 
+def test_gate_of_one_trace_under_two_paths_names_both_sides_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate of a result compared without the time breakdown makes one for itself (``api._gate_frames``); for the
+    excerpt under two paths its refusal (4 kernels, every one an ncclDevKernel collective: no E2E time to judge)
+    said "(base side: ...)" where the run's own breakdown, asked for, says "(both sides: ...)": the same words
+    now, after a slim copy too."""
+    monkeypatch.chdir(SMALL.parent)
+    said = (f"{SMALL.name}: The profiling data does not contain kernel running data. (both sides: its only kernels "
+            "are 4 collective(s) (communication), no computing kernel)")
+    with pytest.raises(ProfileError) as info:  # the run's own breakdown (the --fail_on_regression run's)
+        compare(SMALL.name, f"./{SMALL.name}", enable_operator_compare=True, fail_on_regression=5)
+    assert str(info.value) == said
+    res = compare(SMALL.name, f"./{SMALL.name}", enable_operator_compare=True)
+    assert res.regression_gate(5) == (1, f"error: {said}")
+    res = compare(SMALL.name, f"./{SMALL.name}", enable_operator_compare=True)
+    assert res.slim().regression_gate(5) == (1, f"error: {said}")
