@@ -273,6 +273,39 @@ def test_a_folder_holding_both_exports_says_its_text_export_is_not_read(samples,
     assert checks.EXPORT_CHECK not in res.guards["Check"].tolist()
 
 
+def test_a_folder_holding_both_exports_under_a_name_not_utf8_says_so_too(samples, tmp_path):
+    """The folder holding both exports inside one whose name is not UTF-8 (``bad\\xff/both_ascend_pt``): its note
+    said nothing of the text export passed over, as it looked for the folder by the path's text (\\xNN escapes),
+    which names no file; the same part as under a UTF-8 name now. Run as a user would, in a fresh interpreter (the
+    loader's notes hold the name's bytes as lone surrogates, which a test log holding them fails pytest-xdist's
+    report with)."""
+    import os
+    import subprocess
+    import sys
+
+    folder = os.fsencode(tmp_path) + b"/bad\xff"
+    try:
+        os.mkdir(folder)
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    both = Path(os.fsdecode(folder + b"/both_ascend_pt"))
+    shutil.copytree(samples / TEXT_L1, both)
+    db = _db_file(samples / DB_L1)
+    shutil.copyfile(db, both / "ASCEND_PROFILER_OUTPUT" / db.name)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    base = os.fsdecode(b"bad\xff/both_ascend_pt")
+    proc = subprocess.run([sys.executable, "-m", "msprof_compare", "compare", "-bp", base,
+                           "-d", str(samples / TEXT_L1.replace("level1", "level2")), "--enable_profiling_compare",
+                           "-o", "out"], cwd=tmp_path, env=env, capture_output=True, text=True, errors="replace",
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    said = ("which export was read: the base side's folder holds a text export too (trace_view.json beside "
+            f"{db.name}), and a folder's DB export is read first, as in the original; a copy of the folder without "
+            "the .db compares text with text")
+    assert [line.split("] ", 1)[1] for line in proc.stderr.splitlines() if "which export was read" in line] == [
+        f"  - {said}"]
+
+
 def test_level0_text_wait_of_zero_is_not_put_down_to_the_plane_rule(samples):
     """The export-kind note's Wait part says a text export's zero is its least-waiting plane's; a Level0 text
     export has no HCCL task at all (no Notify_Wait in its trace_view.json: read here), so its zero is no plane's

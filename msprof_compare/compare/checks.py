@@ -601,7 +601,8 @@ def _text_beside_db(p: Profile) -> str:
     run compared two kinds of export while the user had a text export of both, with no word of it; "" otherwise
     (a .db given as a file was chosen by the user)."""
     db = p.files.get("db") if p.source == "ascend_db" else None
-    if not db or not os.path.isdir(p.path):
+    # the level, not the path: a path is display text by now (``api.run_comparators``), \xNN where not UTF-8
+    if not db or p.level == "database":
         return ""
     return "trace_view.json" if os.path.isfile(os.path.join(os.path.dirname(db), "trace_view.json")) else ""
 
