@@ -124,7 +124,8 @@ def test_one_export_under_two_paths_not_utf8_gets_one_note_of_both_sides(samples
     ``bad\\xff/rank0_ascend_pt`` and ``./bad\\xff/rank0_ascend_pt``: the time breakdown's note on the absent PMU
     columns is one line "(both sides)", as under a UTF-8 name. The run renamed both loaded profiles to their path's
     text (\\xNN escapes) before testing them for one input, which looked up files of that text, found none and
-    said the note twice, "(base side)" and "(comparison side)". The workbook's captions keep the paths as text.
+    said the note twice, "(base side)" and "(comparison side)". The same-input warning names the path as typed,
+    as under a UTF-8 name. The workbook's captions keep the paths as text.
     Run as a user would, in a fresh interpreter: the loader's own note holds the name's bytes as Python keeps them
     (lone surrogates, which the CLI's log escapes), and a test log holding them fails pytest-xdist's report."""
     import shutil
@@ -146,6 +147,10 @@ def test_one_export_under_two_paths_not_utf8_gets_one_note_of_both_sides(samples
                            "--enable_profiling_compare", "-o", "out"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, errors="replace", timeout=300)
     assert proc.returncode == 0, proc.stderr
+    # the typed path, as a UTF-8 name's (`run` of `-bp run -d ./run`); it named the absolute path, whose escaped
+    # text the log's renaming to the typed paths did not match
+    assert [line.split("] ", 1)[1] for line in proc.stderr.splitlines() if "same input" in line] == [
+        "Base and comparison are the same input (bad\\xff/rank0_ascend_pt): every difference will be zero."]
     assert [line.split("] ", 1)[1] for line in proc.stderr.splitlines() if "categorised computing rows" in line] == [
         "bad\\xff/rank0_ascend_pt: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: "
         "kernel_details.csv has no PMU columns (both sides: a Level0 export records none: Level1 or Level2 with "
@@ -209,6 +214,7 @@ def test_step_note_of_one_export_under_two_paths_says_its_scope_once(capsys: pyt
     assert code == 0, err
     assert [line.split("] ", 1)[1].split(": ", 1)[0] for line in err.splitlines() if title in line] == [
         f"{title} (base whole profile, comparison whole profile)"]
+
 
 def test_gate_of_one_trace_under_two_paths_names_both_sides_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The gate of a result compared without the time breakdown makes one for itself (``api._gate_frames``); for the

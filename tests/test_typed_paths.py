@@ -51,6 +51,21 @@ def test_a_longer_path_ending_like_an_input_is_not_rewritten(tmp_path: Path, mon
     assert typed.text(f"in ({tmp_path}/run/x.json), see '{tmp_path}/run'") == "in (run/x.json), see 'run'"
 
 
+def test_a_name_that_is_not_utf8_is_named_as_typed_in_its_escapes(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A message shows a name that is not UTF-8 with \\xNN escapes (``textsafe.display``): its absolute path in
+    those escapes is named as typed, in them too, as the raw name is (the same-input warning named the absolute
+    path). No file is made: only the text is rewritten."""
+    monkeypatch.chdir(tmp_path)
+    typed = TypedPaths(os.fsdecode(b"bad\xff/run"), "other")
+    shown = f"{tmp_path}/bad\\xff/run"  # the absolute path as shown
+    assert typed.text(f"same input ({shown}): x") == "same input (bad\\xff/run): x"
+    assert typed.text(f"{shown}/trace_view.json: bad") == "bad\\xff/run/trace_view.json: bad"
+    raw = os.fsdecode(os.fsencode(tmp_path) + b"/bad\xff/run")
+    # the raw name, as before (compared as bytes: a failure's report holding lone surrogates breaks pytest-xdist)
+    assert os.fsencode(typed.text(f"{raw}: x")) == b"bad\xff/run: x"
+
+
 def test_a_leading_equals_is_not_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """compare("=missing") reads ``missing`` (as the CLI's ``-d =missing``) but said "=missing: no such file"."""
     monkeypatch.chdir(tmp_path)

@@ -31,7 +31,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from ..errors import ProfileError
-from ..textsafe import short_repr, term_safe
+from ..textsafe import display, short_repr, term_safe
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import Layout
@@ -409,6 +409,9 @@ class TypedPaths:
             above = _typed_export_dir(g[1:] if g.startswith("=") else g) if g else None
             if above is not None:
                 pairs.setdefault(*above)
+        # a name that is not UTF-8 as a message holds it once shown (``display``, \xNN escapes): named as typed too,
+        # in those escapes (the same-input warning named the absolute path where a UTF-8 name got the typed one)
+        pairs.update({display(a): display(t) for a, t in list(pairs.items()) if display(a) not in pairs})
         # the longest first, so that of two nested inputs the inner one names its files
         self._typed = [t for a, t in sorted(pairs.items(), key=lambda p: -len(p[0])) if a != os.sep]
         alternatives = "|".join(f"({re.escape(a)})" for a in sorted(pairs, key=len, reverse=True) if a != os.sep)
