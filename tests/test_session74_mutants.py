@@ -5,9 +5,13 @@ from the original's reference workbooks or the raw sample files, never read back
 
 from __future__ import annotations
 
+import gzip
+import json
+import logging
 from pathlib import Path
 
 from test_gate_result import NPU_L1, NPU_L2, _reference
+from test_mindspore_user_leftovers import FLAGS, H200_ALEXNET
 
 import msprof_compare
 from msprof_compare import compare
@@ -56,3 +60,37 @@ def test_a_gate_without_an_e2e_pair_has_no_e2e_times() -> None:
     gate = judge_regression(result, 5.0, API_FACE)
     assert (gate.code, gate.regressed, gate.diff_ns, gate.diff_ms) == (1, None, None, None)
     assert (gate.base_ns, gate.comparison_ns) == (None, None)
+
+
+def test_kernel_compare_alone_between_two_opless_gpu_traces_gives_their_one_reason_once(tmp_path: Path,
+                                                                                        caplog) -> None:
+    """Kills k_reasons (the sides' one reason given twice, each side's: ``optree.neither_reason`` without its
+    equal case, or the notice's own list of reasons without dropping a repeat): two copies of the H200 AlexNet step
+    cut to its device events (kernels, memcpy / memset, metadata: the raw file's host events removed here, so
+    neither side has a torch op, nor a runtime call to stand for one) compared with --enable_kernel_compare alone.
+    Both sides lack ops for one reason, said once; the flags named after it are those that, run alone on this
+    pair, write a sheet."""
+    kept = ("kernel", "gpu_memcpy", "gpu_memset", None, "Trace")
+    with gzip.open(H200_ALEXNET, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    data["traceEvents"] = [e for e in data["traceEvents"] if e.get("cat") in kept]
+    assert any(e.get("cat") == "kernel" for e in data["traceEvents"])
+    paths = []
+    for name in ("base", "comparison"):
+        path = tmp_path / f"{name}.pt.trace.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        paths.append(str(path))
+    writes = [f for f in FLAGS if compare(*paths, **{f: True}).sheet_names]
+    names = {"enable_profiling_compare": "overall", "enable_communication_compare": "communication"}
+    assert writes and set(writes) <= set(names)  # no op on either side: only these can apply
+    flags = " and ".join(f"{f}=True" for f in writes)
+    said = " and ".join(names[f] for f in writes)
+    tail = f": {flags} would add the {said} comparison{'s' if len(writes) > 1 else ''})"
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(*paths, enable_kernel_compare=True)
+    assert not res.sheet_names
+    assert [m for m in caplog.messages if m.startswith("kernel compare only")] == [
+        "kernel compare only support between NPU data and NPU data. (both sides are GPU traces; neither side has a "
+        "torch op (a GPU trace without cpu_op or runtime events has none), so the operator, module, memory and API "
+        "comparisons have nothing to pair" + tail]
