@@ -94,3 +94,44 @@ def test_kernel_compare_alone_between_two_opless_gpu_traces_gives_their_one_reas
         "kernel compare only support between NPU data and NPU data. (both sides are GPU traces; neither side has a "
         "torch op (a GPU trace without cpu_op or runtime events has none), so the operator, module, memory and API "
         "comparisons have nothing to pair" + tail]
+
+
+def test_module_operator_contributors_of_the_gate_fit_the_schema(samples: Path, reference_outputs: Path,
+                                                                  tmp_path: Path) -> None:
+    """Kills s_level ("module operator" left out of the schema's gate contributor levels, where only "kernel type"
+    is tested) and a_first (``to_dict`` keeping only the first contributor, where the JSON gates tested list one
+    or check none): the module-operator-level input of test_module_contributors_db (pair 1's text exports with a
+    step 51 nested in step 50, whose operator sheet is then empty), compared level 2 -> level 1 at 1 %: a
+    regression whose listed contributors are module operators, and the JSON to_json writes validates. They are
+    the reference workbook's ModuleCompareStatistic rows ranked by hand (|level 1 - level 2| largest first, until
+    80 % of the summed |change|), those that grew going to level 1, the first five."""
+    import pandas as pd
+    from test_json_report import SCHEMA, validate
+    from test_module_contributors_db import _overlap_step
+
+    text = samples / "msinsight/test/data/pytorch/text"
+    base = _overlap_step(text / "level2/rank0_ascend_pt", tmp_path / "l2" / "rank0_ascend_pt")
+    comp = _overlap_step(text / "level1/rank0_ascend_pt", tmp_path / "l1" / "rank0_ascend_pt")
+    res = compare(str(base), str(comp), base_step=51, comparison_step=51, enable_operator_compare=True,
+                  enable_profiling_compare=True, fail_on_regression=1)
+    ref = pd.read_excel(reference_outputs / "1-npu-text-l1-vs-l2/performance_comparison_result.xlsx",
+                        sheet_name="ModuleCompareStatistic", header=None, skiprows=3)
+    ref = ref[ref[4].astype(str) != "[ TOTAL ]"]
+    # level 1 (the comparison here) less level 2, per module operator row, to the ns
+    grew = [(f"{str(m).strip()} > {o}", round(float(l1) - float(l2), 6))
+            for m, o, l1, l2 in zip(ref[3], ref[4], ref[6], ref[10], strict=True)]
+    gross = sum(abs(d) for _, d in grew)
+    ranked, cum = [], 0.0
+    for name, d in sorted(grew, key=lambda r: -abs(r[1])):
+        ranked.append((name, d))
+        cum += abs(d)
+        if cum >= 0.8 * gross:
+            break
+    want = [name for name, d in ranked if d > 0][:5]
+    assert len(want) == 5
+    gate = res.regression_gate()
+    assert gate.code == 3
+    assert [(c.name, c.level) for c in gate.contributors] == [(name, "module operator") for name in want]
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text(encoding="utf-8"))
+    assert [c["level"] for c in doc["gate"]["contributors"]] == ["module operator"] * 5
+    assert validate(doc, json.loads(SCHEMA.read_text(encoding="utf-8"))) == []
