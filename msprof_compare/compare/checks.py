@@ -41,7 +41,7 @@ from ..units import MAX_RANK
 from .breakdown import BUCKETS, Breakdown, Bucket, app_counted_gb, peak_reserved_gb
 from .breakdown_npu import has_pmu, hccl_op_rows, no_pmu_why
 from .kernels import any_typed, kernel_types_whole
-from .optree import Unlinked, built_tree, compared_whole, no_ops_reason, shape_key, unlinked_kernels
+from .optree import Unlinked, built_tree, compared_whole, neither_reason, no_ops_reason, shape_key, unlinked_kernels
 from .overall import breakdown_keywords, find_breakdowns
 from .steps import kernel_steps
 from .table import Sheet, column_at, ms3, plain_frame, sheet_numbers, text_cells
@@ -125,8 +125,7 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
         else:
             # the side's kind in the one-sided warning's words, and the sheets that warning says are left out: a
             # reader of the workbook alone saw no OperatorCompare or ModuleCompare and no word of why
-            reasons = list(dict.fromkeys(no_ops_reason(p) for p in bare))
-            kind = reasons[0] if len(reasons) == 1 else f"base: {reasons[0]}; comparison: {reasons[1]}"
+            kind = neither_reason(ctx) if len(bare) == 2 else no_ops_reason(bare[0])
             left_out = ", so no sheet pairs them (operator, module, memory, API)"
         return (None, len(nb), len(nc),
                 f"no operators on {_empty_side(nb, nc)} ({kind}): nothing to match{left_out} "
