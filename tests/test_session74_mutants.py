@@ -135,3 +135,25 @@ def test_module_operator_contributors_of_the_gate_fit_the_schema(samples: Path, 
     doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text(encoding="utf-8"))
     assert [c["level"] for c in doc["gate"]["contributors"]] == ["module operator"] * 5
     assert validate(doc, json.loads(SCHEMA.read_text(encoding="utf-8"))) == []
+
+
+def test_match_rate_line_of_two_opless_sides_of_two_kinds_gives_each_sides_reason(tmp_path: Path,
+                                                                                 samples: Path) -> None:
+    """The Summary's operator match-rate row between two sides without torch ops of two kinds (the H200 AlexNet
+    step cut to its device events against a CANN timeline of the MindInsight samples, ``test_summary.MS_TIMELINE``)
+    gives each side's reason, base first, in the words of the no-op warnings (``optree.neither_reason``, which the
+    row now shares). Kills a swap of the two sides and a row that gives one reason for both."""
+    from test_summary import MS_TIMELINE
+
+    kept = ("kernel", "gpu_memcpy", "gpu_memset", None, "Trace")
+    with gzip.open(H200_ALEXNET, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    data["traceEvents"] = [e for e in data["traceEvents"] if e.get("cat") in kept]
+    gpu = tmp_path / "kernels.pt.trace.json"
+    gpu.write_text(json.dumps(data), encoding="utf-8")
+    res = compare(str(gpu), str(samples / MS_TIMELINE))
+    row = res.guards.iloc[0]
+    assert row["Status"] == "unknown"
+    assert row["Detail"].startswith(
+        "no operators on either side (base: a GPU trace without cpu_op or runtime events has none; comparison: "
+        "MindSpore and CANN timelines have none): nothing to match")
