@@ -238,6 +238,21 @@ def test_options_made_or_replaced_with_a_plain_dict_keep_a_read_only_map() -> No
             opts.op_name_map["c"] = "d"
 
 
+def test_copied_options_share_their_read_only_map() -> None:
+    """``copy.copy`` / ``copy.deepcopy`` of options (a caller keeping a result's options beside a changed copy) give
+    equal options whose map is the very read-only map: immutable, it needs no copy, as a tuple's deep copy is the
+    tuple (through ``__reduce__`` alone each copy built a new dict)."""
+    import copy
+
+    opts = build_options(enable_api_compare=True, op_name_map={"aten::addmm": "aten::mm"})[0]
+    for clone in (copy.copy(opts), copy.deepcopy(opts), copy.copy(opts.op_name_map), copy.deepcopy(opts.op_name_map)):
+        m = clone if isinstance(clone, dict) else clone.op_name_map
+        assert m is opts.op_name_map and m == {"aten::addmm": "aten::mm"}
+        assert clone == (opts.op_name_map if isinstance(clone, dict) else opts)
+    with pytest.raises(TypeError, match="op_name_map of Options cannot be changed"):
+        copy.deepcopy(opts).op_name_map["a"] = "b"
+
+
 def test_a_flag_given_as_a_huge_int_is_refused() -> None:
     """``force=10**5000``: the refusal's repr of it raised ValueError (an int past 4,300 digits has no repr), which
     escaped compare() (found by option fuzzing, optfuzz63)."""
