@@ -406,7 +406,8 @@ def _column_sheet(name: str = "Columns", rows: int = 60, red_first: bool = False
     """Columns for the whole-column paths: int64 (within 2**53, past it, int64's limits, a ratio column),
     float64 (NaN and infinities in plain and ratio columns, values whose .16G differs from repr), and text
     columns of plain texts and blanks (None, NaN, pd.NA, "") as object and str dtypes, texts shared across
-    columns and escaped (control characters, look-alikes of the escapes, XML specials, whitespace, np.str_)."""
+    columns and escaped (control characters, look-alikes of the escapes, XML specials, whitespace, np.str_), a
+    column of np.str_ and str texts, and a text column with a number in it."""
     texts = ["a", "", None, "b c", " lead", "trail ", "a&b<c>\"d", "ctl\x01_x0001_", "tab\tbed\r\nline", "=1+1",
              "\ufffe", "é中文\U0001F600", np.nan, pd.NA, np.str_("a"), "INF", "x" * 300, "\u3000wide", "nel\x85",
              "\x0bvt", "_x00e9_"]
@@ -426,9 +427,14 @@ def _column_sheet(name: str = "Columns", rows: int = 60, red_first: bool = False
         "f": pd.Series([texts[(i * 5) % len(texts)] for i in range(n)], dtype="str"),
         "g": np.arange(n, dtype=np.int64) * 3 - 20,
         "h": pd.Series([["k1", "k2", None][i % 3] for i in range(n)], dtype=object),
+        # np.str_ texts (what numpy hands back) with no equal str before them: factorised as their str
+        "i": pd.Series([np.str_("np only") if i % 2 == 0 else "plain" for i in range(n)], dtype=object),
+        # a text column with a number after its first text: the general path, cell by cell
+        "j": pd.Series(["lead text" if i % 3 else 2.5 for i in range(1, n + 1)], dtype=object),
     })
     cols = [Column("Name"), Column("Total", "float"), Column("Calls", "int"), Column("Diff Ratio", "ratio"),
-            Column("Diff Total Ratio", "ratio"), Column("Kernel", "bold"), Column("Order Id", "int"), Column("Type")]
+            Column("Diff Total Ratio", "ratio"), Column("Kernel", "bold"), Column("Order Id", "int"), Column("Type"),
+            Column("Input Type"), Column("Device")]
     return Sheet(name, cols, data, (0, 3), (4, 7))
 
 
