@@ -1432,11 +1432,10 @@ def _print_setup(ws: Worksheet, sheet: Sheet, nrows: int) -> None:
 
 
 def _draw_charts(wb: xlsxwriter.Workbook, ws: Any, sheet: Sheet) -> None:
-    """Hand the sheet to the optional chart module (it logs and skips its own failures)."""
-    try:
-        from .charts import draw_charts
-    except ImportError:
-        return
+    """Hand the sheet to the chart module (it logs and skips its own failures). Imported here: it imports this
+    module's styles, and is always shipped (no optional dependency of its own)."""
+    from .charts import draw_charts
+
     draw_charts(wb, ws, sheet)
 
 
