@@ -260,9 +260,8 @@ class CompareResult:
     _verdicts: dict[float, GateVerdict] = field(default_factory=dict, repr=False, compare=False)
     #: Whether the run found one input on both sides (``one_input``), told from the paths as given: ``base`` and
     #: ``comparison`` may be named by their text (``named_as``: ``bad\\xff`` for a name that is not UTF-8), on which
-    #: the file system finds no input, so the gate said "(base side)" of such an input given twice. None: a result
-    #: made otherwise, whose paths the gate reads.
-    _one_input: bool | None = field(default=None, repr=False, compare=False)
+    #: the file system finds no input, so the gate said "(base side)" of such an input given twice.
+    _one_input: bool = field(default=False, repr=False, compare=False)
 
     def __repr__(self) -> str:
         # the generated repr printed both profiles' tables and every sheet's frame (59 KB for the README's pair)

@@ -191,8 +191,8 @@ def test_category_contributors_are_the_steps_line_not_a_second_list():
     side = SimpleNamespace(path="x")
     frames = {"e2e": pd.DataFrame({"base_ns": [100 * 10**6], "comparison_ns": [102 * 10**6]}),
               "waterfall": wf, "contributors": contrib}
-    code, message = _gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options()),
-                                    1.0)
+    code, message = _gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options(),
+                                          _one_input=True), 1.0)
     assert code == 3 and message.splitlines() == [
         "Performance regression: E2E time 100.000 ms -> 102.000 ms (+2.000 ms, +2.00%), threshold +1%",
         "Largest waterfall steps: A +2.000 ms, B -2.000 ms, C -2.000 ms, D +2.000 ms"]
@@ -296,7 +296,7 @@ def test_change_of_exactly_the_threshold_passes(pct):
 
     def gate(c: int, p: float) -> int:
         res = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [base], "comparison_ns": [c]})},
-                              base=side, comparison=side, options=Options())
+                              base=side, comparison=side, options=Options(), _one_input=True)
         return _gate(res, p)[0]
 
     assert gate(comp, pct) == 0
@@ -314,8 +314,8 @@ def test_no_time_breakdown_cannot_pass_the_gate():
 
     side = SimpleNamespace(path="x")
     for frames in ({}, {"e2e": pd.DataFrame({"base_ns": [], "comparison_ns": []})}):
-        code, message = _gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options()),
-                                        5.0)
+        code, message = _gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options(),
+                                              _one_input=True), 5.0)
         assert code == 1 and message.startswith("error: --fail_on_regression: no E2E time")
 
 
@@ -754,7 +754,7 @@ def test_verdict_and_gate_figures_never_read_alike(base, comp, figures, tie):
         assert f" {figures}, " in verdict
     side = SimpleNamespace(path="x")
     res = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [base], "comparison_ns": [comp]})},
-                          base=side, comparison=side, options=Options())
+                          base=side, comparison=side, options=Options(), _one_input=True)
     code, message = _gate(res, 0.0)
     head = figures.rsplit(" (", 1)[0]
     word = "Performance regression" if comp > base else "No regression"
@@ -974,7 +974,8 @@ def test_contributor_lines_round_a_half_as_the_console_table():
     contrib = pd.DataFrame({c: values[c] for c in CONTRIBUTOR_COLUMNS})
     side = SimpleNamespace(path="x")
     res = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [10**6], "comparison_ns": [2 * 10**6]}),
-                                  "contributors": contrib}, base=side, comparison=side, options=Options())
+                                  "contributors": contrib}, base=side, comparison=side, options=Options(),
+                          _one_input=True)
     code, message = _gate(res, 5.0)
     assert code == 3 and "  aten::mm: +0.005 ms (" in message
     assert "+0.005" in render_contributors(contrib)

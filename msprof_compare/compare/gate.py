@@ -147,17 +147,6 @@ def _verdict(result: CompareResult, pct: float) -> GateVerdict:
     return GateVerdict(1, frames) if isinstance(frames, str) else judge(result, pct, frames=frames)
 
 
-def _one_input(result: CompareResult) -> bool:
-    """Whether both sides are one input at one step: one path, or one directory entry under two (``run`` and
-    ``./run``), as the loaders' and the step refusals' "(both sides)" go (``api.one_input``); two paths of one
-    file said "(base side)" here. The run's own answer where it has one (``CompareResult._one_input``): a result's
-    paths may be text no file is named by."""
-    from ..api import one_input
-
-    told = getattr(result, "_one_input", None)  # None too in a stand-in with the fields the gate reads (tests')
-    return one_input(result.base.path, result.comparison.path, result.options) if told is None else told
-
-
 def judge(result: CompareResult, pct: float, top: int = 5,
           frames: Mapping[str, pd.DataFrame | None] | None = None) -> GateVerdict:
     """The gate's verdict (``verdict_of``'s, ``CompareResult.regression_gate``'s): its code (3 = regression beyond
@@ -170,7 +159,7 @@ def judge(result: CompareResult, pct: float, top: int = 5,
         return GateVerdict(1, "error: --fail_on_regression: no E2E time to compare (the time breakdown produced no "
                               "data)")
     base, comp = pair
-    one = _one_input(result)  # one input given twice: its line names both sides
+    one = result._one_input  # one input given twice (``api.one_input``, told from the paths as typed): both sides
     for profile, value, side in ((result.base, base, "base side"), (result.comparison, comp, "comparison side")):
         if value <= 0:  # named with its side, as every exit-1 line of one input (two inputs may share a name)
             return GateVerdict(1, f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap "
