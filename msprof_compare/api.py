@@ -997,11 +997,13 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
         log.warning("%s", line)
     unused = [] if matching else _unused_name_map_keys(opts, (base_profile, comparison_profile))
     if unused:
+        from .compare.optree import names_sheet  # said before pairing: "OperatorCompare or ModuleCompare" may be
+
         one = len(unused) == 1
         log.warning("--op_name_map: %s %s no operator of either side and %s in no module name, so %s nothing "
                     "(names are case-sensitive: copy them from the %s sheet).",
                     ", ".join(term_safe(repr(k)) for k in unused), "names" if one else "name",
-                    "appears" if one else "appear", "it renames" if one else "they rename", _map_sheets(opts))
+                    "appears" if one else "appear", "it renames" if one else "they rename", names_sheet(opts))
     crossed = [] if matching else _renamed_again(opts)
     if crossed:
         said = [tuple(term_safe(repr(x)) for x in t) for t in crossed[:3]]
@@ -1054,15 +1056,6 @@ def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> l
         for frame in (p.ops, p.python_functions):
             names.update(str(n) for n in pd.unique(frame["name"]).tolist())
     return [k for k in opts.op_name_map if k and "/" not in k and not any(k in n for n in names)]
-
-
-def _map_sheets(opts: Options) -> str:
-    """The sheets of this run whose names the unused-key warning sends the user to (``optree.names_sheet``, the rule
-    the ``--transparent_op`` refusal follows once the run has paired): said before pairing, so "OperatorCompare or
-    ModuleCompare" where module matching decides."""
-    from .compare.optree import names_sheet
-
-    return names_sheet(opts)
 
 
 def _renamed_again(opts: Options) -> list[tuple[str, str, str]]:

@@ -1,7 +1,7 @@
 """Two hints send the user to a sheet's Operator Name to copy an op's name from: ``--op_name_map``'s unused-key
-warning, said before the run pairs (``api._map_sheets``), and ``--transparent_op``'s refusal, once it has paired
-(``optree._names_sheet``). One rule decides both (``optree.names_sheet``); a run given a misspelt name of each gets
-both, and they must not send the user to two sheets, nor to one the run does not write."""
+warning, said before the run pairs (``optree.names_sheet(opts)``), and ``--transparent_op``'s refusal, once it
+has paired (``optree._names_sheet``). One rule decides both (``optree.names_sheet``); a run given a misspelt name
+of each gets both, and they must not send the user to two sheets, nor to one the run does not write."""
 
 from __future__ import annotations
 
