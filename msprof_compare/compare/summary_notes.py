@@ -677,11 +677,14 @@ def net_of_communication(contrib: pd.DataFrame | None, comm: pd.DataFrame | None
 
 
 def net_of_communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) -> str:
-    """``net_of_communication`` as the note's last part, figures as the table's ("" for none)."""
+    """``net_of_communication`` as the note's last part, figures as the table's ("" for none); one operator in the
+    singular (level-1 rank 1 -> rank 0 text exports name aten::to alone: "the operators ... are aten::to")."""
     net = net_of_communication(contrib, comm)
     if not net:
         return ""
-    return ("net of the collective communication inside them, the operators whose device time changed most are "
+    lead = "the operators whose device time changed most are " if len(net) > 1 else \
+        "the operator whose device time changed most is "
+    return ("net of the collective communication inside them, " + lead
             + ", ".join(f"{n} {half_up(ms, 3):+.3f} ms" for n, ms in net))
 
 
