@@ -55,7 +55,7 @@ from .module_contributors import find_module_contributors
 from .optree import compared_whole
 from .summary_notes import mark_pairs, operator_wrappers, unchanged_why
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
-from .verdict import run_verdict
+from .verdict import export_window, run_verdict
 from .waterfall import e2e_frame, steps_changed, waterfall_contributors, waterfall_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -210,6 +210,8 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         if one_sided is not None and compared_whole(ctx, one_sided[0], one_sided[1]):
             contrib.attrs["one_sided_wrapper"] = one_sided
     contrib.attrs["api_sheet"] = api
+    # a DB export's window tasks, which its Free: Other holds beside a text export's (the note on idle time)
+    contrib.attrs["export_window"] = export_window(ctx, ctx.frames.get("e2e"))
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib, found[1] if found is not None and found[0] == "operator" else None)
     if comm is not None:

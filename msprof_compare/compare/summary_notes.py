@@ -738,19 +738,36 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
     if level == "category":  # the waterfall steps themselves: they are the E2E change
         return ""
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
-    note = _net_note(level, net, e2e, wf, e2e_delta_ns, bool(contrib.attrs.get("api_sheet", True)))
+    note = _net_note(level, net, e2e, wf, e2e_delta_ns, bool(contrib.attrs.get("api_sheet", True)),
+                     contrib.attrs.get("export_window"))
     return note + _shares_basis(contrib, net) if note else ""
 
 
-def _idle_next(named: str, e2e: float, api_sheet: bool = True) -> str:
+def _idle_next(named: str, e2e: float, api_sheet: bool = True, wf: pd.DataFrame | None = None,
+               window: tuple[str, int] | None = None) -> str:
     """Where Free: Other leads the steps that hold most of the E2E change, what it is and where to look next, else
     "". Two runs of one ResNet-50 (torch-tb-profiler samples) differ by -120 ms, -119.8 ms of it Free: Other: the
     note named the step and stopped, while ApiCompare shows the single-process DataLoader's __next__ 143 ms quicker,
     the host work the device had waited for. ``api_sheet``: whether the run writes ApiCompare (the contributors'
-    ``attrs["api_sheet"]``, set by the Summary comparator)."""
+    ``attrs["api_sheet"]``, set by the Summary comparator). ``window``: a DB export's side and the ns of device
+    tasks outside its computing and communication that its Free: Other holds beside a text export, which holds
+    none (``verdict.export_window``): they are taken out of the step's change (``wf``) before it is read as idle
+    time. Text level 1 -> DB level 1, rank 0: Free: Other +5.200 ms read "the device waited longer for work", of
+    which 5.686 ms are the DB export's window tasks, so the device idled 0.486 ms less."""
     if not named.startswith(f"{FREE_OTHER_STEP} "):
         return ""
-    return f"; {FREE_OTHER_STEP} is device idle time: {_idle_words(e2e > 0, api_sheet, ' or to load its data')}"
+    if window is None or wf is None:
+        return f"; {FREE_OTHER_STEP} is device idle time: {_idle_words(e2e > 0, api_sheet, ' or to load its data')}"
+    side, outside = window
+    delta = int(wf["Delta(ns)"].to_numpy()[wf["Step"].to_numpy() == FREE_OTHER_STEP][0])
+    idle = delta - outside if side == "comparison" else delta + outside
+    held = (f"; {FREE_OTHER_STEP} is device idle time and, on the {side} side, a DB export's, also its "
+            f"{ms3(outside):.3f} ms of device tasks outside its computing and communication, which a text export's "
+            "E2E leaves out")
+    if not ms3(idle):
+        return f"{held}; net of them, the device idled as long as before"
+    return (f"{held}; net of them, the idle time changed by {ms3(idle):+.3f} ms: "
+            f"{_idle_words(idle > 0, api_sheet, ' or to load its data')}")
 
 
 def _idle_words(longer: bool, api_sheet: bool, also: str = "") -> str:
@@ -762,7 +779,7 @@ def _idle_words(longer: bool, api_sheet: bool, also: str = "") -> str:
 
 
 def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int,
-              api_sheet: bool = True) -> str:
+              api_sheet: bool = True, window: tuple[str, int] | None = None) -> str:
     """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
     shown = f"{ms3(e2e_delta_ns):+.3f} ms"  # the verdict's figure: ``e2e`` by its float read +0.004 of 4.5 us
     moved = f"{half_up(net, 3):+.3f} ms"  # as the tables: a net of -100 ns read "-0.000 ms"
@@ -776,9 +793,9 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
     if rest is not None:
         why = f"the waterfall puts all of it in {named}" + (
             f"; other steps moved {ms3(rest):+.3f} ms the other way" if ms3(rest) else "") + _idle_next(
-            named, e2e, api_sheet)
+            named, e2e, api_sheet, wf, window)
     elif most:
-        why = f"the waterfall puts most of it in {named}" + _idle_next(named, e2e, api_sheet)
+        why = f"the waterfall puts most of it in {named}" + _idle_next(named, e2e, api_sheet, wf, window)
     elif named:
         why = f"the waterfall puts part of it in {named}; see the waterfall for the rest"
     else:

@@ -81,15 +81,25 @@ def export_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> s
     the torch_npu samples, which can turn a faster run into a "slower" verdict), else "". Said after the
     verdict's figures: inside the parentheses after "E2E time" its ~150 characters (~230 with a step's scope)
     stood between the words and their figures."""
-    sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
-    if {sources["base"], sources["comparison"]} != {"ascend_db", "ascend_text"} or e2e is None or not len(e2e):
+    window = export_window(ctx, e2e)
+    if window is None:
         return ""
-    side = "base" if sources["base"] == "ascend_db" else "comparison"
-    outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
-    if outside <= 0:
-        return ""
+    side, outside = window
     return (f"the {side} side's E2E, a DB export's, holds {ms3(outside):.3f} ms of device tasks outside its computing "
             "and communication, which a text export's leaves out")
+
+
+def export_window(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tuple[str, int] | None:
+    """Where a text export meets a DB export, the DB side ("base" / "comparison") and the ns of its E2E window that
+    its non-kernel device tasks hold outside its computing and communication, which its Free Time counts and a
+    text export's window leaves out (``export_aside``; the note on a Free: Other change takes them out); else
+    None."""
+    sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
+    if {sources["base"], sources["comparison"]} != {"ascend_db", "ascend_text"} or e2e is None or not len(e2e):
+        return None
+    side = "base" if sources["base"] == "ascend_db" else "comparison"
+    outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
+    return (side, outside) if outside > 0 else None
 
 
 def e2e_scope(ctx: RunContext | CompareResult, range_aside: bool = False) -> str:
