@@ -462,9 +462,10 @@ def test_workbook_without_figures(tmp_path):
                     reason="needs LibreOffice (soffice) and poppler (pdftotext), which CI does not have")
 def test_printed_pages_cut_no_repeated_row(tmp_path):
     """LibreOffice prints a 150-rank overview three pages across and three down, each page repeating column A
-    (Rank) and rows 1-3. Row 2 (the ranks selected and the job line) lies over the first page's columns that are not
-    repeated, wrapped: in A2 it printed cut at column A's edge ("Job (slowe") on every page across, and it ran on
-    past the first page's last column. Its pages down carry it whole, its pages across none of it."""
+    (Rank) and rows 1-3. Row 2 (the ranks selected, the job line, the gate's verdict) lies over the first page's
+    columns that are not repeated, wrapped: in A2 it printed cut at column A's edge ("Job (slowe") on every page
+    across, and it ran on past the first page's last column. Its pages down carry it whole, its pages across none
+    of it."""
     import subprocess
 
     from msprof_compare.report.ranks_report import overview, write_overview
@@ -481,6 +482,9 @@ def test_printed_pages_cut_no_repeated_row(tmp_path):
     note = " ".join(map(str, range(32))).replace(" ", ", ")
     # rank 150, selected, has no row (compared or not): row 2 names it, as the console's job line would
     note = f"Ranks selected: {note}, ... (151 in all) (rank 150 not compared)\n{doc['job_line']}"
+    # every compared rank is 30 % slower, past the 20 % gate: the verdict names them all
+    all_ranks = ", ".join(map(str, range(n)))
+    note += f"\n--fail_on_regression 20 (exit code 3): ranks {all_ranks} regressed beyond the threshold"
     assert ws["B2"].value == note and ws["A2"].value is None and ws["B2"].alignment.wrap_text
     assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1", "B2:I2"}
     profile = tmp_path / "profile"
