@@ -921,12 +921,15 @@ def test_wide_sheet_pages_carry_the_row_names_in_libreoffice(tmp_out: Path, tmp_
     subprocess.run(["soffice", "--headless", "--norestore", f"-env:UserInstallation=file://{profile}",
                     "--convert-to", "pdf", "--outdir", str(tmp_path), str(path)],
                    check=True, capture_output=True, timeout=300)
-    text = subprocess.run(["pdftotext", "-layout", str(tmp_path / f"{path.stem}.pdf"), "-"], check=True,
-                          capture_output=True, text=True).stdout
-    # a sheet's pages by its footer's name and page number, not as one line: the lines of a call stack past its
-    # one-line row are clipped in the picture but stay in the PDF's text, where -layout may set them on that line
+    pdf = str(tmp_path / f"{path.stem}.pdf")
+    text, raw = (subprocess.run(["pdftotext", mode, pdf, "-"], check=True, capture_output=True, text=True).stdout
+                 for mode in ("-layout", "-raw"))
+    # a sheet's pages by its footer, read in drawing order (-raw: "ModuleCompareStatistic Page 7 of 40"), their
+    # text as laid out: the lines of a call stack past its one-line row are clipped in the picture but stay in
+    # the PDF's text, where -layout may set them across the footer's line ("Page forward;", with Carlito)
     def sheet_pages(name: str) -> list[str]:
-        return [p for p in text.split("\f") if re.search(rf"\b{name}\b", p) and re.search(r"Page \d+ of", p)]
+        return [p for p, r in zip(text.split("\f"), raw.split("\f"), strict=True)
+                if re.search(rf"^{name} Page \d+ of \d+$", r, re.M)]
 
     pages = sheet_pages("ModuleCompareStatistic")
     assert len(pages) % 3 == 0 and len(pages) >= 6

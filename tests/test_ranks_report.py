@@ -493,8 +493,10 @@ def test_printed_pages_cut_no_repeated_row(tmp_path):
                    timeout=300)
     text = subprocess.run(["pdftotext", "-layout", str(Path(path).with_suffix(".pdf")), "-"], check=True,
                           capture_output=True, text=True).stdout
-    pages = [p for p in text.split("\f") if re.search(r"Ranks\s+Page \d+ of 9", p)]
-    assert len(pages) == 9
+    # three pages across; how many bands of rows down depends on the scale, which depends on the font LibreOffice
+    # puts for Calibri (9 pages with DejaVu Sans, 12 with the metric-compatible Carlito)
+    pages = [p for p in text.split("\f") if re.search(r"Ranks\s+Page \d+ of \d+", p)]
+    assert len(pages) % 3 == 0 and len(pages) >= 6
     heads = [c.value for c in ws[3]]
     for k, page in enumerate(pages):
         header = next(line.split() for line in page.splitlines() if line.startswith("Rank "))
