@@ -1180,7 +1180,7 @@ def test_the_detail_runs_to_the_page_edge_and_further_only_where_a_row_would_be_
 
 
 @pytest.mark.skipif(shutil.which("soffice") is None or shutil.which("pdftotext") is None,
-                    reason="needs LibreOffice (soffice) and poppler (pdftotext), which CI does not have")
+                    reason="needs soffice and pdftotext (apt-get install libreoffice-calc poppler-utils)")
 def test_libreoffice_prints_the_summary_whole(text_pair, tmp_path):
     """LibreOffice prints NPU pair 1's Summary on pages one table wide: the first holds the waterfall, its verdict
     and the chart; the captions' paths, every contributor and every check are printed whole (nothing past the

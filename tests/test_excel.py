@@ -909,7 +909,7 @@ def test_one_page_wide_down_to_70_percent_and_name_columns_that_leave_no_room(tm
 
 
 @pytest.mark.skipif(shutil.which("soffice") is None or shutil.which("pdftotext") is None,
-                    reason="needs LibreOffice (soffice) and poppler (pdftotext), which CI does not have")
+                    reason="needs soffice and pdftotext (apt-get install libreoffice-calc poppler-utils)")
 def test_wide_sheet_pages_carry_the_row_names_in_libreoffice(tmp_out: Path, tmp_path: Path) -> None:
     """LibreOffice prints the bert pair's ModuleCompareStatistic three pages across, each band of rows on three
     consecutive pages that all start with Order Id .. Operator Name and its rows' module names; the last of

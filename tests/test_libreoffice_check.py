@@ -1,6 +1,6 @@
 """tools/libreoffice_check.py: its comparison of our cells with LibreOffice's CSV exports, fed CSV text that
 LibreOffice 7.4 wrote for a real workbook (tests/data/libreoffice/README.md) and mutated copies of it, and one
-run of the whole tool where ``soffice`` is installed (CI has none)."""
+run of the whole tool where ``soffice`` is installed."""
 
 from __future__ import annotations
 
@@ -197,7 +197,7 @@ def test_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: p
     assert capsys.readouterr().err == "error: openpyxl not found (pip install '.[test]', or pip install openpyxl)\n"
 
 
-@pytest.mark.skipif(shutil.which("soffice") is None, reason="needs LibreOffice (soffice), which CI does not have")
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="needs LibreOffice (apt-get install libreoffice-calc)")
 def test_whole_tool_on_a_real_workbook_and_a_broken_one(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """One LibreOffice run over the real workbook (clean) and a workbook it cannot read as written: a formula
     with no cached value, recalculated by LibreOffice, and a number too wide for its column in the PDF."""

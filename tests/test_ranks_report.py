@@ -459,7 +459,7 @@ def test_workbook_without_figures(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("soffice") is None or shutil.which("pdftotext") is None,
-                    reason="needs LibreOffice (soffice) and poppler (pdftotext), which CI does not have")
+                    reason="needs soffice and pdftotext (apt-get install libreoffice-calc poppler-utils)")
 def test_printed_pages_cut_no_repeated_row(tmp_path):
     """LibreOffice prints a 150-rank overview three pages across and three down, each page repeating column A
     (Rank) and rows 1-3. Row 2 (the ranks selected, the job line, the gate's verdict) lies over the first page's
