@@ -39,6 +39,7 @@ FAMILY = "GPU: RCCL and other libraries' collective kernels are communication; f
 UNION = "GPU computing / uncovered communication are exact unions (not 1-µs ticks)"
 GROUPS = "DB communication groups of two runs pair in OverallMetrics"
 DB_OPS = "DB torch ops: one row per API call (not one per CANN connection id)"
+DB_STACKS = "DB op call stacks are read from PYTORCH_CALLCHAINS"
 DB_SHAPES = "DB ops without input shapes read `N/A`; DB memory durations are exact"
 DB_KB = "DB operator memory sizes are in KB, times exact"
 LCS = "Operator and module matching is a true maximum matching (LCS)"
@@ -110,6 +111,10 @@ RULES: dict[str, Callable[[str, Cell], bool]] = {
     GROUPS: lambda pair, c: (
         pair == DB and c.sheet == "OverallMetrics"
         and (str(c.label).startswith("\t90.91.105.46%") or c.label in ("\t\tWait", "\t\tTransmit"))),
+    # an op cell's stack where the original, reading no PYTORCH_CALLCHAINS, shows none
+    DB_STACKS: lambda pair, c: (
+        pair == DB and c.sheet == "ModuleCompare" and c.column.endswith("Call Stack") and c.ref in ("N/A", None)
+        and isinstance(c.ours, str) and re.match(r"\S.*\(\d+\): ", c.ours) is not None),
     DB_OPS: lambda pair, c: (
         pair == DB and c.sheet in ("ModuleCompareStatistic", "ModuleCompare", "ApiCompare")
         and c.column not in IDENTITY),
@@ -128,7 +133,8 @@ RULES: dict[str, Callable[[str, Cell], bool]] = {
 EXPECTED: dict[str, dict[tuple[str, str], int]] = {
     "1-npu-text-l1-vs-l2": {("ModuleCompare", NS): 103},
     "2-npu-text-l0-rank0-vs-rank1": {("ModuleCompare", NS): 104},
-    DB: {("OverallMetrics", GROUPS): 55, ("ModuleCompareStatistic", DB_OPS): 222, ("ModuleCompare", DB_OPS): 385,
+    DB: {("OverallMetrics", GROUPS): 55, ("ModuleCompareStatistic", DB_OPS): 222, ("ModuleCompare", DB_OPS): 383,
+         ("ModuleCompare", DB_STACKS): 14,
          ("ApiCompare", DB_OPS): 50, ("MemoryCompareStatistic", DB_KB): 200, ("MemoryCompare", DB_SHAPES): 358,
          ("MemoryCompare", DB_KB): 198},
     "4-gpu-alexnet-vs-npu-text-l1": {("OperatorCompare", NS): 68, ("ApiCompare", API): 17},

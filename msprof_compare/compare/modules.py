@@ -1079,7 +1079,7 @@ def build(ctx: RunContext) -> list[Sheet] | None:
     if not ctx.options.disable_details:
         detail = detail_frame(pairs, base, comp, heads)
         if len(detail) and any(not _has_stacks(t) for t, p in ((base, ctx.base), (comp, ctx.comparison))
-                        if p.source != "ascend_db"):  # DB exports carry no op call stacks to read
+                        if p.source != "ascend_db"):  # not said of DB exports (docs/differences.md)
             log.warning("If you want to see the operator's call stack, you must enable with_stack switch.")
         sheets.append(Sheet("ModuleCompare", DETAIL_COLUMNS, detail, *DETAIL_SPANS))
     return sheets

@@ -82,6 +82,7 @@ from ..model import (
     SAME_START_STEPS,
     Profile,
     frame,
+    object_array,
     object_full,
     positions_in_runs,
     repeats,
@@ -171,6 +172,7 @@ NULL_EFFECTS: dict[str, str] = {
                                 "enqueue",
     "PYTORCH_API.inputShapes": _SHAPES_LOST,
     "PYTORCH_API.inputDtypes": _SHAPES_LOST,
+    "PYTORCH_CALLCHAINS.stack": "those frames read as empty in the op call stacks (ModuleCompare's Call Stack cells)",
     "CONNECTION_IDS.id": _NO_LINK,
     "CONNECTION_IDS.connectionId": _NO_LINK,
     "META_DATA.name": _NO_METADATA,
@@ -1771,6 +1773,11 @@ def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tup
             "link": p("connectionId"), "name": p("name"), "type": kind_sql}
     if opts.any_detail():
         cols.update(shapes=p("inputShapes"), dtypes=p("inputDtypes"))
+        # with_stack's frames (a DB recorded without it has no such table), shown by ModuleCompare's op rows alone:
+        # read only for that sheet, ~1 us a frame (0.5 s at 470k)
+        if (db.has("PYTORCH_CALLCHAINS") and opts.enable_operator_compare and not opts.disable_module
+                and not opts.disable_details):
+            cols["chain"] = db.col("PYTORCH_API", "p", "callchainId", figure=False)
     # startNs/endNs are TEXT in current exports: compare and return them as integers.
     # a column's IN list as pairs (_in_pairs: 77 -> 63 ms a scan of 650k rows for three kinds); the CASE of older
     # exports would be evaluated once per pair
@@ -1837,6 +1844,41 @@ def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tup
         if unwanted.any():
             got = got[~unwanted]
     return {k: got[:, i] for i, k in enumerate(cols)}  # views: a reordered copy cost 0.09 s at 650k rows
+
+
+#: How a text export joins the frames of an op's "Call stack" argument, innermost first.
+_FRAME_SEP = ";\r\n"
+
+
+def _call_stacks(db: _Db, chains: np.ndarray) -> np.ndarray:
+    """Each op's call stack (``chains``: its PYTORCH_API.callchainId, -1 none) from PYTORCH_CALLCHAINS: its frames
+    by stackDepth, innermost (0) first, joined as the text export of a run writes the op's "Call stack", so that the
+    module sheets of the two exports of one run show the same stacks (every DB op read ``N/A`` before, beside its
+    text export's stack); ``N/A`` for an op without a chain or whose chain the table lacks, the text export's word."""
+    out = object_full(chains.size, "N/A")
+    wanted = np.unique(chains[chains >= 0])
+    if not wanted.size:
+        return out
+    if missing := sorted({"id", "stackDepth", "stack"} - db.columns("PYTORCH_CALLCHAINS")):
+        db.notes.append(f"table PYTORCH_CALLCHAINS lacks column(s) {', '.join(missing)}: the torch ops' call stacks "
+                        "read N/A")
+        return out
+    # a NULL frame id read as -1, which ``_Db.text`` takes for NULL (no profiler writes a STRING_IDS id of -1)
+    rows = db.ints("SELECT COALESCE(id, -1), COALESCE(stackDepth, -1), COALESCE(stack, -1) FROM PYTORCH_CALLCHAINS",
+                   (), 3)
+    rows = rows[np.isin(rows[:, 0], wanted)]
+    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+    frames = db.text(rows[:, 2], column="PYTORCH_CALLCHAINS.stack").tolist()
+    ids = rows[:, 0]
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if ids.size else np.zeros(0, np.int64)
+    bounds = np.r_[starts, ids.size]
+    stacks = object_array([_FRAME_SEP.join(frames[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+    if not stacks.size:
+        return out
+    pos = np.minimum(np.searchsorted(ids[starts], chains), starts.size - 1)
+    hit = (chains >= 0) & (ids[starts][pos] == chains)
+    out[hit] = stacks[pos[hit]]
+    return out
 
 
 def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options) -> None:
@@ -1926,7 +1968,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         "name": names[is_op], "cat": object_full(is_op.size, "cpu_op"),
         "ts": ts[is_op], "dur": dur[is_op], "pid": pid[is_op], "tid": tid[is_op],
         "input_dims": shapes, "input_type": dtypes,
-        "call_stack": object_full(is_op.size, "N/A"),
+        "call_stack": _call_stacks(db, col.get("chain", none)[is_op]),
         "connection_id": first_cid[is_op],
     })
     # op_row: position in profile.ops
