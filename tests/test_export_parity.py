@@ -7,8 +7,11 @@ other's independent value; the documented exceptions are checked against their r
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
+import pandas as pd
+import pytest
 from dbutil import edited_copy, sql
 
 from msprof_compare import compare
@@ -16,6 +19,8 @@ from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
 
 PT = "msinsight/test/data/pytorch"
+#: (level, rank) of the runs exported both as text and as a DB (separate runs of one script)
+PAIRS = [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]
 OP = 50001  # ENUM_API_TYPE's op of the samples
 
 
@@ -26,6 +31,11 @@ def _exports(samples: Path, level: int, rank: int) -> tuple[Path, Path]:
 
 def _db_file(root: Path) -> Path:
     return next((root / "ASCEND_PROFILER_OUTPUT").glob("ascend_pytorch_profiler_*.db"))
+
+
+def _kernel_rows(text: Path) -> list[dict[str, str]]:
+    with open(text / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def _sql_stacks(db: Path) -> list[str]:
@@ -90,3 +100,64 @@ def test_db_call_stacks_without_frames_or_a_chain(samples: Path, tmp_path: Path)
     bare = load_profile(str(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"), opts)
     assert set(bare.ops["call_stack"]) == {"N/A"}
     assert not [w for w in bare.warnings if "CALLCHAINS" in w]
+
+
+def _both(sheet: pd.DataFrame, col: str) -> pd.DataFrame:
+    """The rows of a merged sheet that hold both sides (``col`` and ``col``.1 set)."""
+    return sheet[sheet[col].notna() & sheet[col + ".1"].notna()]
+
+
+@pytest.mark.parametrize(("level", "rank"), PAIRS)
+def test_every_count_agrees_between_the_text_and_the_db_export(samples: Path, level: int, rank: int) -> None:
+    """Text (base) against DB (comparison) of one level and rank, every comparison on: every row pairs, and each
+    count the sheets give is equal on both sides (calls, numbers, allocation sizes), except the documented ones:
+    the text side's kernels without PMU values that it leaves out of Computing's Number and Vector (kernel_details
+    .csv), its HCCL KernelCompare row (kernel_details.csv), a Level0 text export's uncategorised computing and
+    missing KernelCompare (its kernels typed N/A), and a Level0 DB's communication ops of op type N/A (SQL)."""
+    text, db = _exports(samples, level, rank)
+    dbf = _db_file(db)
+    res = compare(str(text), str(db))
+    names = res.sheet_names
+    api = res.sheet("ApiCompare")
+    assert api["Calls"].notna().all() and api["Calls.1"].notna().all()
+    assert api["Calls"].tolist() == api["Calls.1"].tolist() and len(api) > 100
+    mem = res.sheet("MemoryCompare")
+    assert mem["Size(KB)"].notna().all() and mem["Size(KB).1"].notna().all()
+    assert mem["Size(KB)"].tolist() == mem["Size(KB).1"].tolist() and len(mem) == 115
+    stat = res.sheet("MemoryCompareStatistic")
+    for what in ("Operator Number", "Allocated Memory(MB)"):
+        assert stat[f"Base {what}"].tolist() == stat[f"Comparison {what}"].tolist()
+    mod = res.sheet("ModuleCompareStatistic")
+    assert mod["Number"].notna().all() and mod["Number"].tolist() == mod["Number.1"].tolist()
+    detail = res.sheet("ModuleCompare")
+    assert detail["Operator Name"].notna().all()
+    assert detail["Operator Name"].tolist() == detail["Operator Name.1"].tolist()
+    rows = _kernel_rows(text)
+    om = res.sheet("OverallMetrics").set_index("Index")
+    computing = sql(dbf, "SELECT count(*) FROM COMPUTE_TASK_INFO")[0][0]
+    assert om.loc["Computing Time", "Number.1"] == computing == 187
+    comm = res.sheet("CommunicationCompare")
+    ops = sql(dbf, "SELECT count(*) FROM COMMUNICATION_OP")[0][0]
+    if level == 0:  # no Type, no PMU column: the text side's computing is all Other, its Number 0
+        assert {r["Type"] for r in rows} == {"N/A"} and "aiv_vec_time(us)" not in rows[0]
+        assert om["Number"].replace("/", 0).eq(0).all()
+        # the DB names its communication ops' family by op type, N/A at Level0: no row on that side
+        assert sql(dbf, "SELECT DISTINCT s.value FROM COMMUNICATION_OP c JOIN STRING_IDS s ON s.id = c.opType") \
+            == [("N/A",)]
+        assert comm["Calls.1"].isna().all() and comm["Calls"].tolist() == [ops]
+        assert "KernelCompare" not in names
+        return
+    no_pmu = sum(1 for r in rows if r["aiv_vec_time(us)"].strip() == "N/A" and r["Accelerator Core"] != "HCCL")
+    assert no_pmu == 2
+    numbers = om[om["Number"] != "/"]
+    apart = numbers["Number.1"] - numbers["Number"]
+    assert apart[apart != 0].to_dict() == {"Computing Time": no_pmu, "\tVector": no_pmu,
+                                           "\t\tVector (No Trans)": no_pmu}
+    assert comm["Calls"].tolist() == comm["Calls.1"].tolist() and comm["Calls"].iloc[0] == ops == 4
+    kc = res.sheet("KernelCompare")
+    one = kc[kc["Calls"].isna() | kc["Calls.1"].isna()]
+    hccl = [r for r in rows if r["Accelerator Core"] == "HCCL"]
+    assert one["Kernel"].tolist() == ["hcom_allReduce_"] and one["Calls"].tolist() == [len(hccl)] == [4]
+    both = _both(kc, "Calls")
+    assert both["Calls"].tolist() == both["Calls.1"].tolist()
+    assert int(both["Calls"].sum()) == computing == len(rows) - len(hccl)
