@@ -959,7 +959,7 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
     layouts = [_layout(p, opts.force, heads) for p in (base, comparison)]
     # one input under two paths (run/ and ./run) is on both sides; a link and the file it leads to are not: a
     # refused link is the side it was given as
-    one = opts.base_step == opts.comparison_step and _same_entry(given_path(base), given_path(comparison))
+    one = one_input(base, comparison, opts)
     if opts.step_given:
         _refuse_gpu_step(layouts, heads, ("both sides",) * 2 if one else ("base side", "comparison side"))
     keywords = None
