@@ -278,7 +278,9 @@ class CompareResult:
         breakdown in the run, the one ``regression_gate`` makes is made now."""
         gate = self._gate
         if gate is None and "e2e" not in self.frames:
-            gate = _gate_frames(self)
+            from .compare.gate import gate_frames
+
+            gate = gate_frames(self)
         return dataclasses.replace(self, base=_slim_profile(self.base), comparison=_slim_profile(self.comparison),
                                    sheets=list(self.sheets), frames=dict(self.frames), _gate=gate)
 
@@ -452,21 +454,6 @@ def judge_regression(result: CompareResult, pct: float, face: Face, method: bool
     from .compare import gate
 
     return RegressionGate.of(gate.verdict_of(result, pct, face, method), pct)
-
-
-def _gate_frames(result: CompareResult) -> dict[str, pd.DataFrame | None] | str:
-    """What the gate reads of a result compared without the time breakdown: the frames of a breakdown made for it
-    alone (``gate.gate_frames``; to_json and the sheets must stay as compared), or the message of the error that
-    kept the breakdown from being made."""
-    from .compare import gate, overall
-
-    try:
-        comparison = named_as(result.comparison, result.base.path) if result._one_input else result.comparison
-        pair = overall.breakdowns(RunContext(result.base, comparison, result.options))
-    except ProfileError as exc:  # e.g. GPU kernels without any stream: no E2E time to judge by
-        _retype(exc, TypedPaths(result.base.path, result.comparison.path).text)  # named as typed (the paths')
-        return f"error: {exc}"
-    return gate.gate_frames(result, *pair)
 
 
 def _slim_profile(profile: Profile) -> Profile:

@@ -177,20 +177,20 @@ def test_a_run_judges_once(samples, tmp_path, capsys, monkeypatch):
 
 
 def test_the_gate_breakdown_is_made_once_per_result(samples, monkeypatch):
-    """A result compared without the time breakdown: the gate makes one for itself (``api._gate_frames``, a whole
+    """A result compared without the time breakdown: the gate makes one for itself (``gate.gate_frames``, a whole
     breakdown of both sides). Each new threshold made it again, and so did ``slim()`` after the gate; it is made
     once now, and each threshold's verdict is a fresh result's (E2E 129.863 -> 136.581 ms: +5.17 %, so 3 at 1 %
     and 0 at 10 %)."""
-    from msprof_compare import api
+    from msprof_compare.compare import gate
 
     made: list[int] = []
-    gate_frames = api._gate_frames
+    gate_frames = gate.gate_frames
 
     def counted(result):
         made.append(1)
         return gate_frames(result)
 
-    monkeypatch.setattr(api, "_gate_frames", counted)
+    monkeypatch.setattr(gate, "gate_frames", counted)
     args = (str(samples / NPU_L2), str(samples / NPU_L1))
     res = compare(*args, enable_operator_compare=True)
     assert "e2e" not in res.frames

@@ -217,7 +217,7 @@ def test_step_note_of_one_export_under_two_paths_says_its_scope_once(capsys: pyt
 
 
 def test_gate_of_one_trace_under_two_paths_names_both_sides_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The gate of a result compared without the time breakdown makes one for itself (``api._gate_frames``); for the
+    """The gate of a result compared without the time breakdown makes one for itself (``gate.gate_frames``); for the
     excerpt under two paths its refusal (4 kernels, every one an ncclDevKernel collective: no E2E time to judge)
     said "(base side: ...)" where the run's own breakdown, asked for, says "(both sides: ...)": the same words
     now, after a slim copy too."""

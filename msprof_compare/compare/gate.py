@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..api import GateVerdict
-from ..errors import side_named
+from ..api import GateVerdict, RunContext, _retype, named_as
+from ..errors import ProfileError, side_named
+from ..loaders.paths import TypedPaths
 from ..textsafe import term_safe
-from .breakdown import Breakdown
 from .contributors import share_basis, top_contributors
 from .module_contributors import outside_modules_note
 from .summary_notes import GATE_BASIS_LEAD, contributors_note_lines
@@ -39,17 +39,27 @@ def e2e_ns(result: CompareResult, e2e: pd.DataFrame | None = None) -> tuple[int,
     return int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0])
 
 
-def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -> dict[str, pd.DataFrame | None]:
-    """The frames the gate reads for a result compared without the time breakdown, as ``summary.build`` makes them
-    in a run with ``--fail_on_regression``: the result's ("contributor_communication" for the note under the
-    contributors; the contributors' attrs for the line on those outside every module) with "e2e", the waterfall,
-    and its steps as the contributors where the run's sheets named none. A new dict, kept out of the result (its
-    reports must not change)."""
-    wf = waterfall_of((base, comparison))
+def gate_frames(result: CompareResult) -> dict[str, pd.DataFrame | None] | str:
+    """What the gate reads of a result compared without the time breakdown: the frames of a breakdown made for it
+    alone, as ``summary.build`` makes them in a run with ``--fail_on_regression`` (the result's frames, with
+    "contributor_communication" for the note under the contributors and the contributors' attrs for the line on
+    those outside every module, plus "e2e", the waterfall, and its steps as the contributors where the run's sheets
+    named none): a new dict, kept out of the result, whose reports and sheets stay as compared. Or the "error: ..."
+    message of the error that kept the breakdown from being made (GPU kernels without any stream: no E2E time to
+    judge by), its paths named as typed."""
+    from .overall import breakdowns
+
+    try:
+        comparison = named_as(result.comparison, result.base.path) if result._one_input else result.comparison
+        base, comp = breakdowns(RunContext(result.base, comparison, result.options))
+    except ProfileError as exc:
+        _retype(exc, TypedPaths(result.base.path, result.comparison.path).text)  # named as typed (the paths')
+        return f"error: {exc}"
+    wf = waterfall_of((base, comp))
     contrib = result.frames.get("contributors")
     if (contrib is None or not len(contrib)) and len(wf):
         contrib = top_contributors(*reversed(waterfall_contributors(wf)))
-    return {**result.frames, "e2e": e2e_frame(base, comparison), "waterfall": wf, "contributors": contrib}
+    return {**result.frames, "e2e": e2e_frame(base, comp), "waterfall": wf, "contributors": contrib}
 
 
 #: The smallest step change the gate's "Largest waterfall steps" line shows (to 0.001 ms, a half away from zero).
@@ -118,7 +128,7 @@ def threshold_text(pct: float) -> str:
 def verdict_of(result: CompareResult, pct: float, face: Face, method: bool = True) -> GateVerdict:
     """``api.judge_regression``'s verdict with the reasons its message lists as records (the JSON report's
     ``gate``): a result compared without the time breakdown is judged on one made for the gate alone
-    (``api._gate_frames``); the message names the options as ``face`` takes them, and for ``compare()`` the gate
+    (``gate_frames``); the message names the options as ``face`` takes them, and for ``compare()`` the gate
     as the caller asked it: ``regression_gate()`` (``method``), else the ``fail_on_regression`` keyword (the
     JSON report of a result compared with it). Judged once per threshold and result (``CompareResult._verdicts``)."""
     from ..options import flag_words_kept
@@ -135,14 +145,12 @@ def verdict_of(result: CompareResult, pct: float, face: Face, method: bool = Tru
 
 def _verdict(result: CompareResult, pct: float) -> GateVerdict:
     """``verdict_of``'s verdict before its face: of the result's frames, or of a breakdown made for the gate."""
-    from ..api import _gate_frames
-
     if "e2e" in result.frames:
         return judge(result, pct)
     # compared without the time breakdown: the breakdown made for the gate is kept, as a slim copy keeps it, so a
     # second threshold (or slim() after the gate) does not make it again
     if result._gate is None:
-        result._gate = _gate_frames(result)
+        result._gate = gate_frames(result)
     frames = result._gate
     return GateVerdict(1, frames) if isinstance(frames, str) else judge(result, pct, frames=frames)
 
