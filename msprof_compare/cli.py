@@ -962,7 +962,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
     """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates`` (and to
     ``breakdowns`` whether each rank's compare made a time breakdown); ``notices`` (``logs.RankNotices``) judges a
     rank's report lines as its compare's (``api.rank_results``)."""
-    from .api import judge_regression, rank_results
+    from .api import rank_results
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import FILE_PREFIX
@@ -983,19 +983,8 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
                 if breakdowns is not None:
                     breakdowns.append(result.options.time_breakdown)
                 _print(rank_line(rank, figures, written))
-                if result.options.fail_on_regression is not None:
-                    code, message = judge_regression(result, result.options.fail_on_regression, CLI_FACE)
-                    gates.append((rank, code))
-                    text = f"{unit_label(rank)}: {message.removeprefix('error: ')}"
-                    if code:
-                        # every line names its rank, as its log lines do (``RankNotices``): the steps and
-                        # contributors under "rank 1: Performance regression" read as no rank's, or the rank
-                        # before's, and a grep of a CI log for "rank 1:" lost them
-                        text = text.replace("\n", f"\n{unit_label(rank)}: ")
-                        write_line(f"error: {text}" if message.startswith("error: ") else text, keep_newlines=True)
-                    else:
-                        for line in text.split("\n"):  # a line each: the log escapes a line break
-                            log.info(line)
+                if result.options.fail_on_regression is not None:  # every line names its rank
+                    gates.append((rank, deliver.apply_gate(result, rank)))
             del result  # one rank's result alive at a time: dropped before the next rank loads
     except _STOPS:
         _reports_stay(log, rows)

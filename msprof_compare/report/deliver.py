@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..textsafe import term_safe, write_line
+from ..units import Unit, unit_label
 from .excel import default_file_name, workbook_part, write_workbook
 from .json_report import json_part, write_json
 from .output import check_room, first_free_name, names_no_file, new_names, output_target, utc_now, write_new_files
@@ -340,8 +341,11 @@ def _generated(written: list[str], path: str) -> None:
         log.info("The comparison result file has been generated: %s", path)
 
 
-def apply_gate(result: CompareResult) -> int:
-    """0; 3 with the regression and its top contributors written to stderr; 1 when a side has no E2E time."""
+def apply_gate(result: CompareResult, unit: Unit | None = None) -> int:
+    """0; 3 with the regression and its top contributors written to stderr; 1 when a side has no E2E time. ``unit``:
+    a rank-by-rank compare's (``units.Unit``), named first on every line written to stderr (the steps and
+    contributors under "rank 1: Performance regression" read as no rank's, or the rank before's, and a grep of a CI
+    log for "rank 1:" lost them) and on the first line logged (``logs.RankNotices`` names it on the others)."""
     pct = result.options.fail_on_regression
     if pct is None:
         return 0
@@ -349,6 +353,11 @@ def apply_gate(result: CompareResult) -> int:
     from ..options import CLI_FACE
 
     code, message = judge_regression(result, pct, CLI_FACE)
+    if unit is not None:
+        label = f"{unit_label(unit)}: "
+        error = "error: " if message.startswith("error: ") else ""
+        text = label + message.removeprefix("error: ")
+        message = error + text.replace("\n", "\n" + label) if code else text
     if code:
         write_line(message, keep_newlines=True)  # a closed or full stderr must not turn status 3 into 1
     else:
