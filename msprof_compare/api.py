@@ -584,11 +584,7 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     folders = _path("base", base), _path("comparison", comparison)
     heads = TraceHeads()  # discovery's, which the units' compares read again: each trace's head is read once
     pairs, alone = rank_pairs(*folders, options, RANKS_FACE, selected, heads)  # hints name compare_ranks
-
-    def starting(rank: Unit) -> None:  # the CLI's line: a notebook's log named no rank's inputs
-        log.info("%s: comparing %s with %s", unit_label(rank), *pairs[rank])
-
-    return RankResults(rank_results(pairs, options, API_FACE, starting, heads=heads), alone, selected,
+    return RankResults(rank_results(pairs, options, API_FACE, heads=heads), alone, selected,
                        (typed_path(folders[0]), typed_path(folders[1])), tuple(pairs))
 
 
@@ -721,10 +717,11 @@ def _refuse_cycles(folders: tuple[str, str], found: tuple[dict[Unit, str], ...],
 
 
 def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], face: Face,
-                 starting: Callable[[Unit], object] | None = None, notices: RankNotices | None = None,
+                 notices: RankNotices | None = None,
                  heads: TraceHeads | None = None) -> Generator[tuple[Unit, CompareResult], None, None]:
-    """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads;
-    ``starting(rank)`` is called before each rank's compare. Each compare logs through ``notices`` (a new
+    """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads,
+    and a line names the rank's two inputs before its compare (the CLI's and ``compare_ranks``': a notebook's log
+    named no rank's inputs). Each compare logs through ``notices`` (a new
     ``RankNotices`` when None: one per call, the state of no other), installed for that compare alone, never
     across a ``yield``: its lines begin with ``rank N: `` (``rank N cycle k: ``, ``cycle k: ``) and an earlier
     unit's notices it repeats are left out. ``heads``: discovery's trace heads (``rank_pairs``), which detection
@@ -736,8 +733,7 @@ def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], fa
     transparent: tuple[set[str], set[str]] = (set(), set())  # --transparent_op names checked, and found in a rank
     for rank, (base, comparison) in pairs.items():
         gc.collect()
-        if starting is not None:
-            starting(rank)
+        log.info("%s: comparing %s with %s", unit_label(rank), base, comparison)
         try:
             with notices.of_rank(rank), said_once():
                 result = _compare(base, comparison, options, face, heads, unit_rank(rank), transparent)

@@ -900,13 +900,9 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     pairs, one_sided = rank_pairs(base, comparison, params, CLI_FACE, rank_list, heads)
     rows: list[tuple[Unit, Any, list[str]]] = []
     gates: list[tuple[Unit, int]] = []
-
-    def starting(rank: Unit) -> None:
-        log.info("%s: comparing %s with %s", unit_label(rank), *pairs[rank])
-
     breakdowns: list[bool] = []
-    _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting,
-                   RankNotices(list(pairs.values())), heads, breakdowns, interrupted=interrupted)
+    _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, RankNotices(list(pairs.values())), heads,
+                   breakdowns, interrupted=interrupted)
     _print(render_ranks(rows))
     if rows and not any(breakdowns):  # a table of report names alone: say why it has no figure
         _print(no_figures([unit for unit, _, _ in rows]))
@@ -956,8 +952,8 @@ def _stamp_instant(stamp: str) -> _dt.datetime:
 
 def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], params: dict[str, Any], output: str,
                    stamp: str, explicit: bool, rows: list[tuple[Unit, Any, list[str]]],
-                   gates: list[tuple[Unit, int]], starting: Callable[[Unit], object],
-                   notices: RankNotices, heads: TraceHeads, breakdowns: list[bool] | None = None, *,
+                   gates: list[tuple[Unit, int]], notices: RankNotices, heads: TraceHeads,
+                   breakdowns: list[bool] | None = None, *,
                    interrupted: Callable[[], None]) -> None:
     """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates`` (and to
     ``breakdowns`` whether each rank's compare made a time breakdown); ``notices`` (``logs.RankNotices``) judges a
@@ -969,7 +965,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
     from .report.ranks_console import rank_figures, rank_line
 
     try:
-        for rank, result in rank_results(pairs, params, CLI_FACE, starting, notices, heads):
+        for rank, result in rank_results(pairs, params, CLI_FACE, notices, heads):
             with notices.of_rank(rank):
                 # .json too, by the formats; rank{R}_cycle{k} / cycle{k} for a schedule's cycles
                 name = os.path.join(output, f"{FILE_PREFIX}{unit_stem(rank)}_{stamp}.xlsx")
