@@ -119,23 +119,6 @@ def _gc_paused(build: Comparator) -> Comparator:
     return run
 
 
-@dataclass(frozen=True)
-class GateVerdict:
-    """What the ``--fail_on_regression`` gate decided and why (``compare.gate``): the exit code, the message it
-    writes, and the reasons that message lists as records (the JSON report's ``gate``): the contributors that grew
-    (``contributors``: name, level, diff_ms, share, share_of) and the waterfall steps (``steps``: step, delta_ns,
-    delta_ms), as listed, in its order. Defined here, where ``CompareResult`` keeps them: the gate's module loads
-    the Summary's checks (~0.3 s of imports), which a result's field type would pull in with every import of the
-    API, and a name imported for type checkers alone left ``typing.get_type_hints(CompareResult)`` unresolved."""
-
-    code: int
-    message: str
-    contributors: list[dict] = field(default_factory=list)
-    steps: list[dict] = field(default_factory=list)
-    #: (base, comparison) E2E in whole ns that the gate judged; None where the run had no time breakdown
-    e2e: tuple[int, int] | None = None
-
-
 class GateContributor(NamedTuple):
     """A contributor the regression gate lists (one that grew), as the JSON report's ``gate.contributors[]``
     names it: ``diff_ms`` unrounded (the line shows 3 decimals), ``share`` a fraction of ``share_of``."""
@@ -183,22 +166,22 @@ class RegressionGate(_CodeAndMessage):
     waterfall_steps: tuple[GateStep, ...] = ()
 
     @classmethod
-    def of(cls, verdict: GateVerdict, pct: float) -> RegressionGate:
-        """The gate of ``verdict``, judged at ``pct`` percent."""
+    def of(cls, code: int, message: str, pct: float, contributors: Iterable[GateContributor] = (),
+           steps: Iterable[GateStep] = (), e2e: tuple[int, int] | None = None) -> RegressionGate:
+        """The gate's verdict at ``pct`` percent, as ``compare.gate.judge`` reaches it: its code and message, the
+        contributors that grew and the waterfall steps, as the message lists them, and the (base, comparison) E2E in
+        whole ns it judged (None where the run had no time breakdown)."""
         from .compare.gate import threshold_text
         from .report.json_report import change
 
-        gate = cls(verdict.code, verdict.message)
-        base, comp = verdict.e2e if verdict.e2e is not None else (None, None)
-        diff = None if verdict.e2e is None else change(base, comp)["diff_ns"]  # None beside a side without E2E
+        gate = cls(code, message)
+        base, comp = e2e if e2e is not None else (None, None)
+        diff = None if e2e is None else change(base, comp)["diff_ns"]  # None beside a side without E2E
         fields = {
             "threshold_pct": float(pct), "threshold": threshold_text(pct),
             "diff_ns": diff, "diff_ms": None if diff is None else diff / 1e6,
             "base_ns": base, "comparison_ns": comp,
-            "contributors": tuple(GateContributor(str(r["name"]), str(r["level"]), float(r["diff_ms"]),
-                                                  float(r["share"]), str(r["share_of"])) for r in verdict.contributors),
-            "waterfall_steps": tuple(GateStep(str(r["step"]), int(r["delta_ns"]), float(r["delta_ms"]))
-                                     for r in verdict.steps),
+            "contributors": tuple(contributors), "waterfall_steps": tuple(steps),
         }
         gate.__dict__.update(fields)
         return gate
@@ -257,7 +240,7 @@ class CompareResult:
     #: The gate's verdicts by threshold (``gate.verdict_of``), before the face words its message: a run that writes
     #: the JSON report (its ``gate``) and then applies the gate judged the same result twice. Shared by a slim copy,
     #: whose every method answers as this result's.
-    _verdicts: dict[float, GateVerdict] = field(default_factory=dict, repr=False, compare=False)
+    _verdicts: dict[float, RegressionGate] = field(default_factory=dict, repr=False, compare=False)
     #: Whether the run found one input on both sides (``one_input``), told from the paths as given: ``base`` and
     #: ``comparison`` may be named by their text (``named_as``: ``bad\\xff`` for a name that is not UTF-8), on which
     #: the file system finds no input, so the gate said "(base side)" of such an input given twice.
@@ -453,7 +436,7 @@ def judge_regression(result: CompareResult, pct: float, face: Face, method: bool
     ``gate.verdict_of``)."""
     from .compare import gate
 
-    return RegressionGate.of(gate.verdict_of(result, pct, face, method), pct)
+    return gate.verdict_of(result, pct, face, method)
 
 
 def _slim_profile(profile: Profile) -> Profile:

@@ -6,7 +6,6 @@ frames it reads for a result compared without the time breakdown.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..api import GateVerdict, RunContext, _retype, named_as
+from ..api import GateContributor, GateStep, RegressionGate, RunContext, _retype, named_as
 from ..errors import ProfileError, side_named
 from ..loaders.paths import TypedPaths
 from ..textsafe import term_safe
@@ -125,7 +124,7 @@ def threshold_text(pct: float) -> str:
     return text if len(text) <= _PLAIN_THRESHOLD else shortest
 
 
-def verdict_of(result: CompareResult, pct: float, face: Face, method: bool = True) -> GateVerdict:
+def verdict_of(result: CompareResult, pct: float, face: Face, method: bool = True) -> RegressionGate:
     """``api.judge_regression``'s verdict with the reasons its message lists as records (the JSON report's
     ``gate``): a result compared without the time breakdown is judged on one made for the gate alone
     (``gate_frames``); the message names the options as ``face`` takes them, and for ``compare()`` the gate
@@ -139,11 +138,11 @@ def verdict_of(result: CompareResult, pct: float, face: Face, method: bool = Tru
     if face.api:  # compare()'s caller: regression_gate() (method) or the fail_on_regression keyword, not the flag
         kept = flag_words_kept(result.base.path, result.comparison.path)
         message = verdict.message.replace("--fail_on_regression", "regression_gate()") if method else verdict.message
-        verdict = replace(verdict, message=face.words(message, kept))
+        verdict = verdict._replace(message=face.words(message, kept))
     return verdict
 
 
-def _verdict(result: CompareResult, pct: float) -> GateVerdict:
+def _verdict(result: CompareResult, pct: float) -> RegressionGate:
     """``verdict_of``'s verdict before its face: of the result's frames, or of a breakdown made for the gate."""
     if "e2e" in result.frames:
         return judge(result, pct)
@@ -152,11 +151,11 @@ def _verdict(result: CompareResult, pct: float) -> GateVerdict:
     if result._gate is None:
         result._gate = gate_frames(result)
     frames = result._gate
-    return GateVerdict(1, frames) if isinstance(frames, str) else judge(result, pct, frames=frames)
+    return RegressionGate.of(1, frames, pct) if isinstance(frames, str) else judge(result, pct, frames=frames)
 
 
 def judge(result: CompareResult, pct: float, top: int = 5,
-          frames: Mapping[str, pd.DataFrame | None] | None = None) -> GateVerdict:
+          frames: Mapping[str, pd.DataFrame | None] | None = None) -> RegressionGate:
     """The gate's verdict (``verdict_of``'s, ``CompareResult.regression_gate``'s): its code (3 = regression beyond
     ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI gate cannot judge the run and must not pass
     it), the message for stderr naming ``top`` contributors, and the reasons that message lists as records.
@@ -164,15 +163,15 @@ def judge(result: CompareResult, pct: float, top: int = 5,
     frames = result.frames if frames is None else frames
     pair = e2e_ns(result, frames.get("e2e"))
     if pair is None:
-        return GateVerdict(1, "error: --fail_on_regression: no E2E time to compare (the time breakdown produced no "
-                              "data)")
+        return RegressionGate.of(1, "error: --fail_on_regression: no E2E time to compare (the time breakdown "
+                                    "produced no data)", pct)
     base, comp = pair
     one = result._one_input  # one input given twice (``api.one_input``, told from the paths as typed): both sides
     for profile, value, side in ((result.base, base, "base side"), (result.comparison, comp, "comparison side")):
         if value <= 0:  # named with its side, as every exit-1 line of one input (two inputs may share a name)
-            return GateVerdict(1, f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap "
-                                  "Analysis data), so --fail_on_regression cannot judge the run"
-                                  f"{side_named('both sides' if one else side)}", e2e=pair)
+            return RegressionGate.of(1, f"error: {term_safe(profile.path)}: no E2E time (no device activity or "
+                                        "Overlap Analysis data), so --fail_on_regression cannot judge the run"
+                                        f"{side_named('both sides' if one else side)}", pct, e2e=pair)
     scope, aside, idle = e2e_words(result, frames.get("e2e"))
     # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
     # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so
@@ -190,11 +189,11 @@ def judge(result: CompareResult, pct: float, top: int = 5,
     if idle:  # a sentence and a line of its own, as the verdict says it (one line was 232 characters on pair 4)
         head += f".\n{idle[0].upper()}{idle[1:]}."
     if not regressed:
-        return GateVerdict(0, f"No regression: {head}", e2e=pair)
+        return RegressionGate.of(0, f"No regression: {head}", pct, e2e=pair)
     lines = [f"Performance regression: {head}"]
     contrib = frames.get("contributors")
     worst_lines: list[str] = []
-    listed: list[dict] = []
+    listed: list[GateContributor] = []
     outside = ""
     steps_too: set[str] = set()
     if contrib is not None and len(contrib):
@@ -211,8 +210,8 @@ def judge(result: CompareResult, pct: float, top: int = 5,
             for r in worst.itertuples(index=False):
                 worst_lines.append(f"  {term_safe(r.Name)}: +{half_up(float(r[5]), 3):.3f} ms "
                                    f"({float(r.Share):.1%} of {share_basis(level)})")
-                listed.append({"name": str(r.Name), "level": str(level), "diff_ms": float(r[5]),
-                               "share": float(r.Share), "share_of": share_basis(level)})
+                listed.append(GateContributor(str(r.Name), str(level), float(r[5]), float(r.Share),
+                                              share_basis(level)))
             outside = _outside_line(contrib, worst)
     # also where no listed contributor grew: the caveat holds for the ranking the run made. The console's lines, a
     # sentence each (one line was 500 characters on the DB level2 -> level1 pair); the gate prints no Share column,
@@ -224,7 +223,7 @@ def judge(result: CompareResult, pct: float, top: int = 5,
     if outside:  # under the note, as the console and the Summary sheet print it
         worst_lines.append(f"  {term_safe(outside)}")
     step_lines: list[str] = []
-    steps_listed: list[dict] = []
+    steps_listed: list[GateStep] = []
     wf = frames.get("waterfall")
     if wf is not None and len(wf):
         # by size, with their signs: a step that shrank offsets the growth (Free: Other -0.498 ms beside
@@ -238,8 +237,7 @@ def judge(result: CompareResult, pct: float, top: int = 5,
         if len(order):
             step_lines.append("Largest waterfall steps: " + ", ".join(
                 f"{term_safe(names[i])} {ms3(float(delta[i])):+.3f} ms" for i in order))
-            steps_listed = [{"step": str(names[i]), "delta_ns": int(delta[i]), "delta_ms": int(delta[i]) / 1e6}
-                            for i in order]
+            steps_listed = [GateStep(str(names[i]), int(delta[i]), int(delta[i]) / 1e6) for i in order]
     # where the contributors explain little of the change, the waterfall steps that do come first
     lines += step_lines + worst_lines if note else worst_lines + step_lines
-    return GateVerdict(EXIT_REGRESSION, "\n".join(lines), listed, steps_listed, pair)
+    return RegressionGate.of(EXIT_REGRESSION, "\n".join(lines), pct, listed, steps_listed, pair)
