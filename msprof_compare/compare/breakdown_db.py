@@ -42,6 +42,8 @@ E2E_EXCLUDED = frozenset({"KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_
                           "PROFILING_ENABLE", "PROFILING_DISABLE"})
 #: rts task types of cube kernels when TASK_PMU_INFO is empty.
 CUBE_RTS_TYPES = ("KERNEL_AICORE", "KERNEL_MIX_AIC")
+#: A DB export's copy task type, where the text export types its copies SDMA_SQE / PCIE_DMA_SQE
+DB_COPY_TASK = "MEMCPY_ASYNC"
 
 
 def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
@@ -209,6 +211,9 @@ def _sdma_stream(profile: Profile, bd: Breakdown) -> None:
     sd = ts[ts["rts_type"].isin(SDMA_TASK_TYPES) & ts["stream"].isin(list(streams))]
     if len(sd):
         bd.sdma_stream.add(int(sd["total_ns"].sum()), int(sd["count"].sum()))
+    # the copies the rule passed over (a current export's MEMCPY_ASYNC, all of them), which SDMA Time leaves out
+    cp = ts[ts["rts_type"].isin((*SDMA_TASK_TYPES, DB_COPY_TASK))]
+    bd.unread_copies.add(int(cp["total_ns"].sum()) - bd.sdma_stream.ns, int(cp["count"].sum()) - bd.sdma_stream.count)
 
 
 # --------------------------------------------------------------------------- intervals

@@ -344,6 +344,9 @@ def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
     if not len(tasks):
         return
     k = profile.kernels
+    copies = classify.per_unique(col_of(k, "task_type", object)[tasks], lambda t: t in SDMA_TASK_TYPES,
+                                 lower=False)
+    copy_ns = int(col_of(k, "dur", np.int64)[tasks[copies]].sum())
     stream = col_of(k, "stream", np.int64)[tasks]
     rows = tasks[stream > 0]  # stream 0 and an absent "Stream Id" do not count
     stream = stream[stream > 0]
@@ -360,6 +363,8 @@ def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
     sd = is_in(SDMA_TASK_TYPES) & np.isin(stream, list(streams))
     if sd.any():
         bd.sdma_stream.add(int(col_of(k, "dur", np.int64)[rows[sd]].sum()), int(sd.sum()))
+    # the copies the rule passed over (all of a current export's: no "Stream Id"), which SDMA Time leaves out
+    bd.unread_copies.add(copy_ns - bd.sdma_stream.ns, int(copies.sum()) - bd.sdma_stream.count)
 
 
 def _overlap(profile: Profile, bd: Breakdown) -> bool:
