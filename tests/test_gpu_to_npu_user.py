@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 import pytest
@@ -204,3 +204,65 @@ def test_gpu_vs_npu_note_leaves_npu_copies_under_the_noise_share_unsaid() -> Non
     # a GPU side has no such copies: the bucket of a GPU breakdown is never read
     gpu_bd.unread_copies.add(5_000_000, 9)
     assert "base:" not in checks._kinds_row((gpu_bd, npu_bd))["Detail"].split("DMA copies")[1].split(")")[0]
+
+
+def test_level0_npu_sdma_time_beside_gpu_copies_is_no_measurement(samples: Path) -> None:
+    """A Level0 text export files no kernel in a category (no PMU figures), so its 11 TensorMove copies sit in Other
+    Time and its SDMA Time reads 0.000s(0); beside the H200 AlexNet trace's 0.000s(21) (its memory copies, which the
+    "GPU vs NPU categories" note compares with TensorMove: "compare SDMA Time, which adds both") that read as an NPU
+    run without copies, and the line under the table named only the Conv cells. Beside a level-1 export it named
+    SDMA Time already. Counts from the trace and kernel_details.csv."""
+    gpu = next(TEST_DATA.glob("kineto/alexnet_h200_rank0.*.pt.trace.json.gz"))
+    with gzip.open(gpu, "rt", encoding="utf-8") as f:
+        memcpy = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "gpu_memcpy"]
+    level0 = samples / NPU_TEXT.replace("level1", "level0")
+    with open(level0 / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", newline="", encoding="utf-8") as f:
+        moves = [r for r in csv.DictReader(f) if r["Name"].endswith("_TensorMove")]
+    assert (len(memcpy), len(moves)) == (21, 11)
+    res = api.compare(str(gpu), str(level0), enable_profiling_compare=True)
+    headers, rows = res.summary["headers"], res.summary["rows"]
+    assert [row[headers.index("SDMA Time(Num)")] for row in rows] == [f"0.000s({len(memcpy)})", "0.000s(0)"]
+    assert [n for n in res.summary["notes"] if "not split" in n] == [
+        "Comparison row: its computing time is not split into categories (see the validity checks), so its Conv "
+        "Time(Forward)(Num), Conv Time(Backward)(Num) and SDMA Time(Num) 0.000s(0) are not measurements: its "
+        "Computing Time is all Other Time."]
+
+
+def test_breakdown_buckets_of_npu_copies_match_the_raw_files(samples: Path) -> None:
+    """The figures the two notes rest on, per export, against the raw files: the DMA copies no SDMA row counts
+    (text: trace_view.json's SDMA_SQE / PCIE_DMA_SQE tasks, each rounded to the nearest ns, ties to even; DB:
+    the TASK table's MEMCPY_ASYNC rows, integer ns), and a Level0 text export's TensorMove kernels
+    (kernel_details.csv), which it files in no category; an export with categories holds those in SDMA (Tensor
+    Move) and no unsplit ones."""
+    from msprof_compare.compare.overall import breakdown_of
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import Options
+
+    opts = Options()
+
+    def bd(path: Path):
+        return breakdown_of(load_profile(str(path), opts), opts)
+
+    def us_to_ns(us: Decimal) -> int:  # to the nearest ns, a half-ns tie to the even ns (docs/differences.md)
+        return int((us * 1000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+
+    text, level0 = samples / NPU_TEXT, samples / NPU_TEXT.replace("level1", "level0")
+    db = samples / NPU_TEXT.replace("text/", "db/")
+    with open(text / "ASCEND_PROFILER_OUTPUT/trace_view.json", encoding="utf-8") as f:
+        events = json.load(f, parse_float=Decimal)
+    hardware = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e["args"]["name"] == "Ascend Hardware"}
+    copies = [us_to_ns(Decimal(e["dur"])) for e in events if e.get("ph") == "X" and e["pid"] in hardware
+              and e["args"].get("Task Type") in ("SDMA_SQE", "PCIE_DMA_SQE")]
+    got = bd(text)
+    assert (got.unread_copies.count, got.unread_copies.ns) == (len(copies), sum(copies)) == (24, 878_857)
+    assert got.sdma_stream.count == 0 and got.unsplit_moves.count == 0 and got.b("sdma_tm").count == 11
+    n, us = _db_copies(db)
+    got = bd(db)
+    assert (got.unread_copies.count, got.unread_copies.ns) == (n, int(us * 1000)) == (24, 866_699)
+    with open(level0 / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", newline="", encoding="utf-8") as f:
+        moves = [us_to_ns(Decimal(r["Duration(us)"])) for r in csv.DictReader(f)
+                 if r["Name"].startswith("aclnnInplaceCopy") and r["Name"].endswith("_TensorMove")]
+    got = bd(level0)
+    assert (got.unsplit_moves.count, got.unsplit_moves.ns) == (len(moves), sum(moves))
+    assert len(moves) == 11 and got.b("sdma_tm").count == 0

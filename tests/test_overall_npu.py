@@ -4,6 +4,7 @@ with the original's outputs (reference-outputs pairs 1, 2, 4, 8, 8b, 9d)."""
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import logging
 import math
@@ -985,18 +986,30 @@ def test_unsplit_level0_sdma_time_is_not_a_measurement(samples):
         "Computing Time is all Other Time."]
 
 
-def test_one_category_cell_is_not_a_measurement_in_the_singular(samples):
+def test_one_category_cell_is_not_a_measurement_in_the_singular(samples, tmp_path):
     """A Level0 text export beside the bundled H100 trace has one category column (Flash Attention Time(Forward),
     the GPU side's 4 SDPA kernels): its note read "its Flash Attention Time(Forward)(Num) 0.000s(0) are not
-    measurements" of one cell."""
+    measurements" of one cell. The trace's one memory copy (a DtoH on the compute stream) makes the GPU's SDMA
+    Time 0.000s(1), beside which the Level0 side's 0.000s(0) is no measurement either (its TensorMove kernels are
+    Other Time): a copy of the trace without that copy has the one cell."""
     level0 = samples / "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
     gpu = Path(__file__).resolve().parents[1] / "sample_data/bert-small_h100.json.gz"
-    res = compare(str(level0), str(gpu), enable_profiling_compare=True)
-    assert [h for h in res.summary["headers"] if "Time(" in h and "(Num)" in h and "SDMA" not in h] == [
-        "Flash Attention Time(Forward)(Num)"]
-    assert [n for n in res.summary["notes"] if "not split" in n] == [
-        "Base row: its computing time is not split into categories (see the validity checks), so its Flash Attention "
-        "Time(Forward)(Num) 0.000s(0) is not a measurement: its Computing Time is all Other Time."]
+    with gzip.open(gpu, "rt", encoding="utf-8") as f:
+        doc = json.load(f)
+    copies = [e for e in doc["traceEvents"] if e.get("cat") == "gpu_memcpy"]
+    assert [(e["name"], e["args"]["stream"]) for e in copies] == [("Memcpy DtoH (Device -> Pinned)", 7)]
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if e.get("cat") != "gpu_memcpy"]
+    copyless = tmp_path / "bert-small_h100_copyless.pt.trace.json"
+    copyless.write_text(json.dumps(doc), encoding="utf-8")
+    lead = "Base row: its computing time is not split into categories (see the validity checks), so its "
+    for trace, cells in ((copyless, "Flash Attention Time(Forward)(Num) 0.000s(0) is not a measurement"),
+                         (gpu, "Flash Attention Time(Forward)(Num) and SDMA Time(Num) 0.000s(0) are not "
+                               "measurements")):
+        res = compare(str(level0), str(trace), enable_profiling_compare=True)
+        assert [h for h in res.summary["headers"] if "Time(" in h and "(Num)" in h and "SDMA" not in h] == [
+            "Flash Attention Time(Forward)(Num)"]
+        assert [n for n in res.summary["notes"] if "not split" in n] == [
+            f"{lead}{cells}: its Computing Time is all Other Time."]
 
 
 def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_path, caplog):

@@ -217,6 +217,10 @@ class Breakdown:
     #: of ``missing`` without the path: where one side alone is so, the category check says it with this reason
     #: and that line is not logged as well (``overall.build``; a Level0 run said it twice)
     categories_missing: str = ""
+    #: NPU text export without categories (a Level0 export: no PMU columns): its kernel_details.csv's TensorMove
+    #: kernels, which SDMA (Tensor Move) holds in an export with categories and Other Time holds here, so its SDMA
+    #: Time(Num) 0.000s(0) is no measurement (said under the console table, ``overall.table_notes``)
+    unsplit_moves: Bucket = field(default_factory=Bucket)
     #: Why this side has no RDMA / SDMA bandwidth (a GPU trace or a DB export holds none to read; a text export
     #: without a usable communication.json, of which the loader has warned). Said under the console table only
     #: where the other side has a bandwidth, whose column then shows this side's 0.000GB/s

@@ -192,6 +192,9 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
         bd.categories_missing = why
         bd.missing.append(f"{profile.path}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are "
                           f"absent: {why}")
+        if kd is not None and len(kd):
+            moves = classify.per_unique(col_of(kd, "Name", object), _tensor_move_test)
+            bd.unsplit_moves.add(int(col_of(kd, "dur", np.int64)[moves].sum()), int(moves.sum()))
         return
     cube_cols = [c for c in ("mac_time(us)", "aicore_time(us)") if c in kd.columns]
     if not cube_cols:

@@ -443,10 +443,12 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
             # an NPU side's SDMA Time(Num) adds its TensorMove copies, a category, to its SDMA tasks on compute
             # streams: without categories and without such tasks, its 0.000s(0) beside the other side's TensorMove
             # copies (the level-1 export's 0.001s(11)) read as no copies, where the Level0 export's 11 TensorMove
-            # kernels sit in Other Time (beside a GPU side, whose SDMA Time holds no TensorMove, it compares alike)
+            # kernels sit in Other Time; so it did beside a GPU's memory copies (the H200 AlexNet's 0.000s(21),
+            # which the GPU-vs-NPU note compares with TensorMove): the side's own TensorMove kernels say it there
             other = comp if bd is base else base
             cells = category_cells + (["SDMA Time(Num)"] if "SDMA Time(Num)" in headers and bd.kind == "NPU"
-                                      and not bd.sdma_stream.count and other.buckets["sdma_tm"].count else [])
+                                      and not bd.sdma_stream.count
+                                      and (other.buckets["sdma_tm"].count or bd.unsplit_moves.count) else [])
             notes.append(f"{side} row: its computing time is not split into categories (see the validity checks), so "
                          f"its {and_list(cells)} 0.000s(0) "
                          f"{'are not measurements' if len(cells) > 1 else 'is not a measurement'}: its "
