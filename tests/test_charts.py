@@ -268,8 +268,9 @@ def test_communication_regressions_are_ops_named_on_either_side():
 
 def test_api_regressions_pair_hip_calls_with_their_cuda_twins():
     """NVIDIA base, AMD comparison: each side holds one runtime's calls, so hipDeviceSynchronize ranked at its
-    whole 17.14 ms while cudaDeviceSynchronize (16.27 ms) was a base-only improvement. Twins count together;
-    a call without a twin (hipExtModuleLaunchKernel) keeps its own row; one vendor: rows as they are."""
+    whole 17.14 ms while cudaDeviceSynchronize (16.27 ms) was a base-only improvement. Twins count together,
+    every kernel launch call one (hipExtModuleLaunchKernel with cudaLaunchKernel); a call without a twin keeps its
+    own row; one vendor: rows as they are."""
     cols = [Column(h) for h in ("Order Id", "api name", "Total Duration(ms)", "Self Time(ms)", "Avg Duration(ms)",
                                 "Calls", "Total Duration(ms)", "Self Time(ms)", "Avg Duration(ms)", "Calls")]
 
@@ -284,10 +285,11 @@ def test_api_regressions_pair_hip_calls_with_their_cuda_twins():
             [6, "hipExtModuleLaunchKernel", 0.0, 0, 0, 0, 0.85, 0, 0, 1],
             [7, "hipify_me", 0.0, 0, 0, 0, 0.25, 0, 0, 1]]  # no capital after "hip": no runtime call
     top, _ = charts.regressions(sheet(rows))
-    assert top["Name"].tolist() == ["cudaLaunchKernel / hipLaunchKernel", "cudaDeviceSynchronize / "
-                                    "hipDeviceSynchronize", "hipExtModuleLaunchKernel", "aten::mm", "hipify_me"]
-    assert top["Diff"].tolist() == pytest.approx([1.02, 0.87, 0.85, 0.5, 0.25])
-    same = [[1, "cudaLaunchKernel", 3.0, 0, 0, 1, 3.5, 0, 0, 1], [2, "cudaMalloc", 1.0, 0, 0, 1, 0.5, 0, 0, 1]]
+    assert top["Name"].tolist() == ["cudaLaunchKernel / hipLaunchKernel / hipExtModuleLaunchKernel",
+                                    "cudaDeviceSynchronize / hipDeviceSynchronize", "aten::mm", "hipify_me"]
+    assert top["Diff"].tolist() == pytest.approx([1.87, 0.87, 0.5, 0.25])
+    same = [[1, "cudaLaunchKernel", 3.0, 0, 0, 1, 3.5, 0, 0, 1], [2, "cudaMalloc", 1.0, 0, 0, 1, 0.5, 0, 0, 1],
+            [3, "cudaLaunchKernelExC", 1.0, 0, 0, 1, 0.25, 0, 0, 1]]  # one vendor: launch calls stay apart
     top, _ = charts.regressions(sheet(same))
     assert top.values.tolist() == [["cudaLaunchKernel", 0.5]]
 
@@ -333,6 +335,57 @@ def test_api_regressions_pair_hip_memcpy_with_stream_with_cuda_memcpy_async():
     top, _ = charts.regressions(odd)
     memcpy = top[top["Name"].str.contains("Memcpy")]
     assert memcpy["Name"].tolist() == ["hipMemcpyWithStream"] and memcpy["Diff"].tolist() == pytest.approx([30.23])
+
+
+def test_api_regressions_count_each_vendors_kernel_launch_calls_as_one():
+    """A library launches its kernels through another runtime call on each vendor (the GEMMs: cuBLAS's
+    cudaLaunchKernelExC on the H100, hipBLASLt's hipExtModuleLaunchKernel on the MI300X; aotriton's attention
+    hipModuleLaunchKernel), so ranked by name the AMD side's extra launch calls were regressions of their whole
+    time. The tracelens TimeSformer pair ranked hipExtModuleLaunchKernel (0.68 ms) second, where its launch calls
+    together took less time than the H100's; the Qwen pair listed three launch rows (+2.01 ms) for a +0.98 ms
+    change. The expected figures are the raw traces' launch-call durations, per name rounded as ApiCompare's
+    cells (2 decimals of a ms), summed per side."""
+    import gzip
+    import json
+
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "samples" / "tracelens" / "tests" / "traces"
+    from msprof_compare.api import compare
+
+    launches = {"cudaLaunchKernel", "cudaLaunchKernelExC", "hipLaunchKernel", "hipExtModuleLaunchKernel",
+                "hipModuleLaunchKernel"}  # the runtime launch calls of these traces
+
+    def launch_ms(path: Path) -> dict[str, float]:
+        with gzip.open(path, "rt") as f:
+            events = json.load(f)["traceEvents"]
+        us: dict[str, float] = {}
+        for e in events:
+            if e.get("ph") == "X" and e.get("cat") == "cuda_runtime" and e["name"] in launches:
+                us[e["name"]] = us.get(e["name"], 0.0) + e["dur"]
+        return {n: round(v / 1000, 2) for n, v in us.items()}
+
+    for name, grew in (("facebook_timesformer-base-finetuned-k400__1016002.json.gz", False),
+                       ("Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", True)):
+        h100, mi300 = root / "h100" / name, root / "mi300" / name
+        if not (h100.is_file() and mi300.is_file()):
+            pytest.skip("sample data not found")
+        base, comp = launch_ms(h100), launch_ms(mi300)
+        assert set(base) == {"cudaLaunchKernel", "cudaLaunchKernelExC"}  # cuLaunchKernel is a driver call: no row
+        assert {"hipLaunchKernel", "hipExtModuleLaunchKernel"} <= set(comp)
+        diff = round(sum(comp.values()) - sum(base.values()), 2)
+        assert (diff > 0) is grew
+        result = compare(str(h100), str(mi300), enable_api_compare=True)
+        top, _ = charts.regressions(next(s for s in result.sheets if s.name == "ApiCompare"))
+        launch = top[top["Name"].str.contains("LaunchKernel")]
+        if grew:  # Qwen: 4.09 -> 5.07 ms, one row naming every launch call of both sides
+            assert launch["Name"].tolist() == [" / ".join(n for n in api_order(result) if n in launches)]
+            assert launch["Diff"].tolist() == pytest.approx([diff]) and diff == pytest.approx(0.98)
+        else:  # TimeSformer: 2.49 -> 2.26 ms, no launch regression
+            assert launch.empty and diff == pytest.approx(-0.23)
+
+
+def api_order(result) -> list[str]:
+    """ApiCompare's api names in row order (the order a joined chart row names its calls in)."""
+    return result.sheet("ApiCompare")["api name"].tolist()
 
 
 def test_regressions_read_odd_cells_as_pandas_does():

@@ -592,6 +592,12 @@ _CUDA_CALL = re.compile(r"^cuda(?=[A-Z])")
 #: HIP calls whose CUDA twin has another name: PyTorch's synchronous copy (``memcpy_and_sync``) is one
 #: hipMemcpyWithStream on ROCm, cudaMemcpyAsync + cudaStreamSynchronize on CUDA.
 _HIP_TWINS = {"hipMemcpyWithStream": "cudaMemcpyAsync"}
+#: The runtime's kernel launch calls, one role across vendors: a library launches the same kernels through
+#: another call on each (the TimeSformer traces' GEMMs: cudaLaunchKernelExC on the H100, hipExtModuleLaunchKernel
+#: on the MI300X), so by name each vendor's extra launch call ranked as a regression of its whole time.
+_LAUNCHES = dict.fromkeys(("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel",
+                           "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel",
+                           "hipExtModuleLaunchKernel", "hipLaunchCooperativeKernel"), "cudaLaunchKernel")
 
 
 def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -603,9 +609,11 @@ def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray) -> tupl
     # a twin by role only across vendors: between two AMD runs it would join two calls of one runtime
     # (SGLang's hipMemcpyAsync and hipMemcpyWithStream), which by name stay apart. A CUDA runtime call's name
     # tells the vendor, not any name starting "cuda": the sheet's rows are every op of the tree, and an
-    # annotation or a function of an AMD run may be named so (``cudagraph_replay``)
-    twins = _HIP_TWINS if any(_CUDA_CALL.match(n) for n in names) else {}
-    key = np.array([twins.get(n) or _HIP_CALL.sub("cuda", n) if n.startswith("hip") else n for n in names],
+    # annotation or a function of an AMD run may be named so (``cudagraph_replay``). The launch calls join only
+    # where the HIP runtime's calls are there too: two NVIDIA runs keep cudaLaunchKernelExC apart
+    across = any(_CUDA_CALL.match(n) for n in names) and any(_HIP_CALL.match(n) for n in names)
+    twins = {**_HIP_TWINS, **_LAUNCHES} if across else {}
+    key = np.array([twins.get(n) or (_HIP_CALL.sub("cuda", n) if n.startswith("hip") else n) for n in names],
                    dtype=object)
     if not (key != name).any():
         return name, base, comp
