@@ -33,15 +33,19 @@ def blocks(messages: list[str], title: str) -> list[list[str]]:
 
 def note_lines(note: str) -> list[str]:
     """The console's lines of the note under the contributors that the Summary sheet and the JSON give in one line
-    (``note``): its sentences, "Note: " first; the Share column's basis ("; the Share column is of ...") and a note of
-    collective communication inside contributors ("most of the change of ...") each follow as sentences of their own,
+    (``note``): its sentences, "Note: " first; the Share column's basis ("; the Share column is of ..."), the parts
+    after it (the notes on communication's change, one sentence) and a note of collective communication inside
+    contributors ("most of the change of ...") each follow as sentences of their own,
     the latter's why (its parentheses) after its figures as "These are ...". Made from the words alone."""
     at = note.find("most of the change of ")
     head, comm = (note[:at].removesuffix("; "), note[at:]) if at >= 0 else (note, "")
     said = []
     if head:
         first, sep, basis = head.partition("; the Share column is of ")
-        said += [first, f"the Share column is of {basis}"] if sep else [first]
+        # the parts after the basis (the notes on communication's change) are a sentence of their own
+        basis, end, after = basis.partition("(savings do not cancel growth); ")
+        said += [first, f"the Share column is of {basis}{end.removesuffix('; ')}"] if sep else [first]
+        said += [after] if after else []
     if comm:
         found = re.fullmatch(r"(.*? launched inside (?:it|them)) \((.*?)\): (.*)", comm)
         assert found, comm

@@ -500,6 +500,25 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
     return notes
 
 
+def wait_measured(bd: Breakdown) -> bool:
+    """Whether a side's Wait Time is a measurement, as the notes under the console table judge it: the side has
+    communication groups and its Wait is no 0 that reads nothing (``table_notes``: a Level0 export's HCCL tasks
+    without a task type, ``Breakdown.wait_unread``; a text export's least-waiting planes without Notify_Wait,
+    ``Breakdown.notify_wait_ns``). A GPU side has no group, so no Wait."""
+    return bool(bd.groups) and not (not bd.wait_ns and (bool(bd.wait_unread) or bool(bd.notify_wait_ns)))
+
+
+def wait_split(base: Breakdown, comp: Breakdown) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """((base Wait, comparison Wait), (base Transmit, comparison Transmit)), ns summed over each side's
+    communication groups as OverallMetrics' group rows give them (their sum is the groups' uncovered communication,
+    the waterfall's group steps); None unless both sides' Wait is measured (``wait_measured``)."""
+    if not (wait_measured(base) and wait_measured(comp)):
+        return None
+    parts = [tuple(sum(int(g.get(part, 0)) for g in bd.groups.values()) for bd in (base, comp))
+             for part in ("wait", "transmit")]
+    return (parts[0][0], parts[0][1]), (parts[1][0], parts[1][1])
+
+
 #: Group rows named in full by ``_groupless_note``; more are counted.
 _GROUPS_NAMED = 3
 

@@ -212,6 +212,9 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     contrib.attrs["api_sheet"] = api
     # a DB export's window tasks, which its Free: Other holds beside a text export's (the note on idle time)
     contrib.attrs["export_window"] = export_window(ctx, ctx.frames.get("e2e"))
+    # where communication's change comes from, for the notes under the contributors (summary_notes): Wait against
+    # Transmit
+    contrib.attrs["wait_split"] = overall.wait_split(*pair) if pair is not None else None
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib, found[1] if found is not None and found[0] == "operator" else None)
     if comm is not None:

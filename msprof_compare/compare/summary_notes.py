@@ -1,7 +1,8 @@
 """The notes under the contributors (``unexplained_note``, in the console, the JSON, the ``Summary`` sheet and the
 gate's message): why the waterfall steps stand in for a level, wrapper ops and --op_name_map pairs (worded alike
 for the memory contributors: ``mark_pairs``, ``pair_notes``), kernel types of the whole profile, how much of the E2E
-change the contributors explain, and which of them hold collective communication.
+change the contributors explain, where a change of communication comes from (``wait_split_note``),
+and which of them hold collective communication.
 """
 
 from __future__ import annotations
@@ -156,7 +157,9 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
                      comm: pd.DataFrame | None = None) -> str:
     """The note under the contributors: ``fallback_note`` (why the waterfall steps stand in for a level),
     ``wrapper_note`` (each side's operators under one top-level op of another name), ``all_steps_note``,
-    ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), then the communication note
+    ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), the notes on where a change of
+    communication comes from (``wait_split_note``),
+    then the communication note
     (``_communication_pieces``: which of them hold collective communication, from ``comm``: the run's
     "contributor_communication" frame). "" when none applies."""
     return "; ".join(_unexplained_parts(contrib, wf, comm)[0])
@@ -172,7 +175,8 @@ def _unexplained_parts(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     pieces = _communication_pieces(contrib, comm, wf is not None and bool(len(wf)))
     net = net_of_communication_note(contrib, comm) if pieces and computing else ""
     parts = [fallback_note(contrib), wrapper_note(contrib), one_sided_note(contrib), all_steps_note(contrib),
-             name_map_note(contrib), _basis_worded(_unexplained(contrib, wf), lead), _joined(pieces), net]
+             name_map_note(contrib), _basis_worded(_unexplained(contrib, wf), lead),
+             wait_split_note(contrib, wf), _joined(pieces), net]
     return [p for p in parts if p], pieces and (*pieces, net)
 
 
@@ -237,9 +241,14 @@ def _sentences(parts: list[str], pieces: tuple[str, str, str, str] | None,
     ``parts`` and ``pieces`` are ``_unexplained_parts``' pair: with pieces, the communication note is the last part
     but that one;
     ``lead``: the basis's opening in them."""
-    head, found, basis = "; ".join(parts[:-1 - bool(pieces[3])] if pieces else parts).partition(lead)
+    body = parts[:-1 - bool(pieces[3])] if pieces else parts
+    # the parts after the one that ends with the Share column's basis (the notes on communication's change) are a
+    # sentence of their own, not more of the basis's
+    at = next((i for i, p in enumerate(body) if lead in p), len(body) - 1)
+    head, found, basis = "; ".join(body[:at + 1]).partition(lead)
     said = [head] if head else []
     said += [f"{found[2:]}{basis}"] if found else []
+    said += ["; ".join(body[at + 1:])]
     said += [f"{pieces[0]}: {pieces[2]}", f"these are {pieces[1]}", *pieces[3:4]] if pieces else []
     said = [t for t in said if t]
     return [f"Note: {said[0]}.", *(f"{t[0].upper()}{t[1:]}." for t in said[1:])] if said else []
@@ -686,6 +695,39 @@ def net_of_communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame |
         "the operator whose device time changed most is "
     return ("net of the collective communication inside them, " + lead
             + ", ".join(f"{n} {half_up(ms, 3):+.3f} ms" for n, ms in net))
+
+
+def _communication_moved(ns: int, wf: pd.DataFrame) -> bool:
+    """Whether a change of communication time (ns) is worth a sentence: it shows at the 0.001 ms written and is
+    ``NAMED_STEP_SHARE`` of the E2E change or more, as a waterfall step the note names."""
+    e2e = int(wf["Delta(ns)"].iloc[-1]) if len(wf) else 0
+    return abs(ns) >= max(500, NAMED_STEP_SHARE * abs(e2e))
+
+
+def wait_split_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
+    """How the communication groups' uncovered time changed between Wait and Transmit (the contributors'
+    ``attrs["wait_split"]``: ``overall.wait_split``, set only where both sides' Wait is measured), where that time
+    moved by ``_communication_moved``'s share of the E2E change; "" otherwise. DB level 2 -> level 1, rank 0:
+    uncovered communication +7.991 ms, of which Wait +2.670 ms (0.006 -> 2.676 ms) and Transmit +5.321 ms, which
+    only OverallMetrics' rows and the console's "(0.003s)" cell told; a rank that waits longer waits for a slower
+    peer, which its own profile cannot name, so the words send the reader to the other ranks."""
+    split = None if contrib is None else contrib.attrs.get("wait_split")
+    if split is None or wf is None or not len(wf):
+        return ""
+    (wb, wc), (tb, tc) = split
+    total = (wc + tc) - (wb + tb)
+    if not _communication_moved(total, wf):
+        return ""
+    return (f"of the communication groups' uncovered time ({ms3(total):+.3f} ms), Wait ({WAIT_WORDS}) changed by "
+            f"{ms3(wc - wb):+.3f} ms, {ms3(wb):.3f} ms -> {ms3(wc):.3f} ms, and Transmit ({TRANSMIT_WORDS}) by "
+            f"{ms3(tc - tb):+.3f} ms, {ms3(tb):.3f} ms -> {ms3(tc):.3f} ms (OverallMetrics' Wait and Transmit rows)")
+
+
+#: What a communication group's Wait is, and where to look for its cause (``wait_split_note``).
+WAIT_WORDS = ("this rank waiting in its collectives for slower peers: the rank-by-rank compare of the job's ranks "
+              "shows which rank it waited for")
+#: What a communication group's Transmit is (``wait_split_note``).
+TRANSMIT_WORDS = "moving the data: more data, or a slower link"
 
 
 #: Why a GPU side's communication inside an operator is null: its collective kernels are linked to no operator.

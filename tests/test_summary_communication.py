@@ -1,0 +1,140 @@
+"""Where the Summary says where a change of communication comes from, on NPU exports (the msinsight AlexNet samples,
+two ranks of one DDP job per level; PROVENANCE.md): how the communication groups' uncovered time split between Wait
+and Transmit (DB level 2 -> level 1). Every figure is read from the raw files here: SQL on the
+DBs (reference-1 §7.3 5-7: the not-overlapped windows, the least-waiting plane's Notify_Wait inside them), and
+kernel_details.csv's rows; the sentences are checked on each face that shows the note under the contributors
+(console, JSON, Summary sheet, the regression gate's message)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import openpyxl
+import pytest
+from dbutil import sql
+from spans import minus, union
+from test_export_switch import _db_file
+
+from msprof_compare import compare
+from msprof_compare.report.json_report import to_document
+from msprof_compare.report.summary_console import render_explain
+
+DB = "msinsight/test/data/pytorch/db"
+TEXT = "msinsight/test/data/pytorch/text"
+
+
+def _length(spans: list[tuple[int, int]]) -> int:
+    return sum(e - s for s, e in spans)
+
+
+def _within(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
+    """ns of the union ``a`` inside the union ``b``."""
+    return _length(a) - _length(minus(a, b))
+
+
+def _raw_split(export: Path) -> tuple[int, int]:
+    """(Wait, Transmit) of the export's one communication group, ns: the not-overlapped windows (the union of compute
+    tasks and communication ops less the compute tasks), the Notify_Wait of the plane that waits least inside them,
+    and the rest of the ops' time inside them (reference-1 §7.3 5 and 7)."""
+    db = _db_file(export)
+    assert sql(db, "SELECT count(DISTINCT groupName) FROM COMMUNICATION_OP") == [(1,)]
+    # no RDMASend: every Notify_Wait is a wait candidate (the history rule of reference-1 §5.7 excludes none)
+    assert sql(db, "SELECT count(*) FROM COMMUNICATION_TASK_INFO c JOIN STRING_IDS s ON s.id = c.taskType "
+                   "WHERE s.value = 'RDMASend'") == [(0,)]
+    compute = union(sql(db, "SELECT startNs, endNs FROM TASK JOIN COMPUTE_TASK_INFO USING (globalTaskId)"))
+    ops = union(sql(db, "SELECT startNs, endNs FROM COMMUNICATION_OP"))
+    windows = minus(union(compute + ops), compute)
+    notify = ("FROM TASK t JOIN COMMUNICATION_TASK_INFO c USING (globalTaskId) JOIN STRING_IDS s ON s.id = c.taskType "
+              "WHERE s.value = 'Notify_Wait'")
+    plane = sql(db, f"SELECT c.planeId {notify} GROUP BY c.planeId ORDER BY sum(t.endNs - t.startNs) LIMIT 1")[0][0]
+    waits = union(sql(db, f"SELECT t.startNs, t.endNs {notify} AND c.planeId = ?", (plane,)))
+    wait = _within(waits, windows)
+    return wait, _within(ops, windows) - wait
+
+
+def _ms(ns: int) -> str:
+    return f"{Decimal(ns) / 10**6:.3f}"
+
+
+def _signed(ns: int) -> str:
+    return f"{Decimal(ns) / 10**6:+.3f}"
+
+
+def _faces(res, tmp_path: Path) -> dict[str, list[str]]:
+    """The lines of the note under the contributors as each face gives them: the console's, the JSON's, the Summary
+    sheet's rows (column A's texts) and, where the run regressed, the gate's message (its lines, indented)."""
+    book = openpyxl.load_workbook(res.to_excel(tmp_path), read_only=True)
+    try:
+        cells = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
+    finally:
+        book.close()
+    faces = {"console": render_explain(res.frames, res.verdict).splitlines(),
+             "json": to_document(res)["summary"]["contributors_note_lines"], "sheet": cells}
+    code, message = res.regression_gate(0)
+    if code == 3:  # a run that regressed: the gate's message lists the contributors and the note under them
+        faces["gate"] = [line.strip() for line in message.splitlines()]
+    return faces
+
+
+@pytest.mark.parametrize("mirror", [False, True], ids=["level2-level1", "level1-level2"])
+def test_the_communication_change_is_split_into_wait_and_transmit(samples, tmp_path, mirror):
+    """DB level 2 -> level 1: the waterfall's communication group step +7.991 ms is Wait 0.006 -> 2.676 ms and
+    Transmit 90.075 -> 95.396 ms by the raw DBs; the note under the contributors says so on every face, and the
+    mirror run says it the other way round."""
+    l2, l1 = samples / DB / "level2/rank0_ascend_pt", samples / DB / "level1/rank0_ascend_pt"
+    (wb, tb), (wc, tc) = _raw_split(l2), _raw_split(l1)
+    assert (wb, wc, tb, tc) == (5_540, 2_675_633, 90_075_159, 95_396_314)
+    if mirror:
+        l2, l1, wb, wc, tb, tc = l1, l2, wc, wb, tc, tb
+    res = compare(str(l2), str(l1))
+    step = res.frames["waterfall"].set_index("Step").loc[
+        "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered)"]
+    assert (int(step["Base(ns)"]), int(step["Comparison(ns)"])) == (wb + tb, wc + tc)  # the groups' time, whole
+    said = (f"Of the communication groups' uncovered time ({_signed(wc + tc - wb - tb)} ms), Wait (this rank waiting "
+            "in its collectives for slower peers: the rank-by-rank compare of the job's ranks shows which rank it "
+            f"waited for) changed by {_signed(wc - wb)} ms, {_ms(wb)} ms -> {_ms(wc)} ms, and Transmit (moving the "
+            f"data: more data, or a slower link) by {_signed(tc - tb)} ms, {_ms(tb)} ms -> {_ms(tc)} ms "
+            "(OverallMetrics' Wait and Transmit rows).")
+    assert ("+7.991", "+2.670", "+5.321") == tuple(_signed((-1 if mirror else 1) * v) for v in (
+        wc + tc - wb - tb, wc - wb, tc - tb))
+    for face, lines in _faces(res, tmp_path).items():
+        assert said in lines, face
+    # the one-line note holds it after the Share column's basis
+    note = to_document(res)["summary"]["contributors_note"]
+    assert note.endswith(f"(savings do not cancel growth); {said[0].lower()}{said[1:-1]}")
+    # OverallMetrics' rows give the same four figures (ms)
+    om = res.sheet("OverallMetrics")
+    rows = {str(r[0]).strip(): r for r in om.itertuples(index=False)}
+    assert (rows["Wait"][1], rows["Wait"][4], rows["Transmit"][1], rows["Transmit"][4]) == (
+        wb / 1e6, wc / 1e6, tb / 1e6, tc / 1e6)
+
+
+def test_a_run_of_the_time_breakdown_alone_says_the_split_under_its_steps(samples, tmp_path):
+    """--enable_profiling_compare alone: the contributors are the waterfall steps, and the note under them is the
+    Wait / Transmit sentence alone."""
+    l2, l1 = samples / DB / "level2/rank0_ascend_pt", samples / DB / "level1/rank0_ascend_pt"
+    (wb, tb), (wc, tc) = _raw_split(l2), _raw_split(l1)
+    res = compare(str(l2), str(l1), enable_profiling_compare=True)
+    assert res.frames["contributors"]["Level"].iloc[0] == "category"
+    lines = to_document(res)["summary"]["contributors_note_lines"]
+    assert lines == [f"Note: of the communication groups' uncovered time ({_signed(wc + tc - wb - tb)} ms), Wait "
+                     "(this rank waiting in its collectives for slower peers: the rank-by-rank compare of the job's "
+                     f"ranks shows which rank it waited for) changed by {_signed(wc - wb)} ms, {_ms(wb)} ms -> "
+                     f"{_ms(wc)} ms, and Transmit (moving the data: more data, or a slower link) by "
+                     f"{_signed(tc - tb)} ms, {_ms(tb)} ms -> {_ms(tc)} ms (OverallMetrics' Wait and Transmit rows)."]
+    assert lines == [x for x in render_explain(res.frames, res.verdict).splitlines() if x.startswith("Note: ")]
+
+
+@pytest.mark.parametrize("pair", [
+    (f"{DB}/level1/rank0_ascend_pt", f"{DB}/level0/rank0_ascend_pt"),  # Level0: its HCCL tasks have no type
+    (f"{TEXT}/level2/rank0_ascend_pt", f"{TEXT}/level1/rank0_ascend_pt"),  # least-waiting planes without a wait
+], ids=["db-level1-level0", "text-level2-level1"])
+def test_no_split_where_a_side_does_not_measure_wait(samples, pair):
+    """Where a side's Wait Time is no measurement (the console table's notes say why), the change is not split:
+    a 0 that reads nothing would be a fall of the wait."""
+    res = compare(*(str(samples / p) for p in pair))
+    notes = res.summary["notes"]
+    assert any("Wait Time" in n and ("not a measurement" in n or "plane that waits least" in n) for n in notes)
+    assert res.frames["contributors"].attrs["wait_split"] is None
+    assert "Wait (" not in (to_document(res)["summary"]["contributors_note"] or "")
