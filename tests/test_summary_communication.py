@@ -1,6 +1,7 @@
 """Where the Summary says where a change of communication comes from, on NPU exports (the msinsight AlexNet samples,
 two ranks of one DDP job per level; PROVENANCE.md): how the communication groups' uncovered time split between Wait
-and Transmit (DB level 2 -> level 1). Every figure is read from the raw files here: SQL on the
+and Transmit (DB level 2 -> level 1) and why two Level0 DB exports' communication cannot be
+broken down by op. Every figure is read from the raw files here: SQL on the
 DBs (reference-1 §7.3 5-7: the not-overlapped windows, the least-waiting plane's Notify_Wait inside them), and
 kernel_details.csv's rows; the sentences are checked on each face that shows the note under the contributors
 (console, JSON, Summary sheet, the regression gate's message)."""
@@ -14,7 +15,7 @@ import openpyxl
 import pytest
 from dbutil import sql
 from spans import minus, union
-from test_export_switch import _db_file
+from test_export_switch import _db_file, _db_window
 
 from msprof_compare import compare
 from msprof_compare.report.json_report import to_document
@@ -138,3 +139,70 @@ def test_no_split_where_a_side_does_not_measure_wait(samples, pair):
     assert any("Wait Time" in n and ("not a measurement" in n or "plane that waits least" in n) for n in notes)
     assert res.frames["contributors"].attrs["wait_split"] is None
     assert "Wait (" not in (to_document(res)["summary"]["contributors_note"] or "")
+
+
+def _raw_communication(export: Path) -> int:
+    """ns of communication no compute task overlaps: the union of compute tasks and communication ops, less the
+    compute tasks' union (reference-1 §7.3 5)."""
+    db = _db_file(export)
+    compute = union(sql(db, "SELECT startNs, endNs FROM TASK JOIN COMPUTE_TASK_INFO USING (globalTaskId)"))
+    ops = union(sql(db, "SELECT startNs, endNs FROM COMMUNICATION_OP"))
+    return _length(minus(union(compute + ops), compute))
+
+
+def test_two_level0_exports_name_the_communication_no_sheet_breaks_down(samples, tmp_path):
+    """Two Level0 DB exports (rank 0 -> rank 1 of one job): every communication op has the op type N/A, so no
+    CommunicationCompare is written, and the Summary gave no communication line and no word of why, beside uncovered
+    communication of 83.8 % of the E2E change; the note now gives that change, with why no sheet breaks it down by
+    op."""
+    r0, r1 = samples / DB / "level0/rank0_ascend_pt", samples / DB / "level0/rank1_ascend_pt"
+    for export in (r0, r1):
+        assert sql(_db_file(export), "SELECT s.value, count(*) FROM COMMUNICATION_OP o JOIN STRING_IDS s "
+                                     "ON s.id = o.opType GROUP BY s.value") == [("N/A", 4)]
+    moved = _raw_communication(r1) - _raw_communication(r0)
+    e2e = _db_window(_db_file(r1))[0] - _db_window(_db_file(r0))[0]
+    assert (_signed(moved), f"{moved / e2e:.1%}") == ("+4.120", "83.8%")
+    res = compare(str(r0), str(r1))
+    assert "CommunicationCompare" not in [s.name for s in res.sheets] and res.frames.get("communication") is None
+    said = (f"Uncovered communication (the waterfall's communication steps) changed by {_signed(moved)} ms, "
+            f"{moved / e2e:.1%} of the E2E change, which no sheet breaks down by op: each side's 4 communication ops "
+            "have an op type of N/A (a Level0 export records no op type), so CommunicationCompare has no family to "
+            "group them by and is not written; OverallMetrics gives it by communication group.")
+    for face, lines in _faces(res, tmp_path).items():
+        assert said in lines, face
+    # a run without the communication comparison writes no such sheet for a reason of its own: no word of it
+    alone = compare(str(r0), str(r1), enable_profiling_compare=True)
+    assert "no sheet breaks" not in " ".join(to_document(alone)["summary"]["contributors_note_lines"])
+
+
+def test_the_unsplit_note_names_each_side_by_its_own_ops(samples):
+    """The words where the sides differ: counts apart, and a side without any communication op (its 0 ns adds
+    nothing to the waterfall's communication steps), on the Level0 pair's waterfall."""
+    from msprof_compare.compare.summary_notes import unsplit_communication_note
+
+    res = compare(str(samples / DB / "level0/rank0_ascend_pt"), str(samples / DB / "level0/rank1_ascend_pt"))
+    contrib, wf = res.frames["contributors"].copy(), res.frames["waterfall"]
+    na = "an op type of N/A"
+    for sides, ops in (
+            (((4, na, True), (5, na, True)), "the base side's 4 and the comparison side's 5 communication ops have an "
+                                             "op type of N/A (a Level0 export records no op type)"),
+            (((1, na, True), (0, "", False)),
+             "the base side's 1 communication op has an op type of N/A (a Level0 export records no op type); the "
+             "comparison side has no communication op"),
+            (((4, na, False), (4, "no op type (COMMUNICATION_OP.opType is NULL or absent)", False)),
+             "the base side's 4 communication ops have an op type of N/A and the comparison side's 4 communication ops "
+             "have no op type (COMMUNICATION_OP.opType is NULL or absent)")):
+        contrib.attrs["communication_unsplit"] = sides
+        assert f"which no sheet breaks down by op: {ops}, so CommunicationCompare" in unsplit_communication_note(
+            contrib, wf)
+    contrib.attrs["communication_unsplit"] = None
+    assert unsplit_communication_note(contrib, wf) == ""
+
+
+def test_one_side_with_op_rows_keeps_the_communication_line(samples):
+    """Level 1 -> Level0: the level-1 side has op rows, so CommunicationCompare is written and the communication
+    line says the Level0 side has none, as before; the note adds nothing."""
+    res = compare(str(samples / DB / "level1/rank0_ascend_pt"), str(samples / DB / "level0/rank0_ascend_pt"))
+    assert res.frames["communication"] is not None
+    assert res.frames["contributors"].attrs["communication_unsplit"] is None
+    assert "no sheet breaks" not in (to_document(res)["summary"]["contributors_note"] or "")

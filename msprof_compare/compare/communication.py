@@ -44,6 +44,10 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("msprof-analyze")
 #: ``RunContext.cache`` key: per side, the ns of the communication ops without a family (``unnamed_ops``).
 LEFT_OUT_KEY = "communication_left_out_ns"
+#: ``RunContext.cache`` key: per side, (how many communication ops have no family, what their op type or name holds
+#: instead: ``_db_op_types``'s words, or names without a '_'): the Summary says why a run without op rows cannot
+#: break its communication down by op (``summary_notes.unsplit_communication_note``).
+UNNAMED_KEY = "communication_unnamed"
 
 _SIDE = [
     Column("Communication OP Name", STYLE_BOLD, 25),
@@ -563,6 +567,7 @@ def build(ctx: RunContext) -> list[Sheet]:
     """The CommunicationCompare sheet (left out when neither side has a communication op)."""
     data = []
     left_out: list[int] = []
+    unnamed: list[tuple[int, str]] = []
     kw = None
     gpu_pair = ctx.base.is_gpu != ctx.comparison.is_gpu
     if ctx.base.is_gpu or ctx.comparison.is_gpu:  # the GPU side's collectives go by keyword lists
@@ -577,6 +582,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         left_out.append(ns_out)  # a side without any row is "not recorded" (communication_line), its time still said
         why = "" if not n_out else (_db_op_types(p, rng) if p.source == "ascend_db"
                                     else "names without a '_' (a family is a name's first '_' piece)")
+        unnamed.append((n_out, why))
         if d and n_out:  # some ops left out: the op rows fall short of OverallMetrics by their time
             log.warning("%s: %s of its %s communication op(s) (%.3f ms) have %s, so CommunicationCompare leaves them "
                         "out of its op rows%s", p.path, f"{n_out:,}", f"{total:,}", ms3(ns_out), why,
@@ -592,6 +598,7 @@ def build(ctx: RunContext) -> list[Sheet]:
                         side_named(ctx.side(p)))
         data.append(d)
     ctx.cache[LEFT_OUT_KEY] = tuple(left_out)
+    ctx.cache[UNNAMED_KEY] = tuple(unnamed)
     rows = comm_rows(*data)
     ctx.cache[COMMUNICATION_ROWS] = bool(rows)
     if not rows:

@@ -213,8 +213,9 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     # a DB export's window tasks, which its Free: Other holds beside a text export's (the note on idle time)
     contrib.attrs["export_window"] = export_window(ctx, ctx.frames.get("e2e"))
     # where communication's change comes from, for the notes under the contributors (summary_notes): Wait against
-    # Transmit
+    # Transmit, and why no sheet splits it by op
     contrib.attrs["wait_split"] = overall.wait_split(*pair) if pair is not None else None
+    contrib.attrs["communication_unsplit"] = _unsplit_communication(ctx)
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib, found[1] if found is not None and found[0] == "operator" else None)
     if comm is not None:
@@ -238,6 +239,20 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     sheet.memory_contributors = ctx.frames.get("memory_contributors")
     sheet.memory_totals = ctx.frames.get("memory")
     return [sheet]
+
+
+def _unsplit_communication(ctx: RunContext) -> tuple[tuple[int, str, bool], ...] | None:
+    """Where the communication comparison ran and wrote no op row because the sides' communication ops have no family
+    (a Level0 DB export's op type N/A), per side: how many ops lack one, what they hold instead
+    (``communication.UNNAMED_KEY``) and whether the export is a Level0 one; else None."""
+    from .communication import UNNAMED_KEY
+    from .optree import COMMUNICATION_ROWS
+
+    unnamed = ctx.cache.get(UNNAMED_KEY)
+    if ctx.cache.get(COMMUNICATION_ROWS, True) or not unnamed or not any(n for n, _ in unnamed):
+        return None
+    return tuple((n, why, p.extra.get("profiler_level") == "Level0")
+                 for (n, why), p in zip(unnamed, (ctx.base, ctx.comparison), strict=True))
 
 
 def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame,

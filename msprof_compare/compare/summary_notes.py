@@ -1,8 +1,8 @@
 """The notes under the contributors (``unexplained_note``, in the console, the JSON, the ``Summary`` sheet and the
 gate's message): why the waterfall steps stand in for a level, wrapper ops and --op_name_map pairs (worded alike
 for the memory contributors: ``mark_pairs``, ``pair_notes``), kernel types of the whole profile, how much of the E2E
-change the contributors explain, where a change of communication comes from (``wait_split_note``),
-and which of them hold collective communication.
+change the contributors explain, where a change of communication comes from (``wait_split_note``,
+``unsplit_communication_note``), and which of them hold collective communication.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     """The note under the contributors: ``fallback_note`` (why the waterfall steps stand in for a level),
     ``wrapper_note`` (each side's operators under one top-level op of another name), ``all_steps_note``,
     ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), the notes on where a change of
-    communication comes from (``wait_split_note``),
+    communication comes from (``wait_split_note``, ``unsplit_communication_note``),
     then the communication note
     (``_communication_pieces``: which of them hold collective communication, from ``comm``: the run's
     "contributor_communication" frame). "" when none applies."""
@@ -176,7 +176,7 @@ def _unexplained_parts(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     net = net_of_communication_note(contrib, comm) if pieces and computing else ""
     parts = [fallback_note(contrib), wrapper_note(contrib), one_sided_note(contrib), all_steps_note(contrib),
              name_map_note(contrib), _basis_worded(_unexplained(contrib, wf), lead),
-             wait_split_note(contrib, wf), _joined(pieces), net]
+             wait_split_note(contrib, wf), unsplit_communication_note(contrib, wf), _joined(pieces), net]
     return [p for p in parts if p], pieces and (*pieces, net)
 
 
@@ -728,6 +728,44 @@ WAIT_WORDS = ("this rank waiting in its collectives for slower peers: the rank-b
               "shows which rank it waited for")
 #: What a communication group's Transmit is (``wait_split_note``).
 TRANSMIT_WORDS = "moving the data: more data, or a slower link"
+
+
+def unsplit_communication_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
+    """Where the communication comparison wrote no CommunicationCompare because no side's communication ops have a
+    family to group them by (the contributors' ``attrs["communication_unsplit"]``: per side, how many ops lack one,
+    what they hold instead and whether the export is a Level0 one), the uncovered communication's change (the
+    waterfall's communication steps) and why no sheet breaks it down by op; "" otherwise, and where that change does
+    not show. Two Level0 DB exports (rank 0 -> rank 1): communication +4.120 ms, 83.8 % of the E2E change, and the
+    Summary gave no communication line and no word of why (one side without op rows gets the line's)."""
+    sides = None if contrib is None else contrib.attrs.get("communication_unsplit")
+    if not sides or wf is None or not len(wf):
+        return ""
+    cat = col_of(wf, "Category", object)
+    delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
+    moved = int(delta[cat == "communication"].sum())
+    if abs(moved) < 500:
+        return ""
+    e2e = int(delta[-1])
+    share = "" if not e2e else f", {moved / e2e:.1%} of the E2E change" if moved / e2e > 0 else \
+        f", against an E2E change of {ms3(e2e):+.3f} ms"
+    held = [(side, n, why, level0) for side, (n, why, level0) in zip(("base", "comparison"), sides, strict=True) if n]
+    def counted(n: int) -> str:  # "4 communication ops have", "1 communication op has"
+        return f"{n:,} communication op{'s have' if n > 1 else ' has'}"
+
+    if len(held) == 2 and held[0][2] == held[1][2]:
+        n_b, n_c = held[0][1], held[1][1]
+        ops = f"each side's {counted(n_b)}" if n_b == n_c else \
+            f"the base side's {n_b:,} and the comparison side's {counted(n_c)}"
+        ops += f" {held[0][2]}"
+    else:
+        ops = " and ".join(f"the {side} side's {counted(n)} {why}" for side, n, why, _ in held)
+    if all(level0 for *_, level0 in held) and all(why.startswith("an op type of N/A") for _, _, why, _ in held):
+        ops += " (a Level0 export records no op type)"
+    if len(held) == 1:
+        ops += f"; the {'comparison' if held[0][0] == 'base' else 'base'} side has no communication op"
+    return (f"uncovered communication (the waterfall's communication steps) changed by {ms3(moved):+.3f} ms{share}, "
+            f"which no sheet breaks down by op: {ops}, so CommunicationCompare has no family to group them by and is "
+            "not written; OverallMetrics gives it by communication group")
 
 
 #: Why a GPU side's communication inside an operator is null: its collective kernels are linked to no operator.
