@@ -1,13 +1,14 @@
 """Where the Summary says where a change of communication comes from, on NPU exports (the msinsight AlexNet samples,
 two ranks of one DDP job per level; PROVENANCE.md): how the communication groups' uncovered time split between Wait
-and Transmit (DB level 2 -> level 1) and why two Level0 DB exports' communication cannot be
-broken down by op. Every figure is read from the raw files here: SQL on the
+and Transmit (DB level 2 -> level 1), why two Level0 DB exports' communication cannot be broken down by op, and a
+kernel-only run's HCCL op among the kernel contributors. Every figure is read from the raw files here: SQL on the
 DBs (reference-1 §7.3 5-7: the not-overlapped windows, the least-waiting plane's Notify_Wait inside them), and
 kernel_details.csv's rows; the sentences are checked on each face that shows the note under the contributors
 (console, JSON, Summary sheet, the regression gate's message)."""
 
 from __future__ import annotations
 
+import csv
 from decimal import Decimal
 from pathlib import Path
 
@@ -206,3 +207,44 @@ def test_one_side_with_op_rows_keeps_the_communication_line(samples):
     assert res.frames["communication"] is not None
     assert res.frames["contributors"].attrs["communication_unsplit"] is None
     assert "no sheet breaks" not in (to_document(res)["summary"]["contributors_note"] or "")
+
+
+def _hccl_ms(export: Path) -> tuple[Decimal, list[str]]:
+    """kernel_details.csv's HCCL ops (Accelerator Core HCCL, a valid Type): their summed Duration(us) in ms, and
+    their types."""
+    with open(export / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["Accelerator Core"].strip() == "HCCL"]
+    return sum(Decimal(r["Duration(us)"]) for r in rows) / 1000, sorted({r["Type"].strip() for r in rows})
+
+
+@pytest.mark.parametrize("options, absent", [
+    ({"enable_kernel_compare": True}, "; this run writes no OverallMetrics and no CommunicationCompare: the "
+                                      "enable_profiling_compare and enable_communication_compare options add them"),
+    ({"enable_kernel_compare": True, "enable_communication_compare": True},
+     "; this run writes no OverallMetrics: the enable_profiling_compare option adds it"),
+], ids=["kernels-alone", "with-communication"])
+def test_a_kernel_contributor_that_is_an_hccl_op_is_marked_as_communication(samples, tmp_path, options, absent):
+    """Text level 2 -> level 1 with the kernel comparison alone: the top kernel contributor, hcom_allReduce_ (+6.019
+    ms by kernel_details.csv), is the all-reduce, which the note now says, as it says of an operator holding one."""
+    l2, l1 = samples / TEXT / "level2/rank0_ascend_pt", samples / TEXT / "level1/rank0_ascend_pt"
+    (base, types), (comp, types1) = _hccl_ms(l2), _hccl_ms(l1)
+    assert types == types1 == ["hcom_allReduce_"] and f"{comp - base:+.3f}" == "+6.019"
+    res = compare(str(l2), str(l1), **options)
+    top = res.frames["contributors"].iloc[0]
+    assert (top["Level"], top["Name"], top["Diff(ms)"]) == ("kernel", "hcom_allReduce_", float(comp - base))
+    said = ("Note: hcom_allReduce_ is collective communication, not computing: an HCCL op, which kernel_details.csv "
+            "lists among the kernels (Accelerator Core HCCL); the time breakdown (OverallMetrics, the waterfall) "
+            f"counts it as communication and CommunicationCompare breaks it down by task{absent}.")
+    assert to_document(res)["summary"]["contributors_note_lines"] == [said]
+    assert said in render_explain(res.frames, res.verdict).splitlines()
+
+
+def test_db_kernels_hold_no_hccl_op(samples):
+    """A DB export's KernelCompare holds its compute tasks alone: no kernel contributor is an HCCL op, none is
+    marked."""
+    res = compare(str(samples / DB / "level2/rank0_ascend_pt"), str(samples / DB / "level1/rank0_ascend_pt"),
+                  enable_kernel_compare=True)
+    names = res.frames["contributors"]["Name"].tolist()
+    assert names and not any(n.startswith("hcom_") for n in names)
+    assert res.frames["contributors"].attrs["communication_kernels"] == []
+    assert "collective communication" not in (to_document(res)["summary"]["contributors_note"] or "")

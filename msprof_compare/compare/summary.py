@@ -213,9 +213,13 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     # a DB export's window tasks, which its Free: Other holds beside a text export's (the note on idle time)
     contrib.attrs["export_window"] = export_window(ctx, ctx.frames.get("e2e"))
     # where communication's change comes from, for the notes under the contributors (summary_notes): Wait against
-    # Transmit, and why no sheet splits it by op
+    # Transmit, why no sheet splits it by op, and the kernel contributors that are communication
     contrib.attrs["wait_split"] = overall.wait_split(*pair) if pair is not None else None
     contrib.attrs["communication_unsplit"] = _unsplit_communication(ctx)
+    contrib.attrs["communication_kernels"] = _communication_kernels(ctx, contrib)
+    contrib.attrs["communication_sheets"] = [(sheet, option) for sheet, option in (
+        ("OverallMetrics", "enable_profiling_compare"), ("CommunicationCompare", "enable_communication_compare"))
+        if not getattr(ctx.options, option)]
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib, found[1] if found is not None and found[0] == "operator" else None)
     if comm is not None:
@@ -253,6 +257,22 @@ def _unsplit_communication(ctx: RunContext) -> tuple[tuple[int, str, bool], ...]
         return None
     return tuple((n, why, p.extra.get("profiler_level") == "Level0")
                  for (n, why), p in zip(unnamed, (ctx.base, ctx.comparison), strict=True))
+
+
+def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> list[str]:
+    """The kernel-level contributors that are HCCL ops (kernel_details.csv's rows of Accelerator Core HCCL or a
+    ``hcom_`` name, ``breakdown_npu.hccl_op_rows``, on either side), by name: KernelCompare names a row by its type,
+    then its input shapes."""
+    if not len(contrib) or str(contrib["Level"].iloc[0]) != "kernel":
+        return []
+    from .breakdown_npu import hccl_op_rows
+
+    types: set[str] = set()
+    for p in (ctx.base, ctx.comparison):
+        kd = p.kernel_details if p.is_npu else None
+        if kd is not None and len(kd) and "Type" in kd.columns:
+            types.update(str(t).strip() for t in col_of(kd, "Type", object)[hccl_op_rows(kd)].tolist() if t)
+    return [n for n in contrib["Name"].tolist() if n in types or n.split(" ", 1)[0] in types]
 
 
 def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame,

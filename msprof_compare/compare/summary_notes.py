@@ -1,8 +1,8 @@
 """The notes under the contributors (``unexplained_note``, in the console, the JSON, the ``Summary`` sheet and the
 gate's message): why the waterfall steps stand in for a level, wrapper ops and --op_name_map pairs (worded alike
 for the memory contributors: ``mark_pairs``, ``pair_notes``), kernel types of the whole profile, how much of the E2E
-change the contributors explain, where a change of communication comes from (``wait_split_note``,
-``unsplit_communication_note``), and which of them hold collective communication.
+change the contributors explain, where a change of communication comes from (``communication_kernels_note``,
+``wait_split_note``, ``unsplit_communication_note``), and which of them hold collective communication.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     """The note under the contributors: ``fallback_note`` (why the waterfall steps stand in for a level),
     ``wrapper_note`` (each side's operators under one top-level op of another name), ``all_steps_note``,
     ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), the notes on where a change of
-    communication comes from (``wait_split_note``, ``unsplit_communication_note``),
+    communication comes from (``communication_kernels_note``, ``wait_split_note``, ``unsplit_communication_note``),
     then the communication note
     (``_communication_pieces``: which of them hold collective communication, from ``comm``: the run's
     "contributor_communication" frame). "" when none applies."""
@@ -176,7 +176,8 @@ def _unexplained_parts(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     net = net_of_communication_note(contrib, comm) if pieces and computing else ""
     parts = [fallback_note(contrib), wrapper_note(contrib), one_sided_note(contrib), all_steps_note(contrib),
              name_map_note(contrib), _basis_worded(_unexplained(contrib, wf), lead),
-             wait_split_note(contrib, wf), unsplit_communication_note(contrib, wf), _joined(pieces), net]
+             communication_kernels_note(contrib), wait_split_note(contrib, wf), unsplit_communication_note(contrib, wf),
+             _joined(pieces), net]
     return [p for p in parts if p], pieces and (*pieces, net)
 
 
@@ -766,6 +767,28 @@ def unsplit_communication_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | 
     return (f"uncovered communication (the waterfall's communication steps) changed by {ms3(moved):+.3f} ms{share}, "
             f"which no sheet breaks down by op: {ops}, so CommunicationCompare has no family to group them by and is "
             "not written; OverallMetrics gives it by communication group")
+
+
+def communication_kernels_note(contrib: pd.DataFrame | None) -> str:
+    """The kernel contributors that are collective communication (the contributors' ``attrs["communication_kernels"]``:
+    kernel_details.csv rows of HCCL ops, ``breakdown_npu.hccl_op_rows``), as the note marks the operators that hold
+    it (``_communication_pieces``): a kernel-only run's top contributor ``hcom_allReduce_`` (+6.019 ms of +6.187 ms,
+    text level 2 -> level 1) read as a kernel like the others. ``attrs["communication_sheets"]``: the sheets that
+    break communication down that the run leaves out; "" without such a contributor."""
+    names = [] if contrib is None else list(contrib.attrs.get("communication_kernels") or [])
+    if not names:
+        return ""
+    one = len(names) == 1
+    what = f"{names[0]} is" if one else f"{', '.join(names[:-1])} and {names[-1]} are"
+    absent = list(contrib.attrs.get("communication_sheets") or [])
+    missing = "" if not absent else (
+        f"; this run writes no {' and no '.join(s for s, _ in absent)}: the "
+        f"{' and '.join(o for _, o in absent)} option{'s add' if len(absent) > 1 else ' adds'} "
+        f"{'them' if len(absent) > 1 else 'it'}")
+    return (f"{what} collective communication, not computing: {'an HCCL op' if one else 'HCCL ops'}, which "
+            "kernel_details.csv lists among the kernels (Accelerator Core HCCL); the time breakdown (OverallMetrics, "
+            f"the waterfall) counts {'it' if one else 'them'} as communication and CommunicationCompare breaks "
+            f"{'it' if one else 'them'} down by task{missing}")
 
 
 #: Why a GPU side's communication inside an operator is null: its collective kernels are linked to no operator.
