@@ -347,6 +347,24 @@ def test_kernel_of_exactly_a_week_is_kept(tmp_path):
     assert warnings == [f"{f}: 1 kernel(s) last over a week (a damaged time?); read as 0"]
 
 
+def test_empty_or_na_duration_is_said(tmp_path):
+    """An empty or N/A Duration(us) reads as 0 us, which took the kernel's time out of its breakdown category (Conv,
+    Vector, ...) into Other Computing without a word where KernelCompare, whose own line says it, was off: counted
+    in one line, apart from text that is no number (said by ``_floats``). Rows 0-2 of the excerpt set to "", "N/A"
+    and "1 us" (synthetic: no sample leaves a duration out); row 3 keeps its duration."""
+    f, rows = _kernel_details(tmp_path, {(0, "Duration(us)"): "", (1, "Duration(us)"): "N/A",
+                                         (2, "Duration(us)"): "1 us"})
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["dur"].tolist()[:4] == [0, 0, 0, ns(rows[3]["Duration(us)"])]
+    assert np.isnan(kd["Duration(us)"].to_numpy()[:3]).all()
+    assert warnings == [
+        f"{f}: 1 Duration(us) value(s) are not numbers; read as missing.",
+        f"{f}: 2 Duration(us) value(s) are empty or N/A (an export writes every kernel's duration: a damaged cell?); "
+        "read as 0 us, so the time breakdown's categories count none of those kernels' time (it shows as Other "
+        "Computing)"]
+
+
 def test_empty_start_time_is_missing_not_junk(tmp_path):
     """An empty Start Time(us) is no start (ts -1), counted apart from text that is no number: rows 0, 1 and 3
     set to "", "abc" and " " (synthetic). The empty ones were not said (session 60's fuzz: every start emptied moved
@@ -386,12 +404,16 @@ def test_short_middle_row_is_warned(tmp_path):
     warnings: list[str] = []
     kd = ascend_text.read_kernel_details(str(f), warnings)
     assert len(kd) == len(rows) and kd["Name"].tolist()[3] == "" and kd["Input Shapes"].tolist()[5] == "1,2\n3"
-    # the cut row's Name (its 5th field) and Start Time(us) (its 9th) are among those empty cells: each said
+    # the cut row's Name (its 5th field), Start Time(us) (its 9th) and Duration(us) are among those empty cells:
+    # each said
     assert warnings == [f"{f}: 1 row(s) end before the last column read; their missing cells read as empty",
                         f"{f}: 1 line(s) read as part of an earlier row (a line break inside a quoted "
                         "field: a quote left open?)",
                         f"{f}: 1 kernel(s) with an empty Name; the time breakdown's categories told by a kernel's "
                         "name (HCCL, SDMA copies, MC2, TransData) cannot hold them",
+                        f"{f}: 1 Duration(us) value(s) are empty or N/A (an export writes every kernel's duration: "
+                        "a damaged cell?); read as 0 us, so the time breakdown's categories count none of those "
+                        "kernels' time (it shows as Other Computing)",
                         f"{f}: 1 Start Time(us) value(s) are empty; those kernels are not matched (to a launching "
                         "operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
 
