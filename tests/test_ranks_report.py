@@ -482,9 +482,9 @@ def test_printed_pages_cut_no_repeated_row(tmp_path):
     note = " ".join(map(str, range(32))).replace(" ", ", ")
     # rank 150, selected, has no row (compared or not): row 2 names it, as the console's job line would
     note = f"Ranks selected: {note}, ... (151 in all) (rank 150 not compared)\n{doc['job_line']}"
-    # every compared rank is 30 % slower, past the 20 % gate: the verdict names them all
-    all_ranks = ", ".join(map(str, range(n)))
-    note += f"\n--fail_on_regression 20 (exit code 3): ranks {all_ranks} regressed beyond the threshold"
+    # every compared rank is 30 % slower, past the 20 % gate: the verdict names the first 32, as "Ranks selected"
+    first = ", ".join(map(str, range(32)))
+    note += f"\n--fail_on_regression 20 (exit code 3): ranks {first}, ... (150 in all) regressed beyond the threshold"
     assert ws["B2"].value == note and ws["A2"].value is None and ws["B2"].alignment.wrap_text
     assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1", "B2:I2"}
     profile = tmp_path / "profile"
@@ -1071,6 +1071,32 @@ def test_ranks_sheet_states_the_jobs_gate(codes, text, capsys):
     err = capsys.readouterr().err.strip()
     if code:
         assert err == f"error: --fail_on_regression 5: {text.partition(': ')[2]}"
+
+
+@pytest.mark.parametrize(("regressed", "unjudged", "text"), [
+    (32, 0, "ranks 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, "
+            "27, 28, 29, 30, 31 regressed beyond the threshold"),
+    (33, 0, "ranks 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, "
+            "27, 28, 29, 30, 31, ... (33 in all) regressed beyond the threshold"),
+    (1, 40, "rank 0 regressed beyond the threshold; ranks 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, "
+            "18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, ... (40 in all) could not be judged")],
+    ids=["32 whole", "33 capped", "not judged capped"])
+def test_ranks_sheet_verdict_lists_32_units_then_the_count(regressed, unjudged, text, capsys):
+    """Row 2's verdict names 32 units of a list at most, then how many in all, as its "Ranks selected" line: a
+    150-rank job's verdict listed all 150 ranks. The JSON's gate record and the CLI's error line keep every rank."""
+    from msprof_compare.cli import _ranks_gate
+    from msprof_compare.report.ranks_report import overview, sheet
+
+    codes = {r: 3 if r < regressed else 1 for r in range(regressed + unjudged)}
+    doc = overview([(r, None, []) for r in codes], {r: (f"b/{r}", f"c/{r}") for r in codes}, ("b", "c"),
+                   gates=codes, pct=5.0)
+    assert sheet(doc).note == f"--fail_on_regression 5 (exit code 3): {text}"
+    assert doc["gate"]["ranks_regressed"] == [{"rank": r} for r in range(regressed)]
+    assert doc["gate"]["ranks_not_judged"] == [{"rank": r} for r in range(regressed, regressed + unjudged)]
+    assert _ranks_gate(list(codes.items()), "5") == 3
+    err = capsys.readouterr().err  # the console's line, whole
+    assert f"{'ranks' if regressed > 1 else 'rank'} {', '.join(map(str, range(regressed)))} regressed" in err
+    assert not unjudged or f"ranks {', '.join(map(str, range(regressed, regressed + unjudged)))} could not" in err
 
 
 def test_job_gate_names_cycles():

@@ -298,11 +298,13 @@ _CYCLE_LINE = re.compile(r"; (?=Job cycle \d|Likely straggler of cycle \d)")
 def _gate_text(gate: dict[str, Any] | None) -> str:
     """The job's ``--fail_on_regression`` verdict (``job_gate``'s record), as the run's exit code and its line name
     it: each rank's row had its verdict, but a reader of the workbook alone had to apply ``job_status`` to know
-    the job's. "" without the gate."""
+    the job's. "" without the gate. Each list names ``_LISTED`` units at most, then the count, as "Ranks selected"
+    above it: a 150-rank job's verdict listed every rank, a line of 600 characters wrapped over the row; the JSON's
+    gate record and the console's error line keep every unit."""
     if gate is None:
         return ""
     head = f"--fail_on_regression {gate['threshold']} (exit code {gate['exit_code']}): "
-    regressed, unjudged = (named_units(_units(gate[key])) if gate[key] else ""
+    regressed, unjudged = (_listed_units(_units(gate[key])) if gate[key] else ""
                            for key in ("ranks_regressed", "ranks_not_judged"))
     if gate["exit_code"] == 3:
         said = f"{regressed} regressed beyond the threshold{f'; {unjudged} could not be judged' if unjudged else ''}"
@@ -311,6 +313,13 @@ def _gate_text(gate: dict[str, Any] | None) -> str:
     else:
         said = "no regression beyond the threshold"
     return f"{head}{said}"
+
+
+def _listed_units(units: list[Unit]) -> str:
+    """``named_units`` of the first ``_LISTED`` units, then ", ... (N in all)" where there are more (``short_list``'s
+    form, the "Ranks selected" line's)."""
+    shown = named_units(units[:_LISTED])
+    return shown + (f", ... ({len(units):,} in all)" if len(units) > _LISTED else "")
 
 
 def _units(records: list[dict[str, int | None]]) -> list[Unit]:
