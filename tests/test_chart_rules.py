@@ -459,7 +459,10 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
     assert chart["series"][1]["cache"] == chart["series"][2]["cache"] == [0.0] * 10   # no increase, no decrease
     assert chart["min"] == ["100"]
     bars = _charts(path)["Time by category: base vs comparison (ms)"]["series"]
-    assert [s["val"] for s in bars] == [_ref(5, 12, "B"), _ref(5, 12, "C")]        # the 8 steps, rows 5-12
+    # the 8 steps (rows 5-12), last first, in the chart data: Comparison's bars, then Base's
+    at = _row_of(col_a, "OverallMetrics chart:") + 1
+    assert [s["val"] for s in bars] == [_ref(at, at + 7, "C"), _ref(at, at + 7, "B")]
+    assert col_a[at - 1:at + 7] == col_a[4:12][::-1]
     assert bars[0]["cache"] == bars[1]["cache"]
 
 
@@ -470,23 +473,37 @@ def _steps(col_a: list) -> tuple[int, int]:
     return col_a.index("Base E2E") + 2, col_a.index("Comparison E2E")
 
 
+def _bottom_up(path) -> tuple[int, int]:
+    """1-based first and last rows of the OverallMetrics chart's data in the Summary's chart data area."""
+    col_a = _summary(path)[0].tolist()
+    at = _row_of(col_a, "OverallMetrics chart:") + 1
+    first, last = _steps(col_a)
+    return at, at + last - first
+
+
 def test_overall_chart_bars_are_the_waterfall_steps(text_pair):
     """The OverallMetrics bar chart plots the Summary's waterfall steps (rows 5-12: Conv (Forward) ... Free:
-    Other, not the two E2E rows): Base bars from the Base(ms) column B, Comparison bars from column C; 8 bars
-    make it 32 x 8 + 120 = 376 px tall. Its category axis names every step, horizontal: LibreOffice named every
-    other one (Conv (Forward), Matmul, SDMA (Tensor Move), Group 0 Communication (uncovered)) without the set
-    rotation and label interval."""
+    Other, not the two E2E rows), copied last first into the chart data (a bar chart draws its first category
+    lowest): Base bars from its Base(ms) column B, Comparison bars from column C; 8 bars make it 32 x 8 + 120 =
+    376 px tall. Its category axis names every step, horizontal: LibreOffice named every other one (Conv
+    (Forward), Matmul, SDMA (Tensor Move), Group 0 Communication (uncovered)) without the set rotation and label
+    interval."""
     _result, path = text_pair
     sheet = _summary(path)
     first, last = _steps(sheet[0].tolist())
     assert (first, last) == (5, 12)
+    at, end = _bottom_up(path)
+    assert sheet.iloc[at - 2, :3].tolist() == [
+        "OverallMetrics chart: the waterfall steps, last first (a bar chart draws its first category lowest)",
+        "Base(ms)", "Comparison(ms)"]
+    assert sheet.iloc[at - 1:end, :3].values.tolist() == sheet.iloc[first - 1:last, :3].values.tolist()[::-1]
     chart = _charts(path)["Time by category: base vs comparison (ms)"]
-    base, comp = chart["series"]
-    assert (base["name"], base["cat"], base["val"]) == ("Base", _ref(5, 12, "A"), _ref(5, 12, "B"))
-    assert (comp["name"], comp["cat"], comp["val"]) == ("Comparison", _ref(5, 12, "A"), _ref(5, 12, "C"))
-    assert base["cache"] == pytest.approx(sheet.iloc[first - 1: last, 1].astype(float).tolist())
-    assert comp["cache"] == pytest.approx(sheet.iloc[first - 1: last, 2].astype(float).tolist())
-    assert base["cache"][-1] == pytest.approx(25.74405) and comp["cache"][-1] == pytest.approx(25.032619)  # Free
+    comp, base = chart["series"]
+    assert (base["name"], base["cat"], base["val"]) == ("Base", _ref(at, end, "A"), _ref(at, end, "B"))
+    assert (comp["name"], comp["cat"], comp["val"]) == ("Comparison", _ref(at, end, "A"), _ref(at, end, "C"))
+    assert base["cache"] == pytest.approx(sheet.iloc[first - 1: last, 1].astype(float).tolist()[::-1])
+    assert comp["cache"] == pytest.approx(sheet.iloc[first - 1: last, 2].astype(float).tolist()[::-1])
+    assert base["cache"][0] == pytest.approx(25.74405) and comp["cache"][0] == pytest.approx(25.032619)  # Free
     assert chart["height"] == pytest.approx(376)
     with zipfile.ZipFile(path) as z:
         parts = [n for n in z.namelist() if re.fullmatch(r"xl/charts/chart\d+\.xml", n)]
@@ -496,6 +513,45 @@ def test_overall_chart_bars_are_the_waterfall_steps(text_pair):
     cat = axes[0].find("c:chart/c:plotArea/c:catAx", NS)
     assert cat.find("c:tickLblSkip", NS).get("val") == "1"
     assert cat.find("c:txPr/a:bodyPr", NS).get("rot") == "0"
+
+
+def _bar_chart_faces(path, title: str) -> dict[str, list[str]]:
+    """How a horizontal bar chart reads, from its XML and the cells it names: its categories and, within a category,
+    its bars top down (a bar chart draws its first category and its first series lowest, unless the category axis
+    is reversed: ``maxMin``), Excel's legend (as the bars stand: Peltier, "Order of series and legend entries in
+    Excel charts") and LibreOffice 7.4's (its series reversed for a bar chart of unstacked series, whatever the
+    axis: VSeriesPlotter::createLegendEntries)."""
+    import openpyxl
+
+    chart = _charts(path)[title]
+    root = next(x for x in (_xml(path, n) for n in zipfile.ZipFile(path).namelist()
+                            if re.fullmatch(r"xl/charts/chart\d+\.xml", n))
+                if title == "".join(t.text or "" for t in x.find("c:chart/c:title", NS).iter(f"{{{NS['a']}}}t")))
+    bar = root.find("c:chart/c:plotArea/c:barChart", NS)
+    assert bar.find("c:barDir", NS).get("val") == "bar" and bar.find("c:grouping", NS).get("val") == "clustered"
+    reversed_axis = root.find("c:chart/c:plotArea/c:catAx/c:scaling/c:orientation", NS).get("val") == "maxMin"
+    names = [s["name"] for s in chart["series"]]
+    sheet, cells = chart["series"][0]["cat"].split("!")
+    first, last = (int(x) for x in re.findall(r"\d+", cells))
+    col = re.match(r"\$([A-Z])", cells).group(1)
+    ws = openpyxl.load_workbook(path)[sheet]
+    categories = [ws[f"{col}{r}"].value for r in range(first, last + 1)]
+    bars = names if reversed_axis else names[::-1]
+    return {"categories": categories if reversed_axis else categories[::-1], "bars": bars, "excel": bars,
+            "libreoffice": names[::-1]}
+
+
+def test_overall_chart_legend_lists_the_bars_in_their_order(text_pair):
+    """The OverallMetrics chart's legend lists Base then Comparison, as each step's bars stand top down, in Excel
+    and in LibreOffice, and the steps read top down as the Summary lists them: LibreOffice's legend read
+    "Comparison, Base" under Base's bar atop each step's pair (the category axis reversed, series Base first).
+    Rendered by LibreOffice (7.4, DejaVu Sans): the legend's "Base" left of "Comparison", grey bars above blue."""
+    _result, path = text_pair
+    faces = _bar_chart_faces(path, "Time by category: base vs comparison (ms)")
+    assert faces["bars"] == faces["excel"] == faces["libreoffice"] == ["Base", "Comparison"]
+    col_a = _summary(path)[0].tolist()
+    first, last = _steps(col_a)
+    assert faces["categories"] == col_a[first - 1:last] and faces["categories"][0] == "Conv (Forward)"
 
 
 def test_constant_memory_workbook_keeps_the_chart_caches(text_pair, tmp_path, monkeypatch):
@@ -517,10 +573,10 @@ def test_constant_memory_workbook_keeps_the_chart_caches(text_pair, tmp_path, mo
     monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 0)
     big = result.to_excel(str(tmp_path))
     charts = _charts(big)
-    base, comp = charts["Time by category: base vs comparison (ms)"]["series"]
-    assert base["cache"] == pytest.approx(sheet.iloc[first - 1: last, 1].astype(float).tolist())
-    assert comp["cache"] == pytest.approx(sheet.iloc[first - 1: last, 2].astype(float).tolist())
-    assert base["cache"][-1] == pytest.approx(25.74405) and comp["cache"][-1] == pytest.approx(25.032619)
+    comp, base = charts["Time by category: base vs comparison (ms)"]["series"]
+    assert base["cache"] == pytest.approx(sheet.iloc[first - 1: last, 1].astype(float).tolist()[::-1])
+    assert comp["cache"] == pytest.approx(sheet.iloc[first - 1: last, 2].astype(float).tolist()[::-1])
+    assert base["cache"][0] == pytest.approx(25.74405) and comp["cache"][0] == pytest.approx(25.032619)
     waterfall = charts["E2E time: base to comparison (ms)"]["series"]
     assert [len(s["cache"]) for s in waterfall] == [10] * 4          # Base E2E, the 8 steps, Comparison E2E
     assert waterfall[3]["cache"][0] == pytest.approx(136.581009)
@@ -643,7 +699,7 @@ def test_regression_tables_under_chart_data_and_their_charts(db_pair):
     exactly those rows, is titled "Top N regressions: <what> (<unit>, comparison - base)" and is 24 px a bar
     + 120 px tall (320 px at least). Column A holds each row's whole name, B its growth, C the bar's label the
     chart reads (distinct, the name itself up to 40 characters). CommunicationCompare: only the allreduce op
-    grew, so "top 1"."""
+    grew, so "top 1". The OverallMetrics chart's steps lie among them, as that sheet is drawn."""
     _result, path = db_pair
     cells = _summary(path)
     col_a = cells[0].tolist()
@@ -654,13 +710,17 @@ def test_regression_tables_under_chart_data_and_their_charts(db_pair):
     while row < len(col_a):
         assert pd.isna(col_a[row - 1]), row                      # a blank row before each table
         head = col_a[row]
+        rows = 0
+        while row + 1 + rows < len(col_a) and not pd.isna(col_a[row + 1 + rows]):
+            rows += 1
+        if head.startswith("OverallMetrics chart:"):  # the steps last first (test_overall_chart_bars_are_...)
+            assert rows == _steps(col_a)[1] - _steps(col_a)[0] + 1
+            row += rows + 2
+            continue
         m = re.fullmatch(r"(\w+): top (\d+) regressions? \((.+), (\w+)\)(; .+)?", head)
         assert m, head
         sheet, n, what, unit = m.group(1), int(m.group(2)), m.group(3), m.group(4)
         first = row + 2
-        rows = 0
-        while row + 1 + rows < len(col_a) and not pd.isna(col_a[row + 1 + rows]):
-            rows += 1
         assert rows == n, sheet
         assert head.endswith("regression" + ("" if n == 1 else "s") + f" ({what}, {unit})" + (m.group(5) or ""))
         chart = charts[f"Top {n} regression{'' if n == 1 else 's'}: {what} ({unit}, comparison - base)"]

@@ -77,6 +77,8 @@ class _State:
     next_row: int = 0                   # next free row of the Summary sheet's chart data area
     #: Summary-sheet rows (first, last) of the waterfall steps (Step / Base / Comparison columns).
     category_rows: tuple[int, int] | None = None
+    #: the waterfall steps' (Step, Base(ms), Comparison(ms)) cells, top down: the OverallMetrics bars' data
+    category_values: list[tuple[Any, Any, Any]] = field(default_factory=list)
     #: statistic sheets a side of which recorded nothing (the Summary's totals): no regression chart
     unrecorded: set[str] = field(default_factory=set)
 
@@ -346,6 +348,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     st.summary, st.summary_name = ws, sheet.name
     st.unrecorded = _unrecorded_sheets(sheet)
     st.category_rows = (HEADER_ROWS + int(steps[0]), HEADER_ROWS + int(steps[-1]))
+    st.category_values = [tuple(v) for v in _tuples(sheet.data.iloc[steps.tolist(), :3])]
     st.next_row = row
 
 
@@ -493,29 +496,56 @@ def _nice_floor(x: float) -> float:
 
 # --------------------------------------------------------------------------- OverallMetrics
 
+def _bottom_up_steps(wb: Any, st: _State) -> tuple[int, int]:
+    """The waterfall steps' names and base / comparison ms, last step first, in the Summary's chart data area (at
+    ``st.next_row``, under a header): the OverallMetrics bars' data (``_overall``). Returns their first and last
+    rows."""
+    ws, row = st.summary, st.next_row
+    for j, h in enumerate(("OverallMetrics chart: the waterfall steps, last first (a bar chart draws its first "
+                           "category lowest)", "Base(ms)", "Comparison(ms)")):
+        ws.write_string(row, j, h, _fmt(wb, "header"))
+    first = row + 1
+    for r, values in enumerate(reversed(st.category_values), start=first):
+        for j, v in enumerate(values):
+            _write(ws, r, j, v, _fmt(wb, "float" if j else "text"))
+    last = first + len(st.category_values) - 1
+    st.next_row = last + 2
+    return first, last
+
+
 def _overall(wb: Any, ws: Any, sheet: Sheet) -> None:
+    """Base and comparison bars of each time category, the steps top down as the tables list them, Base's bar
+    above Comparison's and the legend in that order in Excel and LibreOffice alike. A bar chart draws its first
+    category and, within a category, its first series lowest; Excel lists the legend as the bars stand (reversed
+    series order, or series order where the category axis is reversed), LibreOffice (7.4) lists a bar chart's
+    legend in reversed series order whatever the axis: with the axis reversed, LibreOffice read "Comparison,
+    Base" under bars of Base above Comparison. So the axis runs as drawn, the Comparison series comes first and
+    the data is the steps last first (``_bottom_up_steps``). Without a Summary, the data is this sheet's own rows,
+    which no chart may add to: the axis is reversed to read them top down, and LibreOffice's legend is reversed."""
     st = _state(wb)
     chart = wb.add_chart({"type": "bar"})
-    if st.category_rows is not None:  # set by a Summary sheet drawn before this one
-        src, (first, last) = st.summary_name, st.category_rows
-        cols = (0, 1, 2)
+    if st.category_rows is not None and st.category_values:  # set by a Summary sheet drawn before this one
+        src, (first, last) = st.summary_name, _bottom_up_steps(wb, st)
+        cols, reverse = (0, 1, 2), False
     else:  # no Summary in the workbook (a caller took it out of result.sheets): this sheet's own rows
         if len(sheet) < 2:  # E2E Time alone (rows of zero time are left out): no category to plot
             return
         src, first, last = sheet.name, HEADER_ROWS, HEADER_ROWS + len(sheet) - 2  # all rows but E2E
-        cols = (0, 1, 4)
+        cols, reverse = (0, 1, 4), True
     cats = [src, first, cols[0], last, cols[0]]
-    chart.add_series({"name": "Base", "categories": cats, "values": [src, first, cols[1], last, cols[1]],
-                      "fill": {"color": _GREY}})
-    chart.add_series({"name": "Comparison", "categories": cats, "values": [src, first, cols[2], last, cols[2]],
-                      "fill": {"color": _BLUE}})
+    series = [{"name": "Base", "categories": cats, "values": [src, first, cols[1], last, cols[1]],
+               "fill": {"color": _GREY}},
+              {"name": "Comparison", "categories": cats, "values": [src, first, cols[2], last, cols[2]],
+               "fill": {"color": _BLUE}}]
+    for s in series if reverse else series[::-1]:
+        chart.add_series(s)
     chart.set_title({"name": "Time by category: base vs comparison (ms)"})
     chart.set_x_axis({"name": "ms", "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}})
     # every step named: LibreOffice wrapped "Group 0 Communication (uncovered)" over two lines and then named
     # every other step only (NPU pair 1: 4 of 8), whatever the chart's height; a set rotation keeps each name on
     # as few lines as it needs, a label interval of 1 keeps Excel from skipping names too, and 32 px a step
     # holds a name of two lines
-    chart.set_y_axis({"reverse": True, "interval_unit": 1, "num_font": {"rotation": 0}})
+    chart.set_y_axis({"reverse": reverse, "interval_unit": 1, "num_font": {"rotation": 0}})
     chart.set_legend({"position": "bottom"})
     chart.set_size({"width": 760, "height": max(320, 32 * (last - first + 1) + 120)})
     ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart, _ANCHOR)
