@@ -1263,4 +1263,8 @@ def test_libreoffice_prints_the_summary_whole(text_pair, tmp_path):
     for check in ("operator match rate", "NPU profiler settings", "computing split into categories"):
         assert check in whole
     assert "counters to split it by)" in whole and "a note from 50%" in whole  # the last words of the last two
+    # the settings' identifier wraps at its underscores, not where a line ends ("ACL_AICORE_PIPE_U" / "TILIZATION")
+    lines = [line.strip() for page in pages for line in page.splitlines()]
+    assert lines.count("UTILIZATION") == 2 and lines.count("PIPE_") == 2
+    assert not [line for line in lines if "TILIZATION" in line and line != "UTILIZATION"]
     assert "Chart data" not in whole

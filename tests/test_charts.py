@@ -142,9 +142,13 @@ def test_validity_checks_are_typed_cells(pair1, tmp_path, monkeypatch):
     assert [c.value for c in rows["world size"]] == ["at least 8", "at least 8"]  # the ranks of the HCCL tasks
     assert {c.data_type for c in rows["world size"]} == {"s"}
     # words wrap in the Base / Comparison columns, 16 and 14 characters wide (a long setting was cut at the
-    # cell edge)
+    # cell edge), a word too wide for its column after its separators: LibreOffice broke the setting's
+    # "ACL_AICORE_PIPE_U" / "TILIZATION", Excel would too. Arial's widths at 11 points: "ACL_AICORE_" 101.1 px,
+    # within the 16.71-character column's 16.71 x 7 - 5 = 112 px, over the 14.71-character one's 98
     settings = rows["NPU profiler settings"]
-    assert [c.value for c in settings] == [f"Level{i} / ACL_AICORE_PIPE_UTILIZATION" for i in (1, 2)]
+    assert [c.value for c in settings] == ["Level1 / ACL_AICORE_\nPIPE_\nUTILIZATION",
+                                           "Level2 / ACL_\nAICORE_\nPIPE_\nUTILIZATION"]
+    assert [c.value.replace("\n", "") for c in settings] == [f"Level{i} / ACL_AICORE_PIPE_UTILIZATION" for i in (1, 2)]
     assert {c.alignment.wrap_text for c in settings + rows["NPU export kind"]} == {True}
     assert {c.alignment.wrap_text for c in rows["step count"] + rows["operator match rate"]} == {None}
     assert ws.cell(first + 1, 5).alignment.wrap_text is True  # Detail wraps within its merged cells
@@ -544,6 +548,23 @@ def test_console_waterfall_shows_no_negative_zero():
 ])
 def test_wrapped_lines_wrap_at_spaces_then_inside_long_words(text, width, lines):
     assert charts._wrapped_lines(text, width) == lines
+
+
+@pytest.mark.parametrize(("text", "width", "broken"), [
+    # by hand from Helvetica's widths (1/1000 em) at 14.667 px an em: "ACL_" 2501 = 36.7 px, "AICORE_" 4390 =
+    # 64.4 px, "PIPE_" 2835 = 41.6 px, "UTILIZATION" 6061 = 88.9 px, "ACL_AICORE_" 6891 = 101.1 px
+    ("Level1 / ACL_AICORE_PIPE_UTILIZATION", 16.7109375, "Level1 / ACL_AICORE_\nPIPE_\nUTILIZATION"),  # 112 px
+    ("Level2 / ACL_AICORE_PIPE_UTILIZATION", 14.7109375, "Level2 / ACL_\nAICORE_\nPIPE_\nUTILIZATION"),  # 98 px
+    ("ACL_AICORE_PIPE_UTILIZATION", 40, "ACL_AICORE_PIPE_UTILIZATION"),   # 232.3 px, within 40 x 7 - 5 = 275
+    ("NVIDIA H100 80GB HBM3", 14.7109375, "NVIDIA H100 80GB HBM3"),          # spaces: the spreadsheet wraps there
+    ("x" * 40, 10, "x" * 40),                                                  # no separator: left to the cell
+    # 23 px a line: "a," 12.2 px, "b,c" 19.6; "level_" 38.3 alone (a part wider than a line stays whole), "one_"
+    # 32.6, "two_" 31.0; the text's own line break kept
+    ("a,b,c\nlevel_one_two_three", 4, "a,\nb,c\nlevel_\none_\ntwo_\nthree"),
+    ("", 14, "")])
+def test_long_words_break_after_their_separators(text, width, broken):
+    assert charts._break_long_words(text, width) == broken
+    assert broken.replace("\n", "") == text.replace("\n", "")
 
 
 def _summary_chart_rows(path: str) -> tuple[int, int]:

@@ -149,6 +149,47 @@ def _wrapped_lines(text: str, width: float) -> int:
     return lines
 
 
+#: Advance widths (1/1000 em) of Arial's printable ASCII characters, space to tilde (Helvetica's metrics, which
+#: Arial's match): the width of a wrapped cell's word in pixels at 11 points (``_break_long_words``).
+_ARIAL = dict(zip(map(chr, range(32, 127)), (
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, *(556,) * 10, 278, 278,
+    584, 584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667,
+    778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556,
+    278, 556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500,
+    334, 260, 334, 584), strict=True))
+#: Where a word too wide for its cell may break: after a separator of an identifier or a list
+_WORD_PARTS = re.compile(r"(?<=[_,/.:;-])")
+
+
+def _word_pixels(word: str) -> float:
+    """A word's width in pixels in 11-point Arial (``_ARIAL``; another script's character an em where it is wide,
+    else as a capital)."""
+    return sum(_ARIAL.get(ch, 1000 if text_width(ch) == 2 else 722) for ch in word) * 11 * 96 / 72 / 1000
+
+
+def _break_long_words(text: str, width: float) -> str:
+    """``text`` with a line break after a separator (``_WORD_PARTS``) inside each word too wide for a wrapped cell
+    ``width`` characters wide, its parts as many to a line as fit: spreadsheets break such a word where its line
+    ends, and a setting read "ACL_AICORE_PIPE_U" / "TILIZATION" in the Summary's 16-character Base column. A
+    line holds ``width`` x 7 - 5 pixels: Excel's cell holds 7 px a character within its 5 px of margins
+    (``column_pixels``), LibreOffice's a little less (in a 14.71-character column it broke "ACL_AICORE_", 101.1 px,
+    after 100.6 px). A word that fits, or has no separator, stays whole; the text less the breaks it adds is
+    ``text``."""
+    room = width * 7 - 5
+    lines = []
+    for line in text.split("\n"):
+        words = []
+        for word in line.split(" "):
+            if _word_pixels(word) > room:
+                parts, word = [p for p in _WORD_PARTS.split(word) if p], ""
+                for part in parts:
+                    last = word.rpartition("\n")[2]
+                    word += "\n" + part if last and _word_pixels(last + part) > room else part
+            words.append(word)
+        lines.append(" ".join(words))
+    return "\n".join(lines)
+
+
 def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: list[list[Any]],
            styles: list[str] | Callable[[list[Any]], list[str]], widths: list[float] | None = None,
            last_to: int | None = None) -> int:
@@ -402,7 +443,10 @@ def _validity_checks(wb: Any, ws: Any, sheet: Sheet, row: int, widths: list[floa
     threshold is written cut to the two decimals its format shows, as the log shows it: the 0.00% format rounded
     49.996 % up to 50.00 %, the threshold."""
     guard: pd.DataFrame = getattr(sheet, "guards", pd.DataFrame())
-    rows = [[c, s, shown_share(c, b), shown_share(c, v), d] for c, s, b, v, d in _tuples(guard)]
+    # Base / Comparison words wrap at their separators in their narrow columns (``_break_long_words``)
+    rows = [[c, s, *(_break_long_words(x, w) if isinstance(x, str) else x
+                     for x, w in ((shown_share(c, b), widths[2]), (shown_share(c, v), widths[3]))), d]
+            for c, s, b, v, d in _tuples(guard)]
     # Detail wraps within the print area, the tables' width: left to overflow, a long detail (up to 1,316
     # characters, on a text export against a DB export) ran past the page's edge and was cut there
     last_col, detail = _detail_columns(widths, [r[4] for r in rows if isinstance(r[4], str)])
