@@ -1196,7 +1196,7 @@ def test_summary_prints_its_tables_legibly_one_page_wide(text_pair, db_pair):
             xml = z.read("xl/worksheets/sheet1.xml").decode()
         setup = re.search(r"<pageSetup [^>]*>", xml).group(0)
         assert 'orientation="landscape"' in setup and 'fitToHeight="0"' in setup and "fitToWidth" not in setup
-        assert '<pageSetUpPr fitToPage="1"/>' in xml and "<rowBreaks" not in xml
+        assert '<pageSetUpPr fitToPage="1"/>' in xml  # its page breaks: test_summary_pages_keep_each_title_...
         assert 'left="0.3" right="0.3" top="0.5" bottom="0.6"' in xml
         assert "<oddFooter>&amp;L&amp;A&amp;RPage &amp;P of &amp;N</oddFooter>" in xml
         assert re.fullmatch(r"Summary!\$A\$1:\$G\$\d+", _summary_print_area(path))
@@ -1211,6 +1211,115 @@ def test_summary_prints_its_tables_legibly_one_page_wide(text_pair, db_pair):
         above = sum(heights.get(r, 15.0) for r in range(top))
         chart = _charts(path)["E2E time: base to comparison (ms)"]["height"]
         assert above + chart * 0.75 <= (8.5 - 1.1) * 72 / scale
+
+
+@pytest.fixture(scope="module")
+def bundled_pair(tmp_path_factory):
+    """The bundled bert-small pair, H100 -> MI300X, as the README's command names it (the captions' paths
+    relative, each on one line wherever the checkout is): 3 operator contributors, 1 memory contributor."""
+    import os
+
+    from msprof_compare.api import compare
+
+    here = os.getcwd()
+    os.chdir(Path(__file__).resolve().parents[1])
+    try:
+        result = compare("sample_data/bert-small_h100.json.gz", "sample_data/bert-small_mi300.json.gz")
+    finally:
+        os.chdir(here)
+    return result, result.to_excel(str(tmp_path_factory.mktemp("bundled")))
+
+
+_TITLE = re.compile(r"Top .*Contributors \(|Validity checks \(")
+
+
+def _summary_pages(path) -> tuple[list[list[int]], list[float], float]:
+    """The Summary's printed rows (1-based) page by page as its row breaks cut them, the rows' heights (points:
+    as written, 15 where none is, 15.75 for a 12-point title Excel sizes itself) and the points a page holds in
+    Excel: 7.4 in of Letter's 8.5 less the margins over the print area's scale, one page wide (its columns'
+    pixels by ECMA-376's rule, 7 a digit; default columns 64 px)."""
+    import math
+
+    ws = _xml(path, "xl/worksheets/sheet1.xml")
+    area = _summary_print_area(path)
+    last_col, last = re.fullmatch(r"Summary!\$A\$1:\$([A-Z])\$(\d+)", area).groups()
+    pixels = dict.fromkeys(range(1, ord(last_col) - 63), 64)
+    for col in ws.iter(f"{MAIN}col"):
+        for c in range(int(col.get("min")), int(col.get("max")) + 1):
+            pixels[c] = math.trunc((256 * float(col.get("width")) + math.trunc(128 / 7)) / 256 * 7)
+    scale = min(1.0, 10.4 * 72 / (sum(pixels[c] for c in range(1, ord(last_col) - 63)) * 0.75))
+    titles = {i + 1 for i, v in enumerate(_summary(path)[0].tolist()) if isinstance(v, str) and _TITLE.match(v)}
+    heights = [15.75 if r in titles else 15.0 for r in range(1, int(last) + 1)]
+    for row in ws.iter(f"{MAIN}row"):
+        if row.get("ht") and int(row.get("r")) <= int(last):
+            heights[int(row.get("r")) - 1] = float(row.get("ht"))
+    starts = [0, *(int(b.get("id")) for b in ws.iter(f"{MAIN}brk")), int(last)]
+    return [list(range(a + 1, b + 1)) for a, b in zip(starts, starts[1:], strict=False)], heights, 7.4 * 72 / scale
+
+
+def test_summary_pages_keep_each_title_with_its_table(bundled_pair, text_pair):
+    """Each Summary table's title prints on the page of its header and first two rows, and every page's rows fit
+    Excel's page, the breaks all set: LibreOffice, whose pages in DejaVu Sans hold a third more rows, printed the
+    bundled pair's "Top Memory Contributors" at the foot of page 1 and its table on page 2. By hand for the bundled
+    pair: A:H of 257 + 3 x 117 + 103 + 131 + 2 x 64 = 970 px, 727.5 pt, under the page's 748.8: 100 %, 532.8 pt a
+    page, 517.8 with a row to spare. Rows 1-34 (510 pt) hold the waterfall, its verdict and the chart; the
+    operators' title, header and 2 rows would end at 570.75: page 2 starts at row 35 and holds 422.25 pt, to row 55;
+    "GPU vendor" (105 pt) would end at 527.25: page 3."""
+    for (_, path), pages in ((bundled_pair, [34, 21, 3]), (text_pair, None)):
+        rows, heights, page = _summary_pages(path)
+        if pages:
+            assert page == pytest.approx(532.8) and [len(p) for p in rows] == pages
+        for p in rows:  # within Excel's page, which then sets no break of its own
+            assert sum(heights[r - 1] for r in p) <= page
+        col_a = _summary(path)[0].tolist()
+        titles = [i + 1 for i, v in enumerate(col_a) if isinstance(v, str) and _TITLE.match(v)]
+        assert len(titles) >= 2
+        for t in titles:
+            assert next(p for p in rows if t in p)[-1] >= t + 3 or pd.isna(col_a[t + 2]), col_a[t - 1]
+
+
+def test_page_breaks_by_hand():
+    """Rows of 15 pt on pages of 100: six a page; a title kept with 2 rows starts the next page where they would
+    pass its foot (row 5: 75 + 45 = 120), not where they fit (row 3: 45 + 45); a block taller than a page is cut
+    as any rows; a row of ``starts`` starts a page; no row under the chart (``fixed``) does, the row after it
+    then; a 15.75-pt title, a header and a 60-pt row (90.75) fit, the next row not."""
+    from msprof_compare.report import charts
+
+    rows = [15.0] * 14
+    assert charts._page_breaks(rows, 100, {}, set(), set()) == [6, 12]
+    assert charts._page_breaks(rows, 100, {5: 7}, set(), set()) == [5, 11]
+    assert charts._page_breaks(rows, 100, {3: 5}, set(), set()) == [6, 12]      # 45 + 45 = 90: it fits
+    assert charts._page_breaks(rows, 100, {1: 13}, set(), set()) == [6, 12]     # 195 pt: no page holds it
+    assert charts._page_breaks(rows, 100, {}, {2}, set()) == [2, 8]
+    assert charts._page_breaks(rows, 100, {}, set(), {6, 7}) == [8]
+    assert charts._page_breaks([15.75, 15.0, 60.0, 15.0], 100, {0: 2}, set(), set()) == [3]
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None or shutil.which("pdftotext") is None,
+                    reason="needs soffice and pdftotext (apt-get install libreoffice-calc poppler-utils)")
+def test_libreoffice_prints_no_title_at_a_pages_foot(bundled_pair, tmp_path):
+    """LibreOffice prints the bundled pair's Summary on the pages its row breaks set, whatever font it puts for
+    Calibri: page 1 the waterfall and its chart, page 2 the operator and memory contributors and the first checks,
+    each title above its header; it printed "Top Memory Contributors" at the foot of page 1 (in DejaVu Sans)."""
+    import subprocess
+
+    _, path = bundled_pair
+    subprocess.run(["soffice", "--headless", "--norestore", f"-env:UserInstallation=file://{tmp_path / 'p'}",
+                    "--convert-to", "pdf", "--outdir", str(tmp_path), str(path)],
+                   check=True, capture_output=True, timeout=300)
+    text = subprocess.run(["pdftotext", "-layout", str(tmp_path / f"{Path(path).stem}.pdf"), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    pages = [[line.strip() for line in p.splitlines() if line.strip()] for p in text.split("\f")
+             if re.search(r"^Summary\s+Page \d+ of \d+$", p.strip().splitlines()[-1] if p.strip() else "", re.M)]
+    for page in pages:  # its last line the footer
+        for i, line in enumerate(page[:-1]):
+            if _TITLE.match(line):
+                assert page[i + 1].split()[0] in ("Name", "Check"), line
+    assert len(pages) == 3
+    assert "E2E time: base to comparison (ms)" in " ".join(pages[0])
+    assert not [line for line in pages[0] if _TITLE.match(line)]
+    assert [line.split(" (")[0] for line in pages[1] if _TITLE.match(line)] == [
+        "Top Contributors", "Top Memory Contributors", "Validity checks"]
 
 
 @pytest.mark.parametrize(("above", "tables", "height"), [

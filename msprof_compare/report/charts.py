@@ -81,6 +81,8 @@ class _State:
     category_values: list[tuple[Any, Any, Any]] = field(default_factory=list)
     #: statistic sheets a side of which recorded nothing (the Summary's totals): no regression chart
     unrecorded: set[str] = field(default_factory=set)
+    #: the Summary's table titles: title row -> the last row printed on its page (``_table``, ``_page_breaks``)
+    keeps: dict[int, int] = field(default_factory=dict)
 
 
 def _state(wb: Any) -> _State:
@@ -199,6 +201,7 @@ def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: lis
     conversion keeps the default height and the lines would spill over the next row. ``last_to``: the
     last column's cells are merged across to that column (``widths`` then gives the merged width)."""
     ws.write_string(row, 0, title, _fmt(wb, "title"))
+    _state(wb).keeps[row] = row + 1 + min(len(rows), _KEEP_ROWS)  # the title with the header and first rows
     row += 1
     last = len(headers) - 1
     for j, h in enumerate(headers):
@@ -219,6 +222,46 @@ def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: lis
             _write(ws, row, j, v, _fmt(wb, names[j]))
         row += 1
     return row + 1
+
+
+#: Rows of a Summary table printed on its title's page at least (``_page_breaks``)
+_KEEP_ROWS = 2
+#: Height in points of a title's row (12-point bold; no height is set): Excel sizes it 15.75, LibreOffice 15.6
+_TITLE_POINTS = 15.75
+#: Points of a printed page left unfilled: a row, for a page that holds a little less than Excel's (``_page_points``)
+_PAGE_SPARE = 15.0
+
+
+def _page_points(widths: list[float]) -> float:
+    """Points of the Summary's rows a printed page holds, less ``_PAGE_SPARE``: its print area, columns of these
+    ``widths`` (characters), prints one page wide, at 100 % or at the scale that fits it to the page's width in
+    Excel's column widths (``column_points``), a page then holding 1/scale of its height. LibreOffice prints the
+    same scale where it puts Carlito (Calibri's metrics) for Calibri, and a smaller one where it puts the wider
+    DejaVu Sans (NPU pair 1: 3/4 of Excel's), whose pages hold more rows: a page as Excel's holds the Summary's
+    rows in both."""
+    scale = min(1.0, PRINTABLE_POINTS / sum(column_points(w) for w in widths))
+    return PRINTABLE_HEIGHT_POINTS / scale - _PAGE_SPARE
+
+
+def _page_breaks(heights: list[float], page: float, keeps: dict[int, int], starts: set[int],
+                 fixed: set[int]) -> list[int]:
+    """The rows that start a printed page of rows ``heights`` (points) on pages of ``page`` points: a row that
+    would pass the page's foot, a table title (``keeps``: its title row -> the last row to print with it) whose
+    header and first rows would, a row of ``starts``; never a row of ``fixed`` (the rows under the chart, sized
+    to its page: ``_chart_height``). Every page break is set, not only those the titles need: a renderer whose
+    page holds more rows (LibreOffice in DejaVu Sans) then breaks where Excel does, and a title that Excel's page
+    keeps with its table is kept with it there too; before, LibreOffice printed "Top Memory Contributors" at
+    the foot of the bundled pair's first page and its table on the second."""
+    breaks: list[int] = []
+    used = 0.0
+    for r, h in enumerate(heights):
+        if r and r not in fixed:
+            block = sum(heights[r:keeps.get(r, r) + 1])
+            if r in starts or used + h > page or (used + block > page and block <= page):
+                breaks.append(r)
+                used = 0.0
+        used += h
+    return breaks
 
 
 def _wrapped_rows(wb: Any, ws: Any, sheet: Sheet, row: int, lines: list[str]) -> int:
@@ -363,13 +406,21 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     widths = _table_widths(sheet)
     chart_at = row - 1
     height = _chart_height(sum(_row_heights(ws, chart_at)), sum(column_points(w) for w in widths))
+    starts = set()
     if height is None:
         height = _CHART_SIZE[1]
-        ws.set_h_pagebreaks([chart_at])  # atop the next page rather than cut at the first page's foot
+        starts.add(chart_at)  # atop the next page rather than cut at the first page's foot
     row = chart_at + -(-height // _ROW_PIXELS) + 1  # the next table after one blank row
+    under_chart = set(range(chart_at + 1, row - 1))
     row = _operator_parts(wb, ws, sheet, row, wf)
     row = _resource_parts(wb, ws, sheet, row)
     row, last_col = _validity_checks(wb, ws, sheet, row, widths)
+    keeps = _state(wb).keeps
+    heights = [max(h, _TITLE_POINTS) if r in keeps else h for r, h in enumerate(_row_heights(ws, row))]
+    breaks = _page_breaks(heights, _page_points(widths + [_DEFAULT_WIDTH] * (last_col + 1 - len(widths))), keeps,
+                          starts, under_chart)
+    if breaks:
+        ws.set_h_pagebreaks(breaks)
 
     # Print the tables and the chart one page wide, as tall as they need, at MIN_PRINT_SCALE or larger (fitted
     # on one page with the chart beside them they printed at 45-52 %); the chart data stays off it, below it.
