@@ -2186,6 +2186,37 @@ def test_world_size_at_least_the_ranks_the_communication_tasks_name(samples: Pat
         "both sides: trace_view.json's HCCL tasks (src rank / dst rank) name rank ids up to 7 and the metadata "
         "records no world size")
 
+def test_world_size_warning_names_what_the_run_shows(samples: Path, caplog) -> None:
+    """The world-size warning says which figures of this run the collectives change: a GPU user comparing the
+    H200 AlexNet trace (world_size 1) with the 8-rank NPU run of the same script, memory or API compare alone,
+    read that "Uncovered Communication and E2E Time" differ, which neither run shows (no OverallMetrics)."""
+    gpu = Path(__file__).parent / "data/kineto/alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    npu = str(samples / NPU_L1)
+    lead = "jobs of different world sizes run different collectives, so "
+    cases = [  # the run's flags, the sheets it writes, the figures its warning names
+        ({"enable_memory_compare": True}, ["MemoryCompareStatistic", "MemoryCompare"],
+         "the memory allocations of the operators that launch them"),
+        ({"enable_api_compare": True}, ["ApiCompare"], "the host times of the operators that launch them"),
+        ({"enable_communication_compare": True}, ["CommunicationCompare"], "the communication ops' durations"),
+        ({"enable_memory_compare": True, "enable_api_compare": True},
+         ["MemoryCompareStatistic", "MemoryCompare", "ApiCompare"],
+         "the memory allocations and host times of the operators that launch them"),
+        ({"enable_profiling_compare": True}, ["Summary", "OverallMetrics"], "Uncovered Communication and E2E Time")]
+    for flags, sheets, figures in cases:
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            caplog.clear()
+            res = compare(str(gpu), npu, **flags)
+        assert res.sheet_names == sheets, flags
+        g = res.guards.set_index("Check")
+        assert g.loc["world size", ["Status", "Base", "Comparison"]].tolist() == ["warn", 1, "at least 8"]
+        detail = g.loc["world size", "Detail"]
+        assert detail.startswith(f"{lead}{figures} differ by that too: compare runs of the same world size; base "
+                                 "side: read from the trace's distributedInfo.world_size"), (flags, detail)
+        # the E2E Time and Uncovered Communication are OverallMetrics' rows: named only where that sheet is written
+        assert ("E2E" in detail) == ("OverallMetrics" in sheets), flags
+        (line,) = [m for m in caplog.messages if m.startswith("  - world size (")]
+        assert f": {lead}{figures} differ by that too" in line, flags
+
 
 def test_world_size_bound_names_a_lone_timeline_file_it_came_from(samples):
     """A MindSpore run's CANN timeline given alone (msprof_0_2_1.json) bounds the world size by its HCCL tasks'

@@ -1589,6 +1589,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
                        STEP_COUNT_DETAIL + (f"; blank: {who} ProfilerStep#N op" if blank else "")
                        + _kernel_step_words(blank, b, c) + _idless_words((idless_b, idless_c))))
+    bds = find_breakdowns(ctx)
     (wb, lo_b, hi_b), (wc, lo_c, hi_c) = _world(b), _world(c)
     # same where both are exact and equal, different where the two ranges do not meet, else unknown
     same = None if wb is None or wc is None else (
@@ -1597,8 +1598,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     source = (_world_sources(sides) + _passed_words(sides) + _span_words(sides)).removeprefix("; ")
     # where the sizes differ, what it means first: the line said only where the figures came from
     rows.append(_guard("world size", same, wb, wc, source if same is not False else (
-        "jobs of different world sizes run different collectives, so Uncovered Communication and E2E Time differ "
-        f"by that too: compare runs of the same world size; {source}")))
+        f"jobs of different world sizes run different collectives, so {_world_figures(ctx, bds)} differ by that too: "
+        f"compare runs of the same world size; {source}")))
     db, dc = _device_count(b), _device_count(c)
     # a blank figure is a side whose data names no device: say why, as on every NPU text pair it is blank
     blank = and_list(list(dict.fromkeys(_no_device(p) for p, n in ((b, db), (c, dc)) if n is None)))
@@ -1607,7 +1608,6 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
                            f"; blank: that side's data names no device ({blank})" if blank else "")))
     # the two hardware notes only where both sides are of that hardware: an "unknown" GPU vendor of NPU
     # profiles (or export kind of GPU traces) read as a check that could not be made
-    bds = find_breakdowns(ctx)
     optional = [_export_row(ctx, bds), _settings_row(ctx, bds),
                 _step_row(ctx) if bds is not None else None]  # the steps' row only where a time breakdown was made
     if b.is_gpu and c.is_gpu:
@@ -1634,6 +1634,25 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
         optional.append(_module_row(op_rows, sheets))
     rows += [r for r in optional if r is not None]  # a check that does not apply has no row
     return guard_frame(rows)
+
+
+def _world_figures(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> str:
+    """The figures of this run that a world size's collectives change, for the world-size warning: Uncovered
+    Communication and E2E Time where the time breakdown is made, else those of the sheets the run writes. A run
+    with --enable_memory_compare or --enable_api_compare alone named the two, which it shows neither of."""
+    if bds is not None:
+        return "Uncovered Communication and E2E Time"
+    opts = ctx.options
+    b, c = ctx.base, ctx.comparison
+    # the operator, memory and API sheets time or size the operators that launch the collectives
+    inside = [name for on, name in ((_operator_sheets(ctx), "device times"),
+                                    (opts.enable_memory_compare, "memory allocations"),
+                                    (opts.enable_api_compare, "host times")) if on]
+    figures = [name for on, name in (
+        (opts.enable_communication_compare, "the communication ops' durations"),
+        (opts.enable_kernel_compare and b.is_npu and c.is_npu, "the kernel durations"),  # NPU pairs alone
+        (bool(inside), f"the {and_list(inside)} of the operators that launch them")) if on]
+    return and_list(figures) or "this run's figures"
 
 
 def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
