@@ -217,6 +217,33 @@ def test_time_contributors_title_says_what_the_shares_are_of_on_the_console(samp
     assert title.endswith(" of the operators' device-time change, not of the E2E change)") and title in col_a
 
 
+def test_time_contributors_title_without_e2e_names_no_e2e_change(samples, tmp_path):
+    """NPU level 1 -> level 2 with --enable_operator_compare alone: the run makes no time breakdown and prints no
+    E2E time, yet the title said its shares were "not of the E2E change". It says what they are of; with the
+    E2E change on the console (the --fail_on_regression gate makes the breakdown) the clause stays."""
+    base, comp = (samples / p for p in PAIRS["npu-text-level1-level2"])
+    if not (base.exists() and comp.exists()):
+        pytest.skip("sample data not found")
+
+    def console(*flags: str) -> list[str]:
+        proc = subprocess.run([sys.executable, "-m", "msprof_compare", "compare", "-bp", str(base), "-d", str(comp),
+                               "-o", str(tmp_path), "--enable_operator_compare", *flags],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.splitlines()
+
+    alone = console()
+    (title,) = [t for t in _console_titles(alone) if t.startswith("Top Contributors")]
+    # one operator, AccumulateGrad's all-reduce: 106.247 -> 100.224 ms of the 6.090 ms summed |change|
+    assert title == "Top Contributors (operator level: 1 row covers 98.9% of the operators' device-time change)"
+    assert not [line for line in alone if "E2E" in line]  # no waterfall, no E2E line: nothing to set shares against
+    gated = console("--fail_on_regression", "50")
+    assert any(line.startswith("E2E time 136.581 ms -> 129.863 ms") for line in gated)
+    (title,) = [t for t in _console_titles(gated) if t.startswith("Top Contributors")]
+    assert title == ("Top Contributors (operator level: 1 row covers 98.9% of the operators' device-time change, "
+                     "not of the E2E change)")
+
+
 def test_the_line_keeps_names_as_they_are_and_the_console_escapes_them(samples):
     """The line goes to the sheet and the JSON as well as the console, so, as the module contributors' lead, it
     keeps its names as they are and the console escapes what it prints: it escaped them itself, so the JSON and

@@ -170,14 +170,16 @@ def contributors_title(frame: pd.DataFrame, kind: str = "time", basis: str = "",
     Contributors (operator level: ..." and "Top contributors (operator level; ..., not of the E2E change)" for one
     table, and only the sheet said the shares were not of the E2E change shown above them). ``kind``: a key of
     ``TABLE_NAMES``; ``basis``: what a communication or memory contributor's share is of (their modules' constants);
-    ``first``: ``shown_rows``' words on rows left out, which each face adds for the rows it shows."""
+    ``first``: ``shown_rows``' words on rows left out, which each face adds for the rows it shows. A run without
+    E2E time (``attrs["no_e2e"]``: operator compare alone) leaves out "not of the E2E change": it shows none."""
     cover = coverage_text(frame)
     if kind in ("communication", "memory"):
         return f"{TABLE_NAMES[kind]} ({cover} of {basis}{first})"
     level = str(frame["Level"].iloc[0])
     if kind == "module":
         return f"{TABLE_NAMES[kind]} ({level} level: {cover} of {module_share_basis(frame)}{first})"
-    apart = ", which is the E2E change" if shares_of_e2e(frame) else ", not of the E2E change"
+    apart = ", which is the E2E change" if shares_of_e2e(frame) else "" if frame.attrs.get("no_e2e") else (
+        ", not of the E2E change")
     return f"{TABLE_NAMES[kind]} ({level} level: {cover} of {share_basis(level)}{apart}{first})"
 
 

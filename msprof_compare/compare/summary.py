@@ -210,6 +210,8 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         if one_sided is not None and compared_whole(ctx, one_sided[0], one_sided[1]):
             contrib.attrs["one_sided_wrapper"] = one_sided
     contrib.attrs["api_sheet"] = api
+    # no time breakdown, no E2E change (operator or kernel compare alone): the titles set the shares against none
+    contrib.attrs["no_e2e"] = pair is None
     # a DB export's window tasks, which its Free: Other holds beside a text export's (the note on idle time)
     contrib.attrs["export_window"] = export_window(ctx, ctx.frames.get("e2e"))
     # where communication's change comes from, for the notes under the contributors (summary_notes): Wait against
