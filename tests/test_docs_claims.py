@@ -1474,3 +1474,40 @@ def test_readme_gpu_against_npu_block_runs_and_gives_its_figures(samples: Path, 
     for named in ("Vector (Trans)", "SDMA (Tensor Move)", "SDMA in Free Time", "APP",
                   f"{npu_peak}G, {npu_without_app}G without APP"):
         assert named in note, named
+
+
+def test_readme_sdma_entry_says_which_copies_run_on_a_core(samples: Path) -> None:
+    """README's SDMA entry against the rows it defines: it said SDMA is "copies by the DMA engine, which use no
+    compute core", then filed TensorMove there, whose kernels kernel_details.csv puts on AI_VECTOR_CORE. The
+    SDMA (Tensor Move) row is those kernels (their count and time, read from the CSV), in Computing Time; Free
+    Time's SDMA row the GPU trace's memory copy events (gpu_memcpy, no kernel), counted from the raw trace."""
+    import csv
+    import gzip
+
+    from msprof_compare import compare
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    entry = " ".join(readme.split("\n* **SDMA**: ", 1)[1].split("\n* ", 1)[0].split())
+    moves, free_row = entry.split("Free Time's **SDMA** row", 1)
+    assert "**SDMA (Tensor Move)**" in moves and "no compute core" not in entry and "DMA engine" not in entry
+    assert "run on the vector cores (`AI_VECTOR_CORE` in kernel_details.csv)" in moves
+    assert "counts in Computing Time" in moves and free_row.startswith(" (the waterfall's `Free: SDMA`) holds copies "
+                                                                       "on a compute stream that are no kernel")
+    npu = NPU_TEXT / "level1" / "rank0_ascend_pt"
+    with open(npu / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as f:
+        tm = [r for r in csv.DictReader(f) if r["Name"].lower().startswith("aclnninplacecopy")
+              and "tensormove" in r["Name"].lower()]  # reference-1 §3.7's rule
+    assert {r["Accelerator Core"] for r in tm} == {"AI_VECTOR_CORE"} and len(tm) == 11
+    tm_us = sum(Decimal(r["Duration(us)"]) for r in tm)
+    (gpu,) = (REPO / "tests" / "data" / "kineto").glob("alexnet_h200_rank0.*.pt.trace.json.gz")
+    events = json.loads(gzip.decompress(gpu.read_bytes()))["traceEvents"]
+    copies = [e for e in events if e.get("cat") == "gpu_memcpy"]
+    # the names the entry quotes, and none of them a kernel
+    assert {e["name"].split(" (")[0] for e in copies} == {"Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD"}
+    rows = compare(gpu, npu, enable_profiling_compare=True).sheet("OverallMetrics").set_index("Index")
+    move, sdma = rows.loc["\tSDMA (Tensor Move)"], rows.loc["\tSDMA"]
+    assert (move["Number"], move["Number.1"], move["Duration(ms).1"]) == (0, 11, pytest.approx(float(tm_us) / 1000))
+    # the row has no count ("/"): its time is the 21 copies' (all on the trace's one compute stream), 0.488 ms
+    assert len({e["args"]["stream"] for e in copies}) == 1 and len(copies) == 21
+    assert sdma["Duration(ms)"] == pytest.approx(float(sum(Decimal(str(e["dur"])) for e in copies)) / 1000)
+    assert rows.index.tolist().index("\tSDMA (Tensor Move)") < rows.index.tolist().index("Uncovered Communication Time")
