@@ -41,6 +41,9 @@ TAIL = ("; the overall time breakdown (OverallMetrics, the waterfall) counts the
         "of the side's device time: read the operator and module figures with this in mind, or profile a window that "
         "holds their launches")
 
+#: ``TAIL`` of a run without the time breakdown (--enable_operator_compare alone), which names no sheet it lacks
+OPERATORS_ONLY_TAIL = "; " + TAIL.split(", so ", 1)[1]
+
 
 def _ms(ns: int) -> str:
     """ns as ms to 3 decimals, a half away from zero (as every ms of the Summary)."""
@@ -48,6 +51,8 @@ def _ms(ns: int) -> str:
 
 
 _NOTE = Note(CHECK, NOTE, LEAD, TAIL, lambda m: "no flow links to an operator" in m or "to an operator:" in m)
+#: ``_NOTE`` of a run without the time breakdown
+_NOTE_OPERATORS_ONLY = Note(CHECK, NOTE, LEAD, OPERATORS_ONLY_TAIL, _NOTE.speaks)
 
 
 def _row(base: Path, comparison: Path, out: Path, caplog: pytest.LogCaptureFixture,
@@ -55,8 +60,9 @@ def _row(base: Path, comparison: Path, out: Path, caplog: pytest.LogCaptureFixtu
     """The "kernels linked to no operator" row of a compare with the operator (module) sheets on, once its faces
     are seen to agree (``noteutil.Note.row``: the guards frame, the JSON, the Summary sheet where the run has a
     time breakdown, the console's block); None where there is no row (and nothing said of unlinked kernels)."""
-    return _NOTE.row(base, comparison, out, caplog,
-                     **{"enable_operator_compare": True, "enable_profiling_compare": True, **options})
+    options = {"enable_operator_compare": True, "enable_profiling_compare": True, **options}
+    note = _NOTE if options["enable_profiling_compare"] else _NOTE_OPERATORS_ONLY
+    return note.row(base, comparison, out, caplog, **options)
 
 
 def _only_the_operator_sheet_lost(cut: Path, whole: Path, ns: int) -> None:
@@ -137,7 +143,9 @@ def test_one_input_on_both_sides_says_its_count_once(tmp_path: Path, caplog: pyt
     assert code == 0
     lines = [line.split("] ", 1)[-1] for line in err.splitlines()]
     at = lines.index(f"{NOTE} (both sides 4):")
-    assert lines[at + 1:at + 3] == [f"  - {part}", f"  - {TAIL[2:]}"]
+    # an operator-only run writes no OverallMetrics nor waterfall: the reading does not send the user to them
+    assert lines[at + 1:at + 3] == [f"  - {part}", f"  - {OPERATORS_ONLY_TAIL[2:]}"]
+    assert "OverallMetrics" not in err
 
 
 def test_db_tasks_without_a_connection_id_are_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -252,14 +260,15 @@ def test_kineto_kernels_before_the_first_launch_are_said_to_be_the_previous_step
     """The MI300X RCCL excerpt holds one kernel whose ac2g flow end has no start (its launch is not in the trace;
     no host call carries its correlation id either), starting before every kernel a whole flow ends at: the row
     says so. The excerpt has no computing kernel, so no time breakdown, and no "kernels launched before the
-    profile" row to point at."""
+    profile" row to point at, nor OverallMetrics or a waterfall for the reading to name (a run without them)."""
     trace = DATA / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
     free, first = _kineto_unlinked(json.loads(trace.read_text())["traceEvents"], calls=True)
     assert len(free) == 1 and _ns(free[0]["ts"]) < first
     row = _row(trace, KINETO, tmp_path, caplog, enable_profiling_compare=False)
     assert (row["Base"], row["Comparison"]) == (1, 0)
     assert row["Detail"] == (f"{LEAD}base 1 kernel, {_ms(_ns(free[0]['dur']))} ms, no launch flow (it runs before "
-                             f"the first kernel the trace holds a launch of: the previous step's tail){TAIL}")
+                             f"the first kernel the trace holds a launch of: the previous step's tail)"
+                             f"{OPERATORS_ONLY_TAIL}")
 
 
 QWEN = "tracelens/tests/traces/{}/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"

@@ -789,9 +789,11 @@ def _unlinked_row(ctx: RunContext, counts: list[Unlinked | None] | None, early_r
             part += (f" ({who} before the first kernel the trace holds a launch of: the previous step's tail"
                      + (f', which "{EARLY_CHECK}" measures' if early_row else "") + ")")
         parts.append(part)
-    reading = ("the overall time breakdown (OverallMetrics, the waterfall) counts them, so the operator rows miss "
-               "that much of the side's device time: read the operator and module figures with this in mind, or "
-               "profile a window that holds their launches")
+    # the sheets that count them only where the run writes them: an operator-only run has no OverallMetrics
+    counted = ("the overall time breakdown (OverallMetrics, the waterfall) counts them, so "
+               if find_breakdowns(ctx) is not None else "")
+    reading = (f"{counted}the operator rows miss that much of the side's device time: read the operator and module "
+               "figures with this in mind, or profile a window that holds their launches")
     # the log's title says what the figures count (``_LOG_LEADS``): a line per side's part, one for the reading
     row = _in_parts(_guard(UNLINKED_CHECK, False, *(None if c is None else c.n for c in rest),
                            f"{UNLINKED_LEAD}{'; '.join(parts)}; {reading}"), "", [*parts, reading])
