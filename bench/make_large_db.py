@@ -6,9 +6,11 @@
 
 Every replica of the tables the compare reads is shifted in time by one source
 span (plus a gap) and gets fresh ids (globalTaskId, connectionId, opId,
-CONNECTION_IDS ids, step ids), so the result looks like one long run with many
+CONNECTION_IDS ids, step ids, call chain ids), so the result looks like one long run with many
 steps; each replica's ``ProfilerStep#N`` ops are named after its step ids (new
 STRING_IDS rows), as a real export names them, so any step can be selected.
+A with_stack export's PYTORCH_CALLCHAINS grows with its ops (one chain per op
+that has a stack, ~15 frames each in msinsight's samples), as in a longer run.
 Other tables are copied once. Indexes of the source are rebuilt at the end.
 Write OUT under /tmp: never commit the result.
 """
@@ -29,7 +31,8 @@ REPLICATED: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "TASK_PMU_INFO": ((), {"globalTaskId": "task"}),
     "COMMUNICATION_TASK_INFO": ((), {"globalTaskId": "task", "opId": "op"}),
     "COMMUNICATION_OP": (("startNs", "endNs"), {"opId": "op", "connectionId": "conn"}),
-    "PYTORCH_API": (("startNs", "endNs"), {"connectionId": "link"}),
+    "PYTORCH_API": (("startNs", "endNs"), {"connectionId": "link", "callchainId": "chain"}),
+    "PYTORCH_CALLCHAINS": ((), {"id": "chain"}),
     "CONNECTION_IDS": ((), {"id": "link", "connectionId": "conn"}),
     "MEMORY_RECORD": (("timestamp",), {}),
     "OP_MEMORY": (("allocationTime", "releaseTime"), {}),
@@ -42,6 +45,7 @@ ID_SPACES = {
     "op": [("COMMUNICATION_OP", "opId"), ("COMMUNICATION_TASK_INFO", "opId")],
     "link": [("CONNECTION_IDS", "id"), ("PYTORCH_API", "connectionId")],
     "step": [("STEP_TIME", "id")],
+    "chain": [("PYTORCH_CALLCHAINS", "id"), ("PYTORCH_API", "callchainId")],
 }
 #: Columns stored as TEXT in the exports (shifted through an integer cast).
 TEXT_TIMES = {("PYTORCH_API", "startNs"), ("PYTORCH_API", "endNs")}

@@ -57,6 +57,23 @@ def test_make_large_db_leaves_a_wal_mode_source_alone(samples: Path, tmp_path: P
         facts["replicas"] * _count(src, "SELECT count(DISTINCT globalTaskId) FROM TASK")
 
 
+def test_make_large_db_replicates_the_call_chains_with_fresh_ids(samples: Path, tmp_path: Path) -> None:
+    """A with_stack export's PYTORCH_CALLCHAINS grows with its ops, each replica's chains under fresh ids that its
+    own ops name (the table was copied once and every replica's ops named the source's chains, so a large DB paid
+    for the stacks of one replica): frames, chains and the frames of each op's chain scale with the replicas."""
+    out = tmp_path / "ascend_pytorch_profiler_0.db"
+    facts = _make_large_db().build(str(samples / LEVEL1_DB), str(out), size_mb=2)
+    n = facts["replicas"]
+    src = samples / LEVEL1_DB
+    frames, chains = (_count(src, sql) for sql in ("SELECT count(*) FROM PYTORCH_CALLCHAINS",
+                                                   "SELECT count(DISTINCT callchainId) FROM PYTORCH_API"))
+    assert n >= 2 and frames > chains > 0
+    assert _count(out, "SELECT count(*) FROM PYTORCH_CALLCHAINS") == n * frames
+    assert _count(out, "SELECT count(DISTINCT callchainId) FROM PYTORCH_API") == n * chains
+    joined = "SELECT count(*) FROM PYTORCH_API p JOIN PYTORCH_CALLCHAINS c ON c.id = p.callchainId"
+    assert _count(out, joined) == n * _count(src, joined)
+
+
 def test_compare_bench_ratios_need_a_json_trace() -> None:
     """DB inputs have no JSON trace: (a) timed an empty loop and b/a read ~700; the ratios are now None
     (printed "n/a"), also for a pair with one DB side ((a) decoded only the other side's trace, while (b)
