@@ -8,6 +8,7 @@ other's independent value; the documented exceptions are checked against their r
 from __future__ import annotations
 
 import csv
+import logging
 from pathlib import Path
 
 import pandas as pd
@@ -100,6 +101,29 @@ def test_db_call_stacks_without_frames_or_a_chain(samples: Path, tmp_path: Path)
     bare = load_profile(str(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"), opts)
     assert set(bare.ops["call_stack"]) == {"N/A"}
     assert not [w for w in bare.warnings if "CALLCHAINS" in w]
+
+
+WITH_STACK = "If you want to see the operator's call stack, you must enable with_stack switch."
+
+
+@pytest.mark.parametrize("edit", ["DROP TABLE PYTORCH_CALLCHAINS", "UPDATE PYTORCH_API SET callchainId = NULL"])
+def test_a_db_side_without_call_stacks_gets_the_with_stack_warning(samples: Path, tmp_path: Path, edit: str,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """A DB export recorded without with_stack (no PYTORCH_CALLCHAINS, or no op naming a chain) gets the warning a
+    text export without "Call stack" arguments gets; it was never said of a DB side. The export as recorded, with
+    its 316 chains, gets none."""
+    src = _db_file(_exports(samples, 1, 0)[1])
+    root = tmp_path / "bare_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    root.mkdir(parents=True)
+    db = edited_copy(src, root / src.name, edit)
+    assert not sql(db, "SELECT name FROM sqlite_master WHERE name = 'PYTORCH_CALLCHAINS'") or \
+        sql(db, "SELECT count(callchainId) FROM PYTORCH_API") == [(0,)]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(src.parent.parent), str(root.parent), enable_operator_compare=True)
+        assert "ModuleCompare" in res.sheet_names and WITH_STACK in caplog.messages
+        caplog.clear()
+        res = compare(str(src.parent.parent), str(src.parent.parent), enable_operator_compare=True)
+        assert "ModuleCompare" in res.sheet_names and WITH_STACK not in caplog.messages
 
 
 def _both(sheet: pd.DataFrame, col: str) -> pd.DataFrame:

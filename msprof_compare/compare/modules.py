@@ -1078,8 +1078,8 @@ def build(ctx: RunContext) -> list[Sheet] | None:
     sheets = [Sheet("ModuleCompareStatistic", STAT_COLUMNS, statistic_frame(pairs, base, comp, heads), *STAT_SPANS)]
     if not ctx.options.disable_details:
         detail = detail_frame(pairs, base, comp, heads)
-        if len(detail) and any(not _has_stacks(t) for t, p in ((base, ctx.base), (comp, ctx.comparison))
-                        if p.source != "ascend_db"):  # not said of DB exports (docs/differences.md)
+        # a DB side too: one recorded without with_stack has no PYTORCH_CALLCHAINS (or no op naming a chain)
+        if len(detail) and any(not _has_stacks(t) for t in (base, comp)):
             log.warning("If you want to see the operator's call stack, you must enable with_stack switch.")
         sheets.append(Sheet("ModuleCompare", DETAIL_COLUMNS, detail, *DETAIL_SPANS))
     return sheets
