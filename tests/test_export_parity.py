@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +17,7 @@ import pytest
 from dbutil import edited_copy, sql
 
 from msprof_compare import compare
+from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
 
@@ -101,6 +103,41 @@ def test_db_call_stacks_without_frames_or_a_chain(samples: Path, tmp_path: Path)
     bare = load_profile(str(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"), opts)
     assert set(bare.ops["call_stack"]) == {"N/A"}
     assert not [w for w in bare.warnings if "CALLCHAINS" in w]
+
+
+def test_db_call_stacks_in_any_table_order_share_one_text_per_stack(samples: Path, tmp_path: Path) -> None:
+    """The frames are read in table order and sorted only where an export did not write each chain's frames
+    together, innermost first: the table rewritten in reverse order gives the same stacks, the SQL join's. Each
+    distinct stack is one text its ops share (a text per op held ~410 MB a side at 338k chains)."""
+    src = _db_file(_exports(samples, 1, 0)[1])
+    db = edited_copy(src, tmp_path / "ascend_pytorch_profiler_0.db",
+                     "CREATE TABLE c2 AS SELECT * FROM PYTORCH_CALLCHAINS ORDER BY rowid DESC",
+                     "DELETE FROM PYTORCH_CALLCHAINS", "INSERT INTO PYTORCH_CALLCHAINS SELECT * FROM c2",
+                     "DROP TABLE c2")
+    assert sql(db, "SELECT stackDepth FROM PYTORCH_CALLCHAINS LIMIT 1")[0][0] > 0  # outermost frame first
+    opts, _ = build_options(enable_operator_compare=True)
+    got = load_profile(str(db), opts).ops.sort_values("ts", kind="stable")["call_stack"].tolist()
+    want = _sql_stacks(src)
+    assert got == want
+    shown = [s for s in got if s != "N/A"]
+    assert len(shown) == 316 and len({id(s) for s in shown}) == len(set(shown)) < 316
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    ("UPDATE PYTORCH_CALLCHAINS SET stackDepth = 'deep' WHERE rowid = 3",
+     "table PYTORCH_CALLCHAINS: column stackDepth holds 'deep', not an integer"),
+    ("UPDATE PYTORCH_CALLCHAINS SET stack = 0.5 WHERE rowid = 3",
+     "table PYTORCH_CALLCHAINS: column stack holds 0.5, not an integer"),
+])
+def test_db_call_stack_cells_of_no_integer_are_refused(samples: Path, tmp_path: Path, edit: str,
+                                                       message: str) -> None:
+    """The frames are read as one text per column where every cell is an integer or NULL; a text or a fraction
+    (which numpy would read as a number, or stop at) is refused by the rule of every integer query, naming it."""
+    src = _db_file(_exports(samples, 1, 0)[1])
+    db = edited_copy(src, tmp_path / "ascend_pytorch_profiler_0.db", edit)
+    opts, _ = build_options(enable_operator_compare=True)
+    with pytest.raises(ProfileError, match=re.escape(message)):
+        load_profile(str(db), opts)
 
 
 WITH_STACK = "If you want to see the operator's call stack, you must enable with_stack switch."
