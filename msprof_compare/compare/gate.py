@@ -54,11 +54,16 @@ def gate_frames(result: CompareResult) -> dict[str, pd.DataFrame | None] | str:
     except ProfileError as exc:
         _retype(exc, TypedPaths(result.base.path, result.comparison.path).text)  # named as typed (the paths')
         return f"error: {exc}"
-    wf = waterfall_of((base, comp))
+    from .summary import breakdown_attrs
+
+    wf, e2e = waterfall_of((base, comp)), e2e_frame(base, comp)
     contrib = result.frames.get("contributors")
     if (contrib is None or not len(contrib)) and len(wf):
         contrib = top_contributors(*reversed(waterfall_contributors(wf)))
-    return {**result.frames, "e2e": e2e_frame(base, comp), "waterfall": wf, "contributors": contrib}
+    if contrib is not None:  # what the notes under them read of a breakdown, as the Summary sets it: on a copy
+        contrib = contrib.copy()
+        contrib.attrs.update(breakdown_attrs(result, e2e, (base, comp)))
+    return {**result.frames, "e2e": e2e, "waterfall": wf, "contributors": contrib}
 
 
 #: The smallest step change the gate's "Largest waterfall steps" line shows (to 0.001 ms, a half away from zero).

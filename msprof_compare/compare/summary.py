@@ -59,7 +59,8 @@ from .verdict import export_window, run_verdict
 from .waterfall import e2e_frame, steps_changed, waterfall_contributors, waterfall_of
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..api import RunContext
+    from ..api import CompareResult, RunContext
+    from .breakdown import Breakdown
 
 SHEET_NAME = "Summary"
 
@@ -210,13 +211,9 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         if one_sided is not None and compared_whole(ctx, one_sided[0], one_sided[1]):
             contrib.attrs["one_sided_wrapper"] = one_sided
     contrib.attrs["api_sheet"] = api
-    # no time breakdown, no E2E change (operator or kernel compare alone): the titles set the shares against none
-    contrib.attrs["no_e2e"] = pair is None
-    # a DB export's window tasks, which its Free: Other holds beside a text export's (the note on idle time)
-    contrib.attrs["export_window"] = export_window(ctx, ctx.frames.get("e2e"))
-    # where communication's change comes from, for the notes under the contributors (summary_notes): Wait against
-    # Transmit, why no sheet splits it by op, and the kernel contributors that are communication
-    contrib.attrs["wait_split"] = overall.wait_split(*pair) if pair is not None else None
+    contrib.attrs.update(breakdown_attrs(ctx, ctx.frames.get("e2e"), pair))
+    # where communication's change comes from, for the notes under the contributors (summary_notes): why no sheet
+    # splits it by op, and the kernel contributors that are communication
     contrib.attrs["communication_unsplit"] = _unsplit_communication(ctx)
     contrib.attrs["communication_kernels"] = _communication_kernels(ctx, contrib)
     contrib.attrs["communication_sheets"] = [(sheet, option) for sheet, option in (
@@ -245,6 +242,18 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     sheet.memory_contributors = ctx.frames.get("memory_contributors")
     sheet.memory_totals = ctx.frames.get("memory")
     return [sheet]
+
+
+def breakdown_attrs(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None,
+                    pair: tuple[Breakdown, Breakdown] | None) -> dict[str, Any]:
+    """The contributors' attrs that the notes under them read of the time breakdown ``pair`` (``e2e``: its
+    frame): a DB export's window tasks, which its Free: Other holds beside a text export's (the note on idle time),
+    and how the communication groups' change splits between Wait and Transmit. Set by ``build`` and by
+    ``gate.gate_frames``, on the breakdown it makes for a result compared without one (whose gate read a text -> DB
+    switch's Free: Other as the device waiting longer, where the CLI's said it waited 0.486 ms less). Without a
+    breakdown (operator or kernel compare alone) there is no E2E change: the titles set the shares against none."""
+    return {"no_e2e": pair is None, "export_window": export_window(ctx, e2e),
+            "wait_split": overall.wait_split(*pair) if pair is not None else None}
 
 
 def _unsplit_communication(ctx: RunContext) -> tuple[tuple[int, str, bool], ...] | None:

@@ -1,0 +1,55 @@
+"""The gate of a result compared without the time breakdown (``compare(...).regression_gate()`` after a compare
+without ``fail_on_regression``) makes a breakdown for itself (``gate.gate_frames``); the notes under its contributors
+must read it as the Summary reads the breakdown of a run that makes one (the CLI's ``--fail_on_regression`` run).
+The msinsight AlexNet samples (PROVENANCE.md); figures from the raw files by the reckonings of test_export_switch
+and test_summary_communication (SQL on the DBs, the text export's Overlap Analysis lanes)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from test_export_switch import DB_L1, TEXT_L1
+from test_export_switch_idle import _idle_change_ns
+from test_summary_communication import DB, _raw_split
+
+from msprof_compare import compare
+
+
+def _gates(base: str, comparison: str) -> tuple[str, str]:
+    """The gate's message at 0 % of an operator comparison judged after the compare (no breakdown made by the run),
+    and of the same comparison run with the gate (a breakdown made by the Summary, as the CLI's run makes it)."""
+    alone = compare(base, comparison, enable_operator_compare=True)
+    assert "e2e" not in alone.frames  # the gate makes its own breakdown
+    gated = compare(base, comparison, enable_operator_compare=True, fail_on_regression=0)
+    assert "e2e" in gated.frames
+    return alone.regression_gate(0).message, gated.regression_gate(0).message
+
+
+def test_free_other_of_an_export_switch_is_read_net_of_the_db_window_by_the_gate_alone(samples):
+    """Text level 1 -> DB level 1: Free: Other +5.200 ms, 5.686 ms of it the DB side's window tasks, so the device
+    idled 0.486 ms less. The gate judged after the compare read the +5.200 ms as idle time, "the device waited
+    longer for work", where the run with the gate said "less"."""
+    outside, idle = _idle_change_ns(samples)
+    assert (outside, idle) == (5_685_773, -485_906)
+    alone, gated = _gates(str(samples / TEXT_L1), str(samples / DB_L1))
+    said = (f"a DB export's, also its {Decimal(outside) / 10**6:.3f} ms of device tasks outside its computing and "
+            f"communication, which a text export's E2E leaves out; net of them, the idle time changed by "
+            f"{Decimal(idle) / 10**6:+.3f} ms: the device waited less for work")
+    assert said in gated
+    assert said in alone and "waited longer" not in alone
+    assert alone == gated
+
+
+def test_wait_and_transmit_are_split_by_the_gate_alone(samples):
+    """DB level 2 -> level 1: the communication groups' +7.991 ms is Wait +2.670 ms and Transmit +5.321 ms by the raw
+    DBs; the gate judged after the compare left that sentence out."""
+    l2, l1 = samples / DB / "level2/rank0_ascend_pt", samples / DB / "level1/rank0_ascend_pt"
+    (wb, tb), (wc, tc) = _raw_split(l2), _raw_split(l1)
+    alone, gated = _gates(str(l2), str(l1))
+    said = (f"Wait (this rank waiting in its collectives for slower peers: the rank-by-rank compare of the job's "
+            f"ranks shows which rank it waited for) changed by {Decimal(wc - wb) / 10**6:+.3f} ms, "
+            f"{Decimal(wb) / 10**6:.3f} ms -> {Decimal(wc) / 10**6:.3f} ms, and Transmit (moving the data: more data, "
+            f"or a slower link) by {Decimal(tc - tb) / 10**6:+.3f} ms")
+    assert said in gated
+    assert said in alone
+    assert alone == gated
