@@ -13,6 +13,7 @@ from test_export_switch_idle import _idle_change_ns
 from test_summary_communication import DB, _raw_split
 
 from msprof_compare import compare
+from msprof_compare.report.json_report import to_document
 
 
 def _gates(base: str, comparison: str) -> tuple[str, str]:
@@ -53,3 +54,26 @@ def test_wait_and_transmit_are_split_by_the_gate_alone(samples):
     assert said in gated
     assert said in alone
     assert alone == gated
+
+
+def test_notes_that_send_the_reader_to_overall_metrics_say_where_the_run_writes_none(samples):
+    """A run with the gate and without the time-breakdown comparison makes a breakdown for the gate, but writes no
+    OverallMetrics: the Wait / Transmit note (DB level 2 -> level 1, operators compared) and the note on
+    communication no sheet breaks down by op (two Level0 DB exports, communication compared) sent the reader to
+    OverallMetrics' rows all the same. They now say the run writes none and which option adds it, as the note on a
+    kernel contributor that is an HCCL op does; a run that writes OverallMetrics says nothing more."""
+    absent = "; this run writes no OverallMetrics: the enable_profiling_compare option adds it"
+    l2, l1 = samples / DB / "level2/rank0_ascend_pt", samples / DB / "level1/rank0_ascend_pt"
+    r0, r1 = samples / DB / "level0/rank0_ascend_pt", samples / DB / "level0/rank1_ascend_pt"
+    for (base, comparison), option, said in (
+            ((l2, l1), "enable_operator_compare", f"(OverallMetrics' Wait and Transmit rows{absent})."),
+            ((r0, r1), "enable_communication_compare", f"OverallMetrics gives it by communication group{absent}.")):
+        gated = compare(str(base), str(comparison), fail_on_regression=0, **{option: True})
+        assert "OverallMetrics" not in gated.sheet_names
+        lines = to_document(gated)["summary"]["contributors_note_lines"]
+        assert [line for line in lines if line.endswith(said)], lines
+        assert [line for line in gated.regression_gate(0).lines if line.endswith(said)]
+        full = compare(str(base), str(comparison), fail_on_regression=0, enable_profiling_compare=True,
+                       **{option: True})
+        assert "OverallMetrics" in full.sheet_names
+        assert absent not in " ".join(to_document(full)["summary"]["contributors_note_lines"])

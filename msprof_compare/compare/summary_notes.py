@@ -721,7 +721,24 @@ def wait_split_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> st
         return ""
     return (f"of the communication groups' uncovered time ({ms3(total):+.3f} ms), Wait ({WAIT_WORDS}) changed by "
             f"{ms3(wc - wb):+.3f} ms, {ms3(wb):.3f} ms -> {ms3(wc):.3f} ms, and Transmit ({TRANSMIT_WORDS}) by "
-            f"{ms3(tc - tb):+.3f} ms, {ms3(tb):.3f} ms -> {ms3(tc):.3f} ms (OverallMetrics' Wait and Transmit rows)")
+            f"{ms3(tc - tb):+.3f} ms, {ms3(tb):.3f} ms -> {ms3(tc):.3f} ms (OverallMetrics' Wait and Transmit rows"
+            f"{_overall_absent(contrib)})")
+
+
+def _absent_sheets(absent: list[tuple[str, str]]) -> str:
+    """"; this run writes no <sheet>: the <option> option adds it" for the (sheet, option) pairs of sheets the notes
+    name that the run leaves out (the contributors' ``attrs["communication_sheets"]``), "" for none."""
+    if not absent:
+        return ""
+    many = len(absent) > 1
+    return (f"; this run writes no {' and no '.join(s for s, _ in absent)}: the {' and '.join(o for _, o in absent)} "
+            f"option{'s add them' if many else ' adds it'}")
+
+
+def _overall_absent(contrib: pd.DataFrame) -> str:
+    """``_absent_sheets`` of OverallMetrics alone: a run with the gate and without the time-breakdown comparison
+    makes a breakdown for the gate, whose notes send the reader to OverallMetrics' rows, and writes no such sheet."""
+    return _absent_sheets([a for a in contrib.attrs.get("communication_sheets") or [] if a[0] == "OverallMetrics"])
 
 
 #: What a communication group's Wait is, and where to look for its cause (``wait_split_note``).
@@ -766,7 +783,7 @@ def unsplit_communication_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | 
         ops += f"; the {'comparison' if held[0][0] == 'base' else 'base'} side has no communication op"
     return (f"uncovered communication (the waterfall's communication steps) changed by {ms3(moved):+.3f} ms{share}, "
             f"which no sheet breaks down by op: {ops}, so CommunicationCompare has no family to group them by and is "
-            "not written; OverallMetrics gives it by communication group")
+            f"not written; OverallMetrics gives it by communication group{_overall_absent(contrib)}")
 
 
 def communication_kernels_note(contrib: pd.DataFrame | None) -> str:
@@ -780,11 +797,7 @@ def communication_kernels_note(contrib: pd.DataFrame | None) -> str:
         return ""
     one = len(names) == 1
     what = f"{names[0]} is" if one else f"{', '.join(names[:-1])} and {names[-1]} are"
-    absent = list(contrib.attrs.get("communication_sheets") or [])
-    missing = "" if not absent else (
-        f"; this run writes no {' and no '.join(s for s, _ in absent)}: the "
-        f"{' and '.join(o for _, o in absent)} option{'s add' if len(absent) > 1 else ' adds'} "
-        f"{'them' if len(absent) > 1 else 'it'}")
+    missing = _absent_sheets(list(contrib.attrs.get("communication_sheets") or []))
     return (f"{what} collective communication, not computing: {'an HCCL op' if one else 'HCCL ops'}, which "
             "kernel_details.csv lists among the kernels (Accelerator Core HCCL); the time breakdown (OverallMetrics, "
             f"the waterfall) counts {'it' if one else 'them'} as communication and CommunicationCompare breaks "
