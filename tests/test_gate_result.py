@@ -62,7 +62,9 @@ def test_the_gate_is_the_tuple_it_was_with_the_figures_of_the_json_gate(samples:
              ("Matmul", "Matmul")]
     assert gate.waterfall_steps == tuple(GateStep(step, ns[row][0] - ns[row][1], (ns[row][0] - ns[row][1]) / 1e6)
                                          for step, row in steps)
-    assert gate.lines == message.split("\n") and len(gate.lines) == 4
+    # the verdict, the steps, the contributor's two lines and the note marking it as an HCCL op (communication)
+    assert gate.lines == message.split("\n") and len(gate.lines) == 5
+    assert gate.lines[-1].startswith("  Note: hcom_allReduce_ is collective communication, not computing")
     # the JSON report's gate is this gate, key for key
     doc = json.loads(Path(result.to_json(tmp_path / "r.json")).read_text(encoding="utf-8"))
     assert validate(doc, json.loads(SCHEMA.read_text())) == []
