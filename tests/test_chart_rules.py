@@ -152,18 +152,17 @@ def _ref(first: int, last: int, col: str, sheet: str = "Summary") -> str:
 # --------------------------------------------------------------------------- Summary tables
 
 def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
-    """DB level2 -> level1: the waterfall (rows 4-12), the E2E verdict in words (row 13), the waterfall chart under
-    it (from row 14: 440 px = 22 rows of 20 px, or a little less where long captions leave less of the first page,
-    `test_summary_prints_its_tables_legibly_one_page_wide`), a blank row, the
-    contributors table (title, header, 7 rows), the note right under it, a row per sentence as the console's lines
-    (the share, then the Share column's basis), merged across the waterfall's six columns A:F, the row naming the
-    contributor on no module sheet and the module contributors' lead (a title, a "  - " row per operator, the
-    sentence leading into the table, as the console's lines), merged the same way, a blank row, the module
-    contributors (title, header, the first 10 of 15 rows: all 113 of SGLang's made the one-page print a sixth of
-    its size), a blank row, the communication contributors and the two lines under them (communication, memory), a
-    blank row, then the validity checks; the print
-    area ends on the blank row before "Chart data" and spans A:G, the tables' columns (it spanned A:U, the
-    tables, a gap column and the 820-px chart beside them, and printed at 45 %)."""
+    """DB level2 -> level1: the waterfall (rows 4-12), the E2E verdict in words (row 13), the waterfall chart under it
+    (from row 14: 440 px = 22 rows of 20 px, or a little less where long captions leave less of the first page,
+    `test_summary_prints_its_tables_legibly_one_page_wide`), a blank row, the contributors table (title, header, 7
+    rows), the note right under it, a row per sentence as the console's lines (the share, the Share column's basis, then
+    the Wait / Transmit split of communication's change), merged across the waterfall's six columns A:F, the row naming
+    the contributor on no module sheet and the module contributors' lead (a title, a "  - " row per operator, the
+    sentence leading into the table, as the console's lines), merged the same way, a blank row, the module contributors
+    (title, header, the first 10 of 15 rows: all 113 of SGLang's made the one-page print a sixth of its size), a blank
+    row, the communication contributors and the two lines under them (communication, memory), a blank row, then the
+    validity checks; the print area ends on the blank row before "Chart data" and spans A:G, the tables' columns (it
+    spanned A:U, the tables, a gap column and the 820-px chart beside them, and printed at 45 %)."""
     result, path = db_pair
     sheet = _summary(path)
     col_a = sheet[0].tolist()
@@ -178,8 +177,11 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     note_row = title + 2 + n                                           # under the 7th contributor
     assert col_a[note_row - 1].startswith("Note: all operators together changed by ") and col_a[note_row - 1][-1] == "."
     assert col_a[note_row].startswith("The Share column is of ") and col_a[note_row][-1] == "."
+    # then how the communication groups' change splits between Wait and Transmit, a sentence of its own
+    assert col_a[note_row + 1].startswith("Of the communication groups' uncovered time (+7.991 ms), Wait ")
+    note_row += 1
     merged = [m.get("ref") for m in _xml(path, "xl/worksheets/sheet1.xml").iter(f"{MAIN}mergeCell")]
-    for r in range(note_row, note_row + 8):  # the note's two rows, the row on no module sheet, the lead's five
+    for r in range(note_row - 1, note_row + 8):  # the basis and split rows, the row on no module sheet, the lead
         assert [m for m in merged if m.endswith(f":F{r}") or m.startswith(f"A{r}:")] == [f"A{r}:F{r}"]
     assert col_a[note_row + 1].startswith("Not on the module sheets: ")
     # the module contributors' lead: its list of the 5 operators that run modules, 3 named and the cut, a row each
@@ -899,7 +901,8 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     col_a = _summary(db_path)[0].tolist()
     (note,) = [i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Note:")]
     (where,) = [i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Not on the module sheets:")]
-    assert where == note + 2  # under the share note's two sentences, which the console and the JSON carry too
+    # under the share note's two sentences and the Wait / Transmit one, which the console and the JSON carry too
+    assert where == note + 3 and col_a[note + 2].startswith("Of the communication groups' uncovered time")
     assert "Optimizer.step#SGD.step" in db_result.contributors["Name"].tolist()
     # of the 5 on no sheet, 4 backward ops run around their backward modules, whose rows hold their time, and
     # DistributedDataParallel.forward has a row (0 ms: it is in DistributedDataParallel_0) while AlexNet_0, run
