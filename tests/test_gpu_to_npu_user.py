@@ -266,3 +266,106 @@ def test_breakdown_buckets_of_npu_copies_match_the_raw_files(samples: Path) -> N
     got = bd(level0)
     assert (got.unsplit_moves.count, got.unsplit_moves.ns) == (len(moves), sum(moves))
     assert len(moves) == 11 and got.b("sdma_tm").count == 0
+
+
+def _npu_conversions(export: Path) -> tuple[list[tuple[str, int]], int]:
+    """kernel_details.csv's conversion kernels by their Type (TransData, Transpose, Cast): (name, ns) each, and the
+    ns of the kernels that TRANS_MASK's name words (cast, transdata, transpose) pick beside them (BroadcastTo)."""
+    with open(export / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+
+    def ns(r: dict) -> int:
+        return int(Decimal(r["Duration(us)"]) * 1000)
+
+    conv = [(r["Name"], ns(r)) for r in rows if r["Type"] in ("TransData", "Transpose", "Cast")]
+    by_name = sum(ns(r) for r in rows if r["Type"] not in ("TransData", "Transpose", "Cast")
+                  and any(w in r["Name"].lower() for w in ("cast", "transdata", "transpose")))
+    # what makes them conversions: every TransData changes the format, every Cast the data type
+    for r in rows:
+        if r["Type"] == "TransData":
+            assert r["Input Formats"] != r["Output Formats"], r
+        if r["Type"] == "Cast":
+            assert r["Input Data Types"] != r["Output Data Types"], r
+    return conv, by_name
+
+
+def test_gpu_vs_npu_note_gives_the_conversion_kernels_whole(samples: Path, tmp_path: Path) -> None:
+    """The "GPU vs NPU categories" note quoted Vector (Trans) alone, 0.477 ms of the NPU level-1 AlexNet run, where
+    its 66 TransData / Transpose / Cast kernels (by kernel_details.csv's Type) took 1.548 ms, 17.4 % of its
+    Computing Time: the rest sit in Conv's Vector rows (all 15 kernels of Conv (Forward) (Vector), 0.393006 ms as the
+    original's OverallMetrics reads too). The H200 run of the same loop has its own layout transforms, cuDNN's
+    nchwToNhwc / nhwcToNchw kernels. The note now gives both sides' whole count, time and rows, and the difference.
+    Figures from kernel_details.csv and the trace JSON."""
+    gpu = next(TEST_DATA.glob("kineto/alexnet_h200_rank0.*.pt.trace.json.gz"))
+    with gzip.open(gpu, "rt", encoding="utf-8") as f:
+        layout = [int(Decimal(str(e["dur"])) * 1000) for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel"
+                  and ("nchwToNhwc" in e["name"] or "nhwcToNchw" in e["name"])]
+    assert (len(layout), sum(layout)) == (39, 272_032)
+    text = samples / NPU_TEXT
+    conv, by_name = _npu_conversions(text)
+    total = sum(n for _, n in conv)
+    assert (len(conv), total, by_name) == (66, 1_547_946, 1_960)
+
+    res = api.compare(str(gpu), str(text), enable_profiling_compare=True)
+    overall = res.frames["overall"].set_index(["side", "metric"])
+    computing = [int(overall.loc[(side, "computing"), "ns"]) for side in ("base", "comparison")]
+    trans = int(overall.loc[("comparison", "vector_trans"), "ns"])
+    fwd = tuple(int(overall.loc[("comparison", "conv_fwd_vector"), c]) for c in ("ns", "count"))
+    assert fwd == (393_006, 15) and trans == 477_370
+    # Vector (Trans) holds the conversions the name words reach outside Conv and BroadcastTo (a name holding "cast")
+    in_trans = trans - by_name
+    # Conv (Forward) (Vector) is conversions alone; Conv (Backward) (Vector) holds the rest
+    bwd = total - in_trans - fwd[0]
+
+    def ms(ns: int) -> str:
+        return f"{Decimal(ns) / 10**6:.3f}"
+
+    detail = res.guards.set_index("Check").loc["GPU vs NPU categories", "Detail"]
+    assert (f"(base: {len(layout)} kernels, {ms(sum(layout))} ms, {sum(layout) / computing[0]:.1%} of its Computing "
+            f"Time, in Conv (Backward) (Vector) 27 (0.214 ms) and Conv (Forward) (Vector) 12 (0.058 ms); comparison: "
+            f"{len(conv)} kernels, {ms(total)} ms, {total / computing[1]:.1%} of its Computing Time, in Conv "
+            f"(Backward) (Vector) 27 ({ms(bwd)} ms), Vector (Trans) 24 ({ms(in_trans)} ms) and Conv (Forward) "
+            f"(Vector) 15 ({ms(fwd[0])} ms)): the NPU side's take {ms(total - sum(layout))} ms more than the GPU "
+            "side's") in detail
+    assert "7.9% of its Computing Time" in detail and "17.4% of its Computing Time" in detail
+    # the JSON report carries the same note
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
+    (row,) = [g for g in doc["summary"]["guards"] if g["Check"] == "GPU vs NPU categories"]
+    assert row["Detail"] == detail
+    # swapped, the NPU side is the base one
+    swapped = api.compare(str(text), str(gpu), enable_profiling_compare=True).guards.set_index("Check")
+    assert f"(base: {len(conv)} kernels, {ms(total)} ms" in swapped.loc["GPU vs NPU categories", "Detail"]
+
+
+def test_conversion_buckets_of_a_db_export_match_its_task_types(samples: Path) -> None:
+    """A DB export files the same conversions by COMPUTE_TASK_INFO's opType: count and time from SQL, each row of
+    the breakdown adding up to them."""
+    from msprof_compare.compare.overall import breakdown_of
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import Options
+
+    db = samples / NPU_TEXT.replace("text/", "db/")
+    (path,) = db.glob("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db")
+    ((n, ns),) = sql(path, "SELECT count(*), sum(t.endNs - t.startNs) FROM COMPUTE_TASK_INFO c JOIN TASK t "
+                           "ON t.globalTaskId = c.globalTaskId JOIN STRING_IDS s ON s.id = c.opType "
+                           "WHERE s.value IN ('TransData', 'Transpose', 'Cast')")
+    opts = Options()
+    bd = breakdown_of(load_profile(str(db), opts), opts)
+    assert (sum(b.count for b in bd.conversions.values()), sum(b.ns for b in bd.conversions.values())) == (n, ns)
+    assert n == 66
+
+
+def test_gpu_vs_npu_note_leaves_conversions_under_the_noise_share_unsaid() -> None:
+    """The conversions are named from 0.1% of the NPU side's E2E time on, as the note's copies are: 136 us in a
+    136.581 ms E2E is under it, 137 us is not; the GPU side without any reads "none"."""
+    from msprof_compare.compare import checks
+    from msprof_compare.compare.breakdown import Breakdown, Bucket
+    gpu_bd, npu_bd = Breakdown("GPU"), Breakdown("NPU")
+    gpu_bd.e2e_ns, npu_bd.e2e_ns = 11_772_586, 136_581_009
+    npu_bd.computing_ns = 1_000_000
+    npu_bd.conversions["vector_trans"] = Bucket(136_000, 3)
+    assert "conversions" not in checks._kinds_row((gpu_bd, npu_bd))["Detail"]
+    npu_bd.conversions["conv_bwd_vector"] = Bucket(1_000, 1)
+    said = checks._kinds_row((gpu_bd, npu_bd))["Detail"]
+    assert ("(base: none; comparison: 4 kernels, 0.137 ms, 13.7% of its Computing Time, in Vector (Trans) 3 "
+            "(0.136 ms) and Conv (Backward) (Vector) 1 (0.001 ms)): the NPU side's take 0.137 ms more") in said

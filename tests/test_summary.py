@@ -1327,8 +1327,23 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         row = compare(str(gpu), str(npu), enable_profiling_compare=True).guards.set_index("Check").loc[
             checks.KINDS_CHECK]
+    # the PARAM trace's cuDNN layout transforms (its Computing Time from the reference workbook); the NPU's
+    # TransData / Transpose / Cast kernels are read from kernel_details.csv in
+    # test_gpu_to_npu_user.py::test_gpu_vs_npu_note_gives_the_conversion_kernels_whole
+    with gzip.open(gpu, "rt", encoding="utf-8") as f:
+        layout = [e["dur"] for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel"
+                  and ("nchwToNhwc" in e["name"] or "nhwcToNchw" in e["name"])]
+    assert (len(layout), sum(layout)) == (12, 277)
+    share = f"{sum(layout) / 1000 / ref.loc['Computing Time', 'Duration(ms)']:.1%}"
     parts = ["an NPU's Vector kernels named cast, TransData or Transpose are Vector (Trans), a GPU's are Vector "
              "(No Trans) (comparison: Vector (Trans) 0.477 ms): compare Vector, not its split",
+             "layout and data-type conversions (an NPU's kernels of op Type TransData, Transpose or Cast, to and from "
+             "the formats its Cube units read; a GPU's cuDNN NCHW <-> NHWC transforms) are filed under several rows "
+             f"(base: 12 kernels, 0.277 ms, {share} of its Computing Time, in Conv (Forward) (Vector) 12 (0.277 ms); "
+             "comparison: 66 kernels, 1.548 ms, 17.4% of its Computing Time, in Conv (Backward) (Vector) 27 "
+             "(0.680 ms), Vector (Trans) 24 (0.475 ms) and Conv (Forward) (Vector) 15 (0.393 ms)): the NPU side's "
+             "take 1.271 ms more than the GPU side's; add those rows' figures, not Vector (Trans) alone, for what the "
+             "conversions cost",
              "an NPU's TensorMove copies count in Computing Time, copies on a compute stream (a GPU's memory copies) "
              "in Free Time (base: SDMA in Free Time 55.503 ms; comparison: SDMA (Tensor Move) 0.574 ms): compare SDMA "
              "Time, which adds both; Computing Time and Free Time differ by them",

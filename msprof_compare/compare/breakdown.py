@@ -170,6 +170,11 @@ class Breakdown:
     #: docs/differences.md), so SDMA Time leaves them out, where it holds a GPU's copies (the GPU-vs-NPU note)
     unread_copies: Bucket = field(default_factory=Bucket)
     lccl: Bucket = field(default_factory=Bucket)
+    #: The layout / data-type conversion kernels (NPU: op Type TransData, Transpose or Cast,
+    #: ``classify.CONVERSION_TYPES``; GPU: cuDNN's NCHW <-> NHWC transforms, by name) by the category they are filed
+    #: in: Vector (Trans) goes by kernel names and the op around a kernel, so on an NPU most of them count in Conv's
+    #: Vector rows (the GPU-vs-NPU note gives them whole)
+    conversions: dict[str, Bucket] = field(default_factory=dict)
     mc2: dict[str, MC2] = field(default_factory=dict)     # kernel name -> parts, first-seen order
     #: group key (e.g. "Group 0 Communication" or a DB group name) -> {"wait": ns, "transmit": ns}
     groups: dict[str, dict[str, int]] = field(default_factory=dict)

@@ -165,6 +165,7 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords,
         npu_type=types,
     )
     classify.fill_buckets(bd, labels, dur)
+    classify.fill_conversions(bd, labels, dur, classify.is_conversion_type(types))
     sel = np.flatnonzero(labels == classify.MC2)
     if sel.size:
         pmu = kx.iloc[order]

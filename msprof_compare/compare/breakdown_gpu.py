@@ -319,6 +319,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     flow_ts = flow_start_of(profile, cts, opts)
     labels = classify.categorize(cdur, flow_ts, classify.is_cube_kernel_name(cnames, kw), cube_ops)
     classify.fill_buckets(bd, labels, cdur)
+    classify.fill_conversions(bd, labels, cdur, classify.is_gpu_layout_kernel(cnames))
     replayed = _replayed_kernels(bd, profile, opts, tuple(col_of(k, c, np.int64)[rows][compute]
                                                           for c in ("pid", "tid")), cts, cdur)
     if len(cube_ops):  # a link decides a category only inside a Matmul / Conv / Flash Attention op

@@ -251,6 +251,7 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
                                  is_trans=trans[codes], page_attention=page,
                                  tensor_move=tensor_move[codes], mc2=mc2[codes], npu_type=types)
     classify.fill_buckets(bd, labels, dur)
+    classify.fill_conversions(bd, labels, dur, classify.is_conversion_type(types))
     if len(cube_ops):  # a link decides a category only inside a Matmul / Conv / Flash Attention op
         # no async_npu flow ends at them: the categories read them by their Type, else their PMU figures, so
         # their vector kernels leave Matmul / Conv / Flash Attention (the level1 sample without its flows: 57

@@ -42,7 +42,7 @@ from .breakdown import BUCKETS, Breakdown, Bucket, app_counted_gb, peak_reserved
 from .breakdown_npu import has_pmu, hccl_op_rows, no_pmu_why
 from .kernels import any_typed, kernel_types_whole
 from .optree import Unlinked, built_tree, compared_whole, neither_reason, no_ops_reason, shape_key, unlinked_kernels
-from .overall import breakdown_keywords, find_breakdowns
+from .overall import ROW_OF_BUCKET, breakdown_keywords, find_breakdowns
 from .steps import kernel_steps
 from .table import Sheet, column_at, ms3, plain_frame, sheet_numbers, text_cells
 from .waterfall import unsplit
@@ -1201,6 +1201,7 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
         figures = "; ".join(f"{side}: Vector (Trans) {_ms(ns)} ms" for side, ns in trans)
         parts.append(f"an NPU's Vector kernels {_trans_words(kw)} are Vector (Trans), a GPU's are "
                      f"Vector (No Trans) ({figures}): compare Vector, not its split")
+    parts += _conversions_part(bds)
     copies = []
     for side, bd in zip(_SIDES, bds, strict=True):
         kept = [(name, n) for name, n in (("SDMA (Tensor Move)", bd.b("sdma_tm").ns),
@@ -1236,6 +1237,36 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
                       f"differently; {cube}")
     return _in_parts(_guard(KINDS_CHECK, False, bds[0].kind, bds[1].kind, "; ".join([*parts, cube, *app])), "",
                      [*parts, cube, *app])
+
+
+def _conversions_part(bds: tuple[Breakdown, Breakdown]) -> list[str]:
+    """A GPU trace against an NPU export: each side's layout and data-type conversion kernels whole
+    (``Breakdown.conversions``), with their share of its Computing Time and the rows that hold them. An NPU converts
+    tensors to and from the private formats its Cube units read (TransData: NCHW <-> NC1HWC0 / FRACTAL_Z), and the
+    note quoted Vector (Trans) alone: 0.477 ms of the NPU level-1 AlexNet run, where its 66 TransData, Transpose and
+    Cast kernels took 1.548 ms (17.4 % of its computing), 1.073 ms of them in Conv's Vector rows, against the H200
+    run's 39 cuDNN NCHW <-> NHWC transforms, 0.272 ms. [] where the NPU side's take under ``KINDS_SHARE`` of its E2E."""
+    npu = [i for i, bd in enumerate(bds) if bd.kind == "NPU"]
+    # noise apart, as the copies of ``_kinds_row``: from 0.1 % of the NPU side's E2E time
+    if len(npu) != 1 or sum(b.ns for b in bds[npu[0]].conversions.values()) < max(1, KINDS_SHARE * bds[npu[0]].e2e_ns):
+        return []
+
+    def figures(side: str, bd: Breakdown) -> str:
+        held = sorted(bd.conversions.items(), key=lambda kv: -kv[1].ns)
+        total = Bucket(sum(b.ns for _, b in held), sum(b.count for _, b in held))
+        if not total.count:
+            return f"{side}: none"
+        share = f", {total.ns / bd.computing_ns:.1%} of its Computing Time" if bd.computing_ns > 0 else ""
+        rows = and_list([f"{ROW_OF_BUCKET.get(k, k)} {b.count} ({_ms(b.ns)} ms)" for k, b in held])
+        return f"{side}: {total.count} kernels, {_ms(total.ns)} ms{share}, in {rows}"
+
+    totals = [sum(b.ns for b in bd.conversions.values()) for bd in bds]
+    more = totals[npu[0]] - totals[1 - npu[0]]
+    said = "; ".join(figures(side, bd) for side, bd in zip(_SIDES, bds, strict=True))
+    return [f"layout and data-type conversions (an NPU's kernels of op Type TransData, Transpose or Cast, to and from "
+            "the formats its Cube units read; a GPU's cuDNN NCHW <-> NHWC transforms) are filed under several rows "
+            f"({said}): the NPU side's take {_ms(abs(more))} ms {'more' if more >= 0 else 'less'} than the GPU "
+            "side's; add those rows' figures, not Vector (Trans) alone, for what the conversions cost"]
 
 
 def _app_part(sides: tuple[Profile, Profile] | None) -> list[str]:

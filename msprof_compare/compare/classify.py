@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import ProfileError
 from ..model import GPU_COMM_PREFIXES, factorize, knows_backward_thread
-from .breakdown import Breakdown
+from .breakdown import Breakdown, Bucket
 
 #: Environment variable naming an ini file that replaces the default keyword lists.
 CONFIG_ENV = "MSPROF_COMPARE_CONFIG"
@@ -607,6 +607,44 @@ def categorize(dur: np.ndarray, flow_ts: np.ndarray, is_cube: np.ndarray, ops: C
         if mask is not None:
             codes[np.asarray(mask, dtype=bool)] = _CODE[name]
     return _LABEL_ARRAY[codes]
+
+
+#: NPU op types (kernel_details.csv's Type, a DB export's opType; lower-cased) that convert a tensor's layout or data
+#: type and compute nothing: TransData between NCHW / ND and the private formats that the NPU's Cube units read
+#: (NC1HWC0, FRACTAL_Z: their Input and Output Formats differ), Transpose (a permutation of dimensions) and Cast
+#: (their Input and Output Data Types differ). By the Type the export gives, not the kernel's name: TRANS_MASK's
+#: "cast" is in BroadcastTo too, and a TransData kernel in Conv's Vector row is named ``trans_TransData_<n>``.
+CONVERSION_TYPES = frozenset({"transdata", "transdatarnn", "transpose", "transposed", "cast"})
+
+
+def is_conversion_type(types: Iterable[object]) -> np.ndarray:
+    """NPU kernels whose op Type is a layout or data-type conversion (``CONVERSION_TYPES``)."""
+    return per_unique(types, lambda t: t.strip() in CONVERSION_TYPES)
+
+
+#: GPU kernels that convert a tensor's layout, by the words of their names (a Kineto trace gives no op type):
+#: cuDNN's NCHW <-> NHWC transforms around its NHWC convolution kernels (26 + 13 of them, 0.272 ms, in the H200
+#: AlexNet trace), the GPU's counterpart of an NPU's TransData.
+GPU_LAYOUT_WORDS = ("nchwtonhwc", "nhwctonchw")
+
+
+def is_gpu_layout_kernel(names: Iterable[str]) -> np.ndarray:
+    """GPU kernels named as layout transforms (``GPU_LAYOUT_WORDS``)."""
+    return per_unique(names, holds_any(GPU_LAYOUT_WORDS))
+
+
+def fill_conversions(bd: Breakdown, labels: np.ndarray, dur: np.ndarray, conv: np.ndarray) -> None:
+    """Add each conversion kernel (``conv``: ``is_conversion_type`` of an NPU's op types, ``is_gpu_layout_kernel``
+    of a GPU's names) to ``bd.conversions`` under the category it is filed in (``labels``, aligned with ``dur``):
+    an NPU's go to Conv's Vector rows as much as to Vector (Trans), whose row alone understated what they cost."""
+    conv = np.asarray(conv, dtype=bool)
+    if not conv.any():
+        return
+    labels, dur = np.asarray(labels, dtype=object)[conv], np.asarray(dur, dtype=np.int64)[conv]
+    for label in dict.fromkeys(labels.tolist()):
+        if label in bd.buckets:
+            here = labels == label
+            bd.conversions.setdefault(label, Bucket()).add(int(dur[here].sum()), int(here.sum()))
 
 
 def fill_buckets(bd: Breakdown, labels: np.ndarray, dur: np.ndarray) -> None:

@@ -57,6 +57,8 @@ _BLOCKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("SDMA (Tensor Move)", ()),
 )
 _SINGLE = {"Page Attention": "page_attention", "Cube": "other_cube", "SDMA (Tensor Move)": "sdma_tm"}
+#: Each computing bucket's OverallMetrics row name ("conv_bwd_vector" -> "Conv (Backward) (Vector)"), for notes.
+ROW_OF_BUCKET = {**{b: row for _, rows in _BLOCKS for row, b in rows}, **{b: row for row, b in _SINGLE.items()}}
 
 
 # --------------------------------------------------------------------------- breakdown dispatch
