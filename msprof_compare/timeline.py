@@ -116,9 +116,8 @@ def subtract(a: Intervals, b: Intervals) -> Intervals:
     return _sweep(a, b, 1, 0)
 
 
-def longest_gap(busy: Intervals, lo: int, hi: int) -> tuple[int, int]:
-    """(start, length) of the longest stretch of ``[lo, hi)`` that ``busy`` does not cover (the first of
-    equal ones); (lo, 0) when it is all covered or empty."""
+def _gaps(busy: Intervals, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, lengths) of the stretches of ``[lo, hi)`` between ``busy``'s intervals, in order, empty ones kept."""
     # the gaps of an interval set are the stretches between its intervals: no sweep needed (a sweep was
     # most of the NPU overlap figures' time). Intervals outside the window clip to empty ones at its edges,
     # so the gaps that are not empty are exactly ``subtract``'s pieces, in order.
@@ -126,11 +125,25 @@ def longest_gap(busy: Intervals, lo: int, hi: int) -> tuple[int, int]:
     lo, hi = int(lo), int(hi)
     gs = np.concatenate([np.array([lo], dtype=np.int64), np.clip(e, lo, hi)])
     ge = np.concatenate([np.clip(s, lo, hi), np.array([hi], dtype=np.int64)])
-    gap = ge - gs
+    return gs, ge - gs
+
+
+def longest_gap(busy: Intervals, lo: int, hi: int) -> tuple[int, int]:
+    """(start, length) of the longest stretch of ``[lo, hi)`` that ``busy`` does not cover (the first of
+    equal ones); (lo, 0) when it is all covered or empty."""
+    gs, gap = _gaps(busy, lo, hi)
     i = int(np.argmax(gap))
     if gap[i] <= 0:
-        return lo, 0
+        return int(lo), 0
     return int(gs[i]), int(gap[i])
+
+
+def gap_totals(busy: Intervals, lo: int, hi: int) -> tuple[int, int]:
+    """(count, total length) of the stretches of ``[lo, hi)`` that ``busy`` does not cover (``longest_gap``'s
+    candidates)."""
+    gap = _gaps(busy, lo, hi)[1]
+    gap = gap[gap > 0]
+    return int(gap.size), int(gap.sum())
 
 
 def pairwise_overlaps(sets: list[Intervals]) -> dict[tuple[int, int], int]:

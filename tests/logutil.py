@@ -31,12 +31,28 @@ def blocks(messages: list[str], title: str) -> list[list[str]]:
     return found
 
 
+#: The note on a Free: Other change, the last part of the note under the contributors (``idle_growth_note``).
+_IDLE = re.compile(r"(?:^|; )(Free: Other [+-]\d+\.\d{3} ms \(\d+% of the E2E change\) is device idle time: .*)$")
+
+
+def split_idle(note: str) -> tuple[str, str]:
+    """The one-line note under the contributors without its note on a Free: Other change, and that note as the
+    console's sentence of its own ("" for none)."""
+    idle = _IDLE.search(note)
+    return (note[:idle.start()], f"{idle[1]}.") if idle else (note, "")
+
+
 def note_lines(note: str) -> list[str]:
     """The console's lines of the note under the contributors that the Summary sheet and the JSON give in one line
     (``note``): its sentences, "Note: " first; the Share column's basis ("; the Share column is of ..."), the parts
     after it (the notes on communication's change, one sentence) and a note of collective communication inside
     contributors ("most of the change of ...") each follow as sentences of their own,
-    the latter's why (its parentheses) after its figures as "These are ...". Made from the words alone."""
+    the latter's why (its parentheses) after its figures as "These are ..."; the note on a Free: Other change ("Free:
+    Other +1.000 ms (..% of the E2E change) is device idle time: ...") last, a sentence of its own. Made from the words
+    alone."""
+    note, idle = split_idle(note)
+    if idle:
+        return [*note_lines(note), idle] if note else [f"Note: {idle}"]
     at = note.find("most of the change of ")
     head, comm = (note[:at].removesuffix("; "), note[at:]) if at >= 0 else (note, "")
     said = []

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from logutil import blocks
+from logutil import blocks, split_idle
 from spans import union
 
 from msprof_compare.api import compare
@@ -244,9 +244,11 @@ def test_net_of_communication_names_the_computing_that_moved(samples_dir_or_skip
     assert res.contributors["Name"].tolist() == [ACCUMULATE]  # the table: unchanged
     doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
     summary = doc["summary"]
-    assert summary["contributors_note"].endswith(f"; {NET_LEAD}{shown}")
+    # then the note on Free: Other's growth (test_gpu_to_npu_user.py::test_free_other_growth_is_said_with_...)
+    note, idle = split_idle(summary["contributors_note"])
+    assert note.endswith(f"; {NET_LEAD}{shown}") and idle.startswith("Free: Other +17.902 ms")
     line = f"{NET_LEAD[0].upper()}{NET_LEAD[1:]}{shown}."
-    assert summary["contributors_note_lines"][-1] == line and len(summary["contributors_note_lines"]) == 3
+    assert summary["contributors_note_lines"][-2:] == [line, idle] and len(summary["contributors_note_lines"]) == 4
     assert [(r["name"], round(r["diff_ms"] * 10**6)) for r in summary["contributors_net_of_communication"]] == want
     assert [r["Name"] for r in summary["contributors"]] == [ACCUMULATE]
     from msprof_compare.report.summary_console import render_explain
@@ -330,7 +332,7 @@ def test_contributor_holding_the_all_reduce_is_said_to(samples_dir_or_skip, tmp_
     rows = sheet.iloc[:, 0].tolist()
     at = rows.index(f"Note: {said}: {figures}.")
     lines = doc["summary"]["contributors_note_lines"]
-    assert rows[at:at + 3] == lines and lines[1].startswith("These are HCCL ops, which an NPU text export links")
+    assert rows[at:at + 4] == lines and lines[1].startswith("These are HCCL ops, which an NPU text export links")
     # a DB export links no HCCL op to an operator: no such note (its contributors are other operators)
     db = NPU.parents[2] / "db/level1/rank0_ascend_pt"
     assert "contributor_communication" not in compare(str(GPU), str(db)).frames

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from logutil import note_lines
+from logutil import note_lines, split_idle
 
 TEXT = "msinsight/test/data/pytorch/text"
 DB = "msinsight/test/data/pytorch/db"
@@ -131,14 +131,17 @@ def test_titles_and_sentences_read_alike_on_every_face(samples, tmp_path, pair):
     assert sentences and [s for s in sentences if s not in col_a] == []
     assert f"{summary['verdict']}." in sentences
     note_rows = summary["contributors_note_lines"]
-    assert note_rows == (block or said_note) and bool(note_rows) == bool(summary["contributors_note"])
+    # after a block, the note on a Free: Other change is a sentence of its own
+    rest, idle = split_idle(summary["contributors_note"] or "")
+    assert note_rows == ([*block, *([idle] if idle else [])] if block else said_note)
+    assert bool(note_rows) == bool(summary["contributors_note"])
     if note_rows:  # the same lines, in a row each, on the console and the sheet
         at, row = lines.index(note_rows[0]), col_a.index(note_rows[0])
         assert lines[at:at + len(note_rows)] == col_a[row:row + len(note_rows)] == note_rows
     if summary["memory_contributors_note"]:
         assert f"Note: {summary['memory_contributors_note']}." in sentences
     if block:
-        _note_says_the_note(block, summary["contributors_note"])
+        _note_says_the_note(block, rest)
         # each side's wrapper with its figure: the contributors' rows of the two (their one-sided time)
         rows = {r["Name"]: r for r in summary["contributors"]}
         base, comp = (line[4:].split(" ", 1)[1].rsplit(" ", 2) for line in block[1:3])

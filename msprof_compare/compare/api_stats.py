@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .. import timeline as tl
 from ..columns import col_of
 from ..errors import StepError, on_side
 from ..model import STEP_MARK
 from ..textsafe import and_list
 from . import table
+from .classify import per_unique
 from .optree import OpTree, _nest, one_sided, op_tree
 from .steps import data_file, side_step
 from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_columns
@@ -247,13 +249,36 @@ SYNC_CALLS = ("aten::item", "aten::_local_scalar_dense")
 HOST_COPY_CALLS = ("aten::to", "aten::_to_copy", "aten::copy_")
 
 
+def is_host_sync(name: str) -> bool:
+    """A host call that waits for the device work queued before it: ``SYNC_CALLS`` or a runtime's *Synchronize*."""
+    return name in SYNC_CALLS or "synchronize" in name.lower()
+
+
+def host_syncs(ops: pd.DataFrame, lo: int, hi: int) -> tuple[list[tuple[str, int]], int]:
+    """The host's sync calls (``is_host_sync``) among ``ops`` that start in ``[lo, hi)`` (a side's E2E window):
+    (name, calls) by first start, and the host ns their union covers (aten::item holds its _local_scalar_dense and
+    that a cudaStreamSynchronize: one wait, counted once)."""
+    names = col_of(ops, "name", object)
+    ts = col_of(ops, "ts", np.int64)
+    # per distinct name: a trace holds its op names many times over
+    pick = np.flatnonzero(per_unique(names, is_host_sync, lower=False) & (ts >= lo) & (ts < hi))
+    if not pick.size:
+        return [], 0
+    pick = pick[np.argsort(ts[pick], kind="stable")]
+    counts: dict[str, int] = {}
+    for n in names[pick].tolist():
+        counts[n] = counts.get(n, 0) + 1
+    start = ts[pick]
+    return list(counts.items()), tl.length(tl.union(start, start + col_of(ops, "dur", np.int64)[pick]))
+
+
 def host_wait_note(names: list[str], short: bool = False) -> str:
     """A note for the API rows ``names`` that are host waits for earlier device work, "" when none is: a GPU
     trace against an NPU export ranked aten::item (+94.02 ms) and aten::_local_scalar_dense (+92.84 ms) first
     among the API regressions (the H200 AlexNet against the NPU level-1 export), the NPU's all-reduce and kernels
     they waited for, not work of theirs. The rows stay, as the original's sheet shows them. ``short``: the
     syncs alone, for a chart's axis title (one line that does not wrap everywhere)."""
-    syncs = [n for n in names if n in SYNC_CALLS or "synchronize" in n.lower()]
+    syncs = [n for n in names if is_host_sync(n)]
     if not syncs:
         return ""
     if short:

@@ -188,6 +188,9 @@ class Breakdown:
     #: the longest stretch of the E2E window with no computing and no communication: one long stretch (a profile
     #: opened long before the work, a stall) can be most of E2E and Free Time
     longest_idle: Stretch = field(default_factory=Stretch)
+    #: all such stretches of the E2E window (count, total ns): beside ``longest_idle``, whether idle time is one
+    #: stall or many waits between kernels, and how long one is on average (the Summary's note on Free: Other)
+    idle_stretches: Bucket = field(default_factory=Bucket)
     #: GPU: the part of the E2E window before the first kernel the trace holds a launch of, run by kernels
     #: launched before profiling began (the previous step's tail): it counts in E2E and, by name only, in the
     #: categories; ``early_kernels``: the computing ones among them (count, union of their times)
@@ -252,6 +255,7 @@ class Breakdown:
         self.e2e_ns = max(0, int(hi) - int(lo))
         start, length = tl.longest_gap(busy, int(lo), int(hi)) if hi > lo else (int(lo), 0)
         self.longest_idle = Stretch(start, length, start - int(lo))
+        self.idle_stretches = Bucket(*reversed(tl.gap_totals(busy, int(lo), int(hi)))) if hi > lo else Bucket()
 
     @property
     def free_ns(self) -> int:

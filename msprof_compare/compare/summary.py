@@ -53,7 +53,7 @@ from .contributors import (
 )
 from .module_contributors import find_module_contributors
 from .optree import compared_whole
-from .summary_notes import mark_pairs, operator_wrappers, unchanged_why
+from .summary_notes import idle_evidence, mark_pairs, operator_wrappers, unchanged_why
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
 from .verdict import export_window, run_verdict
 from .waterfall import e2e_frame, steps_changed, waterfall_contributors, waterfall_of
@@ -219,6 +219,10 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     contrib.attrs["communication_sheets"] = [(sheet, option) for sheet, option in (
         ("OverallMetrics", "enable_profiling_compare"), ("CommunicationCompare", "enable_communication_compare"))
         if not getattr(ctx.options, option)]
+    # what the profiles hold on their idle time (the note on a Free: Other change), unless the verdict says that
+    # an idle stretch makes most of the difference
+    contrib.attrs["idle_explained"] = bool(guard.attrs.get(checks.IDLE_EXPLAINS))
+    contrib.attrs["idle_evidence"] = idle_evidence(pair, (ctx.base.ops, ctx.comparison.ops))
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib, found[1] if found is not None and found[0] == "operator" else None)
     if comm is not None:

@@ -2,7 +2,8 @@
 gate's message): why the waterfall steps stand in for a level, wrapper ops and --op_name_map pairs (worded alike
 for the memory contributors: ``mark_pairs``, ``pair_notes``), kernel types of the whole profile, how much of the E2E
 change the contributors explain, where a change of communication comes from (``communication_kernels_note``,
-``wait_split_note``, ``unsplit_communication_note``), and which of them hold collective communication.
+``wait_split_note``, ``unsplit_communication_note``), which of them hold collective communication, and what a large
+Free: Other change is, with what the profiles hold on it (``idle_growth_note``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..textsafe import shell_word
+from ..textsafe import and_list, shell_word
 from . import checks
 from .communication_summary import OVERLAP_SHIFT_SHARE, overlap_words
 from .contributors import level_gross_ms, level_net_ms
@@ -159,10 +160,11 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     ``wrapper_note`` (each side's operators under one top-level op of another name), ``all_steps_note``,
     ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), the notes on where a change of
     communication comes from (``communication_kernels_note``, ``wait_split_note``, ``unsplit_communication_note``),
-    then the communication note
-    (``_communication_pieces``: which of them hold collective communication, from ``comm``: the run's
-    "contributor_communication" frame). "" when none applies."""
-    return "; ".join(_unexplained_parts(contrib, wf, comm)[0])
+    the communication note (``_communication_pieces``: which of them hold collective communication, from ``comm``:
+    the run's "contributor_communication" frame), then ``idle_growth_note``. "" when none applies."""
+    parts = _unexplained_parts(contrib, wf, comm)[0]
+    idle = idle_growth_note(contrib, wf, parts)
+    return "; ".join([*parts, idle] if idle else parts)
 
 
 def _unexplained_parts(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
@@ -209,6 +211,17 @@ def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | Non
     message writes them too, with ``lead`` ``GATE_BASIS_LEAD`` or "" (``_basis_worded``): its one line was 500
     characters on the DB level2 -> level1 pair; it passes ``computing`` False, which leaves out the operators net of
     communication (``net_of_communication_note``): the gate's message lists the contributors it judges alone."""
+    lines = _note_lines(contrib, wf, comm, lead, computing)
+    # the idle note after the rest, a sentence of its own; not in the gate's message, which lists what it judges
+    idle = idle_growth_note(contrib, wf, _unexplained_parts(contrib, wf, comm)[0]) if computing else ""
+    if not idle:
+        return lines
+    return [*lines, f"{'' if lines else 'Note: '}{idle[0].upper() if lines else idle[0]}{idle[1:]}."]
+
+
+def _note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, comm: pd.DataFrame | None, lead: str,
+                computing: bool) -> list[str]:
+    """``contributors_note_lines`` without the idle note (``idle_growth_note``)."""
     parts, pieces = _unexplained_parts(contrib, wf, comm, lead, computing)
     one_sided = one_sided_note(contrib)
     if one_sided and one_sided in parts:
@@ -892,6 +905,87 @@ def _idle_words(longer: bool, api_sheet: bool, also: str = "") -> str:
     return (f"the device waited {'longer' if longer else 'less'} for work, as where the host was "
             f"{'slower' if longer else 'quicker'} to launch it{also}; ApiCompare times the host calls"
             + ("" if api_sheet else API_SHEET_ABSENT))
+
+
+#: Free: Other is explained from this rank among the waterfall's steps by the size of their change (1: the largest).
+IDLE_STEP_RANK = 2
+#: ... and where its change is this share of the longer side's E2E time or more: two runs of one job (the NPU level-1
+#: and level-2 exports) differ by 0.711 ms of Free: Other in 136 ms, no finding, where the H200 AlexNet against the
+#: NPU run grows it by 17.902 ms (13 %).
+IDLE_RUN_SHARE = 0.05
+
+
+def idle_evidence(pair: tuple[Any, Any] | None, ops: tuple[pd.DataFrame, pd.DataFrame]) -> dict[str, Any] | None:
+    """What the profiles hold on their device idle time, for ``idle_growth_note``: per side (base, comparison) the
+    idle stretches of the E2E window, the longest, and the host's sync calls that start in that window
+    (``api_stats.host_syncs``, from the sides' ``ops``); None without both time breakdowns. ``pair``: the two
+    ``Breakdown``s."""
+    if pair is None or any(bd.e2e_ns <= 0 for bd in pair):
+        return None
+    from .api_stats import host_syncs
+
+    syncs = []
+    for bd, side_ops in zip(pair, ops, strict=True):
+        lo = bd.longest_idle.start_ns - bd.longest_idle.offset_ns
+        syncs.append(host_syncs(side_ops, lo, lo + bd.e2e_ns))
+    return {"stretches": tuple((bd.idle_stretches.count, bd.idle_stretches.ns) for bd in pair),
+            "longest": tuple(bd.longest_idle.length_ns for bd in pair),
+            "syncs": tuple(syncs)}
+
+
+def idle_growth_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, said: list[str] | None = None) -> str:
+    """Where Free: Other moved with the E2E change by ``NAMED_STEP_SHARE`` of it and ``IDLE_RUN_SHARE`` of the longer
+    E2E or more, and is among the waterfall's ``IDLE_STEP_RANK`` largest steps, what that idle time is
+    (``_idle_words``) and what the profiles hold on it (``contrib.attrs["idle_evidence"]``, ``idle_evidence``): the
+    idle stretches and the longest (one stall or many short waits) and the host's sync calls, after which the device
+    idles until the host launches more. The H200 AlexNet against the NPU's level-1 export grew Free: Other by
+    17.902 ms, the second step after the all-reduce, and no line said what it was: the note on it came only where
+    the operators explain under half of the E2E change (``_idle_next``). "" where a note in ``said`` (the other
+    parts) calls it idle time already, where the verdict says an idle stretch makes most of the difference
+    (``attrs["idle_explained"]``), and beside a DB export's window tasks (``attrs["export_window"]``), which
+    ``_idle_next`` takes out of the step."""
+    # a DB export's window tasks beside a text export's are in its Free: Other too (``_idle_next`` nets them out)
+    if contrib is None or wf is None or not len(wf) or contrib.attrs.get("idle_explained") or \
+            contrib.attrs.get("export_window"):
+        return ""
+    evidence = contrib.attrs.get("idle_evidence")
+    if evidence is None or any("device idle time" in p for p in said or []):
+        return ""
+    e2e = int(wf["Delta(ns)"].iloc[-1])
+    step = step_mask(wf)
+    delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
+    steps = col_of(wf, "Step", object)
+    at = np.flatnonzero(step & (steps == FREE_OTHER_STEP))
+    if not e2e or not at.size:
+        return ""
+    free = int(delta[at[0]])
+    rank = 1 + int(np.count_nonzero(step & (np.abs(delta) > abs(free))))
+    longer_e2e = max(int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1]))
+    if free * e2e <= 0 or abs(free) < max(NAMED_STEP_SHARE * abs(e2e), IDLE_RUN_SHARE * longer_e2e, 500) or \
+            rank > IDLE_STEP_RANK:
+        return ""
+    (b_n, b_idle), (c_n, c_idle) = evidence["stretches"]
+    b_long, c_long = evidence["longest"]
+    longer = free > 0
+    longest_change = c_long - b_long
+    # one stretch that holds half of the change or more is a stall; else the idle time is spread over the gaps
+    shape = ("most of it one stretch, a stall" if longest_change * free > 0 and 2 * abs(longest_change) >= abs(free)
+             else "spread over the gaps between kernels, not one stall")
+    mean = [ms3(ns // n if n else 0) for n, ns in ((b_n, b_idle), (c_n, c_idle))]
+    parts = [f"stretches with no computing and no communication {b_n:,} -> {c_n:,}, {mean[0]:.3f} ms -> "
+             f"{mean[1]:.3f} ms long on average, the longest {ms3(b_long):.3f} ms -> {ms3(c_long):.3f} ms "
+             f"(validity check: longest idle stretch): {shape}"]
+    (b_calls, b_ns), (c_calls, c_ns) = evidence["syncs"]
+    if b_calls or c_calls:
+        names = list(dict.fromkeys([n for n, _ in b_calls] + [n for n, _ in c_calls]))
+        counts = [sum(k for _, k in calls) for calls in (b_calls, c_calls)]
+        parts.append(f"host sync calls ({and_list(names)}) {counts[0]:,} -> {counts[1]:,}, {ms3(b_ns):.3f} ms -> "
+                     f"{ms3(c_ns):.3f} ms of host time: each waits for the device work queued before it, and the "
+                     "device idles after it until the host launches more")
+    share = round(free / e2e * 100)
+    return (f"{FREE_OTHER_STEP} {ms3(free):+.3f} ms ({share}% of the E2E change) is device idle time: "
+            f"{_idle_words(longer, bool(contrib.attrs.get('api_sheet', True)), ' or to load its data')}; "
+            f"in the profiles: {'; '.join(parts)}")
 
 
 def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int,
