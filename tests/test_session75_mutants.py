@@ -1,0 +1,154 @@
+"""Session 75's hand mutants of session 74's source changes (74495f0e..1759544b) that the suite let live (mut75).
+
+Each test names the mutants it kills; each fails under them and passes on the real code. Expected figures come
+from the raw sample files (SQL on the DB exports, the CSV and JSON of the text exports), never read back from this
+package. Where a branch of a note's wording no sample reaches (two HCCL kernel types, a Level0 side beside a side
+that is not), the sides' attrs are set by hand on a real run's frames, as test_summary_communication does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dbutil import sql
+from test_export_switch import _db_file, _db_window
+
+from msprof_compare import compare
+from msprof_compare.compare.summary_notes import unexplained_note, unsplit_communication_note, wait_split_note
+
+DB = "msinsight/test/data/pytorch/db"
+
+
+def _note(res) -> str:
+    """The note under the contributors, as the console, the Summary sheet and the JSON give it."""
+    return unexplained_note(res.frames["contributors"], res.frames["waterfall"],
+                            res.frames.get("contributor_communication"))
+
+
+def test_an_export_against_itself_says_no_change_of_communication(samples: Path) -> None:
+    """Kills sn_wait_always, sn_moved_no500 (the Wait / Transmit sentence said of a change of 0 ns) and
+    sn_uns_no500 (the Level0 pair's "no sheet breaks it down" sentence said of +0.000 ms): one export on both sides
+    moves no communication, so neither sentence is said, though both sides measure Wait (DB level 1) and no
+    communication op has a family (DB Level0: 4 ops of op type N/A each, by SQL)."""
+    l1 = str(samples / DB / "level1/rank0_ascend_pt")
+    res = compare(l1, l1)
+    (wb, wc), (tb, tc) = res.frames["contributors"].attrs["wait_split"]  # both sides measure Wait
+    assert (wb, tb) == (wc, tc)
+    assert "Wait (" not in _note(res)
+    l0 = samples / DB / "level0/rank0_ascend_pt"
+    assert sql(_db_file(l0), "SELECT s.value, count(*) FROM COMMUNICATION_OP o JOIN STRING_IDS s "
+                             "ON s.id = o.opType GROUP BY s.value") == [("N/A", 4)]
+    res = compare(str(l0), str(l0))
+    assert res.frames["contributors"].attrs["communication_unsplit"] == ((4, "an op type of N/A", True),) * 2
+    assert "no sheet breaks" not in _note(res)
+
+
+def test_the_wait_split_is_said_from_a_tenth_of_the_e2e_change_and_0_001_ms(samples: Path) -> None:
+    """Kills sn_moved_noshare (the tenth of the E2E change dropped), sn_moved_signed (a tenth of a negative change,
+    under 500 ns), sn_moved_gt (exactly 500 ns left out) and sn_moved_no500 (under 0.001 ms said): on the real
+    waterfalls of DB level 2 -> level 1 (E2E +8.712893 ms by SQL, both ways round) and of level 1 against itself
+    (E2E change 0), a Wait / Transmit change is said from a tenth of the E2E change, and never under 500 ns, the
+    0.001 ms the note writes. Also kills sn_wait_nowf: no waterfall, no sentence."""
+    l2, l1 = samples / DB / "level2/rank0_ascend_pt", samples / DB / "level1/rank0_ascend_pt"
+    e2e = _db_window(_db_file(l1))[0] - _db_window(_db_file(l2))[0]
+    assert e2e == 8_712_893
+    tenth = -(-e2e // 10)  # the fewest whole ns that are a tenth of the change or more: 871_290
+    for base, comp, sign in ((l2, l1, 1), (l1, l2, -1)):
+        res = compare(str(base), str(comp), enable_profiling_compare=True)
+        contrib, wf = res.frames["contributors"].copy(), res.frames["waterfall"]
+        assert int(wf["Delta(ns)"].iloc[-1]) == sign * e2e
+        for moved, said in ((tenth, True), (-tenth, True), (tenth - 1, False), (600, False), (-600, False)):
+            contrib.attrs["wait_split"] = ((1_000, 1_000), (90_000_000, 90_000_000 + moved))
+            assert bool(wait_split_note(contrib, wf)) is said, (sign, moved)
+        assert wait_split_note(contrib, None) == ""
+    res = compare(str(l1), str(l1))
+    contrib, wf = res.frames["contributors"].copy(), res.frames["waterfall"]
+    assert int(wf["Delta(ns)"].iloc[-1]) == 0
+    for moved, said in ((500, True), (-500, True), (499, False), (-499, False)):
+        contrib.attrs["wait_split"] = ((0, moved), (5_000, 5_000))
+        note = wait_split_note(contrib, wf)
+        assert bool(note) is said, moved
+        if said:
+            assert note.startswith(f"of the communication groups' uncovered time ({moved / 1e6:+.3f} ms)")
+
+
+def test_the_unsplit_note_says_level0_only_of_level0_exports(samples: Path) -> None:
+    """Kills sn_uns_anylevel0 and sn_uns_nolevel0: "(a Level0 export records no op type)" explains an op type of N/A
+    only where every side that holds such ops is a Level0 export; an export of another level whose ops read N/A
+    (or one Level0 side beside such a one) gets no such words. The sides are set by hand on the real Level0 pair's
+    frames (rank 0 -> rank 1), which no sample of another level reaches."""
+    res = compare(str(samples / DB / "level0/rank0_ascend_pt"), str(samples / DB / "level0/rank1_ascend_pt"))
+    contrib, wf = res.frames["contributors"].copy(), res.frames["waterfall"]
+    na = "an op type of N/A"
+    for sides, level0 in ((((4, na, True), (4, na, True)), True), (((4, na, True), (4, na, False)), False),
+                          (((4, na, False), (4, na, False)), False), (((4, na, False), (0, "", False)), False)):
+        contrib.attrs["communication_unsplit"] = sides
+        note = unsplit_communication_note(contrib, wf)
+        assert "which no sheet breaks down by op" in note
+        assert ("(a Level0 export records no op type)" in note) is level0, sides
+
+
+def test_two_hccl_kernel_contributors_are_named_in_the_plural(samples: Path) -> None:
+    """Kills sn_ker_one (every list worded as one op) and sn_ker_what (the names out of their order): where two
+    kernel contributors are HCCL ops, the note names both, in the contributors' order, in the plural. The samples'
+    kernel runs hold one HCCL type (hcom_allReduce_), so a second name is set by hand on the text level 2 -> level 1
+    run's frames."""
+    from msprof_compare.compare.summary_notes import communication_kernels_note
+
+    text = "msinsight/test/data/pytorch/text"
+    res = compare(str(samples / text / "level2/rank0_ascend_pt"), str(samples / text / "level1/rank0_ascend_pt"),
+                  enable_kernel_compare=True, enable_profiling_compare=True, enable_communication_compare=True)
+    contrib = res.frames["contributors"].copy()
+    assert contrib.attrs["communication_kernels"] == ["hcom_allReduce_"] and contrib.attrs["communication_sheets"] == []
+    assert communication_kernels_note(contrib).startswith("hcom_allReduce_ is collective communication, not "
+                                                          "computing: an HCCL op, which")
+    contrib.attrs["communication_kernels"] = ["hcom_allReduce_", "hcom_broadcast_"]
+    assert communication_kernels_note(contrib) == (
+        "hcom_allReduce_ and hcom_broadcast_ are collective communication, not computing: HCCL ops, which "
+        "kernel_details.csv lists among the kernels (Accelerator Core HCCL); the time breakdown (OverallMetrics, the "
+        "waterfall) counts them as communication and CommunicationCompare breaks them down by task")
+    contrib.attrs["communication_kernels"] = ["hcom_allReduce_", "hcom_broadcast_", "hcom_allGather_"]
+    assert communication_kernels_note(contrib).startswith("hcom_allReduce_, hcom_broadcast_ and hcom_allGather_ are ")
+
+
+def test_free_other_all_window_tasks_reads_as_idle_time_unchanged(samples: Path) -> None:
+    """Kills sn_idle_zero ("the idle time changed by -0.000 ms: the device waited less"): text level 1 -> DB level 1,
+    rank 0, whose Free: Other step is +5.199867 ms by the raw files (the DB run's free lane less the text run's,
+    plus the DB side's window tasks). Where the window tasks are that step, to under 0.001 ms (set by hand: no sample
+    pair comes so close), the note says the device idled as long as before."""
+    from test_export_switch import DB_L1, TEXT_L1
+    from test_export_switch_idle import _idle_change_ns
+
+    outside, idle = _idle_change_ns(samples)
+    free = idle + outside
+    assert free == 5_199_867
+    res = compare(str(samples / TEXT_L1), str(samples / DB_L1))
+    contrib = res.frames["contributors"]
+    assert contrib.attrs["export_window"] == ("comparison", outside)
+    for window in (free + 400, free - 400, free):
+        contrib.attrs["export_window"] = ("comparison", window)
+        note = _note(res)
+        assert "; net of them, the device idled as long as before)" in note, window
+        assert "idle time changed by" not in note
+    contrib.attrs["export_window"] = ("comparison", free - 600)  # 0.001 ms more idle time
+    assert "; net of them, the idle time changed by +0.001 ms: the device waited longer for work" in _note(res)
+
+
+def test_free_other_leading_most_of_an_export_switch_is_read_net_of_the_window(samples: Path) -> None:
+    """Kills sn_idle_most (the window left out where Free: Other leads the steps that hold most of the change, not
+    all): text level 1 rank 1 -> DB level 1 rank 0 puts most of the change in Free: Other and Uncovered
+    Communication; 5.686 ms of the DB side's Free: Other are its window tasks (SQL), so the device idled less by the
+    DB run's free lane (OVERLAP_ANALYSIS type 3) less the text run's (trace_view.json's Free lane)."""
+    from test_export_switch import _overlap_lanes
+
+    text = samples / "msinsight/test/data/pytorch/text/level1/rank1_ascend_pt"
+    db = samples / DB / "level1/rank0_ascend_pt"
+    (free_lane,), = sql(_db_file(db), "SELECT sum(endNs - startNs) FROM OVERLAP_ANALYSIS WHERE type = 3")
+    idle = free_lane - _overlap_lanes(text / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")["Free"]
+    _, outside = _db_window(_db_file(db))
+    assert outside == 5_685_773 and idle < -500
+    note = _note(compare(str(text), str(db)))
+    assert "the waterfall puts most of it in Free: Other " in note
+    assert (f"; Free: Other is device idle time and, on the comparison side, a DB export's, also its "
+            f"{outside / 1e6:.3f} ms of device tasks outside its computing and communication, which a text export's "
+            f"E2E leaves out; net of them, the idle time changed by {idle / 1e6:+.3f} ms: the device waited less for "
+            "work") in note
