@@ -7,8 +7,10 @@ that is not), the sides' attrs are set by hand on a real run's frames, as test_s
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from dbutil import sql
 from test_export_switch import _db_file, _db_window
 
@@ -152,3 +154,134 @@ def test_free_other_leading_most_of_an_export_switch_is_read_net_of_the_window(s
             f"{outside / 1e6:.3f} ms of device tasks outside its computing and communication, which a text export's "
             f"E2E leaves out; net of them, the idle time changed by {idle / 1e6:+.3f} ms: the device waited less for "
             "work") in note
+
+
+def test_a_gpu_side_measures_no_wait_so_no_split_is_said(samples: Path) -> None:
+    """Kills ov_wm_groups (a side without communication groups read as measuring Wait): the H200 AlexNet trace (no
+    HCCL group: a GPU side has no Wait) against the DB level-1 export of the script, whose one group waits 2.676 ms.
+    The split would say "Wait changed by +2.676 ms, 0.000 ms -> 2.676 ms", a GPU Wait of 0 that reads nothing."""
+    from conftest import TEST_DATA
+
+    gpu = next(TEST_DATA.glob("kineto/alexnet_h200_rank0.*.pt.trace.json.gz"))
+    db = samples / DB / "level1/rank0_ascend_pt"
+    assert sql(_db_file(db), "SELECT count(DISTINCT groupName) FROM COMMUNICATION_OP") == [(1,)]
+    for base, comp in ((gpu, db), (db, gpu)):
+        res = compare(str(base), str(comp), enable_profiling_compare=True)
+        assert res.frames["contributors"].attrs["wait_split"] is None
+        assert "Wait (" not in _note(res)
+
+
+def test_one_gpu_trace_given_twice_with_a_step_is_refused_for_both_sides() -> None:
+    """Kills ap_oneinput (one input under two paths read as two): the GPU step refusal of one trace given as
+    ``x`` and ``./x`` names both sides once, as the gate and the loaders' notes do (``api.one_input``)."""
+    from conftest import TEST_DATA
+
+    from msprof_compare.errors import UsageError
+
+    trace = TEST_DATA / "kineto" / "legacy_resnet50_excerpt.pt.trace.json"
+    rel = os.path.relpath(trace)
+    for comparison in (str(trace), os.path.join(".", rel)):
+        with pytest.raises(UsageError) as info:
+            compare(str(trace), comparison, base_step=1, comparison_step=1)
+        assert "(both sides: a GPU trace, where the step options do not apply" in str(info.value)
+        assert "base side" not in str(info.value)
+
+
+def test_npu_copies_the_sdma_rule_counts_are_not_said_again_as_unread(tmp_path: Path) -> None:
+    """Kills bnp_minus (the copies SDMA Time counts also counted among those it leaves out): the level-1 excerpt's two
+    SDMA tasks typed SDMA_SQE and given a Stream Id, as an older export writes it (test_overall_npu's copy), on the
+    compute stream that waits: SDMA Time counts both, so no copy is left out; on their own stream none counts, and
+    both are left out, their durations summed from the JSON."""
+    import json
+    import shutil
+
+    from test_overall_npu import OPTS, PT, ns
+
+    from msprof_compare.compare import breakdown_npu
+    from msprof_compare.loaders import load_profile
+
+    for onto_compute in (False, True):
+        copy = tmp_path / str(onto_compute) / PT.name
+        shutil.copytree(PT, copy)
+        tv = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+        raw = json.loads(tv.read_text())
+        hw = {e["pid"] for e in raw if e.get("ph") == "M" and e.get("args", {}).get("name") == "Ascend Hardware"}
+        tasks = [e for e in raw if e.get("ph") == "X" and e["pid"] in hw]
+        sdma = [e for e in tasks if e["args"]["Task Type"] == "SDMA"]
+        wait = [e for e in tasks if e["args"]["Task Type"] == "EVENT_WAIT_SQE"]
+        assert len(sdma) == 2 and len(wait) == 1
+        for e in sdma:
+            e["args"]["Task Type"] = "SDMA_SQE"
+        for e in (sdma + wait) if onto_compute else ():
+            e["args"]["Physic Stream Id"] = 2
+        for e in tasks:
+            e["args"]["Stream Id"] = e["args"]["Physic Stream Id"]
+        tv.write_text(json.dumps(raw))
+        bd = breakdown_npu.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
+        copies = (sum(ns(e["dur"]) for e in sdma), 2)
+        assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (copies if onto_compute else (0, 0))
+        assert (bd.unread_copies.ns, bd.unread_copies.count) == ((0, 0) if onto_compute else copies)
+
+
+def test_a_ranks_gate_names_its_rank_on_every_stderr_line(samples: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Kills dl_noreplace (the steps and contributors under "rank 1: Performance regression" written without their
+    rank) and dl_noerror (a rank the gate cannot judge written without "error: "): text level 0 -> level 1, rank 1,
+    at 20 %: +31.12 % by step_trace_time.csv (test_ranks' figures), so the gate lists its reasons, each line named
+    "rank 1: "; heatMap's trace holds no E2E time, so the gate exits 1 with "error: rank 1: ...", as the CLI's
+    other exit-1 lines begin."""
+    from cliutil import error_lines
+    from test_gate_result import HEATMAP, NPU_L1
+
+    from msprof_compare.report.deliver import apply_gate
+
+    text = samples / "msinsight/test/data/pytorch/text"
+    res = compare(str(text / "level0/rank1_ascend_pt"), str(text / "level1/rank1_ascend_pt"),
+                  enable_profiling_compare=True, fail_on_regression=20)
+    capsys.readouterr()
+    assert apply_gate(res, 1) == 3
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("rank 1: Performance regression: E2E time 100.602 ms -> 131.913 ms (+31.310 ms, "
+                               "+31.12%)")
+    assert len(lines) >= 2 and all(line.startswith("rank 1: ") for line in lines), lines
+    assert lines[1].startswith("rank 1: Largest waterfall steps: ")
+    res = compare(str(samples / NPU_L1), str(samples / HEATMAP), enable_profiling_compare=True, fail_on_regression=5)
+    capsys.readouterr()
+    assert apply_gate(res, 1) == 1
+    err = capsys.readouterr().err
+    assert error_lines(err) == err.splitlines() and err.startswith("error: rank 1: ")
+    assert "no E2E time" in err
+
+
+def test_db_call_stacks_are_read_only_for_the_module_detail_sheet(samples: Path) -> None:
+    """Kills adb_details (PYTORCH_CALLCHAINS read under disable_details, which writes no ModuleCompare, the one sheet
+    that shows a stack: ~1 us a frame, 0.5 s at 470k): the DB level-1 export's ops read "N/A" with disable_details,
+    and 316 stacks without it (its text export's count, test_export_parity)."""
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    db = samples / DB / "level1/rank0_ascend_pt"
+    (chained,), = sql(_db_file(db), "SELECT count(*) FROM PYTORCH_API WHERE type = 50001 AND callchainId IN "
+                                    "(SELECT id FROM PYTORCH_CALLCHAINS)")
+    assert chained == 316
+    ops = load_profile(str(db), build_options(enable_operator_compare=True)[0]).ops
+    assert (ops["call_stack"] != "N/A").sum() == chained
+    ops = load_profile(str(db), build_options(enable_operator_compare=True, disable_details=True)[0]).ops
+    assert set(ops["call_stack"]) == {"N/A"}
+
+
+def test_db_call_stacks_of_a_chain_table_without_its_frame_depth_are_said(samples: Path, tmp_path: Path) -> None:
+    """Kills adb_nonote (the ops' stacks read "N/A" without a word where PYTORCH_CALLCHAINS lacks a column it needs):
+    a copy of the DB level-1 export whose chain table has no stackDepth column (the frames cannot be ordered) warns
+    once, naming the DB, the table and the column, and every op reads "N/A"."""
+    from dbutil import edited_copy
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    src = _db_file(samples / DB / "level1/rank0_ascend_pt")
+    db = edited_copy(src, tmp_path / "ascend_pytorch_profiler_0.db",
+                     "ALTER TABLE PYTORCH_CALLCHAINS DROP COLUMN stackDepth")
+    p = load_profile(str(db), build_options(enable_operator_compare=True)[0])
+    assert set(p.ops["call_stack"]) == {"N/A"}
+    said = [w for w in p.warnings if "PYTORCH_CALLCHAINS" in w]
+    assert said == [f"{db}: table PYTORCH_CALLCHAINS lacks column(s) stackDepth: the torch ops' call stacks read N/A"]
