@@ -285,3 +285,32 @@ def test_db_call_stacks_of_a_chain_table_without_its_frame_depth_are_said(sample
     assert set(p.ops["call_stack"]) == {"N/A"}
     said = [w for w in p.warnings if "PYTORCH_CALLCHAINS" in w]
     assert said == [f"{db}: table PYTORCH_CALLCHAINS lacks column(s) stackDepth: the torch ops' call stacks read N/A"]
+
+
+def test_a_db_export_without_window_tasks_has_no_window_to_take_out(samples: Path, tmp_path: Path) -> None:
+    """Kills vd_ge0 (a window of 0 ns kept): a copy of the DB level-1 export without its non-compute tasks outside
+    the first computing / communication start and the last end (SQL: its E2E 137.919 -> 132.234 ms, 0 ns outside)
+    beside the text level-1 export has no window tasks, so neither the verdict's aside nor the note on Free: Other
+    speaks of "0.000 ms of device tasks outside its computing and communication"."""
+    import shutil
+
+    from dbutil import edited_copy
+    from test_export_switch import DB_L1, TEXT_L1
+
+    from msprof_compare.compare.verdict import export_window
+
+    src = samples / DB_L1
+    db = _db_file(src)
+    busy = sql(db, "SELECT t.startNs, t.endNs FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId"
+                   " UNION ALL SELECT startNs, endNs FROM COMMUNICATION_OP")
+    lo, hi = min(s for s, _ in busy), max(e for _, e in busy)
+    copy = tmp_path / src.name
+    shutil.copytree(src, copy, ignore=shutil.ignore_patterns("*.db"))
+    edited = edited_copy(db, copy / "ASCEND_PROFILER_OUTPUT" / db.name,
+                         f"DELETE FROM TASK WHERE (startNs < {lo} OR endNs > {hi}) AND globalTaskId NOT IN "
+                         "(SELECT globalTaskId FROM COMPUTE_TASK_INFO)")
+    assert _db_window(db) == (137_919_295, 5_685_773) and _db_window(edited) == (132_233_522, 0)
+    res = compare(str(samples / TEXT_L1), str(copy))
+    assert int(res.frames["e2e"]["comparison_ns"].iloc[0]) == 132_233_522
+    assert export_window(res, res.frames["e2e"]) is None
+    assert "device tasks outside" not in _note(res) and "device tasks outside" not in res.verdict
