@@ -314,3 +314,34 @@ def test_a_db_export_without_window_tasks_has_no_window_to_take_out(samples: Pat
     assert int(res.frames["e2e"]["comparison_ns"].iloc[0]) == 132_233_522
     assert export_window(res, res.frames["e2e"]) is None
     assert "device tasks outside" not in _note(res) and "device tasks outside" not in res.verdict
+
+
+def test_db_copies_the_sdma_rule_counts_are_not_said_again_as_unread(samples: Path, tmp_path: Path) -> None:
+    """Kills bdb_minus (a DB export's copies that SDMA Time counts also counted among those it leaves out): a copy of
+    the DB level-1 export whose 22 MEMCPY_ASYNC tasks on compute stream 2 are typed SDMA_SQE, as an older export
+    types them (no stream waits on an EVENT_WAIT_SQE task, so every compute stream counts): SDMA Time holds those
+    22 and the copies left out are the 2 MEMCPY_ASYNC tasks on stream 3 alone (SQL)."""
+    from dbutil import edited_copy
+
+    from msprof_compare.compare.overall import breakdown_of
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import Options
+
+    src = samples / DB / "level1/rank0_ascend_pt"
+    db = _db_file(src)
+    memcpy = ("SELECT t.streamId, count(*), sum(t.endNs - t.startNs) FROM TASK t JOIN STRING_IDS s "
+              "ON s.id = t.taskType WHERE s.value = 'MEMCPY_ASYNC' GROUP BY t.streamId ORDER BY t.streamId")
+    (s2, n2, ns2), (s3, n3, ns3) = sql(db, memcpy)
+    assert (s2, n2, ns2, s3, n3, ns3) == (2, 22, 861_839, 3, 2, 4_860)
+    assert sql(db, "SELECT count(*) FROM STRING_IDS WHERE value IN ('SDMA_SQE', 'EVENT_WAIT_SQE')") == [(0,)]
+    copy = tmp_path / src.name
+    (copy / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    edited = edited_copy(db, copy / "ASCEND_PROFILER_OUTPUT" / db.name,
+                         "INSERT INTO STRING_IDS (id, value) VALUES ((SELECT max(id) + 1 FROM STRING_IDS), 'SDMA_SQE')",
+                         "UPDATE TASK SET taskType = (SELECT id FROM STRING_IDS WHERE value = 'SDMA_SQE') WHERE "
+                         "streamId = 2 AND taskType = (SELECT id FROM STRING_IDS WHERE value = 'MEMCPY_ASYNC')")
+    assert sql(edited, memcpy) == [(3, 2, 4_860)]
+    opts = Options()
+    bd = breakdown_of(load_profile(str(copy), opts), opts)
+    assert (bd.sdma_stream.count, bd.sdma_stream.ns) == (n2, ns2)
+    assert (bd.unread_copies.count, bd.unread_copies.ns) == (n3, ns3)
