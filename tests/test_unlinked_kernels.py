@@ -148,6 +148,19 @@ def test_one_input_on_both_sides_says_its_count_once(tmp_path: Path, caplog: pyt
     assert "OverallMetrics" not in err
 
 
+def test_a_gate_run_names_the_waterfall_it_writes_not_overall_metrics(tmp_path: Path) -> None:
+    """--enable_operator_compare with --fail_on_regression makes the time breakdown for the gate's waterfall (the
+    Summary's, the console's E2E line) but writes no OverallMetrics: the reading names the waterfall alone, where
+    it sent the user to an OverallMetrics the workbook lacked. The excerpt's 4 tasks without a flow, as above."""
+    n, ns = _npu_unlinked(json.loads((NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text()))
+    res = compare(str(NPU), str(NPU), enable_operator_compare=True, fail_on_regression=50)
+    assert "Summary" in res.sheet_names and "OverallMetrics" not in res.sheet_names
+    detail = res.guards.set_index("Check").loc[CHECK, "Detail"]
+    reading = TAIL.replace("(OverallMetrics, the waterfall)", "(the waterfall)")
+    assert detail == f"{LEAD}both sides {n} compute tasks, {_ms(ns)} ms, no async_npu flow{reading}"
+    assert "OverallMetrics" not in detail
+
+
 def test_db_tasks_without_a_connection_id_are_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Three AI_VECTOR_CORE tasks of the DB excerpt given a connection id no op holds; the excerpt links all, so
     the unmodified pair has no row."""

@@ -43,6 +43,7 @@ from .breakdown_npu import has_pmu, hccl_op_rows, no_pmu_why
 from .kernels import any_typed, kernel_types_whole
 from .optree import Unlinked, built_tree, compared_whole, neither_reason, no_ops_reason, shape_key, unlinked_kernels
 from .overall import ROW_OF_BUCKET, breakdown_keywords, find_breakdowns
+from .overall import SHEET_NAME as OVERALL_SHEET
 from .steps import kernel_steps
 from .table import Sheet, column_at, ms3, plain_frame, sheet_numbers, text_cells
 from .waterfall import unsplit
@@ -751,7 +752,7 @@ def _unlinked_counts(ctx: RunContext) -> list[Unlinked | None] | None:
 
 
 def _unlinked_row(ctx: RunContext, counts: list[Unlinked | None] | None, early_row: bool,
-                  told: Sequence[str] = ()) -> dict[str, Any] | None:
+                  told: Sequence[str] = (), overall_sheet: bool = False) -> dict[str, Any] | None:
     """Device kernels (NPU: compute tasks) no flow links to an operator (``optree.unlinked_kernels``): the operator
     and module sheets, and the top contributors drawn from them, leave them out, while the time breakdown counts
     them, so the operator device times miss them. Only beside those sheets (``counts``, ``_unlinked_counts``), for
@@ -760,7 +761,8 @@ def _unlinked_row(ctx: RunContext, counts: list[Unlinked | None] | None, early_r
     the step), which its part says. ``early_row``: the "kernels launched before the profile" row is shown, which
     measures the previous step's tail; ``told``: the sides whose kernels of that tail its note states for the
     operator sheets too: here each such side counts only its other kernels (each kernel is said once), and a side
-    without any other has no part."""
+    without any other has no part. ``overall_sheet``: the run writes OverallMetrics (a --fail_on_regression run
+    without the profiling compare makes the breakdown for its waterfall alone)."""
     if counts is None:
         return None
     rest = [None if c is None else c if side not in told else
@@ -789,9 +791,10 @@ def _unlinked_row(ctx: RunContext, counts: list[Unlinked | None] | None, early_r
             part += (f" ({who} before the first kernel the trace holds a launch of: the previous step's tail"
                      + (f', which "{EARLY_CHECK}" measures' if early_row else "") + ")")
         parts.append(part)
-    # the sheets that count them only where the run writes them: an operator-only run has no OverallMetrics
-    counted = ("the overall time breakdown (OverallMetrics, the waterfall) counts them, so "
-               if find_breakdowns(ctx) is not None else "")
+    # the sheets that count them only where the run writes them: an operator-only run has neither, and one with
+    # --fail_on_regression the gate's waterfall alone (it was sent to an OverallMetrics its workbook lacked)
+    where = "OverallMetrics, the waterfall" if overall_sheet else "the waterfall"
+    counted = "" if find_breakdowns(ctx) is None else f"the overall time breakdown ({where}) counts them, so "
     reading = (f"{counted}the operator rows miss that much of the side's device time: read the operator and module "
                "figures with this in mind, or profile a window that holds their launches")
     # the log's title says what the figures count (``_LOG_LEADS``): a line per side's part, one for the reading
@@ -1657,7 +1660,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     if bds is not None:
         optional += [_idle_row(bds, one), _category_row(bds, (b, c)), early]
     # just after the early row, whose stretch its part may name: after "graph replays" it sat apart from it
-    optional.append(_unlinked_row(ctx, unlinked, early is not None, told))
+    optional.append(_unlinked_row(ctx, unlinked, early is not None, told,
+                                  any(s.name == OVERALL_SHEET for s in sheets)))
     if bds is not None:
         optional.append(_launchless_row(bds, unlinked, ctx.options.gpu_flow_cat))
     if bds is not None:
