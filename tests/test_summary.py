@@ -2233,6 +2233,27 @@ def test_world_size_warning_names_what_the_run_shows(samples: Path, caplog) -> N
         assert f": {lead}{figures} differ by that too" in line, flags
 
 
+def test_world_size_warning_names_the_sheets_written_not_the_options() -> None:
+    """The figures the world-size warning names are those of the sheets the run writes: the H200 AlexNet trace
+    (world_size 1) against a MindSpore export whose HCCL tasks name 8 ranks and which has no torch op, memory
+    compare alone, writes no memory sheet (the side without ops leaves them out), yet the warning named "the memory
+    allocations of the operators that launch them". With no sheet it says what the sizes mean alone; the
+    communication compare's sheet, which it writes, is named."""
+    gpu = Path(__file__).parent / "data/kineto/alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    for flags, sheets, said in (
+            ({"enable_memory_compare": True}, [], ""),
+            ({"enable_memory_compare": True, "enable_communication_compare": True}, ["CommunicationCompare"],
+             ", so the communication ops' durations differ by that too")):
+        res = compare(str(gpu), str(MS_LAYOUT), **flags)
+        assert res.sheet_names == sheets, flags
+        g = res.guards.set_index("Check")
+        assert g.loc["world size", ["Status", "Base", "Comparison"]].tolist() == ["warn", 1, "at least 8"]
+        assert g.loc["world size", "Detail"].startswith(
+            f"jobs of different world sizes run different collectives{said}: compare runs of the same world size; "
+            "base side: read from the trace's distributedInfo.world_size"), flags
+        assert "memory" not in g.loc["world size", "Detail"], flags
+
+
 def test_world_size_bound_names_a_lone_timeline_file_it_came_from(samples):
     """A MindSpore run's CANN timeline given alone (msprof_0_2_1.json) bounds the world size by its HCCL tasks'
     peers, rank ids 0-4 (read here from its raw events, 2**32 - 1 being no peer): the Detail named

@@ -1633,9 +1633,10 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     sides = [("base", b), ("comparison", c)]
     source = (_world_sources(sides) + _passed_words(sides) + _span_words(sides)).removeprefix("; ")
     # where the sizes differ, what it means first: the line said only where the figures came from
+    figures = _world_figures(bds, sheets)
+    so = f", so {figures} differ by that too" if figures else ""  # a run that writes no sheet: what it means alone
     rows.append(_guard("world size", same, wb, wc, source if same is not False else (
-        f"jobs of different world sizes run different collectives, so {_world_figures(ctx, bds)} differ by that too: "
-        f"compare runs of the same world size; {source}")))
+        f"jobs of different world sizes run different collectives{so}: compare runs of the same world size; {source}")))
     db, dc = _device_count(b), _device_count(c)
     # a blank figure is a side whose data names no device: say why, as on every NPU text pair it is blank
     blank = and_list(list(dict.fromkeys(_no_device(p) for p, n in ((b, db), (c, dc)) if n is None)))
@@ -1673,23 +1674,27 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     return guard_frame(rows)
 
 
-def _world_figures(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> str:
+#: The sheets whose figures a world size's collectives change, and those figures' words (``_world_figures``); the
+#: operator, memory and API sheets time or size the operators that launch the collectives
+_WORLD_SHEETS = (("the communication ops' durations", ("CommunicationCompare",)),
+                 ("the kernel durations", ("KernelCompare", "KernelTypeCompare")))
+_WORLD_OPERATOR_SHEETS = (("device times", ("OperatorCompareStatistic", "ModuleCompareStatistic")),
+                          ("memory allocations", ("MemoryCompareStatistic",)), ("host times", ("ApiCompare",)))
+
+
+def _world_figures(bds: tuple[Breakdown, Breakdown] | None, sheets: Sequence[Sheet]) -> str:
     """The figures of this run that a world size's collectives change, for the world-size warning: Uncovered
-    Communication and E2E Time where the time breakdown is made, else those of the sheets the run writes. A run
-    with --enable_memory_compare or --enable_api_compare alone named the two, which it shows neither of."""
+    Communication and E2E Time where the time breakdown is made, else those of the sheets the run writes; "" for a
+    run that writes none. Told by the sheets, not the options: a memory-only run against a side without torch ops
+    (a MindSpore export) writes no memory sheet, yet named "the memory allocations" it shows none of."""
     if bds is not None:
         return "Uncovered Communication and E2E Time"
-    opts = ctx.options
-    b, c = ctx.base, ctx.comparison
-    # the operator, memory and API sheets time or size the operators that launch the collectives
-    inside = [name for on, name in ((_operator_sheets(ctx), "device times"),
-                                    (opts.enable_memory_compare, "memory allocations"),
-                                    (opts.enable_api_compare, "host times")) if on]
-    figures = [name for on, name in (
-        (opts.enable_communication_compare, "the communication ops' durations"),
-        (opts.enable_kernel_compare and b.is_npu and c.is_npu, "the kernel durations"),  # NPU pairs alone
-        (bool(inside), f"the {and_list(inside)} of the operators that launch them")) if on]
-    return and_list(figures) or "this run's figures"
+    names = {s.name for s in sheets}
+    inside = [words for words, of in _WORLD_OPERATOR_SHEETS if names.intersection(of)]
+    figures = [words for words, of in _WORLD_SHEETS if names.intersection(of)]
+    if inside:
+        figures.append(f"the {and_list(inside)} of the operators that launch them")
+    return and_list(figures)
 
 
 def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
