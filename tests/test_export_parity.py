@@ -128,6 +128,12 @@ def test_db_call_stacks_in_any_table_order_share_one_text_per_stack(samples: Pat
      "table PYTORCH_CALLCHAINS: column stackDepth holds 'deep', not an integer"),
     ("UPDATE PYTORCH_CALLCHAINS SET stack = 0.5 WHERE rowid = 3",
      "table PYTORCH_CALLCHAINS: column stack holds 0.5, not an integer"),
+    # the last cell: an older numpy parses "...,2.5" as 2 and stops where the count of cells is already whole
+    ("UPDATE PYTORCH_CALLCHAINS SET stack = 2.5 WHERE rowid = (SELECT max(rowid) FROM PYTORCH_CALLCHAINS)",
+     "table PYTORCH_CALLCHAINS: column stack holds 2.5, not an integer"),
+    # below every integer, so max() is one: its text "-Inf" has no '.', and numpy stops at it
+    ("UPDATE PYTORCH_CALLCHAINS SET stackDepth = -1e999 WHERE rowid = 3",
+     "table PYTORCH_CALLCHAINS: column stackDepth holds -inf, not an integer"),
 ])
 def test_db_call_stack_cells_of_no_integer_are_refused(samples: Path, tmp_path: Path, edit: str,
                                                        message: str) -> None:
