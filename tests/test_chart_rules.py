@@ -1281,6 +1281,31 @@ def test_summary_pages_keep_each_title_with_its_table(bundled_pair, text_pair):
             assert next(p for p in rows if t in p)[-1] >= t + 3 or pd.isna(col_a[t + 2]), col_a[t - 1]
 
 
+def test_a_shortened_charts_rows_fit_the_first_page(samples, tmp_path):
+    """The timesformer pair (H100 -> MI300X), whose three-line captions leave the chart less than its 440 px of page
+    1: the rows the chart covers fit Excel's page with the rows above it, as every other page's. The chart was
+    405 px, ending 5 px into a 21st row that passed the page (rows 1-32, 540 of 532.8 pt): Excel moves such a row
+    to the next page, where the break set under the chart left it alone, a page of a chart's last 5 px. Now 19
+    whole rows under the 225 pt above it fit the page less a row to spare (517.8 pt): 19 x 20 - 5 = 375 px."""
+    from msprof_compare.api import compare
+
+    traces = samples / "tracelens/tests/traces"
+    path = compare(*(traces / f"{gpu}/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+                     for gpu in ("h100", "mi300"))).to_excel(str(tmp_path))
+    rows, heights, page = _summary_pages(path)
+    assert page == pytest.approx(532.8)
+    for p in rows:
+        assert sum(heights[r - 1] for r in p) <= page, (p[0], p[-1])
+    with zipfile.ZipFile(path) as z:
+        drawing = z.read("xl/drawings/drawing1.xml").decode()
+    # the chart's anchor: from the top of a row to an offset (EMU, 9,525 a pixel) into another, rows of 20 px
+    top, end, off = (int(x) for x in re.search(r"<xdr:from><xdr:col>0</xdr:col><xdr:colOff>0</xdr:colOff>"
+                                                r"<xdr:row>(\d+)</xdr:row>.*?<xdr:to>.*?<xdr:row>(\d+)</xdr:row>"
+                                                r"<xdr:rowOff>(\d+)</xdr:rowOff>", drawing).groups())
+    assert sum(heights[:top]) == pytest.approx(225) and (end - top) * 20 + off / 9525 == 375
+    assert rows[0][-1] >= end + 1  # the row the chart ends in prints on page 1 (1-based: end + 1)
+
+
 def test_page_breaks_by_hand():
     """Rows of 15 pt on pages of 100: six a page; a title kept with 2 rows starts the next page where they would
     pass its foot (row 5: 75 + 45 = 120), not where they fit (row 3: 45 + 45); a block taller than a page is cut
@@ -1326,7 +1351,7 @@ def test_libreoffice_prints_no_title_at_a_pages_foot(bundled_pair, tmp_path):
 
 
 @pytest.mark.parametrize(("above", "tables", "height"), [
-    (225.0, 621.4, 405),     # 100 %: (532.8 - 225) / 0.75 = 410.4 px, less a quarter row (5 px)
+    (225.0, 621.4, 375),     # 100 %: (532.8 - 15 - 225) / 15 = 19.5 whole rows: 19 x 20 px less a quarter row
     (350.0, 621.4, None),    # 243.7 - 5 px, under 320: the chart starts the next page instead
     (225.0, 1000.0, 440),    # 74.88 %: the page holds 711.5 pt, 648.7 px under the rows: the chart's 440
 ])

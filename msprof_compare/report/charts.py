@@ -363,8 +363,13 @@ def _chart_width(sheet: Sheet) -> int:
 def _chart_height(above: float, tables: float) -> int | None:
     """The chart's height in pixels where it ends the first printed page: ``_CHART_SIZE``'s, or less (down to
     ``_MIN_CHART_HEIGHT``) where the rows ``above`` it (points) leave less on a page at the scale the ``tables``
-    (points wide) print at in Excel, 1/scale as tall as at 100 %; None where even that is cut at the page's foot."""
-    room = int((PRINTABLE_HEIGHT_POINTS / min(1.0, PRINTABLE_POINTS / tables) - above) / 0.75) - _ROW_PIXELS // 4
+    (points wide) print at in Excel, 1/scale as tall as at 100 %; None where even that is cut at the page's foot.
+    The rows the chart covers print whole, so the page, less ``_PAGE_SPARE`` as ``_page_points``', must hold them:
+    the chart ends a quarter row into the last whole row that fits. A chart sized to the page's points (405 px on
+    the timesformer pair) ended in a row past its foot, which Excel moves to the next page, there alone before the
+    break set under the chart (``_page_breaks``)."""
+    page = PRINTABLE_HEIGHT_POINTS / min(1.0, PRINTABLE_POINTS / tables) - _PAGE_SPARE
+    room = int((page - above) // (_ROW_PIXELS * 0.75)) * _ROW_PIXELS - _ROW_PIXELS // 4
     return min(_CHART_SIZE[1], room) if room >= _MIN_CHART_HEIGHT else None
 
 
