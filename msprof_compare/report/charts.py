@@ -47,6 +47,7 @@ from .excel import (
     MIN_PRINT_SCALE,
     PRINTABLE_HEIGHT_POINTS,
     PRINTABLE_POINTS,
+    char_pixels,
     column_pixels,
     column_points,
     page_frame,
@@ -151,22 +152,13 @@ def _wrapped_lines(text: str, width: float) -> int:
     return lines
 
 
-#: Advance widths (1/1000 em) of Arial's printable ASCII characters, space to tilde (Helvetica's metrics, which
-#: Arial's match): the width of a wrapped cell's word in pixels at 11 points (``_break_long_words``).
-_ARIAL = dict(zip(map(chr, range(32, 127)), (
-    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, *(556,) * 10, 278, 278,
-    584, 584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667,
-    778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556,
-    278, 556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500,
-    334, 260, 334, 584), strict=True))
 #: Where a word too wide for its cell may break: after a separator of an identifier or a list
 _WORD_PARTS = re.compile(r"(?<=[_,/.:;-])")
 
 
 def _word_pixels(word: str) -> float:
-    """A word's width in pixels in 11-point Arial (``_ARIAL``; another script's character an em where it is wide,
-    else as a capital)."""
-    return sum(_ARIAL.get(ch, 1000 if text_width(ch) == 2 else 722) for ch in word) * 11 * 96 / 72 / 1000
+    """A word's width in pixels in 11-point Arial (``excel.char_pixels``)."""
+    return sum(char_pixels(ch) for ch in word)
 
 
 def _break_long_words(text: str, width: float) -> str:

@@ -371,6 +371,14 @@ def row_points(lines: int) -> float:
     return min(MAX_ROW_POINTS, _LINE_POINTS * lines)
 
 
+#: Advance widths (1/1000 em) of Arial's printable ASCII characters, space to tilde (Helvetica's metrics, which
+#: Arial's match): the width of a wrapped cell's word in pixels at 11 points (``charts._break_long_words``).
+_ARIAL_REGULAR = dict(zip(map(chr, range(32, 127)), (
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, *(556,) * 10, 278, 278,
+    584, 584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667,
+    778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556,
+    278, 556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500,
+    334, 260, 334, 584), strict=True))
 #: Advance widths (1/1000 em) of Arial Bold's printable ASCII characters, space to tilde (Helvetica-Bold's
 #: metrics, which Arial's match): a caption's width in pixels, as Excel lays it out at 11 points (14.67 px/em).
 _ARIAL_BOLD = dict(zip(map(chr, range(32, 127)), (
@@ -382,9 +390,10 @@ _ARIAL_BOLD = dict(zip(map(chr, range(32, 127)), (
 _EM_PIXELS = 11 * 96 / 72
 
 
-def _char_pixels(ch: str) -> float:
-    """A caption character's width in pixels: its Arial Bold advance at 11 points (``_ARIAL_BOLD``)."""
-    units = _ARIAL_BOLD.get(ch)
+def char_pixels(ch: str, bold: bool = False) -> float:
+    """A character's width in pixels at 11 points: its Arial (Bold) advance (``_ARIAL_REGULAR``, ``_ARIAL_BOLD``),
+    as Excel lays out a caption or a wrapped cell's word."""
+    units = (_ARIAL_BOLD if bold else _ARIAL_REGULAR).get(ch)
     if units is None:  # other scripts: a wide character takes an em, the rest as a capital
         units = 1000 if text_width(ch) == 2 else 722
     return units * _EM_PIXELS / 1000
@@ -396,7 +405,7 @@ def _caption_words(text: str) -> tuple[tuple[float, tuple[float, ...]], ...]:
     (a workbook's captions are two texts, measured once)."""
     words = []
     for word in text.split(" "):
-        chars = tuple(_char_pixels(ch) * 1.03 for ch in word)
+        chars = tuple(char_pixels(ch, bold=True) * 1.03 for ch in word)
         words.append((sum(chars), chars))
     return tuple(words)
 
@@ -406,7 +415,7 @@ def _caption_lines(text: str, columns: list) -> int:
     word (a path) that does not fit on the line's rest starting a new line and broken where lines end.
     Widths in pixels (`column_pixels`), less the cell's padding."""
     room = sum(column_pixels(c.width) for c in columns) - 8
-    gap = _char_pixels(" ") * 1.03
+    gap = char_pixels(" ", bold=True) * 1.03
     lines, used = 1, 0.0
     for width, chars in _caption_words(text):
         if used + (gap if used else 0.0) + width <= room:
