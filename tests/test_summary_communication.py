@@ -94,8 +94,9 @@ def test_the_communication_change_is_split_into_wait_and_transmit(samples, tmp_p
         "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered)"]
     assert (int(step["Base(ns)"]), int(step["Comparison(ns)"])) == (wb + tb, wc + tc)  # the groups' time, whole
     said = (f"Of the communication groups' uncovered time ({_signed(wc + tc - wb - tb)} ms), Wait (this rank waiting "
-            "in its collectives for slower peers: the rank-by-rank compare of the job's ranks shows which rank it "
-            f"waited for) changed by {_signed(wc - wb)} ms, {_ms(wb)} ms -> {_ms(wc)} ms, and Transmit (moving the "
+            "in its collectives for slower peers: the rank-by-rank compare of the job's ranks gives each "
+            f"rank's Wait, and the slowest rank waits least) changed by {_signed(wc - wb)} ms, {_ms(wb)} ms -> "
+            f"{_ms(wc)} ms, and Transmit (moving the "
             f"data: more data, or a slower link) by {_signed(tc - tb)} ms, {_ms(tb)} ms -> {_ms(tc)} ms "
             "(OverallMetrics' Wait and Transmit rows).")
     assert ("+7.991", "+2.670", "+5.321") == tuple(_signed((-1 if mirror else 1) * v) for v in (
@@ -122,7 +123,8 @@ def test_a_run_of_the_time_breakdown_alone_says_the_split_under_its_steps(sample
     lines = to_document(res)["summary"]["contributors_note_lines"]
     assert lines == [f"Note: of the communication groups' uncovered time ({_signed(wc + tc - wb - tb)} ms), Wait "
                      "(this rank waiting in its collectives for slower peers: the rank-by-rank compare of the job's "
-                     f"ranks shows which rank it waited for) changed by {_signed(wc - wb)} ms, {_ms(wb)} ms -> "
+                     f"ranks gives each rank's Wait, and the slowest rank waits least) changed by {_signed(wc - wb)} "
+                     f"ms, {_ms(wb)} ms -> "
                      f"{_ms(wc)} ms, and Transmit (moving the data: more data, or a slower link) by "
                      f"{_signed(tc - tb)} ms, {_ms(tb)} ms -> {_ms(tc)} ms (OverallMetrics' Wait and Transmit rows)."]
     assert lines == [x for x in render_explain(res.frames, res.verdict).splitlines() if x.startswith("Note: ")]

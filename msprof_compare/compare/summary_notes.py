@@ -754,9 +754,10 @@ def _overall_absent(contrib: pd.DataFrame) -> str:
     return _absent_sheets([a for a in contrib.attrs.get("communication_sheets") or [] if a[0] == "OverallMetrics"])
 
 
-#: What a communication group's Wait is, and where to look for its cause (``wait_split_note``).
+#: What a communication group's Wait is, and where to look for its cause (``wait_split_note``): a collective ends when
+#: its last rank arrives, so the rank the others waited for is the one that waited least.
 WAIT_WORDS = ("this rank waiting in its collectives for slower peers: the rank-by-rank compare of the job's ranks "
-              "shows which rank it waited for")
+              "gives each rank's Wait, and the slowest rank waits least")
 #: What a communication group's Transmit is (``wait_split_note``).
 TRANSMIT_WORDS = "moving the data: more data, or a slower link"
 
