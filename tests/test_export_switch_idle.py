@@ -50,7 +50,7 @@ def test_free_other_of_an_export_switch_is_read_net_of_the_db_window(samples, db
     free = 5_199_867 if db_side == "comparison" else -5_199_867
     sign = 1 if db_side == "comparison" else -1
     assert f"the waterfall puts all of it in Free: Other {sign * 5.199867:+.3f} ms" in note
-    assert (f"Free: Other is device idle time and, on the {db_side} side, a DB export's, also its {_ms(outside)} ms "
+    assert (f"Free: Other is device idle time and, on the {db_side} side (a DB export), also its {_ms(outside)} ms "
             "of device tasks outside its computing and communication, which a text export's E2E leaves out; net of "
             f"them, the idle time changed by {sign * idle / 10**6:+.3f} ms: the device waited "
             f"{'less' if db_side == 'comparison' else 'longer'} for work, as where the host was "

@@ -634,7 +634,7 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
     assert free - outside == idle < 0
     assert part.endswith(f"(the waterfall puts all of it in Free: Other {free / 1e6:+.3f} ms; other steps moved "
                          f"{others / 1e6:+.3f} ms the other way; Free: Other is device idle time and, on the "
-                         f"comparison side, a DB export's, also its {outside / 1e6:.3f} ms of device tasks outside its "
+                         f"comparison side (a DB export), also its {outside / 1e6:.3f} ms of device tasks outside its "
                          "computing and communication, which a text export's E2E leaves out; net of them, the idle "
                          f"time changed by {idle / 1e6:+.3f} ms{IDLE_LESS[len('; Free: Other is device idle time'):]})")
     # then what AccumulateGrad lost: the all-reduce the text export links to it and the DB export does not

@@ -150,7 +150,7 @@ def test_free_other_leading_most_of_an_export_switch_is_read_net_of_the_window(s
     assert outside == 5_685_773 and idle < -500
     note = _note(compare(str(text), str(db)))
     assert "the waterfall puts most of it in Free: Other " in note
-    assert (f"; Free: Other is device idle time and, on the comparison side, a DB export's, also its "
+    assert (f"; Free: Other is device idle time and, on the comparison side (a DB export), also its "
             f"{outside / 1e6:.3f} ms of device tasks outside its computing and communication, which a text export's "
             f"E2E leaves out; net of them, the idle time changed by {idle / 1e6:+.3f} ms: the device waited less for "
             "work") in note

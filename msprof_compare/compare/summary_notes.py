@@ -891,7 +891,7 @@ def _idle_next(named: str, e2e: float, api_sheet: bool = True, wf: pd.DataFrame 
     side, outside = window
     delta = int(wf["Delta(ns)"].to_numpy()[wf["Step"].to_numpy() == FREE_OTHER_STEP][0])
     idle = delta - outside if side == "comparison" else delta + outside
-    held = (f"; {FREE_OTHER_STEP} is device idle time and, on the {side} side, a DB export's, also its "
+    held = (f"; {FREE_OTHER_STEP} is device idle time and, on the {side} side (a DB export), also its "
             f"{ms3(outside):.3f} ms of device tasks outside its computing and communication, which a text export's "
             "E2E leaves out")
     if not ms3(idle):
