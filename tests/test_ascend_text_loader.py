@@ -1072,8 +1072,8 @@ def test_kernel_details_nan_and_na_cells_are_missing_values(tmp_path: Path) -> N
         f"{kd}: 1 Duration(us) value(s) are not numbers; read as missing.",
         # the three missing durations, counted apart from the junk: they read as 0 us, out of every category
         f"{kd}: 3 Duration(us) value(s) are empty or N/A (an export writes every kernel's duration: a damaged "
-        "cell?); read as 0 us, so the time breakdown's categories count none of those kernels' time (it shows as "
-        "Other Computing)"]
+        "cell?); read as 0 us, so the time breakdown's categories count none of those kernels' time (a computing "
+        "kernel's shows as Other Computing)"]
     got = p.kernel_details
     assert got["Step Id"].tolist() == [-1, -1] + [50] * 18
     assert np.isnan(got["Duration(us)"].to_numpy()[2:6]).all() and got["dur"].tolist()[2:6] == [0, 0, 0, 0]

@@ -361,8 +361,8 @@ def test_empty_or_na_duration_is_said(tmp_path):
     assert warnings == [
         f"{f}: 1 Duration(us) value(s) are not numbers; read as missing.",
         f"{f}: 2 Duration(us) value(s) are empty or N/A (an export writes every kernel's duration: a damaged cell?); "
-        "read as 0 us, so the time breakdown's categories count none of those kernels' time (it shows as Other "
-        "Computing)"]
+        "read as 0 us, so the time breakdown's categories count none of those kernels' time (a computing kernel's "
+        "shows as Other Computing)"]
 
 
 def test_empty_start_time_is_missing_not_junk(tmp_path):
@@ -413,7 +413,7 @@ def test_short_middle_row_is_warned(tmp_path):
                         "name (HCCL, SDMA copies, MC2, TransData) cannot hold them",
                         f"{f}: 1 Duration(us) value(s) are empty or N/A (an export writes every kernel's duration: "
                         "a damaged cell?); read as 0 us, so the time breakdown's categories count none of those "
-                        "kernels' time (it shows as Other Computing)",
+                        "kernels' time (a computing kernel's shows as Other Computing)",
                         f"{f}: 1 Start Time(us) value(s) are empty; those kernels are not matched (to a launching "
                         "operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
 

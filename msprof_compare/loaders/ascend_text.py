@@ -1994,10 +1994,11 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
     if (no_dur := np.isnan(dur_us)).any() and (blank_dur := sum(
             1 for i in np.flatnonzero(no_dur).tolist() if dur_text[i] in _NA_TEXTS)):
         # junk is counted by ``_floats``; an empty or N/A cell read as 0 us took the kernel's time out of its
-        # category (Conv, Vector, ...) into Other Computing without a word where KernelCompare was off
+        # category (Conv, Vector, ...) into Other Computing without a word where KernelCompare was off (an HCCL
+        # row's time is read from the trace, not from this file)
         warnings.append(f"{path}: {blank_dur:,} Duration(us) value(s) are empty or N/A (an export writes every "
                         "kernel's duration: a damaged cell?); read as 0 us, so the time breakdown's categories "
-                        "count none of those kernels' time (it shows as Other Computing)")
+                        "count none of those kernels' time (a computing kernel's shows as Other Computing)")
     out["Duration(us)"] = dur_us
     neg = int((dur_us < 0).sum())
     if neg:
