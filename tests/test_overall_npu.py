@@ -1463,8 +1463,9 @@ def test_sdma_counts_on_compute_streams_that_wait(tmp_path, onto_compute):
     task (all compute streams only where no stream waits). The level-1 excerpt's stream 4 (its HCCL stream: Notify
     Wait, Write Value, one EVENT_WAIT_SQE) holds its 2 SDMA tasks, typed SDMA_SQE in this copy, whose tasks carry
     their Physic Stream Id as the Stream Id the rule reads (the excerpt has none): stream 4 has no compute task and
-    stream 2 (the compute one) no wait, so none counts. Moving the wait and the SDMA tasks onto stream 2 counts
-    both, their durations summed here from the JSON."""
+    stream 2 (the compute one) no wait, so none counts, and both are the breakdown's unread copies. Moving the wait
+    and the SDMA tasks onto stream 2 counts both, their durations summed here from the JSON, and leaves none
+    unread."""
     copy = tmp_path / PT.name
     shutil.copytree(PT, copy)
     tv = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
@@ -1485,8 +1486,11 @@ def test_sdma_counts_on_compute_streams_that_wait(tmp_path, onto_compute):
         e["args"]["Stream Id"] = e["args"]["Physic Stream Id"]
     tv.write_text(json.dumps(raw))
     bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
-    want = (sum(ns(e["dur"]) for e in sdma), 2) if onto_compute else (0, 0)
-    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == want
+    copies = (sum(ns(e["dur"]) for e in sdma), 2)
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (copies if onto_compute else (0, 0))
+    # the copies SDMA Time counts are not among those it leaves out (the GPU-vs-NPU note's unread copies), and
+    # those it leaves out are all of them
+    assert (bd.unread_copies.ns, bd.unread_copies.count) == ((0, 0) if onto_compute else copies)
 
 
 def test_groups_with_planes_of_their_own_each_read_alone(samples, tmp_path):

@@ -187,42 +187,6 @@ def test_one_gpu_trace_given_twice_with_a_step_is_refused_for_both_sides() -> No
         assert "base side" not in str(info.value)
 
 
-def test_npu_copies_the_sdma_rule_counts_are_not_said_again_as_unread(tmp_path: Path) -> None:
-    """Kills bnp_minus (the copies SDMA Time counts also counted among those it leaves out): the level-1 excerpt's two
-    SDMA tasks typed SDMA_SQE and given a Stream Id, as an older export writes it (test_overall_npu's copy), on the
-    compute stream that waits: SDMA Time counts both, so no copy is left out; on their own stream none counts, and
-    both are left out, their durations summed from the JSON."""
-    import json
-    import shutil
-
-    from test_overall_npu import OPTS, PT, ns
-
-    from msprof_compare.compare import breakdown_npu
-    from msprof_compare.loaders import load_profile
-
-    for onto_compute in (False, True):
-        copy = tmp_path / str(onto_compute) / PT.name
-        shutil.copytree(PT, copy)
-        tv = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-        raw = json.loads(tv.read_text())
-        hw = {e["pid"] for e in raw if e.get("ph") == "M" and e.get("args", {}).get("name") == "Ascend Hardware"}
-        tasks = [e for e in raw if e.get("ph") == "X" and e["pid"] in hw]
-        sdma = [e for e in tasks if e["args"]["Task Type"] == "SDMA"]
-        wait = [e for e in tasks if e["args"]["Task Type"] == "EVENT_WAIT_SQE"]
-        assert len(sdma) == 2 and len(wait) == 1
-        for e in sdma:
-            e["args"]["Task Type"] = "SDMA_SQE"
-        for e in (sdma + wait) if onto_compute else ():
-            e["args"]["Physic Stream Id"] = 2
-        for e in tasks:
-            e["args"]["Stream Id"] = e["args"]["Physic Stream Id"]
-        tv.write_text(json.dumps(raw))
-        bd = breakdown_npu.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
-        copies = (sum(ns(e["dur"]) for e in sdma), 2)
-        assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (copies if onto_compute else (0, 0))
-        assert (bd.unread_copies.ns, bd.unread_copies.count) == ((0, 0) if onto_compute else copies)
-
-
 def test_a_ranks_gate_names_its_rank_on_every_stderr_line(samples: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Kills dl_noreplace (the steps and contributors under "rank 1: Performance regression" written without their
     rank) and dl_noerror (a rank the gate cannot judge written without "error: "): text level 0 -> level 1, rank 1,
