@@ -174,6 +174,18 @@ def _outermost(ops: list[tuple[int, int, int, str]]) -> dict[int, list[tuple[int
     return by_tid
 
 
+def net_cut(net: list[tuple[str, int]], gross: int) -> list[tuple[str, int]]:
+    """``summary.net_changes``' cut, by hand: the (name, ns) changes ``net`` (largest first) that explain 80% of
+    ``gross``, their summed size, at most 5."""
+    picked, covered = [], 0
+    for name, d in net:
+        picked.append((name, d))
+        covered += abs(d)
+        if covered >= 0.8 * gross:
+            break
+    return picked[:5]
+
+
 def _device_ns_by_top_op(events: list[dict], host_cats: tuple[str, ...], flow_cat: str,
                          device: dict[tuple, int]) -> Counter:
     """ns of the device tasks ``device`` ((pid, tid, ts ns) -> dur ns) each flow of ``flow_cat`` leads to, per name
@@ -219,13 +231,7 @@ def _net_of_communication_by_raw_files() -> list[tuple[str, int]]:
     net = sorted(((n, (comp[n] - hccl[n]) - base[n]) for n in set(base) | set(comp)), key=lambda r: -abs(r[1]))
     gross = sum(abs(d) for _, d in net)
     assert gross >= 0.03 * sum(abs(comp[n] - base[n]) for n in set(base) | set(comp))  # material (NET_MATERIAL_SHARE)
-    picked, covered = [], 0
-    for name, d in net:
-        picked.append((name, d))
-        covered += abs(d)
-        if covered >= 0.8 * gross:
-            break
-    return picked[:5]
+    return net_cut(net, gross)
 
 
 def test_net_of_communication_names_the_computing_that_moved(samples_dir_or_skip, tmp_path: Path) -> None:

@@ -14,13 +14,12 @@ from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
-import pytest
-from test_gpu_alexnet import _device_ns_by_top_op
+from test_gpu_alexnet import _device_ns_by_top_op, net_cut
 
 from msprof_compare.api import compare
 
-TEXT = Path(__file__).resolve().parents[1].parent / "shared" / "samples" / "msinsight/test/data/pytorch/text/level1"
-BASE, COMPARISON = TEXT / "rank1_ascend_pt", TEXT / "rank0_ascend_pt"
+#: the level-1 text exports, under the samples
+TEXT = "msinsight/test/data/pytorch/text/level1"
 
 
 def _net_device_ns(export: Path) -> Counter:
@@ -37,27 +36,20 @@ def _net_device_ns(export: Path) -> Counter:
     return _device_ns_by_top_op(events, ("cpu_op",), "async_npu", hardware)
 
 
-def _ranking() -> list[tuple[str, int]]:
+def _ranking(base_dir: Path, comparison_dir: Path) -> list[tuple[str, int]]:
     """The operators by their net change (ns), largest first, those explaining 80% of its summed size, at most 5
     (summary.net_changes' cut, by hand)."""
-    base, comp = _net_device_ns(BASE), _net_device_ns(COMPARISON)
+    base, comp = _net_device_ns(base_dir), _net_device_ns(comparison_dir)
     net = sorted(((n, comp[n] - base[n]) for n in set(base) | set(comp) if comp[n] != base[n]),
                  key=lambda r: -abs(r[1]))
-    gross, covered, picked = sum(abs(d) for _, d in net), 0, []
-    for name, d in net:
-        picked.append((name, d))
-        covered += abs(d)
-        if covered >= 0.8 * gross:
-            break
-    return picked[:5]
+    return net_cut(net, sum(abs(d) for _, d in net))
 
 
-def test_one_operator_net_of_communication_is_named_in_the_singular(tmp_path: Path) -> None:
-    if not BASE.is_dir():
-        pytest.skip("shared samples not found")
-    want = _ranking()
+def test_one_operator_net_of_communication_is_named_in_the_singular(samples: Path, tmp_path: Path) -> None:
+    base_dir, comparison_dir = samples / TEXT / "rank1_ascend_pt", samples / TEXT / "rank0_ascend_pt"
+    want = _ranking(base_dir, comparison_dir)
     assert [n for n, _ in want] == ["aten::to"]  # the raw files' ranking: one operator
-    res = compare(str(BASE), str(COMPARISON))
+    res = compare(str(base_dir), str(comparison_dir))
     doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text(encoding="utf-8"))
     summary = doc["summary"]
     assert [(r["name"], round(r["diff_ms"] * 10**6)) for r in summary["contributors_net_of_communication"]] == want
