@@ -427,7 +427,8 @@ def _text_idle(export: Path) -> tuple[int, int, int, int, int]:
     return len(free), sum(free), max(free), len(syncs), sum(e - s for s, e in _union_ns(spans))
 
 
-def test_free_other_growth_is_said_with_what_the_profiles_hold_on_it(samples: Path, tmp_path: Path) -> None:
+def test_free_other_growth_is_said_with_what_the_profiles_hold_on_it(samples: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The H200 AlexNet against the NPU level-1 export: Free: Other grows by 17.902 ms, the waterfall's second step
     after the all-reduce, and no line said what it was (the idle note came only where the operators explain under
     half of the E2E change; here the all-reduce inside AccumulateGrad explains most). The note under the
@@ -468,6 +469,14 @@ def test_free_other_growth_is_said_with_what_the_profiles_hold_on_it(samples: Pa
     cells = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
     book.close()
     assert last in cells
+    # the note's parts are worked out once for its lines and the idle note's "said already" test, which read a second
+    # copy of them
+    from msprof_compare.compare import summary_notes
+    from msprof_compare.report.json_report import note_lines
+
+    calls, parts = [], summary_notes._unexplained_parts
+    monkeypatch.setattr(summary_notes, "_unexplained_parts", lambda *a, **k: calls.append(a) or parts(*a, **k))
+    assert note_lines(res.frames) == doc["summary"]["contributors_note_lines"] and len(calls) == 1
 
 
 def test_free_other_note_is_given_only_where_free_other_leads_the_change() -> None:

@@ -211,18 +211,19 @@ def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | Non
     message writes them too, with ``lead`` ``GATE_BASIS_LEAD`` or "" (``_basis_worded``): its one line was 500
     characters on the DB level2 -> level1 pair; it passes ``computing`` False, which leaves out the operators net of
     communication (``net_of_communication_note``): the gate's message lists the contributors it judges alone."""
-    lines = _note_lines(contrib, wf, comm, lead, computing)
-    # the idle note after the rest, a sentence of its own; not in the gate's message, which lists what it judges
-    idle = idle_growth_note(contrib, wf, _unexplained_parts(contrib, wf, comm)[0]) if computing else ""
+    parts, pieces = _unexplained_parts(contrib, wf, comm, lead, computing)
+    lines = _note_lines(contrib, parts, pieces, lead)
+    # the idle note after the rest, a sentence of its own; not in the gate's message, which lists what it judges.
+    # Its test of the other parts ("device idle time" said already) reads these: ``lead`` rewords only the basis
+    idle = idle_growth_note(contrib, wf, parts) if computing else ""
     if not idle:
         return lines
     return [*lines, f"{'' if lines else 'Note: '}{idle[0].upper() if lines else idle[0]}{idle[1:]}."]
 
 
-def _note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, comm: pd.DataFrame | None, lead: str,
-                computing: bool) -> list[str]:
-    """``contributors_note_lines`` without the idle note (``idle_growth_note``)."""
-    parts, pieces = _unexplained_parts(contrib, wf, comm, lead, computing)
+def _note_lines(contrib: pd.DataFrame | None, parts: list[str], pieces: tuple[str, str, str, str] | None,
+                lead: str) -> list[str]:
+    """``contributors_note_lines`` without the idle note (``idle_growth_note``), of ``_unexplained_parts``' pair."""
     one_sided = one_sided_note(contrib)
     if one_sided and one_sided in parts:
         # a block as the two-sided note's: its opening, the wrapper's line, the advice, then the other parts'
