@@ -32,7 +32,16 @@ from .loaders.heads import TraceHeads
 from .loaders.paths import TypedPaths, given_path
 from .logs import RankNotices, api_worded, paths_as_typed, said_once
 from .model import PROFILE_FRAMES, Profile, SideNote, pair_has_ops
-from .options import API_FACE, CLI_FACE, RANKS_FACE, Face, Options, flag_words_kept, parse_options, parse_rank_list
+from .options import (
+    API_FACE,
+    CLI_FACE,
+    RANKS_FACE,
+    Face,
+    Options,
+    checked_options,
+    flag_words_kept,
+    parse_rank_list,
+)
 from .textsafe import display, shell_word, term_safe
 from .units import RankCycle, Unit, named_units, unit_label, unit_noun, unit_order, unit_rank
 
@@ -753,18 +762,6 @@ def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: Unit, inputs
         exc.args = (str(exc),)
     elif exc.args and isinstance(exc.args[0], str):
         exc.args = (f"{unit_label(rank)}: {exc.args[0]}", *exc.args[1:])
-
-
-def checked_options(options: Mapping[str, Any], face: Face) -> tuple[Options, list[str]]:
-    """``parse_options``, with the warnings it gave before a usage error logged before that error is raised
-    (reference-1 §1.3: the original logs rule 7's use_kernel_type warning, then fails on rule 8's steps); those of
-    options that pass are the caller's to log (``compare`` logs them; a check before it leaves them to it)."""
-    try:
-        return parse_options(options, face)
-    except UsageError as exc:
-        for w in getattr(exc, "warnings", ()):
-            log.warning(w)
-        raise
 
 
 def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],

@@ -761,12 +761,11 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
 
         output = typed_path(params.pop("output_path", None) or ".")  # "~" expanded; named as typed (retype)
         rank_list = params.pop("rank_list", None)  # which comparisons run, not how: no option of one comparison
-        from .api import checked_options
-        from .options import CLI_FACE, parse_rank_list
+        from .options import build_options, parse_rank_list
 
         # reference-1 §1.3: the options (rules 1-8) before the output target (rule 10, checked here before the inputs
         # are loaded); compare() validates again and logs the warnings
-        opts = checked_options(params, CLI_FACE)[0]
+        opts = build_options(**params)[0]
         from .report import deliver
 
         formats = opts.formats  # --output_format as the checked options read it, not parsed a second time here

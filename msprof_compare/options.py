@@ -22,6 +22,8 @@ from .errors import UsageError
 from .textsafe import short_repr, short_shell_word
 from .units import MAX_RANK
 
+log = logging.getLogger("msprof-analyze")
+
 ENABLE_FLAGS = (
     "enable_profiling_compare",
     "enable_operator_compare",
@@ -434,9 +436,21 @@ def _unknown_hint(names: list[str], known: set[str], call: str = "compare") -> s
 
 
 def build_options(**raw: Any) -> tuple[Options, list[str]]:
-    """``parse_options`` of the CLI's face, its errors naming the CLI flag: the command line and tests build options
-    from keywords."""
-    return parse_options(raw, CLI_FACE)
+    """The command line's options from its flags, by option name (``checked_options`` of the CLI's face, its errors
+    naming the flag): what ``cli`` checks before it reads an input, and how tests build options."""
+    return checked_options(raw, CLI_FACE)
+
+
+def checked_options(options: Mapping[str, Any], face: Face) -> tuple[Options, list[str]]:
+    """``parse_options``, with the warnings it gave before a usage error logged before that error is raised
+    (reference-1 §1.3: the original logs rule 7's use_kernel_type warning, then fails on rule 8's steps); those of
+    options that pass are the caller's to log (``compare`` logs them; a check before it leaves them to it)."""
+    try:
+        return parse_options(options, face)
+    except UsageError as exc:
+        for w in getattr(exc, "warnings", ()):
+            log.warning(w)
+        raise
 
 
 def _max_kernel_num(value: Any, face: Face) -> int | None:

@@ -1561,6 +1561,30 @@ def test_warnings_before_a_usage_error_are_still_said(capsys: pytest.CaptureFixt
     assert warn < error and "must be set at the same time" in lines[error]
 
 
+def test_the_command_line_checks_its_flags_with_build_options(capsys: pytest.CaptureFixture,
+                                                              caplog: pytest.LogCaptureFixture,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line turns its flags into options in one place, ``options.build_options``, which tests build
+    options with too: the CLI called ``api.checked_options`` itself, and build_options, the tests' alone, did not log
+    the warnings before a usage error (reference-1 §1.3, rule 7 before rule 8)."""
+    from msprof_compare import options
+
+    warning = ("The use_kernel_type parameter is invalid because it only takes effect when enable_kernel_compare is "
+               "enabled.")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"), \
+            pytest.raises(UsageError, match="--base_step and --comparison_step must be set at the same time"):
+        options.build_options(use_kernel_type=True, enable_api_compare=True, base_step=1)
+    assert caplog.messages == [warning]
+    seen: list[dict] = []
+    built = options.build_options
+    monkeypatch.setattr(options, "build_options", lambda **raw: seen.append(raw) or built(**raw))
+    code, _, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "--use_kernel_type",
+                              "--enable_api_compare", "--base_step", "1")
+    assert code == 2 and warning in err and "must be set at the same time" in err
+    (flags,) = seen
+    assert (flags["use_kernel_type"], flags["enable_api_compare"], flags["base_step"]) == (True, True, "1")
+
+
 def test_script_given_the_cli_path_flags_says_how_it_takes_paths(capsys: pytest.CaptureFixture) -> None:
     """`python performance_compare.py -d COMP -bp BASE` (the CLI's command line, as the README shows it) read
     only "unrecognized arguments: -d -bp": nothing said that the script takes the paths positionally and base
