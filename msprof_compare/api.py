@@ -224,9 +224,12 @@ class RegressionGate(_CodeAndMessage):
         return self.message.split("\n")
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON report's ``gate`` object (msprof_compare/schemas/result.schema.json): ``exit_code`` is ``code``."""
+        """The JSON report's ``gate`` object (msprof_compare/schemas/result.schema.json): ``exit_code`` is ``code``.
+        It holds ``base_ns`` / ``comparison_ns``, the two times the first line states, so that the record alone
+        (``jq .gate``, a CI bot's post) restates it: they were attributes only."""
         return {"threshold_pct": self.threshold_pct, "threshold": self.threshold, "exit_code": self.code,
-                "regressed": self.regressed, "diff_ns": self.diff_ns, "diff_ms": self.diff_ms, "lines": self.lines,
+                "regressed": self.regressed, "base_ns": self.base_ns, "comparison_ns": self.comparison_ns,
+                "diff_ns": self.diff_ns, "diff_ms": self.diff_ms, "lines": self.lines,
                 "contributors": [c._asdict() for c in self.contributors],
                 "waterfall_steps": [s._asdict() for s in self.waterfall_steps]}
 

@@ -51,6 +51,8 @@ def test_regression_records_the_verdict_and_the_reasons_stderr_gives(samples, tm
                                 "threshold +1%")
     assert (gate["diff_ns"], gate["diff_ms"]) == (6718134, 6.718134)
     assert (gate["diff_ns"], gate["diff_ms"]) == (doc["summary"]["e2e"]["diff_ns"], doc["summary"]["e2e"]["diff_ms"])
+    # the two times the first line states, so that the record alone restates it (they were RegressionGate's only)
+    assert (gate["base_ns"], gate["comparison_ns"]) == (129862875, 136581009)
     assert "\n".join(gate["lines"]) in err  # as written, one item a line
     contrib = {r["Name"]: r for r in doc["summary"]["contributors"]}
     assert gate["contributors"] and gate["contributors"][0]["name"].endswith("AccumulateGrad")
@@ -112,6 +114,18 @@ def test_a_side_without_e2e_time_is_not_judged(samples, tmp_path, capsys):
     # the CLI's flag, as stderr says, and the side of the input (the base is the level-1 export, which has one)
     assert line.endswith(", so --fail_on_regression cannot judge the run (comparison side)")
     assert (gate["diff_ns"], gate["diff_ms"]) == (None, None)  # the comparison's E2E is unknown: no change
+    assert (gate["base_ns"], gate["comparison_ns"]) == (136581009, 0)  # 0: no E2E time, as summary.e2e reads it
+
+
+def test_gate_times_are_optional_in_the_schema(samples, tmp_path):
+    """``gate.base_ns`` / ``comparison_ns`` came into schema version 3 after its first documents: one written
+    without them still validates, and the keys, where present, are whole ns or null."""
+    _, doc = _run(samples, tmp_path / "out", NPU_L2, NPU_L1, "enable_profiling_compare", fail_on_regression="1")
+    schema = json.loads(SCHEMA.read_text())
+    earlier = {**doc, "gate": {k: v for k, v in doc["gate"].items() if k not in ("base_ns", "comparison_ns")}}
+    assert validate(earlier, schema) == []
+    assert validate({**doc, "gate": {**doc["gate"], "base_ns": None}}, schema) == []
+    assert validate({**doc, "gate": {**doc["gate"], "base_ns": 129.862875}}, schema) != []
 
 
 def test_gate_refusal_of_one_input_under_two_paths_names_both_sides(samples):
