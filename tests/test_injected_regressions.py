@@ -257,13 +257,19 @@ def _device_time_inserted(src: Path, dst: Path, at: Decimal, us: Decimal) -> lis
     return grown
 
 
-def _last_allreduce_wait(trace: Path) -> tuple[dict, dict]:
-    """The last HCCL op of the trace and the longest Notify_Wait task within it."""
+def _hccl_events(trace: Path) -> tuple[dict[tuple, str], list[dict]]:
+    """A text export's trace_view.json, its floats read as Decimal: each (pid, tid) lane's name (an HCCL op's
+    "Group 0 Communication", its tasks' "Plane N") and the HCCL process's complete events, ops and tasks."""
     events = json.loads(trace.read_bytes(), parse_float=Decimal)
     process = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
     lane = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
             if e.get("ph") == "M" and e.get("name") == "thread_name"}
-    hccl = [e for e in events if e.get("ph") == "X" and process.get(e["pid"]) == "HCCL"]
+    return lane, [e for e in events if e.get("ph") == "X" and process.get(e["pid"]) == "HCCL"]
+
+
+def _last_allreduce_wait(trace: Path) -> tuple[dict, dict]:
+    """The last HCCL op of the trace and the longest Notify_Wait task within it."""
+    lane, hccl = _hccl_events(trace)
     op = max((e for e in hccl if "Communication" in lane[(e["pid"], e["tid"])]), key=lambda e: Decimal(e["ts"]))
     start, end = Decimal(op["ts"]), Decimal(op["ts"]) + op["dur"]
     wait = max((e for e in hccl if e["name"] == "Notify_Wait" and start <= Decimal(e["ts"]) < end),

@@ -396,14 +396,10 @@ def test_collective_task_longer_on_the_op_and_task_rows_and_overall_metrics(samp
     raw trace), Max and calls unchanged; the Memcpy task row +500 us (its Max 948.879 -> 1074.271 us: the injected
     task, 574.271 + 500); KernelCompare's hcom_allReduce_ row the same; OverallMetrics' uncovered communication, its
     group and Transmit +0.5 ms, E2E +0.5 ms; the communication line names the Memcpy task. Swapped, the signs."""
-    from test_injected_regressions import _device_time_inserted
+    from test_injected_regressions import _device_time_inserted, _hccl_events
 
     src = samples / NPU_TEXT
-    events = json.loads((src / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_bytes(), parse_float=Decimal)
-    process = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
-    lane = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
-            if e.get("ph") == "M" and e.get("name") == "thread_name"}
-    hccl = [e for e in events if e.get("ph") == "X" and process.get(e["pid"]) == "HCCL"]
+    lane, hccl = _hccl_events(src / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
     ops = sorted((e["dur"], Decimal(e["ts"])) for e in hccl if "Communication" in lane[(e["pid"], e["tid"])])
     (short, at), second = ops[0], ops[1][0]
     memcpy = [e for e in hccl if e["name"] == "Memcpy"]

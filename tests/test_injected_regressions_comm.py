@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 from dbutil import edited_copy, sql, string_id  # tests/ is on sys.path (rootdir import mode)
 from spans import union
-from test_injected_regressions import NPU_DB, NPU_TEXT, _device_time_inserted, _objects, _rows
+from test_injected_regressions import NPU_DB, NPU_TEXT, _device_time_inserted, _hccl_events, _objects, _rows
 
 from msprof_compare.api import compare
 from msprof_compare.report.json_report import to_document
@@ -138,12 +138,7 @@ def test_transit_longer_at_the_same_size_lowers_the_bandwidth_and_moves_its_task
     OverallMetrics' uncovered communication, Group 0, Transmit and E2E +0.5 ms (the 500 us lie in a not-overlapped
     window), no Wait row (the spec's wait reads Plane 0, which never waits)."""
     src = samples / NPU_TEXT
-    trace = src / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    events = json.loads(trace.read_bytes(), parse_float=Decimal)
-    process = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
-    lane = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
-            if e.get("ph") == "M" and e.get("name") == "thread_name"}
-    hccl = [e for e in events if e.get("ph") == "X" and process.get(e["pid"]) == "HCCL"]
+    lane, hccl = _hccl_events(src / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
     ops = sorted((e for e in hccl if "Communication" in lane[(e["pid"], e["tid"])]), key=lambda e: Decimal(e["ts"]))
     (op,) = [e for e in ops if e["name"] == _OP]
     start, end = Decimal(op["ts"]), Decimal(op["ts"]) + op["dur"]
@@ -292,11 +287,7 @@ def _rounded(rows: list[list]) -> list[list]:
 
 
 def _text_side(export: Path) -> dict:
-    events = json.loads((export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_bytes(), parse_float=Decimal)
-    process = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
-    lane = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
-            if e.get("ph") == "M" and e.get("name") == "thread_name"}
-    hccl = [e for e in events if e.get("ph") == "X" and process.get(e["pid"]) == "HCCL"]
+    lane, hccl = _hccl_events(export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
     ops, tasks = [], []
     for e in hccl:  # times to the ns, as read
         item = (round(Decimal(e["ts"]), 3), round(e["dur"], 3), e["name"], None)
