@@ -88,3 +88,23 @@ def clip_walk(os_: np.ndarray, oe: np.ndarray, ws: np.ndarray, we: np.ndarray) -
                 out_e.append(min(e, int(we[q])))
                 break
     return np.asarray(out_s, dtype=np.int64), np.asarray(out_e, dtype=np.int64)
+
+
+def module_times(frames: list[tuple[int, int, str]], launched: list[tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """Row name ("/ A_0/ B_0", reference-2 §3.7) -> (device total, device self ns) of nn.Module frames (start, end,
+    name), in the order given (by start): a frame's total is the device time of the launches (launch ts, device ns)
+    whose ts lies in its span, ends included (reference-2 §3.2 step 5); frames nest by plain interval containment,
+    and self is the total less the totals of its direct children. A DB export's and a Kineto trace's oracles."""
+    total: dict[str, int] = {}
+    children: dict[str, int] = {}
+    stack: list[tuple[str, int]] = []
+    for start, end, name in frames:
+        while stack and start > stack[-1][1]:
+            stack.pop()
+        parent = stack[-1][0] if stack else ""
+        path = parent + "/" + name.replace("nn.Module:", "")
+        total[path] = sum(d for ts, d in launched if start <= ts <= end)
+        if parent:
+            children[parent] = children.get(parent, 0) + total[path]
+        stack.append((path, end))
+    return {k: (v, v - children.get(k, 0)) for k, v in total.items()}

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from dbutil import sql
 from diffutil import exact_diff
+from spans import module_times
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
@@ -245,19 +246,7 @@ def _forward_modules_by_sql(path: Path) -> dict[str, tuple[int, int]]:
                              JOIN CONNECTION_IDS ci ON ci.id = p.connectionId
                              JOIN TASK t ON t.connectionId = ci.connectionId
                              JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId WHERE p.type = {OP}""")
-    total: dict[str, int] = {}
-    children: dict[str, int] = {}
-    stack: list[tuple[str, int, int]] = []
-    for name, start, end in frames:
-        while stack and start > stack[-1][2]:
-            stack.pop()
-        parent = stack[-1][0] if stack else ""
-        path_name = parent + "/" + name.replace("nn.Module:", "")
-        total[path_name] = sum(d for ts, d in launched if start <= ts <= end)
-        if parent:
-            children[parent] = children.get(parent, 0) + total[path_name]
-        stack.append((path_name, start, end))
-    return {k: (v, v - children.get(k, 0)) for k, v in total.items()}
+    return module_times([(start, end, name) for name, start, end in frames], launched)
 
 
 def test_db_forward_module_times_by_sql(pair3) -> None:

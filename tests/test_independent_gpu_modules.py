@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from spans import module_times
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
@@ -28,7 +29,7 @@ def _ns(v) -> int:
 
 
 def _forward_modules(path: Path) -> dict[str, tuple[int, int]]:
-    """Row name ("/ A_0/ B_0") -> (self, total ns) of every nn.Module frame of a Kineto trace."""
+    """Row name ("/ A_0/ B_0") -> (total, self ns) of every nn.Module frame of a Kineto trace (``module_times``)."""
     with gzip.open(path, "rt") as fh:
         events = json.load(fh, parse_float=Decimal)["traceEvents"]
     frames = sorted((_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"]), e["name"]) for e in events
@@ -40,19 +41,7 @@ def _forward_modules(path: Path) -> dict[str, tuple[int, int]]:
     launched = [(starts[e["id"]], kernels[(e["pid"], e["tid"], _ns(e["ts"]))]) for e in events
                 if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in starts
                 and (e["pid"], e["tid"], _ns(e["ts"])) in kernels]
-    total: dict[str, int] = {}
-    children: dict[str, int] = {}
-    stack: list[tuple[int, str]] = []
-    for start, end, name in frames:
-        while stack and start > stack[-1][0]:
-            stack.pop()
-        parent = stack[-1][1] if stack else ""
-        path = parent + "/" + name.replace("nn.Module:", "")
-        total[path] = sum(d for ts, d in launched if start <= ts <= end)
-        if parent:
-            children[parent] = children.get(parent, 0) + total[path]
-        stack.append((end, path))
-    return {k: (v - children.get(k, 0), v) for k, v in total.items()}
+    return module_times(frames, launched)
 
 
 def test_gpu_against_npu_forward_module_times(samples: Path, reference_outputs: Path) -> None:
@@ -71,7 +60,7 @@ def test_gpu_against_npu_forward_module_times(samples: Path, reference_outputs: 
                   & ~detail[3].str.startswith("/[ BACKWARD ]")].set_index(3)
     assert sorted(rows.index) == sorted(base) == sorted(ref.index)
     for name, row in rows.iterrows():
-        b_self, b_total = (v / 1000 for v in base[name])
+        b_total, b_self = (v / 1000 for v in base[name])
         c_self, c_total = float(ref.at[name, 6]), float(ref.at[name, 7])  # the NPU run as pair 1's base
         assert (row[6], row[7]) == pytest.approx((b_self, b_total), abs=1e-9), name
         assert (row[10], row[11]) == pytest.approx((c_self, c_total), rel=5e-3, abs=1e-3), name
