@@ -69,6 +69,17 @@ def table_rows(out: str) -> dict[int, list[str]]:
     return rows
 
 
+def misnamed_ranks(folder: Path) -> str:
+    """hta's two-rank job copied into ``folder`` under names that lie (rank 0's trace as sampled_rank-7.json.gz, rank
+    1's as sampled_rank-0.json.gz), and the discovery's line on it, before any side it ends with."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", folder / "sampled_rank-7.json.gz")
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", folder / "sampled_rank-0.json.gz")
+    return (f"{folder}: 2 Kineto traces' names say another rank than their distributedInfo.rank, each taken as the "
+            "rank it records: sampled_rank-0.json.gz (rank 0 by its name, rank 1 recorded), sampled_rank-7.json.gz "
+            "(rank 7 by its name, rank 0 recorded)")
+
+
 @pytest.fixture(scope="module")
 def cluster_run(tmp_path_factory: pytest.TempPathFactory):
     """``-bp text/level0 -d text/level1`` (two ranks each), both reports, the gate at 20 %."""
@@ -90,8 +101,7 @@ def test_kineto_rank_from_the_head_not_the_name(tmp_path, monkeypatch, caplog):
     """The rank a Kineto trace records is its rank, whatever its name says; a name saying another rank is said in
     one warning line (left64b, session 64: NPU ranks recording two ranks are refused; a Kineto trace's name is the
     user's, which may count a node's local ranks, so it is said, not refused)."""
-    shutil.copy(KINETO / "sampled_rank-0.json.gz", tmp_path / "sampled_rank-7.json.gz")  # the name lies
-    shutil.copy(KINETO / "sampled_rank-1.json.gz", tmp_path / "sampled_rank-0.json.gz")
+    line = misnamed_ranks(tmp_path)  # the names lie
     from msprof_compare.loaders import traceio
 
     monkeypatch.setattr(traceio, "read_bytes", lambda *a, **k: pytest.fail("a whole trace was read"))
@@ -99,10 +109,7 @@ def test_kineto_rank_from_the_head_not_the_name(tmp_path, monkeypatch, caplog):
         assert api.ranks(tmp_path) == {0: str(tmp_path / "sampled_rank-7.json.gz"),
                                        1: str(tmp_path / "sampled_rank-0.json.gz")}
     assert list(api.ranks(tmp_path)) == [0, 1]  # in rank order, not the names' order
-    assert caplog.messages[0] == (
-        f"{tmp_path}: 2 Kineto traces' names say another rank than their distributedInfo.rank, each taken as the "
-        "rank it records: sampled_rank-0.json.gz (rank 0 by its name, rank 1 recorded), sampled_rank-7.json.gz "
-        "(rank 7 by its name, rank 0 recorded)")
+    assert caplog.messages[0] == line
 
 
 def test_kineto_names_saying_another_rank_are_listed_in_name_order(tmp_path, caplog):
@@ -213,12 +220,7 @@ def test_kineto_name_warning_said_once_for_a_folder_on_both_sides(tmp_path, caps
         with gzip.open(KINETO / f"sampled_rank-{r}.json.gz") as fh:
             assert json.loads(fh.read())["distributedInfo"]["rank"] == r
     folder = tmp_path / "job"
-    folder.mkdir()
-    shutil.copy(KINETO / "sampled_rank-0.json.gz", folder / "sampled_rank-7.json.gz")
-    shutil.copy(KINETO / "sampled_rank-1.json.gz", folder / "sampled_rank-0.json.gz")
-    line = (f"{folder}: 2 Kineto traces' names say another rank than their distributedInfo.rank, each taken as the "
-            "rank it records: sampled_rank-0.json.gz (rank 0 by its name, rank 1 recorded), sampled_rank-7.json.gz "
-            "(rank 7 by its name, rank 0 recorded)")
+    line = misnamed_ranks(folder)
     code, _, err = run_inproc(capsys, "-bp", str(folder), "-d", str(folder), "-o", str(tmp_path / "out"),
                               "--enable_profiling_compare")
     assert code == 0, err

@@ -10,6 +10,7 @@ import logging
 import shutil
 
 from cliutil import run_inproc
+from test_ranks import misnamed_ranks
 
 from msprof_compare import api
 from msprof_compare.options import CLI_FACE
@@ -52,12 +53,7 @@ def test_a_trace_named_for_another_rank_names_its_side(samples, tmp_path, caplog
     says it once, "(both sides)"."""
     job = samples / HTA_RANKS
     odd = tmp_path / "odd"
-    odd.mkdir()
-    shutil.copy(job / "sampled_rank-0.json.gz", odd / "sampled_rank-7.json.gz")
-    shutil.copy(job / "sampled_rank-1.json.gz", odd / "sampled_rank-0.json.gz")
-    line = (f"{odd}: 2 Kineto traces' names say another rank than their distributedInfo.rank, each taken as the rank "
-            "it records: sampled_rank-0.json.gz (rank 0 by its name, rank 1 recorded), sampled_rank-7.json.gz (rank "
-            "7 by its name, rank 0 recorded)")
+    line = misnamed_ranks(odd)
     for (b, c), side in (((job, odd), "comparison side"), ((odd, job), "base side"), ((odd, odd), "both sides")):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
