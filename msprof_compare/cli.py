@@ -420,10 +420,7 @@ def _typed_cluster(args: list[str], given: str, flags: set[str]) -> str:
 def _flags_of(command: Any, args: list[str]) -> set[str]:
     """The option strings of the command the arguments run (``compare`` for a group); none for a group the
     arguments do not run ``compare`` of."""
-    subs = getattr(command, "commands", None)
-    if subs is not None:
-        command = subs.get("compare") if "compare" in args else None
-    params = getattr(command, "params", None) or []
+    params = getattr(_compare_args(command, args)[0], "params", None) or []
     return {o for p in params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
 
 
@@ -437,14 +434,21 @@ def _near_options(command: Any, args: list[str], given: str) -> list[str]:
     return close_names(given, flags | {"--help"}) if flags and given.startswith("-") else []
 
 
+def _compare_args(command: Any, args: list[str]) -> tuple[Any, list[str]]:
+    """The command the arguments run and its arguments: for a group, ``compare`` and those after its word ((None,
+    []) where they run no ``compare`` of it: no option, no argument); else the command and all of them."""
+    subs = getattr(command, "commands", None)
+    if subs is None:
+        return command, args
+    if "compare" not in args or "compare" not in subs:
+        return None, []
+    return subs["compare"], args[args.index("compare") + 1:]
+
+
 def _stray_arguments(command: Any, args: list[str]) -> list[str]:
     """The arguments of ``compare`` that are neither an option nor an option's value (``msprof-compare BASE
     COMPARISON``: click reports the missing -d before the extra arguments)."""
-    subs = getattr(command, "commands", None)
-    if subs is not None:
-        if "compare" not in args or "compare" not in subs:
-            return []
-        command, args = subs["compare"], args[args.index("compare") + 1:]
+    command, args = _compare_args(command, args)
     if not getattr(command, "params", None):  # not a click command: nothing to tell options from arguments by
         return []
     takes_value = {o for p in command.params if not getattr(p, "is_flag", False)
@@ -489,11 +493,7 @@ _CLEANED_PATHS = frozenset({"comparison_profiling_path", "base_profiling_path", 
 def _repeated_values(command: Any, args: list[str]) -> list[str]:
     """``repeated`` of the options that take a value in the arguments of ``compare`` (``--name value``,
     ``--name=value``, ``-bp=value``, and a short option with its value attached, ``-oDIR``, as click reads them)."""
-    subs = getattr(command, "commands", None)
-    if subs is not None:
-        if "compare" not in args or "compare" not in subs:
-            return []
-        command, args = subs["compare"], args[args.index("compare") + 1:]
+    command, args = _compare_args(command, args)
     # a repeatable option (--transparent_op) takes every value given: no repetition to warn of
     names = {o: p.name for p in getattr(command, "params", None) or ()
              if not getattr(p, "is_flag", False) and not getattr(p, "multiple", False) for o in getattr(p, "opts", ())}
