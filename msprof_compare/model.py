@@ -93,6 +93,11 @@ OTHER_STEP_MARKS = "other_step_marks"
 #: tell or was not read. ``npu_framework`` reads it where the folder's name does not say (a renamed copy).
 INFO_FRAMEWORK = "info_framework"
 
+#: ``Profile.extra`` key of a MindSpore export's version as its profiler_info.json writes it (``ms_version``, such as
+#: "2.4.0"; MindSpore's profiler writes it beside ``profiler_parameters``); absent where the file does not say or
+#: was not read. ``framework_label`` shows it.
+MS_VERSION = "ms_version"
+
 #: ``comm.op_id`` of a DB communication task whose op (COMMUNICATION_OP, by opId) starts outside the step: the
 #: task is in the step but its op is not, so CommunicationCompare leaves it out, as the original's pairing by opId
 #: does (a NULL opId, -1, or one no op holds is placed by time instead).
@@ -853,3 +858,23 @@ def npu_framework(profile: Profile) -> str:
     if profile.extra.get(INFO_FRAMEWORK):
         return str(profile.extra[INFO_FRAMEWORK])
     return "torch_npu" if names.eq("Python").any() else ""
+
+
+def framework_of(profile: Profile) -> str:
+    """The framework that recorded a side, whose names its ops carry: "PyTorch" (a Kineto trace, a torch_npu
+    export), "MindSpore", or "" where nothing tells (``npu_framework``). Two sides of different frameworks name
+    the same work differently (aten::conv2d against MindSpore's), so the sheets that pair ops by name pair little."""
+    if profile.is_gpu:
+        return "PyTorch"
+    return {"torch_npu": "PyTorch", "MindSpore": "MindSpore"}.get(npu_framework(profile), "")
+
+
+def framework_label(profile: Profile) -> str:
+    """``framework_of`` with the profiler that wrote the side, as the frameworks note shows it: "PyTorch (Kineto)",
+    "PyTorch (torch_npu)", "MindSpore 2.4.0" (the version its profiler_info.json writes, ``MS_VERSION``), else
+    "MindSpore"; "" where nothing tells."""
+    framework = framework_of(profile)
+    if framework == "PyTorch":
+        return "PyTorch (Kineto)" if profile.is_gpu else "PyTorch (torch_npu)"
+    version = profile.extra.get(MS_VERSION)
+    return f"{framework} {version}" if framework == "MindSpore" and version else framework

@@ -31,6 +31,8 @@ from ..model import (
     Profile,
     bare_trace,
     factorize,
+    framework_label,
+    framework_of,
     marker_step,
     object_array,
     object_column,
@@ -407,6 +409,9 @@ REPLAY_OP_SHARE = 0.05
 MODULE_CHECK = "module sheets coverage"
 #: Both sides one profile (``RunContext.same``): the row that says why every figure is unchanged
 SAME_CHECK = "one profile on both sides"
+#: Two sides with ops recorded by different frameworks (PyTorch against MindSpore 2.3 / 2.4, whose framework ops are
+#: cpu_op events): the ops pair by name and the two name them differently (``_framework_row``)
+FRAMEWORK_CHECK = "frameworks"
 #: Difference of the two sides' shares of operator device time held by the module sheets from which that is a note
 #: (``_module_row``: it reads the sheets)
 MODULE_SHARE = 0.5
@@ -428,7 +433,8 @@ NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendor
                                   "their op by their names alone"),
                REPLAY_CHECK: "One side replays much more of its computing from CUDA / HIP graphs than the other",
                MODULE_CHECK: "The module sheets hold much less of one side's operator device time than of the other's",
-               SAME_CHECK: "Base and comparison are one profile"}
+               SAME_CHECK: "Base and comparison are one profile",
+               FRAMEWORK_CHECK: "Base and comparison were recorded by different frameworks"}
 #: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
 #: E2E for training steps and 30-45 % for some benchmark loops, and 50-98 % where a profile holds one long stall
 #: or opens long before the work (hta's PARAM AlexNet: 10.9 of 12.9 s)
@@ -1396,6 +1402,37 @@ def _levelless_row(sides: tuple[Profile, Profile], levels: list[Any], said: str)
                   + (f"; {said}" if said else ""))
 
 
+#: The operator match rate's words where the sides are of different frameworks (``_framework_row``): not judged
+CROSSED_RATE = ("not judged: the sides were recorded by different frameworks, which name the same ops differently "
+                f"(check \"{FRAMEWORK_CHECK}\")")
+
+
+def _framework_row(ctx: RunContext, nb: set[str], nc: set[str]) -> dict[str, Any] | None:
+    """The frameworks note, for a low operator match rate where both sides have ops for the pair (``nb`` / ``nc``,
+    their distinct names) and one is PyTorch's (a Kineto trace, a torch_npu export) and the other MindSpore's (2.3 /
+    2.4 write its framework ops as cpu_op events; a 2.5+ export has none, which the "Can't find any torch op"
+    warning says). The operator, module and API sheets pair ops by name, and aten::conv2d is no MindSpore name: the
+    sheets paired almost nothing and the match rate warned "may not be the same workload ... different models?"
+    of one model."""
+    sides = (ctx.base, ctx.comparison)
+    frameworks = [framework_of(p) for p in sides]
+    if not (nb and nc) or set(frameworks) != {"PyTorch", "MindSpore"}:
+        return None
+    if _framework_ops(nb if frameworks[0] == "MindSpore" else nc):
+        return None  # PyTorch's names (aten::) on the MindSpore side, a copy of a torch_npu export: they pair
+    # the ProfilerStep#N markers hold the ops compared, none of them one: ProfilerStep#50 on both sides read as a
+    # name the sheets pair ("pair only those") beside "Top-level operators matched: 0/115"
+    nb, nc = ({n for n in names if not str(n).startswith(STEP_MARK)} for names in (nb, nc))
+    shared = len(nb & nc)
+    return _guard(FRAMEWORK_CHECK, False, *(framework_label(p) for p in sides),
+                  "the operator, module and API comparisons pair ops by name, and PyTorch and MindSpore name the "
+                  f"same work differently: {shared:,} of the {len(nb):,} base and {len(nc):,} comparison operator "
+                  f"names are on both sides, so those sheets pair {'none' if not shared else 'only those'} and the "
+                  "operator match rate says nothing of the workload; the op_name_map option pairs the names it maps, "
+                  "and the time breakdown (OverallMetrics), the communication and the kernel comparisons do not go by "
+                  "framework op names")
+
+
 def _gpu_vendor(p: Any) -> str | None:
     """NVIDIA or AMD from Kineto deviceProperties names, else from the runtime calls' names (None for NPU data or
     when neither tells). A trace without deviceProperties (PyTorch 1.8's, one a tool rewrote with the events
@@ -1584,7 +1621,12 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     nb, nc = (names if ctx.has_ops(p) else set() for p, names in zip((b, c), own, strict=True))
     rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
     detail = f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"
-    if rate is not None and rate < MATCH_RATE_THRESHOLD and how.startswith("matched / compared"):
+    # PyTorch against MindSpore: their names differ for the same work, so a low rate is no sign of another model
+    framework_row = _framework_row(ctx, nb, nc) if rate is not None and rate < MATCH_RATE_THRESHOLD else None
+    crossed = framework_row is not None
+    if crossed:
+        detail += f"; {CROSSED_RATE}"
+    elif rate is not None and rate < MATCH_RATE_THRESHOLD and how.startswith("matched / compared"):
         # the operator comparison's own rates: the advice its "matched" log line gave before (the line now
         # leaves the low rate to this check, so the console says it once)
         from .operators import low_match_hint
@@ -1596,8 +1638,10 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
         if one_sided is not None and not compared_whole(ctx, one_sided[0], one_sided[1]):
             one_sided = None  # an op the drill-down reached inside a pair: the Summary's note leaves it out too
         detail += f"; {wrapped_match_hint(one_sided) if one_sided else low_match_hint(bool(ctx.options.op_name_map))}"
-    rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
+    rows.append(_guard("operator match rate", None if rate is None or crossed else rate >= MATCH_RATE_THRESHOLD,
                        shown_b, shown_c, detail))
+    if framework_row is not None:
+        rows.append(framework_row)
     # a side without shapes (every profiling-only load: its ops read "N/A") checks nothing: the heaviest-op
     # search and the shape texts are skipped, with the outcome they would give (no shape, nothing checked)
     # and a side without ops for the pair has no operator to check (its annotations' shapes were checked: "1

@@ -71,6 +71,7 @@ from ..columns import col_of
 from ..errors import ProfileError
 from ..model import (
     INFO_FRAMEWORK,
+    MS_VERSION,
     NO_DEVICE_TIME,
     NO_RANK,
     OTHER_STEP_MARKS,
@@ -2538,6 +2539,9 @@ def read_profiler_settings(info_path: str, profile: Profile, warn: bool) -> None
         profile.extra[INFO_FRAMEWORK] = "torch_npu"
     elif isinstance(info.get("profiler_parameters"), dict):
         profile.extra[INFO_FRAMEWORK] = "MindSpore"
+        version = info.get("ms_version")
+        if isinstance(version, str) and version.strip():  # MindSpore's profiler writes it beside its parameters
+            profile.extra[MS_VERSION] = short_text(" ".join(version.split()))  # one line, as every message is
 
 
 def read_export_settings(info_path: str, profile: Profile, force: bool) -> None:

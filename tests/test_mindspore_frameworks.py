@@ -1,0 +1,144 @@
+"""A PyTorch GPU job moved to MindSpore on an NPU (user guide, scenario 3), session 76: a MindSpore 2.3 / 2.4 export
+writes its framework ops as cpu_op events under MindSpore's own names, none of which is a PyTorch name, so the
+operator sheets paired nothing and the match rate warned that the two profiles "may not be the same workload ...
+different models?". The export is built from the level-1 torch_npu sample as MindSpore's profiler writes it (its
+host lane named MindSpore with ``Thread <tid>`` lanes, flows named mindspore_to_npu, ``ts`` / ``dur`` as strings,
+no Python functions or enqueue / dequeue, a profiler_info_0.json of ``profiler_parameters``, ``ms_version`` and
+``cann_version``); the framework op names are modelled on MindSpore's PyNative launch events, none a PyTorch
+name. Not real MindSpore output: no public modern MindSpore export exists (docs/differences.md, "MindSpore text
+exports: what was verified")."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+
+from msprof_compare import compare
+from msprof_compare.compare.checks import CROSSED_RATE, FRAMEWORK_CHECK, NOTE_CHECKS
+from msprof_compare.loaders import load_profile
+from msprof_compare.model import MS_VERSION, framework_label
+from msprof_compare.options import Options
+
+TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
+ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+#: The host events torch_npu writes and MindSpore does not
+TORCH_ONLY = ("python_function", "enqueue", "dequeue", "fwdbwd", "async_task_queue")
+
+
+def _mindspore_24(src: Path, dst: Path, info: dict | None = None) -> Path:
+    """``src`` laid out as MindSpore 2.4 writes it (module docstring): framework ops stay cpu_op events, renamed
+    ``PynativeFramework::LaunchTask::<Op>`` (the ProfilerStep#N marker kept). ``info``: profiler_info_0.json."""
+    shutil.copytree(src, dst)
+    trace = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    lane = next(e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e["args"]["name"] == "Python")
+    kept = []
+    for e in events:
+        if e.get("cat") in TORCH_ONLY:
+            continue
+        if e.get("pid") == lane and e.get("ph") == "M" and e.get("name") in ("process_name", "thread_name"):
+            e["args"]["name"] = "MindSpore" if e["name"] == "process_name" else f"Thread {e['tid']}"
+        if e.get("cat") == "cpu_op" and not e["name"].startswith("ProfilerStep#"):
+            op = e["name"].rsplit("::", 1)[-1]
+            e["name"] = "PynativeFramework::LaunchTask::" + "".join(w.capitalize() for w in op.split("_"))
+        if e.get("cat") == "async_npu":
+            e["name"] = "mindspore_to_npu"
+        for key in ("ts", "dur"):
+            if key in e and e.get("ph") in ("X", "s", "f"):
+                e[key] = str(e[key])
+        kept.append(e)
+    trace.write_text(json.dumps(kept))
+    (dst / "profiler_metadata.json").unlink()
+    for old in dst.glob("profiler_info*.json"):
+        old.unlink()
+    (dst / "profiler_info_0.json").write_text(json.dumps(info if info is not None else {
+        "profiler_parameters": {"profiler_level": "Level1", "activities": ["CPU", "NPU"],
+                                "aic_metrics": "PipeUtilization", "with_stack": False, "profile_memory": True},
+        "ms_profiler_info": {}, "cann_profiler_info": {}, "ms_version": "2.4.1", "cann_version": "8.0.RC3",
+        "jit_level": "O0"}))
+    return dst
+
+
+def _raw_names(events: list[dict], cats: tuple[str, ...]) -> set[str]:
+    """The distinct names of the complete events of ``cats``, the ProfilerStep#N markers left out (they hold the
+    ops compared)."""
+    return {e["name"] for e in events
+            if e.get("ph") == "X" and e.get("cat") in cats and not e["name"].startswith("ProfilerStep#")}
+
+
+def test_a_mindspore_24_side_against_a_pytorch_gpu_trace_is_said_to_name_its_ops_otherwise(
+        samples: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The frameworks note names each side's framework (the MindSpore version its profiler_info_0.json writes) and
+    counts the names both sides share (none), read here from the raw files: the GPU trace's host ops are its
+    cpu_op, user_annotation and cuda_runtime events (64 names), the MindSpore side's its cpu_op events (123, its
+    ProfilerStep#50 marker left out, which the torch_npu export holds too). The match rate is then not judged, and
+    nothing says "not the same workload"; the sheets are as they were."""
+    ms = _mindspore_24(samples / TEXT.format(1), tmp_path / "profiler" / "rank-0_20250301120000001_ascend_ms")
+    gpu = json.loads(gzip.open(samples / ALEXNET).read())["traceEvents"]
+    nb = _raw_names(gpu, ("cpu_op", "user_annotation", "cuda_runtime"))
+    nc = _raw_names(json.loads((ms / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text()), ("cpu_op",))
+    assert (len(nb), len(nc), len(nb & nc)) == (64, 123, 0)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(samples / ALEXNET), str(ms))
+    guards = res.guards.set_index("Check")
+    row = guards.loc[FRAMEWORK_CHECK]
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("note", "PyTorch (Kineto)", "MindSpore 2.4.1")
+    assert row["Detail"].startswith(
+        "the operator, module and API comparisons pair ops by name, and PyTorch and MindSpore name the same work "
+        f"differently: 0 of the {len(nb)} base and {len(nc)} comparison operator names are on both sides, so those "
+        "sheets pair none and the operator match rate says nothing of the workload")
+    rate = guards.loc["operator match rate"]
+    assert rate["Status"] == "unknown" and rate["Detail"].endswith(CROSSED_RATE)
+    assert (rate["Base"], rate["Comparison"]) == (0.0, 0.0)
+    assert not [m for m in caplog.messages if "may not be the same workload" in m or "different models" in m]
+    [line] = [m for m in caplog.messages if m.startswith(NOTE_CHECKS[FRAMEWORK_CHECK])]
+    assert line.startswith("Base and comparison were recorded by different frameworks (base PyTorch (Kineto), "
+                           "comparison MindSpore 2.4.1): the operator, module and API comparisons pair ops by name")
+    assert "OperatorCompareStatistic" in res.sheet_names  # the sheets stay: only the words about them changed
+    # the other way round, and against the torch_npu export the MindSpore run was ported from
+    swapped = compare(str(ms), str(samples / ALEXNET)).guards.set_index("Check").loc[FRAMEWORK_CHECK]
+    assert (swapped["Base"], swapped["Comparison"]) == ("MindSpore 2.4.1", "PyTorch (Kineto)")
+    torch_npu = samples / TEXT.format(1)
+    npu = compare(str(torch_npu), str(ms), enable_operator_compare=True).guards.set_index("Check")
+    names = _raw_names(json.loads((torch_npu / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text()),
+                       ("cpu_op",))
+    assert (len(names), len(names & nc)) == (133, 0)
+    assert (npu.loc[FRAMEWORK_CHECK, "Base"], npu.loc[FRAMEWORK_CHECK, "Comparison"]) == (
+        "PyTorch (torch_npu)", "MindSpore 2.4.1")
+    assert "0 of the 133 base and 123 comparison operator names are on both sides, so those sheets pair none" \
+        in npu.loc[FRAMEWORK_CHECK, "Detail"]
+    assert npu.loc["operator match rate", "Status"] == "unknown"
+
+
+def test_pytorch_pairs_and_pytorch_named_copies_get_no_frameworks_note(samples: Path, tmp_path: Path) -> None:
+    """Reference pair 4 (PyTorch on both sides) keeps its match-rate warning and gets no frameworks row; so does a
+    MindSpore-layout copy that kept PyTorch's op names (aten::, as the test fixtures built from torch_npu exports
+    do), whose low rate comes from the GPU trace's [param|cuda] annotation, not from the names."""
+    pair4 = compare(str(samples / ALEXNET), str(samples / TEXT.format(1))).guards.set_index("Check")
+    assert FRAMEWORK_CHECK not in pair4.index and pair4.loc["operator match rate", "Status"] == "warn"
+    copy = tmp_path / "rank-0_20250301120000001_ascend_ms"
+    shutil.copytree(samples / TEXT.format(1), copy)
+    named = compare(str(samples / ALEXNET), str(copy)).guards.set_index("Check")
+    assert FRAMEWORK_CHECK not in named.index and named.loc["operator match rate", "Status"] == "warn"
+
+
+@pytest.mark.parametrize(("info", "label"), [
+    ({"profiler_parameters": {"profiler_level": "Level1"}}, "MindSpore"),  # no version written
+    ({"profiler_parameters": {}, "ms_version": 2.4}, "MindSpore"),  # of the wrong type: not shown
+    ({"profiler_parameters": {}, "ms_version": " 2.4.0\n"}, "MindSpore 2.4.0"),
+    ({"config": {"experimental_config": {}}, "ms_version": "2.4.0"}, "MindSpore"),  # torch_npu's layout: not read
+])
+def test_the_mindspore_version_is_read_from_profiler_info_alone(samples: Path, tmp_path: Path, info: dict,
+                                                               label: str) -> None:
+    """MindSpore's profiler writes ``ms_version`` beside ``profiler_parameters`` in profiler_info_<rank>.json; the
+    label shows it where it is text, one line; a side given as its trace_view.json reads no profiler_info.json."""
+    ms = _mindspore_24(samples / TEXT.format(0), tmp_path / "rank-0_20250301120000001_ascend_ms", info)
+    assert framework_label(load_profile(str(ms), Options())) == label
+    alone = load_profile(str(ms / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"), Options())
+    assert MS_VERSION not in alone.extra and framework_label(alone) == "MindSpore"
