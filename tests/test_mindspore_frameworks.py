@@ -142,3 +142,24 @@ def test_the_mindspore_version_is_read_from_profiler_info_alone(samples: Path, t
     assert framework_label(load_profile(str(ms), Options())) == label
     alone = load_profile(str(ms / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"), Options())
     assert MS_VERSION not in alone.extra and framework_label(alone) == "MindSpore"
+
+
+def test_the_json_result_names_each_side_s_framework(samples: Path, tmp_path: Path) -> None:
+    """``kind`` / ``source`` read "NPU" / "ascend_text" for a MindSpore export and a torch_npu one alike, so a
+    script reading the JSON could not tell which framework a side was recorded by: ``framework`` says it, in the
+    frameworks note's words; null for a legacy CANN timeline, which no name tells of. Valid against the schema."""
+    from test_json_report import SCHEMA, validate
+
+    from msprof_compare.report.json_report import to_document
+
+    ms = _mindspore_24(samples / TEXT.format(1), tmp_path / "profiler" / "rank-0_20250301120000001_ascend_ms")
+    doc = to_document(compare(str(samples / ALEXNET), str(ms), enable_profiling_compare=True))
+    assert validate(doc, json.loads(SCHEMA.read_text())) == []
+    assert (doc["base"]["framework"], doc["comparison"]["framework"]) == ("PyTorch (Kineto)", "MindSpore 2.4.1")
+    assert (doc["comparison"]["kind"], doc["comparison"]["source"]) == ("NPU", "ascend_text")
+    # reference pair 9d's base, a CANN timeline of a MindSpore 1.x run
+    timeline = "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/" \
+               "timeline/msprof_0_2_1.json"
+    legacy = to_document(compare(str(samples / timeline), str(samples / TEXT.format(1)),
+                                 enable_profiling_compare=True))
+    assert (legacy["base"]["framework"], legacy["comparison"]["framework"]) == (None, "PyTorch (torch_npu)")

@@ -110,8 +110,10 @@ def test_json_names_each_side_and_keeps_the_sheet_headers(gpu_pair, tmp_path: Pa
     from msprof_compare.report import json_report
 
     doc = json.loads(json_report.dumps(gpu_pair))
-    assert doc["base"] == {"path": str(BASE), "kind": "GPU", "source": "kineto", "level": ""}
-    assert doc["comparison"] == {"path": str(COMP), "kind": "GPU", "source": "kineto", "level": ""}
+    assert doc["base"] == {"path": str(BASE), "kind": "GPU", "source": "kineto", "level": "",
+                           "framework": "PyTorch (Kineto)"}
+    assert doc["comparison"] == {"path": str(COMP), "kind": "GPU", "source": "kineto", "level": "",
+                                 "framework": "PyTorch (Kineto)"}
     sheet = next(s for s in doc["sheets"] if s["name"] == "OverallMetrics")
     shown = ["Index", "Duration(ms)", "Duration Ratio", "Number", "Duration(ms)", "Duration Ratio", "Number",
              "Diff Duration(ms)", "Diff Ratio"]

@@ -27,6 +27,7 @@ from ..compare.module_contributors import module_contributors_note, module_lead_
 from ..compare.summary_notes import contributors_note_lines, net_of_communication, unexplained_note
 from ..compare.verdict import verdict_sentences
 from ..errors import ProfileError
+from ..model import Profile, framework_label
 from ..options import CLI_FACE, Face
 from .output import Part, closed_pipe, default_name, discard_rest, output_target, utc_now, write_new_file
 
@@ -83,7 +84,11 @@ def records(frame: pd.DataFrame | None) -> list[dict[str, Any]]:
 
 
 def _profile(p: Any) -> dict[str, Any]:
-    return {"path": str(p.path), "kind": str(p.kind), "source": str(p.source), "level": str(p.level or "")}
+    """A side's record: ``framework`` tells a MindSpore export from a torch_npu one (``kind`` and ``source`` are
+    "NPU" / "ascend_text" for both), null where nothing tells (``framework_label``) or ``p`` is no loaded profile
+    (the least object ``to_document`` takes has the four other fields alone)."""
+    return {"path": str(p.path), "kind": str(p.kind), "source": str(p.source), "level": str(p.level or ""),
+            "framework": (framework_label(p) or None) if isinstance(p, Profile) else None}
 
 
 def _options(opts: Any) -> dict[str, Any]:
