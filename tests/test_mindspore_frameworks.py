@@ -163,3 +163,31 @@ def test_the_json_result_names_each_side_s_framework(samples: Path, tmp_path: Pa
     legacy = to_document(compare(str(samples / timeline), str(samples / TEXT.format(1)),
                                  enable_profiling_compare=True))
     assert (legacy["base"]["framework"], legacy["comparison"]["framework"]) == (None, "PyTorch (torch_npu)")
+
+
+def test_a_mindspore_db_side_is_not_said_to_lack_cpu_op_events(samples: Path, tmp_path: Path,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    """An ascend_mindspore_profiler_*.db is read without PYTORCH_API (reference-1 §6 / §7.2), so its side has no
+    torch op whatever it holds; the warning said "(MindSpore 2.5+ exports have none, nor do 2.3 / 2.4 ones without
+    cpu_op events)", words of a text export's events, none of which a database holds. The level-1 DB copied under
+    MindSpore's name (its PYTORCH_API rows kept, counted here) into an *_ascend_ms folder, against the GPU trace;
+    the label and the memory line say MindSpore as before."""
+    from dbutil import sql
+
+    src = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+    out = tmp_path / "profiler" / "rank-0_20250301120000001_ascend_ms" / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    db = out / "ascend_mindspore_profiler_0.db"
+    shutil.copyfile(src / "ascend_pytorch_profiler_0.db", db)
+    assert sql(db, "SELECT count(*) FROM PYTORCH_API")[0][0] > 0  # ops the loader leaves unread, as the original
+    (out.parent / "profiler_info_0.json").write_text(json.dumps(
+        {"profiler_parameters": {"profiler_level": "Level1"}, "ms_version": "2.5.0"}))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(samples / ALEXNET), str(out.parent))
+    why = "a MindSpore DB export's framework ops are not read, as in the original"
+    [line] = [m for m in caplog.messages if m.startswith("Can't find any torch op")]
+    assert f"only the other side has ops ({why}): the overall and communication comparisons apply" in line
+    assert "cpu_op" not in line
+    detail = res.guards.set_index("Check").loc["operator match rate", "Detail"]
+    assert detail.startswith(f"no operators on the comparison side ({why}): nothing to match")
+    assert framework_label(load_profile(str(out.parent), Options())) == "MindSpore 2.5.0"

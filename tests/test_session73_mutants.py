@@ -219,14 +219,15 @@ def test_a_database_under_mindspores_name_without_ops_is_called_a_mindspore_expo
     """Kills mo_db_ms (a database named ascend_mindspore_profiler*.db taken for a torch_npu one): no real MindSpore
     database is among the samples, so the level-1 DB excerpt is copied under MindSpore's file name, which the
     loader reads as MindSpore's (without PYTORCH_API: no torch op), in a folder that names no profiling
-    directory; its side is then a MindSpore export, which records no torch op."""
+    directory; its side is then a MindSpore DB export, whose framework ops are not read (session 76: the words
+    were those of a text export, "nor do 2.3 / 2.4 ones without cpu_op events")."""
     copy = tmp_path / "ascend_mindspore_profiler_0.db"
     shutil.copyfile(DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db", copy)
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(H200_ALEXNET), str(copy), enable_operator_compare=True, use_input_shape=True)
     assert [m for m in caplog.messages if "parameter is ignored" in m] == [
         "The use_input_shape parameter is ignored: it only takes effect when operators are matched, and the "
-        f"comparison side has no torch op ({MS_NONE})."]
+        "comparison side has no torch op (a MindSpore DB export's framework ops are not read, as in the original)."]
 
 
 def test_the_no_module_in_step_line_ends_with_its_side(caplog: pytest.LogCaptureFixture) -> None:

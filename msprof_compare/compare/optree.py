@@ -188,8 +188,9 @@ MINDSPORE_NONE = "MindSpore 2.5+ exports have none, nor do 2.3 / 2.4 ones withou
 def no_ops_reason(p: Profile) -> str:
     """Why ``p`` has no torch op, as far as its kind tells: a GPU trace or a torch_npu export holds no host event
     that is one (recorded without the CPU activity, or cut); MindSpore 2.5+ exports (framework ops of category ""),
-    msmonitor captures and CANN timelines record none. The warning said "(MindSpore exports have none)" of a Kineto
-    trace with kernels alone, and beside a MindSpore 2.3 / 2.4 export, whose framework ops are cpu_op events."""
+    msmonitor captures and CANN timelines record none; a MindSpore DB's are not read. The warning said "(MindSpore
+    exports have none)" of a Kineto trace with kernels alone, and beside a MindSpore 2.3 / 2.4 export, whose
+    framework ops are cpu_op events."""
     if p.is_gpu:
         unread = unread_categories(p)
         return ("a GPU trace without cpu_op events has none" if p.has_ops else
@@ -198,6 +199,10 @@ def no_ops_reason(p: Profile) -> str:
     read = os.path.basename(p.files.get("trace_view.json") or p.files.get("db") or "")
     if read.startswith("msmonitor"):
         return "msmonitor captures have none"
+    if read.startswith("ascend_mindspore_profiler"):
+        # its framework ops are not read (reference-1 §7.2: PYTORCH_API of a torch_npu DB alone): "nor do 2.3 / 2.4
+        # ones without cpu_op events" spoke of text exports' events, none of which a database holds
+        return "a MindSpore DB export's framework ops are not read, as in the original"
     if p.level == "trace" and not has_profiling_directory(p):
         return "MindSpore and CANN timelines have none"
     framework = npu_framework(p)
