@@ -116,6 +116,19 @@ def test_a_mindspore_24_side_against_a_pytorch_gpu_trace_is_said_to_name_its_ops
     assert npu.loc["operator match rate", "Status"] == "unknown"
 
 
+def test_a_profiling_only_run_is_told_what_the_sheets_it_does_not_write_would_pair(samples: Path,
+                                                                                  tmp_path: Path) -> None:
+    """A profiling-only run writes no operator, module or API sheet: the note says what they would pair, rather
+    than naming sheets the workbook does not hold (as the world-size warning does since session 75)."""
+    ms = _mindspore_24(samples / TEXT.format(1), tmp_path / "profiler" / "rank-0_20250301120000001_ascend_ms")
+    res = compare(str(samples / ALEXNET), str(ms), enable_profiling_compare=True)
+    assert not {"OperatorCompareStatistic", "ModuleCompareStatistic", "ApiCompare"} & set(res.sheet_names)
+    detail = res.guards.set_index("Check").loc[FRAMEWORK_CHECK, "Detail"]
+    assert ("operator names are on both sides, so those sheets would pair none (this run writes none of them) and "
+            "the operator match rate says nothing of the workload") in detail
+    assert "so those sheets pair none" not in detail
+
+
 def test_pytorch_pairs_and_pytorch_named_copies_get_no_frameworks_note(samples: Path, tmp_path: Path) -> None:
     """Reference pair 4 (PyTorch on both sides) keeps its match-rate warning and gets no frameworks row; so does a
     MindSpore-layout copy that kept PyTorch's op names (aten::, as the test fixtures built from torch_npu exports

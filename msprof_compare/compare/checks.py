@@ -1407,13 +1407,18 @@ CROSSED_RATE = ("not judged: the sides were recorded by different frameworks, wh
                 f"(check \"{FRAMEWORK_CHECK}\")")
 
 
-def _framework_row(ctx: RunContext, nb: set[str], nc: set[str]) -> dict[str, Any] | None:
+#: The sheets that pair ops by name (the frameworks note's "those sheets")
+_NAME_PAIRED_SHEETS = frozenset({"OperatorCompare", "OperatorCompareStatistic", "ModuleCompare",
+                                 "ModuleCompareStatistic", "ApiCompare"})
+
+
+def _framework_row(ctx: RunContext, nb: set[str], nc: set[str], sheets: Sequence[Sheet] = ()) -> dict[str, Any] | None:
     """The frameworks note, for a low operator match rate where both sides have ops for the pair (``nb`` / ``nc``,
     their distinct names) and one is PyTorch's (a Kineto trace, a torch_npu export) and the other MindSpore's (2.3 /
     2.4 write its framework ops as cpu_op events; a 2.5+ export has none, which the "Can't find any torch op"
     warning says). The operator, module and API sheets pair ops by name, and aten::conv2d is no MindSpore name: the
     sheets paired almost nothing and the match rate warned "may not be the same workload ... different models?"
-    of one model."""
+    of one model. A run that writes none of those sheets (profiling only) is told what they would pair."""
     sides = (ctx.base, ctx.comparison)
     frameworks = [framework_of(p) for p in sides]
     if not (nb and nc) or set(frameworks) != {"PyTorch", "MindSpore"}:
@@ -1424,10 +1429,13 @@ def _framework_row(ctx: RunContext, nb: set[str], nc: set[str]) -> dict[str, Any
     # name the sheets pair ("pair only those") beside "Top-level operators matched: 0/115"
     nb, nc = ({n for n in names if not str(n).startswith(STEP_MARK)} for names in (nb, nc))
     shared = len(nb & nc)
+    paired = 'none' if not shared else 'only those'
+    pairs = (f"so those sheets pair {paired}" if _NAME_PAIRED_SHEETS.intersection(s.name for s in sheets)
+             else f"so those sheets would pair {paired} (this run writes none of them)")
     return _guard(FRAMEWORK_CHECK, False, *(framework_label(p) for p in sides),
                   "the operator, module and API comparisons pair ops by name, and PyTorch and MindSpore name the "
                   f"same work differently: {shared:,} of the {len(nb):,} base and {len(nc):,} comparison operator "
-                  f"names are on both sides, so those sheets pair {'none' if not shared else 'only those'} and the "
+                  f"names are on both sides, {pairs} and the "
                   "operator match rate says nothing of the workload; the op_name_map option pairs the names it maps, "
                   "and the time breakdown (OverallMetrics), the communication and the kernel comparisons do not go by "
                   "framework op names")
@@ -1622,7 +1630,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
     detail = f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"
     # PyTorch against MindSpore: their names differ for the same work, so a low rate is no sign of another model
-    framework_row = _framework_row(ctx, nb, nc) if rate is not None and rate < MATCH_RATE_THRESHOLD else None
+    framework_row = _framework_row(ctx, nb, nc, sheets) if rate is not None and rate < MATCH_RATE_THRESHOLD else None
     crossed = framework_row is not None
     if crossed:
         detail += f"; {CROSSED_RATE}"
