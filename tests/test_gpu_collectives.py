@@ -482,7 +482,8 @@ def test_record_args_that_are_no_object(tmp_path, args):
 
     path = _rccl(tmp_path, kernel_names=False, edit=edit)
     assert compare(path, path, enable_kernel_compare=True).sheet_names == []
-    with pytest.raises(ProfileError, match="invalid event args: Expected `object`"):
+    got = {type(None): "null", int: "an integer", list: "a list", str: "a string"}[type(args)]
+    with pytest.raises(ProfileError, match=f"invalid event args: args is {got}, where an object is due, in the event "):
         compare(path, path, enable_communication_compare=True)
 
 

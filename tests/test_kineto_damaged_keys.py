@@ -437,7 +437,7 @@ def test_lane_ids_of_another_json_type_are_counted_and_read_as_lanes_of_their_ow
     counted; and ``int(True)`` would have made it lane 1. Each is now such a lane, counted in the same warning
     (the first named is the first field's, pid before tid, written as the JSON writes it), and the other events'
     lanes are the trace's as written. Timesformer excerpt, ops picked from the JSON; counts by hand: 1 pid, 3 tids.
-    Another field of another type is refused as before."""
+    Another field of another type is refused, the event named by index and name."""
     doc = _doc(H100)
     ev = doc["traceEvents"]
     ops = [i for i, e in enumerate(ev) if e.get("cat") == "cpu_op" and e.get("ph") == "X"]
@@ -466,9 +466,10 @@ def test_lane_ids_of_another_json_type_are_counted_and_read_as_lanes_of_their_ow
         (p, t) for k, (p, t) in enumerate(zip(clean["pid"].tolist(), written, strict=True)) if k not in changed]
     damaged[ops[7]]["ph"] = 5
     refused = _write(tmp_path, dict(doc, traceEvents=damaged), "ph")
-    with pytest.raises(ProfileError, match=r"not a trace event file: Expected `str`, got `int` - at "
-                                           rf"`\$\.traceEvents\[{ops[7]}\]\.ph`"):
+    with pytest.raises(ProfileError) as info:
         load_profile(refused, build_options()[0])
+    assert info.value.message == (f"invalid trace event: event {ops[7]} of traceEvents (counting from 0; name "
+                                  f"{ev[ops[7]]['name']!r}) has ph 5, an integer, where a string is due")
 
 
 def test_nameless_events_by_the_thousand_are_counted_with_separators(tmp_path):

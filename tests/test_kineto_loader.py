@@ -211,7 +211,7 @@ def test_side_file_is_not_a_trace(tmp_path):
     with pytest.raises(ProfileError, match="no GPU kernel"):
         compare(str(p), str(p))
     p.write_text('{"traceEvents": null}')
-    with pytest.raises(ProfileError, match="not a trace event file"):
+    with pytest.raises(ProfileError, match="invalid trace: traceEvents is null, where a list of events is due$"):
         load_profile(str(p), _opts())
 
 

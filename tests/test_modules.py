@@ -188,8 +188,8 @@ def test_kineto_name_that_is_no_text_is_refused(tmp_path: Path) -> None:
     bad.write_text(json.dumps(trace))
     with pytest.raises(ProfileError) as e:
         load_profile(str(bad), build_options(enable_operator_compare=True)[0])
-    assert str(e.value) == (f"{bad}: not a trace event file: Expected `str`, got `array` - at "
-                            f"`$.traceEvents[{n}].name`")
+    assert str(e.value) == (f"{bad}: invalid trace event: event {n} of traceEvents (counting from 0; ph 'X') has name "
+                            '["nn.Module: x"], a list, where a string is due')
 
 
 def _descent(start: list[int], end: list[int], parent: list[int], q: int) -> int:

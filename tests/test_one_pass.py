@@ -105,8 +105,10 @@ def test_list_times_read_from_the_text_match_the_float_decode(tmp_path: Path, ts
     assert type(events[0]) is traceio.RawTimesEvent
     raw, floats = kernels_both_ways(path, monkeypatch)
     assert raw == floats
-    if (ts, dur) in _REFUSED:
-        assert "not a trace event file" in raw
+    if (ts, dur) in _REFUSED:  # the second task (after 2 metadata events), named; its field's value as written
+        field, value = ("ts", ts[1]) if ts[1] != _EPOCH else ("dur", dur[1])
+        assert (f"invalid trace event: event 3 of the event list (counting from 0; ph 'X', name 't1') has {field} "
+                f"{value}") in raw
     if ts is _TIMES[0][0]:
         assert raw[0] == [1736408883688177930, 1736408883688178500, 1736408883688179002]
         assert raw[1] == [145570, 0, 12000]
@@ -123,7 +125,8 @@ def test_a_bad_time_no_table_reads_is_refused_as_the_float_decode_does(tmp_path:
         path = _list_trace(tmp_path, [_EPOCH], ["1"], extra)
         path.write_text(path.read_text().replace('{"Stream Id": 3, "Task Type": "AI_CORE"}', args))
         raw, floats = kernels_both_ways(path, monkeypatch)
-        assert raw == floats and "not a trace event file" in raw
+        said = f"invalid trace event: event 4 of the event list (counting from 0; ph 'C', name 'c2') has {field} {bad}"
+        assert raw == floats and said in raw
 
 
 @pytest.mark.parametrize("kineto", [True, False])
@@ -139,7 +142,9 @@ def test_the_error_of_a_bad_file_is_the_float_decodes(tmp_path: Path, kineto: bo
         with pytest.raises(ProfileError) as info:
             traceio.decode_events("t.json", data, raw_ts=raw_ts)
         errors.append(str(info.value))
-    assert errors[0] == errors[1] and "got `bool`" in errors[0] and "ts`" in errors[0]
+    where = "traceEvents" if kineto else "the event list"
+    assert errors[0] == errors[1] == (f"t.json: invalid trace event: event 1 of {where} (counting from 0; ph 'X', "
+                                      "name 'b') has ts true, where a number, a number's text or null is due")
 
 
 def test_a_kineto_dur_beyond_float_precision_is_read_as_0_without_a_second_pass(
@@ -256,7 +261,8 @@ def test_raw_control_characters_cost_no_float_decode(tmp_path: Path, kineto: boo
     bad = path.read_text().replace(f'"ts": {_EPOCH}', '"ts": true')
     path.write_text(bad.replace("[{", f'[{{"ph": "X", "name": "b", "pid": 2, "tid": 3, "ts": {_EPOCH}}}, {{', 1))
     raw, floats = kernels_both_ways(path, monkeypatch)
-    assert raw == floats and "got `bool`" in raw
+    # the kernel named after the repair (its raw control character read as a blank), its name's \x01 escaped
+    assert raw == floats and "name 'a\\x01 b') has ts true, where a number, a number's text or null is due" in raw
 
 
 def _numeric_bytes(data: bytes) -> bytes:

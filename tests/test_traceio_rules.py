@@ -86,10 +86,9 @@ def test_args_error_shows_args_of_80_characters_whole() -> None:
     at80 = head + b"k" * (80 - len(head) - 2) + b'"}'
     at81 = head + b"k" * (81 - len(head) - 2) + b'"}'
     assert len(at80) == 80 and len(at81) == 81
-    assert shown(at80) == ("invalid event args: Expected `int`, got `str` in args.stream of the event whose args are "
-                           + at80.decode())
-    assert shown(at81) == ("invalid event args: Expected `int`, got `str` in args.stream of the event whose args are "
-                           + at81[:77].decode() + "...")
+    said = "invalid event args: args.stream is a string, where an integer is due, in the event whose args are "
+    assert shown(at80) == said + at80.decode()
+    assert shown(at81) == said + at81[:77].decode() + "..."
 
 
 def test_single_digit_stream_ids_written_as_decimal_text() -> None:

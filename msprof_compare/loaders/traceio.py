@@ -508,6 +508,91 @@ def _json_error(path: str, exc: Exception) -> ProfileError:
     return ProfileError(path, f"malformed trace JSON: {msg}")
 
 
+#: A typed decode's refusal as msgspec words it: the types it wanted and the one it got, or a number beyond its
+#: range; then where (``_EVENT_AT``).
+_REFUSAL = re.compile(r"(?:Expected `(?P<want>[^`]*)`, got `(?P<got>[^`]*)`|(?P<range>(?:Integer value|Number) out of "
+                      r"range)) - at `")
+#: Where a refusal of the trace's typed decode points: ``$.traceEvents``, ``$.traceEvents[7]``, ``$[7].dur``.
+_EVENT_AT = re.compile(r" - at `\$(?P<top>\.traceEvents)?(?:\[(?P<index>\d+)\])?(?:\.(?P<field>\w+))?`$")
+
+#: msgspec's JSON type names -> words.
+_TYPE_WORDS = {"null": "null", "bool": "a boolean", "int": "an integer", "float": "a number", "str": "a string",
+               "array": "a list", "object": "an object"}
+
+#: The leads of the refusals ``invalid_event`` words: a value of a wrong type, which no repair of the JSON text
+#: (``decode_trace``) mends, and whose shown values (a name) must not be read as a decode error's words.
+INVALID_EVENT = "invalid trace event"
+TYPE_REFUSALS = (INVALID_EVENT, "invalid trace:")
+
+
+def refusal_words(message: str) -> tuple[str, str] | None:
+    """msgspec's ValidationError ``message`` as words: what was written ("null", "a list", ..., or "a number beyond
+    a 64-bit integer or float") and what is due ("" for a number out of range); None where it is worded
+    otherwise (a missing field)."""
+    m = _REFUSAL.match(message)
+    if m is None:
+        return None
+    if m["range"]:
+        return "a number beyond a 64-bit integer or float", ""
+    kinds = [k.strip() for k in m["want"].split("|")]
+    due = ["a number" if "float" in kinds else "an integer"] if {"int", "float"} & set(kinds) else []
+    if "str" in kinds:  # Kineto writes some times as strings: a number's text is what such a field takes
+        due.append("a number's text" if "float" in kinds else "a string")
+    due += [_TYPE_WORDS.get(k, k) for k in kinds if k not in ("int", "float", "str")]
+    return _TYPE_WORDS.get(m["got"], m["got"]), ", ".join(due[:-1]) + f" or {due[-1]}" if len(due) > 1 else due[0]
+
+
+class _RawEventsFile(msgspec.Struct, gc=False):
+    traceEvents: list[msgspec.Raw] | msgspec.UnsetType = msgspec.UNSET
+
+
+def _event_at(data: bytes | memoryview, kind: str, index: int) -> dict[str, msgspec.Raw]:
+    """Event ``index`` of a trace the typed decode refused, each field as its JSON text; empty where the text
+    cannot give it (a syntax error later on). An error path only: a decode of the whole text, each event kept as
+    its text."""
+    try:
+        with gc_paused():
+            events = (msgspec.json.decode(data, type=_RawEventsFile).traceEvents if kind == "{" else
+                      msgspec.json.decode(data, type=list[msgspec.Raw]))
+            return msgspec.json.decode(events[index], type=dict[str, msgspec.Raw])
+    except (*DECODE_ERRORS, RecursionError, IndexError, TypeError):
+        return {}
+
+
+def _text_field(event: dict[str, msgspec.Raw], key: str) -> str | None:
+    """Field ``key`` of ``_event_at``'s event where it is a string, quoted as a message quotes a value."""
+    try:
+        value = msgspec.json.decode(event[key]) if key in event else None
+    except (*DECODE_ERRORS, RecursionError):
+        return None
+    return short_repr(value) if isinstance(value, str) else None
+
+
+def invalid_event(path: str, data: bytes | memoryview, kind: str, message: str) -> ProfileError:
+    """The error of a trace whose typed decode raised msgspec's ValidationError ``message``, in our words: the
+    event (its index from 0, and its ph and name where they are strings), the field and its value as written,
+    and what is due. msgspec's own line ("Expected `int | float | str`, got `null` - at `$[3949].dur`") named
+    them in its notation. Only a refused trace pays the lookup of the event (a second decode)."""
+    words, at = refusal_words(message), _EVENT_AT.search(message)
+    if words is None or at is None or (at["index"] is None and not at["top"]):
+        return ProfileError(path, f"not a trace event file: {message}")
+    got, due = words
+    if at["index"] is None:
+        return ProfileError(path, f"invalid trace: traceEvents is {got}, where a list of events is due")
+    where = f"event {at['index']} of {'traceEvents' if at['top'] else 'the event list'} (counting from 0"
+    field = at["field"]
+    if field is None:
+        return ProfileError(path, f"{INVALID_EVENT}: {where}) is {got}, where an event (an object) is due")
+    event = _event_at(data, kind, int(at["index"]))
+    named = [f"{k} {shown}" for k in ("ph", "name") if k != field and (shown := _text_field(event, k))]
+    where += "; " + ", ".join(named) if named else ""
+    # the value as the file writes it (a number beyond float64 decodes to none): what a search of the file finds
+    value = short_text(bytes(event[field]).decode("utf-8", "replace")) if field in event else ""
+    shown = (value or got) if got in ("null", "a boolean") else f"{value}, {got}" if value else got
+    return ProfileError(path, f"{INVALID_EVENT}: {where}) has {field} {shown}" + (f", where {due} is due" if due
+                                                                                  else ""))
+
+
 #: The first event time of a trace (``_beyond_float_ns``).
 _FIRST_TS = re.compile(rb'"ts"\s*:\s*(-?[0-9]+\.[0-9]*)')
 
@@ -626,7 +711,7 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
             if got is not None:
                 return got
     except msgspec.ValidationError as exc:
-        raise ProfileError(path, f"not a trace event file: {exc}") from None
+        raise invalid_event(path, data, kind, str(exc)) from None
     except DECODE_ERRORS as exc:
         refuse_utf16(path, data, "profiler traces are UTF-8")  # UTF-16LE without a BOM starts with '{' or '['
         raise _json_error(path, exc) from None
@@ -899,6 +984,8 @@ def decode_trace(path: str, data: bytes) -> tuple[Events, KinetoFile | None, byt
         try:
             events, top = decode_events(path, data, raw_ts=True)
         except ProfileError as exc:
+            if exc.message.startswith(TYPE_REFUSALS):  # a value of a wrong type, its event's name shown: no repair
+                raise
             fixed = _repaired(exc.message, data, notes)
             if fixed is None:
                 if "backslash" in notes:  # its byte offset is one of the longer repaired text: give the file's
@@ -1525,6 +1612,10 @@ def _args_problem(message: str, parts: Any) -> str:
         return message
     text = bytes(parts[int(m.group(1))]).decode("utf-8", "replace")
     shown = text if len(text) <= 80 else text[:77] + "..."
+    if words := refusal_words(message):  # in our words, as the events' own refusals (``invalid_event``)
+        got, due = words
+        return f"args{m.group(2)} is {got}" + (f", where {due} is due" if due else "") + \
+            f", in the event whose args are {shown}"
     return f"{message[:m.start()]} in args{m.group(2)} of the event whose args are {shown}"
 
 
