@@ -1548,7 +1548,8 @@ _COLUMN_ALIASES = {"Start Time(us)": "Start Time"}
 
 
 def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], required: tuple[str, ...],
-              warnings: list[str], cased: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
+              warnings: list[str], cased: tuple[str, ...] = (), said: dict[str, int] | None = None
+              ) -> dict[str, np.ndarray]:
     """Read the wanted columns of a CSV, as numpy arrays by their names in ``text`` / ``floats``, in the file's
     column order (every reader here takes the columns apart and builds its own table: a DataFrame of them would
     be built only to be taken apart). ``text`` as Python str in object columns ("" when empty; pandas 3's
@@ -1557,6 +1558,9 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     are matched without surrounding blanks. Columns the file lacks are left out; a missing
     ``required`` column, an empty file or a malformed one raises ``ProfileError``. ``cased``: optional names of one
     column a figure of the run reads, said in ``warnings`` where the header has it in another case alone.
+    ``said``: where given, gets what the warnings counted of the missing cells, so a reader saying its own blank
+    cells says none twice: ``"short"`` the rows cut before the last column read, and each float column's name its
+    cells of text that is no number.
     """
     data = _csv_bytes(path)
     if data is not None:  # torch_npu writes in the locale's encoding (traceio.as_utf8)
@@ -1629,7 +1633,11 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
             _check_open_quote(path, len(header), data)
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if data is not None:
-        _damaged_rows(path, data, header, usecols, cols, warnings, whole)
+        short = _damaged_rows(path, data, header, usecols, cols, warnings, whole)
+        if said is not None:
+            said["short"] = short
+    if said is not None:
+        said.update(junk)
     if junk:  # one line per file, counting what was dropped (a recoverable oddity)
         warnings.append(f"{path}: {sum(junk.values()):,} value(s) that are not numbers in column(s) "
                         f"{', '.join(junk)}; read as missing")
@@ -1688,15 +1696,16 @@ def _header_names(path: str, header: list[str], required: tuple[str, ...], warni
 
 
 def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str], cols: dict[str, np.ndarray],
-                  warnings: list[str], whole: bool = False) -> None:
+                  warnings: list[str], whole: bool = False) -> int:
     """Say the damage in the rows of a CSV held in memory (``data``; ``cols``: the ``usecols`` pandas read) that
     pandas reads without a word: rows cut short, NUL bytes, lines joined into an earlier row. ``whole``: pandas
-    found a cell, not empty, in the last column read on every row (``_read_csv``), so no row is cut short."""
+    found a cell, not empty, in the last column read on every row (``_read_csv``), so no row is cut short.
+    Returns how many rows are cut short."""
     last = max(usecols, key=header.index)
     # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one. The
     # lines' separators, counted for it, serve the long-row check too
     lines = _line_commas(data) if not whole and _any_blank(cols[last]) else None
-    if lines is not None and (short := _short_rows(data, header.index(last), lines)):
+    if short := _short_rows(data, header.index(last), lines) if lines is not None else 0:
         warnings.append(f"{path}: {short:,} row(s) end before the last column read; their missing cells read as empty")
     long, first = _long_rows(data, len(cols[usecols[0]]), len(header), lines)
     if long:
@@ -1722,6 +1731,7 @@ def _damaged_rows(path: str, data: bytes, header: list[str], usecols: list[str],
     if joined := _joined_lines(data, len(cols[usecols[0]]) + max(in_header, 0)):
         warnings.append(f"{path}: {joined:,} line(s) read as part of an earlier row (a line break inside a quoted "
                         "field: a quote left open?)")
+    return short
 
 
 def _any_blank(cells: np.ndarray) -> bool:
@@ -2089,18 +2099,26 @@ def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
     """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak) and, where the file has it,
     the ``Component`` of each row (its APP rows, which a DB export's MEMORY_RECORD lacks, make the peak of a text
     export of a run larger than its DB export's: the "NPU export kind" note says by how much). A total below 0
-    or over 1 PB is no reading: missing (NaN), counted in one line of ``warnings``, as a DB's."""
-    got = _read_csv(path, ("Component",), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings)
+    or over 1 PB is no reading: missing (NaN), counted in one line of ``warnings``, as a DB's; so are empty or N/A
+    cells, which no export writes (a row cut short, or a cell of text, is said once, by ``_read_csv``)."""
+    said: dict[str, int] = {}
+    got = _read_csv(path, ("Component",), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings, said=said)
     cells = got["Total Reserved(MB)"]
     mb = np.asarray(cells, dtype=np.float64)
+    missing = int(np.count_nonzero(np.isnan(mb)))
     odd = (mb < 0) | (mb > MAX_RESERVED_BYTES / 2**20)
     if odd.any():
         warnings.append(f"{path}: {int(odd.sum()):,} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage "
                         "leaves them out")
         cells = np.where(odd, np.nan, mb)
-    elif len(mb) and np.isnan(mb).all():  # empty or N/A cells are read as missing without a word: every one is
+    elif len(mb) and missing == len(mb):  # every reading missing: said as such, whatever the cells hold
         warnings.append(f"{path}: none of its {len(mb):,} Total Reserved(MB) value(s) is a number (empty or N/A "
                         "cells); Mem Usage has no reading")
+    # an empty or N/A cell among readings was left out of the peak without a word: a peak lower than the run's
+    blank = missing - said.get("short", 0) - said.get("Total Reserved(MB)", 0)
+    if blank > 0 and missing < len(mb):
+        warnings.append(f"{path}: {blank:,} Total Reserved(MB) value(s) are empty or N/A (an export writes a reading "
+                        "on every row: a damaged cell?); the peak reserved memory (Mem Usage) leaves those rows out")
     if "Component" in got:
         return frame_of({"Total Reserved(MB)": cells, "Component": got["Component"]})
     return frame_of({"Total Reserved(MB)": cells})
