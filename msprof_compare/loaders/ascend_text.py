@@ -1960,13 +1960,15 @@ _UNMATCHED_KERNELS = ("those kernels are not matched (to a launching operator, a
                       "C_CORE_SQE tasks).")
 
 
-def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read: bool = True) -> pd.DataFrame:
+def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read: bool = True,
+                        types_read: bool = True) -> pd.DataFrame:
     """kernel_details.csv with typed columns and exact ``ts``/``dur`` (see module docstring).
 
     Non-numeric or negative durations are kept (as NaN / as is) and counted in one line each of ``warnings``.
     ``steps_read``: a figure reads the step column (a step was asked for: the kernel comparisons keep its rows);
     only then are its damaged cells said, as no other figure reads them (a MindSpore export without step markers
-    can be given no step at all).
+    can be given no step at all). ``types_read``: KernelCompare reads the Type column (its groups); only then
+    are the kernels of no Type among typed ones said, which it leaves out.
     """
     warnings = [] if warnings is None else warnings
     cols = _read_csv(path, ("Step Id", "Step ID") + KERNEL_TEXT_COLUMNS + ("Start Time(us)", "Duration(us)"),
@@ -1990,6 +1992,12 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
     if n_blank := int(np.count_nonzero(out["Name"] == "")):
         warnings.append(f"{path}: {n_blank:,} kernel(s) with an empty Name; the time breakdown's categories told by "
                         "a kernel's name (HCCL, SDMA copies, MC2, TransData) cannot hold them")
+    if types_read and "Type" in out and (n_untyped := _untyped_among_typed(out["Type"])):
+        # KernelCompare skips a row of no Type (reference-2 §6.1: a Level0 export writes N/A on every row), so such
+        # a kernel among typed ones left its group's calls and time without a word
+        warnings.append(f"{path}: {n_untyped:,} kernel(s) with an empty or N/A Type among kernels of a Type (a Level0 "
+                        "export writes N/A on every row: a damaged cell?); KernelCompare leaves them out, as the "
+                        "original does")
     start, start_ns, start_read = _us_times(cols["Start Time(us)"], "Start Time(us)", path=path)
     rounded, example = _rounded_times(start, start_read)
     if example:
@@ -2050,6 +2058,17 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
         note = repeated_rows_note(repeated, "row(s)", "kernel", "those kernels' time counts")
         warnings.append(f"{path}: {note}.")
     return frame_of(out)
+
+
+def _untyped_among_typed(types: np.ndarray) -> int:
+    """How many Type cells name no type (empty, N/A, nan: what KernelCompare skips) where others name one; 0 where
+    none or all do. Each distinct text tested once."""
+    none = {t for t in set(types.tolist())
+            if not isinstance(t, str) or t.strip() in ("", "N/A") or t.strip().lower() == "nan"}  # NaN: a cut row
+    if not none:
+        return 0
+    n = sum(1 for t in types.tolist() if t in none)
+    return n if n < len(types) else 0
 
 
 def _repeated_rows(cols: dict[str, np.ndarray]) -> int:
@@ -2440,7 +2459,8 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
 
     p = path_of("kernel_details.csv")  # read by every run
     if p:
-        profile.kernel_details = read_kernel_details(p, profile.warnings, steps_read=opts.step_given)
+        profile.kernel_details = read_kernel_details(p, profile.warnings, steps_read=opts.step_given,
+                                                     types_read=opts.enable_kernel_compare and not opts.use_kernel_type)
     # Mem Usage, or the memory comparison's peak line alone: a missing file (or one named in another case) is
     # warned of for both, as the peak line said "comparison not recorded" beside a MEMORY_RECORD.CSV unsaid
     p = path_of("memory_record.csv") if "memory_record.csv" in wanted else None
