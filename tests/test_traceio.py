@@ -837,6 +837,55 @@ def test_a_trace_shipped_in_an_archive_is_named_as_such(tmp_path, capsys) -> Non
     assert traceio.archive_kind(trace) == "" and traceio.archive_kind(b"") == ""
 
 
+def test_a_file_that_stands_in_for_a_trace_is_named_with_what_to_do(tmp_path) -> None:
+    """A Git LFS pointer (a clone without git-lfs) and a web page (a download of the page that links the file)
+    under a trace's name, and a .json.gz that is no gzip at all, read as "not a JSON trace (expected an object
+    with traceEvents or an event list)": no word of what the file is or what to do. The line now names the
+    pointer and the page, with what to do, and quotes an unknown text's first line, saying where a .gz name
+    holds no gzip data; binary data is quoted nowhere. Run through ``python -m msprof_compare`` (exit 1, one
+    error line, nothing written); the bundled MI300 trace is the other side. The pointer's lines are the
+    git-lfs specification's (spec/v1): its version line, an oid and a size."""
+    import gzip
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from cliutil import error_lines
+
+    repo = Path(__file__).resolve().parent.parent
+    other = str(repo / "sample_data" / "bert-small_mi300.json.gz")
+    pointer = (b"version https://git-lfs.github.com/spec/v1\n"
+               b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 71459\n")
+    lfs = ("not a JSON trace: the file is a Git LFS pointer, not the file it stands for (comparison side: fetch the "
+           "file itself: git lfs pull, in the repository it came from)")
+    page = ("not a JSON trace: the file is a web page (HTML), saved under the file's name (comparison side: download "
+            "the file itself, not the page that links it)")
+    unknown = "not a JSON trace (expected an object with traceEvents or an event list) (comparison side"
+    files = {"lfs.pt.trace.json.gz": (pointer, lfs),
+             "rank0.pt.trace.json": (pointer, lfs),
+             "page.json.gz": (b"\n  <!DOCTYPE html>\n<html lang=\"en\"><body>Sign in</body></html>\n", page),
+             "page.json": (b"<HTML><HEAD><TITLE>404 Not Found</TITLE></HEAD></HTML>", page),
+             "notgz.json.gz": (b"not gzip\r\nat all",
+                               f"{unknown}: its name ends in .gz, but the file is not gzip-compressed: it begins "
+                               "'not gzip')"),
+             # gzip data: the .gz name is right, the text inside is no trace
+             "gz.json.gz": (gzip.compress(b"Name,Duration(us)\nMatMul,1.5\n"),
+                            f"{unknown}: it begins 'Name,Duration(us)')"),
+             "binary.json": (b"\x00\x01\x02\x03junk", f"{unknown})")}
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    for name, (data, said) in files.items():
+        f = tmp_path / name
+        f.write_bytes(data)
+        proc = subprocess.run([sys.executable, "-m", "msprof_compare", "compare", "-d", str(f), "-bp", other,
+                               "-o", str(out)], capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == 1 and error_lines(proc.stderr) == [f"error: {f}: {said}"], proc.stderr
+        assert not out.exists() and proc.stdout == ""
+    assert traceio.stand_in_kind(gzip.decompress((repo / "sample_data" / "bert-small_h100.json.gz").read_bytes())) \
+        is None
+
+
 def test_python_step_marks_asks_the_host_ops_only_where_a_python_function_is_a_marker() -> None:
     """``marks`` may be a superset (every distinct name of the trace): where no Python function bears a marker
     name, the host ops' names are not gathered (a pass over every host op); where one does, its step is lost

@@ -728,7 +728,11 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
     if archive:
         raise ProfileError(path, f"not a JSON trace: the file is {archive}",
                            hint="unpack it and pass the trace it holds, or its profiling directory")
-    raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
+    stand_in = stand_in_kind(data)
+    if stand_in:
+        raise ProfileError(path, f"not a JSON trace: the file is {stand_in[0]}", hint=stand_in[1])
+    raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)",
+                       hint=_unknown_text_hint(path, data))
 
 
 def _typed_decode(path: str, data: bytes | memoryview, kind: str, top_decoder: msgspec.json.Decoder,
@@ -767,6 +771,42 @@ def archive_kind(data: bytes | memoryview) -> str:
     if head[257:262] == b"ustar":  # POSIX tar header (also what a .tar.gz inflates to)
         return "a tar archive"
     return ""
+
+
+#: Text files that stand in for a trace under its name, by their first bytes (after blanks, case aside): what each
+#: is and what to do. A clone of a repository without git-lfs holds a pointer of three lines in place of each large
+#: file, and a download of the page that links a file saves that web page under the file's name: both read as
+#: "not a JSON trace (expected ...)", which sent the user looking for damage in a profile never fetched.
+_STAND_INS = ((b"version https://git-lfs.github.com/spec/", "a Git LFS pointer, not the file it stands for",
+               "fetch the file itself: git lfs pull, in the repository it came from"),
+              (b"<!doctype html", "a web page (HTML), saved under the file's name",
+               "download the file itself, not the page that links it"),
+              (b"<html", "a web page (HTML), saved under the file's name",
+               "download the file itself, not the page that links it"))
+
+
+def stand_in_kind(data: bytes | memoryview) -> tuple[str, str] | None:
+    """(what the file is, what to do) for a text that stands in for a trace (``_STAND_INS``), else None."""
+    head = bytes(data[:64]).lstrip().lower()
+    for start, kind, hint in _STAND_INS:
+        if head.startswith(start):
+            return kind, hint
+    return None
+
+
+def _unknown_text_hint(path: str, data: bytes | memoryview) -> str | None:
+    """What an unknown file's error adds: its first characters where they are text (a log, a CSV, an error page
+    of another kind: what the file is, at a glance), and, where its name ends in .gz but it holds no gzip data, so;
+    None for binary data, which a quote would not show."""
+    line = bytes(data[:200]).lstrip().split(b"\n", 1)[0].rstrip(b"\r")
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        text = ""
+    begins = f"it begins {short_repr(text)}" if text.isprintable() and text.strip() else ""
+    if path.endswith(".gz") and not _gzip_file(path):
+        return "its name ends in .gz, but the file is not gzip-compressed" + (f": {begins}" if begins else "")
+    return begins or None
 
 
 #: The other encoding profiles come in: torch_npu and MindSpore write their text files (trace_view.json, the
