@@ -133,8 +133,14 @@ def overall_hint(output: str, formats: tuple[str, ...] = ("xlsx",)) -> str:
     return OVERALL_HINT.replace("performance_comparison_result_*.xlsx", name) if name else OVERALL_HINT
 
 
-#: Printed under the original's table, whose first column names only the hardware ("NPU" twice for an NPU pair).
-ROWS_LEGEND = "Rows: base first, comparison second."
+def rows_legend(base: str, comparison: str) -> str:
+    """The line under the original's table, whose first column names only the hardware ("NPU" twice for an NPU
+    pair): which row is which, each with its input as typed (a leading ``=`` dropped, as the loaders drop it).
+    Nothing on stdout named the inputs, so two given the wrong way round (``-d`` is the comparison) read as the
+    opposite verdict, with no word to catch it by."""
+    return f"Rows: base first ({base.lstrip('=')}), comparison second ({comparison.lstrip('=')})."
+
+
 _CONTEXT = {"help_option_names": ["-h", "-H", "--help"]}
 VERSION_HELP = "Show the tool's version and exit."
 
@@ -794,7 +800,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
                 table = result.console_table()
                 if table:
                     _print(table)
-                    _print(ROWS_LEGEND)
+                    _print(rows_legend(base, comparison))
                     for note in result.summary.get("notes") or ():
                         _print(note)
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:

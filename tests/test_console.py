@@ -129,13 +129,44 @@ def test_cli_says_which_row_is_base(samples: Path, capsys: pytest.CaptureFixture
     lines = out.splitlines()
     rows = [i for i, line in enumerate(lines) if line.startswith("| NPU |")]
     assert len(rows) == 2 and lines[rows[-1] + 1].startswith("+--")
-    assert lines[rows[-1] + 2] == "Rows: base first, comparison second."
+    assert lines[rows[-1] + 2] == (f"Rows: base first ({text / 'level1/rank0_ascend_pt'}), comparison second "
+                                   f"({text / 'level2/rank0_ascend_pt'}).")
     # both sides measured: no note but the Wait Time's (both 0 beside 112.541 / 134.458 ms of Notify_Wait), each
     # naming the cell its row shows: the base's zero reads "( / )", the comparison's "(0.000s)"
     assert "s( / )" in lines[rows[0]] and "s(0.000s)" in lines[rows[1]]
     assert lines[rows[-1] + 3:rows[-1] + 5] == [wait_note("Base", text / "level1/rank0_ascend_pt"),
                                                 wait_note("Comparison", text / "level2/rank0_ascend_pt")]
     assert not lines[rows[-1] + 5].startswith(("Base row", "Comparison row"))
+
+
+def test_the_rows_line_names_the_inputs_so_a_swap_shows(tmp_path: Path) -> None:
+    """Nothing on stdout named the inputs: given the wrong way round (``-d`` is the comparison, though the README's
+    first command gives it first), the bundled pair read "the comparison is slower than the base" with no word to
+    catch the swap by. The line under the table names each row's input as typed (a leading ``=`` dropped, as the
+    loaders drop it), on the real entry points: ``msprof-analyze`` both ways round, and ``performance_compare.py``,
+    whose first path is the base. The verdict's E2E figures swap with the inputs."""
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parent.parent
+    (tmp_path / "sample_data").symlink_to(repo / "sample_data")
+    h100, mi300 = "sample_data/bert-small_h100.json.gz", "sample_data/bert-small_mi300.json.gz"
+    analyze = [sys.executable, "-c", "from msprof_compare.entry import analyze_main; analyze_main()", "compare"]
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["PYTHONPATH"] = str(repo)
+    runs = [(analyze + ["-d", mi300, "-bp", h100], h100, mi300, "3.908 ms -> 3.496 ms"),
+            (analyze + [f"-d={h100}", "-bp", mi300], mi300, h100, "3.496 ms -> 3.908 ms"),
+            ([sys.executable, str(repo / "performance_compare.py"), mi300, h100], mi300, h100, "3.496 ms -> 3.908 ms")]
+    for i, (command, base, comparison, e2e) in enumerate(runs):
+        out = tmp_path / f"out{i}"
+        proc = subprocess.run(command + ["-o", str(out), "--enable_profiling_compare"], capture_output=True,
+                              text=True, cwd=tmp_path, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        legend = lines.index(f"Rows: base first ({base}), comparison second ({comparison}).")
+        assert lines[legend - 3].startswith("| GPU |") and lines[legend - 1].startswith("+--")
+        assert any(line.startswith(f"E2E time {e2e} ") for line in lines[legend:]), proc.stdout
 
 
 ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
@@ -190,7 +221,7 @@ def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.
                                      "-o", str(tmp_path), "--enable_profiling_compare")
         assert code == 0
         lines = out.splitlines()
-        legend = lines.index("Rows: base first, comparison second.")
+        legend = lines.index(f"Rows: base first ({samples / ALEXNET}), comparison second ({comparison}).")
         assert lines[legend + 1:legend + 1 + len(notes)] == notes
         assert lines[legend - 3].startswith("| GPU |") and lines[legend - 2].startswith("| NPU |")
         mem = lines[legend - 3].split("|")
@@ -254,7 +285,7 @@ def test_two_rows_without_time_get_one_note(samples: Path, capsys: pytest.Captur
     code, out, _err = run_inproc(capsys, "-d", str(comp), "-bp", str(base), "-o", str(tmp_path))
     assert code == 0
     lines = out.splitlines()
-    legend = lines.index("Rows: base first, comparison second.")
+    legend = lines.index(f"Rows: base first ({base}), comparison second ({comp}).")
     assert lines[legend + 1:] == [note]
     code, out, _err = run_inproc(capsys, "-d", str(comp), "-bp", str(base), "-o", "-", "--output_format", "json")
     assert code == 0 and json.loads(out)["console_summary"]["notes"] == [note]

@@ -57,7 +57,7 @@ def test_a_zero_wait_time_beside_notify_wait_is_said_under_the_table(samples: Pa
     row = next(line for line in lines if line.startswith("| NPU |")).split("|")
     cell = row[[h.strip() for h in header].index("Uncovered Communication Time(Wait Time)")].strip()
     assert cell.endswith("(0.000s)")  # the figure is the original's, unchanged
-    legend = lines.index("Rows: base first, comparison second.")
+    legend = lines.index(f"Rows: base first ({samples / ALEXNET}), comparison second ({ms}).")
     said = [line for line in lines[legend + 1:] if line.startswith("Comparison row: its Wait Time")]
     assert said == ["Comparison row: its Wait Time 0.000s is that of the HCCL plane that waits least in each "
                     "communication group, as the original measures a text export, here a plane with no Notify_Wait; "
