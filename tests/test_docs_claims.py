@@ -468,6 +468,30 @@ def test_readme_repeated_option_warning_and_exit_table_refusals(capsys: pytest.C
     assert code == 1 and "a path ending in '/' names a folder" in err, err
 
 
+def test_readme_errors_name_an_input_as_typed_and_its_side(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """README "Errors and exit codes": "an input's error ... also says which side it was given as (`error: ...`: `-d`,
+    or the `comparison` argument of `compare()`, whose `ProfileError` carries it as `.side`)", and a quoted
+    `-d "~/run"` is named `~/run`. The quoted line is the tool's for a missing run1/trace.json given as -d (the
+    bundled H100 trace the base), run from a folder without it; compare() names the same path and side."""
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    line, flag = re.search(r"given as \(`(error: [^`]+)`: `(-[a-z]+)`, or the `comparison` argument", readme).groups()
+    missing = re.fullmatch(r"error: (\S+): no such file or directory \(comparison side\)", line).group(1)
+    typed = re.search(r'a quoted `-d "(~/[a-z]+)"` -> `(~/[a-z]+)`', readme).groups()
+    assert flag == "-d" and typed[0] == typed[1]
+    base = str(REPO / "sample_data" / "bert-small_h100.json.gz")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for given in (missing, typed[0]):
+        code, out, err = run_inproc(capsys, flag, given, "-bp", base)
+        assert code == 1 and out == "" and [x for x in err.splitlines() if x.startswith("error:")] == [
+            f"error: {given}: no such file or directory (comparison side)"], err
+    with pytest.raises(api.ProfileError) as info:
+        api.compare(base, missing)
+    assert info.value.side == "comparison side" and info.value.path == missing
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_schema_names_every_note_check():
     """The result schema's guards Status description lists the checks whose failure is a note; each of
     ``checks.NOTE_CHECKS`` is named there (the NPU-vs-NPU "categories without framework ops" check was added)."""
