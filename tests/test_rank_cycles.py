@@ -578,7 +578,8 @@ def test_kineto_subfolders_of_no_ones_cycles_stay_errors(kineto_jobs, tmp_path):
     first.rename(first.with_name("worker1" + first.name.removeprefix("worker0")))  # another worker's
     with pytest.raises(ProfileError, match=r"node0: holds 2 traces: a rank's folder holds one \(or a profiler "
                                            r"schedule's cycles, named as tensorboard_trace_handler names them: "
-                                           r"<worker>\.<ms>\.pt\.trace\.json, one worker's\)$"):
+                                           r"<worker>\.<ms>\.pt\.trace\.json, one worker's; or pass one trace per "
+                                           r"side, such as \S+/node0/worker\S+\)$"):
         api.ranks(job)
     runs = tmp_path / "runs"
     for run in TB_RUNS:

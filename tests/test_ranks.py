@@ -2175,6 +2175,33 @@ def test_compare_ranks_stopped_early_leaves_the_log_alone(package_log):
     assert package_log == [] and logger.filters == filters
 
 
+def test_a_log_folder_of_two_runs_against_one_trace_names_a_trace_to_pass(tmp_path):
+    """tensorboard_trace_handler writes each run of a script into its folder under a new pid, so after two runs
+    ``log/run`` holds two workers' traces; given as the log folder above it (what TensorBoard's --logdir takes)
+    against one trace, the line said what a rank's folder holds and not what to do. It now names a trace to pass,
+    and that trace, pasted back, compares (the real entry point; the bundled traces, which record no rank)."""
+    run = tmp_path / "log" / "run"
+    run.mkdir(parents=True)
+    sample = REPO / "sample_data"
+    shutil.copy(sample / "bert-small_h100.json.gz", run / "host_101.1700000000000.pt.trace.json.gz")
+    shutil.copy(sample / "bert-small_mi300.json.gz", run / "host_202.1700000900000.pt.trace.json.gz")
+    other = str(sample / "bert-small_mi300.json.gz")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-c", ANALYZE, "compare", "-bp", "log", "-d", other, "-o", "out"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    (line,) = error_lines(proc.stderr)
+    assert proc.returncode == 1 and line == (
+        "error: log/run: holds 2 traces: a rank's folder holds one (base side: or a profiler schedule's cycles, "
+        "named as tensorboard_trace_handler names them: <worker>.<ms>.pt.trace.json, one worker's; or pass one "
+        "trace per side, such as log/run/host_101.1700000000000.pt.trace.json.gz)"), proc.stderr
+    assert not (tmp_path / "out").exists()
+    named = line.rsplit("such as ", 1)[1].rstrip(")")
+    proc = subprocess.run([sys.executable, "-c", ANALYZE, "compare", "-bp", named, "-d", other, "-o", "out",
+                           "--enable_profiling_compare"], capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=300)
+    assert proc.returncode == 0 and "E2E time 3.908 ms -> 3.496 ms" in proc.stdout, proc.stderr
+
+
 def test_kineto_rank_subfolders_hold_a_trace_under_any_name(tmp_path):
     """A rank's subfolder holds its trace as a folder input does: under the name ``export_chrome_trace`` was given
     (no ``.pt.trace``), beside a side JSON file that is no trace (an event list, an object without traceEvents)."""

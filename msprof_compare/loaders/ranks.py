@@ -694,9 +694,12 @@ def input_rank(path: str, heads: TraceHeads | None = None, force: bool = False) 
         return _npu_rank(path, names)
     traces = folder_traces(path, heads)[0]
     if len(traces) != 1:
+        # traces of two workers in one folder: tensorboard_trace_handler's folder after the script ran twice (each
+        # run a new pid), given as the log folder above it; the line said what a rank's folder holds, not what to do
+        one = f"; or pass one trace per side, such as {term_safe(traces[0])}" if traces else ""
         raise ProfileError(path, f"holds {len(traces)} traces: a rank's folder holds one",
                            hint="or a profiler schedule's cycles, named as tensorboard_trace_handler names them: "
-                                "<worker>.<ms>.pt.trace.json, one worker's")
+                                f"<worker>.<ms>.pt.trace.json, one worker's{one}")
     return _trace_rank(traces[0], heads, force)
 
 
