@@ -386,20 +386,35 @@ def close_names(given: str, known: Iterable[str]) -> list[str]:
     ``steps``: ``base_step`` and ``comparison_step``; ``kernel_num``: ``max_kernel_num``), or is a near spelling
     (the nearest by difflib's ratio, 0.8 or more, leading dashes aside: ``enable_profilng_compare``), or the same
     letters with two neighbours swapped, the commonest typo, which the ratio misses in a name of four letters or
-    fewer (``--hlep``: 0.75 against ``--help``; ``-pb``: ``-bp``)."""
+    fewer (``--hlep``: 0.75 against ``--help``; ``-pb``: ``-bp``). A comparison named by its sheets or an
+    abbreviation (``_WORD_ALIASES``: ``enable_module_compare``, ``enable_op_compare``) is named in place of the
+    nearest spelling, which was another comparison."""
     bare = given.lstrip("-").lower()
     words = [w for w in re.split(r"[_-]+", bare) if w]
     plain = {name: name.lstrip("-").lower() for name in known if bare and name != given}
-    found = set(difflib.get_close_matches(bare, list(plain.values()), n=1, cutoff=0.8))  # the nearest spelling
-    found = {name for name, p in plain.items() if p in found or _swapped(bare, p)}
+    aliased = [_WORD_ALIASES.get(w, w) for w in words]
+    found = {name for name, p in plain.items() if aliased != words and _holds(aliased, p)}
+    if not found:  # the nearest spelling, unless a comparison is named by its sheets or an abbreviation (another one)
+        near = set(difflib.get_close_matches(bare, list(plain.values()), n=1, cutoff=0.8))
+        found = {name for name, p in plain.items() if p in near or _swapped(bare, p)}
     for name, p in plain.items():
-        theirs = [w for w in re.split(r"[_-]+", p) if w]
-        held = bool(words) and any(
-            all(w in (t, t + "s") for w, t in zip(words, theirs[i:i + len(words)], strict=True))
-            for i in range(len(theirs) - len(words) + 1))
-        if name.startswith(given) or held:
+        if name.startswith(given) or _holds(words, p):
             found.add(name)
     return sorted(found)
+
+
+#: Words a user writes for an option's own word: an abbreviation, or the sheets a comparison writes (the module
+#: sheets are the operator comparison's). By spelling alone --enable_op_compare read as --enable_api_compare and
+#: --enable_module_compare as --enable_memory_compare: other comparisons, which a user told so would run.
+_WORD_ALIASES = {"op": "operator", "ops": "operator", "module": "operator", "modules": "operator", "mem": "memory",
+                 "comm": "communication", "overall": "profiling"}
+
+
+def _holds(words: list[str], name: str) -> bool:
+    """Whether the option ``name`` (dashes left out) holds ``words`` in a row, each whole or as its plural."""
+    theirs = [w for w in re.split(r"[_-]+", name) if w]
+    return bool(words) and any(all(w in (t, t + "s") for w, t in zip(words, theirs[i:i + len(words)], strict=True))
+                               for i in range(len(theirs) - len(words) + 1))
 
 
 def _swapped(typed: str, name: str) -> bool:

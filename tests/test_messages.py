@@ -68,7 +68,8 @@ def test_a_short_prefix_of_an_option_names_it(capsys: pytest.CaptureFixture) -> 
 
 
 #: A mistyped option and the options every face names for it, by hand from the options' names: a word of two
-#: options (step), a plural of one (steps), words inside one (kernel_num), a near spelling, a prefix (-b, --base).
+#: options (step), a plural of one (steps), words inside one (kernel_num), a near spelling, a prefix (-b, --base),
+#: a comparison's sheets or an abbreviation for its word (module, op).
 _TYPOS = [
     ("step", ["base_step", "comparison_step"]),
     ("steps", ["base_step", "comparison_step"]),
@@ -77,6 +78,12 @@ _TYPOS = [
     ("output_formats", ["output_format"]),
     ("base", ["base_step"]),
     ("bogus", []),
+    # a comparison named by its sheets or an abbreviation: by spelling alone api, memory and api were named
+    ("enable_module_compare", ["enable_operator_compare"]),
+    ("enable_op_compare", ["enable_operator_compare"]),
+    ("enable_mem_compare", ["enable_memory_compare"]),
+    ("enable_comm_compare", ["enable_communication_compare"]),
+    ("module", ["disable_module", "enable_operator_compare"]),
 ]
 
 
