@@ -445,6 +445,36 @@ def test_gz_twin_is_named_as_typed_and_only_a_file(capsys: pytest.CaptureFixture
     assert not (tmp_path / "o").exists()
 
 
+def test_a_mistyped_input_names_the_near_name_its_folder_holds(tmp_path: Path) -> None:
+    """A letter left out of the bundled trace's name (``-bp sample_data/bert-smal_h100.json.gz``, a new user's
+    first typo) read only ``no such file or directory``; the line now names the near name the folder holds, as
+    typed, and the name pasted back compares. A name that differs by digits alone is no typo: ``h200`` beside
+    ``h100`` (or ``rank2_ascend_pt`` beside ``rank1_ascend_pt``) names nothing, where the next nearest name would
+    be the other run's. Through ``python -m msprof_compare`` from a folder holding the bundled pair."""
+    (tmp_path / "sample_data").symlink_to(REPO / "sample_data")
+    (tmp_path / "runs" / "rank1_ascend_pt").mkdir(parents=True)
+    comp = "sample_data/bert-small_mi300.json.gz"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+
+    def run(base: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "msprof_compare", "compare", "-bp", base, "-d", comp, "-o", "o",
+                               "--enable_profiling_compare"], capture_output=True, text=True, cwd=tmp_path, env=env,
+                              timeout=300)
+
+    for typed, meant in (("sample_data/bert-smal_h100.json.gz", "sample_data/bert-small_h100.json.gz"),
+                         ("sample_data/bert_small_h100.json.gz", "sample_data/bert-small_h100.json.gz"),
+                         ("runs/rank1_ascend", "runs/rank1_ascend_pt"),
+                         ("sample_data/bert-small_h200.json.gz", None), ("runs/rank2_ascend_pt", None),
+                         ("sample_data/other.json.gz", None)):
+        proc = run(typed)
+        hint = f": did you mean {meant}? that exists" if meant else ""
+        assert proc.returncode == 1 and error_lines(proc.stderr) == [
+            f"error: {typed}: no such file or directory (base side{hint})"], proc.stderr
+        assert proc.stdout == "" and not (tmp_path / "o").exists()
+    proc = run("sample_data/bert-small_h100.json.gz")  # the name offered, pasted back
+    assert proc.returncode == 0 and "E2E time 3.908 ms -> 3.496 ms" in proc.stdout, proc.stderr
+
+
 def test_blank_or_empty_path_says_which_and_what(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """A path of blanks read ``error:  : no such file or directory``, a path with a stray trailing space looked
     like the existing folder it names, and an empty path (``-d "$UNSET"``) did not say which of the two it was.

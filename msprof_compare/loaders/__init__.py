@@ -138,7 +138,8 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
                 raise ProfileError(given, f"broken symbolic link: {exc.strerror or exc}") from None
         # "-" names standard input in many tools (and -o - writes JSON there); a profile is a path
         stdin = "a profile is not read from standard input: pass its file or directory" if given == "-" else None
-        raise ProfileError(given, "no such file or directory", hint=stdin or _gz_twin_hint(given, path))
+        raise ProfileError(given, "no such file or directory",
+                           hint=stdin or _gz_twin_hint(given, path) or _near_name_hint(given, path))
     if os.path.isfile(path):
         name = os.path.basename(path)
         if name.endswith(".db"):
@@ -324,6 +325,33 @@ def _gz_twin_hint(given: str, path: str) -> str | None:
         if os.path.isfile(twin_path):
             return f"did you mean {term_safe(twin)}? that file exists"
     return None
+
+
+def _near_name_hint(given: str, path: str) -> str | None:
+    """A missing input whose name is a near spelling of one its folder holds (difflib's ratio 0.8 or more: a letter
+    left out, doubled or swapped, ``bert-smal_h100.json.gz``): that name, as the path was typed, so the line says
+    what to pass. None where a name there differs by digits alone (``rank2`` is no typo of ``rank1``, which would
+    compare another rank, and the next nearest name is another run's) or the folder holds over 10,000 names (a
+    typo need not cost their listing); a name that differs by ``.gz`` alone is ``_gz_twin_hint``'s, files only."""
+    import difflib
+
+    head, tail = os.path.split(given.lstrip("="))
+    if not tail or tail != tail.strip():  # blanks around the name: the CLI says so (cli._blank_edges)
+        return None
+    try:
+        with os.scandir(os.path.dirname(path)) as it:
+            names = [e.name for _, e in zip(range(10_001), it, strict=False)]
+    except OSError:
+        return None
+    if len(names) > 10_000:
+        return None
+    digits = re.compile(r"\d+")
+    numbered = digits.sub("#", tail)
+    if any(digits.sub("#", n) == numbered for n in names):  # h200 beside h100: the next nearest is another run
+        return None
+    near = [n for n in names if n not in (tail + ".gz", tail.removesuffix(".gz"))]
+    match = difflib.get_close_matches(tail, near, n=1, cutoff=0.8)
+    return f"did you mean {term_safe(os.path.join(head, match[0]))}? that exists" if match else None
 
 
 def _suffix_hint(name: str, path: str) -> str:
