@@ -385,8 +385,8 @@ def _union_ns(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _gpu_idle(trace: Path) -> tuple[int, int, int, list[str], int, int]:
     """The trace's idle stretches (count, total ns, longest ns) in its E2E window (its kernels' and copies' span),
-    where no kernel runs, and its host sync calls starting in that window: names (first start first), calls and
-    the host ns their union covers."""
+    where no kernel, memcpy or memset runs, and its host sync calls starting in that window: names (first start
+    first), calls and the host ns their union covers."""
     with gzip.open(trace, "rt", encoding="utf-8") as f:
         events = json.load(f, parse_float=Decimal)["traceEvents"]
 
@@ -396,7 +396,8 @@ def _gpu_idle(trace: Path) -> tuple[int, int, int, list[str], int, int]:
 
     device = [span(e) for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
     lo, hi = min(s for s, _ in device), max(e for _, e in device)
-    busy = _union_ns([span(e) for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"])
+    busy = _union_ns([span(e) for e in events if e.get("ph") == "X" and e.get("cat") in (
+        "kernel", "gpu_memcpy", "gpu_memset")])
     edges = [lo, *[x for s, e in busy for x in (s, e)], hi]
     gaps = [b - a for a, b in zip(edges[0::2], edges[1::2], strict=True) if b > a]
     # host calls: operators and runtime calls (a python_function event is a Python stack frame, no call of its own)
@@ -408,9 +409,9 @@ def _gpu_idle(trace: Path) -> tuple[int, int, int, list[str], int, int]:
 
 
 def _text_idle(export: Path) -> tuple[int, int, int, int, int]:
-    """A text export's idle stretches from trace_view.json's Overlap Analysis Free lane (count, total ns, longest ns:
-    each event's us to the ns) and its host sync calls (aten::item, aten::_local_scalar_dense) starting in the
-    lanes' span, and the host ns their union covers."""
+    """A text export's idle stretches from trace_view.json's Overlap Analysis Free lane less its DMA copy tasks
+    (Task Type SDMA_SQE, PCIE_DMA_SQE) (count, total ns, longest ns: each event's us to the ns) and its host sync
+    calls (aten::item, aten::_local_scalar_dense) starting in the lanes' span, and the host ns their union covers."""
     with open(export / "ASCEND_PROFILER_OUTPUT/trace_view.json", encoding="utf-8") as f:
         events = json.load(f, parse_float=Decimal)
     (pid,) = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
@@ -420,7 +421,19 @@ def _text_idle(export: Path) -> tuple[int, int, int, int, int]:
     lanes = [e for e in events if e.get("ph") == "X" and e["pid"] == pid]
     lo = min(Decimal(e["ts"]) for e in lanes)
     hi = max(Decimal(e["ts"]) + Decimal(e["dur"]) for e in lanes)
-    free = [int(Decimal(e["dur"]) * 1000) for e in lanes if e["tid"] == free_tid]
+    ns = [(int(Decimal(e["ts"]) * 1000), int((Decimal(e["ts"]) + Decimal(e["dur"])) * 1000)) for e in lanes
+          if e["tid"] == free_tid]
+    copies = _union_ns([(int(Decimal(e["ts"]) * 1000), int((Decimal(e["ts"]) + Decimal(e["dur"])) * 1000))
+                        for e in events if e.get("ph") == "X"
+                        and e.get("args", {}).get("Task Type") in ("SDMA_SQE", "PCIE_DMA_SQE")])
+    free = []
+    for s, e in _union_ns(ns):  # each free run less the copies in it
+        for cs, ce in copies:
+            if cs < e and ce > s:
+                free.append(cs - s)
+                s = max(s, ce)
+        free.append(e - s)
+    free = [f for f in free if f > 0]
     syncs = [e for e in events if e.get("ph") == "X" and e.get("name") in ("aten::item", "aten::_local_scalar_dense")
              and lo <= Decimal(e["ts"]) < hi]
     spans = [(int(Decimal(e["ts"]) * 1000), int((Decimal(e["ts"]) + Decimal(e["dur"])) * 1000)) for e in syncs]
@@ -433,13 +446,13 @@ def test_free_other_growth_is_said_with_what_the_profiles_hold_on_it(samples: Pa
     after the all-reduce, and no line said what it was (the idle note came only where the operators explain under
     half of the E2E change; here the all-reduce inside AccumulateGrad explains most). The note under the
     contributors now says it is device idle time and what each profile holds on it: its idle stretches (count,
-    mean, longest: 161 short gaps against 90 longer ones, no one stall) and the host's sync calls (the NPU host's
-    48 aten::item / _local_scalar_dense calls wait for the all-reduce). Figures from the trace JSON and
-    trace_view.json; console, JSON and the Summary sheet say it alike."""
+    mean, longest: 188 short gaps against 101 longer ones, no one stall; a memcpy, memset or DMA copy task is no
+    idle time) and the host's sync calls (the NPU host's 48 aten::item / _local_scalar_dense calls wait for the
+    all-reduce). Figures from the trace JSON and trace_view.json; console, JSON and the Summary sheet say it alike."""
     gpu, text = next(TEST_DATA.glob("kineto/alexnet_h200_rank0.*.pt.trace.json.gz")), samples / NPU_TEXT
     b_n, b_idle, b_long, b_names, b_calls, b_host = _gpu_idle(gpu)
     c_n, c_idle, c_long, c_calls, c_host = _text_idle(text)
-    assert (b_n, c_n, b_calls, c_calls) == (161, 90, 9, 48)
+    assert (b_n, c_n, b_calls, c_calls) == (188, 101, 9, 48)
     assert b_names == ["aten::item", "aten::_local_scalar_dense", "cudaStreamSynchronize"]
 
     def ms(ns: int) -> str:
@@ -451,7 +464,7 @@ def test_free_other_growth_is_said_with_what_the_profiles_hold_on_it(samples: Pa
     assert (ms(free), round(free / e2e * 100)) == ("17.902", 14)
     said = (f"Free: Other +{ms(free)} ms (14% of the E2E change) is device idle time: the device waited longer for "
             "work, as where the host was slower to launch it or to load its data; ApiCompare times the host calls; in "
-            f"the profiles: stretches with no computing and no communication {b_n} -> {c_n}, {ms(b_idle // b_n)} ms "
+            f"the profiles: stretches with no computing, communication or copy {b_n} -> {c_n}, {ms(b_idle // b_n)} ms "
             f"-> {ms(c_idle // c_n)} ms long on average, the longest {ms(b_long)} ms -> {ms(c_long)} ms (validity "
             "check: longest idle stretch): spread over the gaps between kernels, not one stall; host sync calls "
             f"(aten::item, aten::_local_scalar_dense and cudaStreamSynchronize) {b_calls} -> {c_calls}, {ms(b_host)} "
@@ -505,7 +518,7 @@ def test_free_other_note_is_given_only_where_free_other_leads_the_change() -> No
     said = idle_growth_note(contrib, second)
     assert said.startswith("Free: Other +4.000 ms (16% of the E2E change) is device idle time: the device waited "
                            "longer for work")
-    assert ("in the profiles: stretches with no computing and no communication 100 -> 100, 0.050 ms -> 0.090 ms long "
+    assert ("in the profiles: stretches with no computing, communication or copy 100 -> 100, 0.050 ms -> 0.090 ms long "
             "on average, the longest 1.000 ms -> 1.200 ms (validity check: longest idle stretch): spread over the gaps "
             "between kernels, not one stall") in said and "host sync calls" not in said
     # third by size, under 10%, or against the E2E change: none

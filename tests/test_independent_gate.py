@@ -107,7 +107,7 @@ def test_verdict_and_line_from_the_originals_e2e(samples: Path, reference_output
         # with Computing Time's change, the original's OverallMetrics figures: 10.63 ms (GPU) against 8.873756 ms
         computing = ("8.874 ms -> 10.630 ms (+1.756 ms, +19.79%)" if reverse else
                      "10.630 ms -> 8.874 ms (-1.756 ms, -16.52%)")
-        idle = after[:1] == ["Most of that difference is time with no computing and no communication (validity "
+        idle = after[:1] == ["Most of that difference is time with no computing, communication or copy (validity "
                              f"check: longest idle stretch), so compare Computing Time, {computing}, and its "
                              "categories."]
         assert first == head + ("." if idle else "") or first.startswith(head + "; ") and not idle, (first, head)

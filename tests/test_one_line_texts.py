@@ -42,7 +42,7 @@ def _expected(book: Path) -> tuple[str, str, list[str]]:
                f"is faster than the base, the base takes {ratio}x as long")
     computing = [Decimal(repr(float(v))) for v in om.loc["Computing Time", ["Duration(ms)", "Duration(ms).1"]]]
     c_pct = ((computing[1] - computing[0]) / computing[0] * 100).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-    idle = ("Most of that difference is time with no computing and no communication (validity check: longest idle "
+    idle = ("Most of that difference is time with no computing, communication or copy (validity check: longest idle "
             f"stretch), so compare Computing Time, {_ms(computing[0])} ms -> {_ms(computing[1])} ms "
             f"({_ms(computing[1] - computing[0], True)} ms, {c_pct:+}%), and its categories")
     ops = read_xlsx(book, sheet_name="OperatorCompareStatistic", header=2)

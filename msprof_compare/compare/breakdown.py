@@ -185,12 +185,21 @@ class Breakdown:
     rdma_bandwidth: float = 0.0                  # GB/s
     sdma_bandwidth: float = 0.0                  # GB/s
     hide_op_details: bool = False                # NPU kernel_details.csv without PMU columns
-    #: the longest stretch of the E2E window with no computing and no communication: one long stretch (a profile
-    #: opened long before the work, a stall) can be most of E2E and Free Time
+    #: the longest stretch of the E2E window with no computing, no communication and no copy (GPU memcpy / memset,
+    #: NPU SDMA / DMA / MEMCPY_ASYNC tasks): one long stretch (a profile opened long before the work, a stall) can be
+    #: most of E2E and Free Time. A copy is device work: counted idle, the TimeSformer H100 trace's 3.46 ms of HtoD
+    #: copies read as a 4.069 ms idle stretch, and a user looked for a host stall that was not there
     longest_idle: Stretch = field(default_factory=Stretch)
     #: all such stretches of the E2E window (count, total ns): beside ``longest_idle``, whether idle time is one
     #: stall or many waits between kernels, and how long one is on average (the Summary's note on Free: Other)
     idle_stretches: Bucket = field(default_factory=Bucket)
+    #: the time the copies take outside computing and communication in the E2E window (ns): Free Time holds it, the
+    #: idle stretches do not
+    free_copies_ns: int = 0
+    #: the longest stretch with no computing and no communication, copies counted idle (ns): where it is longer than
+    #: ``longest_idle``, the copies cut that stretch, and the idle check says their time beside it (a text export's
+    #: copies, 0.011 ms, mostly under its computing, cut none: said, they lengthened its line for nothing)
+    longest_with_copies_ns: int = 0
     #: GPU: the part of the E2E window before the first kernel the trace holds a launch of, run by kernels
     #: launched before profiling began (the previous step's tail): it counts in E2E and, by name only, in the
     #: categories; ``early_kernels``: the computing ones among them (count, union of their times)
@@ -244,18 +253,28 @@ class Breakdown:
     #: largest, which the note says, rather than a reading that is missing
     memory_zero: bool = False
 
-    def set_window(self, lo: int, hi: int, busy: tl.Intervals, path: str) -> None:
-        """E2E and the longest idle stretch from one window, so the two cannot drift apart. A window longer
-        than int64 nanoseconds (292 years: a damaged time, e.g. a DB task starting at -2**63) is refused as
-        the data error of ``path``: every figure of the window is int64 ns (the waterfall failed with an
-        internal error, the idle stretch wrapped)."""
+    def set_window(self, lo: int, hi: int, busy: tl.Intervals, path: str, copies: tl.Intervals | None = None) -> None:
+        """E2E and the longest idle stretch from one window, so the two cannot drift apart. ``busy``: computing and
+        communication; ``copies``: the device's copies, which are no idle time either (``free_copies_ns``: what
+        they add outside ``busy``). A window longer than int64 nanoseconds (292 years: a damaged time, e.g. a DB
+        task starting at -2**63) is refused as the data error of ``path``: every figure of the window is int64 ns
+        (the waterfall failed with an internal error, the idle stretch wrapped)."""
         if int(hi) - int(lo) > _I64_MAX:
             raise ProfileError(path, f"the device activity spans {int(hi) - int(lo)} ns, {int(lo)} to {int(hi)}: "
                                      "beyond the int64 nanosecond range", hint="a damaged time?")
         self.e2e_ns = max(0, int(hi) - int(lo))
-        start, length = tl.longest_gap(busy, int(lo), int(hi)) if hi > lo else (int(lo), 0)
+        if hi <= lo:
+            self.longest_idle, self.idle_stretches = Stretch(int(lo)), Bucket()
+            self.free_copies_ns = self.longest_with_copies_ns = 0
+            return
+        free = tl.gap_totals(busy, int(lo), int(hi))[1]
+        self.longest_with_copies_ns = tl.longest_gap(busy, int(lo), int(hi))[1]
+        if copies is not None and len(copies[0]):
+            busy = tl.union(np.concatenate([busy[0], copies[0]]), np.concatenate([busy[1], copies[1]]))
+        start, length = tl.longest_gap(busy, int(lo), int(hi))
         self.longest_idle = Stretch(start, length, start - int(lo))
-        self.idle_stretches = Bucket(*reversed(tl.gap_totals(busy, int(lo), int(hi)))) if hi > lo else Bucket()
+        self.idle_stretches = Bucket(*reversed(tl.gap_totals(busy, int(lo), int(hi))))
+        self.free_copies_ns = free - self.idle_stretches.ns
 
     @property
     def free_ns(self) -> int:

@@ -247,7 +247,9 @@ def _intervals(profile: Profile, bd: Breakdown,
             first.append(int(other["first_start"].min()))
             last.append(int(other["last_end"].max()))
     if first:
-        bd.set_window(min(first), max(last), busy, profile.files.get("db", profile.path))
+        cp = profile.extra.get("copy_tasks")  # no idle time either
+        copies = (col_of(cp, "ts", np.int64), col_of(cp, "end", np.int64)) if cp is not None and len(cp) else None
+        bd.set_window(min(first), max(last), busy, profile.files.get("db", profile.path), copies)
         if busy[0].size:  # what the non-kernel tasks add to the window (the "NPU export kind" note names it)
             bd.outside_busy_ns = bd.e2e_ns - (int(busy[1][-1]) - int(busy[0][0]))
     else:

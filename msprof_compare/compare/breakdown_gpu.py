@@ -300,9 +300,13 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     if comm_sel.any():
         bd.uncovered_comm_ns = tl.length(tl.subtract((ts[comm_sel], end[comm_sel]), comp_iv))
     # E2E: every kernel and memcpy with a stream; idle: neither a computing nor an nccl kernel (the computing
-    # union is already merged, so this second union is small)
+    # union is already merged, so this second union is small) ...
     busy = tl.union(np.concatenate([comp_iv[0], ts[comm_sel]]), np.concatenate([comp_iv[1], end[comm_sel]]))
-    bd.set_window(ts[has_stream].min(), end[has_stream].max(), busy, profile.files.get("trace", profile.path))
+    # nor a copy: memcpy events, kernels named as copies (the SDMA rows) and memsets, which E2E leaves out
+    fill = np.flatnonzero(raw_cat == "gpu_memset")
+    fill_ts, fill_dur = col_of(k, "ts", np.int64)[fill], col_of(k, "dur", np.int64)[fill]
+    copies = (np.concatenate([ts[~work], fill_ts]), np.concatenate([end[~work], fill_ts + fill_dur]))
+    bd.set_window(ts[has_stream].min(), end[has_stream].max(), busy, profile.files.get("trace", profile.path), copies)
     lanes = tuple(col_of(k, c, np.int64)[rows][is_kernel] for c in ("pid", "tid"))
     first = _early_kernels(bd, profile, opts, lanes, ts[is_kernel], end[is_kernel], compute[is_kernel],
                            int(ts[has_stream].min()))

@@ -65,7 +65,7 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     tasks = _device_tasks(profile)
     _lccl(profile, bd, tasks)
     _sdma_stream(profile, bd, tasks)
-    if _overlap(profile, bd):
+    if _overlap(profile, bd, tasks):
         _groups(profile, bd)
     bd.pg_names = pg_names(profile.metadata)
     if not trace_only:
@@ -371,7 +371,9 @@ def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
     bd.unread_copies.add(copy_ns - bd.sdma_stream.ns, int(copies.sum()) - bd.sdma_stream.count)
 
 
-def _overlap(profile: Profile, bd: Breakdown) -> bool:
+def _overlap(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> bool:
+    """Computing, uncovered communication and the E2E window from the Overlap Analysis lanes; ``tasks``: the device
+    tasks (``_device_tasks``), whose copies (SDMA / PCIE_DMA tasks) are no idle time."""
     ov = profile.overlap
     if not len(ov):
         bd.missing.append(f"{profile.path}: Failed to get overlap analysis data.")
@@ -382,8 +384,13 @@ def _overlap(profile: Profile, bd: Breakdown) -> bool:
     bd.computing_ns = int(d[names == COMPUTING].sum())
     bd.uncovered_comm_ns = int(d[names == NOT_OVERLAPPED].sum())
     busy = (names == COMPUTING) | (names == NOT_OVERLAPPED)  # what Free Time leaves out
+    k = profile.kernels
+    copy = tasks[classify.per_unique(col_of(k, "task_type", object)[tasks], lambda t: t in SDMA_TASK_TYPES,
+                                     lower=False)] if len(tasks) else tasks
+    cs = col_of(k, "ts", np.int64)[copy] if len(copy) else np.zeros(0, np.int64)
+    ce = cs + col_of(k, "dur", np.int64)[copy] if len(copy) else cs
     bd.set_window(ts.min(), (ts + d).max(), timeline.union(ts[busy], ts[busy] + d[busy]),
-                  profile.files.get("trace_view.json", profile.path))
+                  profile.files.get("trace_view.json", profile.path), (cs, ce))
     return True
 
 

@@ -974,7 +974,7 @@ def idle_growth_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, said
     shape = ("most of it one stretch, a stall" if longest_change * free > 0 and 2 * abs(longest_change) >= abs(free)
              else "spread over the gaps between kernels, not one stall")
     mean = [ms3(ns // n if n else 0) for n, ns in ((b_n, b_idle), (c_n, c_idle))]
-    parts = [f"stretches with no computing and no communication {b_n:,} -> {c_n:,}, {mean[0]:.3f} ms -> "
+    parts = [f"stretches with {checks.IDLE_WHAT} {b_n:,} -> {c_n:,}, {mean[0]:.3f} ms -> "
              f"{mean[1]:.3f} ms long on average, the longest {ms3(b_long):.3f} ms -> {ms3(c_long):.3f} ms "
              f"(validity check: longest idle stretch): {shape}"]
     (b_calls, b_ns), (c_calls, c_ns) = evidence["syncs"]

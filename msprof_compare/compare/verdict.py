@@ -22,7 +22,7 @@ VERDICT_RATIO = 2.0
 
 def idle_aside(guards: pd.DataFrame | None, overall: pd.DataFrame | None = None) -> str:
     """Where the "longest idle stretch" note says the E2E difference is mostly the two sides' longest stretches
-    with no computing and no communication, that in the verdict's words, else "". The verdict alone read "the base
+    with no computing, communication or copy, that in the verdict's words, else "". The verdict alone read "the base
     takes 94.60x as long" of PARAM AlexNet's 12.9 s profile, 10.9 s of it one idle stretch, against an NPU step
     whose Computing Time is about the same; the note saying so was a log line above the tables. With the time
     breakdown's figures (``overall``: ``ctx.frames["overall"]``), the Computing Time it asks to compare is given
@@ -51,8 +51,7 @@ def _computing_ns(overall: pd.DataFrame | None) -> tuple[int, int] | None:
 
 #: ``idle_aside``'s words; where one side's computing is not split into categories, it asks for Computing Time
 #: alone, as the "computing split into categories" note does
-_IDLE_LEAD = ("most of that difference is time with no computing and no communication (validity check: longest idle "
-              "stretch), so ")
+_IDLE_LEAD = f"most of that difference is time with {checks.IDLE_WHAT} (validity check: longest idle stretch), so "
 IDLE_ASIDE = _IDLE_LEAD + checks.IDLE_ADVICE
 IDLE_ASIDE_UNSPLIT = _IDLE_LEAD + checks.IDLE_ADVICE_UNSPLIT
 
