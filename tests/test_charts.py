@@ -387,6 +387,88 @@ def test_api_regressions_count_each_vendors_kernel_launch_calls_as_one():
             assert launch.empty and diff == pytest.approx(-0.23)
 
 
+def test_api_regressions_leave_out_one_vendors_own_calls(tmp_path):
+    """The TimeSformer traces, H100 against MI300X (tracelens): ROCm's PyTorch calls hipGetDevicePropertiesR0600 400
+    times (168.230 us, summed here from the raw events), a call the CUDA stack never makes, and it ranked second
+    among the API regressions, as if an API both sides call had grown. It is left out of the ranking and named in
+    the title; the sheet keeps its row. cuDNN's and MIOpen's convolution ops are one op of PyTorch on each vendor
+    (aten::cudnn_convolution 196.403 us, aten::miopen_convolution 275.138 us): one row, +0.08 ms, where the MIOpen
+    one ranked +0.28 ms. aten::resize_, an op of no vendor's library made on the MI300X alone, stays ranked."""
+    import gzip
+    import json
+
+    import openpyxl
+
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "samples" / "tracelens" / "tests" / "traces"
+    name = "facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+    if not (root / "h100" / name).is_file():
+        pytest.skip("sample data not found")
+    from msprof_compare.api import compare
+
+    def calls(path: Path) -> dict[str, tuple[int, float]]:
+        with gzip.open(path, "rt") as f:
+            events = json.load(f)["traceEvents"]
+        out: dict[str, tuple[int, float]] = {}
+        for e in events:
+            if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "cuda_runtime"):
+                n, d = out.get(e["name"], (0, 0.0))
+                out[e["name"]] = (n + 1, d + e["dur"])
+        return out
+
+    h100, mi300 = calls(root / "h100" / name), calls(root / "mi300" / name)
+    assert "hipGetDevicePropertiesR0600" not in h100 and not [n for n in h100 if "GetDeviceProperties" in n]
+    n, us = mi300["hipGetDevicePropertiesR0600"]
+    assert n == 400 and round(us / 1000, 2) == 0.17
+    conv = round(mi300["aten::miopen_convolution"][1] / 1000, 2) - round(h100["aten::cudnn_convolution"][1] / 1000, 2)
+    result = compare(str(root / "h100" / name), str(root / "mi300" / name), enable_api_compare=True,
+                     enable_profiling_compare=True)
+    sheet = next(s for s in result.sheets if s.name == "ApiCompare")
+    top, _ = charts.regressions(sheet)
+    assert "hipGetDevicePropertiesR0600" not in top["Name"].tolist()
+    assert top.attrs[charts.VENDOR_ONLY] == [("hipGetDevicePropertiesR0600", pytest.approx(0.17))]
+    joined = top.set_index("Name")
+    assert joined.loc["aten::cudnn_convolution / aten::miopen_convolution", "Diff"] == pytest.approx(conv)
+    assert conv == pytest.approx(0.08) and "aten::miopen_convolution" not in joined.index
+    assert joined.loc["aten::resize_", "Diff"] == pytest.approx(round(mi300["aten::resize_"][1] / 1000, 2))
+    api = result.sheet("ApiCompare").set_index("api name")  # the sheet keeps the original's row
+    assert api.loc["hipGetDevicePropertiesR0600"].iloc[5] == pytest.approx(0.17)
+    # the Summary sheet's table of the regressions says what it left out, in its title
+    ws = openpyxl.load_workbook(result.to_excel(str(tmp_path / "t.xlsx")), read_only=True)["Summary"]
+    (title,) = [r[0] for r in ws.iter_rows(values_only=True) if str(r[0]).startswith("ApiCompare: top ")]
+    assert title.endswith("; left out as vendor-only (calls the other vendor's stack never makes; ApiCompare keeps "
+                          "their rows): hipGetDevicePropertiesR0600 +0.17 ms")
+
+
+def test_vendor_only_calls_are_judged_across_vendors_alone():
+    """Hand-built ApiCompare rows (Calls in columns 5 and 9): across vendors a comparison-only HIP runtime call or
+    MIOpen op without a cuDNN twin is left out, a base-only CUDA one is no regression anyway, a call both sides make
+    and a framework op of one side stay; two NVIDIA runs keep a new CUDA call in the ranking (a call the code
+    started to make); more than three left out are named "and N more"."""
+    cols = charts.STAT_SPECS["ApiCompare"]
+
+    def sheet(rows):
+        return Sheet("ApiCompare", [], pd.DataFrame(rows), (2, 5), (6, 9))
+
+    across = [[1, "cudaLaunchKernel", 1.0, 0, 0, 2, 0.0, 0, 0, 0],
+              [2, "cudaGetDeviceCount", 0.5, 0, 0, 1, 0.0, 0, 0, 0],
+              [3, "hipLaunchKernel", 0.0, 0, 0, 0, 1.5, 0, 0, 2],
+              [4, "hipGetDevicePropertiesR0600", 0.0, 0, 0, 0, 0.17, 0, 0, 400],
+              [5, "aten::miopen_batch_norm", 0.0, 0, 0, 0, 0.3, 0, 0, 1],
+              [6, "aten::resize_", 0.0, 0, 0, 0, 0.01, 0, 0, 3]]
+    top, spec = charts.regressions(sheet(across))
+    assert spec is cols
+    assert top.values.tolist() == [["cudaLaunchKernel / hipLaunchKernel", 0.5], ["aten::resize_", 0.01]]
+    assert top.attrs[charts.VENDOR_ONLY] == [("aten::miopen_batch_norm", 0.3), ("hipGetDevicePropertiesR0600", 0.17)]
+    nvidia = [[1, "cudaLaunchKernel", 1.0, 0, 0, 2, 1.0, 0, 0, 2],
+              [2, "cudaGetDeviceProperties", 0.0, 0, 0, 0, 0.2, 0, 0, 4]]
+    top, _ = charts.regressions(sheet(nvidia))
+    assert top.values.tolist() == [["cudaGetDeviceProperties", 0.2]] and top.attrs[charts.VENDOR_ONLY] == []
+    left = [(f"hipCall{i}", 0.1 * (5 - i)) for i in range(5)]
+    assert charts.vendor_only_note(left, "ms").endswith(
+        "hipCall0 +0.50 ms, hipCall1 +0.40 ms, hipCall2 +0.30 ms and 2 more")
+    assert charts.vendor_only_note([], "ms") == ""
+
+
 def api_order(result) -> list[str]:
     """ApiCompare's api names in row order (the order a joined chart row names its calls in)."""
     return result.sheet("ApiCompare")["api name"].tolist()

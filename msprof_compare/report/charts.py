@@ -722,11 +722,30 @@ _LAUNCHES = dict.fromkeys(("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunc
                            "hipExtModuleLaunchKernel", "hipLaunchCooperativeKernel"), "cudaLaunchKernel")
 
 
-def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+#: An API name of one vendor's runtime or libraries: a CUDA / HIP runtime call, or an op of cuDNN / MIOpen /
+#: cuBLAS / hipBLAS / rocBLAS (``aten::miopen_convolution``)
+_VENDOR_LIB = re.compile(r"cudnn|miopen|cublas|hipblas|rocblas", re.IGNORECASE)
+#: PyTorch's ops of one role on each vendor's library: ``aten::cudnn_convolution`` on CUDA is
+#: ``aten::miopen_convolution`` on ROCm (batch_norm, convolution_transpose alike)
+_MIOPEN_OP = re.compile(r"^aten::miopen_")
+
+
+def _vendor_named(name: str) -> bool:
+    """A name only one vendor's stack calls (``_VENDOR_LIB``, a runtime call)."""
+    return bool(_CUDA_CALL.match(name) or _HIP_CALL.match(name) or _VENDOR_LIB.search(name))
+
+
+def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray,
+                   calls: tuple[np.ndarray, np.ndarray] | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """API rows with the HIP runtime's calls taken as the CUDA ones they mirror (``hipDeviceSynchronize`` as
-    ``cudaDeviceSynchronize``): across vendors each side holds one runtime's calls only, so every HIP call
-    ranked as a regression of its whole time while its CUDA twin was an improvement. One runtime per trace
-    makes this a no-op for two runs on one vendor."""
+    ``cudaDeviceSynchronize``, ``aten::miopen_convolution`` as ``aten::cudnn_convolution``): across vendors each
+    side holds one runtime's calls only, so every HIP call ranked as a regression of its whole time while its CUDA
+    twin was an improvement. One runtime per trace makes this a no-op for two runs on one vendor. The fourth array
+    marks the rows, across vendors, of one vendor's calls that the other side never makes (``calls``: each row's
+    base and comparison calls; a vendor name of one side's calls alone, ``_vendor_named``): no regression of a call
+    both make (``hipGetDevicePropertiesR0600``, 400 calls and 0.17 ms on the TimeSformer MI300X trace, ranked third
+    among its API regressions against the H100)."""
     names = name.tolist()
     # a twin by role only across vendors: between two AMD runs it would join two calls of one runtime
     # (SGLang's hipMemcpyAsync and hipMemcpyWithStream), which by name stay apart. A CUDA runtime call's name
@@ -735,18 +754,24 @@ def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray) -> tupl
     # where the HIP runtime's calls are there too: two NVIDIA runs keep cudaLaunchKernelExC apart
     across = any(_CUDA_CALL.match(n) for n in names) and any(_HIP_CALL.match(n) for n in names)
     twins = {**_HIP_TWINS, **_LAUNCHES} if across else {}
-    key = np.array([twins.get(n) or (_HIP_CALL.sub("cuda", n) if n.startswith("hip") else n) for n in names],
+    key = np.array([twins.get(n) or (_HIP_CALL.sub("cuda", n) if n.startswith("hip") else
+                                     _MIOPEN_OP.sub("aten::cudnn_", n) if across else n) for n in names],
                    dtype=object)
+    b_calls, c_calls = calls if calls is not None else (np.ones(len(names)), np.ones(len(names)))
     if not (key != name).any():
-        return name, base, comp
+        return name, base, comp, np.zeros(len(names), dtype=bool)
     # pandas' group sums (its summation, to the bit), the names of each key in a dict: a named aggregation with a
     # Python function per group cost ~4 ms of the timesformer pair's workbook, this ~0.5 ms
-    sums = pd.DataFrame({"key": key, "base": base, "comp": comp}).groupby("key", sort=False)[["base", "comp"]].sum()
+    sums = pd.DataFrame({"key": key, "base": base, "comp": comp, "b_calls": b_calls, "c_calls": c_calls}).groupby(
+        "key", sort=False)[["base", "comp", "b_calls", "c_calls"]].sum()
     names_of: dict[str, dict[str, None]] = {}
     for k, n in zip(key.tolist(), names, strict=True):
         names_of.setdefault(k, {})[n] = None
-    return (np.array([" / ".join(names_of[k]) for k in sums.index.tolist()], dtype=object),
-            sums["base"].to_numpy(dtype=float), sums["comp"].to_numpy(dtype=float))
+    joined = [list(names_of[k]) for k in sums.index.tolist()]
+    one_side = (sums["b_calls"].to_numpy() == 0) != (sums["c_calls"].to_numpy() == 0)
+    vendor = one_side & np.array([all(map(_vendor_named, ns)) for ns in joined], dtype=bool)
+    return (np.array([" / ".join(ns) for ns in joined], dtype=object),
+            sums["base"].to_numpy(dtype=float), sums["comp"].to_numpy(dtype=float), vendor)
 
 
 def _texts(col: pd.Series) -> np.ndarray:
@@ -788,18 +813,42 @@ def regressions(sheet: Sheet) -> tuple[pd.DataFrame, _Spec] | None:
         name = np.where(name != "", name, alt)
     for c in spec.name_cols[1:]:
         name = name + " " + _texts(column_at(d, c))[rows]
+    vendor = np.zeros(len(name), dtype=bool)
     if sheet.name == "ApiCompare":
-        name, base, comp = _runtime_pairs(name, base, comp)
+        calls = (sheet_numbers(column_at(d, 5))[rows], sheet_numbers(column_at(d, 9))[rows]) \
+            if d.shape[1] > 9 else None
+        name, base, comp, vendor = _runtime_pairs(name, base, comp, calls)
     # the cells hold whole ns (6 decimals of a ms, 3 of a us; a KB / 1024 in MB to a thousandth of a byte): a float
     # difference of two of them carries noise past that (16.340000000000032 us), which the chart data showed
     diff = np.round(comp - base, _DECIMALS[spec.unit])
-    grew = np.flatnonzero(diff > 0)
+    grew = np.flatnonzero((diff > 0) & ~vendor)
+    left = np.flatnonzero((diff > 0) & vendor)
     if spec.paths:
         grew = _explained_by_a_submodule(name, diff, grew)
     if not grew.size:
         return None
     order = grew[np.argsort(-diff[grew], kind="stable")[:TOP_REGRESSIONS]]
-    return pd.DataFrame({"Name": name[order], "Diff": diff[order]}), spec
+    top = pd.DataFrame({"Name": name[order], "Diff": diff[order]})
+    left = left[np.argsort(-diff[left], kind="stable")]
+    top.attrs[VENDOR_ONLY] = list(zip(name[left].tolist(), diff[left].tolist(), strict=True))
+    return top, spec
+
+
+#: Key of ``regressions``' frame attrs: the API rows, across vendors, of calls one vendor's stack alone makes that
+#: grew (name, diff), largest first: left out of the ranking, named in its title (``vendor_only_note``)
+VENDOR_ONLY = "vendor_only"
+#: How many of them the title names before "and N more"
+VENDOR_NAMED = 3
+
+
+def vendor_only_note(left: list[tuple[str, float]], unit: str) -> str:
+    """The words of the API regressions' title on the calls left out as one vendor's alone, "" for none."""
+    if not left:
+        return ""
+    named = ", ".join(f"{n} +{d:.2f} {unit}" for n, d in left[:VENDOR_NAMED])
+    more = f" and {len(left) - VENDOR_NAMED} more" if len(left) > VENDOR_NAMED else ""
+    return f"left out as vendor-only (calls the other vendor's stack never makes; ApiCompare keeps their rows): " \
+           f"{named}{more}"
 
 
 LABEL_CAP = 40            # characters of a bar's label before it is shortened
@@ -892,6 +941,7 @@ def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
     said, axis = spec.note, spec.note
     if sheet.name == "ApiCompare":  # host waits for device work lead the API regressions of a GPU against an NPU
         said, axis = host_wait_note(names), host_wait_note(names, short=True)
+        said = "; ".join(x for x in (said, vendor_only_note(top.attrs.get(VENDOR_ONLY, []), spec.unit)) if x)
     note = f"; {said}" if said else ""
     sws.write_string(row, 0, f"{sheet.name}: top {_regressions(len(top))} ({spec.what}, {spec.unit}){note}",
                      _fmt(wb, "header"))
