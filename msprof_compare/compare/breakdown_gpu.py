@@ -302,8 +302,10 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     # E2E: every kernel and memcpy with a stream; idle: neither a computing nor an nccl kernel (the computing
     # union is already merged, so this second union is small) ...
     busy = tl.union(np.concatenate([comp_iv[0], ts[comm_sel]]), np.concatenate([comp_iv[1], end[comm_sel]]))
-    # nor a copy: memcpy events, kernels named as copies (the SDMA rows) and memsets, which E2E leaves out
-    fill = np.flatnonzero(raw_cat == "gpu_memset")
+    # nor a copy: memcpy events, kernels named as copies (the SDMA rows), and memsets and PyTorch 1.8's "Memcpy"
+    # events (by the normalised cat), which E2E leaves out
+    cat = col_of(k, "cat", object)
+    fill = np.flatnonzero((cat == "gpu_memset") | ((cat == "gpu_memcpy") & (raw_cat != "gpu_memcpy")))
     fill_ts, fill_dur = col_of(k, "ts", np.int64)[fill], col_of(k, "dur", np.int64)[fill]
     copies = (np.concatenate([ts[~work], fill_ts]), np.concatenate([end[~work], fill_ts + fill_dur]))
     bd.set_window(ts[has_stream].min(), end[has_stream].max(), busy, profile.files.get("trace", profile.path), copies)
