@@ -47,7 +47,8 @@ def note_lines(note: str) -> list[str]:
     (``note``): its sentences, "Note: " first; the Share column's basis ("; the Share column is of ..."), the parts
     after it (the notes on communication's change, one sentence) and a note of collective communication inside
     contributors ("most of the change of ...") each follow as sentences of their own,
-    the latter's why (its parentheses) after its figures as "These are ..."; the note on a Free: Other change ("Free:
+    the latter's why (its parentheses) after its figures as "These are ...", and "Wait is ..." and "Transmit is ..."
+    after ". "; the note on a Free: Other change ("Free:
     Other +1.000 ms (..% of the E2E change) is device idle time: ...") last, a sentence of its own. Made from the words
     alone."""
     note, idle = split_idle(note)
@@ -66,6 +67,8 @@ def note_lines(note: str) -> list[str]:
         found = re.fullmatch(r"(.*? launched inside (?:it|them)) \((.*?)\): (.*)", comm)
         assert found, comm
         said += [f"{found[1]}: {found[3]}", f"these are {found[2]}"]
+    # what Wait and Transmit are: sentences of the Wait / Transmit part, a line each
+    said = [t for s in said for t in re.split(r"\. (?=(?:Wait|Transmit) is )", s)]
     return [f"Note: {said[0]}.", *(f"{s[0].upper()}{s[1:]}." for s in said[1:])]
 
 

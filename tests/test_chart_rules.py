@@ -177,11 +177,13 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     note_row = title + 2 + n                                           # under the 7th contributor
     assert col_a[note_row - 1].startswith("Note: all operators together changed by ") and col_a[note_row - 1][-1] == "."
     assert col_a[note_row].startswith("The Share column is of ") and col_a[note_row][-1] == "."
-    # then how the communication groups' change splits between Wait and Transmit, a sentence of its own
+    # then how the communication groups' change splits between Wait and Transmit, a sentence of its own, and what
+    # each is, a row each
     assert col_a[note_row + 1].startswith("Of the communication groups' uncovered time (+7.991 ms), Wait ")
-    note_row += 1
+    assert col_a[note_row + 2].startswith("Wait is ") and col_a[note_row + 3].startswith("Transmit is ")
+    note_row += 3
     merged = [m.get("ref") for m in _xml(path, "xl/worksheets/sheet1.xml").iter(f"{MAIN}mergeCell")]
-    for r in range(note_row - 1, note_row + 8):  # the basis and split rows, the row on no module sheet, the lead
+    for r in range(note_row - 3, note_row + 8):  # the basis and split rows, the row on no module sheet, the lead
         assert [m for m in merged if m.endswith(f":F{r}") or m.startswith(f"A{r}:")] == [f"A{r}:F{r}"]
     assert col_a[note_row + 1].startswith("Not on the module sheets: ")
     # the module contributors' lead: its list of the 5 operators that run modules, 3 named and the cut, a row each
@@ -901,8 +903,8 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     col_a = _summary(db_path)[0].tolist()
     (note,) = [i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Note:")]
     (where,) = [i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Not on the module sheets:")]
-    # under the share note's two sentences and the Wait / Transmit one, which the console and the JSON carry too
-    assert where == note + 3 and col_a[note + 2].startswith("Of the communication groups' uncovered time")
+    # under the share note's two sentences and the Wait / Transmit three, which the console and the JSON carry too
+    assert where == note + 5 and col_a[note + 2].startswith("Of the communication groups' uncovered time")
     assert "Optimizer.step#SGD.step" in db_result.contributors["Name"].tolist()
     # of the 5 on no sheet, 4 backward ops run around their backward modules, whose rows hold their time, and
     # DistributedDataParallel.forward has a row (0 ms: it is in DistributedDataParallel_0) while AlexNet_0, run

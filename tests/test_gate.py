@@ -362,26 +362,28 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     assert code == 3 and lines[1].startswith(
         "Largest waterfall steps: Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered) +7.991 ms")
     # the note's sentences a line each, as the console writes them (one line was 500 characters)
-    assert lines[2].startswith("Top ") and lines[-4:-2] == [
+    assert lines[2].startswith("Top ") and lines[-6:-4] == [
         f"  Note: all operators together changed by {net:+.3f} ms, under 1% of the E2E change "
         f"(+{delta_ms:.3f} ms): most of it is outside their device time (the waterfall puts most of it in "
         # the only step outside device time of 10 % or more
         "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered) +7.991 ms).",
         f"  The percentages above are of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel "
         "growth)."]
-    # then how that communication split between Wait and Transmit (tests/test_summary_communication.py)
-    assert lines[-2].startswith("  Of the communication groups' uncovered time (+7.991 ms), Wait (")
+    # then how that communication split between Wait and Transmit (tests/test_summary_communication.py), and what
+    # each is, a line each
+    assert lines[-4].startswith("  Of the communication groups' uncovered time (+7.991 ms), Wait changed by ")
+    assert lines[-3].startswith("  Wait is ") and lines[-2].startswith("  Transmit is ")
     from msprof_compare.report.summary_console import render_explain
 
     # the console and the sheet show a Share column, which the note names there
-    said = [line.strip().replace("The percentages above are of", "The Share column is of") for line in lines[-4:-1]]
+    said = [line.strip().replace("The percentages above are of", "The Share column is of") for line in lines[-6:-1]]
     console = render_explain(r.frames).splitlines()
     assert said[1].startswith("The Share column is of ")
     at = console.index(said[0])  # under the contributors, above the module contributors that follow
     # (between them, as on the sheet, the line on copy_bucket_to_grad, which no module row names)
-    assert console[at - 1].startswith("+---") and console[at + 1:at + 3] == said[1:]
-    assert console[at + 3].startswith("Not on the module sheets: ")
-    assert console[at + 4].startswith("The module rows hold ")
+    assert console[at - 1].startswith("+---") and console[at + 1:at + 5] == said[1:]
+    assert console[at + 5].startswith("Not on the module sheets: ")
+    assert console[at + 6].startswith("The module rows hold ")
     book = openpyxl.load_workbook(r.to_excel(tmp_path), read_only=True)
     cells = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
     book.close()  # read-only: the file stays open until close()
@@ -393,7 +395,7 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     notes = [i for i, c in enumerate(cells) if c == said[0]]  # the console's lines, a row each under the table
     checks = cells.index("Validity checks (warn: are both sides the same workload? note: read the figures with this "
                          "in mind)")
-    assert len(notes) == 1 and cells[notes[0] + 1:notes[0] + 3] == said[1:] and title < notes[0] < checks
+    assert len(notes) == 1 and cells[notes[0] + 1:notes[0] + 5] == said[1:] and title < notes[0] < checks
     text = compare(str(samples / NPU_L2), str(samples / NPU_L1))
     tb, tc = (int(text.frames["e2e"][k].iloc[0]) for k in ("base_ns", "comparison_ns"))
     assert summary_notes.unexplained_note(text.frames["contributors"], text.frames["waterfall"]) == ""
@@ -597,8 +599,8 @@ def test_gate_note_escapes_the_step_names(samples, tmp_path):
         dirs.append(str(dst))
     code, message = compare(*dirs).regression_gate(0)
     assert code == 3 and "\x1b" not in message and "\nFAKE" not in message
-    # above the Wait / Transmit sentence and the line on copy_bucket_to_grad, outside every module
-    note = message.splitlines()[-4:-2]
+    # above the Wait / Transmit sentences and the line on copy_bucket_to_grad, outside every module
+    note = message.splitlines()[-6:-4]
     assert note[0].startswith("  Note: ") and note[0].endswith(
         "puts most of it in Group evil\\x1b[31mRED\\nFAKE: all fine Communication (uncovered) +7.991 ms).")
     assert note[1] == ("  The percentages above are of 0.062 ms, the sizes of their changes added up (savings do not "

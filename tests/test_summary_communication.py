@@ -93,19 +93,21 @@ def test_the_communication_change_is_split_into_wait_and_transmit(samples, tmp_p
     step = res.frames["waterfall"].set_index("Step").loc[
         "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered)"]
     assert (int(step["Base(ns)"]), int(step["Comparison(ns)"])) == (wb + tb, wc + tc)  # the groups' time, whole
-    said = (f"Of the communication groups' uncovered time ({_signed(wc + tc - wb - tb)} ms), Wait (this rank waiting "
-            "in its collectives for slower peers: the rank-by-rank compare of the job's ranks gives each "
-            f"rank's Wait, and the slowest rank waits least) changed by {_signed(wc - wb)} ms, {_ms(wb)} ms -> "
-            f"{_ms(wc)} ms, and Transmit (moving the "
-            f"data: more data, or a slower link) by {_signed(tc - tb)} ms, {_ms(tb)} ms -> {_ms(tc)} ms "
-            "(OverallMetrics' Wait and Transmit rows).")
+    said = [f"Of the communication groups' uncovered time ({_signed(wc + tc - wb - tb)} ms), Wait changed by "
+            f"{_signed(wc - wb)} ms, {_ms(wb)} ms -> {_ms(wc)} ms, and Transmit by {_signed(tc - tb)} ms, {_ms(tb)} ms "
+            f"-> {_ms(tc)} ms (OverallMetrics' Wait and Transmit rows).",
+            "Wait is this rank waiting in its collectives for slower peers: the rank-by-rank compare of the job's "
+            "ranks gives each rank's Wait, and the slowest rank waits least.",
+            "Transmit is moving the data: more data, or a slower link."]
     assert ("+7.991", "+2.670", "+5.321") == tuple(_signed((-1 if mirror else 1) * v) for v in (
         wc + tc - wb - tb, wc - wb, tc - tb))
-    for face, lines in _faces(res, tmp_path).items():
-        assert said in lines, face
-    # the one-line note holds it after the Share column's basis
+    for face, lines in _faces(res, tmp_path).items():  # the figures, then what Wait and Transmit are, a line each
+        at = lines.index(said[0])
+        assert lines[at:at + 3] == said, face
+    assert max(map(len, said)) < 200  # one sentence was 370 characters
+    # the one-line note holds them after the Share column's basis, as sentences
     note = to_document(res)["summary"]["contributors_note"]
-    assert note.endswith(f"(savings do not cancel growth); {said[0].lower()}{said[1:-1]}")
+    assert note.endswith(f"(savings do not cancel growth); {said[0][0].lower()}{said[0][1:]} {' '.join(said[1:])[:-1]}")
     # OverallMetrics' rows give the same four figures (ms)
     om = res.sheet("OverallMetrics")
     rows = {str(r[0]).strip(): r for r in om.itertuples(index=False)}
@@ -122,12 +124,14 @@ def test_a_run_of_the_time_breakdown_alone_says_the_split_under_its_steps(sample
     assert res.frames["contributors"]["Level"].iloc[0] == "category"
     lines = to_document(res)["summary"]["contributors_note_lines"]
     assert lines == [f"Note: of the communication groups' uncovered time ({_signed(wc + tc - wb - tb)} ms), Wait "
-                     "(this rank waiting in its collectives for slower peers: the rank-by-rank compare of the job's "
-                     f"ranks gives each rank's Wait, and the slowest rank waits least) changed by {_signed(wc - wb)} "
-                     f"ms, {_ms(wb)} ms -> "
-                     f"{_ms(wc)} ms, and Transmit (moving the data: more data, or a slower link) by "
-                     f"{_signed(tc - tb)} ms, {_ms(tb)} ms -> {_ms(tc)} ms (OverallMetrics' Wait and Transmit rows)."]
-    assert lines == [x for x in render_explain(res.frames, res.verdict).splitlines() if x.startswith("Note: ")]
+                     f"changed by {_signed(wc - wb)} ms, {_ms(wb)} ms -> {_ms(wc)} ms, and Transmit by "
+                     f"{_signed(tc - tb)} ms, {_ms(tb)} ms -> {_ms(tc)} ms (OverallMetrics' Wait and Transmit rows).",
+                     "Wait is this rank waiting in its collectives for slower peers: the rank-by-rank compare of the "
+                     "job's ranks gives each rank's Wait, and the slowest rank waits least.",
+                     "Transmit is moving the data: more data, or a slower link."]
+    console = render_explain(res.frames, res.verdict).splitlines()
+    at = console.index(lines[0])
+    assert console[at:at + 3] == lines
 
 
 @pytest.mark.parametrize("pair", [

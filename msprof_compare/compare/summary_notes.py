@@ -8,6 +8,7 @@ Free: Other change is, with what the profiles hold on it (``idle_growth_note``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -252,7 +253,8 @@ def _sentences(parts: list[str], pieces: tuple[str, str, str, str] | None,
     ones below, joined by "; " as on the sheet; then the Share column's basis, which ends ``_unexplained``'s part
     (``SHARES_BASIS_LEAD``); then the communication note (``pieces``, where it is the last part), its figures, and
     its why as a sentence of its own, then the operators net of it (``net_of_communication_note``, a part after it
-    where it applies). The sheet's and the JSON's one line was 729 characters on reference pair 4.
+    where it applies); a part's sentences after its first (``SENTENCE_OPENINGS``) each a line too. The sheet's and
+    the JSON's one line was 729 characters on reference pair 4.
     ``parts`` and ``pieces`` are ``_unexplained_parts``' pair: with pieces, the communication note is the last part
     but that one;
     ``lead``: the basis's opening in them."""
@@ -265,8 +267,15 @@ def _sentences(parts: list[str], pieces: tuple[str, str, str, str] | None,
     said += [f"{found[2:]}{basis}"] if found else []
     said += ["; ".join(body[at + 1:])]
     said += [f"{pieces[0]}: {pieces[2]}", f"these are {pieces[1]}", *pieces[3:4]] if pieces else []
-    said = [t for t in said if t]
+    said = [s for t in said if t for s in _split_sentences(t)]
     return [f"Note: {said[0]}.", *(f"{t[0].upper()}{t[1:]}." for t in said[1:])] if said else []
+
+
+def _split_sentences(text: str) -> list[str]:
+    """``text`` cut before each of ``SENTENCE_OPENINGS`` that follows a ". ", the stop dropped (``_sentences`` ends
+    each line with one). A cut at a character of its own would cut a name that holds it too: an HCCL group's name
+    is the data's, a line break and all (``term_safe`` escapes it later)."""
+    return re.split(r"\. (?=" + "|".join(re.escape(w) for w in SENTENCE_OPENINGS) + ")", text)
 
 
 def paired_names_map(ctx: RunContext) -> Mapping[str, str]:
@@ -733,10 +742,12 @@ def wait_split_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> st
     total = (wc + tc) - (wb + tb)
     if not _communication_moved(total, wf):
         return ""
-    return (f"of the communication groups' uncovered time ({ms3(total):+.3f} ms), Wait ({WAIT_WORDS}) changed by "
-            f"{ms3(wc - wb):+.3f} ms, {ms3(wb):.3f} ms -> {ms3(wc):.3f} ms, and Transmit ({TRANSMIT_WORDS}) by "
+    # the figures, then what Wait and Transmit are, a sentence each: inside the figures' sentence, as parentheses,
+    # the words made it 370 characters, the figures far apart (``_sentences`` gives each its own line)
+    return (f"of the communication groups' uncovered time ({ms3(total):+.3f} ms), Wait changed by "
+            f"{ms3(wc - wb):+.3f} ms, {ms3(wb):.3f} ms -> {ms3(wc):.3f} ms, and Transmit by "
             f"{ms3(tc - tb):+.3f} ms, {ms3(tb):.3f} ms -> {ms3(tc):.3f} ms (OverallMetrics' Wait and Transmit rows"
-            f"{_overall_absent(contrib)})")
+            f"{_overall_absent(contrib)}). {WAIT_WORDS}. {TRANSMIT_WORDS}")
 
 
 def _absent_sheets(absent: list[tuple[str, str]]) -> str:
@@ -757,10 +768,13 @@ def _overall_absent(contrib: pd.DataFrame) -> str:
 
 #: What a communication group's Wait is, and where to look for its cause (``wait_split_note``): a collective ends when
 #: its last rank arrives, so the rank the others waited for is the one that waited least.
-WAIT_WORDS = ("this rank waiting in its collectives for slower peers: the rank-by-rank compare of the job's ranks "
-              "gives each rank's Wait, and the slowest rank waits least")
+WAIT_WORDS = ("Wait is this rank waiting in its collectives for slower peers: the rank-by-rank compare of the job's "
+              "ranks gives each rank's Wait, and the slowest rank waits least")
 #: What a communication group's Transmit is (``wait_split_note``).
-TRANSMIT_WORDS = "moving the data: more data, or a slower link"
+TRANSMIT_WORDS = "Transmit is moving the data: more data, or a slower link"
+#: The sentences that a part of the note holds after its first, each opened by these words after ". ": the console,
+#: the Summary sheet and the gate give each a line of its own (``_sentences``).
+SENTENCE_OPENINGS = (WAIT_WORDS, TRANSMIT_WORDS)
 
 
 def unsplit_communication_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
