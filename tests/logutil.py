@@ -42,6 +42,28 @@ def split_idle(note: str) -> tuple[str, str]:
     return (note[:idle.start()], f"{idle[1]}.") if idle else (note, "")
 
 
+#: A DB export's window tasks as the one-line note says them, read alone, and as the lines under the E2E line that
+#: names them say them (``summary_notes.window_words``)
+_WINDOW = (re.compile(r"Free: Other is device idle time and, on the (base|comparison) side \(a DB export\), also its "
+                      r"(\d+\.\d{3}) ms of device tasks outside its computing and communication, which a text export's "
+                      r"E2E leaves out"),
+           r"Free: Other is device idle time and also the \1 side's \2 ms of device tasks that the E2E line names")
+#: The uncovered communication's change no sheet breaks down by op, with its figures (the one line) and under the
+#: waterfall's rows that give them (``summary_notes.unsplit_communication_note``)
+_UNSPLIT = (re.compile(r"uncovered communication \(the waterfall's communication steps\) changed by [+-]\d+\.\d{3} ms"
+                       r"(?:, -?\d+\.\d% of the E2E change|, against an E2E change of [+-]\d+\.\d{3} ms)?, which no "
+                       r"sheet breaks down by op"),
+            "no sheet breaks the change of uncovered communication (the waterfall's communication steps) down by op")
+
+
+def beside_words(note: str) -> str:
+    """The one-line note with the figures that the lines under the waterfall and the E2E line leave out, left out
+    (the words of ``contributors_note_lines``), from the words alone."""
+    for pattern, said in (_WINDOW, _UNSPLIT):
+        note = pattern.sub(said, note)
+    return note
+
+
 def note_lines(note: str) -> list[str]:
     """The console's lines of the note under the contributors that the Summary sheet and the JSON give in one line
     (``note``): its sentences, "Note: " first; the Share column's basis ("; the Share column is of ..."), the parts
@@ -50,8 +72,8 @@ def note_lines(note: str) -> list[str]:
     the latter's why (its parentheses) after its figures as "These are ...", and "Wait is ..." and "Transmit is ..."
     after ". "; the note on a Free: Other change ("Free:
     Other +1.000 ms (..% of the E2E change) is device idle time: ...") last, a sentence of its own. Made from the words
-    alone."""
-    note, idle = split_idle(note)
+    alone; the figures the waterfall's rows and the E2E line above give are left out (``beside_words``)."""
+    note, idle = split_idle(beside_words(note))
     if idle:
         return [*note_lines(note), idle] if note else [f"Note: {idle}"]
     at = note.find("most of the change of ")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pandas as pd
 import pytest
 from dbutil import sql
 from test_export_switch import DB_L1, TEXT_L1, _db_file, _db_window, _overlap_lanes
@@ -36,6 +37,10 @@ def _note(res) -> str:
 
 def _ms(ns: int) -> str:
     return f"{Decimal(ns) / 10**6:.3f}"
+
+
+def _signed_ms(ns: int) -> str:
+    return f"{Decimal(ns) / 10**6:+.3f}"
 
 
 @pytest.mark.parametrize("db_side", ["comparison", "base"])
@@ -70,3 +75,120 @@ def test_only_a_text_export_beside_a_db_export_has_a_window_taken_out(samples):
                                    (db2, db, None), (text2, text, None)):
         res = compare(base, comparison, enable_profiling_compare=True)
         assert export_window(res, res.frames["e2e"]) == want
+
+
+TEXT_L0 = "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
+DB_L0 = "msinsight/test/data/pytorch/db/level0/rank0_ascend_pt"
+
+
+def _raw_steps(samples, text: str, db: str) -> tuple[int, int, int]:
+    """(the DB side's window tasks, its Free: Other less the text side's, the idle time's change net of those
+    tasks), ns, by the raw files: the DB's E2E window (SQL) less the union of its compute tasks and communication ops,
+    against the text export's Free lane; the idle time is the gaps inside the DB's busy span. Reckoned without the
+    DB's OVERLAP_ANALYSIS, which the Level0 export lacks."""
+    from spans import union
+
+    path = _db_file(samples / db)
+    busy = union(sql(path, "SELECT t.startNs, t.endNs FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId) "
+                           "UNION ALL SELECT startNs, endNs FROM COMMUNICATION_OP"))
+    held = sum(e - s for s, e in busy)
+    e2e, outside = _db_window(path)
+    free = _overlap_lanes(samples / text / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")["Free"]
+    return outside, e2e - held - free, (busy[-1][1] - busy[0][0]) - held - free
+
+
+def test_free_other_named_second_is_read_net_of_the_db_window_too(samples):
+    """Text Level0 -> DB Level0, rank 0: the waterfall puts most of the +8.591 ms in Uncovered Communication and
+    Free: Other +4.210 ms, named second, and the note said nothing of the DB side's 4.217 ms of window tasks in that
+    step, so Free: Other read as the device idling 4.2 ms longer; net of them it idled 0.008 ms less. A step named
+    second is not read (as where no window is taken out): the figure net of the window, no words on the host."""
+    outside, free, idle = _raw_steps(samples, TEXT_L0, DB_L0)
+    assert (outside, free, idle) == (4_217_444, 4_209_500, -7_944) and free - outside == idle
+    res = compare(str(samples / TEXT_L0), str(samples / DB_L0))
+    assert export_window(res, res.frames["e2e"]) == ("comparison", outside)
+    note = _note(res)
+    # uncovered communication by the raw files too: the DB's ops outside its compute tasks, the text export's lane
+    from spans import minus, union
+
+    path = _db_file(samples / DB_L0)
+    compute = union(sql(path, "SELECT t.startNs, t.endNs FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId)"))
+    ops = minus(union(sql(path, "SELECT startNs, endNs FROM COMMUNICATION_OP")), compute)
+    lanes = _overlap_lanes(samples / TEXT_L0 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
+    comm = sum(e - s for s, e in ops) - lanes["Communication(Not Overlapped)"]
+    assert (f"the waterfall puts most of it in Uncovered Communication {_signed_ms(comm)} ms and Free: Other "
+            f"{_signed_ms(free)} ms; Free: Other is device idle time and, on the comparison side (a DB export), also "
+            f"its {_ms(outside)} ms of device tasks outside its computing and communication, which a text export's "
+            f"E2E leaves out; net of them, the idle time changed by {_signed_ms(idle)} ms)") in note
+    assert "waited" not in note
+    # the idle time's change is 0.008 ms, not 0.007 ms, as the rounded figures 4.210 - 4.217 would give
+    assert _signed_ms(idle) == "-0.008" and Decimal("4.210") - Decimal("4.217") == Decimal("-0.007")
+
+
+@pytest.mark.parametrize("text, db", [(TEXT_L1, DB_L1), (TEXT_L0, DB_L0)], ids=["level1", "level0"])
+def test_lines_under_the_e2e_line_give_the_window_by_its_figure(samples, tmp_path, text, db):
+    """The console, the Summary sheet, the gate and the JSON's lines show the note under the E2E line, which says
+    what the DB side's window tasks are ("the comparison side's E2E, a DB export's, holds 5.686 ms of device tasks
+    outside its computing and communication, which a text export's leaves out"): there the note gives their figure
+    alone, where it said all of that again; the JSON's one line, which may be read alone, says it whole."""
+    import openpyxl
+    from logutil import note_lines
+
+    from msprof_compare.report.json_report import to_document
+    from msprof_compare.report.summary_console import render_explain
+
+    outside, _, idle = _raw_steps(samples, text, db)
+    res = compare(str(samples / text), str(samples / db))
+    brief = (f"Free: Other is device idle time and also the comparison side's {_ms(outside)} ms of device tasks that "
+             f"the E2E line names; net of them, the idle time changed by {_signed_ms(idle)} ms")
+    aside = (f"the comparison side's E2E, a DB export's, holds {_ms(outside)} ms of device tasks outside its computing "
+             "and communication, which a text export's leaves out")
+    assert aside in res.verdict
+    console = render_explain(res.frames, res.verdict).splitlines()
+    doc = to_document(res)["summary"]
+    book = openpyxl.load_workbook(res.to_excel(tmp_path), read_only=True)
+    try:
+        cells = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
+    finally:
+        book.close()
+    gate = [line.strip() for line in res.regression_gate(0).message.splitlines()]
+    for face, lines in {"console": console, "json": doc["contributors_note_lines"], "sheet": cells,
+                        "gate": gate}.items():
+        said = [line for line in lines if brief in line]
+        assert len(said) == 1 and "outside its computing and communication, which" not in said[0], face
+        # the E2E line is above it (the JSON's, its verdict, beside it)
+        above = [doc["verdict"]] if face == "json" else lines[:lines.index(said[0])]
+        assert [line for line in above if aside in line], face
+    assert brief not in doc["contributors_note"] and "outside its computing and communication, which a text " \
+        "export's E2E leaves out" in doc["contributors_note"]
+    assert doc["contributors_note_lines"] == note_lines(doc["contributors_note"])
+
+
+def test_no_operator_changed_reads_free_other_net_of_the_db_window(samples):
+    """The reason of "no operator changed" (``unchanged_why``) read Free: Other as idle time whole, the DB side's
+    window tasks and all, where the note's main path takes them out. No pair of the samples reaches that reading
+    beside a text -> DB switch (uncovered communication moves a quarter of Free: Other or more, and decides), so the
+    text level 1 -> DB level 1 waterfall is read with its communication step held still: Free: Other +5.200 ms is
+    the device idling 0.486 ms less (the raw files' figures), not "waited longer"."""
+    from msprof_compare.compare.summary_notes import unchanged_why
+
+    outside, free, idle = _raw_steps(samples, TEXT_L1, DB_L1)
+    assert (outside, free, idle) == (5_685_773, 5_199_867, -485_906)
+    res = compare(str(samples / TEXT_L1), str(samples / DB_L1), enable_profiling_compare=True)
+    wf = res.frames["waterfall"].copy()
+    comm = (wf["Category"] == "communication").to_numpy()
+    assert int(wf.loc[comm, "Delta(ns)"].sum()) == -3_891_256
+    wf.loc[comm, "Delta(ns)"] = 0
+    rows = pd.DataFrame({"Base(ms)": [1.0], "Comparison(ms)": [1.0]})
+    window = export_window(res, res.frames["e2e"])
+    assert window == ("comparison", outside)
+    why = unchanged_why(rows, wf, window=window)
+    # the second step named (Matmul) is the waterfall's: its words are checked, not its figure
+    assert why.startswith(f"the change is in Free: Other {_signed_ms(free)} ms and Matmul ")
+    assert why.endswith(", Free: Other is device idle time and, on the "
+                        f"comparison side (a DB export), also its {_ms(outside)} ms of device tasks outside its "
+                        f"computing and communication, which a text export's E2E leaves out; net of them, the idle "
+                        f"time changed by {_signed_ms(idle)} ms: the device waited less for work, as where the host "
+                        "was quicker to launch it or to load its data; ApiCompare times the host calls")
+    # without the window, the step whole: the reading the main path had before it took the window out
+    assert unchanged_why(rows, wf).endswith("device idle time: the device waited longer for work, as where the host "
+                                            "was slower to launch it; ApiCompare times the host calls")

@@ -171,12 +171,22 @@ def test_two_level0_exports_name_the_communication_no_sheet_breaks_down(samples,
     assert (_signed(moved), f"{moved / e2e:.1%}") == ("+4.120", "83.8%")
     res = compare(str(r0), str(r1))
     assert "CommunicationCompare" not in [s.name for s in res.sheets] and res.frames.get("communication") is None
-    said = (f"Uncovered communication (the waterfall's communication steps) changed by {_signed(moved)} ms, "
-            f"{moved / e2e:.1%} of the E2E change, which no sheet breaks down by op: each side's 4 communication ops "
-            "have an op type of N/A (a Level0 export records no op type), so CommunicationCompare has no family to "
-            "group them by and is not written; OverallMetrics gives it by communication group.")
+    why = ("each side's 4 communication ops have an op type of N/A (a Level0 export records no op type), so "
+           "CommunicationCompare has no family to group them by and is not written; OverallMetrics gives it by "
+           "communication group")
+    # under the waterfall, whose communication step gives the change and its share, the note does not repeat them
+    step = res.frames["waterfall"].set_index("Step").loc[
+        "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered)"]
+    assert (int(step["Delta(ns)"]), f"{float(step['Share of E2E Diff']):.1%}") == (moved, f"{moved / e2e:.1%}")
+    said = ("No sheet breaks the change of uncovered communication (the waterfall's communication steps) down by op: "
+            f"{why}.")
     for face, lines in _faces(res, tmp_path).items():
         assert said in lines, face
+        assert not [line for line in lines if line.startswith("Note: ") and "+4.120 ms, 83.8%" in line], face
+    # the JSON's one line, read alone, gives them
+    assert to_document(res)["summary"]["contributors_note"].endswith(
+        f"; uncovered communication (the waterfall's communication steps) changed by {_signed(moved)} ms, "
+        f"{moved / e2e:.1%} of the E2E change, which no sheet breaks down by op: {why}")
     # a run without the communication comparison writes no such sheet for a reason of its own: no word of it
     alone = compare(str(r0), str(r1), enable_profiling_compare=True)
     assert "no sheet breaks" not in " ".join(to_document(alone)["summary"]["contributors_note_lines"])

@@ -187,8 +187,9 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         else:
             # the category links every side's kernels only where both are GPU traces (an NPU side has its own flows)
             flow_cat = ctx.options.gpu_flow_cat if ctx.base.is_gpu and ctx.comparison.is_gpu else ""
-            why = (f"no {found[0]} changed its device time{small} ({unchanged_why(found[1], wf, flow_cat, api)}); the "
-                   "contributors are the waterfall steps")
+            window = export_window(ctx, ctx.frames.get("e2e"))  # a DB export's window tasks beside a text export
+            why = unchanged_why(found[1], wf, flow_cat, api, window)
+            why = f"no {found[0]} changed its device time{small} ({why}); the contributors are the waterfall steps"
         contrib = top_contributors(*reversed(waterfall_contributors(wf)))
         # said under the table (console, JSON, Summary sheet, gate), where the reader of the steps looks: an INFO
         # line on stderr alone left the JSON and the workbook with steps in place of operators and no word why

@@ -86,7 +86,8 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool, int 
 API_SHEET_ABSENT = "; this run writes no ApiCompare: the enable_api_compare option adds it"
 
 
-def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "", api_sheet: bool = True) -> str:
+def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "", api_sheet: bool = True,
+                  window: tuple[str, int] | None = None) -> str:
     """Why no row of a level changed while the waterfall did. Rows holding no device time on either side: no
     kernel is linked to an operator (a trace without launch flows). Rows holding device time: the change is time
     no operator holds; where uncovered communication moved, the overlap moved (``overlap_words``: a collective
@@ -97,7 +98,10 @@ def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "", api_
     kernels under another category (a renamed kernel, another op Type or PMU figures, or a Conv's operator on
     the backward thread of a text export or GPU trace, reference-1 §3.8); Lccl gained from Free Time
     alone is kernel time the Free Time formula takes out a second time: neither is time no operator holds, which
-    both were said to be. ``api_sheet``: whether the run writes ApiCompare, which the idle-time words point to."""
+    both were said to be. ``api_sheet``: whether the run writes ApiCompare, which the idle-time words point to.
+    ``window``: a DB export's window tasks beside a text export (``verdict.export_window``), taken out of idle time
+    as the note's main path does (``window_words``, in the words that say what they are: the reason is one text for
+    every face)."""
     held = float(np.nansum(rows["Base(ms)"].to_numpy(dtype=float)) +
                  np.nansum(rows["Comparison(ms)"].to_numpy(dtype=float)))
     if not held:
@@ -147,6 +151,8 @@ def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "", api_
         # waiting for a slower host, beside a copy that ran as long as before
         why = (f"copy time on a compute stream ({SDMA_STEP}): a copy longer or shorter, or one moved between a "
                "compute stream and another stream, where it is Free: Other")
+    elif len(moved) and cats[moved[0]] == "free" and window is not None and steps[moved[0]] == FREE_OTHER_STEP:
+        why = window_words(int(delta[moved[0]]), window, True, api_sheet)
     elif len(moved) and cats[moved[0]] == "free":  # its sign: a comparison whose host was quicker waited less
         longer = delta[moved[0]] > 0
         why = f"device idle time: {_idle_words(longer, api_sheet)}"
@@ -170,16 +176,20 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
 
 def _unexplained_parts(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
                        comm: pd.DataFrame | None, lead: str = SHARES_BASIS_LEAD,
-                       computing: bool = True) -> tuple[list[str], tuple[str, str, str, str] | None]:
+                       computing: bool = True, beside: bool = False
+                       ) -> tuple[list[str], tuple[str, str, str, str] | None]:
     """``unexplained_note``'s parts, those that apply, in its order, and the communication note's pieces
     (``_communication_pieces``) with the operators net of it (``net_of_communication_note``, "" for none or
     without ``computing``), which the console's sentences split again: worked out once. ``lead``: how the
-    Share column's basis is introduced (``contributors_note_lines``)."""
+    Share column's basis is introduced (``contributors_note_lines``). ``beside``: the note is shown under the
+    waterfall and the E2E line (the console, the Summary sheet, the gate's message), whose figures it then does not
+    repeat (``_idle_next``, ``unsplit_communication_note``); the JSON's one line says them, to be read alone."""
     pieces = _communication_pieces(contrib, comm, wf is not None and bool(len(wf)))
     net = net_of_communication_note(contrib, comm) if pieces and computing else ""
     parts = [fallback_note(contrib), wrapper_note(contrib), one_sided_note(contrib), all_steps_note(contrib),
-             name_map_note(contrib), _basis_worded(_unexplained(contrib, wf), lead),
-             communication_kernels_note(contrib), wait_split_note(contrib, wf), unsplit_communication_note(contrib, wf),
+             name_map_note(contrib), _basis_worded(_unexplained(contrib, wf, beside), lead),
+             communication_kernels_note(contrib), wait_split_note(contrib, wf),
+             unsplit_communication_note(contrib, wf, beside),
              _joined(pieces), net]
     return [p for p in parts if p], pieces and (*pieces, net)
 
@@ -212,7 +222,8 @@ def contributors_note_lines(contrib: pd.DataFrame | None, wf: pd.DataFrame | Non
     message writes them too, with ``lead`` ``GATE_BASIS_LEAD`` or "" (``_basis_worded``): its one line was 500
     characters on the DB level2 -> level1 pair; it passes ``computing`` False, which leaves out the operators net of
     communication (``net_of_communication_note``): the gate's message lists the contributors it judges alone."""
-    parts, pieces = _unexplained_parts(contrib, wf, comm, lead, computing)
+    # ``beside``: the lines stand under the waterfall and the E2E line, whose figures they leave out
+    parts, pieces = _unexplained_parts(contrib, wf, comm, lead, computing, beside=True)
     lines = _note_lines(contrib, parts, pieces, lead)
     # the idle note after the rest, a sentence of its own; not in the gate's message, which lists what it judges.
     # Its test of the other parts ("device idle time" said already) reads these: ``lead`` rewords only the basis
@@ -777,13 +788,15 @@ TRANSMIT_WORDS = "Transmit is moving the data: more data, or a slower link"
 SENTENCE_OPENINGS = (WAIT_WORDS, TRANSMIT_WORDS)
 
 
-def unsplit_communication_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
+def unsplit_communication_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, beside: bool = False) -> str:
     """Where the communication comparison wrote no CommunicationCompare because no side's communication ops have a
     family to group them by (the contributors' ``attrs["communication_unsplit"]``: per side, how many ops lack one,
     what they hold instead and whether the export is a Level0 one), the uncovered communication's change (the
     waterfall's communication steps) and why no sheet breaks it down by op; "" otherwise, and where that change does
     not show. Two Level0 DB exports (rank 0 -> rank 1): communication +4.120 ms, 83.8 % of the E2E change, and the
-    Summary gave no communication line and no word of why (one side without op rows gets the line's)."""
+    Summary gave no communication line and no word of why (one side without op rows gets the line's). ``beside``
+    (as ``_unexplained_parts``'): the waterfall's rows above give that change and its share, which the words leave
+    out."""
     sides = None if contrib is None else contrib.attrs.get("communication_unsplit")
     if not sides or wf is None or not len(wf):
         return ""
@@ -810,9 +823,11 @@ def unsplit_communication_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | 
         ops += " (a Level0 export records no op type)"
     if len(held) == 1:
         ops += f"; the {'comparison' if held[0][0] == 'base' else 'base'} side has no communication op"
-    return (f"uncovered communication (the waterfall's communication steps) changed by {ms3(moved):+.3f} ms{share}, "
-            f"which no sheet breaks down by op: {ops}, so CommunicationCompare has no family to group them by and is "
-            f"not written; OverallMetrics gives it by communication group{_overall_absent(contrib)}")
+    what = ("no sheet breaks the change of uncovered communication (the waterfall's communication steps) down by op"
+            if beside else f"uncovered communication (the waterfall's communication steps) changed by "
+            f"{ms3(moved):+.3f} ms{share}, which no sheet breaks down by op")
+    return (f"{what}: {ops}, so CommunicationCompare has no family to group them by and is not written; OverallMetrics "
+            f"gives it by communication group{_overall_absent(contrib)}")
 
 
 def communication_kernels_note(contrib: pd.DataFrame | None) -> str:
@@ -867,13 +882,14 @@ def _communication_figures(base: float, comparison: float, kinds: tuple[str, str
     return f"communication: {sides}"
 
 
-def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
+def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, beside: bool = False) -> str:
     """Where the operators (modules, kernels) together explain under half of the E2E change, say so: their
     device time holds no free time, and in a DB export no communication, so ranking them would point at
     a few µs of an 8 ms regression. Where they changed by twice the E2E change or more, say that too: a
     contributor of -106 ms beside an E2E change of -7.4 ms is no explanation of it either. The waterfall
     ``wf`` holds the E2E change (its end row) and names the steps that hold the rest; without one (a side has
-    no E2E time, so the E2E change is not a change of time) there is no note. "" otherwise."""
+    no E2E time, so the E2E change is not a change of time) there is no note. "" otherwise. ``beside``: as
+    ``_unexplained_parts``'."""
     if contrib is None or not len(contrib) or wf is None or not len(wf):
         return ""
     e2e_delta_ns = int(wf["Delta(ns)"].iloc[-1])  # the "Comparison E2E" row: comparison E2E - base E2E
@@ -884,33 +900,52 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
         return ""
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
     note = _net_note(level, net, e2e, wf, e2e_delta_ns, bool(contrib.attrs.get("api_sheet", True)),
-                     contrib.attrs.get("export_window"))
+                     contrib.attrs.get("export_window"), beside)
     return note + _shares_basis(contrib, net) if note else ""
 
 
 def _idle_next(named: str, e2e: float, api_sheet: bool = True, wf: pd.DataFrame | None = None,
-               window: tuple[str, int] | None = None) -> str:
+               window: tuple[str, int] | None = None, beside: bool = False) -> str:
     """Where Free: Other leads the steps that hold most of the E2E change, what it is and where to look next, else
     "". Two runs of one ResNet-50 (torch-tb-profiler samples) differ by -120 ms, -119.8 ms of it Free: Other: the
     note named the step and stopped, while ApiCompare shows the single-process DataLoader's __next__ 143 ms quicker,
     the host work the device had waited for. ``api_sheet``: whether the run writes ApiCompare (the contributors'
     ``attrs["api_sheet"]``, set by the Summary comparator). ``window``: a DB export's side and the ns of device
     tasks outside its computing and communication that its Free: Other holds beside a text export, which holds
-    none (``verdict.export_window``): they are taken out of the step's change (``wf``) before it is read as idle
-    time. Text level 1 -> DB level 1, rank 0: Free: Other +5.200 ms read "the device waited longer for work", of
-    which 5.686 ms are the DB export's window tasks, so the device idled 0.486 ms less."""
-    if not named.startswith(f"{FREE_OTHER_STEP} "):
+    none (``verdict.export_window``): where Free: Other is named, first or second, they are taken out of the step's
+    change (``wf``) before it is read as idle time (``window_words``). Text level 1 -> DB level 1, rank 0: Free:
+    Other +5.200 ms read "the device waited longer for work", of which 5.686 ms are the DB export's window tasks,
+    so the device idled 0.486 ms less; text Level0 -> DB Level0, rank 0, named Free: Other +4.210 ms second, after
+    communication, and said nothing of its 4.217 ms of window tasks. ``beside``: as ``_unexplained_parts``'."""
+    leads = named.startswith(f"{FREE_OTHER_STEP} ")
+    if window is not None and wf is not None and (leads or f" and {FREE_OTHER_STEP} " in named):
+        delta = int(wf["Delta(ns)"].to_numpy()[wf["Step"].to_numpy() == FREE_OTHER_STEP][0])
+        return f"; {window_words(delta, window, leads, api_sheet, beside)}"
+    if not leads:
         return ""
-    if window is None or wf is None:
-        return f"; {FREE_OTHER_STEP} is device idle time: {_idle_words(e2e > 0, api_sheet, ' or to load its data')}"
+    return f"; {FREE_OTHER_STEP} is device idle time: {_idle_words(e2e > 0, api_sheet, ' or to load its data')}"
+
+
+def window_words(delta: int, window: tuple[str, int], read: bool, api_sheet: bool = True,
+                 beside: bool = False) -> str:
+    """Free: Other's change (``delta``, ns) beside a DB export's window tasks (``window``: ``verdict.export_window``),
+    said net of them: what the step holds, then the idle time's change, and with ``read`` what it means
+    (``_idle_words``, by its own sign): where the step leads the change, as where no window is taken out.
+    ``beside``: the E2E line above names the tasks (``verdict.export_aside``), so the words give their figure alone,
+    where on their own they say what they are (as ``_unexplained_parts``)."""
     side, outside = window
-    delta = int(wf["Delta(ns)"].to_numpy()[wf["Step"].to_numpy() == FREE_OTHER_STEP][0])
     idle = delta - outside if side == "comparison" else delta + outside
-    held = (f"; {FREE_OTHER_STEP} is device idle time and, on the {side} side (a DB export), also its "
-            f"{ms3(outside):.3f} ms of device tasks outside its computing and communication, which a text export's "
-            "E2E leaves out")
+    if beside:
+        held = (f"{FREE_OTHER_STEP} is device idle time and also the {side} side's {ms3(outside):.3f} ms of device "
+                "tasks that the E2E line names")
+    else:
+        held = (f"{FREE_OTHER_STEP} is device idle time and, on the {side} side (a DB export), also its "
+                f"{ms3(outside):.3f} ms of device tasks outside its computing and communication, which a text "
+                "export's E2E leaves out")
     if not ms3(idle):
         return f"{held}; net of them, the device idled as long as before"
+    if not read:
+        return f"{held}; net of them, the idle time changed by {ms3(idle):+.3f} ms"
     return (f"{held}; net of them, the idle time changed by {ms3(idle):+.3f} ms: "
             f"{_idle_words(idle > 0, api_sheet, ' or to load its data')}")
 
@@ -1005,7 +1040,7 @@ def idle_growth_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, said
 
 
 def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int,
-              api_sheet: bool = True, window: tuple[str, int] | None = None) -> str:
+              api_sheet: bool = True, window: tuple[str, int] | None = None, beside: bool = False) -> str:
     """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
     shown = f"{ms3(e2e_delta_ns):+.3f} ms"  # the verdict's figure: ``e2e`` by its float read +0.004 of 4.5 us
     moved = f"{half_up(net, 3):+.3f} ms"  # as the tables: a net of -100 ns read "-0.000 ms"
@@ -1019,9 +1054,9 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
     if rest is not None:
         why = f"the waterfall puts all of it in {named}" + (
             f"; other steps moved {ms3(rest):+.3f} ms the other way" if ms3(rest) else "") + _idle_next(
-            named, e2e, api_sheet, wf, window)
+            named, e2e, api_sheet, wf, window, beside)
     elif most:
-        why = f"the waterfall puts most of it in {named}" + _idle_next(named, e2e, api_sheet, wf, window)
+        why = f"the waterfall puts most of it in {named}" + _idle_next(named, e2e, api_sheet, wf, window, beside)
     elif named:
         why = f"the waterfall puts part of it in {named}; see the waterfall for the rest"
     else:
