@@ -264,3 +264,30 @@ def test_db_kernels_hold_no_hccl_op(samples):
     assert names and not any(n.startswith("hcom_") for n in names)
     assert res.frames["contributors"].attrs["communication_kernels"] == []
     assert "collective communication" not in (to_document(res)["summary"]["contributors_note"] or "")
+
+
+@pytest.mark.parametrize("pair", [
+    (f"{TEXT}/level1/rank0_ascend_pt", f"{DB}/level0/rank0_ascend_pt"),
+    (f"{DB}/level2/rank0_ascend_pt", f"{TEXT}/level0/rank0_ascend_pt"),
+    (f"{DB}/level1/rank0_ascend_pt", f"{DB}/level2/rank0_ascend_pt"),
+], ids=["text-l1-db-l0", "db-l2-text-l0", "db-l1-db-l2"])
+def test_wait_is_measured_where_the_table_notes_do_not_say_otherwise(samples, pair):
+    """One rule (``overall.wait_zero``) for the console table's notes on a Wait Time that is no measurement and the
+    Summary's split of communication into Wait and Transmit (``wait_measured``): each side is measured exactly where
+    no note under the table names its Wait Time; a DB side is measured exactly where its HCCL tasks name
+    Notify_Wait (SQL: a Level0 export's task types are N/A)."""
+    from msprof_compare.api import RunContext
+    from msprof_compare.compare import overall
+
+    res = compare(*(str(samples / p) for p in pair), enable_profiling_compare=True)
+    base, comp = overall.breakdowns(RunContext(res.base, res.comparison, res.options))
+    notes = [n for n in res.summary["notes"] if "Wait Time" in n]
+    for side, bd, path in (("Base", base, pair[0]), ("Comparison", comp, pair[1])):
+        said = [n for n in notes if n.startswith((f"{side} row:", "Both rows:"))]
+        assert overall.wait_measured(bd) is not bool(said), (side, notes)
+        if path.startswith(DB):
+            (waits,) = sql(_db_file(samples / path), "SELECT count(*) FROM COMMUNICATION_TASK_INFO c JOIN STRING_IDS s "
+                                                     "ON s.id = c.taskType WHERE s.value = 'Notify_Wait'")[0]
+            assert overall.wait_measured(bd) is (waits > 0), side
+    assert (res.frames["contributors"].attrs["wait_split"] is None) is not all(
+        overall.wait_measured(bd) for bd in (base, comp))

@@ -423,14 +423,13 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
         else []
     # a Level0 pair (reference pair 2) has the same unread Wait Time on both rows: one line names both, where two
     # said the same reason a line apart
-    unread = [bd.wait_unread if bd.e2e_ns and not bd.wait_ns and bd.groups and not (bd.notify_wait_ns and bd.groups)
-              else "" for bd in (base, comp)]
+    zero = [wait_zero(bd) for bd in (base, comp)]
+    unread = [bd.wait_unread if why == "unread" else "" for bd, why in zip((base, comp), zero, strict=True)]
     both_unread = unread[0] == unread[1] and unread[0].startswith("its ")
     # the plane-rule note, the same on both rows (a self-compare of the level-1 text export: 112.541 ms of
     # Notify_Wait each), is one line too; two sides that hold different Notify_Wait keep a line each
-    planes = [_plane_reason(bd, step, communication_sheet)
-              if bd.e2e_ns and not bd.wait_ns and bd.notify_wait_ns and bd.groups else ""
-              for bd, step in zip((base, comp), steps, strict=True)]
+    planes = [_plane_reason(bd, step, communication_sheet) if why == "plane" else ""
+              for bd, step, why in zip((base, comp), steps, zero, strict=True)]
     both_planes = bool(planes[0]) and planes[0] == planes[1]
     # two sides without E2E time (reference pair 9c, two legacy MindSpore timelines) have one reason: one line,
     # where two said it a line apart
@@ -468,7 +467,7 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
             if side == "Base":
                 notes.append(f"Both rows: their Wait Time {_BOTH_ZERO} "
                              f"is not a measurement: each side's {bd.wait_unread.removeprefix('its ')}.")
-        elif bd.e2e_ns and not bd.wait_ns and bd.wait_unread and bd.groups:
+        elif wait_zero(bd) == "unread":
             shown = "0.000s" if side == "Comparison" else _BASE_ZERO
             notes.append(f"{side} row: its Wait Time {shown} is not a measurement: {bd.wait_unread}.")
         # apart from the time note: a side without E2E time (a lone timeline) may have no memory either, and its
@@ -502,12 +501,21 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str], steps: tup
     return notes
 
 
+def wait_zero(bd: Breakdown) -> str:
+    """Why a side's Wait Time of 0 is no measurement, as the notes under the console table say it (``table_notes``):
+    "plane" where its communication groups' least-waiting planes hold no Notify_Wait while others do (a text
+    export, ``Breakdown.notify_wait_ns``), "unread" where no task reads as Notify_Wait (a Level0 export's HCCL tasks
+    without a task type, ``Breakdown.wait_unread``), "" where the Wait is a reading or there is none (no E2E time, no
+    group: a GPU side). One rule for the table's notes and the Summary's (``wait_measured``)."""
+    if not (bd.e2e_ns and bd.groups) or bd.wait_ns:
+        return ""
+    return "plane" if bd.notify_wait_ns else "unread" if bd.wait_unread else ""
+
+
 def wait_measured(bd: Breakdown) -> bool:
-    """Whether a side's Wait Time is a measurement, as the notes under the console table judge it: the side has
-    communication groups and its Wait is no 0 that reads nothing (``table_notes``: a Level0 export's HCCL tasks
-    without a task type, ``Breakdown.wait_unread``; a text export's least-waiting planes without Notify_Wait,
-    ``Breakdown.notify_wait_ns``). A GPU side has no group, so no Wait."""
-    return bool(bd.groups) and not (not bd.wait_ns and (bool(bd.wait_unread) or bool(bd.notify_wait_ns)))
+    """Whether a side's Wait Time is a measurement: the side has communication groups and E2E time, and its Wait
+    is no 0 that reads nothing (``wait_zero``). A GPU side has no group, so no Wait."""
+    return bool(bd.e2e_ns and bd.groups) and not wait_zero(bd)
 
 
 def wait_split(base: Breakdown, comp: Breakdown) -> tuple[tuple[int, int], tuple[int, int]] | None:
