@@ -964,6 +964,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
     ``breakdowns`` whether each rank's compare made a time breakdown); ``notices`` (``logs.RankNotices``) judges a
     rank's report lines as its compare's (``api.rank_results``)."""
     from .api import rank_results
+    from .compare.verdict import export_aside
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import FILE_PREFIX
@@ -983,7 +984,8 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
                 rows.append((rank, figures, written))
                 if breakdowns is not None:
                     breakdowns.append(result.options.time_breakdown)
-                _print(rank_line(rank, figures, written))
+                # a text -> DB switch: what the DB side's E2E holds, as a single run's E2E line says it
+                _print(rank_line(rank, figures, written, export_aside(result, result.frames.get("e2e"))))
                 if result.options.fail_on_regression is not None:  # every line names its rank
                     gates.append((rank, deliver.apply_gate(result, rank)))
             del result  # one rank's result alive at a time: dropped before the next rank loads

@@ -192,3 +192,27 @@ def test_no_operator_changed_reads_free_other_net_of_the_db_window(samples):
     # without the window, the step whole: the reading the main path had before it took the window out
     assert unchanged_why(rows, wf).endswith("device idle time: the device waited longer for work, as where the host "
                                             "was slower to launch it; ApiCompare times the host calls")
+
+
+def test_rank_lines_of_an_export_switch_say_what_the_db_side_holds(samples, tmp_path):
+    """Text Level0 -> DB Level0 rank by rank: each rank's line read E2E +8.591 ms and +29.157 ms with no word of the
+    DB side's window tasks, which a single run's E2E line names; the lines now end with the same words, each rank's
+    own figure (SQL on its DB); two DB exports' rank lines say nothing more."""
+    from test_bad_corpus import run_cli
+
+    text, db = samples / "msinsight/test/data/pytorch/text/level0", samples / "msinsight/test/data/pytorch/db/level0"
+    code, out, _ = run_cli(["-bp", str(text), "-d", str(db), "--output_path", str(tmp_path / "switch"),
+                            "--enable_profiling_compare"])
+    assert code == 0
+    lines = [line for line in out.splitlines() if line.startswith("rank ")]
+    assert len(lines) == 2
+    for rank, line in enumerate(lines):
+        _, outside = _db_window(_db_file(db / f"rank{rank}_ascend_pt"))
+        assert line.startswith(f"rank {rank}: E2E ") and line.endswith(
+            f".xlsx; the comparison side's E2E, a DB export's, holds {_ms(outside)} ms of device tasks outside its "
+            "computing and communication, which a text export's leaves out"), line
+    assert [_ms(_db_window(_db_file(db / f"rank{r}_ascend_pt"))[1]) for r in (0, 1)] == ["4.217", "4.179"]
+    code, out, _ = run_cli(["-bp", str(db), "-d", str(db), "--output_path", str(tmp_path / "same"),
+                            "--enable_profiling_compare"])
+    assert code == 0 and [line for line in out.splitlines() if line.startswith("rank ")] and \
+        "a DB export's" not in out

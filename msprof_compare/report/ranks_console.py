@@ -105,9 +105,12 @@ def largest_step(waterfall: Any) -> tuple[str, int] | None:
     return str(steps["Step"].iloc[at]), deltas[at]
 
 
-def rank_line(rank: Unit, figures: dict[str, tuple[int, int]] | None, reports: list[str]) -> str:
+def rank_line(rank: Unit, figures: dict[str, tuple[int, int]] | None, reports: list[str], aside: str = "") -> str:
     """The line printed as a rank (or a cycle: ``units.unit_label``) finishes: its E2E base -> comparison (its
-    communication time without a time breakdown, ``COMMUNICATION``), the change, the reports written."""
+    communication time without a time breakdown, ``COMMUNICATION``), the change, the reports written; then
+    ``aside``, what a DB export's E2E holds beside a text export's (``verdict.export_aside``, as a single run's E2E
+    line says it): text Level0 -> DB Level0 ranks read E2E +8.591 ms and +29.157 ms with no word of the 4.217 and
+    4.179 ms of the DB side's window tasks in them."""
     written = ", ".join(term_safe(p) for p in reports) or "no report (no sheet has rows)"
     if figures is not None and COMMUNICATION in figures:
         base, comp = figures[COMMUNICATION]
@@ -115,7 +118,7 @@ def rank_line(rank: Unit, figures: dict[str, tuple[int, int]] | None, reports: l
     if not timed(figures):
         return f"{unit_label(rank)}: {written}"
     base, comp = figures["e2e"]
-    return f"{unit_label(rank)}: E2E {ms_change(base, comp)}, {written}"
+    return f"{unit_label(rank)}: E2E {ms_change(base, comp)}, {written}" + (f"; {aside}" if aside else "")
 
 
 def shown_metrics(figures: list[dict[str, tuple[int, int]] | None]) -> list[str]:
