@@ -656,6 +656,15 @@ def test_readme_exit_table_usage_row_each_case_exits_2(capsys: pytest.CaptureFix
         "or one the data does not hold": [["-bp", db, "-d", db, "--base_step", "1", "--comparison_step", "1"]],
         "an `-o` that is a file, a symbolic link": [["-o", "a_file"], ["-o", "link"]],
         "names a file over 255 bytes": [["-o", "r" * 256 + ".xlsx"]],
+        "an empty value of an option other than": [["--output_format", ""], ["--max_kernel_num", ""]],
+        "a `--transparent_op` that is blank or over 200 characters": [["--transparent_op", " "],
+                                                                       ["--transparent_op", "t" * 201]],
+        "cannot be created": [["-o", "a_file/sub"]],
+        "a path too long for the system to hold the reports in it (PATH_MAX)": [
+            ["-o", "/".join(c * 250 for c in "abcdefghijklmnopq")]],
+        "a name of blanks alone (`-o \" \"`)": [["-o", " "]],
+        "no name before the extension (`-o .xlsx`)": [["-o", ".xlsx"]],
+        "or a control character": [["-o", "a\tb"]],
     }
     for listed, runs in cases.items():
         assert listed in row, listed
@@ -740,6 +749,15 @@ def test_readme_exit_table_data_row_each_case_exits_1(samples: Path, capsys: pyt
             assert lines[0].startswith(f"error: {args[1]}"), (listed, lines)
         else:  # "(the side of the input the file belongs to: ... `both sides` for one input given twice)"
             assert lines[0].startswith(f"error: {legacy}: ") and lines[0].endswith(" (both sides)"), lines
+    # a --transparent_op name of no op of either side: exit 1, nothing written, the error names the option and both
+    # inputs (no file of one input is to blame)
+    listed = "a `--transparent_op` name of no op of either side"
+    assert listed in row
+    code, _, err = run_inproc(capsys, "-bp", str(sample), "-d", str(sample), "--transparent_op", "no_such_op",
+                              "-o", str(tmp_path / "none_of_them"))
+    lines = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("error: --transparent_op 'no_such_op' "), err
+    assert not (tmp_path / "none_of_them").exists() or not any((tmp_path / "none_of_them").iterdir())
     # --force accepts the link and the input over its cap
     monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "1000")
     code, _, err = run_inproc(capsys, "-bp", "link.json.gz", "-d", str(sample), "--force", "--enable_api_compare",
