@@ -29,7 +29,7 @@ from .errors import OutOfMemory, ProfileError, UsageError, on_side
 from .gcpause import gc_paused
 from .loaders import Layout, detect, load_profile
 from .loaders.heads import TraceHeads
-from .loaders.paths import TypedPaths, given_path
+from .loaders.paths import TypedPaths, check_size_caps, given_path
 from .logs import RankNotices, api_worded, paths_as_typed, said_once
 from .model import PROFILE_FRAMES, Profile, SideNote, pair_has_ops
 from .options import (
@@ -634,6 +634,7 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     listed rank in common is an error naming the list. Traces' heads are read through ``heads``, the run's (a
     folder against itself reads each once)."""
     force = checked_options(options, face)[0].force
+    check_size_caps(force)  # the job's, before a rank's compare named it "rank 0: ... (base side: ...)"
     heads = TraceHeads() if heads is None else heads
     with said_once():  # a folder given on both sides: its discovery's warnings (a trace named for another rank) once
         found = tuple(_discover(folder, force, face, role, heads, side) for folder, role, side in
@@ -784,6 +785,9 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
             raise ProfileError(None, "The path is empty. Please enter a valid path.",
                                hint=f"the {role} path: the {place} argument of compare()" if face.api
                                else f"the {role} path: {flag}, or the {place} path of performance_compare.py")
+    # a size-cap variable that is no byte count is the run's, no input's: checked before a side's load, which named
+    # it "(base side: ...)" (README, the exit-1 row: a file of neither input gets its hint alone)
+    check_size_caps(opts.force)
     _refuse_rank_folders(base, comparison, face, opts.force, heads)
     retype = _typed_words(base, comparison, face)
     with paths_as_typed(retype, api=face.api):

@@ -765,6 +765,37 @@ def test_readme_exit_table_data_row_each_case_exits_1(samples: Path, capsys: pyt
     assert code == 0, err
 
 
+
+def test_readme_a_size_cap_that_is_no_byte_count_is_the_runs_error_not_an_inputs(
+        samples: Path, capsys: pytest.CaptureFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README "Commands": a size-cap variable that is no whole number of bytes "is an error (exit 1), whichever kinds
+    of file the inputs hold (`--force` reads no cap)"; the exit-1 row: a file of neither input gets `(<hint>)`, no
+    side. The variable was read inside the base side's load, so the line said "(base side: e.g. ...)" and, between
+    two folders of ranks, "rank 0: ..." of a setting of the whole run. Two Kineto traces (no DB is read, so the DB
+    cap is no cap of theirs) and the two-rank text runs, on the CLI, the script and compare()."""
+    from msprof_compare import compare
+
+    sample = REPO / "sample_data"
+    pair = [str(sample / "bert-small_h100.json.gz"), str(sample / "bert-small_mi300.json.gz")]
+    text = samples / "msinsight" / "test" / "data" / "pytorch" / "text"
+    folders = [str(text / "level0"), str(text / "level1")]
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_DB_BYTES", "12 GB")
+    hint = "(e.g. MSPROF_COMPARE_MAX_DB_BYTES=21474836480 for 20 GiB; unset it for 8589934592)"
+    expected = f"error: MSPROF_COMPARE_MAX_DB_BYTES: '12 GB' is not a whole number of bytes {hint}"
+    for base, comparison in (pair, folders):
+        code, out, err = run_inproc(capsys, "-bp", base, "-d", comparison, "-o", str(tmp_path / "out"))
+        assert code == 1 and [line for line in err.splitlines() if line.startswith("error: ")] == [expected], err
+        assert not (tmp_path / "out").exists() and "rank 0" not in out + err
+        assert cli.script_main([base, comparison, "-o", str(tmp_path / "out")]) == 1
+        assert expected in capsys.readouterr().err.splitlines()
+    with pytest.raises(api.ProfileError) as raised:
+        compare(*pair)
+    assert str(raised.value) == expected.removeprefix("error: ") and raised.value.side is None
+    # --force reads no cap: the same run goes on
+    code, _, err = run_inproc(capsys, "-bp", pair[0], "-d", pair[1], "--enable_api_compare", "--force",
+                              "-o", str(tmp_path / "forced"))
+    assert code == 0, err
+
 def test_readme_reading_the_time_table_figures_are_the_profiles(samples: Path) -> None:
     """README "Reading the time table and the waterfall" answers "why is my E2E not my step time?" and "what is
     Free time?" with figures of two real profiles. Each is read here apart from the tool where it can be: the
