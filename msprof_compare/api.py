@@ -633,8 +633,11 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     folder lacks is one-sided as above, one neither holds is warned about and not compared (None on both sides); no
     listed rank in common is an error naming the list. Traces' heads are read through ``heads``, the run's (a
     folder against itself reads each once)."""
-    force = checked_options(options, face)[0].force
+    opts = checked_options(options, face)[0]
+    force = opts.force
     check_size_caps(force)  # the job's, before a rank's compare named it "rank 0: ... (base side: ...)"
+    if opts.time_breakdown:  # so is a bad MSPROF_COMPARE_CONFIG file, which rank 0's compare named "rank 0: ..."
+        classify.load_keywords()
     heads = TraceHeads() if heads is None else heads
     with said_once():  # a folder given on both sides: its discovery's warnings (a trace named for another rank) once
         found = tuple(_discover(folder, force, face, role, heads, side) for folder, role, side in

@@ -766,13 +766,15 @@ def test_readme_exit_table_data_row_each_case_exits_1(samples: Path, capsys: pyt
 
 
 
-def test_readme_a_size_cap_that_is_no_byte_count_is_the_runs_error_not_an_inputs(
+def test_readme_a_setting_of_the_run_that_is_wrong_is_the_runs_error_not_an_inputs(
         samples: Path, capsys: pytest.CaptureFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """README "Commands": a size-cap variable that is no whole number of bytes "is an error (exit 1), whichever kinds
     of file the inputs hold (`--force` reads no cap)"; the exit-1 row: a file of neither input gets `(<hint>)`, no
     side. The variable was read inside the base side's load, so the line said "(base side: e.g. ...)" and, between
     two folders of ranks, "rank 0: ..." of a setting of the whole run. Two Kineto traces (no DB is read, so the DB
-    cap is no cap of theirs) and the two-rank text runs, on the CLI, the script and compare()."""
+    cap is no cap of theirs) and the two-rank text runs, on the CLI, the script and compare(); and a keyword file
+    (MSPROF_COMPARE_CONFIG) of a rank-by-rank run, which rank 0's compare named "rank 0: ..." ("A rank whose input
+    is bad stops the run with its error prefixed by `rank N:`": the file is no rank's input)."""
     from msprof_compare import compare
 
     sample = REPO / "sample_data"
@@ -795,6 +797,18 @@ def test_readme_a_size_cap_that_is_no_byte_count_is_the_runs_error_not_an_inputs
     code, _, err = run_inproc(capsys, "-bp", pair[0], "-d", pair[1], "--enable_api_compare", "--force",
                               "-o", str(tmp_path / "forced"))
     assert code == 0, err
+    # a keyword file that lacks a key of the original's (README: "an error, exit 1, when a run reads the lists") is
+    # the run's too: its line, "(named by MSPROF_COMPARE_CONFIG; ...)", without rank 0's name or a report written
+    monkeypatch.delenv("MSPROF_COMPARE_MAX_DB_BYTES")
+    ini = tmp_path / "keywords.ini"
+    ini.write_text("[OP_MASK]\n", encoding="utf-8")
+    monkeypatch.setenv("MSPROF_COMPARE_CONFIG", str(ini))
+    code, out, err = run_inproc(capsys, "-bp", folders[0], "-d", folders[1], "--enable_profiling_compare",
+                                "-o", str(tmp_path / "ranks"))
+    assert code == 1 and [line for line in err.splitlines() if line.startswith("error: ")] == [
+        f"error: {ini}: Missing required key 'FA_MASK' in section 'OP_MASK'. (named by MSPROF_COMPARE_CONFIG; unset "
+        "it to use the packaged lists)"], err
+    assert not (tmp_path / "ranks").exists() and "rank 0" not in out + err
 
 def test_readme_reading_the_time_table_figures_are_the_profiles(samples: Path) -> None:
     """README "Reading the time table and the waterfall" answers "why is my E2E not my step time?" and "what is
