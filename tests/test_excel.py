@@ -464,6 +464,25 @@ def test_whole_column_paths_are_byte_identical_to_cell_writes(tmp_path: Path, mo
         assert fast[name] == cells[name], name
 
 
+@pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
+def test_streamed_blocks_number_a_wrapped_captions_formats_as_cell_writes(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """constant_memory mode holds row 3 (the headers) until the next row is written. A caption that wraps has a
+    format of its own (wrapped), so the headers' formats are first used in row 3: the block writer numbered its
+    data formats before it wrote that row, cell writes after it (cellXfs in another order, every s="" of the
+    sheet differing)."""
+    monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
+    long = "/a/long/profile/path" * 8
+    captions = (f"Base Profiling: {long}", f"Comparison Profiling: {long}")
+    sheets = [_column_sheet(rows=40)]
+    excel.render(sheets, str(tmp_path / "fast.xlsx"), captions)
+    monkeypatch.setattr(excel._FastWorksheet, "write_block", lambda *a: False)
+    excel.render(sheets, str(tmp_path / "cells.xlsx"), captions)
+    fast, cells = _parts(tmp_path / "fast.xlsx"), _parts(tmp_path / "cells.xlsx")
+    assert b'wrapText="1"' in fast["xl/styles.xml"] and b'customHeight="1"' in fast["xl/worksheets/sheet1.xml"]
+    assert fast == cells
+
+
 @pytest.mark.parametrize("chunk", [1 << 20, 3, 4])
 @pytest.mark.skipif(not excel._BINARY_TEXT, reason="the text layer translates newlines on this platform")
 def test_streamed_rows_are_copied_as_xlsxwriter_copies_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -1021,6 +1021,10 @@ class _FastWorksheet(Worksheet):
             return False
         if self.constant_memory and first_row <= self.previous_row and self.table.get(self.previous_row):
             return False
+        if self.constant_memory and first_row > self.previous_row:
+            # the held row (the headers) is written first: its formats take their indices before the block's, as
+            # with cell writes (a wrapped caption's format differs from the headers', which it otherwise numbered)
+            self._write_single_row(first_row)
         phs = {fid: _PLACEHOLDERS[k] for k, fid in enumerate(distinct)}
         block = _Block(first_row, values, nrows, reds)
         shared = not self.constant_memory
