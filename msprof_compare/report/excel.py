@@ -477,16 +477,20 @@ def _write_stacked_captions(ws: Worksheet, styles: _Styles, sheet: Sheet, captio
 
 
 def _write_spanned_captions(ws: Worksheet, styles: _Styles, sheet: Sheet, captions: tuple[str, str]) -> None:
-    """Row 1: each caption merged over its half of the table; row 2: empty, or the sheet's note.
+    """Row 1: each caption merged over its half of the table (or the part of it that prints on one page:
+    `caption_range`), the rest of the half filled alike; row 2: empty, or the sheet's note.
     A caption longer than its merged range was cut at the range's edge (the original's layout): on most sheets
     both paths lost the part that tells them apart. Such captions wrap, in a row tall enough."""
     columns = sheet.columns
-    spans = ((sheet.base_span, captions[0], "green"), (sheet.comparison_span, captions[1], "yellow"))
-    lines = max(_caption_lines(text, columns[first:last + 1]) for (first, last), text, _ in spans)
+    spans = [(half, caption_range(sheet, *half), text, fill) for half, text, fill in
+             ((sheet.base_span, captions[0], "green"), (sheet.comparison_span, captions[1], "yellow"))]
+    lines = max(_caption_lines(text, columns[first:last + 1]) for _, (first, last), text, _ in spans)
     if lines > 1:
         ws.set_row(0, row_points(lines))
-    for (first, last), text, fill in spans:
+    for half, (first, last), text, fill in spans:
         fmt = styles.get(fill=fill, bold=True, num=False, wrap=lines > 1)
+        for j in (*range(half[0], first), *range(last + 1, half[1] + 1)):
+            ws.write_blank(0, j, None, fmt)
         if last > first:
             ws.merge_range(0, first, 0, last, "", fmt)
         ws.write_string(0, first, text, fmt)
@@ -1377,11 +1381,64 @@ def page_frame(ws: Worksheet) -> None:
     ws.set_footer("&L&A&RPage &P of &N")
 
 
+#: How much wider than Excel's a renderer may lay out the columns: LibreOffice sizes a column by the digit of the
+#: font it has for Calibri, DejaVu Sans where neither Calibri nor Carlito is installed (4/3 as wide).
+_RENDER_WIDTHS = (1.0, 4 / 3)
+#: Percents below the largest fitting scale that a renderer may print at: LibreOffice prints 2 % smaller where
+#: that saves a page down (tdf#103516); one more for rounding.
+_SCALE_SLACK = 3
+
+
 def _print_across(sheet: Sheet) -> tuple[int, int]:
     """Pages across and identifying columns to repeat on each page, for printing ``sheet`` at
     `MIN_PRINT_SCALE` or larger: (1, 0) where one page wide is that large (``_page_breaks``)."""
     breaks, key = _page_breaks(sheet)
     return 1 + len(breaks), key
+
+
+def caption_range(sheet: Sheet, first: int, last: int) -> tuple[int, int]:
+    """The columns a half's caption (its half: ``first`` to ``last``) is merged over: the half, or where the sheet
+    prints several pages across and a page break may fall inside the half, its widest run of columns that no such
+    break splits (the first of equals). Fitted to N pages across, Excel and LibreOffice choose the scale and break
+    where it leaves them (both ignore a break set by hand under fit-to-pages), most often inside the comparison
+    half, whose caption merged over the half then printed cut in two ("...msinsight/" at one page's edge,
+    "test/data/..." on the next); where they break depends on the renderer's font (`_fitted_breaks`). The half's
+    other row-1 cells keep the caption's fill."""
+    pages, key = _print_across(sheet)
+    if pages == 1 or last == first:
+        return first, last
+    widths = [column_points(c.width) for c in sheet.columns]
+    starts = [first, *sorted(j for j in _fitted_breaks(widths, key, pages) if first < j <= last), last + 1]
+    runs = [(a, b - 1) for a, b in zip(starts[:-1], starts[1:], strict=True)]
+    return max(runs, key=lambda run: (sum(widths[run[0]:run[1] + 1]), -run[0]))
+
+
+def _fitted_breaks(widths: list[float], key: int, pages: int) -> set[int]:
+    """The columns that may start a page of columns ``widths`` (points at 100 %, the first ``key`` repeated on
+    each page) fitted to ``pages`` across: for each of `_RENDER_WIDTHS`, at the largest whole percent up to 100
+    at which ``pages`` hold them, and down to `_SCALE_SLACK` percents less."""
+    found: set[int] = set()
+    for factor in _RENDER_WIDTHS:
+        scaled = [w * factor for w in widths]
+        fitting = next((pct for pct in range(100, 9, -1)
+                        if len(_column_breaks(scaled, key, PRINTABLE_POINTS * 100 / pct)) < pages), 10)
+        for pct in range(fitting, max(9, fitting - _SCALE_SLACK - 1), -1):
+            found.update(_column_breaks(scaled, key, PRINTABLE_POINTS * 100 / pct))
+    return found
+
+
+def _column_breaks(widths: list[float], key: int, room: float) -> list[int]:
+    """The columns that start each page after the first, breaking columns ``widths`` as Excel and LibreOffice do:
+    whole columns left to right on pages of ``room``, each after the first starting with the first ``key``."""
+    repeated = sum(widths[:key])
+    breaks: list[int] = []
+    used = 0.0
+    for j, w in enumerate(widths):
+        if used + w > room and used > (repeated if breaks else 0.0):
+            breaks.append(j)
+            used = repeated
+        used += w
+    return breaks
 
 
 def _page_breaks(sheet: Sheet) -> tuple[list[int], int]:
@@ -1401,17 +1458,9 @@ def _page_breaks(sheet: Sheet) -> tuple[list[int], int]:
     if sum(widths) <= room:
         return [], 0
     key = sheet.base_span[0]
-    repeated = sum(widths[:key])
-    if repeated + max(widths[key:], default=0.0) > room:
-        key, repeated = 0, 0.0
-    breaks: list[int] = []
-    used = 0.0
-    for j, w in enumerate(widths):
-        if used + w > room and used > (repeated if breaks else 0.0):
-            breaks.append(j)
-            used = repeated
-        used += w
-    return breaks, key
+    if sum(widths[:key]) + max(widths[key:], default=0.0) > room:
+        key = 0
+    return _column_breaks(widths, key, room), key
 
 
 def _note_columns(sheet: Sheet) -> tuple[int, int]:
