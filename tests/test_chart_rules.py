@@ -16,6 +16,7 @@ import pytest
 from xlsxutil import read_xlsx
 
 from msprof_compare.compare import checks
+from msprof_compare.report.excel import char_pixels
 
 SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "samples"
 TEXT = "msinsight/test/data/pytorch/text"
@@ -344,21 +345,23 @@ def test_only_warned_checks_are_filled_red(text_pair):
 
 
 def test_a_two_line_check_value_gets_a_two_line_row(text_pair, tmp_path, monkeypatch):
-    """Synthetic edit of the real checks: world size "at least 1024" (13 characters) in the 14-wide Comparison
-    column wraps onto 2 lines of 12 characters, so its row is 2 x 15 = 30 points tall; its Base cell ("at
-    least 8") and a row of one line keep the default height (their Details made short: they wrap too)."""
+    """Synthetic edit of the real checks: world size "at least 1048576" in the 14-wide Comparison column (lines of
+    (14 x 7 - 5) / 1.03 = 90.3 px) wraps onto 2 lines, "at least" (3,224 / 1000 em of Helvetica's widths, 47.3 px
+    at 14.667 px an em) and "1048576" (57.1 px; 108.4 px with the space), so its row is 2 x 15 = 30 points tall;
+    its Base cell ("at least 8") and a row of one line keep the default height (their Details made short: they
+    wrap too). "at least 1024" (84.0 px) fits one line."""
     import openpyxl
 
     result, _path = text_pair
     guards = result.guards.copy()
     i = guards.index[guards["Check"] == "world size"][0]
-    guards.loc[i, "Comparison"] = "at least 1024"
+    guards.loc[i, "Comparison"] = "at least 1048576"
     guards.loc[guards["Check"].isin(["world size", "step count"]), "Detail"] = "ranks"
     sheet = next(s for s in result.sheets if s.name == "Summary")
     monkeypatch.setattr(sheet, "guards", guards)
     ws = openpyxl.load_workbook(result.to_excel(str(tmp_path)))["Summary"]
     row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "world size")
-    assert ws.cell(row, 4).value == "at least 1024"
+    assert ws.cell(row, 4).value == "at least 1048576"
     assert ws.row_dimensions[row].height == 30
     step = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "step count")
     assert ws.row_dimensions[step].height is None
@@ -1008,7 +1011,8 @@ def test_module_contributor_names_wrap_so_their_operator_shows(db_pair):
     "/[ BACKWARD ]/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ Conv2d_0 > aten::convolution_backward"
     is 104 characters), and column B holds a figure, so an unwrapped name was cut at the column's edge: the
     operator at its end was hidden and the Conv2d_0 and Conv2d_2 rows read alike. Each name cell wraps, and a
-    name wider than the column gets a row of two lines or more (15 pt each); a name that fits keeps one line."""
+    name wider than the column's line (width x 7 - 5 px less 3 %, in 11-point Arial's widths) gets a row of two
+    lines or more (15 pt each); a name that fits keeps one line."""
     import openpyxl
 
     result, path = db_pair
@@ -1021,7 +1025,7 @@ def test_module_contributor_names_wrap_so_their_operator_shows(db_pair):
         cell = ws.cell(first + i, 1)
         assert cell.value == name and cell.alignment.wrap_text, name
         height = ws.row_dimensions[first + i].height
-        if len(name) > width:
+        if sum(char_pixels(ch) for ch in name) * 1.03 > (width - 0.7109375) * 7 - 5:  # xlsxwriter adds 0.71
             long += 1
             assert height is not None and height >= 30, name
         else:
@@ -1268,9 +1272,10 @@ def test_summary_pages_keep_each_title_with_its_table(bundled_pair, text_pair):
     bundled pair's "Top Memory Contributors" at the foot of page 1 and its table on page 2. By hand for the bundled
     pair: A:H of 257 + 3 x 117 + 103 + 131 + 2 x 64 = 970 px, 727.5 pt, under the page's 748.8: 100 %, 532.8 pt a
     page, 517.8 with a row to spare. Rows 1-34 (510 pt) hold the waterfall, its verdict and the chart; the
-    operators' title, header and 2 rows would end at 570.75: page 2 starts at row 35 and holds 422.25 pt, to row 55;
-    "GPU vendor" (105 pt) would end at 527.25: page 3."""
-    for (_, path), pages in ((bundled_pair, [34, 21, 3]), (text_pair, None)):
+    operators' title, header and 2 rows would end at 570.75: page 2 starts at row 35 and holds 422.25 pt to row 55;
+    "GPU vendor" (90 pt: its Detail on 6 lines) ends at 512.25, within: page 2 ends at row 56, page 3 holds the
+    rest."""
+    for (_, path), pages in ((bundled_pair, [34, 22, 2]), (text_pair, None)):
         rows, heights, page = _summary_pages(path)
         if pages:
             assert page == pytest.approx(532.8) and [len(p) for p in rows] == pages

@@ -615,18 +615,21 @@ def test_console_waterfall_shows_no_negative_zero():
 
 @pytest.mark.parametrize(("text", "width", "lines"), [
     ("text", 14, 1), ("", 14, 1),
-    # a 12-character line (14 - 2): "Level2 /" then the 27-character word alone on 3 lines
+    # lines of (14 x 7 - 5) / 1.03 = 90.3 px (3 % to spare); by hand from Helvetica's widths (1/1000 em) at 14.667
+    # px an em: "Level2 /" 3,502 = 51.4 px, then the word of 15,787 (231.5 px) alone, broken where lines end: 3
     ("Level2 / ACL_AICORE_PIPE_UTILIZATION", 14, 4),
-    ("Level1 / ACL_AICORE_PIPE_UTILIZATION", 16, 3),   # 14-character lines: 8 + 14 + 13
-    ("a b c d e f g h i j k l", 6, 6),                  # 4-character lines: "a b", "c d", ...
-    ("x" * 24, 14, 2),
+    ("Level1 / ACL_AICORE_PIPE_UTILIZATION", 16, 4),   # 103.9-px lines: the 231.5 px still take 3
+    # 35.9-px lines (a, b, d, e, g, h 8.15 px; c, k 7.33; f 4.08; i, j, l 3.26; a space 4.08): "a b c" 31.8,
+    # "d e f" 28.5, "g h i j" 35.1, "k l" 14.7 (counted in characters, 4 a line: 6 lines)
+    ("a b c d e f g h i j k l", 6, 4),
+    ("x" * 24, 14, 2),                                   # 7.33 px each: 12 a line
     ("a\nb\nc\nd", 20, 4),                             # line breaks count, empty lines too
     ("a\n\nb", 20, 3),
-    ("测试" * 10, 14, 4),                                 # wide characters take two units: 40 in 12-unit lines
-    ("Ａ" * 12, 14, 2),                                   # full-width ones too: 24 units in 12-unit lines
-    ("ab cd", 7, 1),                                     # a word that fills the line to its last unit
-    ("x" * 12 + " y", 14, 2),                            # a word of exactly one line leaves no room after it
-    ("ab", 2, 2),                                        # a column of 2 or less: lines of one unit, no zero
+    ("测试" * 10, 14, 4),                                 # wide characters take an em, 14.67 px: 6 a line
+    ("Ａ" * 12, 14, 2),                                   # full-width ones too
+    ("ab cd", 7, 1),                                     # 35.9 px on a 42.7-px line
+    ("x" * 12 + " y", 14, 2),                            # 88 px: the space and y (4.08 + 7.33) would pass 90.3
+    ("ab", 2, 2),                                        # an 8.7-px line: a character a line, no zero
 ])
 def test_wrapped_lines_wrap_at_spaces_then_inside_long_words(text, width, lines):
     assert charts._wrapped_lines(text, width) == lines

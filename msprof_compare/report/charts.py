@@ -39,7 +39,6 @@ from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_lead_lines, outside_modules_note
 from ..compare.summary_notes import contributors_note_lines
 from ..compare.table import Sheet, column_at, sheet_numbers
-from ..textsafe import text_width
 from . import summary_console as con
 from .excel import (
     HEADER_ROWS,
@@ -134,21 +133,32 @@ def _write(ws: Any, r: int, c: int, v: Any, fmt: Any) -> None:
 
 
 def _wrapped_lines(text: str, width: float) -> int:
-    """Lines a wrapped cell of ``width`` characters needs, wrapped as spreadsheets do: at line breaks, then
-    at spaces, a word longer than a line on lines of its own (counted a little narrower than the column:
-    capitals are wider than the digit the width unit is)."""
-    w = max(1, int(width) - 2)
+    """Lines a wrapped cell ``width`` characters wide needs, wrapped as spreadsheets do: at line breaks, then at
+    spaces, a word wider than a line broken where the line ends. Measured as `_break_long_words` measures, words in
+    11-point Arial pixels (`_word_pixels`) on lines of ``width`` x 7 - 5 pixels, with 3 % to spare as a caption's
+    (`excel._caption_words`): a row too short hides its last lines. Counted in characters (a digit's width each,
+    less two a line), a row was a line taller than its text where narrow letters and spaces prevail and a line
+    shorter where digits and capitals do (Summary's validity checks, in LibreOffice's PDFs)."""
+    room = (width * 7 - 5) / 1.03
+    space = char_pixels(" ")
     lines = 0
     for paragraph in text.split("\n"):
-        count, used = 0, w
+        count, used = 1, 0.0
         for word in paragraph.split():
-            n = text_width(word)
-            if used + 1 + n <= w:
-                used += 1 + n
-            else:
-                count += -(-n // w)
-                used = (n - 1) % w + 1
-        lines += max(1, count)
+            w = _word_pixels(word)
+            if used and used + space + w <= room:
+                used += space + w
+                continue
+            if used:
+                count, used = count + 1, 0.0
+            for ch in word if w > room else ():
+                c = char_pixels(ch)
+                if used and used + c > room:
+                    count, used = count + 1, 0.0
+                used += c
+            if w <= room:
+                used = w
+        lines += count
     return lines
 
 
