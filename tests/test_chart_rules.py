@@ -1266,6 +1266,22 @@ def _summary_pages(path) -> tuple[list[list[int]], list[float], float]:
     return [list(range(a + 1, b + 1)) for a, b in zip(starts, starts[1:], strict=False)], heights, 7.4 * 72 / scale
 
 
+def test_summary_captions_are_filled_under_their_whole_text(bundled_pair):
+    """The bundled pair's captions ("Base Profiling: sample_data/bert-small_h100.json.gz", 51 characters of bold
+    Arial, over 300 px) are wider than column B (16 characters, 117 px) and fit B:F on one line: each is merged
+    over B:F, filled under its whole text (written in B alone, its green ended under "sampl" and the rest of the
+    path ran on over white cells), unwrapped, in a row of the default height."""
+    import openpyxl
+
+    _, path = bundled_pair
+    ws = openpyxl.load_workbook(path)["Summary"]
+    assert ws.column_dimensions["B"].width == pytest.approx(16.71, abs=0.01)
+    assert {str(r) for r in ws.merged_cells.ranges if r.min_row <= 2} == {"B1:F1", "B2:F2"}
+    for cell, fill in ((ws["B1"], "FF00FF00"), (ws["B2"], "FFFFFF00")):
+        assert cell.value.endswith(".json.gz") and cell.fill.fgColor.rgb == fill
+        assert not cell.alignment.wrap_text and ws.row_dimensions[cell.row].height is None
+
+
 def test_summary_pages_keep_each_title_with_its_table(bundled_pair, text_pair):
     """Each Summary table's title prints on the page of its header and first two rows, and every page's rows fit
     Excel's page, the breaks all set: LibreOffice, whose pages in DejaVu Sans hold a third more rows, printed the

@@ -463,7 +463,9 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
 def _write_stacked_captions(ws: Worksheet, styles: _Styles, sheet: Sheet, captions: tuple[str, str]) -> None:
     """The Summary's captions, stacked in rows 1 and 2 so that neither clips the other. Each wraps within the
     table's columns where longer than they are: it ran on to their right, and the Summary, which prints its
-    columns only (report/charts.py), had a long path cut at the page's edge."""
+    columns only (report/charts.py), had a long path cut at the page's edge. One wider than its first column is
+    merged over the table's columns, wrapped or not: written in that column alone, its fill ended under the path
+    ("Base Profiling: sampl" green, "e_data/bert-small_h100.json.gz" on white)."""
     columns = sheet.columns
     first = sheet.base_span[0]
     for r, (text, fill) in enumerate(zip(captions, ("green", "yellow"), strict=True)):
@@ -471,8 +473,8 @@ def _write_stacked_captions(ws: Worksheet, styles: _Styles, sheet: Sheet, captio
         fmt = styles.get(fill=fill, bold=True, num=False, wrap=lines > 1)
         if lines > 1:
             ws.set_row(r, row_points(lines))
-            if len(columns) - 1 > first:
-                ws.merge_range(r, first, r, len(columns) - 1, "", fmt)
+        if len(columns) - 1 > first and _caption_lines(text, columns[first:first + 1]) > 1:
+            ws.merge_range(r, first, r, len(columns) - 1, "", fmt)
         ws.write_string(r, first, text, fmt)
 
 
