@@ -313,6 +313,36 @@ def test_pending_write_ahead_log_beside_a_hot_journal_says_why(tmp_path: Path,
     assert run_inproc(capsys, "-bp", str(L1), "-d", str(db), "-o", str(tmp_path / "out"))[0] == 0
 
 
+@pytest.mark.parametrize("beside", ["none", "wal", "journal"])
+def test_the_wal_and_journal_beside_a_db_are_probed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         beside: str) -> None:
+    """The cut-short check and the open both need to know whether a -wal or -journal beside the file holds
+    changes: each file is probed once per DB (twice before session 76), and the probes still decide (a log
+    holding changes is read, a hot journal is said)."""
+    from msprof_compare.loaders import ascend_db
+
+    if beside == "wal":
+        db = _pending_log(tmp_path, "CREATE TABLE ONLY_IN_THE_LOG (x INTEGER)")
+    else:
+        db = tmp_path / "ascend_pytorch_profiler_0.db"
+        shutil.copyfile(L1, db)
+        if beside == "journal":
+            (tmp_path / "ascend_pytorch_profiler_0.db-journal").write_bytes(bytes.fromhex("d9d505f920a163d7")
+                                                                            + bytes(600))
+    calls: list[str] = []
+    for name in ("_pending_wal", "_hot_journal"):
+        real = getattr(ascend_db, name)
+        monkeypatch.setattr(ascend_db, name, lambda p, real=real, name=name: calls.append(name) or real(p))
+    handle = ascend_db._Db(str(db))
+    try:
+        assert sorted(calls) == ["_hot_journal", "_pending_wal"]
+        assert ("ONLY_IN_THE_LOG" in handle.tables) == (beside == "wal")
+        assert [n.split(" beside")[0] for n in handle.notes] == (
+            ["ascend_pytorch_profiler_0.db-journal"] if beside == "journal" else [])
+    finally:
+        handle.close()
+
+
 # --------------------------------------------------------------------------- steps
 
 

@@ -242,13 +242,14 @@ def _hot_journal(path: str) -> str:
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def _cut_short(path: str) -> str:
+def _cut_short(path: str, logged: bool) -> str:
     """Why ``path`` is no whole SQLite file, "" where its size looks whole (or cannot be told). SQLite reads a
     file of a byte or so as a database without tables ("tables TASK and STRING_IDS are missing"), and one cut
     within its last page as whole, zeros for the lost bytes (rows read as of no globalTaskId, without a word of the
     cut); other cuts were "database disk image is malformed". The header's page count times its page size is the
     file's size where its "valid-for" counter matches the change counter (every current writer keeps it so); a
-    write-ahead log or rollback journal holding changes may be ahead of the file, so those are left to SQLite."""
+    write-ahead log or rollback journal holding changes (``logged``: ``_pending_wal`` or ``_hot_journal``, probed
+    once by the caller) may be ahead of the file, so those are left to SQLite."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(100)
@@ -263,7 +264,7 @@ def _cut_short(path: str) -> str:
                     "100-byte header, which it begins as; a partial copy, or a write that did not finish: copy it "
                     "again in full")
         return _no_sqlite_header(size)
-    if head[:16] != _SQLITE_MAGIC or head[24:28] != head[92:96] or _pending_wal(path) or _hot_journal(path):
+    if head[:16] != _SQLITE_MAGIC or head[24:28] != head[92:96] or logged:
         return ""
     page = int.from_bytes(head[16:18], "big")
     page = 65536 if page == 1 else page
@@ -364,17 +365,18 @@ def _as_int64(cells: list) -> np.ndarray | None:
         return None
 
 
-def _unopened(path: str, exc: sqlite3.Error, pending: bool) -> str:
-    """Why ``path`` could not be opened. A write-ahead log holding changes is read through a ``-shm`` file that
-    SQLite must create beside the database when there is none: in a read-only folder it cannot, and the export
-    was "not a readable SQLite database (unable to open database file)", which sent the user after a sound file."""
+def _unopened(path: str, exc: sqlite3.Error, pending: bool, journal: str) -> str:
+    """Why ``path`` could not be opened (``pending``: ``_pending_wal``; ``journal``: ``_hot_journal``'s note). A
+    write-ahead log holding changes is read through a ``-shm`` file that SQLite must create beside the database when
+    there is none: in a read-only folder it cannot, and the export was "not a readable SQLite database (unable to
+    open database file)", which sent the user after a sound file."""
     folder = os.path.dirname(os.path.abspath(path))
     if pending and not os.path.exists(path + "-shm") and not os.access(folder, os.W_OK):
         name = os.path.basename(path)
         return (f"its write-ahead log {name}-wal holds changes not yet in the database, which SQLite reads only "
                 f"through {name}-shm, a file it cannot create in this read-only folder ({exc}); copy the .db and its "
                 "-wal to a writable folder")
-    if pending and "readonly" in str(exc) and _hot_journal(path):
+    if pending and "readonly" in str(exc) and journal:
         # a rollback journal holding pages beside a log holding changes: SQLite must undo that write before it reads
         # the log, which a read-only open may not, and the sound file was "not a readable SQLite database (attempt
         # to write a readonly database)" (dbfuzz65)
@@ -400,9 +402,10 @@ class _Db:
         self.path = path
         # quoted from the path's bytes: a name that is not UTF-8 (Linux allows it) cannot be str-encoded
         uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path))) + "?mode=ro"
-        if cut := _cut_short(path):
+        # the -wal and -journal beside it probed once each (the cut check and the open both read them)
+        pending, journal = _pending_wal(path), _hot_journal(path)
+        if cut := _cut_short(path, pending or bool(journal)):
             raise ProfileError(path, cut)
-        pending = _pending_wal(path)
         if not pending:
             # immutable: no locks, no -shm / -wal files created beside a WAL-mode export (read-only
             # directories work too). Only a -wal holding frames (changes not yet in the file) needs them.
@@ -416,7 +419,7 @@ class _Db:
         except sqlite3.Error as exc:
             if con is not None:  # opened but unreadable: closed here, not whenever the collector frees it
                 con.close()
-            raise ProfileError(path, _unopened(path, exc, pending)) from None
+            raise ProfileError(path, _unopened(path, exc, pending, journal)) from None
         self.con = con
         self.tables = {r[0] for r in rows}
         self.views = {r[0] for r in rows if r[1] == "view"}
@@ -426,7 +429,7 @@ class _Db:
         #: rows whose endNs is before their startNs, per table (their duration is read as 0)
         self.negative: dict[str, int] = {}
         #: other recoverable oddities, one warning line each
-        self.notes: list[str] = list(filter(None, [_hot_journal(path)]))
+        self.notes: list[str] = list(filter(None, [journal]))
         self.untimed: dict[str, int] = {}  # rows without a start or end time, per table
         self.too_long: dict[str, int] = {}  # rows lasting over MAX_DURATION_NS (read as 0), per table
         self.unnamed = 0  # name references that STRING_IDS lacks or holds as NULL (read as "")
