@@ -134,6 +134,11 @@ def test_db_call_stacks_in_any_table_order_share_one_text_per_stack(samples: Pat
     # below every integer, so max() is one: its text "-Inf" has no '.', and numpy stops at it
     ("UPDATE PYTORCH_CALLCHAINS SET stackDepth = -1e999 WHERE rowid = 3",
      "table PYTORCH_CALLCHAINS: column stackDepth holds -inf, not an integer"),
+    # a blob of digits and a text holding the separator: their bytes alone would parse as numbers (12; 7 and 8)
+    ("UPDATE PYTORCH_CALLCHAINS SET stack = X'3132' WHERE rowid = 3",
+     "table PYTORCH_CALLCHAINS: column stack holds b'12', not an integer"),
+    ("UPDATE PYTORCH_CALLCHAINS SET id = '7,8' WHERE rowid = (SELECT max(rowid) FROM PYTORCH_CALLCHAINS)",
+     "table PYTORCH_CALLCHAINS: column id holds '7,8', not an integer"),
 ])
 def test_db_call_stack_cells_of_no_integer_are_refused(samples: Path, tmp_path: Path, edit: str,
                                                        message: str) -> None:
@@ -144,6 +149,27 @@ def test_db_call_stack_cells_of_no_integer_are_refused(samples: Path, tmp_path: 
     opts, _ = build_options(enable_operator_compare=True)
     with pytest.raises(ProfileError, match=re.escape(message)):
         load_profile(str(db), opts)
+
+
+def test_db_call_stacks_of_a_step_read_the_chains_of_its_ops_alone(samples: Path, tmp_path: Path) -> None:
+    """A step's ops are given the stacks of their own chains, and the frames of the other ops' chains are not read
+    (a NULL frame there is not counted). Synthetic: step 50 made to start at the 201st op (every op of the export
+    is in it), the first op's innermost frame set NULL; without a step that frame is counted."""
+    src = _db_file(_exports(samples, 1, 0)[1])
+    ops = sql(src, f"SELECT CAST(startNs AS INTEGER), callchainId FROM PYTORCH_API WHERE type = {OP} "
+                   "ORDER BY CAST(startNs AS INTEGER), rowid")
+    first = next(c for _, c in ops if c is not None)
+    db = edited_copy(src, tmp_path / "ascend_pytorch_profiler_0.db",
+                     f"UPDATE STEP_TIME SET startNs = {ops[200][0]} WHERE id = 50",
+                     f"UPDATE PYTORCH_CALLCHAINS SET stack = NULL WHERE id = {first} AND stackDepth = 0")
+    opts, _ = build_options(enable_operator_compare=True)
+    p = load_profile(str(db), opts, step=50)
+    got = p.ops.sort_values("ts", kind="stable")["call_stack"].tolist()
+    assert got == _sql_stacks(src)[200:] and sum(s != "N/A" for s in got) == sum(c is not None for _, c in ops[200:])
+    assert not [w for w in p.warnings if "CALLCHAINS" in w]
+    said = [w for w in load_profile(str(db), opts).warnings if "CALLCHAINS" in w]
+    assert said == [f"{db}: 1 PYTORCH_CALLCHAINS.stack value(s) missing (NULL): those frames read as empty in the op "
+                    "call stacks (ModuleCompare's Call Stack cells)"]
 
 
 WITH_STACK = "If you want to see the operator's call stack, you must enable with_stack switch."
