@@ -716,6 +716,37 @@ def test_refused_database_is_closed(tmp_path: Path) -> None:
     assert held == []
 
 
+def test_a_db_that_is_a_git_lfs_pointer_or_a_web_page_says_so(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A clone without git-lfs holds a pointer of three lines (git-lfs spec/v1: 130 bytes here) under the export's
+    .db name, and a download of the page that links it a web page: both read "not a SQLite database: the file (130
+    bytes) does not begin with SQLite's header", with no word of what the file is or what to do, which a trace under
+    such a text got. The words are the trace's (``traceio.stand_in_kind``), at any size (a page under SQLite's
+    100-byte header goes the other way to its words); a side file that is no stand-in reads as before. Through the
+    command line, in a profiling directory (the DB export of the level-1 excerpt on the other side): exit 1, one
+    line, nothing written."""
+    pointer = (b"version https://git-lfs.github.com/spec/v1\n"
+               b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 71459\n")
+    lfs = ("the file is a Git LFS pointer, not the file it stands for; fetch the file itself: git lfs pull, in the "
+           "repository it came from")
+    page = ("the file is a web page (HTML), saved under the file's name; download the file itself, not the page that "
+            "links it")
+    other = tmp_path / "other_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    other.mkdir(parents=True)
+    shutil.copy(L1, other / L1.name)
+    out = tmp_path / "out"
+    csv = "the file (200 bytes) does not begin with SQLite's header"
+    for i, (data, said) in enumerate(((pointer, lfs), (b"<!DOCTYPE html><title>404</title>", page),
+                                      (b"\n<html>" + b"<p>Sign in</p>" * 20 + b"</html>", page),
+                                      (b"Name,Type\n" * 20, csv))):
+        f = tmp_path / f"run{i}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+        f.parent.mkdir(parents=True)
+        f.write_bytes(data)
+        assert (len(data) < 100) == (i == 1)  # one under SQLite's header, the others beyond it
+        code, stdout, err = run_inproc(capsys, "-bp", str(f.parent.parent), "-d", str(other.parent), "-o", str(out))
+        assert code == 1 and stdout == "" and not out.exists()
+        assert error_lines(err) == [f"error: {f}: not a SQLite database: {said} (base side)"], err
+
+
 def test_corrupt_db(tmp_path: Path) -> None:
     f = _db(tmp_path)
     data = bytearray(L1.read_bytes())

@@ -263,7 +263,7 @@ def _cut_short(path: str, logged: bool) -> str:
             return (f"the file is cut short: {size:,} byte{'' if size == 1 else 's'}, fewer than a SQLite database's "
                     "100-byte header, which it begins as; a partial copy, or a write that did not finish: copy it "
                     "again in full")
-        return _no_sqlite_header(size)
+        return _no_sqlite_header(size, head)
     if head[:16] != _SQLITE_MAGIC or head[24:28] != head[92:96] or logged:
         return ""
     page = int.from_bytes(head[16:18], "big")
@@ -275,9 +275,14 @@ def _cut_short(path: str, logged: bool) -> str:
             f"{page:,} bytes); a partial copy, or a write that did not finish: copy it again in full")
 
 
-def _no_sqlite_header(size: int) -> str:
+def _no_sqlite_header(size: int, head: bytes) -> str:
     """The words for a file that is no SQLite database at all, short or long: one under the header's 100 bytes is
-    told by ``_cut_short``, a longer one by SQLite ("file is not a database", which ``_unopened`` names so)."""
+    told by ``_cut_short``, a longer one by SQLite ("file is not a database", which ``_unopened`` names so).
+    ``head``, its first bytes: a text standing in for the file (a Git LFS pointer, a web page:
+    ``traceio.stand_in_kind``) is named with what to do, as under a trace's name; it read as any other file."""
+    stand_in = traceio.stand_in_kind(head)
+    if stand_in:
+        return f"not a SQLite database: the file is {stand_in[0]}; {stand_in[1]}"
     unit = "byte" if size == 1 else "bytes"
     return f"not a SQLite database: the file ({size:,} {unit}) does not begin with SQLite's header"
 
@@ -387,11 +392,11 @@ def _unopened(path: str, exc: sqlite3.Error, pending: bool, journal: str) -> str
     if "not a database" in str(exc):  # SQLite's words (before 3.21: "file is encrypted or is not a database")
         try:
             with open(path, "rb") as fh:
-                head, size = fh.read(16), os.fstat(fh.fileno()).st_size
+                head, size = fh.read(64), os.fstat(fh.fileno()).st_size  # 64: what stand_in_kind reads
         except OSError:
             head, size = _SQLITE_MAGIC, 0
-        if head != _SQLITE_MAGIC:  # as a short file is told (_cut_short), where "(file is not a database)" was
-            return _no_sqlite_header(size)
+        if head[:16] != _SQLITE_MAGIC:  # as a short file is told (_cut_short), where "(file is not a database)" was
+            return _no_sqlite_header(size, head)
     return f"not a readable SQLite database ({exc})"
 
 

@@ -786,7 +786,8 @@ _STAND_INS = ((b"version https://git-lfs.github.com/spec/", "a Git LFS pointer, 
 
 
 def stand_in_kind(data: bytes | memoryview) -> tuple[str, str] | None:
-    """(what the file is, what to do) for a text that stands in for a trace (``_STAND_INS``), else None."""
+    """(what the file is, what to do) for a text that stands in for a trace or a profiler database
+    (``_STAND_INS``), else None."""
     head = bytes(data[:64]).lstrip().lower()
     for start, kind, hint in _STAND_INS:
         if head.startswith(start):
