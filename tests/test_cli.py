@@ -464,6 +464,9 @@ def test_a_mistyped_input_names_the_near_name_its_folder_holds(tmp_path: Path) -
     for typed, meant in (("sample_data/bert-smal_h100.json.gz", "sample_data/bert-small_h100.json.gz"),
                          ("sample_data/bert_small_h100.json.gz", "sample_data/bert-small_h100.json.gz"),
                          ("runs/rank1_ascend", "runs/rank1_ascend_pt"),
+                         # a folder's name typed with its slash: matched among folders, named with the slash; a
+                         # file's near name is none (it read no hint at all, the name's tail being empty)
+                         ("runs/rank1_ascend/", "runs/rank1_ascend_pt/"), ("sample_data/bert-smal_h100.json.gz/", None),
                          ("sample_data/bert-small_h200.json.gz", None), ("runs/rank2_ascend_pt", None),
                          ("sample_data/other.json.gz", None)):
         proc = run(typed)

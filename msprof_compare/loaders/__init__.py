@@ -332,18 +332,24 @@ def _near_name_hint(given: str, path: str) -> str | None:
     left out, doubled or swapped, ``bert-smal_h100.json.gz``): that name, as the path was typed, so the line says
     what to pass. None where a name there differs by digits alone (``rank2`` is no typo of ``rank1``, which would
     compare another rank, and the next nearest name is another run's) or the folder holds over 10,000 names (a
-    typo need not cost their listing); a name that differs by ``.gz`` alone is ``_gz_twin_hint``'s, files only."""
+    typo need not cost their listing); a name that differs by ``.gz`` alone is ``_gz_twin_hint``'s, files only.
+    A name typed with a trailing ``/`` (``run_ascnd_pt/``, a folder's name as completion writes it) is matched
+    among the folders, and named with it."""
     import difflib
 
-    head, tail = os.path.split(given.lstrip("="))
+    typed = given.lstrip("=")
+    bare = typed.rstrip("/") or typed  # "/" alone names no folder's entry: no tail, no hint
+    slash = typed[len(bare):]
+    head, tail = os.path.split(bare)
     if not tail or tail != tail.strip():  # blanks around the name: the CLI says so (cli._blank_edges)
         return None
     try:
         with os.scandir(os.path.dirname(path)) as it:
-            names = [e.name for _, e in zip(range(10_001), it, strict=False)]
+            entries = [e for _, e in zip(range(10_001), it, strict=False)]
+            names = [e.name for e in entries if not slash or e.is_dir()]
     except OSError:
         return None
-    if len(names) > 10_000:
+    if len(entries) > 10_000:
         return None
     digits = re.compile(r"\d+")
     numbered = digits.sub("#", tail)
@@ -351,7 +357,7 @@ def _near_name_hint(given: str, path: str) -> str | None:
         return None
     near = [n for n in names if n not in (tail + ".gz", tail.removesuffix(".gz"))]
     match = difflib.get_close_matches(tail, near, n=1, cutoff=0.8)
-    return f"did you mean {term_safe(os.path.join(head, match[0]))}? that exists" if match else None
+    return f"did you mean {term_safe(os.path.join(head, match[0]) + slash)}? that exists" if match else None
 
 
 def _suffix_hint(name: str, path: str) -> str:
