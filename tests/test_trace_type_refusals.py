@@ -125,3 +125,24 @@ def test_a_name_that_looks_like_a_decode_error_is_no_repair(tmp_path: Path) -> N
     assert info.value.message == ("invalid trace event: event 0 of the event list (counting from 0; ph 'X', name "
                                   f"{'invalid character (byte 1) ' + chr(92) + 'escape'!r}) has dur null, "
                                   f"{NUMBER_OR_TEXT}")
+
+
+def test_args_that_are_no_object_are_named_with_the_args(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Every args field a loader reads takes any JSON value (a value of a wrong type only fails to name what it
+    would), so the type refusal a real trace meets in its args is args that are no object: the excerpt's first
+    kernel with its args written as a list of [key, value] pairs. The line says what args are and what is due, in the
+    events' words, and shows the args as written (cut at 80 characters), where msgspec's ("Expected `object`, got
+    `array`") was said."""
+    doc = json.loads(KINETO.read_text())
+    kernel = doc["traceEvents"][210]
+    assert kernel["cat"] == "kernel"
+    kernel["args"] = [[k, v] for k, v in kernel["args"].items()]
+    trace = tmp_path / "edited.pt.trace.json"
+    trace.write_text(json.dumps(doc))
+    code, err = _analyze(capsys, "compare", "-d", str(trace), "-bp", str(KINETO), "-o", str(tmp_path / "out"))
+    shown = json.dumps(kernel["args"])
+    assert len(shown) > 80
+    assert code == 1 and err.splitlines()[-1] == (
+        f"error: {trace}: invalid event args: args is a list, where an object is due, in the event whose args are "
+        f"{shown[:77]}... (comparison side)")
+    assert not (tmp_path / "out").exists()
