@@ -371,6 +371,16 @@ def starts_read(kernel_details: pd.DataFrame) -> np.ndarray:
     return np.ones(len(kernel_details), dtype=bool)
 
 
+def names_a_type(text: Any) -> bool:
+    """Whether a kernel_details.csv Type cell names a type: "", N/A (a Level0 export writes it on every row) and nan
+    (a cell read as missing) name none, blanks around aside. KernelCompare skips a text export's row of none
+    (reference-2 §6.1), and the loader counts such rows among typed ones by this same rule."""
+    if not isinstance(text, str):
+        return False
+    t = text.strip()
+    return t not in ("", "N/A") and t.lower() != "nan"
+
+
 #: Column labels -> their Index, for ``column_index``; bounded, since a label list could come from data.
 _COLUMN_INDEXES: dict[tuple, pd.Index] = {}
 _COLUMN_INDEXES_MAX = 256

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import shutil
 from pathlib import Path
+
+import pytest
 
 from msprof_compare.loaders import ascend_text, load_profile
 from msprof_compare.options import Options
@@ -73,3 +76,25 @@ def test_only_a_kernel_comparison_by_type_says_it(tmp_path: Path) -> None:
     assert said(enable_kernel_compare=True) == [f"{f}: 1 {SAID}"]
     assert said(enable_profiling_compare=True) == []
     assert said(enable_kernel_compare=True, use_kernel_type=True) == []
+
+
+def test_the_count_said_is_what_kernel_compare_leaves_out(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The warning and KernelCompare read a Type by one rule (``model.names_a_type``): the kernels counted are those
+    its Calls leave out. Rows 3 and 10 emptied, row 17 " N/A " (blanks around, read as N/A) and row 19 "nan", the
+    fixture as the base and its unedited copy as the comparison: the base's Calls sum to the rows less the four
+    said, the comparison's to every row (counted with the csv module)."""
+    from msprof_compare import compare
+
+    run = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(RUN, run)
+    f = run / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = _edited(f, {3: "", 10: "", 17: " N/A ", 19: "nan"})
+    at = rows[0].index("Type")
+    untouched = sum(1 for r in rows[1:] if r[at].strip() not in ("", "N/A", "nan"))
+    assert (untouched, len(rows) - 1 - untouched) == (len(rows) - 5, 4)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(run), str(RUN), enable_kernel_compare=True)
+    [said] = [m for m in caplog.messages if "Type among" in m]
+    assert said == f"{f}: 4 {SAID} (base side)"
+    sheet = res.sheet("KernelCompare")
+    assert (int(sheet["Calls"].sum()), int(sheet["Calls.1"].sum())) == (untouched, len(rows) - 1)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..errors import StepError, on_side, side_named
-from ..model import Profile, bare_trace, factorize, object_array, pair_codes, starts_read, step_number
+from ..model import Profile, bare_trace, factorize, names_a_type, object_array, pair_codes, starts_read, step_number
 from ..textsafe import id_ranges
 from . import table
 from .steps import _refused_side, data_file, side_range, side_step, steps_file
@@ -77,7 +77,7 @@ def _stripped(series: pd.Series, empty: str = "") -> tuple[np.ndarray, list[str]
 
 def _valid_types(texts: list[str]) -> np.ndarray:
     """Whether each stripped Type text names a type (a Level0 export writes N/A)."""
-    return np.array([t not in ("", "N/A") and t.lower() != "nan" for t in texts], dtype=bool)
+    return np.array([names_a_type(t) for t in texts], dtype=bool)
 
 
 def any_typed(kd: pd.DataFrame) -> bool:

@@ -83,6 +83,7 @@ from ..model import (
     empty,
     frame,
     frame_of,
+    names_a_type,
     object_array,
     object_full,
     repeats,
@@ -2061,10 +2062,9 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
 
 
 def _untyped_among_typed(types: np.ndarray) -> int:
-    """How many Type cells name no type (empty, N/A, nan: what KernelCompare skips) where others name one; 0 where
-    none or all do. Each distinct text tested once."""
-    none = {t for t in set(types.tolist())
-            if not isinstance(t, str) or t.strip() in ("", "N/A") or t.strip().lower() == "nan"}  # NaN: a cut row
+    """How many Type cells name no type (``names_a_type``: empty, N/A, nan, what KernelCompare skips) where others
+    name one; 0 where none or all do. Each distinct text tested once."""
+    none = {t for t in set(types.tolist()) if not names_a_type(t)}
     if not none:
         return 0
     n = sum(1 for t in types.tolist() if t in none)
