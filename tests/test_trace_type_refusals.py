@@ -28,6 +28,9 @@ EDITS = [
     ("ts", '{"us": 1}', "has ts {\"us\": 1}, an object, where a number, a number's text or null is due"),
     ("dur", "[71.552]", f"has dur [71.552], a list, {NUMBER_OR_TEXT}"),
     ("name", "true", "has name true, where a string is due"),
+    # a long value is cut to 40 characters as written, as every quoted value (a line must stay one line)
+    ("dur", "[" + ", ".join(["71.552"] * 12) + "]",
+     f"has dur [71.552, 71.552, 71.552, 71.552, 71.5..., a list, {NUMBER_OR_TEXT}"),
 ]
 
 
