@@ -872,7 +872,10 @@ def test_a_file_that_stands_in_for_a_trace_is_named_with_what_to_do(tmp_path) ->
              # gzip data: the .gz name is right, the text inside is no trace
              "gz.json.gz": (gzip.compress(b"Name,Duration(us)\nMatMul,1.5\n"),
                             f"{unknown}: it begins 'Name,Duration(us)')"),
-             "binary.json": (b"\x00\x01\x02\x03junk", f"{unknown})")}
+             "binary.json": (b"\x00\x01\x02\x03junk", f"{unknown})"),
+             # a failed job's log under the trace's name: its first line whole (under 40 characters quoted)
+             "log.pt.trace.json": (b"Traceback (most recent call last):\n  File \"train.py\", line 3\n",
+                                   f"{unknown}: it begins 'Traceback (most recent call last):')")}
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(repo)}
     for name, (data, said) in files.items():
