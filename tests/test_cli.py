@@ -478,6 +478,19 @@ def test_a_mistyped_input_names_the_near_name_its_folder_holds(tmp_path: Path) -
     assert proc.returncode == 0 and "E2E time 3.908 ms -> 3.496 ms" in proc.stdout, proc.stderr
 
 
+def test_a_mistyped_input_with_a_leading_equals_names_the_near_name_without_it(tmp_path: Path) -> None:
+    """compare() reads ``=PATH`` as PATH, as the loaders drop a leading ``=`` (what ``-bp =PATH`` leaves): the line
+    names the path without it, and so must the near name it offers, a path to pass."""
+    from msprof_compare import api
+
+    (tmp_path / "bert-small_h100.json.gz").symlink_to(REPO / "sample_data" / "bert-small_h100.json.gz")
+    typed = tmp_path / "bert-smal_h100.json.gz"
+    with pytest.raises(ProfileError) as info:
+        api.compare(f"={typed}", str(REPO / "sample_data" / "bert-small_mi300.json.gz"))
+    assert str(info.value) == (f"{typed}: no such file or directory (base side: did you mean "
+                               f"{tmp_path / 'bert-small_h100.json.gz'}? that exists)")
+
+
 def test_blank_or_empty_path_says_which_and_what(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """A path of blanks read ``error:  : no such file or directory``, a path with a stray trailing space looked
     like the existing folder it names, and an empty path (``-d "$UNSET"``) did not say which of the two it was.
