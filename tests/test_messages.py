@@ -84,6 +84,7 @@ _TYPOS = [
     ("enable_mem_compare", ["enable_memory_compare"]),
     ("enable_comm_compare", ["enable_communication_compare"]),
     ("module", ["disable_module", "enable_operator_compare"]),
+    ("_", []),  # no word at all: no option holds it (every option held an empty run of words)
 ]
 
 
