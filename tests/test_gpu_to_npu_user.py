@@ -492,6 +492,21 @@ def test_free_other_growth_is_said_with_what_the_profiles_hold_on_it(samples: Pa
     assert note_lines(res.frames) == doc["summary"]["contributors_note_lines"] and len(calls) == 1
 
 
+def test_the_gate_s_message_leaves_the_free_other_note_to_the_summary(samples: Path) -> None:
+    """The H200 AlexNet against the NPU level-1 export, whose Summary note ends with the Free: Other idle note: the
+    gate's message lists what it judges (the contributors and their caveat), not that note, which judges nothing
+    (``contributors_note_lines(computing=False)``)."""
+    gpu, text = next(TEST_DATA.glob("kineto/alexnet_h200_rank0.*.pt.trace.json.gz")), samples / NPU_TEXT
+    from msprof_compare.report.json_report import note_lines
+
+    res = api.compare(str(gpu), str(text))
+    idle = note_lines(res.frames)[-1]  # the JSON's contributors_note_lines, the console's note
+    assert idle.startswith("Free: Other +17.902 ms (14% of the E2E change) is device idle time")
+    gate = res.regression_gate(5)
+    assert gate.code == 3 and gate.lines[0].startswith("Performance regression: ")
+    assert not any("device idle time" in line for line in gate.lines), gate.lines
+
+
 def test_free_other_note_is_given_only_where_free_other_leads_the_change() -> None:
     """The note on Free: Other, on made-up waterfalls: among the two largest steps, from 10% of the E2E change on
     and with it (a Free: Other that shrank while E2E grew explains none of it); not where another note calls it idle
