@@ -91,6 +91,22 @@ def test_args_error_shows_args_of_80_characters_whole() -> None:
     assert shown(at81) == said + at81[:77].decode() + "..."
 
 
+def test_an_args_number_beyond_float64_says_what_it_is_and_no_due() -> None:
+    """A stream id of 1e400, which no 64-bit integer or float holds: the line says what the value is and, as the
+    events' own refusals, nothing of what is due (msgspec's "Number out of range" names no type), not
+    "where  is due"."""
+    import msgspec
+
+    class KernelArgs(msgspec.Struct):
+        stream: int = -1
+
+    raw = b'{"stream": 1e400, "device": 0, "correlation": 3131}'
+    with pytest.raises(ProfileError) as err:
+        traceio.decode_args("t.json", [msgspec.Raw(raw)], KernelArgs)
+    assert err.value.message == ("invalid event args: args.stream is a number beyond a 64-bit integer or float, in "
+                                 f"the event whose args are {raw.decode()}")
+
+
 def test_single_digit_stream_ids_written_as_decimal_text() -> None:
     """The real timesformer kernels' stream id (7, every one of them) written as the text "7.0" reads as 7 with
     no warning, as "10.0" does: a whole number below 10 has a decimal exponent of 0, not below the range that
