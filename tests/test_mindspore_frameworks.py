@@ -141,6 +141,23 @@ def test_pytorch_pairs_and_pytorch_named_copies_get_no_frameworks_note(samples: 
     assert FRAMEWORK_CHECK not in named.index and named.loc["operator match rate", "Status"] == "warn"
 
 
+def test_two_mindspore_sides_get_no_frameworks_note(samples: Path, tmp_path: Path) -> None:
+    """One framework on both sides: the MindSpore 2.4 layout (PynativeFramework::LaunchTask::<Op>) against a
+    MindSpore-layout copy that kept aten:: names. Their names differ and the operator match rate is 0 (no op name
+    on both sides, by the two sets), yet the frameworks are one: the rate keeps its warning and no row says
+    "recorded by different frameworks"."""
+    ms = _mindspore_24(samples / TEXT.format(1), tmp_path / "a" / "rank-0_20250301120000001_ascend_ms")
+    copy = tmp_path / "b" / "rank-0_20250301120000002_ascend_ms"
+    shutil.copytree(samples / TEXT.format(1), copy)
+    res = compare(str(ms), str(copy))
+    assert [framework_label(p) for p in (res.base, res.comparison)] == ["MindSpore 2.4.1", "MindSpore"]
+    events = [json.loads((d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text()) for d in (ms, copy)]
+    assert not _raw_names(events[0], ("cpu_op",)) & _raw_names(events[1], ("cpu_op",))
+    guards = res.guards.set_index("Check")
+    assert FRAMEWORK_CHECK not in guards.index
+    assert guards.loc["operator match rate", ["Status", "Base", "Comparison"]].tolist() == ["warn", 0.0, 0.0]
+
+
 @pytest.mark.parametrize(("info", "label"), [
     ({"profiler_parameters": {"profiler_level": "Level1"}}, "MindSpore"),  # no version written
     ({"profiler_parameters": {}, "ms_version": 2.4}, "MindSpore"),  # of the wrong type: not shown
