@@ -21,6 +21,10 @@ IDLE_LONGER = ("; Free: Other is device idle time: the device waited longer for 
                "launch it or to load its data; ApiCompare times the host calls")
 IDLE_LESS = ("; Free: Other is device idle time: the device waited less for work, as where the host was quicker to "
              "launch it or to load its data; ApiCompare times the host calls")
+#: The same where Free: Other holds copies (reference pair 5's PyTorch 1.8 Memcpy events, which no SDMA row counts:
+#: 10.085 -> 9.282 ms, recomputed from the raw events in test_idle_stretch.py), which are no idle time
+IDLE_LESS_COPIES = IDLE_LESS.replace("device idle time:", "device idle time and copies that no SDMA row counts "
+                                     "(10.085 ms -> 9.282 ms):")
 
 
 def _gate(result, pct: float, top: int = 5, frames=None) -> tuple[int, str]:
@@ -475,7 +479,7 @@ def test_a_note_led_by_free_time_says_it_is_idle_time_and_where_to_look(samples)
     r = compare(str(samples / run.format("1623143089861")), str(samples / run.format("1623143566756")),
                 enable_profiling_compare=True, enable_operator_compare=True, enable_api_compare=True)
     note = summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
-    assert f"(the waterfall puts most of it in Free: Other -119.809 ms{IDLE_LESS}); the Share column" in note
+    assert f"(the waterfall puts most of it in Free: Other -119.809 ms{IDLE_LESS_COPIES}); the Share column" in note
     api = r.sheet("ApiCompare")
     change = api["Total Duration(ms).1"] - api["Total Duration(ms)"]
     assert api.loc[change.idxmin(), "api name"].startswith("enumerate(DataLoader)")
@@ -495,14 +499,16 @@ def test_the_idle_time_note_says_when_the_run_writes_no_api_compare(samples, tmp
     r = compare(base, comp, enable_profiling_compare=True, enable_operator_compare=True)
     assert "ApiCompare" not in r.sheet_names
     absent = "; this run writes no ApiCompare: the enable_api_compare option adds it"
-    assert (f"(the waterfall puts most of it in Free: Other -119.809 ms{IDLE_LESS}{absent}); the Share column"
+    assert (f"(the waterfall puts most of it in Free: Other -119.809 ms{IDLE_LESS_COPIES}{absent}); the Share column"
             in summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"]))
     # swapped, the comparison is 120.132 ms slower (+13.7 %): the gate fails, and its message holds the note too
     code = _run(samples, tmp_path, run.format("1623143566756"), run.format("1623143089861"), "5",
                 "enable_operator_compare")
     out = capsys.readouterr()
     assert code == 3  # the gate's exit code
-    assert (out.out + out.err).count(f"Free: Other +119.809 ms{IDLE_LONGER}{absent}") == 2, out
+    longer = IDLE_LONGER.replace("device idle time:", "device idle time and copies that no SDMA row counts "
+                                 "(9.282 ms -> 10.085 ms):")
+    assert (out.out + out.err).count(f"Free: Other +119.809 ms{longer}{absent}") == 2, out
 
 
 def test_unexplained_note_names_the_steps_outside_device_time():

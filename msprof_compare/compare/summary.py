@@ -53,7 +53,7 @@ from .contributors import (
 )
 from .module_contributors import find_module_contributors
 from .optree import compared_whole
-from .summary_notes import idle_evidence, mark_pairs, operator_wrappers, unchanged_why
+from .summary_notes import free_other_copies, idle_evidence, mark_pairs, operator_wrappers, unchanged_why
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
 from .verdict import export_window, run_verdict
 from .waterfall import e2e_frame, steps_changed, waterfall_contributors, waterfall_of
@@ -188,7 +188,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
             # the category links every side's kernels only where both are GPU traces (an NPU side has its own flows)
             flow_cat = ctx.options.gpu_flow_cat if ctx.base.is_gpu and ctx.comparison.is_gpu else ""
             window = export_window(ctx, ctx.frames.get("e2e"))  # a DB export's window tasks beside a text export
-            why = unchanged_why(found[1], wf, flow_cat, api, window)
+            why = unchanged_why(found[1], wf, flow_cat, api, window, free_other_copies(pair))
             why = f"no {found[0]} changed its device time{small} ({why}); the contributors are the waterfall steps"
         contrib = top_contributors(*reversed(waterfall_contributors(wf)))
         # said under the table (console, JSON, Summary sheet, gate), where the reader of the steps looks: an INFO

@@ -87,7 +87,7 @@ API_SHEET_ABSENT = "; this run writes no ApiCompare: the enable_api_compare opti
 
 
 def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "", api_sheet: bool = True,
-                  window: tuple[str, int] | None = None) -> str:
+                  window: tuple[str, int] | None = None, copies: tuple[int, int] | None = None) -> str:
     """Why no row of a level changed while the waterfall did. Rows holding no device time on either side: no
     kernel is linked to an operator (a trace without launch flows). Rows holding device time: the change is time
     no operator holds; where uncovered communication moved, the overlap moved (``overlap_words``: a collective
@@ -101,7 +101,7 @@ def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "", api_
     both were said to be. ``api_sheet``: whether the run writes ApiCompare, which the idle-time words point to.
     ``window``: a DB export's window tasks beside a text export (``verdict.export_window``), taken out of idle time
     as the note's main path does (``window_words``, in the words that say what they are: the reason is one text for
-    every face)."""
+    every face). ``copies``: ``free_other_copies``, which ``free_other_is`` names beside the idle time."""
     held = float(np.nansum(rows["Base(ms)"].to_numpy(dtype=float)) +
                  np.nansum(rows["Comparison(ms)"].to_numpy(dtype=float)))
     if not held:
@@ -155,7 +155,7 @@ def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "", api_
         why = window_words(int(delta[moved[0]]), window, True, api_sheet)
     elif len(moved) and cats[moved[0]] == "free":  # its sign: a comparison whose host was quicker waited less
         longer = delta[moved[0]] > 0
-        why = f"device idle time: {_idle_words(longer, api_sheet)}"
+        why = f"{free_other_is(copies)}: {_idle_words(longer, api_sheet)}"
     else:
         why = "time no operator's kernels hold"
     return f"the change is in {named}, {why}"
@@ -899,13 +899,15 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, beside: 
     if level == "category":  # the waterfall steps themselves: they are the E2E change
         return ""
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
+    copies = (contrib.attrs.get("idle_evidence") or {}).get("copies")
     note = _net_note(level, net, e2e, wf, e2e_delta_ns, bool(contrib.attrs.get("api_sheet", True)),
-                     contrib.attrs.get("export_window"), beside)
+                     contrib.attrs.get("export_window"), beside, copies)
     return note + _shares_basis(contrib, net) if note else ""
 
 
 def _idle_next(named: str, e2e: float, api_sheet: bool = True, wf: pd.DataFrame | None = None,
-               window: tuple[str, int] | None = None, beside: bool = False) -> str:
+               window: tuple[str, int] | None = None, beside: bool = False,
+               copies: tuple[int, int] | None = None) -> str:
     """Where Free: Other leads the steps that hold most of the E2E change, what it is and where to look next, else
     "". Two runs of one ResNet-50 (torch-tb-profiler samples) differ by -120 ms, -119.8 ms of it Free: Other: the
     note named the step and stopped, while ApiCompare shows the single-process DataLoader's __next__ 143 ms quicker,
@@ -916,14 +918,16 @@ def _idle_next(named: str, e2e: float, api_sheet: bool = True, wf: pd.DataFrame 
     change (``wf``) before it is read as idle time (``window_words``). Text level 1 -> DB level 1, rank 0: Free:
     Other +5.200 ms read "the device waited longer for work", of which 5.686 ms are the DB export's window tasks,
     so the device idled 0.486 ms less; text Level0 -> DB Level0, rank 0, named Free: Other +4.210 ms second, after
-    communication, and said nothing of its 4.217 ms of window tasks. ``beside``: as ``_unexplained_parts``'."""
+    communication, and said nothing of its 4.217 ms of window tasks. ``beside``: as ``_unexplained_parts``'.
+    ``copies``: ``free_other_copies`` (``free_other_is``)."""
     leads = named.startswith(f"{FREE_OTHER_STEP} ")
     if window is not None and wf is not None and (leads or f" and {FREE_OTHER_STEP} " in named):
         delta = int(wf["Delta(ns)"].to_numpy()[wf["Step"].to_numpy() == FREE_OTHER_STEP][0])
         return f"; {window_words(delta, window, leads, api_sheet, beside)}"
     if not leads:
         return ""
-    return f"; {FREE_OTHER_STEP} is device idle time: {_idle_words(e2e > 0, api_sheet, ' or to load its data')}"
+    return (f"; {FREE_OTHER_STEP} is {free_other_is(copies)}: "
+            f"{_idle_words(e2e > 0, api_sheet, ' or to load its data')}")
 
 
 def window_words(delta: int, window: tuple[str, int], read: bool, api_sheet: bool = True,
@@ -966,6 +970,38 @@ IDLE_STEP_RANK = 2
 IDLE_RUN_SHARE = 0.05
 
 
+#: Free: Other's copies are named beside its idle time where they are this share of one side's Free: Other or more
+#: and changed by 0.001 ms or more: the H200 AlexNet's 0.015 ms (0.2 %) against the NPU text export's 0.011 ms, or
+#: 0.842 ms a side where a host delay grew the idle time alone, only lengthened the note
+FREE_COPIES_SHARE = 0.01
+
+
+def free_other_copies(pair: tuple[Any, Any] | None) -> tuple[int, int] | None:
+    """Per side (base, comparison), the ns of Free: Other that is no idle stretch: the copies outside computing and
+    communication that no SDMA row counts (a GPU's copies off its compute stream, PyTorch 1.8's Memcpy events, a DB
+    export's MEMCPY_ASYNC tasks), which the idle stretches leave out (``Breakdown.set_window``). None without both
+    time breakdowns, where on each side they are under ``FREE_COPIES_SHARE`` of its Free: Other, and where they
+    changed by under 0.001 ms (the step's change is then idle time)."""
+    if pair is None or any(bd.e2e_ns <= 0 for bd in pair):
+        return None
+    other = [bd.free_ns - bd.sdma_stream.ns for bd in pair]
+    b, c = (max(0, o - bd.idle_stretches.ns) for o, bd in zip(other, pair, strict=True))
+    if not ms3(c - b) or all(n < FREE_COPIES_SHARE * o for n, o in ((b, other[0]), (c, other[1]))):
+        return None
+    return b, c
+
+
+def free_other_is(copies: tuple[int, int] | None) -> str:
+    """What Free: Other is, where a note reads its change as the device waiting: device idle time, and the copies it
+    holds where there are any to name (``free_other_copies``), with their figures. The idle check leaves copies out
+    of idle time, so "Free: Other is device idle time" read 0.842 -> 0.889 ms of a DB export's MEMCPY_ASYNC tasks and
+    10.085 -> 9.282 ms of a PyTorch 1.8 trace's Memcpy events as the device waiting."""
+    if copies is None:
+        return "device idle time"
+    return (f"device idle time and copies that no SDMA row counts ({ms3(copies[0]):.3f} ms -> "
+            f"{ms3(copies[1]):.3f} ms)")
+
+
 def idle_evidence(pair: tuple[Any, Any] | None, ops: tuple[pd.DataFrame, pd.DataFrame]) -> dict[str, Any] | None:
     """What the profiles hold on their device idle time, for ``idle_growth_note``: per side (base, comparison) the
     idle stretches of the E2E window, the longest, and the host's sync calls that start in that window
@@ -980,6 +1016,7 @@ def idle_evidence(pair: tuple[Any, Any] | None, ops: tuple[pd.DataFrame, pd.Data
         lo = bd.longest_idle.start_ns - bd.longest_idle.offset_ns
         syncs.append(host_syncs(side_ops, lo, lo + bd.e2e_ns))
     return {"stretches": tuple((bd.idle_stretches.count, bd.idle_stretches.ns) for bd in pair),
+            "copies": free_other_copies(pair),
             "longest": tuple(bd.longest_idle.length_ns for bd in pair),
             "syncs": tuple(syncs)}
 
@@ -1034,13 +1071,15 @@ def idle_growth_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, said
                      f"{ms3(c_ns):.3f} ms of host time: each waits for the device work queued before it, and the "
                      "device idles after it until the host launches more")
     share = round(free / e2e * 100)
-    return (f"{FREE_OTHER_STEP} {ms3(free):+.3f} ms ({share}% of the E2E change) is device idle time: "
+    return (f"{FREE_OTHER_STEP} {ms3(free):+.3f} ms ({share}% of the E2E change) is "
+            f"{free_other_is(evidence.get('copies'))}: "
             f"{_idle_words(longer, bool(contrib.attrs.get('api_sheet', True)), ' or to load its data')}; "
             f"in the profiles: {'; '.join(parts)}")
 
 
 def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int,
-              api_sheet: bool = True, window: tuple[str, int] | None = None, beside: bool = False) -> str:
+              api_sheet: bool = True, window: tuple[str, int] | None = None, beside: bool = False,
+              copies: tuple[int, int] | None = None) -> str:
     """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
     shown = f"{ms3(e2e_delta_ns):+.3f} ms"  # the verdict's figure: ``e2e`` by its float read +0.004 of 4.5 us
     moved = f"{half_up(net, 3):+.3f} ms"  # as the tables: a net of -100 ns read "-0.000 ms"
@@ -1054,9 +1093,10 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
     if rest is not None:
         why = f"the waterfall puts all of it in {named}" + (
             f"; other steps moved {ms3(rest):+.3f} ms the other way" if ms3(rest) else "") + _idle_next(
-            named, e2e, api_sheet, wf, window, beside)
+            named, e2e, api_sheet, wf, window, beside, copies)
     elif most:
-        why = f"the waterfall puts most of it in {named}" + _idle_next(named, e2e, api_sheet, wf, window, beside)
+        why = f"the waterfall puts most of it in {named}" + _idle_next(named, e2e, api_sheet, wf, window, beside,
+                                                                          copies)
     elif named:
         why = f"the waterfall puts part of it in {named}; see the waterfall for the rest"
     else:

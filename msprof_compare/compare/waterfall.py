@@ -25,7 +25,7 @@ log = logging.getLogger("msprof-analyze")
 RESIDUAL_FOLD_NS = 1000
 #: The waterfall step of copy time on a compute stream (SDMA), part of free time.
 SDMA_STEP = "Free: SDMA"
-#: The waterfall step of the device's idle time outside SDMA copies.
+#: The waterfall step of the rest of Free Time: the device's idle time and the copies no SDMA row counts.
 FREE_OTHER_STEP = "Free: Other"
 
 #: Waterfall frame columns (ns columns are exact; ms columns are for display).
