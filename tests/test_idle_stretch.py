@@ -436,6 +436,9 @@ def test_hta_alexnet_against_npu(samples, tmp_path):
     res.to_excel(out)
     rows = [r[0] for r in openpyxl.load_workbook(out)["Summary"].iter_rows(max_col=1, values_only=True)]
     assert rows[rows.index(said[0]) + 1] == said[1] + "."
+    # the result schema quotes the sentence as the run words it (it still read "no computing and no communication")
+    schema = json.loads((REPO / "msprof_compare/schemas/result.schema.json").read_text(encoding="utf-8"))
+    assert f'"{said[1]}"' in schema["properties"]["summary"]["properties"]["verdict_idle_note"]["description"]
 
 
 def test_gate_says_the_idle_stretch_on_a_line_of_its_own(samples, tmp_path, capsys):
