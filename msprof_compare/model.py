@@ -57,6 +57,12 @@ LAUNCH_CATS = RUNTIME_CATS | DRIVER_CATS | {"runtime"}
 GPU_COMM_PREFIXES = ("nccl", "rccl", "msccl")
 #: HCCL's rank id for "no peer" (the dst rank of a task on the local chip): 2**32 - 1.
 NO_RANK = 0xFFFFFFFF
+#: An NPU text export's DMA copy task types (Ascend Hardware lane), and a DB export's: the SDMA row counts the first
+#: (on the computing streams), the longest idle stretch leaves out all three. One definition for the DB loader,
+#: which reads these tasks, and the breakdowns, which classify them.
+SDMA_TASK_TYPES = ("SDMA_SQE", "PCIE_DMA_SQE")
+DB_COPY_TASK = "MEMCPY_ASYNC"
+COPY_TASK_TYPES = (DB_COPY_TASK, *SDMA_TASK_TYPES)
 
 #: The name prefix of an NPU memory record of CANN's own allocation (operator_memory.csv writes it; the DB loader
 #: adds it): the memory comparison places such a record at the launch it belongs to (reference-2 §5.2).

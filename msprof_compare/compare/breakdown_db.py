@@ -31,19 +31,17 @@ import pandas as pd
 
 from .. import timeline
 from ..columns import col_of
-from ..model import Profile, factorize, pair_codes
+from ..model import COPY_TASK_TYPES, SDMA_TASK_TYPES, Profile, factorize, pair_codes
 from ..options import Options
 from . import classify
 from .breakdown import Breakdown, peak_reserved_gb
-from .breakdown_npu import EVENT_WAIT_TASK, LCCL_KERNEL, SDMA_TASK_TYPES, add_mc2, no_pmu_why, wait_candidates
+from .breakdown_npu import EVENT_WAIT_TASK, LCCL_KERNEL, add_mc2, no_pmu_why, wait_candidates
 
 #: TASK types that are kernels themselves: excluded from the E2E task span (reference-1 §7.3.6).
 E2E_EXCLUDED = frozenset({"KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV",
                           "PROFILING_ENABLE", "PROFILING_DISABLE"})
 #: rts task types of cube kernels when TASK_PMU_INFO is empty.
 CUBE_RTS_TYPES = ("KERNEL_AICORE", "KERNEL_MIX_AIC")
-#: A DB export's copy task type, where the text export types its copies SDMA_SQE / PCIE_DMA_SQE
-DB_COPY_TASK = "MEMCPY_ASYNC"
 
 
 def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
@@ -213,7 +211,7 @@ def _sdma_stream(profile: Profile, bd: Breakdown) -> None:
     if len(sd):
         bd.sdma_stream.add(int(sd["total_ns"].sum()), int(sd["count"].sum()))
     # the copies the rule passed over (a current export's MEMCPY_ASYNC, all of them), which SDMA Time leaves out
-    cp = ts[ts["rts_type"].isin((*SDMA_TASK_TYPES, DB_COPY_TASK))]
+    cp = ts[ts["rts_type"].isin(COPY_TASK_TYPES)]
     bd.unread_copies.add(int(cp["total_ns"].sum()) - bd.sdma_stream.ns, int(cp["count"].sum()) - bd.sdma_stream.count)
 
 

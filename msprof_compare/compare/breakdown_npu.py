@@ -26,6 +26,7 @@ import pandas as pd
 from .. import timeline
 from ..columns import col_of
 from ..model import (
+    SDMA_TASK_TYPES,
     Profile,
     bare_trace,
     factorize,
@@ -39,7 +40,6 @@ from ..textsafe import json_repr, short_list, short_repr, term_safe
 from . import classify
 from .breakdown import MC2, Breakdown, last_of_keys, peak_reserved_gb, zero_readings
 
-SDMA_TASK_TYPES = ("SDMA_SQE", "PCIE_DMA_SQE")
 EVENT_WAIT_TASK = "EVENT_WAIT_SQE"
 LCCL_KERNEL = "kernel_aivec"
 MC2_SQE = "C_CORE_SQE"

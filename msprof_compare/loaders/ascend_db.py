@@ -77,6 +77,7 @@ from ..errors import ProfileError, StepError
 from ..model import (
     CANN_MARK,
     COMM_STEP_CUT,
+    COPY_TASK_TYPES,
     NO_DEVICE_TIME,
     NO_RANK,
     OP_OUT_OF_STEP,
@@ -1417,9 +1418,6 @@ def _c_core_sqe(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     return pd.DataFrame({"ts": a[:, 0], "end": a[:, 0] + db.durations(a[:, 0], a[:, 1])})
 
 
-#: The TASK types of the DMA copies (a current export's MEMCPY_ASYNC, older ones' SQE types): device work the
-#: longest idle stretch leaves out (its start: a 0.828 ms MEMCPY_ASYNC in the level-1 sample)
-COPY_TASK_TYPES = ("MEMCPY_ASYNC", "SDMA_SQE", "PCIE_DMA_SQE")
 
 
 def _copy_tasks(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
