@@ -74,6 +74,11 @@ CANN_MARK = "cann::"
 #: (``optree.comparisons_without_ops``)
 NO_DEVICE_TIME = "no_device_time"
 
+#: ``Profile.extra`` key of a Kineto trace: (how many, the first as written) of the kernels whose ``args.stream``
+#: is present but reads as no stream (``"abc"``, ``-1``), so that a trace left without a compute stream is told
+#: its stream ids are wrong, not missing (``breakdown_gpu.gpu_breakdown``); absent where there is none.
+KINETO_UNREAD_STREAMS = "kineto_unread_streams"
+
 #: ``Profile.extra`` key of a Kineto trace: how many device ``[memory]`` events wrote Total Reserved 0 where no
 #: device event reads more (its Mem Usage 0.00G is then their largest: ``breakdown.zero_readings``); absent
 #: where one reads more or no event is a device one.

@@ -309,6 +309,25 @@ def test_kernels_without_stream_stop_the_profiling_compare(tmp_path):
     assert compare(path, path, enable_operator_compare=True) is not None
 
 
+def test_kernels_whose_stream_is_not_a_stream_id_are_told_so(tmp_path):
+    """Computing kernels whose args.stream is written but is no integer of 0 or more ("abc", -1): the refusal
+    says what the stream ids are, not that the kernels carry none. A numeric text ("7") reads as the number
+    (``traceio.checked_ints``) and gives the compute stream."""
+    def k(name, ts, stream):
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": "stream 7", "ts": ts, "dur": 10,
+                "args": {"stream": stream}}
+
+    bad = _trace(tmp_path, [k("gemm", 0, "abc"), k("relu", 20, -1), k("add", 40, "abc"),
+                            k("ncclKernel_x", 60, 7)])
+    with pytest.raises(ProfileError, match="does not contain kernel running data") as info:
+        gpu_breakdown(load_profile(bad, _opts(enable_profiling_compare=True)))
+    assert info.value.hint == ("no computing kernel carries a usable stream id: args.stream of 3 kernel(s) is not "
+                               "an integer of 0 or more (the first: 'abc')")
+    good = _trace(tmp_path, [k("gemm", 0, "7"), k("relu", 20, "7"), k("add", 40, "abc")])
+    bd = gpu_breakdown(load_profile(good, _opts(enable_profiling_compare=True)))
+    assert bd.e2e_ns == 30_000  # gemm 0 to relu's end at 30 us; "abc" is on no stream, out of the window
+
+
 def test_a_trace_of_collectives_alone_is_told_it_has_no_computing_kernel(tmp_path):
     """Every kernel an NCCL one, each on a stream: the original's sentence, with the reason, not a missing
     stream id (every kernel has one)."""

@@ -88,7 +88,8 @@ def test_a_breakdown_refusal_names_its_side(capsys, tmp_path, side, bad_is_base)
     bad.write_text(json.dumps(doc))
     line = _one_error(capsys, TIMESFORMER, bad, bad_is_base, tmp_path / "out")
     assert line == (f"error: {bad}: The profiling data does not contain kernel running data. ({side}: no computing "
-                    "kernel carries a stream id (args.stream))")
+                    "kernel carries a usable stream id: args.stream of 62 kernel(s) is not an integer of 0 or more "
+                    "(the first: -1))")
 
 
 @pytest.mark.parametrize(("side", "bad_is_base"), SWAPS)

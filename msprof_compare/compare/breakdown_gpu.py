@@ -29,7 +29,7 @@ from .. import timeline as tl
 from ..columns import col_of
 from ..errors import ProfileError, side_named
 from ..logs import api_worded
-from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at, unread_categories
+from ..model import KINETO_UNREAD_STREAMS, LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at, unread_categories
 from ..options import Options
 from ..textsafe import shell_word, short_repr, term_safe
 from . import classify
@@ -271,7 +271,10 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     if not cand.any():  # no compute stream, so no E2E window: the original stops here (reference-1 §4.2)
         # a trace of collectives alone (a capture of a communication phase) has streams: say what it lacks
         n = int((raw_cat[rows] == "kernel").sum())
-        why = ("no computing kernel carries a stream id (args.stream)" if computing.any() else
+        unread = profile.extra.get(KINETO_UNREAD_STREAMS)  # written, but wrong ("abc", -1): not "missing"
+        why = (f"no computing kernel carries a usable stream id: args.stream of {unread[0]:,} kernel(s) is not an "
+               f"integer of 0 or more (the first: {short_repr(unread[1])})" if computing.any() and unread else
+               "no computing kernel carries a stream id (args.stream)" if computing.any() else
                f"its only kernels are {n:,} collective(s) (communication), no computing kernel")
         raise ProfileError(profile.files.get("trace", profile.path),
                            "The profiling data does not contain kernel running data.", hint=why)

@@ -28,6 +28,7 @@ from ..errors import ProfileError
 from ..model import (
     DRIVER_CATS,
     GPU_COMM_PREFIXES,
+    KINETO_UNREAD_STREAMS,
     KINETO_ZERO_RESERVED,
     LAUNCH_CATS,
     NO_DEVICE_TIME,
@@ -557,6 +558,9 @@ def _load_kernels(prof: Profile, ev: _Events, opts: Options, corr: bool = False)
     # no stream arg at all: Kineto's device lane (tid) is the stream (CUPTI) or HIP queue (roctracer), which
     # ROCm builds of PyTorch ~1.13-2.3 wrote without a "stream" arg; a named lane ("stream 7") stays none
     absent = np.fromiter((s is None for s in streams), dtype=bool, count=len(streams))
+    unread = np.flatnonzero(~absent & (cols["stream"] < 0))
+    if len(unread):
+        prof.extra[KINETO_UNREAD_STREAMS] = (len(unread), streams[int(unread[0])])
     if absent.any():
         cols["stream"] = np.where(absent & (cols["tid"] >= 0), cols["tid"], cols["stream"])
     cols["device"] = traceio.checked_ints(ev.path, [a.device for a in args], _DEVICE, prof.warnings)
