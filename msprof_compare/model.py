@@ -862,11 +862,15 @@ def npu_framework(profile: Profile) -> str:
     ASCEND_PROFILER_OUTPUT lies inside one), else a ``MindSpore`` process lane (MindSpore 2.x's framework ops),
     else its profiler_info.json's layout (``INFO_FRAMEWORK``), else a ``Python`` process lane (torch_npu's host
     lane). A torch_npu export copied to a folder without ``_ascend_pt`` was called a MindSpore one: evidence or
-    nothing, so that a side no name tells of is "NPU" data, not MindSpore's."""
+    nothing, so that a side no name tells of is "NPU" data, not MindSpore's. A MindSpore 1.x timeline file
+    (``ascend_timeline_display_1.json``, ``timeline_display_1.json``: no profiler but MindSpore's writes the name)
+    is MindSpore's too; a CANN timeline (``msprof_*.json``) stays unknown."""
     db = os.path.basename(profile.files.get("db") or "")
     if db.startswith("ascend_pytorch_profiler"):
         return "torch_npu"
     if db.startswith("ascend_mindspore_profiler"):
+        return "MindSpore"
+    if "timeline_display_" in os.path.basename(profile.files.get("trace_view.json") or ""):
         return "MindSpore"
     for part in reversed(os.path.normpath(os.path.abspath(profile.path)).split(os.sep)):
         if part.endswith("_ascend_ms"):
@@ -881,12 +885,28 @@ def npu_framework(profile: Profile) -> str:
     return "torch_npu" if names.eq("Python").any() else ""
 
 
+#: The cats PyTorch 1.8's profiler wrote its device events under (later Kineto writes them lower-cased)
+_LEGACY_DEVICE_CATS = frozenset({"Kernel", "Memcpy", "Memset"})
+
+
+def kineto_written(profile: Profile) -> bool:
+    """Whether a GPU trace shows that PyTorch's profiler wrote it: Kineto's top-level keys (``schemaVersion``,
+    ``deviceProperties``, ``distributedInfo``), a host event it records (cpu_op, cuda_runtime, an annotation:
+    ``has_ops``), or PyTorch 1.8's capitalised device cats. A Chrome-format trace of kernels alone with none of
+    these (another tool's) was called "PyTorch (Kineto)" though nothing said so."""
+    if profile.device_properties or profile.has_ops or {"schemaVersion", "distributedInfo"} & profile.metadata.keys():
+        return True
+    k = profile.kernels
+    return "task_type" in k.columns and bool(k["task_type"].isin(_LEGACY_DEVICE_CATS).any())
+
+
 def framework_of(profile: Profile) -> str:
     """The framework that recorded a side, whose names its ops carry: "PyTorch" (a Kineto trace, a torch_npu
-    export), "MindSpore", or "" where nothing tells (``npu_framework``). Two sides of different frameworks name
-    the same work differently (aten::conv2d against MindSpore's), so the sheets that pair ops by name pair little."""
+    export), "MindSpore", or "" where nothing tells (``npu_framework``, ``kineto_written``). Two sides of
+    different frameworks name the same work differently (aten::conv2d against MindSpore's), so the sheets that
+    pair ops by name pair little."""
     if profile.is_gpu:
-        return "PyTorch"
+        return "PyTorch" if kineto_written(profile) else ""
     return {"torch_npu": "PyTorch", "MindSpore": "MindSpore"}.get(npu_framework(profile), "")
 
 

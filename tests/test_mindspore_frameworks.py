@@ -238,3 +238,42 @@ def test_a_mindspore_db_side_is_not_said_to_lack_cpu_op_events(samples: Path, tm
     detail = res.guards.set_index("Check").loc["operator match rate", "Detail"]
     assert detail.startswith(f"no operators on the comparison side ({why}): nothing to match")
     assert framework_label(load_profile(str(out.parent), Options())) == "MindSpore 2.5.0"
+
+
+@pytest.mark.parametrize("name", ["run_2/normal_run/profiler/ascend_timeline_display_1.json",
+                                  "run_1/normal_run/profiler/timeline_display_1.json"])
+def test_a_mindspore_1x_timeline_file_is_named_mindspore(samples: Path, name: str) -> None:
+    """Reference pair 9c's files: no profiler but MindSpore 1.x's writes ``(ascend_)timeline_display_<rank>.json``
+    (in a ``profiler`` folder, no ``_ascend_ms`` in the path, no MindSpore lane, no profiler_info.json), so the
+    name tells what a CANN timeline (``msprof_*.json``, above: null) does not. The JSON's framework read null."""
+    from msprof_compare.report.json_report import _profile as side_record
+
+    p = load_profile(str(samples / "mindinsight/tests/utils/resource" / name), Options())
+    assert framework_label(p) == "MindSpore"
+    assert side_record(p)["framework"] == "MindSpore"
+
+
+def test_a_chrome_trace_without_kineto_marks_names_no_framework(samples: Path, tmp_path: Path) -> None:
+    """A Chrome-format trace of GPU kernels alone, without any mark of PyTorch's profiler (Kineto's
+    ``schemaVersion`` / ``deviceProperties`` / ``distributedInfo``, a host event such as cpu_op or cuda_runtime,
+    PyTorch 1.8's capitalised cats), could be another tool's: it was called "PyTorch (Kineto)". The AlexNet trace's
+    kernels alone give null; with each mark put back alone, "PyTorch (Kineto)"."""
+    from msprof_compare.report.json_report import _profile as side_record
+
+    doc = json.loads(gzip.open(samples / ALEXNET).read())
+    kernels = [e for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+    assert len(kernels) == 79 and doc["schemaVersion"] and doc["deviceProperties"]
+    host = next(e for e in doc["traceEvents"] if e.get("cat") == "cuda_runtime")
+
+    def label(top: dict, events: list[dict]) -> str:
+        path = tmp_path / "t.json"
+        path.write_text(json.dumps({**top, "traceEvents": events}))
+        p = load_profile(str(path), Options())
+        return side_record(p)["framework"]
+
+    assert label({}, kernels) is None
+    assert label({"schemaVersion": doc["schemaVersion"]}, kernels) == "PyTorch (Kineto)"
+    assert label({"deviceProperties": doc["deviceProperties"]}, kernels) == "PyTorch (Kineto)"
+    assert label({"distributedInfo": {"rank": 0}}, kernels) == "PyTorch (Kineto)"
+    assert label({}, [*kernels, host]) == "PyTorch (Kineto)"
+    assert label({}, [{**e, "cat": "Kernel"} for e in kernels]) == "PyTorch (Kineto)"

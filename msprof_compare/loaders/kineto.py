@@ -409,6 +409,8 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
         prof.metadata = dict(top.metadata)
     if top.distributedInfo is not None:
         prof.metadata.setdefault("distributedInfo", top.distributedInfo)
+    if top.schemaVersion is not None:  # Kineto's mark: the trace's framework (``model.kineto_written``)
+        prof.metadata.setdefault("schemaVersion", top.schemaVersion)
     ev = _Events(path, events, data)
     details = opts.any_detail() or opts.enable_communication_compare
     prof.extra["shapes_read"] = details  # the shape check's words (checks._shapeless_words): read, or not

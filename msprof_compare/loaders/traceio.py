@@ -77,6 +77,7 @@ class KinetoFile(msgspec.Struct, gc=False):
     traceEvents: list[Event] | msgspec.UnsetType = msgspec.UNSET  # UNSET: no such key (not a trace at all)
     deviceProperties: Any = None
     distributedInfo: Any = None
+    schemaVersion: Any = None
     metadata: Any = None
 
 
@@ -126,6 +127,7 @@ class _KinetoRawTs(msgspec.Struct, gc=False):
     traceEvents: list[RawTsEvent] | msgspec.UnsetType = msgspec.UNSET
     deviceProperties: Any = None
     distributedInfo: Any = None
+    schemaVersion: Any = None
     metadata: Any = None
 
 
@@ -150,6 +152,7 @@ class _LaxKinetoFile(msgspec.Struct, gc=False):
     traceEvents: list[LaxLaneEvent] | msgspec.UnsetType = msgspec.UNSET
     deviceProperties: Any = None
     distributedInfo: Any = None
+    schemaVersion: Any = None
     metadata: Any = None
 
 
