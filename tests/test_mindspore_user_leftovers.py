@@ -20,11 +20,14 @@ from test_steps import _mindspore_25
 
 from msprof_compare import compare
 from msprof_compare.errors import ProfileError
-from msprof_compare.loaders import detect
+from msprof_compare.loaders import detect, load_profile
+from msprof_compare.options import Options
 
 #: Why a MindSpore side has no torch op: 2.5+ writes its framework ops with category "", 2.3 / 2.4 as cpu_op events
 #: (docs/differences.md, "MindSpore text exports"), so the words name the versions.
 MS_NONE = "MindSpore 2.5+ exports have none, nor do 2.3 / 2.4 ones without cpu_op events"
+#: The reason for an export whose profiler_info names MindSpore 2.5.0 (``test_steps._mindspore_25``'s)
+MS25_NONE = "a MindSpore 2.5.0 export has none, as no 2.5+ one does"
 
 TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
 ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
@@ -341,7 +344,7 @@ def test_a_mindspore_25_side_is_said_to_have_no_torch_op_not_no_framework_op(sam
     trace.write_text(json.dumps(events))
     framework = [e for e in events if e.get("pid") == lane and e.get("ph") == "X" and e.get("cat") == ""]
     assert len(framework) == 860 and not [e for e in events if e.get("cat") == "cpu_op"]
-    why = f"the comparison side has no torch op ({MS_NONE})"
+    why = f"the comparison side has no torch op ({MS25_NONE})"
     gpu = compare(str(H200_ALEXNET), str(ms))
     kinds = gpu.guards.set_index("Check").loc["GPU vs NPU categories", "Detail"]
     assert f"{why}, so its Flash Attention, Conv and Matmul rows hold only" in kinds
@@ -384,6 +387,26 @@ def test_a_mindspore_side_without_torch_ops_is_not_said_to_speak_for_every_minds
     assert len(ops) == 860
     new = _mindspore_25(samples / TEXT.format(1), tmp_path / "rank-1_20250301120000002_ascend_ms")
     assert not [e for e in lane_named_mindspore(new, "2.5.0") if e.get("cat") == "cpu_op"]
-    why = MS_NONE
+    why = MS25_NONE  # its profiler_info names 2.5.0: the 2.3 / 2.4 half of the generic reason does not apply
     assert _no_op_reason(caplog, old, new) == (why, f"the comparison side has no torch op ({why})")
     assert not [m for m in caplog.messages if "MindSpore exports have none" in m]
+
+
+@pytest.mark.parametrize(("version", "why"), [
+    ("2.6.0", "a MindSpore 2.6.0 export has none, as no 2.5+ one does"),
+    ("2.10.1", "a MindSpore 2.10.1 export has none, as no 2.5+ one does"),
+    ("2.4.1", "a MindSpore 2.4.1 export without cpu_op events has none"),
+    ("2.3.0rc2", "a MindSpore 2.3.0rc2 export without cpu_op events has none"),
+    ("2.2.14", MS_NONE), ("master", MS_NONE), (None, MS_NONE)])
+def test_a_mindspore_side_s_no_op_reason_names_the_line_its_version_is_of(samples: Path, tmp_path: Path,
+                                                                          version: str | None, why: str) -> None:
+    """A MindSpore export with no torch op was told both halves, "2.5+ have none, nor do 2.3 / 2.4 ones without
+    cpu_op events", though its profiler_info.json names its version (``ms_version``): the half that applies is
+    said, the generic reason where none is written or it is of no such line (2.2, a build named otherwise)."""
+    from msprof_compare.compare.optree import no_ops_reason
+
+    ms = _mindspore_25(samples / TEXT.format(1), tmp_path / "rank-0_20250301120000001_ascend_ms")
+    for info in ms.glob("profiler_info*.json"):
+        info.write_text(json.dumps({"profiler_parameters": {"profiler_level": "Level1"},
+                                    **({"ms_version": version} if version else {})}))
+    assert no_ops_reason(load_profile(str(ms), Options())) == why

@@ -1601,8 +1601,8 @@ def test_npu_export_without_framework_ops_note_against_torch_npu(samples, refere
     bare_bd, op_bd = Breakdown("NPU"), Breakdown("NPU")
     bare_bd.e2e_ns = op_bd.e2e_ns = 1_000_000
     bare_bd.b("matmul_cube").ns = op_bd.b("matmul_cube").ns = 400_000
-    profiles = tuple(SimpleNamespace(is_gpu=False, has_ops=ops, path="rank0_ascend_ms", files={}, level="")
-                     for ops in (False, True))
+    profiles = tuple(SimpleNamespace(is_gpu=False, has_ops=ops, path="rank0_ascend_ms", files={}, level="",
+                                     extra={}) for ops in (False, True))
     ok = checks._opless_row((bare_bd, op_bd), profiles)
     assert (ok["Status"], ok["Base"], ok["Comparison"]) == ("ok", "no torch op", "torch ops")
     assert ok["Detail"] == ("the comparison side's Flash Attention, Conv and Matmul rows hold no Vector kernel, so "

@@ -42,6 +42,7 @@ from ..errors import ProfileError, side_named
 from ..logs import api_worded
 from ..model import (
     DRIVER_CATS,
+    MS_VERSION,
     NO_DEVICE_TIME,
     RUNTIME_CATS,
     STEP_MARK,
@@ -185,6 +186,22 @@ def comparisons_without_ops(ctx: RunContext) -> tuple[list[str], list[tuple[str,
 MINDSPORE_NONE = "MindSpore 2.5+ exports have none, nor do 2.3 / 2.4 ones without cpu_op events"
 
 
+def _mindspore_none(version: object) -> str:
+    """``MINDSPORE_NONE`` for the one release line that applies, where profiler_info's ``ms_version`` names it
+    (``MS_VERSION``: "2.6.0", "2.4.1rc1"): a 2.6 export was told what 2.3 / 2.4 exports lack. The generic text
+    where no version is known or its major.minor reads as neither line (an older or unparsed one)."""
+    parts = str(version or "").split(".")
+    try:
+        line = (int(parts[0]), int("".join(c for c in parts[1][:2] if c.isdigit()) or "x"))
+    except (IndexError, ValueError):
+        return MINDSPORE_NONE
+    if line >= (2, 5):
+        return f"a MindSpore {version} export has none, as no 2.5+ one does"
+    if line >= (2, 3):
+        return f"a MindSpore {version} export without cpu_op events has none"
+    return MINDSPORE_NONE
+
+
 def no_ops_reason(p: Profile) -> str:
     """Why ``p`` has no torch op, as far as its kind tells: a GPU trace or a torch_npu export holds no host event
     that is one (recorded without the CPU activity, or cut); MindSpore 2.5+ exports (framework ops of category ""),
@@ -209,7 +226,7 @@ def no_ops_reason(p: Profile) -> str:
     if framework == "torch_npu":
         return "a torch_npu export without cpu_op events has none"
     if framework == "MindSpore":
-        return MINDSPORE_NONE
+        return _mindspore_none(p.extra.get(MS_VERSION))
     # a folder no name, lane or profiler_info.json tells of (a renamed copy): it was called a MindSpore export
     return "an NPU export without cpu_op events has none"
 
