@@ -1310,3 +1310,27 @@ def test_rows_of_several_line_cells_have_a_set_height_on_every_path(tmp_path: Pa
 def test_row_points_stop_at_excels_tallest_row(lines, points):
     """Wrapped captions and Summary rows grow 15 points a line up to the 409 points Excel accepts."""
     assert excel.row_points(lines) == points
+
+
+def test_a_run_whose_only_figures_are_the_console_table_says_where_they_are(samples: Path, tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture) -> None:
+    """HTA's AlexNet trace against a MindSpore 1.x ascend_timeline_display file (reference pair 9c's form): that
+    side has no E2E time, so OverallMetrics and the Summary sheet are left out, and no comparison makes a row. The
+    console table printed both sides' rows, then the idle-stretch note, which reads the base side's figures
+    alone, and the last line said "No comparison produced any rows", as though nothing had been compared. It now
+    says the time breakdown is the console table's alone and why no sheet holds it; a run without the table keeps
+    the plain line (``test_api_notebook``)."""
+    from cliutil import run_inproc
+
+    gpu = samples / "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+    ms1 = samples / "mindinsight/tests/utils/resource/run_2/normal_run/profiler/ascend_timeline_display_1.json"
+    out = tmp_path / "out"
+    code, stdout, stderr = run_inproc(capsys, "-bp", str(gpu), "-d", str(ms1), "-o", str(out))
+    lines = [line.split("] ", 1)[-1] for line in stderr.splitlines()]
+    assert code == 0 and not out.exists()
+    assert [row.split("|")[1].strip() for row in stdout.splitlines() if row.startswith("| ") and "s(" in row] == [
+        "GPU", "NPU"]
+    assert lines[-1] == ("No comparison produced any rows for the workbook; no workbook was written (the time "
+                         "breakdown is the console table's alone: OverallMetrics needs E2E time on both sides).")
+    # the note of the base side's idle stretch (77.7 % of its E2E) is printed once, before the table's last line
+    assert len([line for line in lines if line.startswith("One stretch with no computing")]) == 1

@@ -125,10 +125,21 @@ def write_workbook(result: CompareResult, target: str | os.PathLike = ".", now: 
     """
     part = workbook_part(result)
     if part is None:
-        log.warning("No comparison produced any rows; no workbook was written.")
+        log.warning("%s", no_rows_line(result))
         return ""
     directory, name = resolve_target(target, bool(getattr(getattr(result, "options", None), "force", False)))
     return write_new_file(directory, name or default_file_name(now), part[1], part[2], create=create)
+
+
+def no_rows_line(result: CompareResult) -> str:
+    """The line of a run whose sheets have no rows. Where the time breakdown was made all the same (a side without
+    E2E time: GPU against a MindSpore 1.x timeline, reference pair 9c), its console table printed both sides' rows
+    just above this line, which then read as though the run had compared nothing: it says where those figures are
+    and why no sheet holds them."""
+    if getattr(result, "summary", None):
+        return ("No comparison produced any rows for the workbook; no workbook was written (the time breakdown is "
+                "the console table's alone: OverallMetrics needs E2E time on both sides).")
+    return "No comparison produced any rows; no workbook was written."
 
 
 def workbook_part(result: CompareResult) -> Part | None:
