@@ -149,3 +149,46 @@ def test_args_that_are_no_object_are_named_with_the_args(tmp_path: Path, capsys:
         f"error: {trace}: invalid event args: args is a list, where an object is due, in the event whose args are "
         f"{shown[:77]}... (comparison side)")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("chunk", [64, 512, 1 << 24])
+def test_the_refused_event_is_found_piece_by_piece(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """``_event_at`` decodes the event list a piece at a time (its memory no longer grows with the trace: a decode
+    of every event as its text took ~55 bytes an event, 99 MiB for the 1.8 million of a 616 MB trace, 0.5 GB at 10
+    million). Pieces far smaller than one event (64 bytes: each grows until it holds one), a "}" followed by ","
+    inside a string and inside args (a list of objects), as a piece may be cut there: every event of the
+    TimeSformer excerpt, so edited, is the one a decode of the whole list gives, as the event list alone and
+    inside traceEvents; an index beyond the list gives none."""
+    monkeypatch.setattr(traceio, "_EVENT_CHUNK", chunk)
+    # numbered, as the excerpt writes some metadata events twice: the event found is the one of its index
+    events = [{**e, "seq": i} for i, e in enumerate(json.loads(KINETO.read_text())["traceEvents"][:60])]
+    events[3]["name"] = 'a "name" with }, {"ph": "X"} inside'
+    events[5]["args"] = {"list": [{"a": 1}, {"b": {"c": [2]}}], "s": "}]"}
+    assert len({json.dumps(e) for e in events}) == 60
+    for kind, text in (("[", json.dumps(events, indent=1)), ("{", json.dumps({"schemaVersion": 1, "x": "}, {",
+                                                                                "traceEvents": events, "y": [{}]}))):
+        data = text.encode()
+        for i, event in enumerate(events):
+            got = traceio._event_at(data, kind, i)
+            assert {k: json.loads(bytes(v)) for k, v in got.items()} == event, (kind, i)
+        assert traceio._event_at(data, kind, 60) == {}
+
+
+def test_finding_the_refused_event_takes_memory_of_a_piece_not_of_the_trace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """200,000 events (9.4 MB of text), the last one refused: finding it allocated an object per event before
+    (~55 bytes each, 11 MB as tracemalloc counts it); now what one piece takes (64 KiB pieces here), whatever the
+    trace's length."""
+    import tracemalloc
+
+    monkeypatch.setattr(traceio, "_EVENT_CHUNK", 1 << 16)
+    n = 200_000
+    data = ("[" + ",".join(f'{{"ph":"X","name":"k{i}","ts":{i},"dur":1}}' for i in range(n - 1))
+            + ',{"ph":"X","name":"last","ts":1,"dur":true}]').encode()
+    tracemalloc.start()
+    try:
+        event = traceio._event_at(data, "[", n - 1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert bytes(event["name"]) == b'"last"' and bytes(event["dur"]) == b"true"
+    assert peak < 1 << 20, peak
