@@ -20,6 +20,26 @@ NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"  # E2E 129.86
 HEATMAP = "msinsight/server/src/test/test_data/heatMap/trace_view.json"  # 6 events, no Overlap Analysis lane
 
 
+def _reference_e2e_ns(reference_outputs: Path) -> tuple[int, int]:
+    """Reference pair 1's E2E times (level 1, level 2) in ns, from the OverallMetrics E2E row of the workbook the
+    original wrote (its ms figures, exact to the ns)."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(reference_outputs / "1-npu-text-l1-vs-l2" / "performance_comparison_result.xlsx",
+                                read_only=True)
+    try:
+        row = next(r for r in wb["OverallMetrics"].iter_rows(values_only=True) if r[0] == "E2E Time")
+    finally:
+        wb.close()
+    return int(Decimal(str(row[1])) * 1_000_000), int(Decimal(str(row[4])) * 1_000_000)
+
+
+def _own_e2e_ns(doc: dict) -> tuple[int, int]:
+    """The document's own E2E times in ns: its OverallMetrics sheet's E2E row (ms), which the gate does not read."""
+    (row,) = [r for s in doc["sheets"] if s["name"] == "OverallMetrics" for r in s["rows"] if r["Index"] == "E2E Time"]
+    return int(Decimal(str(row["Duration(ms)"])) * 1_000_000), int(Decimal(str(row["Duration(ms).1"])) * 1_000_000)
+
+
 def _run(samples: Path, out: Path, base: str, comparison: str, *options: str, **params) -> tuple[int, dict]:
     """One CLI run writing JSON alone into ``out``: its exit code and its document, validated."""
     out.mkdir()
@@ -33,7 +53,7 @@ def _run(samples: Path, out: Path, base: str, comparison: str, *options: str, **
     return code, doc
 
 
-def test_regression_records_the_verdict_and_the_reasons_stderr_gives(samples, tmp_path, capsys):
+def test_regression_records_the_verdict_and_the_reasons_stderr_gives(samples, reference_outputs, tmp_path, capsys):
     """Pair 1 reversed (level 2 -> level 1) is (136581009 - 129862875) / 129862875 = +5.17 % slower: at 1 % the gate
     fails the run (3), and the document says so with the lines stderr got, the contributors it listed (those that
     grew, AccumulateGrad first, each Diff(ms) as the contributors table holds it) and the waterfall steps it
@@ -51,8 +71,10 @@ def test_regression_records_the_verdict_and_the_reasons_stderr_gives(samples, tm
                                 "threshold +1%")
     assert (gate["diff_ns"], gate["diff_ms"]) == (6718134, 6.718134)
     assert (gate["diff_ns"], gate["diff_ms"]) == (doc["summary"]["e2e"]["diff_ns"], doc["summary"]["e2e"]["diff_ms"])
-    # the two times the first line states, so that the record alone restates it (they were RegressionGate's only)
-    assert (gate["base_ns"], gate["comparison_ns"]) == (129862875, 136581009)
+    # the two times the first line states, so that the record alone restates it (they were RegressionGate's only):
+    # the original's E2E times of the pair (reversed here), and the document's own OverallMetrics E2E row
+    l1, l2 = _reference_e2e_ns(reference_outputs)
+    assert (gate["base_ns"], gate["comparison_ns"]) == (l2, l1) == _own_e2e_ns(doc) == (129862875, 136581009)
     assert "\n".join(gate["lines"]) in err  # as written, one item a line
     contrib = {r["Name"]: r for r in doc["summary"]["contributors"]}
     assert gate["contributors"] and gate["contributors"][0]["name"].endswith("AccumulateGrad")
@@ -102,7 +124,7 @@ def test_no_regression_and_no_gate(samples, tmp_path, capsys):
     assert code == 0 and doc["gate"] is None and doc["options"]["fail_on_regression"] is None
 
 
-def test_a_side_without_e2e_time_is_not_judged(samples, tmp_path, capsys):
+def test_a_side_without_e2e_time_is_not_judged(samples, reference_outputs, tmp_path, capsys):
     """heatMap's trace_view.json holds no E2E time: the gate cannot judge the run (exit 1, "regressed" null), and
     the document holds the error line stderr got."""
     code, doc = _run(samples, tmp_path / "out", NPU_L1, HEATMAP, "enable_profiling_compare", fail_on_regression="5")
@@ -114,7 +136,13 @@ def test_a_side_without_e2e_time_is_not_judged(samples, tmp_path, capsys):
     # the CLI's flag, as stderr says, and the side of the input (the base is the level-1 export, which has one)
     assert line.endswith(", so --fail_on_regression cannot judge the run (comparison side)")
     assert (gate["diff_ns"], gate["diff_ms"]) == (None, None)  # the comparison's E2E is unknown: no change
-    assert (gate["base_ns"], gate["comparison_ns"]) == (136581009, 0)  # 0: no E2E time, as summary.e2e reads it
+    # the base's the original's level-1 E2E time; 0 for no E2E time, as summary.e2e reads it: the trace's events
+    # name no Overlap Analysis process, whose lane is an NPU trace's E2E window
+    events = json.loads((samples / HEATMAP).read_text())
+    assert len(events) == 6 and not [e for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+                                     and (e.get("args") or {}).get("name") == "Overlap Analysis"]
+    assert (gate["base_ns"], gate["comparison_ns"]) == (_reference_e2e_ns(reference_outputs)[0], 0)
+    assert (doc["summary"]["e2e"]["base_ns"], doc["summary"]["e2e"]["comparison_ns"]) == (136581009, 0)
 
 
 def test_gate_times_are_optional_in_the_schema(samples, tmp_path):
