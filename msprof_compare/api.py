@@ -31,7 +31,7 @@ from .loaders import Layout, detect, load_profile
 from .loaders.heads import TraceHeads
 from .loaders.paths import TypedPaths, check_size_caps, given_path
 from .logs import RankNotices, api_worded, paths_as_typed, said_once
-from .model import PROFILE_FRAMES, Profile, SideNote, pair_has_ops
+from .model import FRAMEWORK_LABEL, PROFILE_FRAMES, Profile, SideNote, framework_label, pair_has_ops
 from .options import (
     API_FACE,
     CLI_FACE,
@@ -454,8 +454,10 @@ def judge_regression(result: CompareResult, pct: float, face: Face, method: bool
 def _slim_profile(profile: Profile) -> Profile:
     """``profile`` as ``CompareResult.slim`` keeps it: what the result's methods read of it (path, kind, source and
     level: the workbook's captions, JSON ``base`` / ``comparison``, the verdict's and the gate's words; a DB step's
-    ``extra["step_range"]``: ``verdict.e2e_aside``); its tables empty."""
+    ``extra["step_range"]``: ``verdict.e2e_aside``; the JSON's framework, ``model.FRAMEWORK_LABEL``, which the
+    tables tell); its tables empty."""
     extra = {"step_range": profile.extra["step_range"]} if "step_range" in profile.extra else {}
+    extra[FRAMEWORK_LABEL] = framework_label(profile)
     return Profile(profile.path, profile.kind, profile.source, profile.level, extra=extra)
 
 

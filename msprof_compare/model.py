@@ -79,6 +79,10 @@ NO_DEVICE_TIME = "no_device_time"
 #: its stream ids are wrong, not missing (``breakdown_gpu.gpu_breakdown``); absent where there is none.
 KINETO_UNREAD_STREAMS = "kineto_unread_streams"
 
+#: ``Profile.extra`` key of a result's slim copy (``api.CompareResult.slim``): ``framework_label`` as the profile's
+#: tables gave it, which the copy no longer holds (a GPU trace's host events, a MindSpore export's profiler_info)
+FRAMEWORK_LABEL = "framework_label"
+
 #: ``Profile.extra`` key of a Kineto trace: how many device ``[memory]`` events wrote Total Reserved 0 where no
 #: device event reads more (its Mem Usage 0.00G is then their largest: ``breakdown.zero_readings``); absent
 #: where one reads more or no event is a device one.
@@ -914,6 +918,8 @@ def framework_label(profile: Profile) -> str:
     """``framework_of`` with the profiler that wrote the side, as the frameworks note shows it: "PyTorch (Kineto)",
     "PyTorch (torch_npu)", "MindSpore 2.4.0" (the version its profiler_info.json writes, ``MS_VERSION``), else
     "MindSpore"; "" where nothing tells."""
+    if FRAMEWORK_LABEL in profile.extra:
+        return str(profile.extra[FRAMEWORK_LABEL])
     framework = framework_of(profile)
     if framework == "PyTorch":
         return "PyTorch (Kineto)" if profile.is_gpu else "PyTorch (torch_npu)"

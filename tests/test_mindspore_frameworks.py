@@ -277,3 +277,18 @@ def test_a_chrome_trace_without_kineto_marks_names_no_framework(samples: Path, t
     assert label({"distributedInfo": {"rank": 0}}, kernels) == "PyTorch (Kineto)"
     assert label({}, [*kernels, host]) == "PyTorch (Kineto)"
     assert label({}, [{**e, "cat": "Kernel"} for e in kernels]) == "PyTorch (Kineto)"
+
+
+def test_a_slim_result_keeps_each_side_s_framework(samples: Path, tmp_path: Path) -> None:
+    """``CompareResult.slim`` drops the tables the framework is told from (a GPU trace's host events and
+    deviceProperties, a MindSpore export's profiler_info version), so its JSON read "MindSpore" of a 2.4.1 export
+    and null of a Kineto trace: the copy keeps each side's label as the full result gives it."""
+    import pickle
+
+    from msprof_compare.report.json_report import to_document
+
+    ms = _mindspore_24(samples / TEXT.format(1), tmp_path / "profiler" / "rank-0_20250301120000001_ascend_ms")
+    full = compare(str(samples / ALEXNET), str(ms), enable_profiling_compare=True)
+    slim = pickle.loads(pickle.dumps(full.slim()))
+    frameworks = [(d["base"]["framework"], d["comparison"]["framework"]) for d in map(to_document, (full, slim))]
+    assert frameworks == [("PyTorch (Kineto)", "MindSpore 2.4.1")] * 2
