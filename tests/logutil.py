@@ -42,12 +42,12 @@ def split_idle(note: str) -> tuple[str, str]:
     return (note[:idle.start()], f"{idle[1]}.") if idle else (note, "")
 
 
-#: A DB export's window tasks as the one-line note says them, read alone, and as the lines under the E2E line that
-#: names them say them (``summary_notes.window_words``)
+#: A DB export's time outside its computing and communication as the one-line note says it, read alone, and as the
+#: lines under the E2E line that names it say it (``summary_notes.window_words``)
 _WINDOW = (re.compile(r"Free: Other is device idle time and, on the (base|comparison) side \(a DB export\), also its "
-                      r"(\d+\.\d{3}) ms of device tasks outside its computing and communication, which a text export's "
-                      r"E2E leaves out"),
-           r"Free: Other is device idle time and also the \1 side's \2 ms of device tasks that the E2E line names")
+                      r"(\d+\.\d{3} ms (?:before its first|after its last|before its first and after its last) "
+                      r"computing or communication) \([^()]*\), which a text export's E2E leaves out"),
+           r"Free: Other is device idle time and also the \1 side's \2, which the E2E line names")
 #: The uncovered communication's change no sheet breaks down by op, with its figures (the one line) and under the
 #: waterfall's rows that give them (``summary_notes.unsplit_communication_note``)
 _UNSPLIT = (re.compile(r"uncovered communication \(the waterfall's communication steps\) changed by [+-]\d+\.\d{3} ms"

@@ -1,10 +1,11 @@
 """The note under the contributors where Free: Other holds a text -> DB export switch's E2E change: text level 1
 against DB level 1, rank 0 (the msinsight AlexNet samples, separate runs of one script). The waterfall puts the
 change in Free: Other +5.200 ms, and the note read it as idle time, "the device waited longer for work, as where the
-host was slower to launch it"; but 5.686 ms of the DB side's Free: Other are its non-kernel device tasks
-(MEMCPY_ASYNC) in the window the original's DB rule spans and a text export's leaves out, so the device idled
-0.486 ms less (test_export_switch's raw reckoning, whose figures this reuses: SQL on the DB, the text export's
-Overlap Analysis lanes, and the DB's own OVERLAP_ANALYSIS lanes that MindStudio Insight wrote)."""
+host was slower to launch it"; but 5.686 ms of the DB side's Free: Other lie before its first computing or
+communication (two MEMCPY_ASYNC, 0.831 ms, and 4.855 ms of idle time), in the window the original's DB rule spans
+and a text export's leaves out, so the device idled 0.486 ms less (test_export_switch's raw reckoning, whose
+figures this reuses: SQL on the DB, the text export's Overlap Analysis lanes, and the DB's own OVERLAP_ANALYSIS
+lanes that MindStudio Insight wrote)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 from dbutil import sql
-from test_export_switch import DB_L1, TEXT_L1, _db_file, _db_window, _overlap_lanes
+from test_export_switch import DB_L1, TEXT_L1, _db_file, _db_held, _db_window, _overlap_lanes
 
 from msprof_compare import compare
 from msprof_compare.compare.summary_notes import unexplained_note
@@ -55,9 +56,11 @@ def test_free_other_of_an_export_switch_is_read_net_of_the_db_window(samples, db
     free = 5_199_867 if db_side == "comparison" else -5_199_867
     sign = 1 if db_side == "comparison" else -1
     assert f"the waterfall puts all of it in Free: Other {sign * 5.199867:+.3f} ms" in note
-    assert (f"Free: Other is device idle time and, on the {db_side} side (a DB export), also its {_ms(outside)} ms "
-            "of device tasks outside its computing and communication, which a text export's E2E leaves out; net of "
-            f"them, the idle time changed by {sign * idle / 10**6:+.3f} ms: the device waited "
+    held = _db_held(_db_file(samples / DB_L1))
+    assert held.startswith(f"{_ms(outside)} ms before its first computing or communication (2 copies, ")
+    assert (f"Free: Other is device idle time and, on the {db_side} side (a DB export), also its {held}, which a "
+            f"text export's E2E leaves out; net of that time, the idle time changed by {sign * idle / 10**6:+.3f} ms: "
+            "the device waited "
             f"{'less' if db_side == 'comparison' else 'longer'} for work, as where the host was "
             f"{'quicker' if db_side == 'comparison' else 'slower'} to launch it or to load its data; ApiCompare "
             "times the host calls") in note
@@ -71,7 +74,8 @@ def test_only_a_text_export_beside_a_db_export_has_a_window_taken_out(samples):
     text2 = str(samples / "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt")
     text, db = str(samples / TEXT_L1), str(samples / DB_L1)
     outside, _ = _idle_change_ns(samples)
-    for base, comparison, want in ((text, db, ("comparison", outside)), (db, text, ("base", outside)),
+    whole = (outside, 0, 830_617, 2)  # before the first kernel; the two copies by SQL (test_export_switch)
+    for base, comparison, want in ((text, db, ("comparison", *whole)), (db, text, ("base", *whole)),
                                    (db2, db, None), (text2, text, None)):
         res = compare(base, comparison, enable_profiling_compare=True)
         assert export_window(res, res.frames["e2e"]) == want
@@ -105,7 +109,7 @@ def test_free_other_named_second_is_read_net_of_the_db_window_too(samples):
     outside, free, idle = _raw_steps(samples, TEXT_L0, DB_L0)
     assert (outside, free, idle) == (4_217_444, 4_209_500, -7_944) and free - outside == idle
     res = compare(str(samples / TEXT_L0), str(samples / DB_L0))
-    assert export_window(res, res.frames["e2e"]) == ("comparison", outside)
+    assert export_window(res, res.frames["e2e"])[:2] == ("comparison", outside)
     note = _note(res)
     # uncovered communication by the raw files too: the DB's ops outside its compute tasks, the text export's lane
     from spans import minus, union
@@ -117,8 +121,8 @@ def test_free_other_named_second_is_read_net_of_the_db_window_too(samples):
     comm = sum(e - s for s, e in ops) - lanes["Communication(Not Overlapped)"]
     assert (f"the waterfall puts most of it in Uncovered Communication {_signed_ms(comm)} ms and Free: Other "
             f"{_signed_ms(free)} ms; Free: Other is device idle time and, on the comparison side (a DB export), also "
-            f"its {_ms(outside)} ms of device tasks outside its computing and communication, which a text export's "
-            f"E2E leaves out; net of them, the idle time changed by {_signed_ms(idle)} ms)") in note
+            f"its {_db_held(path)}, which a text export's E2E leaves out; net of that time, the idle time changed by "
+            f"{_signed_ms(idle)} ms)") in note
     assert "waited" not in note
     # the idle time's change is 0.008 ms, not 0.007 ms, as the rounded figures 4.210 - 4.217 would give
     assert _signed_ms(idle) == "-0.008" and Decimal("4.210") - Decimal("4.217") == Decimal("-0.007")
@@ -127,9 +131,10 @@ def test_free_other_named_second_is_read_net_of_the_db_window_too(samples):
 @pytest.mark.parametrize("text, db", [(TEXT_L1, DB_L1), (TEXT_L0, DB_L0)], ids=["level1", "level0"])
 def test_lines_under_the_e2e_line_give_the_window_by_its_figure(samples, tmp_path, text, db):
     """The console, the Summary sheet, the gate and the JSON's lines show the note under the E2E line, which says
-    what the DB side's window tasks are ("the comparison side's E2E, a DB export's, holds 5.686 ms of device tasks
-    outside its computing and communication, which a text export's leaves out"): there the note gives their figure
-    alone, where it said all of that again; the JSON's one line, which may be read alone, says it whole."""
+    what the DB side's window holds ("the comparison side's E2E, a DB export's, holds 5.686 ms before its first
+    computing or communication (2 copies, 0.831 ms, and 4.855 ms of idle time), which a text export's leaves out"):
+    there the note gives its figure and place alone, where it said all of that again; the JSON's one line, which
+    may be read alone, says it whole."""
     import openpyxl
     from logutil import note_lines
 
@@ -138,10 +143,11 @@ def test_lines_under_the_e2e_line_give_the_window_by_its_figure(samples, tmp_pat
 
     outside, _, idle = _raw_steps(samples, text, db)
     res = compare(str(samples / text), str(samples / db))
-    brief = (f"Free: Other is device idle time and also the comparison side's {_ms(outside)} ms of device tasks that "
-             f"the E2E line names; net of them, the idle time changed by {_signed_ms(idle)} ms")
-    aside = (f"the comparison side's E2E, a DB export's, holds {_ms(outside)} ms of device tasks outside its computing "
-             "and communication, which a text export's leaves out")
+    held = _db_held(_db_file(samples / db))
+    brief = (f"Free: Other is device idle time and also the comparison side's {held.split(' (', 1)[0]}, which the "
+             f"E2E line names; net of that time, the idle time changed by {_signed_ms(idle)} ms")
+    aside = f"the comparison side's E2E, a DB export's, holds {held}, which a text export's leaves out"
+    assert held.startswith(f"{_ms(outside)} ms before its first computing or communication (2 copies, ")
     assert aside in res.verdict
     console = render_explain(res.frames, res.verdict).splitlines()
     doc = to_document(res)["summary"]
@@ -154,12 +160,12 @@ def test_lines_under_the_e2e_line_give_the_window_by_its_figure(samples, tmp_pat
     for face, lines in {"console": console, "json": doc["contributors_note_lines"], "sheet": cells,
                         "gate": gate}.items():
         said = [line for line in lines if brief in line]
-        assert len(said) == 1 and "outside its computing and communication, which" not in said[0], face
+        assert len(said) == 1 and "copies" not in said[0], face
         # the E2E line is above it (the JSON's, its verdict, beside it)
         above = [doc["verdict"]] if face == "json" else lines[:lines.index(said[0])]
         assert [line for line in above if aside in line], face
-    assert brief not in doc["contributors_note"] and "outside its computing and communication, which a text " \
-        "export's E2E leaves out" in doc["contributors_note"]
+    assert brief not in doc["contributors_note"] and f"{held}, which a text export's E2E leaves out" in \
+        doc["contributors_note"]
     assert doc["contributors_note_lines"] == note_lines(doc["contributors_note"])
 
 
@@ -180,14 +186,14 @@ def test_no_operator_changed_reads_free_other_net_of_the_db_window(samples):
     wf.loc[comm, "Delta(ns)"] = 0
     rows = pd.DataFrame({"Base(ms)": [1.0], "Comparison(ms)": [1.0]})
     window = export_window(res, res.frames["e2e"])
-    assert window == ("comparison", outside)
+    assert window == ("comparison", outside, 0, 830_617, 2)
     why = unchanged_why(rows, wf, window=window)
     # the second step named (Matmul) is the waterfall's: its words are checked, not its figure
     assert why.startswith(f"the change is in Free: Other {_signed_ms(free)} ms and Matmul ")
     assert why.endswith(", Free: Other is device idle time and, on the "
-                        f"comparison side (a DB export), also its {_ms(outside)} ms of device tasks outside its "
-                        f"computing and communication, which a text export's E2E leaves out; net of them, the idle "
-                        f"time changed by {_signed_ms(idle)} ms: the device waited less for work, as where the host "
+                        f"comparison side (a DB export), also its {_db_held(_db_file(samples / DB_L1))}, which a "
+                        f"text export's E2E leaves out; net of that time, the idle time changed by {_signed_ms(idle)} "
+                        "ms: the device waited less for work, as where the host "
                         "was quicker to launch it or to load its data; ApiCompare times the host calls")
     # without the window, the step whole: the reading the main path had before it took the window out
     assert unchanged_why(rows, wf).endswith("device idle time: the device waited longer for work, as where the host "
@@ -209,8 +215,9 @@ def test_rank_lines_of_an_export_switch_say_what_the_db_side_holds(samples, tmp_
     for rank, line in enumerate(lines):
         _, outside = _db_window(_db_file(db / f"rank{rank}_ascend_pt"))
         assert line.startswith(f"rank {rank}: E2E ") and line.endswith(
-            f".xlsx; the comparison side's E2E, a DB export's, holds {_ms(outside)} ms of device tasks outside its "
-            "computing and communication, which a text export's leaves out"), line
+            f".xlsx; the comparison side's E2E, a DB export's, holds {_db_held(_db_file(db / f'rank{rank}_ascend_pt'))}"
+            ", which a text export's leaves out"), line
+        assert _ms(outside) in line
     assert [_ms(_db_window(_db_file(db / f"rank{r}_ascend_pt"))[1]) for r in (0, 1)] == ["4.217", "4.179"]
     code, out, _ = run_cli(["-bp", str(db), "-d", str(db), "--output_path", str(tmp_path / "same"),
                             "--enable_profiling_compare"])

@@ -636,15 +636,17 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
     assert free > delta > 0 and others < 0 and others + free == delta
     # Free: Other holds the DB export's window tasks, which the text export's E2E leaves out: net of them the DB
     # run idled less (test_export_switch_idle, by the raw files)
+    from test_export_switch import _db_file, _db_held
     from test_export_switch_idle import _idle_change_ns
 
     outside, idle = _idle_change_ns(samples)
     assert free - outside == idle < 0
+    assert _db_held(_db_file(samples / DB_L1)).startswith(f"{outside / 1e6:.3f} ms before its first computing")
     assert part.endswith(f"(the waterfall puts all of it in Free: Other {free / 1e6:+.3f} ms; other steps moved "
                          f"{others / 1e6:+.3f} ms the other way; Free: Other is device idle time and, on the "
-                         f"comparison side (a DB export), also its {outside / 1e6:.3f} ms of device tasks outside its "
-                         "computing and communication, which a text export's E2E leaves out; net of them, the idle "
-                         f"time changed by {idle / 1e6:+.3f} ms{IDLE_LESS[len('; Free: Other is device idle time'):]})")
+                         f"comparison side (a DB export), also its {_db_held(_db_file(samples / DB_L1))}, which a "
+                         "text export's E2E leaves out; net of that time, the idle time changed by "
+                         f"{idle / 1e6:+.3f} ms{IDLE_LESS[len('; Free: Other is device idle time'):]})")
     # then what AccumulateGrad lost: the all-reduce the text export links to it and the DB export does not
     note = summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"],
                                           r.frames["contributor_communication"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from test_export_switch import DB_L1, TEXT_L1
+from test_export_switch import DB_L1, TEXT_L1, _db_file, _db_held
 from test_export_switch_idle import _idle_change_ns
 from test_summary_communication import DB, _raw_split
 
@@ -34,13 +34,18 @@ def test_free_other_of_an_export_switch_is_read_net_of_the_db_window_by_the_gate
     assert (outside, idle) == (5_685_773, -485_906)
     alone, gated = _gates(str(samples / TEXT_L1), str(samples / DB_L1))
     # under the gate's E2E line, which says what the window tasks are, the note gives their figure alone
-    said = (f"also the comparison side's {Decimal(outside) / 10**6:.3f} ms of device tasks that the E2E line names; "
-            f"net of them, the idle time changed by {Decimal(idle) / 10**6:+.3f} ms: the device waited less for work")
-    assert (f"the comparison side's E2E, a DB export's, holds {Decimal(outside) / 10**6:.3f} ms of device tasks "
-            "outside its computing and communication") in gated.splitlines()[0]
+    said = (f"also the comparison side's {Decimal(outside) / 10**6:.3f} ms before its first computing or "
+            "communication, which the E2E line names; net of that time, the idle time changed by "
+            f"{Decimal(idle) / 10**6:+.3f} ms: the device waited less for work")
+    assert (f"the comparison side's E2E, a DB export's, holds {Decimal(outside) / 10**6:.3f} ms before its first "
+            "computing or communication") in gated.splitlines()[0]
     assert said in gated
     assert said in alone and "waited longer" not in alone
-    assert alone == gated
+    # the gate judged after a run without the time breakdown reads no copy task, so it gives that time and its place
+    # alone, not what it holds (test_export_switch._db_held: SQL)
+    held = _db_held(_db_file(samples / DB_L1))
+    assert f"holds {held}, which" in gated and f"holds {held.split(' (', 1)[0]}, which" in alone
+    assert alone == gated.replace(held, held.split(" (", 1)[0])
 
 
 def test_wait_and_transmit_are_split_by_the_gate_alone(samples):

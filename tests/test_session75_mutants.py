@@ -16,6 +16,7 @@ from test_export_switch import _db_file, _db_window
 
 from msprof_compare import compare
 from msprof_compare.compare.summary_notes import unexplained_note, unsplit_communication_note, wait_split_note
+from msprof_compare.compare.verdict import ExportWindow
 
 DB = "msinsight/test/data/pytorch/db"
 
@@ -125,14 +126,14 @@ def test_free_other_all_window_tasks_reads_as_idle_time_unchanged(samples: Path)
     assert free == 5_199_867
     res = compare(str(samples / TEXT_L1), str(samples / DB_L1))
     contrib = res.frames["contributors"]
-    assert contrib.attrs["export_window"] == ("comparison", outside)
+    assert contrib.attrs["export_window"] == ("comparison", outside, 0, 830_617, 2)
     for window in (free + 400, free - 400, free):
-        contrib.attrs["export_window"] = ("comparison", window)
+        contrib.attrs["export_window"] = ExportWindow("comparison", window, 0, 830_617, 2)
         note = _note(res)
-        assert "; net of them, the device idled as long as before)" in note, window
+        assert "; net of that time, the device idled as long as before)" in note, window
         assert "idle time changed by" not in note
-    contrib.attrs["export_window"] = ("comparison", free - 600)  # 0.001 ms more idle time
-    assert "; net of them, the idle time changed by +0.001 ms: the device waited longer for work" in _note(res)
+    contrib.attrs["export_window"] = ExportWindow("comparison", free - 600, 0, 830_617, 2)  # 0.001 ms more idle time
+    assert "; net of that time, the idle time changed by +0.001 ms: the device waited longer for work" in _note(res)
 
 
 def test_free_other_leading_most_of_an_export_switch_is_read_net_of_the_window(samples: Path) -> None:
@@ -140,7 +141,7 @@ def test_free_other_leading_most_of_an_export_switch_is_read_net_of_the_window(s
     all): text level 1 rank 1 -> DB level 1 rank 0 puts most of the change in Free: Other and Uncovered
     Communication; 5.686 ms of the DB side's Free: Other are its window tasks (SQL), so the device idled less by the
     DB run's free lane (OVERLAP_ANALYSIS type 3) less the text run's (trace_view.json's Free lane)."""
-    from test_export_switch import _overlap_lanes
+    from test_export_switch import _db_held, _overlap_lanes
 
     text = samples / "msinsight/test/data/pytorch/text/level1/rank1_ascend_pt"
     db = samples / DB / "level1/rank0_ascend_pt"
@@ -151,9 +152,9 @@ def test_free_other_leading_most_of_an_export_switch_is_read_net_of_the_window(s
     note = _note(compare(str(text), str(db)))
     assert "the waterfall puts most of it in Free: Other " in note
     assert (f"; Free: Other is device idle time and, on the comparison side (a DB export), also its "
-            f"{outside / 1e6:.3f} ms of device tasks outside its computing and communication, which a text export's "
-            f"E2E leaves out; net of them, the idle time changed by {idle / 1e6:+.3f} ms: the device waited less for "
-            "work") in note
+            f"{_db_held(_db_file(db))}, which a text export's E2E leaves out; net of that time, the idle time changed "
+            f"by {idle / 1e6:+.3f} ms: the device waited less for work") in note
+    assert f"{outside / 1e6:.3f} ms before its first computing or communication (2 copies, " in note
 
 
 def test_a_gpu_side_measures_no_wait_so_no_split_is_said(samples: Path) -> None:
@@ -255,7 +256,7 @@ def test_a_db_export_without_window_tasks_has_no_window_to_take_out(samples: Pat
     """Kills vd_ge0 (a window of 0 ns kept): a copy of the DB level-1 export without its non-compute tasks outside
     the first computing / communication start and the last end (SQL: its E2E 137.919 -> 132.234 ms, 0 ns outside)
     beside the text level-1 export has no window tasks, so neither the verdict's aside nor the note on Free: Other
-    speaks of "0.000 ms of device tasks outside its computing and communication"."""
+    speaks of "0.000 ms before its first computing or communication"."""
     import shutil
 
     from dbutil import edited_copy
@@ -277,7 +278,7 @@ def test_a_db_export_without_window_tasks_has_no_window_to_take_out(samples: Pat
     res = compare(str(samples / TEXT_L1), str(copy))
     assert int(res.frames["e2e"]["comparison_ns"].iloc[0]) == 132_233_522
     assert export_window(res, res.frames["e2e"]) is None
-    assert "device tasks outside" not in _note(res) and "device tasks outside" not in res.verdict
+    assert "computing or communication (" not in _note(res) and "a DB export's, holds" not in res.verdict
 
 
 def test_db_copies_the_sdma_rule_counts_are_not_said_again_as_unread(samples: Path, tmp_path: Path) -> None:

@@ -174,14 +174,26 @@ def test_export_aside_needs_time_outside_the_db_sides_computing_and_communicatio
 
     from msprof_compare.compare import verdict
 
-    def e2e(outside: int) -> pd.DataFrame:
+    def e2e(outside: int, after: int = 0, copies_ns: int = 830_617, copies: int = 2) -> pd.DataFrame:
         return pd.DataFrame({"base_ns": [136_581_009], "comparison_ns": [137_919_295], "base_outside_busy_ns": [0],
-                             "comparison_outside_busy_ns": [outside]})
+                             "comparison_outside_busy_ns": [outside], "base_outside_after_ns": [0],
+                             "comparison_outside_after_ns": [after], "base_outside_copies_ns": [0],
+                             "comparison_outside_copies_ns": [copies_ns], "base_outside_copies": [0],
+                             "comparison_outside_copies": [copies]})
 
     ctx = SimpleNamespace(base=SimpleNamespace(source="ascend_text"), comparison=SimpleNamespace(source="ascend_db"))
+    # the level-1 sample's: two MEMCPY_ASYNC (0.831 ms by SQL, test_export_switch._db_held), the rest no task
     assert verdict.export_aside(ctx, e2e(5_685_773)) == (
-        "the comparison side's E2E, a DB export's, holds 5.686 ms of device tasks outside its computing and "
-        "communication, which a text export's leaves out")
+        "the comparison side's E2E, a DB export's, holds 5.686 ms before its first computing or communication (2 "
+        "copies, 0.831 ms, and 4.855 ms of idle time), which a text export's leaves out")
+    # where it lies, and what it holds, each way: after, on both ends, one copy, no copy, copies alone, not read
+    said = {(5_685_773, 5_685_773, 830_617, 1): "after its last computing or communication (1 copy, 0.831 ms, and "
+                                                 "4.855 ms of idle time)",
+            (5_685_773, 1_000_000, 0, 0): "before its first and after its last computing or communication (idle time)",
+            (5_685_773, 0, 5_685_773, 3): "before its first computing or communication (3 copies, 5.686 ms)",
+            (5_685_773, 0, 0, -1): "before its first computing or communication, which"}
+    for args, words in said.items():
+        assert f"holds 5.686 ms {words}" in verdict.export_aside(ctx, e2e(*args)), args
     assert verdict.export_aside(ctx, e2e(0)) == ""
     same = SimpleNamespace(base=SimpleNamespace(source="ascend_db"), comparison=SimpleNamespace(source="ascend_db"))
     assert verdict.export_aside(same, e2e(5_685_773)) == ""

@@ -210,6 +210,11 @@ class Breakdown:
     #: the torch_npu samples); a text export's window (the Overlap Analysis lanes) has none, so two kinds differ
     #: by it in E2E and Free Time
     outside_busy_ns: int = 0
+    #: ... of which after its last computing or communication end (ns; the rest is before its first start), and the
+    #: copies in it (count, union of their times; None where the copy tasks were not loaded): the rest is idle
+    #: time, as the idle check counts it
+    outside_after_ns: int = 0
+    outside_copies: Bucket | None = field(default_factory=Bucket)
     #: NPU text export: kernel_details.csv kernels without PMU values (N/A), HCCL's aside: invalid rows that its
     #: categories leave to Other (reference-1 §5.3) and a DB export's categorise (§7.3.2)
     no_pmu_kernels: Bucket = field(default_factory=Bucket)

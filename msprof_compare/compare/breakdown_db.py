@@ -34,7 +34,7 @@ from ..columns import col_of
 from ..model import COPY_TASK_TYPES, SDMA_TASK_TYPES, Profile, factorize, pair_codes
 from ..options import Options
 from . import classify
-from .breakdown import Breakdown, peak_reserved_gb
+from .breakdown import Breakdown, Bucket, peak_reserved_gb
 from .breakdown_npu import EVENT_WAIT_TASK, LCCL_KERNEL, add_mc2, no_pmu_why, wait_candidates
 
 #: TASK types that are kernels themselves: excluded from the E2E task span (reference-1 §7.3.6).
@@ -249,10 +249,28 @@ def _intervals(profile: Profile, bd: Breakdown,
         copies = (col_of(cp, "ts", np.int64), col_of(cp, "end", np.int64)) if cp is not None and len(cp) else None
         bd.set_window(min(first), max(last), busy, profile.files.get("db", profile.path), copies)
         if busy[0].size:  # what the non-kernel tasks add to the window (the "NPU export kind" note names it)
-            bd.outside_busy_ns = bd.e2e_ns - (int(busy[1][-1]) - int(busy[0][0]))
+            _outside_busy(bd, (min(first), max(last)), (int(busy[0][0]), int(busy[1][-1])), copies, cp is not None)
     else:
         bd.missing.append(f"{profile.path}: no computing task, communication op or device task in range")
     return timeline.subtract(busy, compute)
+
+
+def _outside_busy(bd: Breakdown, window: tuple[int, int], span: tuple[int, int],
+                  copies: tuple[np.ndarray, np.ndarray] | None, read: bool) -> None:
+    """The part of the E2E ``window`` outside the computing and communication ``span``, where it lies and the copies
+    in it: the export-switch words say what it holds (the level-1 sample's 5.686 ms before its first kernel are two
+    MEMCPY_ASYNC, 0.831 ms, and 4.855 ms with no task; "device tasks" said all of it was tasks). ``read``: whether
+    the copy tasks were loaded (a run without the time breakdown leaves them, and ``outside_copies`` None)."""
+    bd.outside_busy_ns = bd.e2e_ns - (span[1] - span[0])
+    bd.outside_after_ns = max(0, window[1] - span[1])
+    bd.outside_copies = Bucket() if read else None
+    if copies is None or not bd.outside_busy_ns or bd.outside_copies is None:
+        return
+    region = timeline.union(np.array([window[0], span[1]], np.int64), np.array([span[0], window[1]], np.int64))
+    held = timeline.intersect(timeline.union(*copies), region)
+    n = int(np.count_nonzero((copies[1] > window[0]) & (copies[0] < span[0])
+                             | (copies[1] > span[1]) & (copies[0] < window[1])))
+    bd.outside_copies = Bucket(timeline.length(held), n)
 
 
 def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals,

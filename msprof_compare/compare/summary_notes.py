@@ -25,6 +25,7 @@ from .waterfall import FREE_OTHER_STEP, SDMA_STEP, step_mask
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
+    from .verdict import ExportWindow
 
 
 #: Below this share of the E2E change, the contributors of a level are said to explain little of it.
@@ -87,7 +88,7 @@ API_SHEET_ABSENT = "; this run writes no ApiCompare: the enable_api_compare opti
 
 
 def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "", api_sheet: bool = True,
-                  window: tuple[str, int] | None = None, copies: tuple[int, int] | None = None) -> str:
+                  window: ExportWindow | None = None, copies: tuple[int, int] | None = None) -> str:
     """Why no row of a level changed while the waterfall did. Rows holding no device time on either side: no
     kernel is linked to an operator (a trace without launch flows). Rows holding device time: the change is time
     no operator holds; where uncovered communication moved, the overlap moved (``overlap_words``: a collective
@@ -906,7 +907,7 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, beside: 
 
 
 def _idle_next(named: str, e2e: float, api_sheet: bool = True, wf: pd.DataFrame | None = None,
-               window: tuple[str, int] | None = None, beside: bool = False,
+               window: ExportWindow | None = None, beside: bool = False,
                copies: tuple[int, int] | None = None) -> str:
     """Where Free: Other leads the steps that hold most of the E2E change, what it is and where to look next, else
     "". Two runs of one ResNet-50 (torch-tb-profiler samples) differ by -120 ms, -119.8 ms of it Free: Other: the
@@ -930,27 +931,28 @@ def _idle_next(named: str, e2e: float, api_sheet: bool = True, wf: pd.DataFrame 
             f"{_idle_words(e2e > 0, api_sheet, ' or to load its data')}")
 
 
-def window_words(delta: int, window: tuple[str, int], read: bool, api_sheet: bool = True,
+def window_words(delta: int, window: ExportWindow, read: bool, api_sheet: bool = True,
                  beside: bool = False) -> str:
-    """Free: Other's change (``delta``, ns) beside a DB export's window tasks (``window``: ``verdict.export_window``),
-    said net of them: what the step holds, then the idle time's change, and with ``read`` what it means
-    (``_idle_words``, by its own sign): where the step leads the change, as where no window is taken out.
-    ``beside``: the E2E line above names the tasks (``verdict.export_aside``), so the words give their figure alone,
-    where on their own they say what they are (as ``_unexplained_parts``)."""
-    side, outside = window
+    """Free: Other's change (``delta``, ns) beside a DB export's time outside its computing and communication's span
+    (``window``: ``verdict.export_window``), said net of it: what the step holds, then the idle time's change, and
+    with ``read`` what it means (``_idle_words``, by its own sign): where the step leads the change, as where no
+    window is taken out. All of that time is taken out, its copies and its idle time alike: a text export's window
+    starts at its first computing or communication and ends at its last, so it holds neither. ``beside``: the E2E
+    line above says what it holds (``verdict.export_aside``), so the words give its figure and place alone, where on
+    their own they say what it holds (as ``_unexplained_parts``)."""
+    side, outside = window.side, window.ns
     idle = delta - outside if side == "comparison" else delta + outside
     if beside:
-        held = (f"{FREE_OTHER_STEP} is device idle time and also the {side} side's {ms3(outside):.3f} ms of device "
-                "tasks that the E2E line names")
+        held = (f"{FREE_OTHER_STEP} is device idle time and also the {side} side's {window.where()}, which the E2E "
+                "line names")
     else:
         held = (f"{FREE_OTHER_STEP} is device idle time and, on the {side} side (a DB export), also its "
-                f"{ms3(outside):.3f} ms of device tasks outside its computing and communication, which a text "
-                "export's E2E leaves out")
+                f"{window.held()}, which a text export's E2E leaves out")
     if not ms3(idle):
-        return f"{held}; net of them, the device idled as long as before"
+        return f"{held}; net of that time, the device idled as long as before"
     if not read:
-        return f"{held}; net of them, the idle time changed by {ms3(idle):+.3f} ms"
-    return (f"{held}; net of them, the idle time changed by {ms3(idle):+.3f} ms: "
+        return f"{held}; net of that time, the idle time changed by {ms3(idle):+.3f} ms"
+    return (f"{held}; net of that time, the idle time changed by {ms3(idle):+.3f} ms: "
             f"{_idle_words(idle > 0, api_sheet, ' or to load its data')}")
 
 
@@ -1078,7 +1080,7 @@ def idle_growth_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, said
 
 
 def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int,
-              api_sheet: bool = True, window: tuple[str, int] | None = None, beside: bool = False,
+              api_sheet: bool = True, window: ExportWindow | None = None, beside: bool = False,
               copies: tuple[int, int] | None = None) -> str:
     """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
     shown = f"{ms3(e2e_delta_ns):+.3f} ms"  # the verdict's figure: ``e2e`` by its float read +0.004 of 4.5 us

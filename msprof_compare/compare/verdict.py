@@ -5,7 +5,7 @@ covers and the asides after its figures (``e2e_words``), as the console, the ``S
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
@@ -74,31 +74,64 @@ def run_verdict(ctx: RunContext | CompareResult, wf: pd.DataFrame | None) -> str
     return e2e_verdict(wf, *e2e_words(ctx, getattr(ctx, "frames", {}).get("e2e")))
 
 
+class ExportWindow(NamedTuple):
+    """The part of a DB export's E2E window outside its computing and communication's span, which a text export's
+    window (its first computing or communication to its last) leaves out (``export_window``): the side, its ns, of
+    which ``after_ns`` after the span (the rest before it), and the copies in it (``copies_ns``, ``copies``: count,
+    -1 where the copy tasks were not read: the gate's own breakdown, without the time breakdown's tables); the rest
+    is idle time, as the idle check counts it."""
+
+    side: str
+    ns: int
+    after_ns: int = 0
+    copies_ns: int = 0
+    copies: int = 0
+
+    def held(self) -> str:
+        """Its time, where it lies and what it holds: "5.686 ms before its first computing or communication (2
+        copies, 0.831 ms, and 4.855 ms of idle time)" of the level-1 DB sample, where "5.686 ms of device tasks"
+        said 4.855 ms with no task were tasks. Its place alone where the copies were not read."""
+        if self.copies < 0:
+            return self.where()
+        idle = self.ns - self.copies_ns
+        parts = [f"{self.copies:,} {'copy' if self.copies == 1 else 'copies'}, {ms3(self.copies_ns):.3f} ms"
+                 ] if self.copies else []
+        if idle:
+            parts.append(f"{ms3(idle):.3f} ms of idle time" if parts else "idle time")
+        return f"{self.where()} ({', and '.join(parts)})"
+
+    def where(self) -> str:
+        """Its time and where it lies: "5.686 ms before its first computing or communication"."""
+        before = self.ns - self.after_ns
+        where = ("before its first and after its last" if before and self.after_ns
+                 else "before its first" if before else "after its last")
+        return f"{ms3(self.ns):.3f} ms {where} computing or communication"
+
+
 def export_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
-    """Where a text export meets a DB export, what the DB side's E2E holds that the text side's would not (its
-    non-kernel tasks outside its computing and communication: a MEMCPY_ASYNC ~5 ms before the first kernel in
-    the torch_npu samples, which can turn a faster run into a "slower" verdict), else "". Said after the
+    """Where a text export meets a DB export, what the DB side's E2E holds that the text side's would not (its time
+    outside its computing and communication's span: in the torch_npu samples ~5 ms before the first kernel, a
+    MEMCPY_ASYNC and idle time, which can turn a faster run into a "slower" verdict), else "". Said after the
     verdict's figures: inside the parentheses after "E2E time" its ~150 characters (~230 with a step's scope)
     stood between the words and their figures."""
     window = export_window(ctx, e2e)
     if window is None:
         return ""
-    side, outside = window
-    return (f"the {side} side's E2E, a DB export's, holds {ms3(outside):.3f} ms of device tasks outside its computing "
-            "and communication, which a text export's leaves out")
+    return f"the {window.side} side's E2E, a DB export's, holds {window.held()}, which a text export's leaves out"
 
 
-def export_window(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tuple[str, int] | None:
-    """Where a text export meets a DB export, the DB side ("base" / "comparison") and the ns of its E2E window that
-    its non-kernel device tasks hold outside its computing and communication, which its Free Time counts and a
-    text export's window leaves out (``export_aside``; the note on a Free: Other change takes them out); else
-    None."""
+def export_window(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> ExportWindow | None:
+    """Where a text export meets a DB export, the DB side's time outside its computing and communication's span,
+    which its Free Time counts and a text export's window leaves out (``export_aside``; the note on a Free: Other
+    change takes it out); else None."""
     sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
     if {sources["base"], sources["comparison"]} != {"ascend_db", "ascend_text"} or e2e is None or not len(e2e):
         return None
     side = "base" if sources["base"] == "ascend_db" else "comparison"
-    outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
-    return (side, outside) if outside > 0 else None
+    row = e2e.iloc[0]
+    window = ExportWindow(side, *(int(row[f"{side}_outside_{k}"]) for k in ("busy_ns", "after_ns", "copies_ns",
+                                                                            "copies")))
+    return window if window.ns > 0 else None
 
 
 def e2e_scope(ctx: RunContext | CompareResult, range_aside: bool = False) -> str:

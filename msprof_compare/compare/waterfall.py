@@ -273,8 +273,13 @@ def waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
 
 def e2e_frame(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     """The result frame "e2e": both sides' E2E time in ns (0 where a side has none), and the part of each that
-    lies outside its computing and communication (a DB export's non-kernel tasks, ``Breakdown.outside_busy_ns``:
-    ``verdict.e2e_scope`` says it beside a text export)."""
-    return plain_frame({"base_ns": [int(base.e2e_ns)], "comparison_ns": [int(comparison.e2e_ns)],
-                        "base_outside_busy_ns": [int(base.outside_busy_ns)],
-                        "comparison_outside_busy_ns": [int(comparison.outside_busy_ns)]})
+    lies outside its computing and communication's span (a DB export's, ``Breakdown.outside_busy_ns``), of which
+    after it, and the copies in it (-1 where they were not read; ``verdict.export_window`` says it beside a text
+    export)."""
+    cols: dict[str, list[int]] = {"base_ns": [int(base.e2e_ns)], "comparison_ns": [int(comparison.e2e_ns)]}
+    for side, bd in (("base", base), ("comparison", comparison)):
+        cols.update({f"{side}_outside_busy_ns": [int(bd.outside_busy_ns)],
+                     f"{side}_outside_after_ns": [int(bd.outside_after_ns)],
+                     f"{side}_outside_copies_ns": [bd.outside_copies.ns if bd.outside_copies is not None else 0],
+                     f"{side}_outside_copies": [bd.outside_copies.count if bd.outside_copies is not None else -1]})
+    return plain_frame(cols)
