@@ -206,9 +206,9 @@ class Breakdown:
     early_ns: int = 0
     early_kernels: Bucket = field(default_factory=Bucket)
     #: DB export: the part of the E2E window outside its first computing or communication start and its last end,
-    #: held by its non-kernel device tasks (reference-1 §7.3.6: a MEMCPY_ASYNC ~5 ms before the first kernel in
-    #: the torch_npu samples); a text export's window (the Overlap Analysis lanes) has none, so two kinds differ
-    #: by it in E2E and Free Time
+    #: which its non-kernel device tasks open or close (reference-1 §7.3.6: a MEMCPY_ASYNC ~5 ms before the first
+    #: kernel in the torch_npu samples, the rest of that time copies and idle time); a text export's window (the
+    #: Overlap Analysis lanes) has none, so two kinds differ by it in E2E and Free Time
     outside_busy_ns: int = 0
     #: ... of which after its last computing or communication end (ns; the rest is before its first start), and the
     #: copies in it (count, union of their times; None where the copy tasks were not loaded): the rest is idle
