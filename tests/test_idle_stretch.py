@@ -90,19 +90,25 @@ def test_timesformer_h100_copies_are_no_idle_time(samples):
             "3.578 ms of copies)") in row["Detail"]
 
 
+def _v18_events(path: Path) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]], int, int]:
+    """A PyTorch 1.8 trace's device events from the raw file (Decimal us): (cat, start, end) of its kernels and
+    "Memcpy" / "Memset" copies, its kernels' (start, end), and its E2E window (its kernels with a stream)."""
+    events = json.load(gzip.open(path), parse_float=Decimal)["traceEvents"]
+    timed = [(e["cat"].lower(), _ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"]), e.get("args", {}).get("stream", -1))
+             for e in events if e.get("ph") == "X" and e.get("cat", "").lower() in ("kernel", "memcpy", "memset")]
+    lo = min(s for c, s, _, st in timed if c == "kernel" and st >= 0)
+    hi = max(e for c, _, e, st in timed if c == "kernel" and st >= 0)
+    return [t[:3] for t in timed], [(s, e) for c, s, e, _ in timed if c == "kernel"], lo, hi
+
+
 def test_pytorch_18_memcpy_and_memset_events_are_copies(samples):
     """tb_plugin's ResNet-50 sample, a PyTorch 1.8 trace: its copies are cat "Memcpy" / "Memset", which the E2E window
     leaves out (it reads "gpu_memcpy" as written, the original's rule); they are device work all the same. Recomputed
     from the raw events (Decimal us; an event of 0 ns is no busy time and splits no stretch): E2E 994.100 ms, the
     longest stretch 62.339 ms, 645.945 ms in, 8,283 stretches, 10.085 ms of copies outside the kernels."""
     path = samples / "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
-    events = json.load(gzip.open(path), parse_float=Decimal)["traceEvents"]
-    timed = [(e["cat"].lower(), _ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"]), e.get("args", {}).get("stream", -1))
-             for e in events if e.get("ph") == "X" and e.get("cat", "").lower() in ("kernel", "memcpy", "memset")]
-    kernels = [(s, e) for c, s, e, _ in timed if c == "kernel"]
-    lo = min(s for c, s, _, st in timed if c == "kernel" and st >= 0)
-    hi = max(e for c, _, e, st in timed if c == "kernel" and st >= 0)
-    busy = [(s, e) for _, s, e, _ in timed if e > s]
+    timed, kernels, lo, hi = _v18_events(path)
+    busy = [(s, e) for _, s, e in timed if e > s]
     start, length = longest_free(busy, lo, hi)
     free = [(s, e) for s, e in minus([(lo, hi)], busy) if e > s]
     copies = sum(e - s for s, e in minus([(lo, hi)], kernels)) - sum(e - s for s, e in free)
@@ -638,13 +644,8 @@ def test_mindspore_msprof_timelines(samples):
 def _v18_copies(path: Path) -> int:
     """A PyTorch 1.8 trace's copies ("Memcpy" / "Memset" events, of no SDMA row) outside its kernels in its E2E window
     (its kernels with a stream), from the raw events (Decimal us)."""
-    events = json.load(gzip.open(path), parse_float=Decimal)["traceEvents"]
-    timed = [(e["cat"].lower(), _ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"]), e.get("args", {}).get("stream", -1))
-             for e in events if e.get("ph") == "X" and e.get("cat", "").lower() in ("kernel", "memcpy", "memset")]
-    kernels = [(s, e) for c, s, e, _ in timed if c == "kernel"]
-    lo = min(s for c, s, _, st in timed if c == "kernel" and st >= 0)
-    hi = max(e for c, _, e, st in timed if c == "kernel" and st >= 0)
-    copies = [(max(s, lo), min(e, hi)) for c, s, e, _ in timed if c != "kernel" and min(e, hi) > max(s, lo)]
+    timed, kernels, lo, hi = _v18_events(path)
+    copies = [(max(s, lo), min(e, hi)) for c, s, e in timed if c != "kernel" and min(e, hi) > max(s, lo)]
     return sum(e - s for s, e in minus(minus([(lo, hi)], kernels), minus(minus([(lo, hi)], kernels), copies)))
 
 
