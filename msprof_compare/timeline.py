@@ -131,19 +131,17 @@ def _gaps(busy: Intervals, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
 def longest_gap(busy: Intervals, lo: int, hi: int) -> tuple[int, int]:
     """(start, length) of the longest stretch of ``[lo, hi)`` that ``busy`` does not cover (the first of
     equal ones); (lo, 0) when it is all covered or empty."""
+    return gap_stats(busy, lo, hi)[:2]
+
+
+def gap_stats(busy: Intervals, lo: int, hi: int) -> tuple[int, int, int, int]:
+    """``longest_gap``'s (start, length), then the count and total length of all the stretches of ``[lo, hi)``
+    that ``busy`` does not cover, from one pass over the gaps."""
     gs, gap = _gaps(busy, lo, hi)
     i = int(np.argmax(gap))
-    if gap[i] <= 0:
-        return int(lo), 0
-    return int(gs[i]), int(gap[i])
-
-
-def gap_totals(busy: Intervals, lo: int, hi: int) -> tuple[int, int]:
-    """(count, total length) of the stretches of ``[lo, hi)`` that ``busy`` does not cover (``longest_gap``'s
-    candidates)."""
-    gap = _gaps(busy, lo, hi)[1]
+    start, length = (int(gs[i]), int(gap[i])) if gap[i] > 0 else (int(lo), 0)
     gap = gap[gap > 0]
-    return int(gap.size), int(gap.sum())
+    return start, length, int(gap.size), int(gap.sum())
 
 
 def pairwise_overlaps(sets: list[Intervals]) -> dict[tuple[int, int], int]:

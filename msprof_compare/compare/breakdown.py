@@ -272,14 +272,13 @@ class Breakdown:
             self.longest_idle, self.idle_stretches = Stretch(int(lo)), Bucket()
             self.free_copies_ns = self.longest_with_copies_ns = 0
             return
-        free = tl.gap_totals(busy, int(lo), int(hi))[1]
-        self.longest_with_copies_ns = tl.longest_gap(busy, int(lo), int(hi))[1]
+        _, self.longest_with_copies_ns, _, free = tl.gap_stats(busy, int(lo), int(hi))
         if copies is not None and len(copies[0]):
             busy = tl.union(np.concatenate([busy[0], copies[0]]), np.concatenate([busy[1], copies[1]]))
-        start, length = tl.longest_gap(busy, int(lo), int(hi))
+        start, length, count, idle = tl.gap_stats(busy, int(lo), int(hi))
         self.longest_idle = Stretch(start, length, start - int(lo))
-        self.idle_stretches = Bucket(*reversed(tl.gap_totals(busy, int(lo), int(hi))))
-        self.free_copies_ns = free - self.idle_stretches.ns
+        self.idle_stretches = Bucket(idle, count)
+        self.free_copies_ns = free - idle
 
     @property
     def free_ns(self) -> int:
