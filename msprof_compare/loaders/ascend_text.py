@@ -2063,11 +2063,10 @@ def read_kernel_details(path: str, warnings: list[str] | None = None, steps_read
 
 def _untyped_among_typed(types: np.ndarray) -> int:
     """How many Type cells name no type (``names_a_type``: empty, N/A, nan, what KernelCompare skips) where others
-    name one; 0 where none or all do. Each distinct text tested once."""
-    none = {t for t in set(types.tolist()) if not names_a_type(t)}
-    if not none:
-        return 0
-    n = sum(1 for t in types.tolist() if t in none)
+    name one; 0 where none or all do. Each distinct text tested once, the rows counted by their codes."""
+    codes, uniques = pd.factorize(types)  # a missing cell: code -1
+    untyped = np.fromiter((not names_a_type(u) for u in uniques), dtype=bool, count=len(uniques))
+    n = int(np.count_nonzero(codes < 0)) + int(np.count_nonzero(untyped[codes[codes >= 0]]))
     return n if n < len(types) else 0
 
 
