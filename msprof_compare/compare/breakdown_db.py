@@ -260,7 +260,8 @@ def _outside_busy(bd: Breakdown, window: tuple[int, int], span: tuple[int, int],
     """The part of the E2E ``window`` outside the computing and communication ``span``, where it lies and the copies
     in it: the export-switch words say what it holds (the level-1 sample's 5.686 ms before its first kernel are two
     MEMCPY_ASYNC, 0.831 ms, and 4.855 ms with no task; "device tasks" said all of it was tasks). ``read``: whether
-    the copy tasks were loaded (a run without the time breakdown leaves them, and ``outside_copies`` None)."""
+    the copy tasks were loaded (the DB loader reads them in every run; a profile made without them leaves
+    ``outside_copies`` None, said as the time and its place alone)."""
     bd.outside_busy_ns = bd.e2e_ns - (span[1] - span[0])
     bd.outside_after_ns = max(0, window[1] - span[1])
     bd.outside_copies = Bucket() if read else None

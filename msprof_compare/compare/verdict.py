@@ -78,7 +78,8 @@ class ExportWindow(NamedTuple):
     """The part of a DB export's E2E window outside its computing and communication's span, which a text export's
     window (its first computing or communication to its last) leaves out (``export_window``): the side, its ns, of
     which ``after_ns`` after the span (the rest before it), and the copies in it (``copies_ns``, ``copies``: count,
-    -1 where the copy tasks were not read: the gate's own breakdown, without the time breakdown's tables); the rest
+    -1 where the copy tasks were not read: a profile made without them, as the DB loader before session 77 left them
+    out of a run without the time breakdown, whose gate then made its own breakdown without them); the rest
     is idle time, as the idle check counts it."""
 
     side: str
