@@ -115,6 +115,28 @@ def test_the_communication_change_is_split_into_wait_and_transmit(samples, tmp_p
         wb / 1e6, wc / 1e6, tb / 1e6, tc / 1e6)
 
 
+def test_the_split_keeps_its_lines_under_a_wrapper_block(samples, tmp_path):
+    """Where the note opens with the wrapper block (each side's operators under one top-level op of another name),
+    the parts after its advice held the Wait / Transmit figures and both words in one line, which every other note
+    gives a line each. The DB level 2 -> level 1 result, its contributors marked as two wrappers (its top two
+    operator-level rows, 10 and 20 ms: no NPU sample has wrappers): each face gives the three lines, figures by SQL."""
+    l2, l1 = samples / DB / "level2/rank0_ascend_pt", samples / DB / "level1/rank0_ascend_pt"
+    (wb, tb), (wc, tc) = _raw_split(l2), _raw_split(l1)
+    res = compare(str(l2), str(l1))
+    contrib = res.frames["contributors"]
+    contrib.attrs.update(wrappers=(contrib["Name"].iloc[0], 10.0, contrib["Name"].iloc[1], 20.0), details_off=False)
+    said = ["(OverallMetrics' Wait and Transmit rows).",
+            "Wait is this rank waiting in its collectives for slower peers: the rank-by-rank compare of the job's "
+            "ranks gives each rank's Wait, and the slowest rank waits least.",
+            "Transmit is moving the data: more data, or a slower link."]
+    figures = (f"Wait changed by {_signed(wc - wb)} ms, {_ms(wb)} ms -> {_ms(wc)} ms, and Transmit by "
+               f"{_signed(tc - tb)} ms, {_ms(tb)} ms -> {_ms(tc)} ms ")
+    for face, lines in _faces(res, tmp_path).items():
+        assert f"- base {contrib['Name'].iloc[0]} 10.000 ms" in [t.strip() for t in lines], face  # the wrapper block
+        at = next(i for i, t in enumerate(lines) if t.startswith("To pair them"))
+        assert lines[at].endswith(figures + said[0]) and lines[at + 1:at + 3] == said[1:], face
+
+
 def test_a_run_of_the_time_breakdown_alone_says_the_split_under_its_steps(samples, tmp_path):
     """--enable_profiling_compare alone: the contributors are the waterfall steps, and the note under them is the
     Wait / Transmit sentence alone."""

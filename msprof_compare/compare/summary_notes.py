@@ -254,9 +254,11 @@ def _note_lines(contrib: pd.DataFrame | None, parts: list[str], pieces: tuple[st
     i = parts.index(wrapper)
     opening, items, advice = wrapper_pieces(found, *_TIME_WRAPPER, bool(contrib.attrs.get("details_off")),
                                             bool(contrib.attrs.get("wrappers_mapped")))
-    rest = "; ".join([advice, *parts[i + 1:]])
+    # the advice and the parts after it, a part's sentences after its first a line each (``_split_sentences``: the
+    # Wait / Transmit sentences, inline here where every other block gave them a line each)
+    rest = _split_sentences("; ".join([advice, *parts[i + 1:]]))
     return ["Note: " + "; ".join([*parts[:i], opening]) + ":", *(f"  - {t}" for t in items),
-            f"{rest[0].upper()}{rest[1:]}."]
+            *(f"{t[0].upper()}{t[1:]}." for t in rest)]
 
 
 def _sentences(parts: list[str], pieces: tuple[str, str, str, str] | None,
