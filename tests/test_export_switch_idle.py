@@ -223,3 +223,48 @@ def test_rank_lines_of_an_export_switch_say_what_the_db_side_holds(samples, tmp_
                             "--enable_profiling_compare"])
     assert code == 0 and [line for line in out.splitlines() if line.startswith("rank ")] and \
         "a DB export's" not in out
+
+
+def test_rank_overview_of_an_export_switch_says_what_the_db_side_holds(samples, tmp_path):
+    """Text level 1 -> DB level 1 rank by rank: the rank lines named the DB side's window, but the overview's JSON
+    and workbook did not, and its Free column (rank 0: +5.200 ms) counts that window on the DB side. Each record now
+    has ``export_window`` (its figure and words by SQL on the rank's DB), row 2 names each rank's, the document keeps
+    to the schema; the gate alone (no profiling compare) gives the same records; two DB exports have none."""
+    import json
+
+    import openpyxl
+    from test_bad_corpus import run_cli
+    from test_json_report import validate
+    from test_ranks_report import SCHEMA
+
+    from msprof_compare import compare_ranks, ranks_overview
+
+    text, db = samples / "msinsight/test/data/pytorch/text/level1", samples / "msinsight/test/data/pytorch/db/level1"
+    out = tmp_path / "switch"
+    code, _, _ = run_cli(["-bp", str(text), "-d", str(db), "--output_path", str(out), "--enable_profiling_compare",
+                          "--output_format", "xlsx,json"])
+    assert code == 0
+    doc = json.loads(next(out.glob("performance_comparison_result_ranks_*.json")).read_text())
+    assert validate(doc, SCHEMA) == []
+    said = []
+    for rank, record in enumerate(doc["ranks"]):
+        dbf = _db_file(db / f"rank{rank}_ascend_pt")
+        _, outside = _db_window(dbf)
+        window = record["export_window"]
+        assert (window["side"], window["ns"], window["ms"], window["held"]) == (
+            "comparison", outside, outside / 1e6, _db_held(dbf))
+        assert f"({window['copies']} copies, {_ms(window['copies_ns'])} ms, and " in window["held"]
+        said.append(f"rank {rank} {_ms(outside)} ms")
+    assert said == ["rank 0 5.686 ms", "rank 1 4.715 ms"]
+    book = openpyxl.load_workbook(next(out.glob("performance_comparison_result_ranks_*.xlsx")), read_only=True)
+    try:
+        note = next(c for row in book["Ranks"].iter_rows(values_only=True) for c in row if c and "Job" in str(c))
+    finally:
+        book.close()
+    assert ("E2E and Free Time of a DB export count its time outside its computing and communication, which a text "
+            f"export's leave out: the comparison side's {', '.join(said)} (JSON: ranks[].export_window)"
+            ) in note.splitlines()
+    gate = ranks_overview(compare_ranks(str(text), str(db), enable_api_compare=True, fail_on_regression=1000))
+    assert [r["export_window"] for r in gate["ranks"]] == [r["export_window"] for r in doc["ranks"]]
+    same = ranks_overview(compare_ranks(str(db), str(db), enable_profiling_compare=True))
+    assert not any("export_window" in r for r in same["ranks"])

@@ -15,6 +15,7 @@ from prettytable import PrettyTable
 
 from ..compare.gate import e2e_ns
 from ..compare.table import half_up_ns, ms3, ms_change, ms_places, ms_text, pct_text
+from ..compare.verdict import export_window
 from ..textsafe import short_list, term_safe
 from ..units import RankCycle, Unit, job_noun, unit_label, unit_rank
 
@@ -59,12 +60,26 @@ def rank_figures(result: CompareResult) -> dict[str, Any] | None:
     frame = result.frames.get("overall")
     if frame is None or not len(frame):
         pair = e2e_ns(result)
-        return communication_figures(result) if pair is None else {"e2e": pair}
+        return communication_figures(result) if pair is None else {"e2e": pair, **_window(result)}
     rows = frame[frame["metric"].isin(METRICS)]
     ns = {(s, m): int(v) for s, m, v in zip(rows["side"], rows["metric"], rows["ns"], strict=True)}
     figures: dict[str, Any] = {m: (ns[("base", m)], ns[("comparison", m)]) for m in METRICS}
     figures[STEP] = largest_step(result.frames.get("waterfall"))
-    return figures
+    return {**figures, **_window(result)}
+
+
+#: The key of a rank's figures holding, where a text export meets a DB export, the DB side's E2E outside its
+#: computing and communication (``verdict.ExportWindow``), which its E2E and Free Time count and a text export's
+#: leave out; absent otherwise.
+WINDOW = "export_window"
+
+
+def _window(result: CompareResult) -> dict[str, Any]:
+    """{``WINDOW``: the rank's ``verdict.export_window``} where there is one, else {}: the rank line says it, and the
+    overview's Free column (text level 1 -> DB level 1: rank 0's Free +5.200 ms, 5.686 ms of it the DB side's window)
+    said nothing of it."""
+    window = export_window(result, result.frames.get("e2e"))
+    return {} if window is None else {WINDOW: window}
 
 
 #: The key of a rank's figures without a time breakdown (no "e2e") holding its communication time: (base ns,

@@ -17,15 +17,17 @@ from typing import Any
 import pandas as pd
 
 from ..compare.gate import shown_ratio, threshold_text
-from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO_FINE, STYLE_TEXT, Column, Sheet, ratio_of
+from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO_FINE, STYLE_TEXT, Column, Sheet, ms3, ratio_of
+from ..compare.verdict import ExportWindow
 from ..textsafe import short_list, text_width
-from ..units import RankCycle, Unit, job_noun, named_units, unit_order
+from ..units import RankCycle, Unit, job_noun, named_units, unit_label, unit_order
 from .excel import render
 from .json_report import change, clean, document_head, document_text, text_part
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
 from .ranks_console import (
     COMMUNICATION,
     STEP,
+    WINDOW,
     Row,
     cycles_of,
     job_lines,
@@ -142,8 +144,18 @@ def _record(row: Row, paths: tuple[str, str], gate: int | None) -> dict[str, Any
             step = figures[STEP]
             record["largest_step"] = None if step is None else {
                 "step": step[0], "diff_ns": step[1], "diff_ms": step[1] / 1e6}
+    if figures is not None and WINDOW in figures:
+        record["export_window"] = _window_record(figures[WINDOW])
     record["regressed"] = None if gate is None else VERDICTS[gate]
     return record
+
+
+def _window_record(window: ExportWindow) -> dict[str, Any]:
+    """A rank's ``export_window`` (``ranks_console.WINDOW``): the DB side, its time outside its computing and
+    communication (ns, ms), the copies in it (null where they were not read) and the words the rank line says."""
+    read = window.copies >= 0
+    return {"side": window.side, "ns": window.ns, "ms": window.ns / 1e6, "copies": window.copies if read else None,
+            "copies_ns": window.copies_ns if read else None, "held": window.held()}
 
 
 def job_name(document: dict[str, Any]) -> str:
@@ -286,8 +298,26 @@ def _note(document: dict[str, Any]) -> str:
     said = [f"Ranks selected: {short_list(selected, _LISTED, escape=False)}{_unmatched(document, selected)}"
             if selected is not None else _one_sided(document),
             *_CYCLE_LINE.split(document["job_line"] or ""), *_CYCLE_LINE.split(document.get("straggler_line") or ""),
-            _gate_text(document.get("gate"))]
+            _window_text(document["ranks"]), _gate_text(document.get("gate"))]
     return "\n".join(part for part in said if part)
+
+
+def _window_text(records: list[dict[str, Any]]) -> str:
+    """Where text exports meet DB exports, what the DB side's E2E and Free Time count that a text export's leave
+    out, per unit (``_LISTED`` at most, then the count; the JSON's ``export_window`` gives what each holds): the
+    rank line said it, the workbook nothing, and its Free column read +5.200 ms for rank 0 of text level 1 -> DB
+    level 1, 5.686 ms of it that window. "" where no record has one."""
+    said = []
+    for side in ("base", "comparison"):
+        held = [(r, r["export_window"]) for r in records if (r.get("export_window") or {}).get("side") == side]
+        if held:
+            listed = ", ".join(f"{unit_label(_units([r])[0])} {ms3(w['ns']):.3f} ms" for r, w in held[:_LISTED])
+            more = f", ... ({len(held):,} in all)" if len(held) > _LISTED else ""
+            said.append(f"the {side} side's {listed}{more}")
+    if not said:
+        return ""
+    return (f"E2E and Free Time of a DB export count its time outside its computing and communication, which a text "
+            f"export's leave out: {'; '.join(said)} (JSON: ranks[].export_window)")
 
 
 #: Where the document's job and straggler lines of a schedule's cycles join a cycle's line to the one before
