@@ -19,6 +19,7 @@ import openpyxl
 import pandas as pd
 import pytest
 from cliutil import error_lines, finish, run_inproc, unraisable
+from test_memory_record_reads import LOST
 from xlsxutil import read_xlsx
 
 from msprof_compare import cli
@@ -2062,11 +2063,12 @@ def test_a_self_compare_says_each_notice_once(tmp_path: Path, caplog: pytest.Log
         return [m for m in caplog.messages if "memory_record.csv does not exist" in m]
 
     said = warnings(sides[0], sides[0])
-    assert said == [f"{sides[0]}/ASCEND_PROFILER_OUTPUT: The file memory_record.csv does not exist. (both sides)"]
+    assert said == [f"{sides[0]}/ASCEND_PROFILER_OUTPUT: The file memory_record.csv does not exist. (both sides: "
+                    f"{LOST})"]
     assert len(caplog.messages) == len(set(caplog.messages)), caplog.messages
     assert warnings(sides[0], sides[0]) == said  # the next compare says it again
     assert warnings(sides[0], sides[1]) == [f"{s}/ASCEND_PROFILER_OUTPUT: The file memory_record.csv does not exist. "
-                                            f"({side} side)" for s, side in zip(sides, _SIDES, strict=True)]
+                                            f"({side} side: {LOST})" for s, side in zip(sides, _SIDES, strict=True)]
 
 
 def test_workbook_hint_name_is_free_for_the_json_only_where_one_is_written(tmp_path, monkeypatch):

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_memory_record_reads import LOST
 from test_nested_export_edges import nested_export
 
 from msprof_compare.errors import ProfileError
@@ -520,8 +521,8 @@ def test_side_file_named_in_another_case_is_named(tmp_path):
     """The MindSpore-layout fixture's kernel_details.csv renamed Kernel_Details.csv, and the torch_npu fixture's
     memory_record.csv renamed MEMORY_RECORD.CSV (synthetic): each read as absent, as the lookup stays
     case-sensitive, and the original's "The file ... does not exist." now names the file that is there and the
-    rename; a file that is truly missing (the MindSpore fixture has no memory_record.csv) keeps the bare
-    sentence."""
+    rename; a file that is truly missing (the MindSpore fixture has no memory_record.csv) gets what it costs and
+    what to do instead (test_memory_record_reads)."""
     ms = tmp_path / "rank-0_ascend_ms"
     shutil.copytree(MS, ms)
     out = ms / "ASCEND_PROFILER_OUTPUT"
@@ -530,7 +531,7 @@ def test_side_file_named_in_another_case_is_named(tmp_path):
     assert p.kernel_details is None and "kernel_details.csv" not in p.files
     assert f"{out}: The file kernel_details.csv does not exist. (Kernel_Details.csv is there: the name is " \
            "case-sensitive; rename it to kernel_details.csv)" in p.warnings
-    assert f"{out}: The file memory_record.csv does not exist." in p.warnings
+    assert f"{out}: The file memory_record.csv does not exist. ({LOST})" in p.warnings
     pt = tmp_path / "rank0_ascend_pt"
     shutil.copytree(PT, pt)
     out = pt / "ASCEND_PROFILER_OUTPUT"

@@ -4,7 +4,11 @@ text fixture, which holds one, and the MindSpore-layout fixture, which holds non
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
+
+import pytest
 
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import Options
@@ -12,6 +16,10 @@ from msprof_compare.options import Options
 DATA = Path(__file__).resolve().parent / "data" / "npu"
 MS = DATA / "profiler" / "rank-0_20250101000000000_ascend_ms"
 PT = DATA / "rank0_ascend_pt"
+#: What a missing memory_record.csv's line says after its side where the export's profiler_info says profile_memory
+#: was on (every fixture and sample export: the file was left out of the copy made for the test)
+LOST = ("no peak reserved memory to compare; profile_memory was on (its profiler_info), so the run recorded no "
+        "memory or a copy left the file out: copy the export again in full")
 
 
 def test_a_run_without_memory_figures_neither_reads_nor_misses_memory_record() -> None:
@@ -27,4 +35,32 @@ def test_a_run_without_memory_figures_neither_reads_nor_misses_memory_record() -
     assert pt.memory_record is not None and "memory_record.csv" in pt.files
     ms = load_profile(str(MS), Options(enable_memory_compare=True))
     assert [w for w in ms.warnings if "memory_record.csv" in w] == [
-        f"{MS / 'ASCEND_PROFILER_OUTPUT'}: The file memory_record.csv does not exist."]
+        f"{MS / 'ASCEND_PROFILER_OUTPUT'}: The file memory_record.csv does not exist. ({LOST})"]
+    said = next(w for w in ms.warnings if "memory_record.csv" in w)
+    assert said.of_side("comparison side").endswith(f" does not exist. (comparison side: {LOST})")
+
+
+@pytest.mark.parametrize("framework", ["MindSpore", "torch_npu"])
+def test_a_missing_memory_record_says_the_profiler_writes_it_only_with_profile_memory(tmp_path, framework):
+    """MindSpore writes no memory_record.csv unless profile_memory=True (off by default), and its side got the
+    original's "The file memory_record.csv does not exist." alone, as if the export were damaged; so did torch_npu's.
+    The line now says, after the side, what it costs and what to do, naming the profiler the export is of (its
+    folder's name), where its profiler_info does not say profile_memory was on; where it says so, the file was lost."""
+    name = "rank-0_20250101000000001_ascend_ms" if framework == "MindSpore" else "rank0_ascend_pt"
+    side = tmp_path / name
+    shutil.copytree(MS if framework == "MindSpore" else PT, side)
+    (side / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv").unlink(missing_ok=True)
+    info = next(side.glob("profiler_info*.json"))
+    if framework == "MindSpore":  # MindSpore 2.5's layout, without profile_memory: its default, off
+        info.write_text(json.dumps({"profiler_parameters": {"profiler_level": "Level1"}, "ms_version": "2.5.0"}))
+    else:  # torch_npu's, with profile_memory off
+        doc = json.loads(info.read_text())
+        doc["config"]["common_config"]["profile_memory"] = False
+        info.write_text(json.dumps(doc))
+    for run in ("enable_profiling_compare", "enable_memory_compare"):
+        p = load_profile(str(side), Options(**{run: True}))
+        said = [w for w in p.warnings if "memory_record.csv" in w]
+        assert [w.of_side("base side") for w in said] == [
+            f"{side / 'ASCEND_PROFILER_OUTPUT'}: The file memory_record.csv does not exist. (base side: no peak "
+            f"reserved memory to compare; {framework} writes it only where profile_memory=True recorded memory: "
+            "profile with it)"], run

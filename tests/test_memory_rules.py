@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from frameutil import npu_records
+from test_memory_record_reads import LOST
 from test_mindspore_user_leftovers import MS_NONE
 from xlsxutil import read_xlsx
 
@@ -305,7 +306,7 @@ def test_records_without_any_op_pair_get_no_line(samples, caplog, tmp_path):
     assert not [n for n in res.sheet_names if n.startswith("Memory")]
     # the one memory line of that side: the fixture has no memory_record.csv, which the peak line reads
     assert [m for m in caplog.messages if "memory" in m and str(base) in m] == [
-        f"{base / 'ASCEND_PROFILER_OUTPUT'}: The file memory_record.csv does not exist. (base side)"]
+        f"{base / 'ASCEND_PROFILER_OUTPUT'}: The file memory_record.csv does not exist. (base side: {LOST})"]
 
 
 @pytest.mark.parametrize(("asked", "level"), [(False, "INFO"), (True, "WARNING")])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 
 from cliutil import run_inproc
+from test_memory_record_reads import LOST
 
 PYTORCH = "msinsight/test/data/pytorch"
 LEVEL1 = PYTORCH + "/text/level1/rank{}_ascend_pt"
@@ -40,17 +41,17 @@ def test_missing_memory_files_name_their_side(capsys, samples, tmp_path):
     flags = ("--enable_profiling_compare", "--enable_memory_compare")
     code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(tmp_path / "one"), *flags)
     assert code == 0 and _said(err, *names) == [
-        f"{out}: The file memory_record.csv does not exist. (comparison side)",
+        f"{out}: The file memory_record.csv does not exist. (comparison side: {LOST})",
         f"{out}: The file operator_memory.csv does not exist. (comparison side)"]
     code, _, err = run_inproc(capsys, "-bp", str(comp), "-d", str(comp), "-o", str(tmp_path / "self"), *flags)
     assert code == 0 and _said(err, *names) == [
-        f"{out}: The file memory_record.csv does not exist. (both sides)",
+        f"{out}: The file memory_record.csv does not exist. (both sides: {LOST})",
         f"{out}: The file operator_memory.csv does not exist. (both sides)"]
     (tmp_path / "kept.csv").write_bytes((base / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv").read_bytes())
     (tmp_path / "kept.csv").rename(out / "OPERATOR_MEMORY.CSV")
     code, _, err = run_inproc(capsys, "-bp", str(comp), "-d", str(base), "-o", str(tmp_path / "case"), *flags)
     assert code == 0 and _said(err, *names) == [
-        f"{out}: The file memory_record.csv does not exist. (base side)",
+        f"{out}: The file memory_record.csv does not exist. (base side: {LOST})",
         f"{out}: The file operator_memory.csv does not exist. (base side: OPERATOR_MEMORY.CSV is there: the name is "
         "case-sensitive; rename it to operator_memory.csv)"]
     (out / "OPERATOR_MEMORY.CSV").unlink()
@@ -58,7 +59,7 @@ def test_missing_memory_files_name_their_side(capsys, samples, tmp_path):
                               "-o", str(tmp_path / "ranks"), *flags)
     rank0 = job["comparison"] / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
     assert code == 0 and _said(err, *names) == [
-        f"rank 0: {rank0}: The file memory_record.csv does not exist. (comparison side)",
+        f"rank 0: {rank0}: The file memory_record.csv does not exist. (comparison side: {LOST})",
         f"rank 0: {rank0}: The file operator_memory.csv does not exist. (comparison side)"]
 
 

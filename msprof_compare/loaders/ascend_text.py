@@ -84,6 +84,7 @@ from ..model import (
     frame,
     frame_of,
     names_a_type,
+    npu_framework,
     object_array,
     object_full,
     repeats,
@@ -2505,6 +2506,9 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     if "communication.json" in missing:  # after the settings: the line says whether a Level0 export lacks it
         at = missing["communication.json"]
         profile.warnings[at] = _without_communication_json(profile.warnings[at], profile)
+    if "memory_record.csv" in missing and not profile.warnings[missing["memory_record.csv"]].aside:
+        at = missing["memory_record.csv"]  # after the settings too: the advice reads profile_memory
+        profile.warnings[at] = _without_memory_record(profile.warnings[at], profile)
 
 
 def _without_communication_json(said: str, profile: Profile) -> SideNote:
@@ -2515,6 +2519,21 @@ def _without_communication_json(said: str, profile: Profile) -> SideNote:
     level0 = "; a Level0 export writes none" if profile.extra.get("profiler_level") == "Level0" else ""
     return sided(said, f"no RDMA or SDMA Bandwidth, which the Model Profiling Time Distribution table reads from "
                        f"it{level0}")
+
+
+def _without_memory_record(said: SideNote, profile: Profile) -> SideNote:
+    """The original's "The file memory_record.csv does not exist." (``said``) followed by its side, what it costs and
+    what to do: torch_npu and MindSpore write the file only where profile_memory=True recorded memory (a MindSpore
+    run without it, its default, got the original's sentence alone, as if the export were damaged). Where the
+    export's profiler_info says profile_memory was on, the file is missing from a copy instead."""
+    if profile.extra.get("profile_memory") is True:
+        why = ("profile_memory was on (its profiler_info), so the run recorded no memory or a copy left the file out: "
+               "copy the export again in full")
+    else:
+        framework = npu_framework(profile)
+        who = f"{framework} writes" if framework in ("torch_npu", "MindSpore") else "torch_npu and MindSpore write"
+        why = f"{who} it only where profile_memory=True recorded memory: profile with it"
+    return sided(said.said, f"no peak reserved memory to compare; {why}", said.then)
 
 
 # What a side file that cannot be used does to the run. The files that hold figures (trace_view.json, the CSVs,
