@@ -617,6 +617,37 @@ def test_overall_chart_without_a_summary_reads_its_own_duration_columns(text_pai
     assert comp["cache"] == pytest.approx(df["Duration(ms).1"].iloc[:-1].astype(float).tolist())
 
 
+def _value_axis_at_the_bottom(path, title: str) -> bool:
+    """Whether a horizontal bar chart draws its value axis under the bars, by the OOXML rules (ECMA-376 21.2.2.33,
+    ``crosses``: where this axis crosses the other): the value axis crosses the category axis at its first
+    category (``autoZero`` / ``min``) or its last (``max``); the first is drawn lowest, unless the category axis is
+    reversed (``maxMin``), which draws it on top."""
+    root = next(x for x in (_xml(path, n) for n in zipfile.ZipFile(path).namelist()
+                            if re.fullmatch(r"xl/charts/chart\d+\.xml", n))
+                if title == "".join(t.text or "" for t in x.find("c:chart/c:title", NS).iter(f"{{{NS['a']}}}t")))
+    reversed_axis = root.find("c:chart/c:plotArea/c:catAx/c:scaling/c:orientation", NS).get("val") == "maxMin"
+    crosses = root.find("c:chart/c:plotArea/c:valAx/c:crosses", NS).get("val")
+    return (crosses == "max") == reversed_axis
+
+
+def test_overall_chart_value_axis_is_under_the_bars_with_or_without_a_summary(text_pair, tmp_path):
+    """The OverallMetrics chart's ms axis is under its bars, beside the legend, with the Summary's bottom-up data
+    and without a Summary (as where an API caller takes it out of result.sheets), where the category axis is
+    reversed to read OverallMetrics' own rows top down: there the ms scale stood above the bars (rendered by
+    LibreOffice 7.4, as Excel draws a reversed category axis crossed at its first category)."""
+    from msprof_compare.report import excel
+
+    result, path = text_pair
+    title = "Time by category: base vs comparison (ms)"
+    assert _value_axis_at_the_bottom(path, title)
+    alone = tmp_path / "overall.xlsx"
+    excel.render([s for s in result.sheets if s.name == "OverallMetrics"], str(alone),
+                 ("Base Profiling: b", "Comparison Profiling: c"))
+    faces = _bar_chart_faces(alone, title)
+    assert faces["categories"][0] == "Computing Time"  # the sheet's rows read top down: the axis is reversed
+    assert _value_axis_at_the_bottom(alone, title)
+
+
 def test_overall_metrics_of_e2e_time_alone_without_a_summary_has_no_chart(text_pair, tmp_path, caplog):
     """Synthetic edit of the real OverallMetrics sheet (text level1 -> level2), rendered without a Summary (as
     where a caller takes it out of result.sheets): cut to its E2E Time row, as of a run whose time falls in no

@@ -623,7 +623,8 @@ def _overall(wb: Any, ws: Any, sheet: Sheet) -> None:
     legend in reversed series order whatever the axis: with the axis reversed, LibreOffice read "Comparison,
     Base" under bars of Base above Comparison. So the axis runs as drawn, the Comparison series comes first and
     the data is the steps last first (``_bottom_up_steps``). Without a Summary, the data is this sheet's own rows,
-    which no chart may add to: the axis is reversed to read them top down, and LibreOffice's legend is reversed."""
+    which no chart may add to: the axis is reversed to read them top down (the value axis crossing it at its last
+    category, under the bars, as with the Summary's data), and LibreOffice's legend is reversed."""
     st = _state(wb)
     chart = wb.add_chart({"type": "bar"})
     if st.category_rows is not None and st.category_values:  # set by a Summary sheet drawn before this one
@@ -647,7 +648,11 @@ def _overall(wb: Any, ws: Any, sheet: Sheet) -> None:
     # every other step only (NPU pair 1: 4 of 8), whatever the chart's height; a set rotation keeps each name on
     # as few lines as it needs, a label interval of 1 keeps Excel from skipping names too, and 32 px a step
     # holds a name of two lines
-    chart.set_y_axis({"reverse": reverse, "interval_unit": 1, "num_font": {"rotation": 0}})
+    y_axis: dict[str, Any] = {"reverse": reverse, "interval_unit": 1, "num_font": {"rotation": 0}}
+    if reverse:  # the value axis crosses at the first category, which a reversed axis puts on top: the ms scale
+        # stood above the bars (Excel and LibreOffice), away from the legend under them; at the last, it is below
+        y_axis["crossing"] = "max"
+    chart.set_y_axis(y_axis)
     chart.set_legend({"position": "bottom"})
     chart.set_size({"width": 760, "height": max(320, 32 * (last - first + 1) + 120)})
     ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart, _ANCHOR)
