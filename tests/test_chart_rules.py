@@ -218,13 +218,29 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     assert area == f"Summary!$A$1:$G${last_check + 1}"
 
 
+def _arial_lines(text: str, room: float) -> int:
+    """Lines a wrapped cell's text takes on lines of ``room`` pixels in 11-point Arial (``char_pixels``, the
+    font's advance widths): each line's text measured whole, a word starting a new line where the line with it
+    would be wider (no word of these texts is wider than a line)."""
+    lines, line = 1, ""
+    for word in text.split():
+        joined = f"{line} {word}" if line else word
+        if line and sum(map(char_pixels, joined)) > room:
+            lines, joined = lines + 1, word
+        assert sum(map(char_pixels, word)) <= room, word
+        line = joined
+    return lines
+
+
 def test_validity_details_wrap_within_the_printed_page(text_pair):
     """A check's Detail (up to 365 characters on this pair, 282 now) overflowed column E to the right, past the print
     area's last column, and the printed page cut it (world size, NPU profiler settings, longest idle stretch
     ...). Each Detail, and its header, is merged across E to the print area's last column, G (the tables' width,
     the contributors' Rank its last column: it ran to U, beside the chart, and the Summary printed at 45 %), and
-    wraps there, in a row at least as tall as its text needs at one character per width unit: E, F and G,
-    16.71 + 18.71 + 8.43 (Excel's default width, G has none of its own) = 43.9 characters."""
+    wraps there: E, F and G, 16.71 + 18.71 + 8.43 (Excel's default width, G has none of its own) = 43.85 characters,
+    a line of 43.85 x 7 - 5 = 302 pixels. Its row is as tall as the lines its words take there in 11-point Arial
+    (each line filled with the words whose pixel widths fit, measured line by line), or a line taller (the row
+    keeps 3 % to spare): counted in characters, a row of narrow letters was a line taller than its text."""
     import openpyxl
     from openpyxl.utils import column_index_from_string
 
@@ -249,12 +265,13 @@ def test_validity_details_wrap_within_the_printed_page(text_pair):
         assert f"E{r}:{last}{r}" in merged, check
         assert cell.alignment.wrap_text is True, check
         assert ws.cell(r, 6).value is None and ws.cell(r, 7).value is None, check
-        lines = -(-len(cell.value) // int(width))
-        height = ws.row_dimensions[r].height
-        assert (height or 15) >= 15 * lines, (check, height, lines)
-    # the longest, 282 characters, on at least 7 lines of 43: 105 points, well under Excel's 409
+        lines = _arial_lines(cell.value, width * 7 - 5)
+        height = ws.row_dimensions[r].height or 15
+        assert 15 * lines <= height <= 15 * (lines + 1), (check, height, lines)
+    # the longest, 282 characters, on 8 lines of up to 302 pixels: 120 points or 135, well under Excel's 409
     assert len(details["longest idle stretch"].value) == 282
-    assert ws.row_dimensions[details["longest idle stretch"].row].height >= 105
+    assert _arial_lines(details["longest idle stretch"].value, width * 7 - 5) == 8
+    assert ws.row_dimensions[details["longest idle stretch"].row].height in (120, 135)
     assert ws.row_dimensions[details["step count"].row].height is None  # "distinct ProfilerStep#N ids in the trace"
 
 
