@@ -140,17 +140,19 @@ def _text_copies(export: Path) -> tuple[int, Decimal]:
         events = json.load(f, parse_float=Decimal)
     hardware = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
                 and e["args"]["name"] == "Ascend Hardware"}
-    durs = [Decimal(e["dur"]) for e in events if e.get("ph") == "X" and e["pid"] in hardware
-            and e["args"].get("Task Type") in ("SDMA_SQE", "PCIE_DMA_SQE")]
-    return len(durs), sum(durs, Decimal(0))
+    copies = [e for e in events if e.get("ph") == "X" and e["pid"] in hardware
+              and e["args"].get("Task Type") in ("SDMA_SQE", "PCIE_DMA_SQE")]
+    durs = [Decimal(e["dur"]) for e in copies]
+    return len(durs), sum(durs, Decimal(0)), sorted({e["args"]["Task Type"] for e in copies})
 
 
-def _db_copies(export: Path) -> tuple[int, Decimal]:
-    """A DB export's MEMCPY_ASYNC tasks (SQL on TASK): count and total duration in us."""
+def _db_copies(export: Path) -> tuple[int, Decimal, list[str]]:
+    """A DB export's copy tasks (SQL on TASK: MEMCPY_ASYNC, SDMA_SQE, PCIE_DMA_SQE): count, total duration in us and
+    the task types found."""
     (db,) = export.glob("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db")
-    ((n, ns),) = sql(db, "SELECT count(*), sum(t.endNs - t.startNs) FROM TASK t JOIN STRING_IDS s "
-                         "ON s.id = t.taskType WHERE s.value = 'MEMCPY_ASYNC'")
-    return n, Decimal(ns) / 1000
+    rows = sql(db, "SELECT s.value, count(*), sum(t.endNs - t.startNs) FROM TASK t JOIN STRING_IDS s "
+                   "ON s.id = t.taskType WHERE s.value IN ('MEMCPY_ASYNC', 'SDMA_SQE', 'PCIE_DMA_SQE') GROUP BY 1")
+    return sum(n for _, n, _ in rows), Decimal(sum(ns for _, _, ns in rows)) / 1000, sorted(t for t, _, _ in rows)
 
 
 def test_gpu_vs_npu_note_gives_the_npu_copies_no_sdma_row_counts(samples: Path) -> None:
@@ -158,7 +160,9 @@ def test_gpu_vs_npu_note_gives_the_npu_copies_no_sdma_row_counts(samples: Path) 
     AlexNet trace's 21 memory copies (0.488 ms) against the NPU's 11 TensorMove kernels (0.574 ms). The NPU's own
     DMA copies (MEMCPY_ASYNC: the input batch's 840 us host-to-device copy among them) are in no SDMA row, as the
     original reads current exports (docs/differences.md, "Physic Stream Id"), and were said nowhere. The note now
-    gives their count and time, per NPU side, for a text and a DB export; not where they are noise."""
+    gives their count and time, per NPU side, for a text and a DB export; not where they are noise. It names their
+    task types as each export does: a text export's are SDMA_SQE and PCIE_DMA_SQE tasks (10 + 14), which the note
+    called MEMCPY_ASYNC, a DB export's task type."""
     gpu = next(TEST_DATA.glob("kineto/alexnet_h200_rank0.*.pt.trace.json.gz"))
     with gzip.open(gpu, "rt", encoding="utf-8") as f:
         memcpy = [e["dur"] for e in json.load(f, parse_float=Decimal)["traceEvents"] if e.get("cat") == "gpu_memcpy"]
@@ -168,23 +172,25 @@ def test_gpu_vs_npu_note_gives_the_npu_copies_no_sdma_row_counts(samples: Path) 
         guards = api.compare(str(base), str(comparison), enable_profiling_compare=True).guards.set_index("Check")
         return guards.loc["GPU vs NPU categories", "Detail"]
 
-    def part(side: str, n: int, us: Decimal) -> str:
-        return (f"an NPU's DMA copies (MEMCPY_ASYNC tasks; {side}: {n} copies, {us / 1000:.3f} ms) count in no SDMA "
-                "row, as in the original, whose rule reads a stream argument and task types that current exports "
-                "name otherwise: SDMA Time leaves them out, where it holds a GPU's memory copies")
+    def part(side: str, n: int, us: Decimal, types: list[str]) -> str:
+        return (f"an NPU's DMA copies ({' / '.join(types)} tasks; {side}: {n} copies, {us / 1000:.3f} ms) count in "
+                "no SDMA row, as in the original, whose rule reads a stream argument and task types that current "
+                "exports name otherwise: SDMA Time leaves them out, where it holds a GPU's memory copies")
 
     text, level0 = samples / NPU_TEXT, samples / NPU_TEXT.replace("level1", "level0")
     db = samples / NPU_TEXT.replace("text/", "db/")
     figures = {p: (_text_copies(p) if p is not db else _db_copies(p)) for p in (text, level0, db)}
-    assert {p.parent.parent.name + "/" + p.parent.name: (n, f"{us / 1000:.3f}") for p, (n, us) in figures.items()} == {
-        "text/level1": (24, "0.879"), "text/level0": (24, "1.035"), "db/level1": (24, "0.867")}
-    for npu, (n, us) in figures.items():
+    assert {p.parent.parent.name + "/" + p.parent.name: (n, f"{us / 1000:.3f}", types)
+            for p, (n, us, types) in figures.items()} == {
+        "text/level1": (24, "0.879", ["PCIE_DMA_SQE", "SDMA_SQE"]),
+        "text/level0": (24, "1.035", ["PCIE_DMA_SQE", "SDMA_SQE"]), "db/level1": (24, "0.867", ["MEMCPY_ASYNC"])}
+    for npu, (n, us, types) in figures.items():
         said = detail(gpu, npu)
-        assert part("comparison", n, us) in said, said
+        assert part("comparison", n, us, types) in said, said
         # after the TensorMove part it qualifies, where that part is given
         assert said.index("SDMA Time, which adds both") < said.index("an NPU's DMA copies")
-    n, us = figures[text]
-    assert part("base", n, us) in detail(text, gpu)
+    n, us, types = figures[text]
+    assert part("base", n, us, types) in detail(text, gpu)
     # between two NPU exports the GPU-vs-NPU note is not given at all; two GPU traces neither
     guards = api.compare(str(text), str(db), enable_profiling_compare=True).guards
     assert "GPU vs NPU categories" not in guards["Check"].tolist()
@@ -201,6 +207,8 @@ def test_gpu_vs_npu_note_leaves_npu_copies_under_the_noise_share_unsaid() -> Non
     npu_bd.unread_copies.add(136_000, 3)
     assert "DMA copies" not in checks._kinds_row((gpu_bd, npu_bd))["Detail"]
     npu_bd.unread_copies.add(1_000, 1)
+    assert "DMA copies (comparison: 4 copies, 0.137 ms)" in checks._kinds_row((gpu_bd, npu_bd))["Detail"]
+    npu_bd.unread_copy_types = ("MEMCPY_ASYNC",)  # as a DB export's load sets them
     assert "(MEMCPY_ASYNC tasks; comparison: 4 copies, 0.137 ms)" in checks._kinds_row((gpu_bd, npu_bd))["Detail"]
     # a GPU side has no such copies: the bucket of a GPU breakdown is never read
     gpu_bd.unread_copies.add(5_000_000, 9)
@@ -257,10 +265,12 @@ def test_breakdown_buckets_of_npu_copies_match_the_raw_files(samples: Path) -> N
               and e["args"].get("Task Type") in ("SDMA_SQE", "PCIE_DMA_SQE")]
     got = bd(text)
     assert (got.unread_copies.count, got.unread_copies.ns) == (len(copies), sum(copies)) == (24, 878_857)
+    assert got.unread_copy_types == ("PCIE_DMA_SQE", "SDMA_SQE")
     assert got.sdma_stream.count == 0 and got.unsplit_moves.count == 0 and got.b("sdma_tm").count == 11
-    n, us = _db_copies(db)
+    n, us, types = _db_copies(db)
     got = bd(db)
     assert (got.unread_copies.count, got.unread_copies.ns) == (n, int(us * 1000)) == (24, 866_699)
+    assert got.unread_copy_types == tuple(types) == ("MEMCPY_ASYNC",)
     with open(level0 / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", newline="", encoding="utf-8") as f:
         moves = [us_to_ns(Decimal(r["Duration(us)"])) for r in csv.DictReader(f)
                  if r["Name"].startswith("aclnnInplaceCopy") and r["Name"].endswith("_TensorMove")]

@@ -1347,9 +1347,10 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
              "an NPU's TensorMove copies count in Computing Time, copies on a compute stream (a GPU's memory copies) "
              "in Free Time (base: SDMA in Free Time 55.503 ms; comparison: SDMA (Tensor Move) 0.574 ms): compare SDMA "
              "Time, which adds both; Computing Time and Free Time differ by them",
-             # the export's MEMCPY_ASYNC copies, read from its trace_view.json in
+             # the export's 14 PCIE_DMA_SQE and 10 SDMA_SQE copies, read from its trace_view.json in
              # test_gpu_to_npu_user.py::test_gpu_vs_npu_note_gives_the_npu_copies_no_sdma_row_counts
-             "an NPU's DMA copies (MEMCPY_ASYNC tasks; comparison: 24 copies, 0.879 ms) count in no SDMA row, as in "
+             "an NPU's DMA copies (PCIE_DMA_SQE / SDMA_SQE tasks; comparison: 24 copies, 0.879 ms) count in no SDMA "
+             "row, as in "
              "the original, whose rule reads a stream argument and task types that current exports name otherwise: "
              "SDMA Time leaves them out, where it holds a GPU's memory copies",
              "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU: compare a "

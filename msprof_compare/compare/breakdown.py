@@ -164,11 +164,14 @@ class Breakdown:
     wait_unread: str = ""
     e2e_ns: int = 0
     sdma_stream: Bucket = field(default_factory=Bucket)   # SDMA on compute streams ("\tSDMA" under Free Time)
-    #: NPU: the DMA copies (MEMCPY_ASYNC tasks: a text export's SDMA_SQE / PCIE_DMA_SQE, a DB export's
-    #: MEMCPY_ASYNC too) that ``sdma_stream`` leaves out: the original's rule reads a text task's "Stream Id" and a
-    #: DB task of the SQE types, which current exports name "Physic Stream Id" and MEMCPY_ASYNC (parity kept,
+    #: NPU: the DMA copies (a text export's SDMA_SQE / PCIE_DMA_SQE tasks, a DB export's MEMCPY_ASYNC ones too)
+    #: that ``sdma_stream`` leaves out: the original's rule reads a text task's "Stream Id" and a DB task of the
+    #: SQE types, which current exports name "Physic Stream Id" and MEMCPY_ASYNC (parity kept,
     #: docs/differences.md), so SDMA Time leaves them out, where it holds a GPU's copies (the GPU-vs-NPU note)
     unread_copies: Bucket = field(default_factory=Bucket)
+    #: The task types of ``unread_copies``, sorted (the note names them: a text export's SDMA_SQE / PCIE_DMA_SQE,
+    #: a DB export's MEMCPY_ASYNC; the note called a text export's copies MEMCPY_ASYNC tasks)
+    unread_copy_types: tuple[str, ...] = ()
     lccl: Bucket = field(default_factory=Bucket)
     #: The layout / data-type conversion kernels (NPU: op Type TransData, Transpose or Cast,
     #: ``classify.CONVERSION_TYPES``; GPU: cuDNN's NCHW <-> NHWC transforms, by name) by the category they are filed

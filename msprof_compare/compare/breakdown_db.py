@@ -213,6 +213,8 @@ def _sdma_stream(profile: Profile, bd: Breakdown) -> None:
     # the copies the rule passed over (a current export's MEMCPY_ASYNC, all of them), which SDMA Time leaves out
     cp = ts[ts["rts_type"].isin(COPY_TASK_TYPES)]
     bd.unread_copies.add(int(cp["total_ns"].sum()) - bd.sdma_stream.ns, int(cp["count"].sum()) - bd.sdma_stream.count)
+    unread = cp[~cp.index.isin(sd.index) & (cp["count"] > 0)]
+    bd.unread_copy_types = tuple(sorted(set(unread["rts_type"].tolist())))
 
 
 # --------------------------------------------------------------------------- intervals

@@ -369,6 +369,8 @@ def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
         bd.sdma_stream.add(int(col_of(k, "dur", np.int64)[rows[sd]].sum()), int(sd.sum()))
     # the copies the rule passed over (all of a current export's: no "Stream Id"), which SDMA Time leaves out
     bd.unread_copies.add(copy_ns - bd.sdma_stream.ns, int(copies.sum()) - bd.sdma_stream.count)
+    unread = copies & ~np.isin(tasks, rows[sd])
+    bd.unread_copy_types = tuple(sorted(set(col_of(k, "task_type", object)[tasks[unread]].tolist())))
 
 
 def _overlap(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> bool:

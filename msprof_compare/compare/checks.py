@@ -1198,9 +1198,9 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
     (Trans), a GPU's Vector (No Trans) (the GPU side's Vector (Trans) is always 0, and read "INF" beside the
     H200 AlexNet's NPU run: 0 -> 0.477 ms); an NPU's TensorMove copies are SDMA (Tensor Move) in Computing Time, a
     GPU's memory copies SDMA in Free Time (0.574 ms of computing beside 0.488 ms of free time, one waterfall step
-    up and one down), while an NPU's own DMA copies (MEMCPY_ASYNC) are in no SDMA row; an NPU side without
-    framework ops files the ops' Vector kernels in Vector (``_opless_part``), a GPU side without them its GEMMs
-    and convolutions in Cube (other) (``_gpu_opless_part``).
+    up and one down), while an NPU's own DMA copies (SDMA_SQE / PCIE_DMA_SQE, MEMCPY_ASYNC) are in no SDMA row; an
+    NPU side without framework ops files the ops' Vector kernels in Vector (``_opless_part``), a GPU side without
+    them its GEMMs and convolutions in Cube (other) (``_gpu_opless_part``).
     A note where any part holds time; the Cube / Vector rule is said in both cases. None where
     a side has no time breakdown (no E2E time)."""
     def held(ns: int, bd: Breakdown) -> bool:  # noise apart: 0.002 ms of SDMA beside a 3.9 ms E2E fired the note
@@ -1239,8 +1239,12 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
     # is named for them
     unread = [f"{side}: {bd.unread_copies.count} copies, {_ms(bd.unread_copies.ns)} ms"
               for side, bd in zip(_SIDES, bds, strict=True) if bd.kind == "NPU" and held(bd.unread_copies.ns, bd)]
+    # their task types as the export names them: a text export's SDMA_SQE / PCIE_DMA_SQE, a DB export's MEMCPY_ASYNC
+    types = sorted({t for bd in bds if bd.kind == "NPU" and held(bd.unread_copies.ns, bd)
+                    for t in bd.unread_copy_types})
     if unread:
-        parts.append(f"an NPU's DMA copies (MEMCPY_ASYNC tasks; {'; '.join(unread)}) count in no SDMA row, as in the "
+        kind = f"{' / '.join(types)} tasks; " if types else ""
+        parts.append(f"an NPU's DMA copies ({kind}{'; '.join(unread)}) count in no SDMA row, as in the "
                      "original, whose rule reads a stream argument and task types that current exports name "
                      "otherwise: SDMA Time leaves them out, where it holds a GPU's memory copies")
     parts += _opless_part(bds, sides) + _gpu_opless_part(bds, sides)
