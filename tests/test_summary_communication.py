@@ -277,6 +277,54 @@ def test_a_kernel_contributor_that_is_an_hccl_op_is_marked_as_communication(samp
     assert said in render_explain(res.frames, res.verdict).splitlines()
 
 
+def _with_hccl_kernel_type(export: Path, dest: Path) -> Path:
+    """A copy of a real text export whose op_statistic.csv gains the row of its HCCL ops, as op_statistic.csv writes
+    a kernel type: OP Type, Core Type HCCL, Count and the Total / Min / Avg / Max Time(us) of kernel_details.csv's
+    HCCL rows (Accelerator Core HCCL), and their Ratio(%) of the new total. No sample's op_statistic.csv lists its
+    HCCL ops (the text level-1 export's totals add up to its Computing Time without its 4 all-reduce ops)."""
+    import shutil
+
+    shutil.copytree(export, dest)
+    with open(export / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["Accelerator Core"].strip() == "HCCL"]
+    (kind,) = {r["Type"].strip() for r in rows}
+    durs = [Decimal(r["Duration(us)"].strip()) for r in rows]
+    stat = dest / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv"
+    with open(stat, newline="") as f:
+        total = sum(Decimal(r["Total Time(us)"]) for r in csv.DictReader(f)) + sum(durs)
+    avg = (sum(durs) / len(durs)).quantize(Decimal("0.001"))
+    ratio = (sum(durs) * 100 / total).quantize(Decimal("0.001"))
+    with open(stat, "a", newline="") as f:
+        f.write(f"{kind},HCCL,{len(durs)},{sum(durs)},{min(durs)},{avg},{max(durs)},{ratio}\n")
+    return dest
+
+
+def test_a_kernel_type_contributor_that_is_an_hccl_op_is_marked_as_communication(samples, tmp_path):
+    """--use_kernel_type, text level 2 -> level 1, each op_statistic.csv given the row of its HCCL ops
+    (``_with_hccl_kernel_type``): the top contributor, hcom_allReduce_-HCCL (+6.019 ms by kernel_details.csv), is
+    the all-reduce, which the note says as it says of a kernel contributor that is one; it read as a kernel type
+    like the others."""
+    l2, l1 = samples / TEXT / "level2/rank0_ascend_pt", samples / TEXT / "level1/rank0_ascend_pt"
+    (base, _), (comp, _) = _hccl_ms(l2), _hccl_ms(l1)
+    b = _with_hccl_kernel_type(l2, tmp_path / "l2" / "rank0_ascend_pt")
+    c = _with_hccl_kernel_type(l1, tmp_path / "l1" / "rank0_ascend_pt")
+    res = compare(str(b), str(c), enable_kernel_compare=True, use_kernel_type=True)
+    top = res.frames["contributors"].iloc[0]
+    assert (top["Level"], top["Name"]) == ("kernel type", "hcom_allReduce_-HCCL")
+    assert top["Diff(ms)"] == pytest.approx(float(comp - base), abs=1e-9)
+    assert res.frames["contributors"].attrs["communication_kernels"] == ["hcom_allReduce_-HCCL"]
+    said = ("Note: hcom_allReduce_-HCCL is collective communication, not computing: HCCL ops, which op_statistic.csv "
+            "lists among the kernel types (Core Type HCCL); the time breakdown (OverallMetrics, the waterfall) counts "
+            "it as communication and CommunicationCompare breaks it down by task; this run writes no OverallMetrics "
+            "and no CommunicationCompare: the enable_profiling_compare and enable_communication_compare options add "
+            "them.")
+    assert to_document(res)["summary"]["contributors_note_lines"] == [said]
+    assert said in render_explain(res.frames, res.verdict).splitlines()
+    # the real exports' kernel types hold no HCCL op: none is marked
+    plain = compare(str(l2), str(l1), enable_kernel_compare=True, use_kernel_type=True).frames["contributors"]
+    assert plain["Level"].iloc[0] == "kernel type" and plain.attrs["communication_kernels"] == []
+
+
 def test_db_kernels_hold_no_hccl_op(samples):
     """A DB export's KernelCompare holds its compute tasks alone: no kernel contributor is an HCCL op, none is
     marked."""

@@ -278,8 +278,12 @@ def _unsplit_communication(ctx: RunContext) -> tuple[tuple[int, str, bool], ...]
 def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> list[str]:
     """The kernel-level contributors that are HCCL ops (kernel_details.csv's rows of Accelerator Core HCCL or a
     ``hcom_`` name, ``breakdown_npu.hccl_op_rows``, on either side), by name: KernelCompare names a row by its type,
-    then its input shapes."""
-    if not len(contrib) or str(contrib["Level"].iloc[0]) != "kernel":
+    then its input shapes. At the kernel type level (KernelTypeCompare, ``{OP Type}-{Core Type}``) a type of Core
+    Type HCCL, a ``hcom_`` type or one of those kernels' types: no sample's op_statistic.csv lists its HCCL ops (the
+    text level-1 export's totals are its Computing Time without its 4 all-reduce ops), but a row of them read as a
+    kernel type like the others."""
+    level = str(contrib["Level"].iloc[0]) if len(contrib) else ""
+    if level not in ("kernel", "kernel type"):
         return []
     from .breakdown_npu import hccl_op_rows
 
@@ -288,6 +292,11 @@ def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> list[str]:
         kd = p.kernel_details if p.is_npu else None
         if kd is not None and len(kd) and "Type" in kd.columns:
             types.update(str(t).strip() for t in col_of(kd, "Type", object)[hccl_op_rows(kd)].tolist() if t)
+    if level == "kernel type":
+        def hccl(name: str) -> bool:
+            kind, _, core = name.rpartition("-")
+            return core.strip().upper() == "HCCL" or kind.startswith("hcom_") or kind in types
+        return [n for n in contrib["Name"].tolist() if hccl(n)]
     return [n for n in contrib["Name"].tolist() if n in types or n.split(" ", 1)[0] in types]
 
 

@@ -845,8 +845,12 @@ def communication_kernels_note(contrib: pd.DataFrame | None) -> str:
     one = len(names) == 1
     what = f"{names[0]} is" if one else f"{', '.join(names[:-1])} and {names[-1]} are"
     missing = _absent_sheets(list(contrib.attrs.get("communication_sheets") or []))
-    return (f"{what} collective communication, not computing: {'an HCCL op' if one else 'HCCL ops'}, which "
-            "kernel_details.csv lists among the kernels (Accelerator Core HCCL); the time breakdown (OverallMetrics, "
+    # a kernel type (KernelTypeCompare) is op_statistic.csv's row of every HCCL op of that type
+    types = str(contrib["Level"].iloc[0]) == "kernel type"
+    listed = ("HCCL ops, which op_statistic.csv lists among the kernel types (Core Type HCCL)" if types else
+              f"{'an HCCL op' if one else 'HCCL ops'}, which kernel_details.csv lists among the kernels (Accelerator "
+              "Core HCCL)")
+    return (f"{what} collective communication, not computing: {listed}; the time breakdown (OverallMetrics, "
             f"the waterfall) counts {'it' if one else 'them'} as communication and CommunicationCompare breaks "
             f"{'it' if one else 'them'} down by task{missing}")
 
