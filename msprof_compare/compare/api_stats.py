@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,7 +22,7 @@ import pandas as pd
 from .. import timeline as tl
 from ..columns import col_of
 from ..errors import StepError, on_side
-from ..model import STEP_MARK
+from ..model import DRIVER_CATS, STEP_MARK
 from ..textsafe import and_list
 from . import table
 from .classify import per_unique
@@ -219,15 +220,43 @@ def _nameless(tree: OpTree, step: int) -> str:
             f"{STEP_MARK}{step}, which may be one of them." if n else "")
 
 
+@dataclass
+class ApiSheet(Sheet):
+    """The ApiCompare sheet, with each side's kernel launches through the GPU driver (``driver_launches``): calls
+    (``cuLaunchKernel`` for Triton and cuBLASLt) that no op category holds, so the sheet has no row of them (the
+    original's rows), while the Summary's API regressions join the runtime's launch calls of two vendors into one
+    row (``charts._runtime_pairs``), which without them compared a part of one side's launches with all of the
+    other's."""
+
+    driver_launches: tuple[tuple[int, int], tuple[int, int]] = ((0, 0), (0, 0))
+
+
+#: The GPU driver's kernel launch calls (``cuLaunchKernel``, ``cuLaunchKernelEx``, ``cuLaunchCooperativeKernel``)
+DRIVER_LAUNCH = "cuLaunch"
+
+
+def driver_launches(tree: OpTree) -> tuple[int, int]:
+    """(calls, ns) of a GPU side's kernel launches through the driver (``DRIVER_LAUNCH`` calls of a driver category);
+    (0, 0) for an NPU side. The whole trace's: a GPU trace takes no step (the step options are refused for it)."""
+    ops = tree.profile.ops
+    if not tree.profile.is_gpu or not len(ops):
+        return 0, 0
+    cats = per_unique(col_of(ops, "cat", object), lambda c: c in DRIVER_CATS)  # lower-cased; None reads as ""
+    names = per_unique(col_of(ops, "name", object), lambda n: n.startswith(DRIVER_LAUNCH), lower=False)
+    rows = np.flatnonzero(cats & names)
+    return len(rows), int(col_of(ops, "dur", np.int64)[rows].sum())
+
+
 def build(ctx: RunContext) -> list[Sheet]:
     """The ApiCompare sheet (nothing when either side has no op)."""
     if one_sided(ctx):
         return []
-    tables = []
+    tables, driver = [], []
     for side in ("base", "comparison"):
         step = side_step(ctx, side)
         tree = op_tree(ctx, side)  # logs a side without ops
         t = side_table(tree, step)
+        driver.append(driver_launches(tree))
         # a side without any op (MindSpore data: "Can't find any torch op" was logged) has no API to look for
         # in the step; the original's error there sent a MindSpore-vs-MindSpore step run to exit 2
         if not len(t["name"]) and step >= 0 and ctx.has_ops(tree.profile):
@@ -238,7 +267,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         tables.append(t)
     if not all(len(t["name"]) for t in tables):
         return []
-    return [Sheet("ApiCompare", COLUMNS, api_frame(*tables), *SPANS)]
+    return [ApiSheet("ApiCompare", COLUMNS, api_frame(*tables), *SPANS, driver_launches=(driver[0], driver[1]))]
 
 
 #: Calls that read a device value on the host (``tensor.item()``): they wait for all the device work queued

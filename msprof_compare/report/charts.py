@@ -734,7 +734,8 @@ _HIP_TWINS = {"hipMemcpyWithStream": "cudaMemcpyAsync"}
 #: on the MI300X), so by name each vendor's extra launch call ranked as a regression of its whole time.
 _LAUNCHES = dict.fromkeys(("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel",
                            "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel",
-                           "hipExtModuleLaunchKernel", "hipLaunchCooperativeKernel"), "cudaLaunchKernel")
+                           "hipExtModuleLaunchKernel", "hipLaunchCooperativeKernel", "cuLaunchKernel"),
+                          "cudaLaunchKernel")
 
 
 #: An API name of one vendor's runtime or libraries: a CUDA / HIP runtime call, or an op of cuDNN / MIOpen /
@@ -746,8 +747,31 @@ _MIOPEN_OP = re.compile(r"^aten::miopen_")
 
 
 def _vendor_named(name: str) -> bool:
-    """A name only one vendor's stack calls (``_VENDOR_LIB``, a runtime call)."""
-    return bool(_CUDA_CALL.match(name) or _HIP_CALL.match(name) or _VENDOR_LIB.search(name))
+    """A name only one vendor's stack calls (``_VENDOR_LIB``, a runtime call, a CUDA driver launch)."""
+    return bool(_CUDA_CALL.match(name) or _HIP_CALL.match(name) or _VENDOR_LIB.search(name)
+                or name == _DRIVER_ROW)
+
+
+#: The row of a side's kernel launches through the CUDA driver (``api_stats.driver_launches``), which ApiCompare
+#: does not list: joined with the runtime's launch calls across vendors
+_DRIVER_ROW = "cuLaunchKernel"
+
+
+def _with_driver_launches(name: np.ndarray, base: np.ndarray, comp: np.ndarray,
+                          calls: tuple[np.ndarray, np.ndarray] | None,
+                          driver: tuple[tuple[int, int], tuple[int, int]]
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """The API rows with a ``cuLaunchKernel`` row of the sides' driver launches (ms to 2 decimals, as ApiCompare's
+    cells), for ``_runtime_pairs`` to join with the runtime's launch calls across vendors: the bundled H100 trace
+    launches 22 of its 60 kernels through the driver (0.136 ms), which no row holds, so its launch calls read
+    0.19 ms against the MI300X's 0.26 ms for 60 launches, a +0.07 ms regression where the launches took 0.071 ms
+    less. Unchanged where no side launched through the driver."""
+    (nb, ns_b), (nc, ns_c) = driver
+    if not (nb or nc):
+        return name, base, comp, calls
+    row_calls = None if calls is None else (np.append(calls[0], nb), np.append(calls[1], nc))
+    return (np.append(name, np.array([_DRIVER_ROW], dtype=object)), np.append(base, round(ns_b / 1e6, 2)),
+            np.append(comp, round(ns_c / 1e6, 2)), row_calls)
 
 
 def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray,
@@ -767,7 +791,7 @@ def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray,
     # tells the vendor, not any name starting "cuda": the sheet's rows are every op of the tree, and an
     # annotation or a function of an AMD run may be named so (``cudagraph_replay``). The launch calls join only
     # where the HIP runtime's calls are there too: two NVIDIA runs keep cudaLaunchKernelExC apart
-    across = any(_CUDA_CALL.match(n) for n in names) and any(_HIP_CALL.match(n) for n in names)
+    across = _across_vendors(names)
     twins = {**_HIP_TWINS, **_LAUNCHES} if across else {}
     key = np.array([twins.get(n) or (_HIP_CALL.sub("cuda", n) if n.startswith("hip") else
                                      _MIOPEN_OP.sub("aten::cudnn_", n) if across else n) for n in names],
@@ -787,6 +811,11 @@ def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray,
     vendor = one_side & np.array([all(map(_vendor_named, ns)) for ns in joined], dtype=bool)
     return (np.array([" / ".join(ns) for ns in joined], dtype=object),
             sums["base"].to_numpy(dtype=float), sums["comp"].to_numpy(dtype=float), vendor)
+
+
+def _across_vendors(names: list[str]) -> bool:
+    """Whether API rows hold both a CUDA and a HIP runtime call: a trace of each vendor."""
+    return any(_CUDA_CALL.match(n) for n in names) and any(_HIP_CALL.match(n) for n in names)
 
 
 def _texts(col: pd.Series) -> np.ndarray:
@@ -832,6 +861,9 @@ def regressions(sheet: Sheet) -> tuple[pd.DataFrame, _Spec] | None:
     if sheet.name == "ApiCompare":
         calls = (sheet_numbers(column_at(d, 5))[rows], sheet_numbers(column_at(d, 9))[rows]) \
             if d.shape[1] > 9 else None
+        driver = getattr(sheet, "driver_launches", None)
+        if driver is not None and _across_vendors(name.tolist()):
+            name, base, comp, calls = _with_driver_launches(name, base, comp, calls, driver)
         name, base, comp, vendor = _runtime_pairs(name, base, comp, calls)
     # the cells hold whole ns (6 decimals of a ms, 3 of a us; a KB / 1024 in MB to a thousandth of a byte): a float
     # difference of two of them carries noise past that (16.340000000000032 us), which the chart data showed
