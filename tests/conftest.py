@@ -25,6 +25,30 @@ REFERENCE_OUTPUTS = REPO_ROOT.parent / "shared" / "reference-outputs"
 TEST_DATA = REPO_ROOT / "tests" / "data"
 
 
+def _read_only_books_hold_no_file() -> None:
+    """A read-only openpyxl workbook keeps its zip file open until ``close()``, and ~20 tests index a sheet of
+    one they never hold. Freed in a reference cycle, the file's finalizer may then run inside a later test (whose
+    ``gc.collect()`` finds it) as a ResourceWarning, which this suite makes an error: a failure in an unrelated
+    test. Read-only books of a path are therefore opened from the file's bytes in memory: no file stays open."""
+    import io
+    import os
+
+    import openpyxl
+    import openpyxl.reader.excel
+
+    load = openpyxl.reader.excel.load_workbook
+
+    def load_workbook(filename, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 - openpyxl's signature
+        if kwargs.get("read_only") and isinstance(filename, (str, os.PathLike)):
+            filename = io.BytesIO(Path(filename).read_bytes())
+        return load(filename, *args, **kwargs)
+
+    openpyxl.load_workbook = openpyxl.reader.excel.load_workbook = load_workbook
+
+
+_read_only_books_hold_no_file()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Cyclic GC tuned for the test process only: collection builds hundreds of thousands of AST nodes, and the
     oracles parse whole traces with the json module (millions of dicts); at the default thresholds (700, 10, 10)

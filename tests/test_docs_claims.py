@@ -597,7 +597,11 @@ def test_readme_figures_of_the_tracelens_traces_are_todays(samples: Path, capsys
     (stat,) = list((tmp_path / "tf").glob("*.xlsx"))
     import openpyxl
 
-    rows = openpyxl.load_workbook(stat, read_only=True)["MemoryCompareStatistic"].iter_rows(values_only=True)
+    book = openpyxl.load_workbook(stat, read_only=True)
+    try:  # a read-only book holds its file open until closed (a ResourceWarning that -W error turns into a failure)
+        rows = list(book["MemoryCompareStatistic"].iter_rows(values_only=True))
+    finally:
+        book.close()
     (linear,) = [r for r in rows if r[1] == "aten::linear"]  # Top, Operator Name, Base Allocated Duration(ms), ...
     assert (f"{linear[3]:,.2f}", f"{linear[6]:,.2f}", str(linear[4]), str(linear[7])) == \
         (said[0], said[1], said[2], said[2])
