@@ -385,6 +385,10 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
             face = f"{prog} compare" if hasattr(command, "commands") else prog
             message += (f" The paths are options here: {face} -d COMPARISON -bp BASE (performance_compare.py "
                         "takes them without -d / -bp, base first).")
+        if message.startswith("Missing command") and hasattr(command, "commands"):
+            # a bare msprof-analyze: what to type, not click's word alone
+            message = (f"Missing command: the one command is 'compare' ({prog} compare -d COMPARISON -bp BASE "
+                       "[options]).")
         if message.startswith("No such command") and hasattr(command, "commands"):
             # every face with sub-commands is msprof-analyze (python -m msprof_compare too), not just its launcher
             message += " This msprof-analyze provides only 'compare'; the original's other commands (cluster, "
@@ -433,10 +437,12 @@ def _flags_of(command: Any, args: list[str]) -> set[str]:
 def _near_options(command: Any, args: list[str], given: str) -> list[str]:
     """The options of the command the arguments run (``compare`` for a group) that an unknown ``given`` may mean
     (``options.close_names``: "-b" for "-bp", "--step" for --base_step and --comparison_step), sorted; [] where
-    none is close or the arguments run no command with options (a group without ``compare``)."""
+    none is close. A group the arguments run no ``compare`` of offers its own options (``--hlep``: --help)."""
     from .options import close_names
 
     flags = _flags_of(command, args)
+    if not flags and hasattr(command, "commands"):  # a group's own option misspelt (msprof-analyze --hlep)
+        flags = {o for p in command.params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
     return close_names(given, flags | {"--help"}) if flags and given.startswith("-") else []
 
 

@@ -699,6 +699,11 @@ def test_readme_exit_table_usage_row_each_case_exits_2(capsys: pytest.CaptureFix
     with pytest.raises(SystemExit) as info:
         cli.analyze_main(["cluster", "-d", small])
     assert info.value.code == 2 and capsys.readouterr().err.count("error: ") == 1
+    assert "or none (`msprof-analyze` alone: the line names `compare` and its usage)" in row
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main([])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("error: ") == 1 and "msprof-analyze compare -d COMPARISON" in err
 
 
 def test_readme_exit_table_data_row_each_case_exits_1(samples: Path, capsys: pytest.CaptureFixture,

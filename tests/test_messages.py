@@ -995,6 +995,22 @@ def test_a_group_run_names_no_compare_option(capsys: pytest.CaptureFixture) -> N
     assert _analyze(capsys, "-pb", "x") == (2, "error: No such option: -pb (see 'msprof-analyze --help')\n")
 
 
+@pytest.mark.parametrize(("typed", "near"), [("--hlep", "--help"), ("--verison", "--version"), ("--stpe", "")])
+def test_a_group_option_typo_names_the_group_option_meant(capsys: pytest.CaptureFixture, typed: str,
+                                                          near: str) -> None:
+    """Before any sub-command the group's own options are the ones a typo may mean: "msprof-analyze --hlep" named
+    nothing (the names were compare's alone, and no compare was run), where a user wants --help."""
+    said = f" (Possible options: {near})" if near else ""
+    assert _analyze(capsys, typed) == (2, f"error: No such option: {typed}{said} (see 'msprof-analyze --help')\n")
+
+
+def test_a_bare_group_run_names_the_command_to_type(capsys: pytest.CaptureFixture) -> None:
+    """``msprof-analyze`` alone said "Missing command." and no more: the line names the one command and its usage,
+    exit 2, as the unknown sub-command's line names 'compare'."""
+    assert _analyze(capsys) == (2, "error: Missing command: the one command is 'compare' (msprof-analyze compare -d "
+                                   "COMPARISON -bp BASE [options]). (see 'msprof-analyze --help')\n")
+
+
 def test_a_short_option_cluster_of_other_characters_is_named_as_click_names_it(capsys: pytest.CaptureFixture) -> None:
     """Only letters and digits after the dash are taken as a cluster typed: "-p=1" is named as click names it,
     its first letter."""
