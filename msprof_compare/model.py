@@ -74,8 +74,9 @@ CANN_MARK = "cann::"
 #: (``optree.comparisons_without_ops``)
 NO_DEVICE_TIME = "no_device_time"
 
-#: ``Profile.extra`` key of a Kineto trace: (how many, the first as written) of the kernels whose ``args.stream``
-#: is present but reads as no stream (``"abc"``, ``-1``), so that a trace left without a compute stream is told
+#: ``Profile.extra`` key of a Kineto trace: (how many, the first as written, the arg(s) as the trace names them:
+#: ``args.stream``, an Intel XPU trace's ``args["sycl queue"]``) of the kernels whose stream arg is present but
+#: reads as no stream (``"abc"``, ``-1``), so that a trace left without a compute stream is told
 #: its stream ids are wrong, not missing (``breakdown_gpu.gpu_breakdown``); absent where there is none.
 KINETO_UNREAD_STREAMS = "kineto_unread_streams"
 

@@ -328,6 +328,26 @@ def test_kernels_whose_stream_is_not_a_stream_id_are_told_so(tmp_path):
     assert bd.e2e_ns == 30_000  # gemm 0 to relu's end at 30 us; "abc" is on no stream, out of the window
 
 
+def test_an_xpu_trace_whose_queue_is_not_a_stream_id_is_told_by_its_own_arg(tmp_path):
+    """An Intel XPU trace names its queue ``sycl queue`` and no ``stream``: a bad queue value was reported as
+    args.stream, a key the file does not hold. The refusal names the arg as written; a trace mixing both names
+    each (synthetic: no sample is an XPU trace)."""
+    def k(name, ts, key, stream):
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": "stream 7", "ts": ts, "dur": 10,
+                "args": {key: stream}}
+
+    xpu = _trace(tmp_path, [k("gemm", 0, "sycl queue", "q0"), k("relu", 20, "sycl queue", -3)])
+    with pytest.raises(ProfileError, match="does not contain kernel running data") as info:
+        gpu_breakdown(load_profile(xpu, _opts(enable_profiling_compare=True)))
+    assert info.value.hint == ('no computing kernel carries a usable stream id: args["sycl queue"] of 2 kernel(s) '
+                               "is not an integer of 0 or more (the first: 'q0')")
+    both = _trace(tmp_path, [k("gemm", 0, "stream", "abc"), k("relu", 20, "sycl queue", -3)])
+    with pytest.raises(ProfileError, match="does not contain kernel running data") as info:
+        gpu_breakdown(load_profile(both, _opts(enable_profiling_compare=True)))
+    assert info.value.hint == ('no computing kernel carries a usable stream id: args.stream / args["sycl queue"] of '
+                               "2 kernel(s) is not an integer of 0 or more (the first: 'abc')")
+
+
 def test_a_trace_of_collectives_alone_is_told_it_has_no_computing_kernel(tmp_path):
     """Every kernel an NCCL one, each on a stream: the original's sentence, with the reason, not a missing
     stream id (every kernel has one)."""

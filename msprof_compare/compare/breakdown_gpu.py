@@ -272,7 +272,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
         # a trace of collectives alone (a capture of a communication phase) has streams: say what it lacks
         n = int((raw_cat[rows] == "kernel").sum())
         unread = profile.extra.get(KINETO_UNREAD_STREAMS)  # written, but wrong ("abc", -1): not "missing"
-        why = (f"no computing kernel carries a usable stream id: args.stream of {unread[0]:,} kernel(s) is not an "
+        why = (f"no computing kernel carries a usable stream id: {unread[2]} of {unread[0]:,} kernel(s) is not an "
                f"integer of 0 or more (the first: {short_repr(unread[1])})" if computing.any() and unread else
                "no computing kernel carries a stream id (args.stream)" if computing.any() else
                f"its only kernels are {n:,} collective(s) (communication), no computing kernel")

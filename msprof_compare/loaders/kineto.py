@@ -562,7 +562,10 @@ def _load_kernels(prof: Profile, ev: _Events, opts: Options, corr: bool = False)
     absent = np.fromiter((s is None for s in streams), dtype=bool, count=len(streams))
     unread = np.flatnonzero(~absent & (cols["stream"] < 0))
     if len(unread):
-        prof.extra[KINETO_UNREAD_STREAMS] = (len(unread), streams[int(unread[0])])
+        # the arg as the trace names it: an Intel XPU trace's queue is no args.stream
+        queue = sum(args[i].stream is None for i in unread.tolist())
+        field = " / ".join(f for f, n in (("args.stream", len(unread) - queue), ('args["sycl queue"]', queue)) if n)
+        prof.extra[KINETO_UNREAD_STREAMS] = (len(unread), streams[int(unread[0])], field)
     if absent.any():
         cols["stream"] = np.where(absent & (cols["tid"] >= 0), cols["tid"], cols["stream"])
     cols["device"] = traceio.checked_ints(ev.path, [a.device for a in args], _DEVICE, prof.warnings)
