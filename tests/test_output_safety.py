@@ -964,6 +964,29 @@ def test_unwritable_folder_of_a_report_file_is_named_as_the_folder(tmp_path: Pat
                               f"{ro} is not writable")
 
 
+def test_an_unwritable_folder_above_a_relative_target_is_named_as_written(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-o rodir/new` under a folder this user may not write said "... {abs}/rodir is not writable": a path the user
+    never typed. The folder is named as written, its absolute path after it; a target written absolute names it
+    once, and the first name of a relative target is said to be in the current directory. os.access is patched
+    because root passes every access test."""
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report import output
+
+    ro = tmp_path / "rodir"
+    ro.mkdir()
+    monkeypatch.chdir(tmp_path)
+    locked = {str(ro), str(tmp_path)}
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) in locked else real_access(p, mode, **kw))
+    for target, shown in (("rodir/new", f"rodir ({ro})"), ("rodir/new/deeper/", f"rodir ({ro})"),
+                          ("./rodir/new", f"./rodir ({ro})"), (str(ro / "new"), str(ro)),
+                          ("new", f"{tmp_path} (the current directory)"), ("./new", f". ({tmp_path})")):
+        with pytest.raises(UsageError) as exc:
+            output.output_target(target, ".xlsx")
+        assert str(exc.value) == f"cannot create output directory {target}: {shown} is not writable", target
+
+
 # --------------------------------------------------------------------------- coverage audit
 
 

@@ -107,7 +107,7 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     if os.path.exists(path):
         _check_existing(path, name, say, where, force, folder_only, suffix)
     else:  # missing: it will be created
-        _check_creatable(path, where)
+        _check_creatable(path, where, raw)
     return path, name
 
 
@@ -166,24 +166,48 @@ def _check_existing(path: str, name: str | None, say: str, where: str, force: bo
     _probe(path, f"output directory {where}", existing=True)
 
 
-def _check_creatable(path: str, where: str) -> None:
+def _check_creatable(path: str, where: str, raw: str) -> None:
     """A missing output folder ``path``, to be created: the nearest existing folder above it must allow that (no
     broken link on the way, a writable folder that can hold new entries). ``where``: ``path`` as messages name
-    it."""
+    it; ``raw``: the target as given, by which the folder above is named as the user wrote it (``_as_written``)."""
     parent = os.path.dirname(path)
     while parent and not os.path.exists(parent):
         if os.path.islink(parent):  # makedirs cannot go through it: found here, not after the load (exit 1)
-            raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is a broken symbolic "
+            raise UsageError(f"cannot create output directory {where}: {_as_written(parent, raw)} is a broken symbolic "
                              f"link{_loop_note(parent)}")
         nxt = os.path.dirname(parent)
         if nxt == parent:
             break
         parent = nxt
+    shown = _as_written(parent, raw)
     if not os.path.isdir(parent):
-        raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is not a directory")
+        raise UsageError(f"cannot create output directory {where}: {shown} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is not writable")
-    _probe(parent, f"cannot create output directory {where}")
+        raise UsageError(f"cannot create output directory {where}: {shown} is not writable")
+    _probe(parent, f"cannot create output directory {where}", shown=shown)
+
+
+def _as_written(folder: str, raw: str) -> str:
+    """``folder`` (absolute: a folder above the target ``raw``) as a message names it: as the target wrote it, and
+    its absolute path after it where that differs (``rodir (/home/u/rodir)``), so the name is the user's own and the
+    folder found all the same; ``(the current directory)`` after it for a relative target's first name. "-o
+    rodir/new" said only "/home/u/rodir is not writable", a path the user never typed."""
+    text = raw
+    while True:
+        up = os.path.dirname(text.rstrip("/" + os.sep))
+        if not up or up == text:
+            break
+        text = up
+        try:
+            if os.path.abspath(os.path.expanduser(text)) == folder:
+                return term_safe(folder) if text == folder else f"{term_safe(text)} ({term_safe(folder)})"
+        except (OSError, ValueError):
+            break
+    try:
+        here = os.getcwd() == folder and not os.path.isabs(os.path.expanduser(raw))
+    except OSError:
+        here = False
+    return f"{term_safe(folder)} (the current directory)" if here else term_safe(folder)
 
 
 def _loop_note(link: str) -> str:
@@ -269,19 +293,20 @@ def _blank_name(raw: str) -> str | None:
     return next((part for part in new_names(raw) if not part.strip()), None)
 
 
-def _probe(directory: str, failure: str, existing: bool = False) -> None:
+def _probe(directory: str, failure: str, existing: bool = False, shown: str | None = None) -> None:
     """Make and remove a hidden folder in ``directory``: root passes every access test, so a special file system
     (/sys) that refuses new entries is found here, before the load, not by the write after the comparison
     (exit 1 then). Raises ``UsageError``: ``failure`` (the output directory, ``existing``, or the one that cannot
     be created in ``directory``) and the reason. A reason other than a refused write is said as such: ``-o /proc``
-    read "is not writable: No such file or directory" (procfs answers every new entry so)."""
+    read "is not writable: No such file or directory" (procfs answers every new entry so). ``shown``: ``directory``
+    as the message names it (``_as_written``)."""
     try:
         os.rmdir(tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=directory))
     except OSError as exc:
         reason = exc.strerror or str(exc)
         if exc.errno in _NOT_WRITABLE:
             raise UsageError(f"{failure}{' is not writable' if existing else ''}: {reason}") from None
-        holder = "" if existing else f" {term_safe(directory)}"
+        holder = "" if existing else f" {shown or term_safe(directory)}"
         raise UsageError(f"{failure}{':' if holder else ''}{holder} cannot hold new files (creating one in it "
                          f"fails: {reason})") from None
 
