@@ -870,6 +870,18 @@ def test_an_input_refused_at_once_gets_no_loading_line(tmp_path: Path, monkeypat
         assert not [r for r in caplog.records if "profiling data" in r.getMessage()]
 
 
+def test_unknown_parallel_setting_is_said_in_a_self_compare_too(monkeypatch: pytest.MonkeyPatch,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """One input given as -bp and -d loads once and never forks, so MSPROF_COMPARE_PARALLEL was not read there
+    and a mistyped value went unsaid, where a compare of two inputs warns: the self-compare warns the same way,
+    once."""
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "yes")
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        compare(str(KINETO), str(KINETO), enable_operator_compare=True)
+    said = [r.getMessage() for r in caplog.records if "MSPROF_COMPARE_PARALLEL" in r.getMessage()]
+    assert said == ["Ignoring MSPROF_COMPARE_PARALLEL='yes': expected 0, 1 or auto."]
+
+
 def test_unknown_parallel_setting_is_said_and_read_as_auto(monkeypatch: pytest.MonkeyPatch,
                                                            caplog: pytest.LogCaptureFixture) -> None:
     """A mistyped MSPROF_COMPARE_PARALLEL (``yes``) was taken silently as "auto"; it is still auto, said once."""

@@ -165,6 +165,18 @@ def _cgroup_left() -> int | None:
     return best
 
 
+def parallel_mode() -> str:
+    """``MSPROF_COMPARE_PARALLEL`` as read: "0", "1" or "auto" (unset); any other value is warned about and read as
+    "auto". Every run reads it once, a self-compare too (which loads its one input alone): a bad value is said
+    whether or not this run would have forked."""
+    mode = os.environ.get("MSPROF_COMPARE_PARALLEL", "auto").strip().lower()
+    if mode not in ("0", "1", "auto"):
+        logging.getLogger("msprof-analyze").warning(
+            "Ignoring MSPROF_COMPARE_PARALLEL=%r: expected 0, 1 or auto.", os.environ["MSPROF_COMPARE_PARALLEL"])
+        mode = "auto"
+    return mode
+
+
 def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool:
     """True when loading the two sides in two processes is worth a fork.
 
@@ -174,11 +186,7 @@ def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool
     slower than one (docs/performance.md), hence "auto"; a parallel load holds both sides at
     once (4.45 + 4.70 GB at 1 GB per GPU side, about twice a load in turn), hence the memory test.
     """
-    mode = os.environ.get("MSPROF_COMPARE_PARALLEL", "auto").strip().lower()
-    if mode not in ("0", "1", "auto"):
-        logging.getLogger("msprof-analyze").warning(
-            "Ignoring MSPROF_COMPARE_PARALLEL=%r: expected 0, 1 or auto.", os.environ["MSPROF_COMPARE_PARALLEL"])
-        mode = "auto"
+    mode = parallel_mode()
     if mode == "0" or "fork" not in mp.get_all_start_methods():
         return False
     if mode != "1" and sys.platform == "darwin":  # some macOS system libraries are not fork-safe
@@ -299,6 +307,7 @@ def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_arg
     if base == comparison and base_args == comparison_args:
         # one input twice (a self-compare, to check the tool or a setup): decoded once, the comparison side a
         # copy (comparators may replace a side's frames)
+        parallel_mode()  # nothing to load side by side, but a bad setting is said as in a compare of two inputs
         with on_side("both sides"):
             b = load(base, *base_args)
             check(b)
