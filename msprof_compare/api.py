@@ -674,8 +674,9 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
                     term_safe(comparison), ", ".join(map(str, absent)))
     not_compared = sorted((set(sides[0]) ^ set(sides[1]) | set(absent)) & listed)
     if not cycles[0]:
-        return ({r: (sides[0][r], sides[1][r]) for r in common},
-                {r: (sides[0].get(r), sides[1].get(r)) for r in not_compared})
+        pairs = {r: (sides[0][r], sides[1][r]) for r in common}
+        _read_comm_keywords(opts, pairs, heads)
+        return pairs, {r: (sides[0].get(r), sides[1].get(r)) for r in not_compared}
     both = min(cycles)
     for name, folder, n in (("base", base, cycles[0]), ("comparison", comparison, cycles[1])):
         if n > both:
@@ -688,7 +689,20 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     pairs = {u: paths for u, paths in units.items() if None not in paths}
     # a rank one folder lacks: its cycles the other holds; a listed rank neither holds: as many as the longer side
     alone = {u: paths for u, paths in units.items() if u not in pairs and (paths != (None, None) or u.rank in absent)}
+    _read_comm_keywords(opts, pairs, heads)  # type: ignore[arg-type]
     return pairs, alone  # type: ignore[return-value]
+
+
+def _read_comm_keywords(opts: Options, pairs: dict[Unit, tuple[str, str]], heads: TraceHeads) -> None:
+    """Read the keyword lists once for the job where a rank's CommunicationCompare will (a Kineto side's collective
+    kernels go by them) and the time breakdown has not read them already (``rank_pairs``): a bad
+    MSPROF_COMPARE_CONFIG file was named by rank 0's compare, "rank 0: ...", as if that rank's data were at fault,
+    after the ranks before the first Kineto one were compared. The sides are told by their first bytes, as a single
+    compare tells them (``_is_kineto``), up to the first Kineto one."""
+    if opts.time_breakdown or not opts.enable_communication_compare:
+        return
+    if any(_is_kineto(_layout(p, opts.force, heads), heads) for paths in pairs.values() for p in paths):
+        classify.load_keywords()
 
 
 def _cycles(units: dict[Unit, str]) -> int:

@@ -1064,6 +1064,29 @@ def test_kineto_ranks_compare_as_their_single_compares(caplog):
         del result
 
 
+def test_a_bad_keyword_file_is_the_jobs_error_for_kineto_communication_alone(capsys, tmp_path, monkeypatch):
+    """A rank-by-rank run of Kineto ranks with CommunicationCompare and no time breakdown reads the keyword lists
+    (the collective kernels go by them): a MSPROF_COMPARE_CONFIG that cannot be read was rank 0's error, "rank 0:
+    /x/gone.ini: ...", as if that rank's data were wrong. It is the job's error, before any rank is compared and
+    nothing written, as with the time breakdown; NPU ranks never read the lists, and the run goes on."""
+    gone = tmp_path / "gone.ini"
+    monkeypatch.setenv("MSPROF_COMPARE_CONFIG", str(gone))
+    out = tmp_path / "out"
+    said = (f"error: {gone}: cannot read keyword configuration: No such file or directory (named by "
+            "MSPROF_COMPARE_CONFIG; unset it to use the packaged lists)")
+    for flags in (["--enable_communication_compare"], ["--enable_communication_compare", "--rank_list", "1"],
+                  ["--enable_profiling_compare"]):
+        code, _, err = run_inproc(capsys, "-bp", str(KINETO), "-d", str(KINETO), "-o", str(out), *flags)
+        assert (code, error_lines(err)) == (1, [said]), flags
+        assert "comparing" not in err and not out.exists()
+    with pytest.raises(ProfileError) as info:
+        list(msprof_compare.compare_ranks(KINETO, KINETO, enable_communication_compare=True))
+    assert info.value.path == str(gone) and "rank" not in str(info.value)
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(out),
+                              "--enable_communication_compare")
+    assert code == 0 and not error_lines(err), err
+
+
 def test_bad_rank_keeps_the_earlier_reports(capsys, tmp_path):
     base = tmp_path / "base"
     for r in (0, 1):
