@@ -492,6 +492,36 @@ def test_a_mistyped_input_with_a_leading_equals_names_the_near_name_without_it(t
                                f"{tmp_path / 'bert-small_h100.json.gz'}? that exists)")
 
 
+def test_a_typo_higher_up_the_path_names_the_near_folder(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typo in a folder in the middle of the path (``runs/bert-smal/h100.json.gz``), or two levels above a job's
+    rank folders, read only ``no such file or directory``: the last name's typo alone got "did you mean". The
+    first missing name is matched among the folders where it is missing, the whole path named with it mended
+    (``that exists``, or the mended folder where the rest is missing too), as typed; a name that differs by digits
+    alone (``job8`` beside ``job7``), or a file of that name, mends nothing. The path offered, pasted back,
+    compares."""
+    runs = tmp_path / "runs"
+    (runs / "bert-small").mkdir(parents=True)
+    shutil.copy(SAMPLE_BASE, runs / "bert-small" / "h100.json.gz")
+    (runs / "job7" / "level0" / "rank0_ascend_pt").mkdir(parents=True)
+    (runs / "bert-smol").write_text("")  # a file: no folder for a path to go on through
+    monkeypatch.chdir(tmp_path)
+    for typed, hint in (
+            ("runs/bert-smal/h100.json.gz", "did you mean runs/bert-small/h100.json.gz? that exists"),
+            ("=runs/bert-smal/h100.json.gz", "did you mean runs/bert-small/h100.json.gz? that exists"),
+            ("./runs/bert-smal/h100.json", "did you mean ./runs/bert-small/h100.json? ./runs/bert-small exists"),
+            (f"{runs}/bert-smal/h100.json.gz", f"did you mean {runs}/bert-small/h100.json.gz? that exists"),
+            ("runs/jobb7/level0/", "did you mean runs/job7/level0/? that exists"),
+            ("runs/job7/levle0/rank0_ascend_pt", "did you mean runs/job7/level0/rank0_ascend_pt? that exists"),
+            ("runs/job8/level0", None), ("runs/bert-smok/h100.json.gz", None), ("rnus/job7/level0", None)):
+        code, _, err = run_inproc(capsys, "-bp", typed, "-d", str(SAMPLE_BASE), "-o", "o")
+        aside = f"base side: {hint}" if hint else "base side"
+        assert (code, error_lines(err)) == (1, [f"error: {typed.lstrip('=')}: no such file or directory ({aside})"])
+    code, out, err = run_inproc(capsys, "-bp", "runs/bert-small/h100.json.gz", "-d", str(SAMPLE_BASE), "-o", "o",
+                                "--enable_profiling_compare")
+    assert code == 0 and "E2E time" in out, err
+
+
 def test_blank_or_empty_path_says_which_and_what(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """A path of blanks read ``error:  : no such file or directory``, a path with a stray trailing space looked
     like the existing folder it names, and an empty path (``-d "$UNSET"``) did not say which of the two it was.

@@ -334,30 +334,64 @@ def _near_name_hint(given: str, path: str) -> str | None:
     compare another rank, and the next nearest name is another run's) or the folder holds over 10,000 names (a
     typo need not cost their listing); a name that differs by ``.gz`` alone is ``_gz_twin_hint``'s, files only.
     A name typed with a trailing ``/`` (``run_ascnd_pt/``, a folder's name as completion writes it) is matched
-    among the folders, and named with it."""
-    import difflib
-
+    among the folders, and named with it. A typo higher up (``runs/bret/rank0_ascend_pt``, a job's folder two
+    levels above its ranks) is the first missing name's: matched among the folders where it is missing, the path
+    named with it mended, and where the rest is missing too, the folder that exists."""
     typed = given.lstrip("=")
     bare = typed.rstrip("/") or typed  # "/" alone names no folder's entry: no tail, no hint
     slash = typed[len(bare):]
     head, tail = os.path.split(bare)
     if not tail or tail != tail.strip():  # blanks around the name: the CLI says so (cli._blank_edges)
         return None
+    missing = _first_missing(head)
+    if missing is not None:
+        above, name = missing
+        match = _near_entry(name, os.path.dirname(paths.given_path(os.path.join(above, name))), True)
+        if match is None:
+            return None
+        mended, rest = os.path.join(above, match), os.path.relpath(bare, os.path.join(above, name))
+        whole = os.path.join(mended, rest) + slash
+        there = "that exists" if os.path.exists(paths.typed_path(whole)) else f"{term_safe(mended)} exists"
+        return f"did you mean {term_safe(whole)}? {there}"
+    match = _near_entry(tail, os.path.dirname(path), bool(slash))
+    return f"did you mean {term_safe(os.path.join(head, match) + slash)}? that exists" if match else None
+
+
+def _first_missing(head: str) -> tuple[str, str] | None:
+    """(the folder above, the name) of the first name of the typed folder path ``head`` that does not exist, as
+    typed; None where ``head`` exists (or is empty: the current folder). Names are taken from the top down, so a
+    ``..`` or ``~`` keeps its meaning."""
+    if not head or os.path.exists(paths.typed_path(head)):
+        return None
+    above = ""
+    for i, part in enumerate(head.replace(os.sep, "/").split("/")):
+        here = os.path.join(above, part) if above or i else part or os.sep
+        if part and not os.path.exists(paths.typed_path(here)):
+            return above, part
+        above = here
+    return None
+
+
+def _near_entry(name: str, folder: str, dirs_only: bool) -> str | None:
+    """The entry of ``folder`` (a folder only, where ``dirs_only``) whose name is a near spelling of ``name``
+    (``_near_name_hint``'s rules), else None."""
+    import difflib
+
     try:
-        with os.scandir(os.path.dirname(path)) as it:
+        with os.scandir(folder) as it:
             entries = [e for _, e in zip(range(10_001), it, strict=False)]
-            names = [e.name for e in entries if not slash or e.is_dir()]
+            names = [e.name for e in entries if not dirs_only or e.is_dir()]
     except OSError:
         return None
     if len(entries) > 10_000:
         return None
     digits = re.compile(r"\d+")
-    numbered = digits.sub("#", tail)
+    numbered = digits.sub("#", name)
     if any(digits.sub("#", n) == numbered for n in names):  # h200 beside h100: the next nearest is another run
         return None
-    near = [n for n in names if n not in (tail + ".gz", tail.removesuffix(".gz"))]
-    match = difflib.get_close_matches(tail, near, n=1, cutoff=0.8)
-    return f"did you mean {term_safe(os.path.join(head, match[0]) + slash)}? that exists" if match else None
+    near = [n for n in names if n not in (name + ".gz", name.removesuffix(".gz"))]
+    match = difflib.get_close_matches(name, near, n=1, cutoff=0.8)
+    return match[0] if match else None
 
 
 def _suffix_hint(name: str, path: str) -> str:
