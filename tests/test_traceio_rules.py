@@ -136,3 +136,48 @@ def test_an_event_may_end_at_the_last_int64_nanosecond() -> None:
         traceio.check_ends("t.json", ts, np.array([5, 1001], dtype=np.int64))
     assert err.value.message == (f"a trace event ends beyond the int64 nanosecond range (start {last - 1000} ns "
                                  "+ duration 1001 ns)")
+
+
+def test_a_float_flow_id_that_is_an_integer_reads_as_it_and_another_is_refused_naming_the_event(
+        tmp_path: Path) -> None:
+    """A flow's ``id`` written as a float (``12.0``) refused the whole trace. The original keys flows by the JSON
+    value, and Python's ``12.0 == 12``, so it is that integer: the timesformer excerpt with every flow start's id
+    written as a float loads as the excerpt does, its flows still paired with the ends' integer ids (10, by the
+    raw JSON: the ac2g starts whose id an end carries). A float that is no integer (``12.5``), or beyond 2**53
+    (no longer the integer written), is refused in one line naming the event, as the typed decode refuses a
+    bad value; a boolean id is refused as before."""
+    import json
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.model import PROFILE_FRAMES
+    from msprof_compare.options import build_options
+
+    source = _KINETO / "h100_timesformer_excerpt.pt.trace.json"
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    events = doc["traceEvents"]
+    starts = [i for i, e in enumerate(events) if e.get("ph") == "s"]
+    ends = {e["id"] for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g"}
+    paired = sum(events[i]["id"] in ends for i in starts if events[i].get("cat") == "ac2g")
+    for i in starts:
+        events[i]["id"] = float(events[i]["id"])
+    floats = tmp_path / "floats.pt.trace.json"
+    floats.write_text(json.dumps(doc), encoding="utf-8")
+    assert f'"id": {events[starts[0]]["id"]!r}' in floats.read_text(encoding="utf-8")  # written as 123968.0
+    opts = build_options(enable_operator_compare=True)[0]
+    want, got = load_profile(str(source), opts), load_profile(str(floats), opts)
+    assert paired == 10 and len(got.flows) == paired
+    for frame in PROFILE_FRAMES:
+        assert (getattr(want, frame) is None and getattr(got, frame) is None) or getattr(want, frame).equals(
+            getattr(got, frame)), frame
+    first = events[starts[0]]
+    for bad, shown, due in ((12.5, "12.5, a number", "an integer, a string or null"),
+                            (2.0**60, "1.152921504606847e+18, a number", "an integer, a string or null"),
+                            (True, "true", "")):
+        events[starts[0]]["id"] = bad
+        floats.write_text(json.dumps(doc), encoding="utf-8")
+        with pytest.raises(ProfileError) as info:
+            traceio.decode_events(str(floats), floats.read_bytes())
+        said = (f"{floats}: invalid trace event: event {starts[0]} of traceEvents (counting from 0; ph 's', name "
+                f"{first['name']!r}) has id {shown}")
+        assert str(info.value).startswith(said), str(info.value)
+        assert not due or str(info.value) == f"{said}, where {due} is due"

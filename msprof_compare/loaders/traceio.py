@@ -65,10 +65,13 @@ class LaxLaneEvent(Event, gc=False):
     """``Event`` whose pid / tid take any JSON value: what ``decode_events`` decodes again with where the typed
     decode refused a pid or tid of another type (``true``, ``7.5``, ``null``, an array). Such a value is a damaged
     lane, counted and read as a lane of its own as one beyond int64 is (``lane_ids``, ``odd_lanes``), where the
-    whole trace was refused for it. Only a refused trace pays this second decode."""
+    whole trace was refused for it. Only a refused trace pays this second decode. Its ``id`` takes a float too: a
+    flow's id written as a number with a fraction (``12.0``) is that integer (``float_ids``), as the original's
+    dict of flows keys it (Python's ``12.0 == 12``), where the whole trace was refused for it."""
 
     pid: Any = ABSENT_LANE
     tid: Any = ABSENT_LANE
+    id: int | float | str | None = None
 
 
 class KinetoFile(msgspec.Struct, gc=False):
@@ -160,6 +163,10 @@ _LAX_EVENTS = msgspec.json.Decoder(list[LaxLaneEvent])
 _LAX_KINETO = msgspec.json.Decoder(_LaxKinetoFile)
 #: Where a typed decode's ValidationError points at an event's pid or tid (``$.traceEvents[7].tid``, ``$[7].pid``).
 _LANE_ERROR = re.compile(r"- at `\$(?:\.traceEvents)?\[\d+\]\.(?:pid|tid)`$")
+#: Where it refused an event's ``id`` written as a float (``12.0``), which ``LaxLaneEvent`` takes.
+_FLOAT_ID_ERROR = re.compile(r"got `float` - at `\$(?:\.traceEvents)?\[\d+\]\.id`$")
+#: The largest float ``float_ids`` reads as an integer id: beyond 2**53 a float is no longer the integer written.
+_EXACT_FLOAT_INT = 2**53
 
 
 class _Times(msgspec.Struct, gc=False):
@@ -745,11 +752,13 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
             try:
                 got = _typed_decode(path, data, kind, _KINETO, _EVENTS)
             except msgspec.ValidationError as exc:
-                if not _LANE_ERROR.search(str(exc)):
+                if not _LANE_ERROR.search(str(exc)) and not _FLOAT_ID_ERROR.search(str(exc)):
                     raise
                 # a pid / tid of another type (true, 7.5): a damaged lane, counted by the loaders, not a refusal;
-                # only such a trace pays this second decode
+                # a float id (12.0): that integer. Only such a trace pays this second decode
                 got = _typed_decode(path, data, kind, _LAX_KINETO, _LAX_EVENTS)
+                if got is not None:
+                    float_ids(path, data, kind, got[0])
             if got is not None:
                 return got
     except msgspec.ValidationError as exc:
@@ -775,6 +784,19 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
         raise ProfileError(path, f"not a JSON trace: the file is {stand_in[0]}", hint=stand_in[1])
     raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)",
                        hint=_unknown_text_hint(path, data))
+
+
+def float_ids(path: str, data: bytes | memoryview, kind: str, events: list) -> None:
+    """Read each float ``id`` of ``LaxLaneEvent``s as the integer it is (``12.0``: 12, which pairs with a flow's
+    ``12``), in place; refuse one that is no integer (``12.5``) or beyond 2**53 (no longer the integer written) as
+    the typed decode refused it, naming the event. A refused trace's second decode only: a per-event look."""
+    for i, event in enumerate(events):
+        value = event.id
+        if type(value) is float:
+            if not (value.is_integer() and abs(value) <= _EXACT_FLOAT_INT):
+                at = f"$.traceEvents[{i}].id" if kind == "{" else f"$[{i}].id"
+                raise invalid_event(path, data, kind, f"Expected `int | str | null`, got `float` - at `{at}`")
+            event.id = int(value)
 
 
 def _typed_decode(path: str, data: bytes | memoryview, kind: str, top_decoder: msgspec.json.Decoder,
