@@ -17,6 +17,7 @@ from test_nested_export_edges import nested_export
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import detect, load_profile
 from msprof_compare.options import Options
+from msprof_compare.textsafe import short_repr
 
 DATA = Path(__file__).resolve().parent / "data" / "npu"
 PT = DATA / "rank0_ascend_pt"
@@ -292,7 +293,9 @@ def test_damaged_time_text_in_a_trace_view_is_named(tmp_path, text, why):
         with pytest.raises(ProfileError) as err:
             load_profile(str(f), OPTS)
         assert err.value.path == str(f)
-        assert err.value.message == f"invalid '{field}' value {text!r} in trace events: {why}"
+        # the event named, as a refused decode names it: its index in the event list, its ph and name
+        assert err.value.message == (f"invalid trace event: event {first} of the event list (counting from 0; ph 'X', "
+                                     f"name {short_repr(raw[first]['name'])}) has {field} {short_repr(text)}: {why}")
 
 
 def test_communication_json_as_symbolic_link_is_refused(tmp_path):

@@ -636,4 +636,5 @@ def test_a_time_written_as_text_that_is_no_number_is_refused(tmp_path):
                                   "args": {"stream": 7, "device": 0}}])
         with pytest.raises(ProfileError) as err:
             load_profile(str(path), _opts())
-        assert err.value.message == f"invalid 'ts' value {text!r} in trace events: not a number"
+        assert err.value.message == (f"invalid trace event: event 0 of traceEvents (counting from 0; ph 'X', name "
+                                     f"'k') has ts {text!r}: not a number")

@@ -460,7 +460,7 @@ def test_an_out_of_range_float_time_is_quoted_as_written(tmp_path: Path, capsys:
     It quotes the value as the file has it (JSON ``1e+200``), sign included."""
     src = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
     doc = json.loads(gzip.decompress(src.read_bytes()))
-    first = next(e for e in doc["traceEvents"] if e.get("ph") == "X")
+    at, first = next((i, e) for i, e in enumerate(doc["traceEvents"]) if e.get("ph") == "X")
     first["dur"] = value
     trace = tmp_path / "rank0.pt.trace.json"
     trace.write_text(json.dumps(doc))
@@ -468,8 +468,9 @@ def test_an_out_of_range_float_time_is_quoted_as_written(tmp_path: Path, capsys:
     out = tmp_path / "out"
     code, err = _analyze(capsys, "compare", "-d", str(trace), "-bp", str(src), "-o", str(out))
     assert code == 1
-    assert err.splitlines()[-1] == (f"error: {trace}: 'dur' value {shown} out of range (over int64 nanoseconds) "
-                                    "in trace events (comparison side)")
+    assert err.splitlines()[-1] == (f"error: {trace}: invalid trace event: event {at} of traceEvents (counting from "
+                                    f"0; ph 'X', name {first['name']!r}) has dur {shown}: out of range (over int64 "
+                                    "nanoseconds) (comparison side)")
     assert not out.exists() or not list(out.iterdir())
 
 

@@ -747,6 +747,7 @@ def test_a_lone_dot_is_no_number(tmp_path, capsys) -> None:
 
     from msprof_compare.errors import ProfileError
     from msprof_compare.loaders import numparse
+    from msprof_compare.textsafe import short_repr
 
     with pytest.raises(InvalidOperation):
         Decimal(".")
@@ -757,13 +758,16 @@ def test_a_lone_dot_is_no_number(tmp_path, capsys) -> None:
     assert ok.tolist() == [False, True, True, True] and val.tolist() == [0, 12_500, 1_000, 500]
     repo = Path(__file__).resolve().parent.parent
     doc = json.loads(gzip.decompress((repo / "sample_data" / "bert-small_h100.json.gz").read_bytes()))
-    next(e for e in doc["traceEvents"] if e.get("cat") == "kernel")["ts"] = "."
+    at = next(i for i, e in enumerate(doc["traceEvents"]) if e.get("cat") == "kernel")
+    doc["traceEvents"][at]["ts"] = "."
     trace = tmp_path / "dot.pt.trace.json"
     trace.write_text(json.dumps(doc))
     out = tmp_path / "out"
     code, _, err = run_inproc(capsys, "-d", str(trace), "-bp", str(repo / "sample_data" / "bert-small_mi300.json.gz"),
                               "-o", str(out))
-    assert code == 1 and error_lines(err) == [f"error: {trace}: invalid 'ts' value '.' in trace events: not a number "
+    name = short_repr(doc["traceEvents"][at]["name"])  # the event named, as a refused decode names it
+    assert code == 1 and error_lines(err) == [f"error: {trace}: invalid trace event: event {at} of traceEvents "
+                                              f"(counting from 0; ph 'X', name {name}) has ts '.': not a number "
                                               f"(comparison side)"]
     assert not out.exists()
 

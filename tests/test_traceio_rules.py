@@ -181,3 +181,44 @@ def test_a_float_flow_id_that_is_an_integer_reads_as_it_and_another_is_refused_n
                 f"{first['name']!r}) has id {shown}")
         assert str(info.value).startswith(said), str(info.value)
         assert not due or str(info.value) == f"{said}, where {due} is due"
+
+
+def test_a_time_that_is_no_number_names_its_event(tmp_path: Path) -> None:
+    """``"dur": ""`` / ``"N/A"`` read "invalid 'dur' value 'N/A' in trace events": the field and value, not the
+    event, where every value the typed decode refuses names the event's index, ph and name. The loaders know
+    which events a time column came from, so the line names the event alike (found in the file at that index).
+    A Kineto op (the timesformer excerpt) and an NPU export's flow start, whose dur no table reads but which is
+    parsed apart from the complete events' (the NPU excerpt's trace_view.json, an event list)."""
+    import json
+    import shutil
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    opts = build_options(enable_operator_compare=True, enable_profiling_compare=True)[0]
+    doc = json.loads((_KINETO / "h100_timesformer_excerpt.pt.trace.json").read_text(encoding="utf-8"))
+    at = [i for i, e in enumerate(doc["traceEvents"]) if e.get("cat") == "cpu_op"][2]
+    name = doc["traceEvents"][at]["name"]
+    for value, said in (("", "'', where a number is due"), ("N/A", "'N/A': not a number"),
+                        (" ", "' ', where a number is due")):
+        doc["traceEvents"][at]["dur"] = value
+        trace = tmp_path / "t.pt.trace.json"
+        trace.write_text(json.dumps(doc), encoding="utf-8")
+        with pytest.raises(ProfileError) as info:
+            load_profile(str(trace), opts)
+        assert info.value.message == (f"invalid trace event: event {at} of traceEvents (counting from 0; ph 'X', name "
+                                      f"{name!r}) has dur {said}")
+    export = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt"
+    events = json.loads((export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    at = next(i for i, e in enumerate(events) if e.get("ph") == "s" and e.get("cat") == "async_npu")
+    events[at]["dur"] = "N/A"
+    copy = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(export, copy)
+    view = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    view.chmod(0o644)
+    view.write_text(json.dumps(events), encoding="utf-8")
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(copy), opts)
+    assert info.value.path == str(view) and info.value.message == (
+        f"invalid trace event: event {at} of the event list (counting from 0; ph 's', name "
+        f"{events[at]['name']!r}) has dur 'N/A': not a number")

@@ -524,17 +524,23 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         # last columns pulled, where the load of a 1 GB trace reaches its peak: ~130 MB less at it
         del cand, codes, keep, flow_cat, is_flow, not_c, is_x, k
         ts_vals, dur_vals = _field(ev, "ts"), _field(ev, "dur")
-        if raw:  # times kept as text (traceio.RawTimesEvent): parsed exactly, then the unread ones checked
-            ts = traceio.raw_times_to_ns(ts_vals, path, "ts")
-            dur, _, absent = traceio.durs_to_ns(
-                dur_vals, lambda v: (traceio.raw_times_to_ns(v, path, "dur"), False), timed)
+        try:
+            if raw:  # times kept as text (traceio.RawTimesEvent): parsed exactly, then the unread ones checked
+                ts = traceio.raw_times_to_ns(ts_vals, path, "ts")
+                dur, _, absent = traceio.durs_to_ns(
+                    dur_vals, lambda v: (traceio.raw_times_to_ns(v, path, "dur"), False), timed)
+            else:
+                ts, ts_inexact = traceio.times_to_ns(ts_vals, path, "ts")
+                dur, dur_inexact, absent = traceio.durs_to_ns(
+                    dur_vals, partial(traceio.times_to_ns, path=path, field="dur"), timed)
+        except traceio.TimeValueError as exc:  # the event named: ``kept`` holds the read events' places
+            raise traceio.event_time_error(exc, path, events, int(kept[exc.row]), traceio.first_char(data) == "{"
+                                           ) from None
+        if raw:
             read = np.zeros(len(events), dtype=bool)
             read[kept] = True
             traceio.check_raw_ts(path, data, events, read)
         else:
-            ts, ts_inexact = traceio.times_to_ns(ts_vals, path, "ts")
-            dur, dur_inexact, absent = traceio.durs_to_ns(
-                dur_vals, partial(traceio.times_to_ns, path=path, field="dur"), timed)
             inexact = ts_inexact, dur_inexact
             if any(inexact) or renamed_inexact is not None:  # the guess of ``decode_events(raw_ts=True)`` missed:
                 exact = traceio.exact_texts(path, data)  # a second, times-only decode

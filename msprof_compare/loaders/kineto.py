@@ -327,18 +327,22 @@ class _Events:
                     continue
                 vals = traceio.time_values(sub, f)  # a list, or (millions of numbers) their array
                 row = None if into is None else into.get(f)  # float times are converted into it: no second array
-                if f == "ts" and len(vals) and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
-                    out[f] = traceio.raw_times_to_ns(vals, self.path, f)
-                    self.ts_read[idx] = True  # set for a trace of RawTsEvents (``__init__``)
-                elif f == "ts":
-                    out[f], inexact = traceio.times_to_ns(vals, self.path, f, row)
-                    if inexact:
-                        out[f] = self._exact_ts(idx)
-                else:
-                    # a dur float64 cannot hold to the ns is over 2e12 us, so read as 0 here (over a week) whatever
-                    # its digits: no re-read for it
-                    out[f], _, absent = traceio.durs_to_ns(
-                        vals, lambda v, row=row: (traceio.to_ns(v, self.path, "dur", row), False))
+                try:
+                    if f == "ts" and len(vals) and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
+                        out[f] = traceio.raw_times_to_ns(vals, self.path, f)
+                        self.ts_read[idx] = True  # set for a trace of RawTsEvents (``__init__``)
+                    elif f == "ts":
+                        out[f], inexact = traceio.times_to_ns(vals, self.path, f, row)
+                        if inexact:
+                            out[f] = self._exact_ts(idx)
+                    else:
+                        # a dur float64 cannot hold to the ns is over 2e12 us, so read as 0 here (over a week)
+                        # whatever its digits: no re-read for it
+                        out[f], _, absent = traceio.durs_to_ns(
+                            vals, lambda v, row=row: (traceio.to_ns(v, self.path, "dur", row), False))
+                except traceio.TimeValueError as exc:  # the event named: ``idx`` holds the events' places
+                    raise traceio.event_time_error(exc, self.path, self.events, int(idx[exc.row]), True) from None
+                if f == "dur":
                     self.absent_durs[what] = (0 if absent is None else int(absent.sum()), n)
                     n_neg, n_long = zero_odd_durations(out[f])
                     self.negative += n_neg

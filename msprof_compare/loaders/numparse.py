@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import ProfileError
 from ..model import NO_RANK, us_text_of
+from ..textsafe import short_repr
 from ..units import MAX_RANK
 
 #: |value| in microseconds up to which float64 -> int ns is taken as exact without a proof; larger floats are
@@ -41,6 +42,18 @@ class NumberError(ValueError):
         super().__init__(text)
         self.text = text
         self.why = why
+
+
+class TimeValueError(ProfileError):
+    """A trace's time value that reads as no time (``"dur": ""``, ``"N/A"``, beyond int64 ns): the column's error,
+    and where in the column (``row``) the value is, with ``field``, the value as shown and why (None: no number
+    at all), so that a loader that knows which events the column came from names the event, as a refused decode
+    does (``traceio.event_time_error``); a caller that does not gets the column's line."""
+
+    def __init__(self, path: str | None, message: str, hint: str | None = None, *, row: int = -1, field: str = "",
+                 shown: str = "", why: str | None = None) -> None:
+        super().__init__(path, message, hint)
+        self.row, self.field, self.shown, self.why = row, field, shown, why
 
 
 def text_us_to_ns(text: bytes | str) -> int:
@@ -125,13 +138,16 @@ def decimal_us_to_ns(values: np.ndarray | list[Any], path: str = "", field: str 
     val, ok = lenient_us_to_ns(vals)
     for i in np.flatnonzero(~ok).tolist():
         if vals[i] is None:  # ``ts`` absent or null (the other fields cannot decode as None)
-            raise ProfileError(path, f"trace event(s) without a '{field}' value (absent or null)")
+            raise TimeValueError(path, f"trace event(s) without a '{field}' value (absent or null)", row=i,
+                                 field=field, shown="null", why="no value (absent or null)")
         if str(vals[i]).strip() in ("", "null"):  # no time at all, not 0
-            raise ProfileError(path, f"invalid '{field}' value {vals[i]!r} in trace events")
+            raise TimeValueError(path, f"invalid '{field}' value {vals[i]!r} in trace events", row=i, field=field,
+                                 shown=short_repr(vals[i]))
         try:
             val[i] = text_us_to_ns(str(vals[i]))
         except NumberError as exc:
-            raise ProfileError(path, f"invalid '{field}' value {exc.text!r} in trace events: {exc.why}") from None
+            raise TimeValueError(path, f"invalid '{field}' value {exc.text!r} in trace events: {exc.why}", row=i,
+                                 field=field, shown=short_repr(exc.text), why=exc.why) from None
     return val
 
 

@@ -36,7 +36,15 @@ from ..gcpause import gc_paused
 from ..model import STEP_MARK, marker_step
 from ..options import Options
 from ..textsafe import and_list, short_repr, short_text, term_safe
-from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
+from .numparse import (
+    FLOAT_EXACT_US,
+    NumberError,
+    TimeValueError,
+    decimal_us_to_ns,
+    parse_uniform,
+    same_width_matrix,
+    texts_us_to_ns,
+)
 from .paths import GZIP_MAX_RATIO, PROFILER_DB_NAMES, export_hint, mindspore_legacy_hint, size_cap
 
 _NUM = int | float | str
@@ -260,12 +268,20 @@ def durs_to_ns(values: list, convert: Callable[[list], tuple[np.ndarray, bool]],
     ns = np.zeros(len(values), dtype=np.int64)
     # over the masks' bytes, as ``ascend_text._pick``: a list of a bool per event was 8 bytes an event (a 1 GB
     # trace's 2.6M kept events: 20 MB, where its load nears its peak)
-    got, inexact, absent_timed = _durs_to_ns(list(compress(values, timed.view(np.uint8).tobytes())), convert)
+    try:
+        got, inexact, absent_timed = _durs_to_ns(list(compress(values, timed.view(np.uint8).tobytes())), convert)
+    except TimeValueError as exc:  # its place among all the values, whose events the caller knows
+        exc.row = int(np.flatnonzero(timed)[exc.row])
+        raise
     ns[timed] = got
     del got
     rest = list(compress(values, (~timed).view(np.uint8).tobytes()))
     if rest.count(_absent_mark(values)) != len(rest):  # untimed events with a dur: read as they were
-        got, rest_inexact, _ = _durs_to_ns(rest, convert)
+        try:
+            got, rest_inexact, _ = _durs_to_ns(rest, convert)
+        except TimeValueError as exc:
+            exc.row = int(np.flatnonzero(~timed)[exc.row])
+            raise
         ns[~timed] = got
         inexact = inexact or rest_inexact
     absent = None
@@ -1235,21 +1251,42 @@ def _to_ns(values: list[Any] | np.ndarray, path: str, field: str, out: np.ndarra
     # checked before its cast, and ``decimal_us_to_ns`` names its own junk (a fuzz of every mix raised nothing else)
     if kind in "iu":
         if arr.max() >= _MAX_US or arr.min() <= -_MAX_US:
-            raise ProfileError(path, f"'{field}' value {arr.max() if arr.max() >= _MAX_US else arr.min()} "
-                                     "out of range (over int64 nanoseconds) in trace events")
+            row = int(np.argmax(arr) if arr.max() >= _MAX_US else np.argmin(arr))
+            raise TimeValueError(path, f"'{field}' value {arr[row]} out of range (over int64 nanoseconds) in trace "
+                                       "events", row=row, field=field, shown=str(arr[row]), why=_OVER_INT64)
         return arr.astype(np.int64) * 1000, None
     if kind == "f":
         if not np.isfinite(arr).all():
-            raise ProfileError(path, f"non-finite '{field}' value in trace events")
+            row = int(np.argmin(np.isfinite(arr)))
+            raise TimeValueError(path, f"non-finite '{field}' value in trace events", row=row, field=field,
+                                 shown=repr(float(arr[row])), why="not a finite number")
         # |us| < _MAX_US told by the extremes of the finite values: no array of their magnitudes (a 1 GB
         # trace's 4.1M Python frames: 33 MB more at its load's peak)
         if not (arr.max() < _MAX_US and arr.min() > -_MAX_US):
-            worst = float(arr[np.argmax(np.abs(arr))])  # a Python float: numpy 2's repr is "np.float64(...)"
-            raise ProfileError(path, f"'{field}' value {worst!r} out of range "
-                                     "(over int64 nanoseconds) in trace events")
+            row = int(np.argmax(np.abs(arr)))
+            worst = float(arr[row])  # a Python float: numpy 2's repr is "np.float64(...)"
+            raise TimeValueError(path, f"'{field}' value {worst!r} out of range "
+                                       "(over int64 nanoseconds) in trace events", row=row, field=field,
+                                 shown=repr(worst), why=_OVER_INT64)
         return _float_us_to_ns(arr, out), arr
     # decimal strings (NPU), possibly mixed with numbers: exact digit parsing
     return decimal_us_to_ns([str(v) for v in values], path, field), None
+
+
+_OVER_INT64 = "out of range (over int64 nanoseconds)"
+
+
+def event_time_error(exc: TimeValueError, path: str, events: list, index: int, top: bool) -> ProfileError:
+    """``exc`` (a time column's error) naming its event, ``events[index]`` (its index from 0 in the file's
+    ``traceEvents`` where ``top``, else in its event list), as ``invalid_event`` names a value the decode refused:
+    "invalid 'dur' value '' in trace events" left the user to search the file for it. The loaders know which events
+    a column came from; an error path only, so the happy path pays no lookup."""
+    event = events[index]
+    named = [f"{k} {short_repr(v)}" for k in ("ph", "name") if isinstance(v := getattr(event, k, None), str)]
+    where = f"event {index} of {'traceEvents' if top else 'the event list'} (counting from 0"
+    where += "; " + ", ".join(named) if named else ""
+    tail = f": {exc.why}" if exc.why else ", where a number is due"
+    return ProfileError(path, f"{INVALID_EVENT}: {where}) has {exc.field} {exc.shown}{tail}")
 
 
 def _float_us_to_ns(us: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
