@@ -1,0 +1,85 @@
+"""An ``--op_name_map`` key renames an operator by its whole name (reference-2 §0.4), and a module path by
+substring (docs/differences.md): a key that is only part of an op's name (``aten::linea`` of ``aten::linear``,
+``aten::relu`` of the ResNet-50 trace's ``aten::relu_``) renames nothing and is said to, as a misspelt key is.
+It passed without a word when the unused-key check read op names by substring, as it reads module names. The
+premises (which names the traces hold) are read from the raw JSON here, not from the loader."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from msprof_compare import cli
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO.parent / "shared" / "samples"
+BERT = [str(REPO / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300")]
+RESNET = [str(SAMPLES / "kineto/tb_plugin/samples/resnet50_num_workers_0" / f"worker0.{t}.pt.trace.json.gz")
+          for t in ("1623143089861", "1623143566756")]
+NPU = [str(SAMPLES / f"msinsight/test/data/pytorch/text/{level}/rank0_ascend_pt") for level in ("level1", "level2")]
+
+
+def _names(path: str) -> set[str]:
+    """Names of the complete events of a Kineto trace or an NPU export's trace_view.json."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    with gzip.open(p, "rt", encoding="utf-8") if p.suffix == ".gz" else p.open(encoding="utf-8") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    return {e["name"] for e in events if e.get("ph") == "X" and isinstance(e.get("name"), str)}
+
+
+def _map_lines(capsys: pytest.CaptureFixture, tmp_path: Path, pair: list[str], mapping: str) -> list[str]:
+    """The run's ``--op_name_map:`` warning lines, without their time stamps."""
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["compare", "-bp", pair[0], "-d", pair[1], "-o", str(tmp_path),
+                          "--enable_operator_compare", "--op_name_map", mapping])
+    assert info.value.code == 0
+    return [line.split("] ", 1)[1] for line in capsys.readouterr().err.splitlines() if "--op_name_map:" in line]
+
+
+def test_key_that_is_part_of_an_op_name_is_named(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """The bundled BERT pair: 'aten::linea' and 'aten::_flash_attention' are parts of op names only; 'BertLayer'
+    is part of a module name ('nn.Module: BertLayer_0'), which the map renames, and 'aten::linear' an op's name."""
+    names = _names(BERT[0]) | _names(BERT[1])
+    assert {"aten::linear", "aten::_flash_attention_forward"} <= names
+    assert not {"aten::linea", "aten::_flash_attention"} & names
+    assert any("BertLayer" in n and n.startswith("nn.Module:") for n in names)
+    lines = _map_lines(capsys, tmp_path, BERT, "{'aten::linea': 'aten::mm', 'aten::_flash_attention': 'x', "
+                                               "'BertLayer': 'Layer', 'aten::linear': 'aten::addmm'}")
+    assert lines[0] == ("--op_name_map: 'aten::linea', 'aten::_flash_attention' name no operator of either side "
+                        "and appear in no module name, so they rename nothing (names are case-sensitive: copy "
+                        "them from the OperatorCompare or ModuleCompare sheet).")
+    assert not [line for line in lines[1:] if "'aten::linea'" in line or "'aten::_flash_attention'" in line]
+
+
+@pytest.mark.skipif(not Path(RESNET[0]).is_file(), reason="shared samples not staged")
+def test_relu_for_relu_underscore_is_named(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """The tb_plugin ResNet-50 pair (no module data) runs ``aten::relu_`` only: the key 'aten::relu' (the
+    reference-2 example's name) renames nothing. It got no line at all: not the unused key's, and not the idle
+    entry's, which counts ops by whole name and found none."""
+    names = _names(RESNET[0]) | _names(RESNET[1])
+    assert "aten::relu_" in names and "aten::relu" not in names
+    assert not any(n.startswith("nn.Module") for n in names)
+    assert _map_lines(capsys, tmp_path, RESNET, "{'aten::relu': 'aten::mul'}") == [
+        "--op_name_map: 'aten::relu' names no operator of either side and appears in no module name, so it renames "
+        "nothing (names are case-sensitive: copy them from the OperatorCompare or ModuleCompare sheet)."]
+
+
+@pytest.mark.skipif(not Path(NPU[0]).is_dir(), reason="shared samples not staged")
+def test_part_of_an_optimizer_op_renames_its_module_path(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """NPU pair 1 (module data on both sides): an optimizer op is a pseudo-module, so 'SGD' renames the module
+    path part 'Optimizer.step#SGD.step' and is no unused key; 'aten::conv' is part of op names alone."""
+    names = _names(NPU[0]) | _names(NPU[1])
+    assert "Optimizer.step#SGD.step" in names and "aten::conv" not in names
+    assert any(n.startswith("aten::conv") for n in names)
+    assert not any("SGD" in n for n in names if not n.startswith("Optimizer."))
+    lines = _map_lines(capsys, tmp_path, NPU, "{'SGD': 'FusedSGD', 'aten::conv': 'x'}")
+    assert lines[0] == ("--op_name_map: 'aten::conv' names no operator of either side and appears in no module "
+                        "name, so it renames nothing (names are case-sensitive: copy them from the OperatorCompare "
+                        "or ModuleCompare sheet).")
+    assert not [line for line in lines if "'SGD'" in line]
