@@ -340,6 +340,11 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
     try:
         # typer reads every option's annotations here (a noticeable part of the start): Ctrl-C is handled as below
         command = typer.main.get_command(app)
+        taken = _option_as_value(command, args)
+        if taken:
+            where = f"{prog} compare" if hasattr(command, "commands") else prog
+            _error(f"{taken} (see '{where} --help')")
+            return 2
         rv = command.main(args=args, prog_name=prog, standalone_mode=False)
     except SystemExit:
         # click ends a write to a closed pipe (--help | head -0) itself: it wraps stdout and stderr so that
@@ -404,6 +409,31 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
         _error("interrupted")
         return 130
     return int(rv or 0)  # --help, or a group invoked without a sub-command
+
+
+def _option_as_value(command: Any, args: list[str]) -> str | None:
+    """The refusal of an option of ``compare`` whose value is missing, the next argument being an option of its own
+    (``-o --enable_api_compare``, ``-d -o out``), else None. click takes any next word as the value: the run wrote
+    into a folder named ``--enable_api_compare`` with every comparison on (the flag eaten), or said that the word
+    after was an extra argument. The script's argparse refuses these ("expected one argument"); only the command's
+    own option names (and ``--name=value`` of them) count, so ``-o -`` and a step ``-1`` reach their own checks."""
+    command, args = _compare_args(command, args)
+    params = getattr(command, "params", None) or []
+    takes_value = {o for p in params if not getattr(p, "is_flag", False)
+                   for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
+    known = {o for p in params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
+    known |= set(_CONTEXT["help_option_names"])
+    i = 0
+    while i < len(args) - 1 and args[i] != "--":
+        arg, after = args[i], args[i + 1]
+        if arg not in takes_value:
+            i += 1
+            continue
+        if after in known or (after.startswith("--") and after.split("=", 1)[0] in known):
+            return (f"Option '{arg}' requires an argument: {term_safe(shell_word(after))}, after it, is an option "
+                    f"(a value that reads as one: {term_safe(shell_word(f'{arg}={after}'))})")
+        i += 2
+    return None
 
 
 def _misplaced_option(command: Any, args: list[str]) -> str | None:

@@ -2138,15 +2138,18 @@ def test_version_prints_one_line_and_exits_0(face, args: list[str], capsys: pyte
 
 
 def test_version_as_a_value_is_the_value(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    """Adding --version changes no other flag: "-o --version" still names the output folder "--version" on the
-    CLI faces (click takes the next word as the value; the script's argparse takes no word that begins with a dash
-    as a value, known option or not), and a run's parsed options hold no ``version``."""
+    """Adding --version changes no other flag: "-o=--version" still names the output folder "--version" on every
+    face, and a run's parsed options hold no ``version``. "-o --version" is refused on the CLI faces as the
+    script's argparse refuses it (it takes no word that begins with a dash as a value): an option name after an
+    option that takes a value is a value left out (``tests/test_cli_option_as_value.py``)."""
     seen: list[dict] = []
     monkeypatch.setattr(cli, "execute", lambda params, **_kw: seen.append(params) or 0)
-    code, out, _ = run_inproc(capsys, "-d", "c", "-bp", "b", "-o", "--version")
+    code, out, err = run_inproc(capsys, "-d", "c", "-bp", "b", "-o", "--version")
+    assert (code, out) == (2, "") and err.startswith("error: Option '-o' requires an argument")
+    code, out, _ = run_inproc(capsys, "-d", "c", "-bp", "b", "-o=--version")
     assert (code, out) == (0, "")
     with pytest.raises(SystemExit):
-        cli.compare_main(["-d", "c", "-bp", "b", "--output_path", "--version"])
+        cli.compare_main(["-d", "c", "-bp", "b", "--output_path=--version"])
     assert cli.script_main(["b", "c", "-o=--version"]) == 0
     assert capsys.readouterr().out == ""
     assert [p["output_path"] for p in seen] == ["--version"] * 3
