@@ -986,13 +986,16 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
         log.warning("%s", line)
     unused = [] if matching else _unused_name_map_keys(opts, (base_profile, comparison_profile))
     if unused:
+        from .compare.modules import has_modules
         from .compare.optree import names_sheet  # said before pairing: "OperatorCompare or ModuleCompare" may be
 
+        # a side without nn.Module events pairs no module: the run writes the operator sheets alone
+        paired = None if has_modules(base_profile) and has_modules(comparison_profile) else (lambda: False)
         one = len(unused) == 1
         log.warning("--op_name_map: %s %s no operator of either side and %s in no module name, so %s nothing "
                     "(names are case-sensitive: copy them from the %s sheet).",
                     ", ".join(term_safe(repr(k)) for k in unused), "names" if one else "name",
-                    "appears" if one else "appear", "it renames" if one else "they rename", names_sheet(opts))
+                    "appears" if one else "appear", "it renames" if one else "they rename", names_sheet(opts, paired))
     crossed = [] if matching else _renamed_again(opts)
     if crossed:
         said = [tuple(term_safe(repr(x)) for x in t) for t in crossed[:3]]

@@ -61,13 +61,15 @@ def test_key_that_is_part_of_an_op_name_is_named(capsys: pytest.CaptureFixture, 
 def test_relu_for_relu_underscore_is_named(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """The tb_plugin ResNet-50 pair (no module data) runs ``aten::relu_`` only: the key 'aten::relu' (the
     reference-2 example's name) renames nothing. It got no line at all: not the unused key's, and not the idle
-    entry's, which counts ops by whole name and found none."""
+    entry's, which counts ops by whole name and found none. Neither trace holds nn.Module events, so the run writes
+    OperatorCompare, the sheet the hint names (it named "OperatorCompare or ModuleCompare", a sheet no such run
+    writes)."""
     names = _names(RESNET[0]) | _names(RESNET[1])
     assert "aten::relu_" in names and "aten::relu" not in names
     assert not any(n.startswith("nn.Module") for n in names)
     assert _map_lines(capsys, tmp_path, RESNET, "{'aten::relu': 'aten::mul'}") == [
         "--op_name_map: 'aten::relu' names no operator of either side and appears in no module name, so it renames "
-        "nothing (names are case-sensitive: copy them from the OperatorCompare or ModuleCompare sheet)."]
+        "nothing (names are case-sensitive: copy them from the OperatorCompare sheet)."]
 
 
 @pytest.mark.skipif(not Path(NPU[0]).is_dir(), reason="shared samples not staged")

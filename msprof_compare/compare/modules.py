@@ -429,6 +429,12 @@ class _Frames:
         return _chains(self.names, self.parent, found.tolist(), innermost_first=True, memo=self._inner)
 
 
+def has_modules(profile: Profile) -> bool:
+    """Whether the profile holds nn.Module python functions, without which it has no module tree (``build_side``)
+    and a run writes operator sheets, not module sheets: what a hint said before pairing may rely on."""
+    return bool(_is_module(col_of(profile.python_functions, "name", object)).any())
+
+
 def build_side(profile: Profile, tree: OpTree, transparent: tuple[str, ...] = ()) -> ModuleTrees | None:
     """Forward and backward module trees of one side (§3.2-3.4); None without nn.Module events. ``transparent``
     (``--transparent_op``): ops of these names are no module's op, as step markers are not, so their children are
