@@ -32,7 +32,7 @@ def test_hccl_rank_texts_are_copied_out_of_every_args_batch(monkeypatch):
     def probe(path, raws, struct):
         got = real(path, raws, struct)
         if struct is ascend_text._CommArgs:
-            comm_args.extend(got)
+            comm_args.append(got)
         return got
 
     monkeypatch.setattr(ascend_text, "_decoded_args", probe)
@@ -41,15 +41,33 @@ def test_hccl_rank_texts_are_copied_out_of_every_args_batch(monkeypatch):
     (pid,) = [e["pid"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"
               and e["args"]["name"] == "HCCL"]
     hccl = [e for e in events if e.get("ph") == "X" and e["pid"] == pid]  # 16 tasks on planes, 1 op on its group lane
-    assert len(comm_args) == len(hccl) == len(prof.comm) == 17
-    # every rank text is a bytes copy (no Raw view keeps a batch), as written in the JSON
-    assert all(type(a.src_rank) is bytes and type(a.dst_rank) is bytes for a in comm_args)
-    assert [(a.src_rank, a.dst_rank) for a in comm_args] == \
-        [tuple(json.dumps(e["args"].get(k)).encode() for k in ("src rank", "dst rank")) for e in hccl]
+    ((types, batches),) = comm_args
+    assert len(types) == len(hccl) == len(prof.comm) == 17
+    assert len(batches) > 1
+    # no struct is kept and every rank text is a bytes copy (no Raw view keeps a batch): the plain ones of a batch
+    # joined by commas, as written in the JSON, src then dst of each task
+    assert all(type(b) is bytes for b in batches)
+    assert b",".join(batches).split(b",") == \
+        [json.dumps(e["args"].get(k)).encode() for e in hccl for k in ("src rank", "dst rank")]
     assert prof.comm["task_type"].tolist() == [e["args"].get("task type", "") for e in hccl]
     ranks = [r for e in hccl for r in (e["args"].get("src rank"), e["args"].get("dst rank"))
              if r is not None and r != NO_RANK and r <= MAX_RANK]
     assert prof.rank_span == max(ranks) + 1
+
+
+def test_hccl_rank_texts_of_another_form_are_each_copied(monkeypatch):
+    """A batch holding a rank text that is no plain integer or null keeps each of its texts, copied out of the
+    batch, for ``_rank_span``'s value-by-value reading; the plain batches beside it stay joined. Made-up args."""
+    monkeypatch.setattr(traceio, "ARGS_BATCH_BYTES", 64)  # one task's args a batch
+    args = [b'{"task type": "Memcpy", "src rank": 3, "dst rank": null}', b'{"task type": "Notify_Wait", '
+            b'"src rank": "7", "dst rank": 1e400}', b'{"task type": "Reduce_Inline"}']
+    raws = np.fromiter(map(msgspec.Raw, args), dtype=object, count=len(args))
+    types, batches = ascend_text._comm_args("t.json", raws)
+    assert types == ["Memcpy", "Notify_Wait", "Reduce_Inline"]
+    assert batches == [b"3,null", [b'"7"', b"1e400"], b"null,null"]
+    warnings: list[str] = []
+    assert ascend_text._rank_span(batches, "t.json", warnings) == 8  # "7" counts; 1e400 is no rank id
+    assert len(warnings) == 1 and "1e400" in warnings[0]
 
 
 def test_other_args_are_decoded_as_they_were():

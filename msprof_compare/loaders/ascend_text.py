@@ -780,30 +780,37 @@ def _rank_of(raw: msgspec.Raw | bytes) -> int | None:
 _PLAIN_RANKS = re.compile(rb"(?:[0-9]{1,18}|null)(?:,(?:[0-9]{1,18}|null))*")
 
 
-def _rank_span(args: list, path: str, warnings: list[str]) -> int:
-    """The highest rank id the HCCL tasks name, plus one (0: none). A value that is no rank id is passed over (the
-    figure only bounds the world size from below): HCCL's NO_RANK and null (no peer) unsaid, any other (negative,
-    over ``MAX_RANK``, not an integer) counted in one line of ``warnings``, as the DB loader counts its cells.
-    The usual texts (plain integers, null) are told by one pattern over them all and parsed in one numpy
-    call (~0.1 ms for the 600 values of a 2 MB trace, against ~0.3 ms value by value); any other text
-    takes ``_rank_of``."""
-    raws = list(chain.from_iterable(map(attrgetter("src_rank", "dst_rank"), args)))
-    if not raws:
-        return 0
-    joined = b",".join(raws)
-    if _PLAIN_RANKS.fullmatch(joined):
-        ranks = np.fromstring(joined.replace(b"null", b"-1"), dtype=np.int64, sep=",")
-        odd = (ranks > MAX_RANK) & (ranks != NO_RANK)
-    else:
-        got = [_rank_of(v) for v in raws]
-        ranks = np.array([r if r is not None and 0 <= r <= MAX_RANK else -1 for r in got], dtype=np.int64)
-        odd = np.array([bytes(v) != b"null" and r != NO_RANK and (r is None or not 0 <= r <= MAX_RANK)
-                        for v, r in zip(raws, got, strict=True)], dtype=bool)
-    if odd.any():
-        first = short_text(bytes(raws[int(np.argmax(odd))]).decode("utf-8", "replace"))  # as written, cut
-        warnings.append(f"{path}: {odd_ranks_note(int(odd.sum()), 'HCCL task src rank / dst rank', first)}")
-    ranks = ranks[(ranks >= 0) & (ranks <= MAX_RANK)]
-    return int(ranks.max()) + 1 if ranks.size else 0
+def _rank_span(batches: list[bytes | list[bytes]], path: str, warnings: list[str]) -> int:
+    """The highest rank id the HCCL tasks name, plus one (0: none), from their rank texts (``_comm_args``: per args
+    batch, the plain texts joined, else each text). A value that is no rank id is passed over (the figure only
+    bounds the world size from below): HCCL's NO_RANK and null (no peer) unsaid, any other (negative, over
+    ``MAX_RANK``, not an integer) counted in one line of ``warnings``, as the DB loader counts its cells. The usual
+    texts (plain integers, null) are parsed in one numpy call a batch (~0.1 ms for the 600 values of a 2 MB trace,
+    against ~0.3 ms value by value); any other text takes ``_rank_of``."""
+    span, n_odd, first = 0, 0, ""
+    for texts in batches:
+        if isinstance(texts, bytes):
+            if not texts:  # a batch's ranks are two texts a task: none only where the batch is empty
+                continue
+            ranks = np.fromstring(texts.replace(b"null", b"-1"), dtype=np.int64, sep=",")
+            odd = (ranks > MAX_RANK) & (ranks != NO_RANK)
+        else:
+            got = [_rank_of(v) for v in texts]
+            ranks = np.array([r if r is not None and 0 <= r <= MAX_RANK else -1 for r in got], dtype=np.int64)
+            odd = np.array([v != b"null" and r != NO_RANK and (r is None or not 0 <= r <= MAX_RANK)
+                            for v, r in zip(texts, got, strict=True)], dtype=bool)
+        if odd.any():
+            if not n_odd:  # the first, as written (a plain text holds no comma), cut
+                i = int(np.argmax(odd))
+                text = texts.split(b",")[i] if isinstance(texts, bytes) else texts[i]
+                first = short_text(text.decode("utf-8", "replace"))
+            n_odd += int(odd.sum())
+        ranks = ranks[(ranks >= 0) & (ranks <= MAX_RANK)]
+        if ranks.size:
+            span = max(span, int(ranks.max()) + 1)
+    if n_odd:
+        warnings.append(f"{path}: {odd_ranks_note(n_odd, 'HCCL task src rank / dst rank', first)}")
+    return span
 
 
 #: ``comm.lane`` by whether the event is on a group (op) lane: taken by index, so the column holds these two texts
@@ -818,7 +825,7 @@ def _comm(path: str, c: dict[str, Any], hccl_pid: int | None, threads: pd.DataFr
     warning says how many, as the figures alone read 0 without a word."""
     if hccl_pid is None:
         return empty("comm"), 0
-    sel, args = c["args"].pop("comm")
+    sel, (types, ranks) = c["args"].pop("comm")
     group_of: dict[int, str] = {}
     plane_of: dict[int, str] = {}
     op_lanes: set[int] = set()
@@ -846,8 +853,8 @@ def _comm(path: str, c: dict[str, Any], hccl_pid: int | None, threads: pd.DataFr
         "lane": _LANES[is_op.view(np.int8)],  # one text object each, not one a row
         "group": group,
         "plane": list(map(plane_of.get, tid_list, repeat(""))),
-        "task_type": _arg_texts(_field(args, "task_type")),
-    }), _rank_span(args, path, warnings)
+        "task_type": _arg_texts(types),
+    }), _rank_span(ranks, path, warnings)
 
 
 #: The Overlap Analysis spans whose durations the time breakdown sums (Computing Time, Uncovered Communication
@@ -1045,21 +1052,32 @@ def _device_task_notes(path: str, c: dict[str, Any], is_x: np.ndarray, hw_pid: i
             "tasks are its Wait time; kernels and communication rows are keyed by name)"))
 
 
-def _decoded_args(path: str, raws: np.ndarray, struct: type) -> list:
-    """``traceio.decode_args`` of a table's args. The HCCL tasks' rank fields are ``msgspec.Raw`` views into their
-    whole batch's text, so every batch of them lived to the tables' end (a 1 GB trace's 158k HCCL tasks: +29 MiB,
-    at the load's peak): each rank text is copied out of its batch as it is decoded, and no batch is kept."""
-    if struct is not _CommArgs:
-        return traceio.decode_args(path, raws, struct)
-    out: list = []
+def _decoded_args(path: str, raws: np.ndarray, struct: type) -> Any:
+    """``traceio.decode_args`` of a table's args; the HCCL tasks' (``_CommArgs``) as ``_comm_args``."""
+    if struct is _CommArgs:
+        return _comm_args(path, raws)
+    return traceio.decode_args(path, raws, struct)
+
+
+def _comm_args(path: str, raws: np.ndarray) -> tuple[list, list[bytes | list[bytes]]]:
+    """The HCCL tasks' args, decoded: (their task types, their rank texts per args batch) for ``_comm`` and
+    ``_rank_span``. The rank fields are ``msgspec.Raw`` views into their whole batch's text, so a batch whose
+    structs were kept lived to the tables' end (a 1 GB trace's 158k HCCL tasks: +29 MiB, at the load's peak): no
+    struct is kept. A batch's ranks (src, dst of each task, in order) are one text of them joined by commas where
+    each is a plain integer or null (``_PLAIN_RANKS``: one copy, parsed in one call), else each one's text, copied
+    out (the per-value path of ``_rank_span``). Copying both texts of every task and reading them again took
+    ~0.4 us a task (NPU pair 1: 0.25 ms of a compare)."""
+    types: list = []
+    ranks: list[bytes | list[bytes]] = []
 
     def take(batch: list) -> None:
-        for a in batch:
-            a.src_rank, a.dst_rank = bytes(a.src_rank), bytes(a.dst_rank)
-        out.extend(batch)
+        types.extend(map(attrgetter("task_type"), batch))
+        texts = list(chain.from_iterable(map(attrgetter("src_rank", "dst_rank"), batch)))
+        joined = b",".join(texts)
+        ranks.append(joined if _PLAIN_RANKS.fullmatch(joined) else list(map(bytes, texts)))
 
-    traceio.decode_args(path, raws, struct, take)
-    return out
+    traceio.decode_args(path, raws, _CommArgs, take)
+    return types, ranks
 
 
 def _trace_tables(path: str, handed: list[bytes], opts: Options) -> dict[str, Any]:
