@@ -64,8 +64,8 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
         _categorise(profile, bd, kw or classify.load_keywords())
     tasks = _device_tasks(profile)
     _lccl(profile, bd, tasks)
-    _sdma_stream(profile, bd, tasks)
-    if _overlap(profile, bd, tasks):
+    copies = _sdma_stream(profile, bd, tasks)
+    if _overlap(profile, bd, tasks, copies):
         _groups(profile, bd)
     bd.pg_names = pg_names(profile.metadata)
     if not trace_only:
@@ -343,39 +343,41 @@ def _lccl(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
             bd.lccl.add(int(d.sum()), d.size)
 
 
-def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
-    """SDMA task time on compute streams (reference-1 §5.4 step 5)."""
+def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> np.ndarray:
+    """SDMA task time on compute streams (reference-1 §5.4 step 5). Returns which of the device tasks ``tasks``
+    are copies (``SDMA_TASK_TYPES``), which ``_overlap`` reads too: the task types are numbered once for both
+    (each took its own pass over them, and this rule a second numbering of the streamed tasks' types)."""
     if not len(tasks):
-        return
+        return np.zeros(0, dtype=bool)
     k = profile.kernels
-    copies = classify.per_unique(col_of(k, "task_type", object)[tasks], lambda t: t in SDMA_TASK_TYPES,
-                                 lower=False)
-    copy_ns = int(col_of(k, "dur", np.int64)[tasks[copies]].sum())
-    stream = col_of(k, "stream", np.int64)[tasks]
-    rows = tasks[stream > 0]  # stream 0 and an absent "Stream Id" do not count
-    stream = stream[stream > 0]
-    tt = col_of(k, "task_type", object)[rows]
-    codes, uniq = factorize(tt)
+    codes, uniq = factorize(col_of(k, "task_type", object)[tasks])
     u = uniq.tolist()
 
-    def is_in(words: tuple[str, ...]) -> np.ndarray:
-        return np.array([x in words for x in u], dtype=bool)[codes] if len(u) else np.zeros(len(rows), bool)
+    def is_in(words: tuple[str, ...]) -> np.ndarray:  # per task; a missing type (None) is in no list
+        return np.array([x in words for x in u], dtype=bool)[codes]
 
-    wait_streams = set(stream[is_in((EVENT_WAIT_TASK,))].tolist())
-    compute_streams = set(stream[is_in(classify.COMPUTE_TASK_TYPES)].tolist())
+    copies = is_in(SDMA_TASK_TYPES)
+    copy_ns = int(col_of(k, "dur", np.int64)[tasks[copies]].sum())
+    stream = col_of(k, "stream", np.int64)[tasks]
+    on = stream > 0  # stream 0 and an absent "Stream Id" do not count
+    rows, stream = tasks[on], stream[on]
+    wait_streams = set(stream[is_in((EVENT_WAIT_TASK,))[on]].tolist())
+    compute_streams = set(stream[is_in(classify.COMPUTE_TASK_TYPES)[on]].tolist())
     streams = (wait_streams & compute_streams) if wait_streams else compute_streams
-    sd = is_in(SDMA_TASK_TYPES) & np.isin(stream, list(streams))
+    sd = copies[on] & np.isin(stream, list(streams))
     if sd.any():
         bd.sdma_stream.add(int(col_of(k, "dur", np.int64)[rows[sd]].sum()), int(sd.sum()))
     # the copies the rule passed over (all of a current export's: no "Stream Id"), which SDMA Time leaves out
     bd.unread_copies.add(copy_ns - bd.sdma_stream.ns, int(copies.sum()) - bd.sdma_stream.count)
     unread = copies & ~np.isin(tasks, rows[sd])
-    bd.unread_copy_types = tuple(sorted(set(col_of(k, "task_type", object)[tasks[unread]].tolist())))
+    bd.unread_copy_types = tuple(sorted(u[c] for c in np.unique(codes[unread]).tolist()))
+    return copies
 
 
-def _overlap(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> bool:
+def _overlap(profile: Profile, bd: Breakdown, tasks: np.ndarray, copies: np.ndarray) -> bool:
     """Computing, uncovered communication and the E2E window from the Overlap Analysis lanes; ``tasks``: the device
-    tasks (``_device_tasks``), whose copies (SDMA / PCIE_DMA tasks) are no idle time."""
+    tasks (``_device_tasks``), whose copies (SDMA / PCIE_DMA tasks; ``copies``, per task, from ``_sdma_stream``) are
+    no idle time."""
     ov = profile.overlap
     if not len(ov):
         bd.missing.append(f"{profile.path}: Failed to get overlap analysis data.")
@@ -387,8 +389,7 @@ def _overlap(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> bool:
     bd.uncovered_comm_ns = int(d[names == NOT_OVERLAPPED].sum())
     busy = (names == COMPUTING) | (names == NOT_OVERLAPPED)  # what Free Time leaves out
     k = profile.kernels
-    copy = tasks[classify.per_unique(col_of(k, "task_type", object)[tasks], lambda t: t in SDMA_TASK_TYPES,
-                                     lower=False)] if len(tasks) else tasks
+    copy = tasks[copies]
     cs = col_of(k, "ts", np.int64)[copy] if len(copy) else np.zeros(0, np.int64)
     ce = cs + col_of(k, "dur", np.int64)[copy] if len(copy) else cs
     bd.set_window(ts.min(), (ts + d).max(), timeline.union(ts[busy], ts[busy] + d[busy]),
