@@ -6,17 +6,23 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 
 
 def col_of(df: pd.DataFrame, name: str, dtype: Any = None) -> np.ndarray:
     """``df[name].to_numpy(dtype=dtype)`` without the Series: pandas builds one on every ``df[name]``
     (~17 us, most of a small table's pull), and the comparators pull a few hundred columns per compare.
     The frame's own array is returned read-only, as pandas' copy-on-write ``to_numpy`` view; a converted
-    one is a new array. Extension columns (pandas' ``str`` from ``read_csv``) and duplicate names go
-    through pandas."""
+    one is a new array. Extension columns (pandas' ``str``) are converted as ``Series.to_numpy`` converts them (their
+    ``to_numpy``); duplicate names go through pandas."""
     loc = df.columns.get_loc(name)  # KeyError for a missing column, as df[name]
     values = _COLUMN_ARRAY(df, loc) if _COLUMN_ARRAY is not None and type(loc) is int else None
-    if type(values) is not np.ndarray:  # an extension column, a duplicate name, an old pandas
+    if isinstance(values, ExtensionArray):
+        # what ``Series.to_numpy`` returns for an extension column (pandas 3's ``str`` columns of every sheet),
+        # without the Series: building it copied the frame's ``attrs`` (deeply), ~30-50 us a pull of the
+        # contributors frame, whose attrs hold the notes' figures
+        return values.to_numpy(dtype=dtype)
+    if type(values) is not np.ndarray:  # a duplicate name, an old pandas
         return df[name].to_numpy(dtype=dtype)
     if dtype is None or values.dtype == dtype:
         out = values.view()

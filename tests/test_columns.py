@@ -32,3 +32,33 @@ def test_col_of_equals_to_numpy() -> None:
     assert col_of(dup, "x").tolist() == dup["x"].to_numpy().tolist()
     with pytest.raises(KeyError):
         col_of(f, "missing")
+
+
+class _Counted:
+    """An attrs value that counts its deep copies (pandas copies a frame's attrs into every Series it builds)."""
+
+    copies = 0
+
+    def __deepcopy__(self, memo: dict) -> _Counted:
+        _Counted.copies += 1
+        return self
+
+
+@pytest.mark.parametrize("dtype", ["str", "string", "Float64", "Int64", "boolean", "category"])
+def test_extension_columns_as_to_numpy_without_the_series(dtype) -> None:
+    """An extension column (pandas 3's ``str`` columns of every sheet, the nullable numbers) comes out as
+    ``df[name].to_numpy(dtype)`` gives it, missing cells as pandas writes them, read from the column's own array:
+    no Series is built, so the frame's ``attrs`` (the contributors' hold the notes' figures) are not copied."""
+    values = {"str": ["a", None, "b"], "string": ["a", None, "b"], "Float64": [1.5, None, 2.0],
+              "Int64": [1, None, 3], "boolean": [True, None, False], "category": ["x", None, "x"]}[dtype]
+    f = pd.DataFrame({"c": pd.array(values, dtype=dtype), "n": [1, 2, 3]})
+    f.attrs["note"] = _Counted()
+    for to in (None, object):
+        want = f["c"].to_numpy(dtype=to)
+        before = _Counted.copies
+        got = col_of(f, "c", to)
+        assert _Counted.copies == before
+        assert got.dtype == want.dtype and len(got) == len(want)
+        assert [None if pd.isna(v) else v for v in got.tolist()] == [None if pd.isna(v) else v for v in want.tolist()]
+        assert [type(v) for v in got.tolist()] == [type(v) for v in want.tolist()]
+    assert _Counted.copies > 0  # the Series of ``want`` did copy them: the probe counts

@@ -28,25 +28,25 @@ def _outside_modules(contrib: pd.DataFrame, sheets: list[Sheet]) -> list[str]:
     operators inside modules (an all-reduce under AccumulateGrad is outside every one), so such a contributor is
     on no sheet of the workbook, and a reader looking for it needs to be told why."""
     stat = next((s for s in sheets if s.name == "ModuleCompareStatistic"), None)
-    if stat is None or not len(contrib) or str(contrib["Level"].iloc[0]) != "operator":
+    if stat is None or not len(contrib) or str(col_of(contrib, "Level")[0]) != "operator":
         return []
     # "Operator Name", and "Module Class", which names the optimizer's pseudo-modules (Optimizer.step#SGD.step)
     listed = set(column_at(stat.data, 4).tolist()) | set(column_at(stat.data, 1).tolist())  # reference-2 §3.7
-    return [n for n in contrib["Name"].tolist() if n not in listed]
+    return [n for n in col_of(contrib, "Name").tolist() if n not in listed]
 
 
 def _own_module_rows(contrib: pd.DataFrame, sheets: list[Sheet]) -> dict[str, tuple[float, float]]:
     """Per operator-level contributor that ModuleCompareStatistic names as an operator, the (base, comparison)
     ms its own operator rows there hold (their Device Self Time, summed over the modules it is in)."""
     stat = next((s for s in sheets if s.name == "ModuleCompareStatistic"), None)
-    if stat is None or not len(stat) or not len(contrib) or str(contrib["Level"].iloc[0]) != "operator":
+    if stat is None or not len(stat) or not len(contrib) or str(col_of(contrib, "Level")[0]) != "operator":
         return {}
     d = stat.data  # reference-2 §3.7: Operator Name col 4, the two sides' Device Self Time(ms) cols 6 and 10
     names = text_cells(column_at(d, 4))
     base, comp = sheet_numbers(column_at(d, 6)), sheet_numbers(column_at(d, 10))
     out: dict[str, tuple[float, float]] = {}
     rows_of = _rows_by_value(names)
-    for name in contrib["Name"].tolist():
+    for name in col_of(contrib, "Name").tolist():
         rows = rows_of.get(name)
         if name != "[ TOTAL ]" and rows is not None:
             out[name] = (float(np.nansum(base[rows])), float(np.nansum(comp[rows])))
@@ -116,8 +116,8 @@ def _listed_nodes(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> I
         return
     from .modules import module_trees
 
-    listed = {n: (b, c) for n, b, c in zip(contrib["Name"].tolist(), contrib["Base(ms)"].tolist(),
-                                           contrib["Comparison(ms)"].tolist(), strict=True)}
+    listed = {n: (b, c) for n, b, c in zip(col_of(contrib, "Name").tolist(), col_of(contrib, "Base(ms)").tolist(),
+                                           col_of(contrib, "Comparison(ms)").tolist(), strict=True)}
     for i, side in enumerate(("base", "comparison")):
         trees = module_trees(ctx, side)
         if trees is None or not len(trees.top_node):
@@ -248,7 +248,7 @@ def _module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: list[Sh
     Ranks the rows of the modules those contributors run (``_rows_run_by``). ``held``: those contributors
     (outside every module, ``_held_inside``; with a row of their own, ``_around_modules``) with their figures,
     kept in contributor order as ``attrs["runs_modules"]`` for the lead."""
-    runners = [n for n in contrib["Name"].tolist() if n in held]
+    runners = [n for n in col_of(contrib, "Name").tolist() if n in held]
     if not runners:
         return None
     found = _module_rows(sheets)
@@ -286,7 +286,7 @@ def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame 
     listed = []
     rows_of = _rows_by_value(op)
     none = np.zeros(0, np.int64)
-    for name in contrib["Name"].tolist():
+    for name in col_of(contrib, "Name").tolist():
         mine = diff[rows_of.get(name, none)]
         # one module row holding most of the op's change: a change spread over every layer (one vendor against
         # another) names no module, and listing its rows said no more than the op's own row
@@ -306,8 +306,8 @@ def _held_by_side(contrib: pd.DataFrame, names: list[str], held: dict[str, list[
                   ) -> dict[str, list[tuple[str, float, float]]]:
     """``_held_inside``'s figures of ``names`` with a side that lists the op with some time but whose module rows
     hold none of it added at 0 (``_held_inside`` leaves such a side out, which then read as "all of it")."""
-    listed = {n: (b, c) for n, b, c in zip(contrib["Name"].tolist(), contrib["Base(ms)"].tolist(),
-                                           contrib["Comparison(ms)"].tolist(), strict=True)}
+    listed = {n: (b, c) for n, b, c in zip(col_of(contrib, "Name").tolist(), col_of(contrib, "Base(ms)").tolist(),
+                                           col_of(contrib, "Comparison(ms)").tolist(), strict=True)}
     out: dict[str, list[tuple[str, float, float]]] = {}
     for name in names:
         got = {side: (h, t) for side, h, t in held.get(name, [])}

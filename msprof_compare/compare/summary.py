@@ -125,7 +125,7 @@ def column_a_names(wf: pd.DataFrame, contrib: pd.DataFrame, modules: pd.DataFram
     """The names the Summary sheet writes in column A: the waterfall's steps, every contributor, and the first
     ``CONSOLE_TOP`` module contributors, which are all it shows of them (SGLang's 113 module rows widened the
     column for names it does not show)."""
-    return wf["Step"].tolist() + (contrib["Name"].tolist() if len(contrib) else []) + \
+    return wf["Step"].tolist() + (col_of(contrib, "Name").tolist() if len(contrib) else []) + \
         (modules["Name"].head(CONSOLE_TOP).tolist() if modules is not None else [])
 
 
@@ -194,14 +194,14 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         # said under the table (console, JSON, Summary sheet, gate), where the reader of the steps looks: an INFO
         # line on stderr alone left the JSON and the workbook with steps in place of operators and no word why
         contrib.attrs["fallback"] = why
-    if len(contrib) and str(contrib["Level"].iloc[0]) == "kernel type":
+    if len(contrib) and str(col_of(contrib, "Level")[0]) == "kernel type":
         steps = {"base": ctx.options.base_step, "comparison": ctx.options.comparison_step}
         unstepped = [(side, steps[side]) for side in checks.whole_profile_sides(ctx)]  # text sides given a step
         if unstepped:
             contrib.attrs["all_steps"] = unstepped
             if len(unstepped) == 1:  # the other side's step, which its DB export applies
                 contrib.attrs["other_step"] = steps["comparison" if unstepped[0][0] == "base" else "base"]
-    if len(contrib) and str(contrib["Level"].iloc[0]) == "operator":
+    if len(contrib) and str(col_of(contrib, "Level")[0]) == "operator":
         rows = found[1] if found is not None else None
         two_sided, one_sided = operator_wrappers(op_rows, sheets or [])
         mark_pairs(ctx, contrib, None if rows is None else (
@@ -282,7 +282,7 @@ def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> list[str]:
     Type HCCL, a ``hcom_`` type or one of those kernels' types: no sample's op_statistic.csv lists its HCCL ops (the
     text level-1 export's totals are its Computing Time without its 4 all-reduce ops), but a row of them read as a
     kernel type like the others."""
-    level = str(contrib["Level"].iloc[0]) if len(contrib) else ""
+    level = str(col_of(contrib, "Level")[0]) if len(contrib) else ""
     if level not in ("kernel", "kernel type"):
         return []
     from .breakdown_npu import hccl_op_rows
@@ -292,12 +292,13 @@ def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> list[str]:
         kd = p.kernel_details if p.is_npu else None
         if kd is not None and len(kd) and "Type" in kd.columns:
             types.update(str(t).strip() for t in col_of(kd, "Type", object)[hccl_op_rows(kd)].tolist() if t)
+    names = col_of(contrib, "Name").tolist()
     if level == "kernel type":
         def hccl(name: str) -> bool:
             kind, _, core = name.rpartition("-")
             return core.strip().upper() == "HCCL" or kind.startswith("hcom_") or kind in types
-        return [n for n in contrib["Name"].tolist() if hccl(n)]
-    return [n for n in contrib["Name"].tolist() if n in types or n.split(" ", 1)[0] in types]
+        return [n for n in names if hccl(n)]
+    return [n for n in names if n in types or n.split(" ", 1)[0] in types]
 
 
 def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame,
@@ -307,7 +308,7 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame,
     summed over the top-layer operators of that name as OperatorCompareStatistic sums them. None where the
     contributors are no operators, or no listed one holds any. With the operator ``op_rows`` the contributors were cut
     from, ``attrs["net"]`` holds those rows ranked by their change net of that communication (``net_changes``)."""
-    if not len(contrib) or str(contrib["Level"].iloc[0]) != "operator" or not ctx.options.enable_operator_compare:
+    if not len(contrib) or str(col_of(contrib, "Level")[0]) != "operator" or not ctx.options.enable_operator_compare:
         return None
     kw = ctx.keywords  # None where the run read no keyword lists: NCCL / RCCL kernels only (no config file read)
     held = tuple(_has_collectives(p, kw) for p in (ctx.base, ctx.comparison))
@@ -316,7 +317,7 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame,
     from .optree import operator_pairs
 
     pairs = operator_pairs(ctx)  # cached: the operator comparison built it
-    names = contrib["Name"].tolist()
+    names = col_of(contrib, "Name").tolist()
     trees = (pairs.base, pairs.comparison)
     # every operator row's communication at once (one pass over each tree): the listed ones' for the frame, the
     # others' for the ranking net of it
