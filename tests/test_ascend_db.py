@@ -1042,7 +1042,7 @@ def test_db_op_statistic_sorted_by_total_descending(tmp_path: Path) -> None:
     """reference-1 §7.4: the DB op statistic stands in for op_statistic.csv: largest total first, ties first-seen."""
     f = tmp_path / "msmonitor_1_0.db"
     make_synthetic(f)  # MatMul 100 ns, Add 50 ns, Cast 100 ns, in start order
-    st = load_profile(str(f), OPTS).op_statistic
+    st = load_profile(str(f), build_options(enable_kernel_compare=True, use_kernel_type=True)[0]).op_statistic
     assert st["OP Type"].tolist() == ["MatMul", "Cast", "Add"]
     assert st["Total Time(us)"].tolist() == [0.1, 0.1, 0.05]
 

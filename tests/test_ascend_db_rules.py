@@ -534,7 +534,8 @@ def test_kernel_types_of_equal_total_keep_the_order_of_their_first_task(tmp_path
     want = sql(db, f"SELECT o.value, k.value {COMPUTE} JOIN STRING_IDS o ON o.id = c.opType "
                    "JOIN STRING_IDS k ON k.id = c.taskType GROUP BY 1, 2 ORDER BY count(*) DESC, min(t.startNs)")
     assert len(want) == 33
-    assert list(zip(*(load_profile(str(db), OPTS).op_statistic[c] for c in ("OP Type", "Core Type")),
+    kinds = build_options(enable_kernel_compare=True, use_kernel_type=True)[0]
+    assert list(zip(*(load_profile(str(db), kinds).op_statistic[c] for c in ("OP Type", "Core Type")),
                     strict=True)) == want
     sheet = api.compare(str(db), str(db), enable_kernel_compare=True, use_kernel_type=True).sheet("KernelTypeCompare")
     assert list(zip(sheet["Kernel Type"], sheet["Core Type"], strict=True)) == want

@@ -875,13 +875,15 @@ def _kernel_tables(db: _Db) -> list[str]:
             if db.has(info) and "globalTaskId" in db.columns(info)]
 
 
-def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int, breakdown: bool
-                   ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
+def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int, breakdown: bool,
+                   statistic: bool) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
     """(COMPUTE_TASK_INFO + COMMUNICATION_SCHEDULE_TASK_INFO) ⋈ TASK -> (kernels, kernel_extra, kernel_details,
     op_statistic). Newer msprof moves the tasks of AI-CPU HCCL kernels (``*AicpuKernel``) and of the MC2 KFC stream
     out of COMPUTE_TASK_INFO into COMMUNICATION_SCHEDULE_TASK_INFO (``db_assembler.cpp``); the text export keeps
     them in kernel_details.csv and under their op, and so do we (``kernel_extra["schedule"]`` marks them: the time
-    breakdown leaves them out of computing, as the Overlap Analysis lane does)."""
+    breakdown leaves them out of computing, as the Overlap Analysis lane does). The op statistic only where
+    ``statistic`` (KernelTypeCompare's, as the text loader reads op_statistic.csv): its group-by cost 3.2 ms a side
+    of pair 3's ~60 ms profiling-only compare."""
     for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO):  # a schedule table without the key was passed over unsaid
         if db.has(info):
             db.need(info, "globalTaskId")
@@ -954,7 +956,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
         "Start Time(us)": us_text(ts), "Duration(us)": dur / 1000.0, "Input Shapes": shapes,
         "ts": ts, "dur": dur,
     })
-    return kernels, extra, details, _op_statistic(op_type, core, dur)
+    return kernels, extra, details, _op_statistic(op_type, core, dur) if statistic else None
 
 
 def _op_statistic(op_type: np.ndarray, core: np.ndarray, dur: np.ndarray) -> pd.DataFrame:
@@ -2495,7 +2497,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         from .ascend_text import read_export_settings
 
         read_export_settings(layout.settings_path, profile, opts.force)
-    kernels, kextra, details, stat = _compute_tasks(db, rng, steps, applied, opts.time_breakdown)
+    kernels, kextra, details, stat = _compute_tasks(db, rng, steps, applied, opts.time_breakdown,
+                                                    opts.enable_kernel_compare and opts.use_kernel_type)
     if not db.has("COMPUTE_TASK_INFO"):
         profile.warnings.append(f"{path}: no COMPUTE_TASK_INFO table; no computing tasks")
     profile.kernels = kernels
