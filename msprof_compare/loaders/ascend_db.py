@@ -2130,7 +2130,6 @@ def _connections(db: _Db, link: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, n
                 db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1))
                 _negative_links(db, c[:, j], f"CONNECTION_IDS.{name}", _NO_LINK)
         listed = has_link & np.isin(link, c[c[:, 0] >= 0, 0])
-        links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
         # a row repeated word for word would link the same kernels twice and double their op's time; a row of no
         # connection id links nothing and is dropped (kept, its -1 could be an op's or an Enqueue / Dequeue row's
         # first id, ahead of a real one)
@@ -2141,13 +2140,21 @@ def _connections(db: _Db, link: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, n
             # kernels in the Kernel Details lists, followed the table order (a shuffled copy of the level-2
             # sample's moved 34 lists, dbfuzz63); the check is two diffs, the sort only for such a table
             c = c[np.lexsort((c[:, 1], c[:, 0]))]
-        cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]}).drop_duplicates()
-        conn = links.merge(cids, on="link", how="inner", sort=False)[["row", "connection_id"]]
-    first_cid = np.full(len(link), -1, dtype=np.int64)
-    if len(conn):
-        firsts = conn.drop_duplicates("row", keep="first")
-        first_cid[firsts["row"].to_numpy()] = firsts["connection_id"].to_numpy()
-    return conn, first_cid, listed
+            d_id, d_cid = np.diff(c[:, 0]), np.diff(c[:, 1])
+        c = c[np.r_[True, (d_id != 0) | (d_cid != 0)][:len(c)]]  # each (id, connectionId) once
+        # each linked row's pairs in row order, its ids ascending (a pandas inner merge's order): a binary search
+        # of the sorted ids, where pandas' drop_duplicates, merge and drop_duplicates made the whole function 2.8 ms
+        # a side on pair 3's 860 rows (profiling only), this 1.1 ms
+        rows = np.flatnonzero(has_link)
+        lo = np.searchsorted(c[:, 0], link[rows], side="left")
+        n = np.searchsorted(c[:, 0], link[rows], side="right") - lo
+        first_at = np.cumsum(n) - n
+        at = np.arange(int(n.sum())) - np.repeat(first_at - lo, n)
+        conn = pd.DataFrame({"row": np.repeat(rows, n), "connection_id": c[at, 1]})
+        first_cid = np.full(len(link), -1, dtype=np.int64)
+        first_cid[rows[n > 0]] = c[lo[n > 0], 1]
+        return conn, first_cid, listed
+    return conn, np.full(len(link), -1, dtype=np.int64), listed
 
 
 def _flows(profile: Profile) -> pd.DataFrame:
