@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -228,23 +228,28 @@ class ApiSheet(Sheet):
     row (``charts._runtime_pairs``), which without them compared a part of one side's launches with all of the
     other's."""
 
-    driver_launches: tuple[tuple[int, int], tuple[int, int]] = ((0, 0), (0, 0))
+    driver_launches: tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]] = field(
+        default_factory=lambda: ({}, {}))
 
 
-#: The GPU driver's kernel launch calls (``cuLaunchKernel``, ``cuLaunchKernelEx``, ``cuLaunchCooperativeKernel``)
-DRIVER_LAUNCH = "cuLaunch"
+#: The CUDA driver's kernel launch calls: a driver call of another name launches no kernel (``cuLaunchHostFunc``
+#: queues a host function), and the B200 trace launches 220 of its 221 driver-launched kernels by
+#: ``cuLaunchKernelEx``, which the joined launch row named ``cuLaunchKernel``
+DRIVER_LAUNCHES = ("cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel")
 
 
-def driver_launches(tree: OpTree) -> tuple[int, int]:
-    """(calls, ns) of a GPU side's kernel launches through the driver (``DRIVER_LAUNCH`` calls of a driver category);
-    (0, 0) for an NPU side. The whole trace's: a GPU trace takes no step (the step options are refused for it)."""
+def driver_launches(tree: OpTree) -> dict[str, tuple[int, int]]:
+    """{call name: (calls, ns)} of a GPU side's kernel launches through the driver (``DRIVER_LAUNCHES`` calls of a
+    driver category), in ``DRIVER_LAUNCHES``' order; {} for an NPU side. The whole trace's: a GPU trace takes no step
+    (the step options are refused for it)."""
     ops = tree.profile.ops
     if not tree.profile.is_gpu or not len(ops):
-        return 0, 0
+        return {}
     cats = per_unique(col_of(ops, "cat", object), lambda c: c in DRIVER_CATS)  # lower-cased; None reads as ""
-    names = per_unique(col_of(ops, "name", object), lambda n: n.startswith(DRIVER_LAUNCH), lower=False)
-    rows = np.flatnonzero(cats & names)
-    return len(rows), int(col_of(ops, "dur", np.int64)[rows].sum())
+    names = col_of(ops, "name", object)
+    rows = np.flatnonzero(cats & per_unique(names, lambda n: n in DRIVER_LAUNCHES, lower=False))
+    called, durs = names[rows], col_of(ops, "dur", np.int64)[rows]
+    return {n: (int(hit.sum()), int(durs[hit].sum())) for n in DRIVER_LAUNCHES if (hit := called == n).any()}
 
 
 def build(ctx: RunContext) -> list[Sheet]:

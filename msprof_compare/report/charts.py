@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..compare import communication_summary, memory_summary
-from ..compare.api_stats import host_wait_note
+from ..compare.api_stats import DRIVER_LAUNCHES, host_wait_note
 from ..compare.checks import rounds_up_to_threshold, shown_share
 from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_lead_lines, outside_modules_note
@@ -734,7 +734,7 @@ _HIP_TWINS = {"hipMemcpyWithStream": "cudaMemcpyAsync"}
 #: on the MI300X), so by name each vendor's extra launch call ranked as a regression of its whole time.
 _LAUNCHES = dict.fromkeys(("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel",
                            "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel",
-                           "hipExtModuleLaunchKernel", "hipLaunchCooperativeKernel", "cuLaunchKernel"),
+                           "hipExtModuleLaunchKernel", "hipLaunchCooperativeKernel", *DRIVER_LAUNCHES),
                           "cudaLaunchKernel")
 
 
@@ -749,29 +749,30 @@ _MIOPEN_OP = re.compile(r"^aten::miopen_")
 def _vendor_named(name: str) -> bool:
     """A name only one vendor's stack calls (``_VENDOR_LIB``, a runtime call, a CUDA driver launch)."""
     return bool(_CUDA_CALL.match(name) or _HIP_CALL.match(name) or _VENDOR_LIB.search(name)
-                or name == _DRIVER_ROW)
-
-
-#: The row of a side's kernel launches through the CUDA driver (``api_stats.driver_launches``), which ApiCompare
-#: does not list: joined with the runtime's launch calls across vendors
-_DRIVER_ROW = "cuLaunchKernel"
+                or name in DRIVER_LAUNCHES)
 
 
 def _with_driver_launches(name: np.ndarray, base: np.ndarray, comp: np.ndarray,
                           calls: tuple[np.ndarray, np.ndarray] | None,
-                          driver: tuple[tuple[int, int], tuple[int, int]]
+                          driver: tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """The API rows with a ``cuLaunchKernel`` row of the sides' driver launches (ms to 2 decimals, as ApiCompare's
-    cells), for ``_runtime_pairs`` to join with the runtime's launch calls across vendors: the bundled H100 trace
-    launches 22 of its 60 kernels through the driver (0.136 ms), which no row holds, so its launch calls read
-    0.19 ms against the MI300X's 0.26 ms for 60 launches, a +0.07 ms regression where the launches took 0.071 ms
-    less. Unchanged where no side launched through the driver."""
-    (nb, ns_b), (nc, ns_c) = driver
-    if not (nb or nc):
+    """The API rows with a row per driver launch call of the sides (``api_stats.driver_launches``: its name, ms to
+    2 decimals as ApiCompare's cells), for ``_runtime_pairs`` to join with the runtime's launch calls across
+    vendors: the bundled H100 trace launches 22 of its 60 kernels by ``cuLaunchKernel`` (0.136 ms), which no row
+    holds, so its launch calls read 0.19 ms against the MI300X's 0.26 ms for 60 launches, a +0.07 ms regression
+    where the launches took 0.071 ms less. Unchanged where no side launched through the driver."""
+    b, c = driver
+    called = [*b, *(n for n in c if n not in b)]
+    if not called:
         return name, base, comp, calls
+
+    def cells(side: dict[str, tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:  # calls, ms
+        got = [side.get(n, (0, 0)) for n in called]
+        return np.array([k for k, _ in got], dtype=float), np.array([round(ns / 1e6, 2) for _, ns in got])
+
+    (nb, mb), (nc, mc) = cells(b), cells(c)
     row_calls = None if calls is None else (np.append(calls[0], nb), np.append(calls[1], nc))
-    return (np.append(name, np.array([_DRIVER_ROW], dtype=object)), np.append(base, round(ns_b / 1e6, 2)),
-            np.append(comp, round(ns_c / 1e6, 2)), row_calls)
+    return np.append(name, np.array(called, dtype=object)), np.append(base, mb), np.append(comp, mc), row_calls
 
 
 def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray,
