@@ -268,3 +268,33 @@ def test_rank_overview_of_an_export_switch_says_what_the_db_side_holds(samples, 
     assert [r["export_window"] for r in gate["ranks"]] == [r["export_window"] for r in doc["ranks"]]
     same = ranks_overview(compare_ranks(str(db), str(db), enable_profiling_compare=True))
     assert not any("export_window" in r for r in same["ranks"])
+
+
+def test_rank_overview_workbook_names_no_json_the_run_does_not_write(samples, tmp_path):
+    """Text level 1 -> DB level 1, rank 0 alone, with the default --output_format xlsx: no overview JSON is
+    written, yet row 2 sent the reader to "JSON: ranks[].export_window" for what the DB side's window holds. It
+    points to the rank's Summary, which says it (the figures and words by SQL on the rank's DB)."""
+    import openpyxl
+    from test_bad_corpus import run_cli
+
+    text, db = samples / "msinsight/test/data/pytorch/text/level1", samples / "msinsight/test/data/pytorch/db/level1"
+    out = tmp_path / "xlsx"
+    code, _, _ = run_cli(["-bp", str(text), "-d", str(db), "--output_path", str(out), "--rank_list", "0",
+                          "--enable_profiling_compare"])
+    assert code == 0 and not list(out.glob("*.json"))
+    dbf = _db_file(db / "rank0_ascend_pt")
+    _, outside = _db_window(dbf)
+
+    def texts(path) -> list[str]:
+        book = openpyxl.load_workbook(path, read_only=True)
+        try:
+            return [str(c) for row in book.worksheets[0].iter_rows(values_only=True) for c in row if c]
+        finally:
+            book.close()
+
+    note = next(t for t in texts(next(out.glob("performance_comparison_result_ranks_*.xlsx"))) if "Job" in t)
+    assert ("E2E and Free Time of a DB export count its time outside its computing and communication, which a text "
+            f"export's leave out: the comparison side's rank 0 {_ms(outside)} ms (each rank's Summary says what it "
+            "holds)") in note.splitlines() and "JSON" not in note
+    summary = texts(next(out.glob("performance_comparison_result_rank0_*.xlsx")))
+    assert any(f"holds {_db_held(dbf)}, which a text export's leaves out" in t for t in summary)

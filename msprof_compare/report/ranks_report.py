@@ -210,7 +210,7 @@ def _only_in(paths: tuple[str | None, str | None]) -> str | None:
 INPUT_MAX_WIDTH = 190
 
 
-def sheet(document: dict[str, Any]) -> RanksSheet:
+def sheet(document: dict[str, Any], with_json: bool = True) -> RanksSheet:
     """The ``Ranks`` sheet of ``overview``'s document: Rank; the base's times, the comparison's (ms, to the us as
     the Summary shows them) and their changes, as OverallMetrics lays a breakdown out (E2E alone where the gate
     alone made a breakdown); with the gate each rank's verdict; its reports (the workbook a link to the file beside
@@ -219,7 +219,7 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     holds them (only then: a job with every rank compared keeps its columns). Row 2 holds the ranks selected,
     the job line and with the gate its verdict (``_note``). Records of a schedule's cycles: Rank and Cycle first,
     Cycle alone for a single device (rank null); the captions and the columns repeated on each printed page follow
-    them."""
+    them. ``with_json``: whether the run writes the overview's JSON, which row 2 may point to."""
     compared = document["ranks"]
     records = compared + (document["not_compared"] or [])
     metrics = [m for m in LABELS if any(m in r for r in compared)]
@@ -271,7 +271,7 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     n, k = len(metrics), len(named)  # the base's times start after the columns naming the unit
     spans = ((k, k + n - 1), (k + n, k + 2 * n - 1)) if n else ((first, first), (first + 1, first + 1))
     frame = pd.DataFrame(dict(enumerate(data)))
-    return RanksSheet(job_name(document), columns, frame, *spans, note=_note(document), links=links)
+    return RanksSheet(job_name(document), columns, frame, *spans, note=_note(document, with_json), links=links)
 
 
 def _ratio_cell(record: dict[str, Any], pct: float | None) -> float | None:
@@ -288,7 +288,7 @@ def _ratio_cell(record: dict[str, Any], pct: float | None) -> float | None:
     return shown_ratio(e2e["base_ns"], e2e["comparison_ns"], pct, record["regressed"])
 
 
-def _note(document: dict[str, Any]) -> str:
+def _note(document: dict[str, Any], with_json: bool = True) -> str:
     """Row 2: the ranks selected (``rank_list``, not all: a reader of the workbook alone knows the job was
     narrowed; a few of many, as every listed rank has its row) and those of them not compared (``_unmatched``),
     then the job's line (a line per cycle of ranks), the straggler line and the job's gate verdict
@@ -298,15 +298,17 @@ def _note(document: dict[str, Any]) -> str:
     said = [f"Ranks selected: {short_list(selected, _LISTED, escape=False)}{_unmatched(document, selected)}"
             if selected is not None else _one_sided(document),
             *_CYCLE_LINE.split(document["job_line"] or ""), *_CYCLE_LINE.split(document.get("straggler_line") or ""),
-            _window_text(document["ranks"]), _gate_text(document.get("gate"))]
+            _window_text(document["ranks"], with_json), _gate_text(document.get("gate"))]
     return "\n".join(part for part in said if part)
 
 
-def _window_text(records: list[dict[str, Any]]) -> str:
+def _window_text(records: list[dict[str, Any]], with_json: bool = True) -> str:
     """Where text exports meet DB exports, what the DB side's E2E and Free Time count that a text export's leave
     out, per unit (``_LISTED`` at most, then the count; the JSON's ``export_window`` gives what each holds): the
     rank line said it, the workbook nothing, and its Free column read +5.200 ms for rank 0 of text level 1 -> DB
-    level 1, 5.686 ms of it that window. "" where no record has one."""
+    level 1, 5.686 ms of it that window. "" where no record has one. Without the overview's JSON (``with_json``
+    False: ``--output_format xlsx``, the default) the line sends the reader to each rank's Summary, which says it
+    too: it named a JSON field of a file the run did not write."""
     said = []
     for side in ("base", "comparison"):
         held = [(r, r["export_window"]) for r in records if (r.get("export_window") or {}).get("side") == side]
@@ -316,8 +318,9 @@ def _window_text(records: list[dict[str, Any]]) -> str:
             said.append(f"the {side} side's {listed}{more}")
     if not said:
         return ""
+    where = "JSON: ranks[].export_window" if with_json else "each rank's Summary says what it holds"
     return (f"E2E and Free Time of a DB export count its time outside its computing and communication, which a text "
-            f"export's leave out: {'; '.join(said)} (JSON: ranks[].export_window)")
+            f"export's leave out: {'; '.join(said)} ({where})")
 
 
 #: Where the document's job and straggler lines of a schedule's cycles join a cycle's line to the one before
@@ -405,7 +408,7 @@ def parts(document: dict[str, Any], formats: tuple[str, ...]) -> list[Part]:
     if "xlsx" in formats:
         captions = (f"Base Profiling: {document['base_path'] or ''}",
                     f"Comparison Profiling: {document['comparison_path'] or ''}")
-        table = sheet(document)
+        table = sheet(document, with_json="json" in formats)
         out.append((".xlsx", lambda tmp: render([table], tmp, captions), "job overview workbook"))
     if "json" in formats:
         out.append(text_part(document_text(document), "job overview JSON"))
