@@ -222,3 +222,54 @@ def test_a_time_that_is_no_number_names_its_event(tmp_path: Path) -> None:
     assert info.value.path == str(view) and info.value.message == (
         f"invalid trace event: event {at} of the event list (counting from 0; ph 's', name "
         f"{events[at]['name']!r}) has dur 'N/A': not a number")
+
+
+def test_an_event_without_a_ts_is_named_as_having_none(tmp_path: Path) -> None:
+    """An event whose ``ts`` is absent (or null: the decode reads both as None) was named as one that "has ts null",
+    a text a search of the file does not find where the field is absent. It is named as an event with no ts, at its
+    index in the file (found here by the json module): an op and a kernel of a Kineto trace, one whose epoch-scale
+    times the loader parses from their text (``RawTsEvent``), and a complete event of an NPU export's event list."""
+    import json
+    import shutil
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    opts = build_options(enable_operator_compare=True, enable_profiling_compare=True)[0]
+    doc = json.loads((_KINETO / "h100_timesformer_excerpt.pt.trace.json").read_text(encoding="utf-8"))
+    kernel = [i for i, e in enumerate(doc["traceEvents"]) if e.get("cat") == "kernel"][3]
+    op = [i for i, e in enumerate(doc["traceEvents"]) if e.get("cat") == "cpu_op" and len(e["name"]) < 30][4]
+    trace = tmp_path / "t.pt.trace.json"
+    for at, null, epoch in ((op, False, False), (op, True, False), (kernel, False, False), (op, False, True)):
+        events = json.loads(json.dumps(doc["traceEvents"]))
+        if epoch:  # beyond 2**42 us: the decode keeps the times as their text
+            for e in events:
+                if isinstance(e.get("ts"), (int, float)):
+                    e["ts"] += 5_000_000_000_000
+        if null:
+            events[at]["ts"] = None
+        else:
+            del events[at]["ts"]
+        trace.write_text(json.dumps({**doc, "traceEvents": events}), encoding="utf-8")
+        decoded = traceio.decode_events(str(trace), trace.read_bytes(), raw_ts=True)[0]
+        assert (type(decoded[0]) is traceio.RawTsEvent) == epoch
+        with pytest.raises(ProfileError) as info:
+            load_profile(str(trace), opts)
+        name = repr(events[at]["name"])
+        shown = name if len(name) <= 40 else f"{name[:37]}..."  # a long kernel name is cut, as every quote is
+        assert info.value.message == (f"invalid trace event: event {at} of traceEvents (counting from 0; ph 'X', name "
+                                      f"{shown}) has no ts (absent or null)"), (at, null, epoch)
+    export = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt"
+    events = json.loads((export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    at = [i for i, e in enumerate(events) if e.get("ph") == "X" and len(e["name"]) < 30][7]
+    del events[at]["ts"]
+    copy = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(export, copy)
+    view = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    view.chmod(0o644)
+    view.write_text(json.dumps(events), encoding="utf-8")
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(copy), opts)
+    assert info.value.path == str(view) and info.value.message == (
+        f"invalid trace event: event {at} of the event list (counting from 0; ph 'X', name {events[at]['name']!r}) "
+        "has no ts (absent or null)")

@@ -46,12 +46,13 @@ class NumberError(ValueError):
 
 class TimeValueError(ProfileError):
     """A trace's time value that reads as no time (``"dur": ""``, ``"N/A"``, beyond int64 ns): the column's error,
-    and where in the column (``row``) the value is, with ``field``, the value as shown and why (None: no number
-    at all), so that a loader that knows which events the column came from names the event, as a refused decode
-    does (``traceio.event_time_error``); a caller that does not gets the column's line."""
+    and where in the column (``row``) the value is, with ``field``, the value as shown (None: none, the field absent
+    or null) and why (None: no number at all), so that a loader that knows which events the column came from names
+    the event, as a refused decode does (``traceio.event_time_error``); a caller that does not gets the column's
+    line."""
 
     def __init__(self, path: str | None, message: str, hint: str | None = None, *, row: int = -1, field: str = "",
-                 shown: str = "", why: str | None = None) -> None:
+                 shown: str | None = "", why: str | None = None) -> None:
         super().__init__(path, message, hint)
         self.row, self.field, self.shown, self.why = row, field, shown, why
 
@@ -139,7 +140,7 @@ def decimal_us_to_ns(values: np.ndarray | list[Any], path: str = "", field: str 
     for i in np.flatnonzero(~ok).tolist():
         if vals[i] is None:  # ``ts`` absent or null (the other fields cannot decode as None)
             raise TimeValueError(path, f"trace event(s) without a '{field}' value (absent or null)", row=i,
-                                 field=field, shown="null", why="no value (absent or null)")
+                                 field=field, shown=None)
         if str(vals[i]).strip() in ("", "null"):  # no time at all, not 0
             raise TimeValueError(path, f"invalid '{field}' value {vals[i]!r} in trace events", row=i, field=field,
                                  shown=short_repr(vals[i]))

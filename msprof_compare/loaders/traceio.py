@@ -1285,6 +1285,8 @@ def event_time_error(exc: TimeValueError, path: str, events: list, index: int, t
     named = [f"{k} {short_repr(v)}" for k in ("ph", "name") if isinstance(v := getattr(event, k, None), str)]
     where = f"event {index} of {'traceEvents' if top else 'the event list'} (counting from 0"
     where += "; " + ", ".join(named) if named else ""
+    if exc.shown is None:  # absent or null alike (the decode reads both as None): "has ts null" named no text
+        return ProfileError(path, f"{INVALID_EVENT}: {where}) has no {exc.field} (absent or null)")
     tail = f": {exc.why}" if exc.why else ", where a number is due"
     return ProfileError(path, f"{INVALID_EVENT}: {where}) has {exc.field} {exc.shown}{tail}")
 
