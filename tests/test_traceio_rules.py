@@ -273,3 +273,35 @@ def test_an_event_without_a_ts_is_named_as_having_none(tmp_path: Path) -> None:
     assert info.value.path == str(view) and info.value.message == (
         f"invalid trace event: event {at} of the event list (counting from 0; ph 'X', name {events[at]['name']!r}) "
         "has no ts (absent or null)")
+
+
+@pytest.mark.parametrize("bad", [True, [1], {"x": 1}])
+def test_an_id_of_another_type_is_refused_alike_after_a_float_id_or_a_damaged_lane(tmp_path: Path, bad) -> None:
+    """The second decode of a trace with a float id (``12.0``) or a damaged lane (``"pid": true``) takes a float id,
+    so a later id of another type (``true``, a list) was refused as due "a number, a number's text or null", where
+    the same trace without the float id (or the lane) says "an integer, a string or null": the words depended on
+    an unrelated event before it. The refusal is the typed decode's, whichever decode found it."""
+    import json
+
+    doc = json.loads((_KINETO / "h100_timesformer_excerpt.pt.trace.json").read_text(encoding="utf-8"))
+    events = doc["traceEvents"]
+    flows = [i for i, e in enumerate(events) if "id" in e]
+    events[flows[3]]["id"] = bad
+    trace = tmp_path / "t.pt.trace.json"
+
+    def refusal() -> str:
+        trace.write_text(json.dumps(doc), encoding="utf-8")
+        with pytest.raises(ProfileError) as info:
+            traceio.decode_events(str(trace), trace.read_bytes())
+        return info.value.message
+
+    plain = refusal()  # the typed decode's first refusal: this id
+    assert plain.startswith(f"invalid trace event: event {flows[3]} of traceEvents (counting from 0; ph ")
+    assert plain.endswith(", where an integer, a string or null is due"), plain
+    events[flows[0]]["id"] = float(events[flows[0]]["id"])  # read as that integer by the second decode
+    assert refusal() == plain
+    events[flows[0]]["id"] = int(events[flows[0]]["id"])
+    lane = next(i for i, e in enumerate(events) if e.get("ph") == "X")
+    assert lane < flows[3]
+    events[lane]["pid"] = True  # a damaged lane: counted by the loaders, not refused
+    assert refusal() == plain

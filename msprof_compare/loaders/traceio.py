@@ -173,6 +173,12 @@ _LAX_KINETO = msgspec.json.Decoder(_LaxKinetoFile)
 _LANE_ERROR = re.compile(r"- at `\$(?:\.traceEvents)?\[\d+\]\.(?:pid|tid)`$")
 #: Where it refused an event's ``id`` written as a float (``12.0``), which ``LaxLaneEvent`` takes.
 _FLOAT_ID_ERROR = re.compile(r"got `float` - at `\$(?:\.traceEvents)?\[\d+\]\.id`$")
+#: The types the typed decode takes for an ``id`` as its refusal words them, and a refusal of ``LaxLaneEvent``, whose
+#: id takes a float too, that is to be worded so: an id of another type (``true``) was said to be due "a number, a
+#: number's text or null" where a float id or a damaged lane came before it, "an integer, a string or null" elsewhere.
+_ID_DUE = "Expected `int | str | null`"
+_LAX_ID_REFUSAL = re.compile(r"^Expected `int \| float \| str \| null`"
+                             r"(?=, got `\w+` - at `\$(?:\.traceEvents)?\[\d+\]\.id`$)")
 #: The largest float ``float_ids`` reads as an integer id: beyond 2**53 a float is no longer the integer written.
 _EXACT_FLOAT_INT = 2**53
 
@@ -778,7 +784,7 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
             if got is not None:
                 return got
     except msgspec.ValidationError as exc:
-        raise invalid_event(path, data, kind, str(exc)) from None
+        raise invalid_event(path, data, kind, _LAX_ID_REFUSAL.sub(_ID_DUE, str(exc))) from None
     except DECODE_ERRORS as exc:
         refuse_utf16(path, data, "profiler traces are UTF-8")  # UTF-16LE without a BOM starts with '{' or '['
         raise _json_error(path, exc) from None
@@ -811,7 +817,7 @@ def float_ids(path: str, data: bytes | memoryview, kind: str, events: list) -> N
         if type(value) is float:
             if not (value.is_integer() and abs(value) <= _EXACT_FLOAT_INT):
                 at = f"$.traceEvents[{i}].id" if kind == "{" else f"$[{i}].id"
-                raise invalid_event(path, data, kind, f"Expected `int | str | null`, got `float` - at `{at}`")
+                raise invalid_event(path, data, kind, f"{_ID_DUE}, got `float` - at `{at}`")
             event.id = int(value)
 
 
