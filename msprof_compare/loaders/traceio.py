@@ -650,18 +650,26 @@ def invalid_event(path: str, data: bytes | memoryview, kind: str, message: str) 
     got, due = words
     if at["index"] is None:
         return ProfileError(path, f"invalid trace: traceEvents is {got}, where a list of events is due")
-    where = f"event {at['index']} of {'traceEvents' if at['top'] else 'the event list'} (counting from 0"
-    field = at["field"]
+    index, top, field = int(at["index"]), bool(at["top"]), at["field"]
     if field is None:
-        return ProfileError(path, f"{INVALID_EVENT}: {where}) is {got}, where an event (an object) is due")
-    event = _event_at(data, kind, int(at["index"]))
-    named = [f"{k} {shown}" for k in ("ph", "name") if k != field and (shown := _text_field(event, k))]
-    where += "; " + ", ".join(named) if named else ""
+        return ProfileError(path, f"{INVALID_EVENT}: {_event_named(index, top)} is {got}, where an event (an object) "
+                                  "is due")
+    event = _event_at(data, kind, index)
+    where = _event_named(index, top, [f"{k} {shown}" for k in ("ph", "name")
+                                      if k != field and (shown := _text_field(event, k))])
     # the value as the file writes it (a number beyond float64 decodes to none): what a search of the file finds
     value = short_text(bytes(event[field]).decode("utf-8", "replace")) if field in event else ""
     shown = (value or got) if got in ("null", "a boolean") else f"{value}, {got}" if value else got
-    return ProfileError(path, f"{INVALID_EVENT}: {where}) has {field} {shown}" + (f", where {due} is due" if due
-                                                                                  else ""))
+    return ProfileError(path, f"{INVALID_EVENT}: {where} has {field} {shown}" + (f", where {due} is due" if due
+                                                                                 else ""))
+
+
+def _event_named(index: int, top: bool, named: list[str] | None = None) -> str:
+    """An event as a refusal names it: its index from 0 in the file's traceEvents (``top``) or event list, and
+    ``named``, its ph and name as shown (``ph 'X'``) where they are strings. One wording for a value the typed
+    decode refused (``invalid_event``) and a time that reads as no time (``event_time_error``)."""
+    where = f"event {index} of {'traceEvents' if top else 'the event list'} (counting from 0"
+    return f"{where}; {', '.join(named)})" if named else f"{where})"
 
 
 #: The first event time of a trace (``_beyond_float_ns``).
@@ -1288,13 +1296,12 @@ def event_time_error(exc: TimeValueError, path: str, events: list, index: int, t
     "invalid 'dur' value '' in trace events" left the user to search the file for it. The loaders know which events
     a column came from; an error path only, so the happy path pays no lookup."""
     event = events[index]
-    named = [f"{k} {short_repr(v)}" for k in ("ph", "name") if isinstance(v := getattr(event, k, None), str)]
-    where = f"event {index} of {'traceEvents' if top else 'the event list'} (counting from 0"
-    where += "; " + ", ".join(named) if named else ""
+    where = _event_named(index, top, [f"{k} {short_repr(v)}" for k in ("ph", "name")
+                                      if isinstance(v := getattr(event, k, None), str)])
     if exc.shown is None:  # absent or null alike (the decode reads both as None): "has ts null" named no text
-        return ProfileError(path, f"{INVALID_EVENT}: {where}) has no {exc.field} (absent or null)")
+        return ProfileError(path, f"{INVALID_EVENT}: {where} has no {exc.field} (absent or null)")
     tail = f": {exc.why}" if exc.why else ", where a number is due"
-    return ProfileError(path, f"{INVALID_EVENT}: {where}) has {exc.field} {exc.shown}{tail}")
+    return ProfileError(path, f"{INVALID_EVENT}: {where} has {exc.field} {exc.shown}{tail}")
 
 
 def _float_us_to_ns(us: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
