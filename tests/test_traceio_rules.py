@@ -305,3 +305,32 @@ def test_an_id_of_another_type_is_refused_alike_after_a_float_id_or_a_damaged_la
     assert lane < flows[3]
     events[lane]["pid"] = True  # a damaged lane: counted by the loaders, not refused
     assert refusal() == plain
+
+
+def test_a_float_id_at_2_53_is_refused_as_no_longer_the_integer_written(tmp_path: Path) -> None:
+    """A float id reads as its integer only while the float is that integer: 2**53 + 1 written as a float
+    (``9007199254740993.0``) decodes to 2**53, so reading it as 9007199254740992 paired the flow with another id
+    than the one written. It is refused as one beyond 2**53 is; 2**53 - 1 (exact) still reads as that integer."""
+    import json
+    import re
+
+    doc = json.loads((_KINETO / "h100_timesformer_excerpt.pt.trace.json").read_text(encoding="utf-8"))
+    flows = [i for i, e in enumerate(doc["traceEvents"]) if "id" in e]
+    doc["traceEvents"][flows[0]]["id"] = -777  # a mark no other id of the excerpt is
+    text = json.dumps(doc)
+    assert text.count('"id": -777') == 1
+    trace = tmp_path / "t.pt.trace.json"
+    assert float(2**53 + 1) == 2**53 and float(2**53 - 1) == 2**53 - 1  # what a float holds of each
+    # 2**53 written exactly is refused too: its float is also 2**53 + 1's
+    for written, read in (("9007199254740991.0", 2**53 - 1), ("9007199254740993.0", None),
+                          ("9007199254740992.0", None)):
+        trace.write_text(re.sub(r'"id": -777\b', f'"id": {written}', text), encoding="utf-8")
+        if read is None:
+            with pytest.raises(ProfileError) as info:
+                traceio.decode_events(str(trace), trace.read_bytes())
+            assert info.value.message.endswith(f"has id {written}, a number, where an integer, a string or null is "
+                                               "due"), info.value.message
+            assert info.value.message.startswith(f"invalid trace event: event {flows[0]} of traceEvents")
+        else:
+            events = traceio.decode_events(str(trace), trace.read_bytes())[0]
+            assert type(events[flows[0]].id) is int and events[flows[0]].id == read

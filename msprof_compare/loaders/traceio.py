@@ -179,7 +179,8 @@ _FLOAT_ID_ERROR = re.compile(r"got `float` - at `\$(?:\.traceEvents)?\[\d+\]\.id
 _ID_DUE = "Expected `int | str | null`"
 _LAX_ID_REFUSAL = re.compile(r"^Expected `int \| float \| str \| null`"
                              r"(?=, got `\w+` - at `\$(?:\.traceEvents)?\[\d+\]\.id`$)")
-#: The largest float ``float_ids`` reads as an integer id: beyond 2**53 a float is no longer the integer written.
+#: The bound of the floats ``float_ids`` reads as integer ids: from 2**53 on a float may no longer be the integer
+#: written (``9007199254740993.0`` decodes to 2**53), so none of them is read as one.
 _EXACT_FLOAT_INT = 2**53
 
 
@@ -818,12 +819,12 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
 
 def float_ids(path: str, data: bytes | memoryview, kind: str, events: list) -> None:
     """Read each float ``id`` of ``LaxLaneEvent``s as the integer it is (``12.0``: 12, which pairs with a flow's
-    ``12``), in place; refuse one that is no integer (``12.5``) or beyond 2**53 (no longer the integer written) as
+    ``12``), in place; refuse one that is no integer (``12.5``) or 2**53 or beyond (maybe not the integer written) as
     the typed decode refused it, naming the event. A refused trace's second decode only: a per-event look."""
     for i, event in enumerate(events):
         value = event.id
         if type(value) is float:
-            if not (value.is_integer() and abs(value) <= _EXACT_FLOAT_INT):
+            if not (value.is_integer() and abs(value) < _EXACT_FLOAT_INT):
                 at = f"$.traceEvents[{i}].id" if kind == "{" else f"$[{i}].id"
                 raise invalid_event(path, data, kind, f"{_ID_DUE}, got `float` - at `{at}`")
             event.id = int(value)
