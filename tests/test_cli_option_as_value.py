@@ -35,6 +35,9 @@ def _run(capsys: pytest.CaptureFixture, main: Callable[[list[str]], None], args:
     (["--op_name_map", "--use_input_shape"], "--op_name_map", "--use_input_shape"),
     (["--base_step", "--comparison_step", "1"], "--base_step", "--comparison_step"),
     (["--max_kernel_num", "--max_kernel_num=5"], "--max_kernel_num", "--max_kernel_num=5"),
+    # a short option with its value after "=", the form the message gives: click reads it as that option
+    (["-o", "-d=x"], "-o", "-d=x"),
+    (["--rank_list", "-bp=0"], "--rank_list", "-bp=0"),
 ])
 def test_option_after_an_option_that_takes_a_value_is_refused(capsys: pytest.CaptureFixture, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch, args: list[str],
@@ -55,6 +58,17 @@ def test_path_option_before_another_is_named(capsys: pytest.CaptureFixture, tmp_
     code, _, err = _run(capsys, cli.compare_main, ["-bp", BASE, "-d", "-o", "out"])
     assert (code, err) == (2, "error: Option '-d' requires an argument: '-o', after it, is an option (a value that "
                               "reads as one: '-d=-o') (see 'msprof-compare --help')\n")
+    assert os.listdir(tmp_path) == []
+
+
+def test_path_option_before_a_short_option_with_equals_is_named(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-bp`` without its path before ``-d=C`` (the ``-x=value`` form the messages give): click took ``-d=C`` as
+    the base path and then said that -d was missing, an option the user had given."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, cli.compare_main, ["-bp", f"-d={COMPARISON}", "-o", "out"])
+    assert (code, err) == (2, f"error: Option '-bp' requires an argument: '-d={COMPARISON}', after it, is an option "
+                              f"(a value that reads as one: '-bp=-d={COMPARISON}') (see 'msprof-compare --help')\n")
     assert os.listdir(tmp_path) == []
 
 
