@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api.extensions import ExtensionArray
+from pandas.api.extensions import ExtensionArray, ExtensionDtype
 
 
 def col_of(df: pd.DataFrame, name: str, dtype: Any = None) -> np.ndarray:
@@ -17,12 +17,14 @@ def col_of(df: pd.DataFrame, name: str, dtype: Any = None) -> np.ndarray:
     ``to_numpy``); duplicate names go through pandas."""
     loc = df.columns.get_loc(name)  # KeyError for a missing column, as df[name]
     values = _COLUMN_ARRAY(df, loc) if _COLUMN_ARRAY is not None and type(loc) is int else None
-    if isinstance(values, ExtensionArray):
+    if isinstance(values, ExtensionArray) and isinstance(values.dtype, ExtensionDtype):
         # what ``Series.to_numpy`` returns for an extension column (pandas 3's ``str`` columns of every sheet),
         # without the Series: building it copied the frame's ``attrs`` (deeply), ~30-50 us a pull of the
-        # contributors frame, whose attrs hold the notes' figures
+        # contributors frame, whose attrs hold the notes' figures. Not for an array of a numpy dtype (naive
+        # datetime64 / timedelta64), whose ``to_numpy`` is a writable view of the frame's data: pandas makes it
+        # read-only, as ``col_of`` hands out the frame's own arrays
         return values.to_numpy(dtype=dtype)
-    if type(values) is not np.ndarray:  # a duplicate name, an old pandas
+    if type(values) is not np.ndarray:  # a duplicate name, an old pandas, a datetime64 column
         return df[name].to_numpy(dtype=dtype)
     if dtype is None or values.dtype == dtype:
         out = values.view()

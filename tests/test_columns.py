@@ -62,3 +62,15 @@ def test_extension_columns_as_to_numpy_without_the_series(dtype) -> None:
         assert [None if pd.isna(v) else v for v in got.tolist()] == [None if pd.isna(v) else v for v in want.tolist()]
         assert [type(v) for v in got.tolist()] == [type(v) for v in want.tolist()]
     assert _Counted.copies > 0  # the Series of ``want`` did copy them: the probe counts
+
+
+@pytest.mark.parametrize("values", [pd.to_datetime([1, 2, 3]), pd.to_timedelta([1, 2, 3])])
+def test_datetime_columns_stay_read_only(values) -> None:
+    """A naive datetime64 / timedelta64 column is held as a pandas array of a numpy dtype: its own ``to_numpy`` is a
+    writable view of the frame's data, where ``df[name].to_numpy()`` makes that view read-only (pandas 3's
+    copy-on-write). ``col_of`` gives what pandas gives, so a write into the pulled column cannot change the frame."""
+    f = pd.DataFrame({"t": values, "n": [1, 2, 3]})
+    want, got = f["t"].to_numpy(), col_of(f, "t")
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+    assert np.shares_memory(got, want) and got.flags.writeable == want.flags.writeable
+    assert col_of(f, "t", object).tolist() == f["t"].to_numpy(dtype=object).tolist()
