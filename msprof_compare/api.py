@@ -1035,21 +1035,23 @@ def _matching_options_without_ops(opts: Options, base: Profile, comparison: Prof
 
 def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> list[str]:
     """The ``--op_name_map`` keys that rename nothing in a run that compares operators: the key is no op's whole
-    name on either side (ops are renamed by whole name), no part of a python_function or optimizer op name
-    (module paths, made of nn.Module python_functions and optimizer ops, are renamed by substring), and holds no
-    "/" (which could span two levels of a module path). A misspelt key otherwise passes without a word, and the
+    name on either side (ops are renamed by whole name), no part of an nn.Module python_function or optimizer op
+    name (module paths, made of those, are renamed by substring; a call-stack frame's name is in none), and holds
+    no "/" (which could span two levels of a module path). A misspelt key otherwise passes without a word, and the
     user reads the unchanged match rate as the map not helping; a key that is only part of an op's name
-    (``aten::relu`` for ``aten::relu_``) renames no op either. No key under --disable_details: the map is said to
-    be ignored there (no op or module is matched), and advice to copy names from the detail sheets that run hides
-    only misled."""
+    (``aten::relu`` for ``aten::relu_``, or ``linear`` of the frame ``<built-in function linear>``) renames no op
+    either. No key under --disable_details: the map is said to be ignored there (no op or module is matched), and
+    advice to copy names from the detail sheets that run hides only misled."""
     if not opts.op_name_map or opts.disable_details or not (opts.enable_operator_compare or
                                                             opts.enable_memory_compare):
         return []
+    from .compare.modules import module_event_names
+
     ops: set[str] = set()
     parts: set[str] = set()  # names a module path is made of, renamed by substring
     for p in profiles:
         ops.update(str(n) for n in pd.unique(p.ops["name"]).tolist())
-        parts.update(str(n) for n in pd.unique(p.python_functions["name"]).tolist())
+        parts.update(module_event_names(p))
     parts.update(n for n in ops if n.lower().startswith("optimizer"))  # the module trees' optimizer test
     return [k for k in opts.op_name_map if k and "/" not in k and k not in ops and not any(k in n for n in parts)]
 

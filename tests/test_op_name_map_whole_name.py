@@ -22,15 +22,16 @@ RESNET = [str(SAMPLES / "kineto/tb_plugin/samples/resnet50_num_workers_0" / f"wo
 NPU = [str(SAMPLES / f"msinsight/test/data/pytorch/text/{level}/rank0_ascend_pt") for level in ("level1", "level2")]
 
 
-def _names(path: str) -> set[str]:
-    """Names of the complete events of a Kineto trace or an NPU export's trace_view.json."""
+def _names(path: str, cat: str | None = None) -> set[str]:
+    """Names of the complete events of a Kineto trace or an NPU export's trace_view.json (of category ``cat``)."""
     p = Path(path)
     if p.is_dir():
         p = p / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     with gzip.open(p, "rt", encoding="utf-8") if p.suffix == ".gz" else p.open(encoding="utf-8") as f:
         doc = json.load(f)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
-    return {e["name"] for e in events if e.get("ph") == "X" and isinstance(e.get("name"), str)}
+    return {e["name"] for e in events if e.get("ph") == "X" and isinstance(e.get("name"), str)
+            and cat in (None, e.get("cat"))}
 
 
 def _map_lines(capsys: pytest.CaptureFixture, tmp_path: Path, pair: list[str], mapping: str) -> list[str]:
@@ -55,6 +56,19 @@ def test_key_that_is_part_of_an_op_name_is_named(capsys: pytest.CaptureFixture, 
                         "and appear in no module name, so they rename nothing (names are case-sensitive: copy "
                         "them from the OperatorCompare or ModuleCompare sheet).")
     assert not [line for line in lines[1:] if "'aten::linea'" in line or "'aten::_flash_attention'" in line]
+
+
+def test_key_that_is_part_of_a_call_stack_frame_only_is_named(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """The bundled BERT pair: 'linear' is part of the python function '<built-in function linear>', a call-stack
+    frame, and of no op's or nn.Module's name: module paths are made of nn.Module names (and optimizer ops) alone,
+    so it renames nothing. It passed without a word while every python function's name counted as a module's."""
+    names = _names(BERT[0]) | _names(BERT[1])
+    frames = _names(BERT[0], "python_function") | _names(BERT[1], "python_function")
+    assert "<built-in function linear>" in frames and "linear" not in names
+    assert not any("linear" in n for n in names if n.startswith("nn.Module") or n.lower().startswith("optimizer"))
+    assert _map_lines(capsys, tmp_path, BERT, "{'linear': 'aten::mm'}") == [
+        "--op_name_map: 'linear' names no operator of either side and appears in no module name, so it renames "
+        "nothing (names are case-sensitive: copy them from the OperatorCompare or ModuleCompare sheet)."]
 
 
 @pytest.mark.skipif(not Path(RESNET[0]).is_file(), reason="shared samples not staged")

@@ -435,6 +435,14 @@ def has_modules(profile: Profile) -> bool:
     return bool(_is_module(col_of(profile.python_functions, "name", object)).any())
 
 
+def module_event_names(profile: Profile) -> list[str]:
+    """The distinct names of the profile's nn.Module python functions, of which (with the optimizer ops) module
+    paths are made: ``--op_name_map`` renames a path by substring, so a key inside one of them renames something,
+    where one inside a call-stack frame's name (``<built-in function linear>``) renames nothing."""
+    names = pd.unique(col_of(profile.python_functions, "name", object))
+    return [str(n) for n in names[_is_module(names)].tolist()]
+
+
 def build_side(profile: Profile, tree: OpTree, transparent: tuple[str, ...] = ()) -> ModuleTrees | None:
     """Forward and backward module trees of one side (§3.2-3.4); None without nn.Module events. ``transparent``
     (``--transparent_op``): ops of these names are no module's op, as step markers are not, so their children are
