@@ -416,8 +416,9 @@ def _option_as_value(command: Any, args: list[str]) -> str | None:
     (``-o --enable_api_compare``, ``-d -o out``), else None. click takes any next word as the value: the run wrote
     into a folder named ``--enable_api_compare`` with every comparison on (the flag eaten), or said that the word
     after was an extra argument. The script's argparse refuses these ("expected one argument"); only the command's
-    own option names (and ``--name=value`` or ``-x=value`` of them: ``-bp -d=C`` said -d was missing) count, so
-    ``-o -`` and a step ``-1`` reach their own checks."""
+    own option names (and ``--name=value`` or ``-x=value`` of them: ``-bp -d=C`` said -d was missing) count, and
+    ``--``, the end of the options (``-o --`` wrote into a folder named ``--``), so ``-o -`` and a step ``-1``
+    reach their own checks."""
     command, args = _compare_args(command, args)
     params = getattr(command, "params", None) or []
     takes_value = {o for p in params if not getattr(p, "is_flag", False)
@@ -430,8 +431,9 @@ def _option_as_value(command: Any, args: list[str]) -> str | None:
         if arg not in takes_value:
             i += 1
             continue
-        if after.split("=", 1)[0] in known:  # "-d=C" too: click reads it as -d with the value C
-            return (f"Option '{arg}' requires an argument: {term_safe(shell_word(after))}, after it, is an option "
+        if after == "--" or after.split("=", 1)[0] in known:  # "-d=C" too: click reads it as -d with the value C
+            what = "ends the options" if after == "--" else "is an option"
+            return (f"Option '{arg}' requires an argument: {term_safe(shell_word(after))}, after it, {what} "
                     f"(a value that reads as one: {term_safe(shell_word(f'{arg}={after}'))})")
         i += 2
     return None

@@ -72,6 +72,19 @@ def test_path_option_before_a_short_option_with_equals_is_named(capsys: pytest.C
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("args", [["-o", "--"], ["-o", "--", "out"]])
+def test_end_of_options_after_an_option_that_takes_a_value_is_refused(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      args: list[str]) -> None:
+    """``-o --``: click took the end-of-options marker as the folder, and the run wrote into one named ``--`` (with
+    a word after it, said that word was an extra argument); the script's argparse refuses it as a value left out."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, cli.analyze_main, ["compare", "-bp", BASE, "-d", COMPARISON, *args])
+    assert (code, err) == (2, "error: Option '-o' requires an argument: '--', after it, ends the options (a value "
+                              "that reads as one: '-o=--') (see 'msprof-analyze compare --help')\n")
+    assert os.listdir(tmp_path) == []
+
+
 def test_a_value_that_reads_as_an_option_is_taken_with_equals(capsys: pytest.CaptureFixture, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """The way out the message gives works: ``-o=-h`` writes into a folder named ``-h`` (the leading ``=`` of a
