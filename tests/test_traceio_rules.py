@@ -145,7 +145,8 @@ def test_a_float_flow_id_that_is_an_integer_reads_as_it_and_another_is_refused_n
     written as a float loads as the excerpt does, its flows still paired with the ends' integer ids (10, by the
     raw JSON: the ac2g starts whose id an end carries). A float that is no integer (``12.5``), or beyond 2**53
     (no longer the integer written), is refused in one line naming the event, as the typed decode refuses a
-    bad value; a boolean id is refused as before."""
+    bad value; a boolean id is refused as before. A trace written as a bare event list names the event by its
+    place in that list."""
     import json
 
     from msprof_compare.loaders import load_profile
@@ -181,6 +182,14 @@ def test_a_float_flow_id_that_is_an_integer_reads_as_it_and_another_is_refused_n
                 f"{first['name']!r}) has id {shown}")
         assert str(info.value).startswith(said), str(info.value)
         assert not due or str(info.value) == f"{said}, where {due} is due"
+    # the trace as a bare event list (no traceEvents object): the event is named by its place in that list
+    events[starts[0]]["id"] = 12.5
+    floats.write_text(json.dumps(events), encoding="utf-8")
+    with pytest.raises(ProfileError) as info:
+        traceio.decode_events(str(floats), floats.read_bytes())
+    assert str(info.value) == (f"{floats}: invalid trace event: event {starts[0]} of the event list (counting from 0; "
+                               f"ph 's', name {first['name']!r}) has id 12.5, a number, where an integer, a string or "
+                               "null is due")
 
 
 def test_a_time_that_is_no_number_names_its_event(tmp_path: Path) -> None:
@@ -188,7 +197,9 @@ def test_a_time_that_is_no_number_names_its_event(tmp_path: Path) -> None:
     event, where every value the typed decode refuses names the event's index, ph and name. The loaders know
     which events a time column came from, so the line names the event alike (found in the file at that index).
     A Kineto op (the timesformer excerpt) and an NPU export's flow start, whose dur no table reads but which is
-    parsed apart from the complete events' (the NPU excerpt's trace_view.json, an event list)."""
+    parsed apart from the complete events' (the NPU excerpt's trace_view.json, an event list), and its last
+    device task, read among the complete events alone though flows come before it (a column's row is mapped
+    back to its event). Null and out-of-range times are named alike, each with its own reason."""
     import json
     import shutil
 
@@ -199,29 +210,43 @@ def test_a_time_that_is_no_number_names_its_event(tmp_path: Path) -> None:
     doc = json.loads((_KINETO / "h100_timesformer_excerpt.pt.trace.json").read_text(encoding="utf-8"))
     at = [i for i, e in enumerate(doc["traceEvents"]) if e.get("cat") == "cpu_op"][2]
     name = doc["traceEvents"][at]["name"]
-    for value, said in (("", "'', where a number is due"), ("N/A", "'N/A': not a number"),
-                        (" ", "' ', where a number is due")):
-        doc["traceEvents"][at]["dur"] = value
+    # a null ts, and a float dur beyond int64 ns on the negative side (the value of the largest magnitude, not
+    # the largest value, is the one named): their own words, after the event
+    for field, value, said in (("dur", "", "'', where a number is due"), ("dur", "N/A", "'N/A': not a number"),
+                               ("dur", " ", "' ', where a number is due"),
+                               ("ts", None, None),  # named as an event with no ts (7a949174)
+                               ("dur", -1e300, "-1e+300: out of range (over int64 nanoseconds)")):
+        edited = json.loads(json.dumps(doc))
+        edited["traceEvents"][at][field] = value
         trace = tmp_path / "t.pt.trace.json"
-        trace.write_text(json.dumps(doc), encoding="utf-8")
+        trace.write_text(json.dumps(edited), encoding="utf-8")
         with pytest.raises(ProfileError) as info:
             load_profile(str(trace), opts)
+        tail = f"has {field} {said}" if said else f"has no {field} (absent or null)"
         assert info.value.message == (f"invalid trace event: event {at} of traceEvents (counting from 0; ph 'X', name "
-                                      f"{name!r}) has dur {said}")
+                                      f"{name!r}) {tail}")
     export = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt"
     events = json.loads((export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
     at = next(i for i, e in enumerate(events) if e.get("ph") == "s" and e.get("cat") == "async_npu")
-    events[at]["dur"] = "N/A"
+    # and its last device task (a complete event of "Ascend Hardware"), whose dur is read among the complete
+    # events' alone: flows come before it
+    hardware = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e["args"]["name"] == "Ascend Hardware"}
+    last = max(i for i, e in enumerate(events) if e.get("ph") == "X" and e["pid"] in hardware)
+    assert any(e.get("ph") in ("s", "f") for e in events[:last])
     copy = tmp_path / "rank0_ascend_pt"
     shutil.copytree(export, copy)
     view = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     view.chmod(0o644)
-    view.write_text(json.dumps(events), encoding="utf-8")
-    with pytest.raises(ProfileError) as info:
-        load_profile(str(copy), opts)
-    assert info.value.path == str(view) and info.value.message == (
-        f"invalid trace event: event {at} of the event list (counting from 0; ph 's', name "
-        f"{events[at]['name']!r}) has dur 'N/A': not a number")
+    for i, ph in ((at, "s"), (last, "X")):
+        edited = json.loads(json.dumps(events))
+        edited[i]["dur"] = "N/A"
+        view.write_text(json.dumps(edited), encoding="utf-8")
+        with pytest.raises(ProfileError) as info:
+            load_profile(str(copy), opts)
+        assert info.value.path == str(view) and info.value.message == (
+            f"invalid trace event: event {i} of the event list (counting from 0; ph '{ph}', name "
+            f"{events[i]['name']!r}) has dur 'N/A': not a number")
 
 
 def test_an_event_without_a_ts_is_named_as_having_none(tmp_path: Path) -> None:
