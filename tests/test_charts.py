@@ -476,6 +476,54 @@ def test_api_regressions_name_each_driver_launch_call_in_the_launch_row():
                                                            2)])
 
 
+def test_api_regressions_count_the_drivers_launch_calls_of_every_name():
+    """The H200 GPT excerpt (tests/data/kineto) launches 7 kernels through cuLaunchKernelEx (cat cuda_driver), the
+    driver's launch call for kernels with launch attributes, beside 4 cudaLaunchKernel calls; the MI300X excerpt
+    launches through hipExtLaunchKernel. Every kernel launch call of the driver counts in the side's driver launches
+    (count and ns summed here from the raw events), and the launch row of the API regressions, MI300X -> H200,
+    joins them: +0.08 ms by the cells (2 decimals of a ms per name and side), where the runtime calls alone read
+    +0.01 ms. Between two NVIDIA traces they join nothing and make no row. The row names the driver's call as
+    written (cuLaunchKernelEx)."""
+    import json
+    from collections import defaultdict
+
+    from msprof_compare.api import compare
+
+    data = Path(__file__).parent / "data" / "kineto"
+    mi300 = data / "mi300_rccl_generic_excerpt.pt.trace.json"
+    h200 = data / "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json"
+
+    def launches(path: Path) -> dict[tuple[str, str], list]:
+        out: dict[tuple[str, str], list] = defaultdict(lambda: [0, Decimal(0)])
+        for e in json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)["traceEvents"]:
+            if e.get("ph") == "X" and "LaunchKernel" in e.get("name", ""):
+                out[(e["cat"], e["name"])][0] += 1
+                out[(e["cat"], e["name"])][1] += Decimal(e["dur"])
+        return dict(out)
+
+    base, comp = launches(mi300), launches(h200)
+    assert {k: v[0] for k, v in base.items()} == {("cuda_runtime", "hipExtLaunchKernel"): 3}
+    assert {k: v[0] for k, v in comp.items()} == {("cuda_runtime", "cudaLaunchKernel"): 4,
+                                                  ("cuda_driver", "cuLaunchKernelEx"): 7}
+    n, us = comp[("cuda_driver", "cuLaunchKernelEx")]
+    result = compare(str(mi300), str(h200), enable_api_compare=True)
+    sheet = next(s for s in result.sheets if s.name == "ApiCompare")
+    assert sheet.driver_launches == ({}, {"cuLaunchKernelEx": (n, int(us * 1000))}) == \
+        ({}, {"cuLaunchKernelEx": (7, 65_756)})
+    top, _ = charts.regressions(sheet)
+    (row,) = [r for r in top.itertuples() if "LaunchKernel" in r.Name]
+    cells = [sum(round(float(u) / 1000, 2) for _, u in side.values()) for side in (base, comp)]
+    assert row.Name == "hipExtLaunchKernel / cudaLaunchKernel / cuLaunchKernelEx"
+    assert row.Diff == round(cells[1] - cells[0], 2) == 0.08
+    # two NVIDIA traces join no launch calls, so the driver's are no row of theirs (ApiCompare has none): the
+    # bundled H100 trace's 22 (0.14 ms) against the H200's 7 (0.07 ms) is no regression of a call named cuLaunchKernel
+    bert = Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz"
+    sheet = next(s for s in compare(str(h200), str(bert), enable_api_compare=True).sheets if s.name == "ApiCompare")
+    assert [sum(k for k, _ in side.values()) for side in sheet.driver_launches] == [7, 22]
+    top, _ = charts.regressions(sheet)
+    assert not top["Name"].str.contains("cuLaunch").any()
+
+
 def test_api_regressions_leave_out_one_vendors_own_calls(tmp_path):
     """The TimeSformer traces, H100 against MI300X (tracelens): ROCm's PyTorch calls hipGetDevicePropertiesR0600 400
     times (168.230 us, summed here from the raw events), a call the CUDA stack never makes, and it ranked second
