@@ -72,6 +72,11 @@ def test_task_without_a_stream_is_on_no_compute_stream(tmp_path: Path) -> None:
     assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (0, 0)
     assert (bd.computing_ns, bd.e2e_ns, bd.uncovered_comm_ns) == (clean.computing_ns, clean.e2e_ns,
                                                                   clean.uncovered_comm_ns)
+    # the copies SDMA Time leaves out, named by their task types in the GPU-vs-NPU note: the excerpt's other
+    # MEMCPY_ASYNC tasks beside the three it counts, all of them with the three once those are on no stream
+    ((copies,),) = sql(L1, f"SELECT count(*) {TYPED} WHERE s.value = 'MEMCPY_ASYNC'")
+    assert (clean.unread_copies.count, clean.unread_copy_types) == (copies - 3, ("MEMCPY_ASYNC",))
+    assert (bd.unread_copies.count, bd.unread_copy_types) == (copies, ("MEMCPY_ASYNC", "SDMA_SQE"))
 
 
 def test_stream_nulls_are_not_said_without_a_time_breakdown(tmp_path: Path) -> None:

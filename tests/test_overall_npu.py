@@ -1495,6 +1495,8 @@ def test_sdma_counts_on_compute_streams_that_wait(tmp_path, onto_compute):
     # the copies SDMA Time counts are not among those it leaves out (the GPU-vs-NPU note's unread copies), and
     # those it leaves out are all of them
     assert (bd.unread_copies.ns, bd.unread_copies.count) == ((0, 0) if onto_compute else copies)
+    # and their task types, which the note names, are those of the copies left out alone
+    assert bd.unread_copy_types == (() if onto_compute else ("SDMA_SQE",))
 
 
 def test_groups_with_planes_of_their_own_each_read_alone(samples, tmp_path):
