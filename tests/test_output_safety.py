@@ -1080,7 +1080,8 @@ def test_one_run_has_one_timestamp(kineto: Path, tmp_path: Path, monkeypatch: py
         datetime.strptime(stamp, "%Y%m%d%H%M%S").strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def test_output_below_a_broken_symbolic_link_is_refused_before_loading(tmp_path: Path) -> None:
+def test_output_below_a_broken_symbolic_link_is_refused_before_loading(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """``-o gone/run`` where ``gone`` is a symbolic link to nothing: the check walked up past it (it does not
     exist) and passed, the inputs were loaded and compared, and the run then failed with exit 1 ("cannot create
     output directory: No such file or directory"). Now a usage error before the load, naming the link (the
@@ -1092,6 +1093,15 @@ def test_output_below_a_broken_symbolic_link_is_refused_before_loading(tmp_path:
         assert code == 2, err
         assert _one_error(err).endswith(f": {tmp_path / 'gone'} is a broken symbolic link")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gone"]
+    # a relative target names the link as written, its absolute path after it
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report import output
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError) as exc:
+        output.output_target("gone/run", ".xlsx")
+    assert str(exc.value) == f"cannot create output directory gone/run: gone ({tmp_path / 'gone'}) is a broken " \
+                             "symbolic link"
     # two links naming each other: both exist, so "broken" alone sent the user looking for a missing target
     # (found by option fuzzing, optfuzz63)
     (tmp_path / "loop_a").symlink_to(tmp_path / "loop_b")
@@ -1213,7 +1223,8 @@ def test_a_folder_that_refuses_new_entries_says_it_cannot_hold_them(code: str, r
     """As root, ``-o /proc`` passed the access test and the probe read "output directory /proc is not writable: No
     such file or directory" (procfs answers a new entry so): a folder there and writable, where nothing is missing.
     A reason other than a refused write (EACCES, EPERM, EROFS keep "is not writable") now says the folder cannot
-    hold new files, with the system's reason; for a folder to create, it names the existing folder that refused."""
+    hold new files, with the system's reason; for a folder to create, it names the existing folder that refused,
+    as the target wrote it."""
     import errno
     import tempfile
 
@@ -1232,6 +1243,13 @@ def test_a_folder_that_refuses_new_entries_says_it_cannot_hold_them(code: str, r
     assert str(exc.value) == (f"cannot create output directory {tmp_path / 'new'} (the folder of "
                               f"{tmp_path / 'new' / 'run.json'}): {tmp_path} cannot hold new files (creating one in "
                               f"it fails: {reason})")
+    # a relative target names that folder as written, its absolute path after it (as "is not writable" does)
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError) as exc:
+        output.output_target("sub/new", ".xlsx")
+    assert str(exc.value) == (f"cannot create output directory sub/new: sub ({tmp_path / 'sub'}) cannot hold new "
+                              f"files (creating one in it fails: {reason})")
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not os.path.isdir("/proc/self"),
