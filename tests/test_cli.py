@@ -512,6 +512,7 @@ def test_a_typo_higher_up_the_path_names_the_near_folder(tmp_path: Path, capsys:
             ("./runs/bert-smal/h100.json", "did you mean ./runs/bert-small/h100.json? ./runs/bert-small exists"),
             (f"{runs}/bert-smal/h100.json.gz", f"did you mean {runs}/bert-small/h100.json.gz? that exists"),
             ("runs/jobb7/level0/", "did you mean runs/job7/level0/? that exists"),
+            ("runs/jobb7/level0/rank0_ascend_pt", "did you mean runs/job7/level0/rank0_ascend_pt? that exists"),
             ("runs/job7/levle0/rank0_ascend_pt", "did you mean runs/job7/level0/rank0_ascend_pt? that exists"),
             ("runs/job8/level0", None), ("runs/bert-smok/h100.json.gz", None), ("rnus/job7/level0", None)):
         code, _, err = run_inproc(capsys, "-bp", typed, "-d", str(SAMPLE_BASE), "-o", "o")
