@@ -1068,7 +1068,8 @@ def test_a_bad_keyword_file_is_the_jobs_error_for_kineto_communication_alone(cap
     """A rank-by-rank run of Kineto ranks with CommunicationCompare and no time breakdown reads the keyword lists
     (the collective kernels go by them): a MSPROF_COMPARE_CONFIG that cannot be read was rank 0's error, "rank 0:
     /x/gone.ini: ...", as if that rank's data were wrong. It is the job's error, before any rank is compared and
-    nothing written, as with the time breakdown; NPU ranks never read the lists, and the run goes on."""
+    nothing written, as with the time breakdown; NPU ranks never read the lists, and the run goes on, as does a run
+    that reads them nowhere (the API comparison alone)."""
     gone = tmp_path / "gone.ini"
     monkeypatch.setenv("MSPROF_COMPARE_CONFIG", str(gone))
     out = tmp_path / "out"
@@ -1084,6 +1085,11 @@ def test_a_bad_keyword_file_is_the_jobs_error_for_kineto_communication_alone(cap
     assert info.value.path == str(gone) and "rank" not in str(info.value)
     code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(out),
                               "--enable_communication_compare")
+    assert code == 0 and not error_lines(err), err
+    # without CommunicationCompare and the time breakdown the lists are read where a compare needs them: the API
+    # comparison of these ranks reads none, so the file is not the job's error and the run goes on
+    code, _, err = run_inproc(capsys, "-bp", str(KINETO), "-d", str(KINETO), "-o", str(tmp_path / "api"),
+                              "--enable_api_compare")
     assert code == 0 and not error_lines(err), err
 
 
