@@ -264,6 +264,13 @@ def test_rank_overview_of_an_export_switch_says_what_the_db_side_holds(samples, 
     assert ("E2E and Free Time of a DB export count its time outside its computing and communication, which a text "
             f"export's leave out: the comparison side's {', '.join(said)} (JSON: ranks[].export_window)"
             ) in note.splitlines()
+    # a job of more ranks than row 2 lists (32, as its other lists): the rest are counted, their figures in the JSON
+    from msprof_compare.report import ranks_report
+
+    many = [dict(doc["ranks"][0], rank=r) for r in range(33)]
+    first = ", ".join(f"rank {r} {said[0].split(' ', 2)[2]}" for r in range(32))
+    assert ranks_report._window_text(many).endswith(
+        f"the comparison side's {first}, ... (33 in all) (JSON: ranks[].export_window)")
     gate = ranks_overview(compare_ranks(str(text), str(db), enable_api_compare=True, fail_on_regression=1000))
     assert [r["export_window"] for r in gate["ranks"]] == [r["export_window"] for r in doc["ranks"]]
     same = ranks_overview(compare_ranks(str(db), str(db), enable_profiling_compare=True))
