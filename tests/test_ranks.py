@@ -1080,6 +1080,10 @@ def test_a_bad_keyword_file_is_the_jobs_error_for_kineto_communication_alone(cap
         code, _, err = run_inproc(capsys, "-bp", str(KINETO), "-d", str(KINETO), "-o", str(out), *flags)
         assert (code, error_lines(err)) == (1, [said]), flags
         assert "comparing" not in err and not out.exists()
+    # one Kineto side is enough: its ranks against an NPU export's
+    code, _, err = run_inproc(capsys, "-bp", str(KINETO), "-d", str(TEXT0), "-o", str(out),
+                              "--enable_communication_compare")
+    assert (code, error_lines(err)) == (1, [said]) and not out.exists()
     with pytest.raises(ProfileError) as info:
         list(msprof_compare.compare_ranks(KINETO, KINETO, enable_communication_compare=True))
     assert info.value.path == str(gone) and "rank" not in str(info.value)
