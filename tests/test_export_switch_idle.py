@@ -271,6 +271,13 @@ def test_rank_overview_of_an_export_switch_says_what_the_db_side_holds(samples, 
     first = ", ".join(f"rank {r} {said[0].split(' ', 2)[2]}" for r in range(32))
     assert ranks_report._window_text(many).endswith(
         f"the comparison side's {first}, ... (33 in all) (JSON: ranks[].export_window)")
+    # a window that holds no copy task (read, none in it) gives 0 copies; null is for copy tasks never read
+    from msprof_compare.compare.verdict import ExportWindow
+
+    ns = doc["ranks"][0]["export_window"]["ns"]
+    assert {k: v for k, v in ranks_report._window_record(ExportWindow("comparison", ns)).items()
+            if k.startswith("copies")} == {"copies": 0, "copies_ns": 0}
+    assert ranks_report._window_record(ExportWindow("comparison", ns, copies=-1))["copies"] is None
     gate = ranks_overview(compare_ranks(str(text), str(db), enable_api_compare=True, fail_on_regression=1000))
     assert [r["export_window"] for r in gate["ranks"]] == [r["export_window"] for r in doc["ranks"]]
     same = ranks_overview(compare_ranks(str(db), str(db), enable_profiling_compare=True))
