@@ -887,11 +887,15 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
 def _rank_folders(base: str, comparison: str, heads: TraceHeads) -> bool:
     """Whether both inputs are folders of ranks (``rank0_ascend_pt``, ..., or one Kineto trace per rank). A rank's
     subfolder refused on the way (it cannot be listed or searched) is named as typed, as discovery's and the
-    loaders' errors are (``api._retype``), where this look, made on the absolute paths, named it by its own."""
+    loaders' errors are (``api._retype``), where this look, made on the absolute paths, named it by its own. An
+    empty path (``-bp ""``, ``-d =``) is none: made absolute it was the current folder, whose subfolders' rank
+    checks then refused it (run from a folder of node-like folders) before the compare said the path is empty."""
     from .api import _retype, _sides
-    from .loaders.paths import TypedPaths, given_path
+    from .loaders.paths import TypedPaths, given_path, typed_path
     from .loaders.ranks import rank_inputs
 
+    if not typed_path(base) or not typed_path(comparison):
+        return False
     try:
         for given, side in zip((base, comparison), _sides(base, comparison), strict=True):
             with on_side(side):

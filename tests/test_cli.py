@@ -2196,3 +2196,26 @@ def test_ctrl_c_inside_a_callback_stops_the_run_without_a_traceback() -> None:
     proc = run_face(LOST_CTRL_C)
     assert (proc.returncode, proc.stdout) == (130, ""), proc.stderr
     assert proc.stderr == "error: interrupted\n"
+
+
+def test_an_empty_path_is_said_empty_when_run_from_a_folder_of_node_folders(
+        capsys: pytest.CaptureFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty path (``-bp ""``, ``-d =``) was made absolute before the compare said it is empty: the current
+    folder. Run from a folder of node-like folders (``node0/`` holding a rank, ``node1/`` none: /tmp beside the
+    session folders of a machine), the rank-folder look refused that folder's ``node1`` as a node copied in part,
+    naming a folder the user never typed. The empty path is said empty, wherever the run starts from."""
+    import shutil
+
+    rank = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt"
+    shutil.copytree(rank, tmp_path / "node0" / "rank0_ascend_pt")
+    (tmp_path / "node1").mkdir()
+    monkeypatch.chdir(tmp_path)
+    code, _out, err = run_inproc(capsys, "-bp", ".", "-d", str(SAMPLE_COMP), "-o", "o")  # the premise: "." refused
+    assert code == 1 and assert_one_error(err).startswith("error: ./node1: holds no rank's profile"), err
+    for args, role, flag, place in ((("-bp", "", "-d", str(SAMPLE_COMP)), "base", "-bp", "first"),
+                                    (("-bp", str(SAMPLE_BASE), "-d", "="), "comparison", "-d", "second")):
+        code, _out, err = run_inproc(capsys, *args, "-o", "o")
+        assert code == 1 and assert_one_error(err) == (f"error: The path is empty. Please enter a valid path. (the "
+                                                       f"{role} path: {flag}, or the {place} path of "
+                                                       "performance_compare.py)"), err
+    assert not (tmp_path / "o").exists()
