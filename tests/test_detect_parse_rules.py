@@ -689,3 +689,31 @@ def test_a_folder_or_raw_file_inside_an_export_names_the_profiling_directory(tmp
     code, _, _ = run_inproc(capsys, "-bp", "run_ascend_pt", "-d", "run_ascend_pt", "--enable_profiling_compare",
                             "-o", str(tmp_path / "out"))
     assert code == 0
+
+
+def test_an_empty_path_is_refused_by_the_loaders_own_entry_points():
+    """``detect`` and ``load_profile`` are the loaders' entry points a library caller may use without
+    ``compare()`` (which refuses an empty path first): "" is the original's one line there too, with no path to
+    name, not a look-up of the current directory."""
+    for call in (lambda: detect(""), lambda: load_profile("", OPTS)):
+        with pytest.raises(ProfileError) as info:
+            call()
+        assert str(info.value) == "The path is empty. Please enter a valid path." and info.value.path is None
+
+
+def test_a_mistyped_trace_name_is_matched_only_in_a_folder_of_at_most_10000_entries(tmp_path):
+    """The "did you mean" hint of a missing input reads at most 10,000 of its folder's entries: a folder of
+    10,000 (the bundled h100 trace and 9,999 others) still names the near name, one more entry names none (no
+    scan of a huge folder for an error message). The trace is the repository's sample_data file."""
+    shutil.copy(DATA.parents[2] / "sample_data" / "bert-small_h100.json.gz", tmp_path)
+    for i in range(9_999):
+        (tmp_path / f"f{i:05d}.txt").touch()
+    typed = str(tmp_path / "bert-smal_h100.json.gz")
+    missing = f"{typed}: no such file or directory"
+    with pytest.raises(ProfileError) as info:
+        detect(typed)
+    assert str(info.value) == f"{missing} (did you mean {tmp_path / 'bert-small_h100.json.gz'}? that exists)"
+    (tmp_path / "f10000.txt").touch()
+    with pytest.raises(ProfileError) as info:
+        detect(typed)
+    assert str(info.value) == missing and info.value.hint is None
