@@ -338,6 +338,28 @@ def test_legacy_timeline_folder_names_its_files(samples):
     assert detect(str(timeline / "msprof_1_0_1.json")).trace_path == str(timeline / "msprof_1_0_1.json")
 
 
+def test_a_profiler_folder_without_the_1x_tables_gives_no_mindspore_hint(samples, tmp_path):
+    """The MindSpore 1.x hint goes by the tables only such a folder holds (framework_raw_N, step_trace_raw_N,
+    output_op_compute_time_N): a summary folder whose profiler/ holds the rest of run_2's files (its timelines,
+    minddata and AI Core files) but none of those is refused with the general line alone, itself or its
+    profiler/: the hint names one of those tables as its evidence, and here there is none to name."""
+    from msprof_compare.loaders.paths import MINDSPORE_LEGACY
+
+    source = samples / "mindinsight/tests/utils/resource/run_2/normal_run/profiler"
+    if not source.is_dir():
+        pytest.skip("mindinsight sample absent")
+    profiler = tmp_path / "summary" / "profiler"
+    profiler.mkdir(parents=True)
+    kept = [p for p in source.iterdir() if p.is_file() and not MINDSPORE_LEGACY.match(p.name)]
+    assert len(kept) == 17 and "ascend_timeline_display_1.json" in {p.name for p in kept}
+    for p in kept:
+        shutil.copy(p, profiler)
+    for folder in (profiler.parent, profiler):
+        with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore") as err:
+            detect(str(folder))
+        assert err.value.hint is None, err.value.hint
+
+
 def test_mindspore_1x_file_given_alone_is_not_sent_to_its_folder(samples, tmp_path):
     """A file of a MindSpore 1.x profiler folder passed as the input (its side JSON objects, its .csv / .txt
     tables) was told "pass the trace, or the profiling directory it belongs to" or "expected a ... profiling
