@@ -1334,3 +1334,43 @@ def test_a_run_whose_only_figures_are_the_console_table_says_where_they_are(samp
                          "breakdown is the console table's alone: OverallMetrics needs E2E time on both sides).")
     # the note of the base side's idle stretch (77.7 % of its E2E) is printed once, before the table's last line
     assert len([line for line in lines if line.startswith("One stretch with no computing")]) == 1
+
+
+@pytest.mark.skipif(not excel.FAST_WRITER, reason="the inline-string cache is the fast writer's")
+def test_a_full_inline_string_cache_is_cleared_and_the_workbook_is_unchanged(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A streamed (constant_memory) sheet caches its inline-string cells' XML, emptied once it holds
+    ``_INLINE_CACHE_MAX`` (65,536) entries: only a sheet of more distinct texts than that (a 1 GB trace's) filled
+    it, so no test ran the clearing. With a cache of two entries the bundled pair's workbook clears it again and
+    again, stays within the bound, and its every part is byte for byte the one the full-size cache writes."""
+    import zipfile
+
+    from msprof_compare import compare
+
+    repo = Path(__file__).resolve().parents[1]
+    result = compare(str(repo / "sample_data/bert-small_h100.json.gz"),
+                     str(repo / "sample_data/bert-small_mi300.json.gz"), enable_profiling_compare=True,
+                     enable_operator_compare=True, enable_kernel_compare=True, enable_api_compare=True)
+    monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 0)
+    written = []
+    for name, cap in (("full", excel._INLINE_CACHE_MAX), ("two", 2)):
+        monkeypatch.setattr(excel, "_INLINE_CACHE_MAX", cap)
+        (tmp_path / name).mkdir()
+        written.append(zipfile.ZipFile(excel.write_workbook(result, tmp_path / name)))
+    sizes: list[int] = []
+    real = excel._FastWorksheet._inline
+
+    def recording(self: excel._FastWorksheet, text: str, style: str) -> str:
+        got = real(self, text, style)
+        sizes.append(len(self._inline_cache))
+        return got
+
+    monkeypatch.setattr(excel._FastWorksheet, "_inline", recording)
+    (tmp_path / "again").mkdir()
+    excel.write_workbook(result, tmp_path / "again")
+    assert max(sizes) == 2 and sizes.count(1) > 10  # filled to the bound, and emptied many times
+    full, two = written
+    assert full.namelist() == two.namelist()
+    for part in full.namelist():
+        if part != "docProps/core.xml":  # its creation time
+            assert full.read(part) == two.read(part), part
