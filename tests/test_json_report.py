@@ -416,7 +416,7 @@ def test_write_json_to_a_closed_stdout(monkeypatch):
 def test_the_json_file_is_made_after_the_workbook_and_holds_dumps_text(pair1, tmp_path, monkeypatch):
     """``--output_format xlsx,json``: the JSON file is ``dumps``'s text of the run's instant and one line break, and
     its document is made only once the workbook is rendered. Made first, the document's text was held through the
-    render, the run's peak: +290 MiB of peak RSS on the 2 x 516 MB DB pair (2,005 -> 1,838 MiB)."""
+    render, the run's peak: +290 MiB of peak RSS on the 2 x 516 MB DB pair."""
     import datetime as dt
 
     from msprof_compare.report import deliver, excel
@@ -435,32 +435,38 @@ def test_the_json_file_is_made_after_the_workbook_and_holds_dumps_text(pair1, tm
     assert json.loads(data)["generated_at"] == "2026-12-07T22:10:05Z"
 
 
-def test_document_file_is_document_text_as_bytes_and_lets_the_dict_go(pair1, monkeypatch):
-    """The file's bytes are ``document_text``'s text encoded (msgspec's, never decoded to a str); the dict is
-    emptied once encoded, so it is not held beside the formatted bytes. A document msgspec refuses (a lone
-    surrogate of a path that is not UTF-8) is ``json``'s text, as ``document_text`` gives it."""
-    doc = json_report.to_document(pair1)
-    want = json_report.document_text(doc)
-    got = json_report.document_file(doc)
-    assert isinstance(got, bytes) and got == want.encode("utf-8") and doc == {}
-    odd = {"path": "/data/run\udcff/trace.json", "name": "é中文", "v": [1e-6, None]}
-    want = json_report.document_text(odd)
-    assert json_report.document_file(odd) == want and '"v": [\n  1e-06' in want and odd["name"] == "é中文"
+def test_the_file_written_a_piece_at_a_time_is_document_text(pair1, tmp_path, monkeypatch):
+    """``write_document_file`` writes ``document_text``'s text (msgspec's, formatted whole) a piece at a time:
+    pair 1's document, lists longer than a piece at each depth (their last piece short or full), empty containers,
+    escaped and non-ASCII texts. A document msgspec refuses (a lone surrogate of a path that is not UTF-8) is
+    ``json``'s text, as ``document_text`` gives it, and the text write refuses it as it did."""
+    monkeypatch.setattr(json_report, "PIECE_ROWS", 3)
+    rows = [{"a": i, "b": [i, {"c": None}], "d": "x\ny é中文", "e": {}, "f": []} for i in range(7)]
+    docs = [json_report.to_document(pair1), {"k": list(range(6))}, {"a": {"b": {"c": {"d": rows[:4]}}}},
+            {"sheets": [{"name": "S", "rows": rows}, {"name": "T", "rows": rows[:3]}], "frames": {"f": rows[:6]},
+             "e": {}, "l": [], "n": None, "s": "\u2028\"", "x": 1e-6, "rows": rows, "nest": [[rows[:2], []], {}]},
+            {}, {"x": [{}]}]
+    for i, doc in enumerate(docs):
+        json_report.write_document_file(str(tmp_path / f"{i}.json"), doc)
+        assert (tmp_path / f"{i}.json").read_bytes() == (json_report.document_text(doc) + "\n").encode("utf-8"), i
+    odd = {"path": "/data/run\udcff/trace.json", "rows": rows}
+    with pytest.raises(UnicodeEncodeError):
+        json_report.write_document_file(str(tmp_path / "odd.json"), odd)
+    with pytest.raises(UnicodeEncodeError):  # what the text write of document_text's text did
+        json_report.write_document(str(tmp_path / "odd2.json"), json_report.document_text(odd))
+    assert (tmp_path / "odd.json").read_bytes() == (tmp_path / "odd2.json").read_bytes()
 
 
-def test_write_document_gives_the_platform_line_breaks(tmp_path, monkeypatch):
-    """The bytes get the line breaks a text file's write gives (``\\r\\n`` on Windows), so the file is the one the
-    text write made before; a text is written as before."""
-    doc = json_report.document_file({"a": [1, "x\ny"], "b": {}})
-    assert doc == b'{\n "a": [\n  1,\n  "x\\ny"\n ],\n "b": {}\n}'
-    json_report.write_document(str(tmp_path / "unix.json"), doc)
-    assert (tmp_path / "unix.json").read_bytes() == doc + b"\n"
+def test_the_file_written_a_piece_at_a_time_gets_the_platform_line_breaks(tmp_path, monkeypatch):
+    """The lines get the line breaks a text file's write gives (``\\r\\n`` on Windows), so the file is the one
+    the text write of ``document_text``'s text made; an escaped line break in a text stays as it is."""
+    doc = {"a": [1, "x\ny"], "b": {}}
+    want = b'{\n "a": [\n  1,\n  "x\\ny"\n ],\n "b": {}\n}\n'
+    json_report.write_document_file(str(tmp_path / "unix.json"), doc)
+    assert (tmp_path / "unix.json").read_bytes() == want
     monkeypatch.setattr(json_report.os, "linesep", "\r\n")
-    json_report.write_document(str(tmp_path / "win.json"), doc)
-    assert (tmp_path / "win.json").read_bytes() == b'{\r\n "a": [\r\n  1,\r\n  "x\\ny"\r\n ],\r\n "b": {}\r\n}\r\n'
-    monkeypatch.undo()
-    json_report.write_document(str(tmp_path / "text.json"), "{}")
-    assert (tmp_path / "text.json").read_bytes() == b"{}\n"
+    json_report.write_document_file(str(tmp_path / "win.json"), doc)
+    assert (tmp_path / "win.json").read_bytes() == want.replace(b"\n", b"\r\n")
 
 
 # --------------------------------------------------------------------------- JSON == xlsx, the schema's notes

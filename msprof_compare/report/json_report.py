@@ -289,17 +289,51 @@ def document_text(document: dict[str, Any], ascii_only: bool = False) -> str:
     return json.dumps(document, ensure_ascii=ascii_only, allow_nan=False, indent=1)
 
 
-def document_file(document: dict[str, Any]) -> bytes | str:
-    """``document_text``'s text as a file holds it: msgspec's UTF-8 bytes as they come, not decoded to a str that
-    the write encodes again (two more copies of a document that was 305 MB on the 2 x 516 MB DB pair), or
-    ``json``'s text where msgspec refuses the document. Empties ``document`` once it is encoded, so that a caller's
-    dict, ~115 MiB there, is not held beside the formatted bytes."""
-    try:
-        compact = msgspec.json.encode(document)
-    except UnicodeEncodeError:  # a lone surrogate: the text document_text gives, written as before
-        return json.dumps(document, ensure_ascii=False, allow_nan=False, indent=1)
-    document.clear()
-    return msgspec.json.format(compact, indent=1)
+#: Rows of a long list formatted as one piece by ``write_document_file`` (~1-2 MB of a sheet's rows).
+PIECE_ROWS = 4096
+
+
+def write_document_file(tmp: str, document: dict[str, Any]) -> None:
+    """``document_text``'s text and its final line break into ``tmp``, formatted and written a piece at a time:
+    the outer objects key by key, short lists item by item, and long ones ``PIECE_ROWS`` items a piece, each
+    piece's lines indented to its depth. The whole text at once held the compact bytes, the formatted bytes and a
+    decoded str (with the write's encoded copy) of a document that was 305 MB on the 2 x 516 MB DB pair. The lines
+    get the platform's line breaks, as a text file's write gives them (JSON strings hold none: they are escaped). A
+    document msgspec refuses (a lone surrogate) is written again as ``json``'s text, as before."""
+    with open(tmp, "wb") as fh:
+        eol = os.linesep.encode()
+
+        def put(data: bytes) -> None:
+            fh.write(data if eol == b"\n" else data.replace(b"\n", eol))
+
+        try:
+            _write_value(put, document, 0)
+            put(b"\n")
+            return
+        except UnicodeEncodeError:
+            pass
+    write_document(tmp, json.dumps(document, ensure_ascii=False, allow_nan=False, indent=1))
+
+
+def _write_value(put: Any, value: Any, depth: int) -> None:
+    """One value of ``write_document_file`` at ``depth``, as ``msgspec.json.format(..., indent=1)`` writes it
+    there."""
+    pad = b"\n" + b" " * depth
+    if value and depth < 3 and (isinstance(value, dict) or isinstance(value, list) and len(value) <= PIECE_ROWS):
+        items = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+        put(b"{" if isinstance(value, dict) else b"[")
+        for i, (key, item) in enumerate(items):
+            put((b"," if i else b"") + pad + b" " + (b"" if key is None else msgspec.json.encode(key) + b": "))
+            _write_value(put, item, depth + 1)
+        put(pad + (b"}" if isinstance(value, dict) else b"]"))
+    elif isinstance(value, list) and len(value) > PIECE_ROWS:
+        put(b"[")
+        for i in range(0, len(value), PIECE_ROWS):
+            text = msgspec.json.format(msgspec.json.encode(value[i:i + PIECE_ROWS]), indent=1)
+            put((b"," if i else b"") + pad + text[2:-2].replace(b"\n", pad))  # the items without "[\n" and "\n]"
+        put(pad + b"]")
+    else:
+        put(msgspec.json.format(msgspec.json.encode(value), indent=1).replace(b"\n", pad))
 
 
 def _encodable(text: str, stream: TextIO) -> bool:
@@ -368,21 +402,16 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.
 def json_part(result: CompareResult, generated_at: _dt.datetime | None = None, face: Face = CLI_FACE) -> Part:
     """The JSON document as a report file to publish (``output.write_new_files``). It is made when the file is
     written, after the workbook where both are: made first, its 305 MB (2 x 516 MB DB pair) were held through the
-    workbook's render, the run's peak, +290 MiB of peak RSS (2,031 MiB against 1,731 MiB without the JSON)."""
+    workbook's render, the run's peak (2,005 MiB of peak RSS against 1,713-1,731 MiB without the JSON; 1,729 MiB
+    now, with ``write_document_file``)."""
     def fill(tmp: str) -> None:
-        write_document(tmp, document_file(to_document(result, generated_at, face)))
+        write_document_file(tmp, to_document(result, generated_at, face))
 
     return ".json", fill, "JSON result"
 
 
-def write_document(tmp: str, data: bytes | str) -> None:
-    """A JSON document (``document_file``'s bytes, or a text) and its final line break into ``tmp``. The bytes get
-    the platform's line breaks, as the text file's write gives them (JSON strings hold none: they are escaped)."""
-    if isinstance(data, bytes):
-        with open(tmp, "wb") as fh:
-            fh.write(data if os.linesep == "\n" else data.replace(b"\n", os.linesep.encode()))
-            fh.write(os.linesep.encode())
-        return
+def write_document(tmp: str, data: str) -> None:
+    """A JSON text and its final line break into ``tmp``."""
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(data)
         fh.write("\n")
