@@ -277,7 +277,7 @@ def test_a_kernel_contributor_that_is_an_hccl_op_is_marked_as_communication(samp
     assert said in render_explain(res.frames, res.verdict).splitlines()
 
 
-def _with_hccl_kernel_type(export: Path, dest: Path) -> Path:
+def _with_hccl_kernel_type(export: Path, dest: Path, core: str = "HCCL") -> Path:
     """A copy of a real text export whose op_statistic.csv gains the row of its HCCL ops, as op_statistic.csv writes
     a kernel type: OP Type, Core Type HCCL, Count and the Total / Min / Avg / Max Time(us) of kernel_details.csv's
     HCCL rows (Accelerator Core HCCL), and their Ratio(%) of the new total. No sample's op_statistic.csv lists its
@@ -286,7 +286,7 @@ def _with_hccl_kernel_type(export: Path, dest: Path) -> Path:
 
     shutil.copytree(export, dest)
     with open(export / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["Accelerator Core"].strip() == "HCCL"]
+        rows = [r for r in csv.DictReader(f) if r["Accelerator Core"].strip() == core]
     (kind,) = {r["Type"].strip() for r in rows}
     durs = [Decimal(r["Duration(us)"].strip()) for r in rows]
     stat = dest / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv"
@@ -295,7 +295,7 @@ def _with_hccl_kernel_type(export: Path, dest: Path) -> Path:
     avg = (sum(durs) / len(durs)).quantize(Decimal("0.001"))
     ratio = (sum(durs) * 100 / total).quantize(Decimal("0.001"))
     with open(stat, "a", newline="") as f:
-        f.write(f"{kind},HCCL,{len(durs)},{sum(durs)},{min(durs)},{avg},{max(durs)},{ratio}\n")
+        f.write(f"{kind},{core},{len(durs)},{sum(durs)},{min(durs)},{avg},{max(durs)},{ratio}\n")
     return dest
 
 
@@ -323,6 +323,59 @@ def test_a_kernel_type_contributor_that_is_an_hccl_op_is_marked_as_communication
     # the real exports' kernel types hold no HCCL op: none is marked
     plain = compare(str(l2), str(l1), enable_kernel_compare=True, use_kernel_type=True).frames["contributors"]
     assert plain["Level"].iloc[0] == "kernel type" and plain.attrs["communication_kernels"] == []
+
+
+def _as_communication_core(export: Path, dest: Path) -> Path:
+    """A copy of a real text export whose HCCL ops' Accelerator Core reads COMMUNICATION, as newer torch_npu writes
+    it (msinsight's st/level2: every hcom_ row of rank 0's kernel_details.csv, none HCCL)."""
+    import io
+    import shutil
+
+    shutil.copytree(export, dest)
+    kd = dest / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = list(csv.reader(io.StringIO(kd.read_text(encoding="utf-8"), newline="")))
+    col = rows[0].index("Accelerator Core")
+    for r in rows[1:]:
+        if r[col].strip() == "HCCL":
+            r[col] = "COMMUNICATION"
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    kd.write_text(out.getvalue(), encoding="utf-8")
+    return dest
+
+
+def test_an_hccl_op_of_core_communication_is_said_to_be_marked_by_its_name(samples, tmp_path):
+    """Text level 2 -> level 1, each HCCL op's Accelerator Core rewritten COMMUNICATION as newer torch_npu writes it:
+    the all-reduce (+6.019 ms) is still communication, by its hcom_ name, and the note says so, not "(Accelerator
+    Core HCCL)", which no row holds; a kernel type hcom_allReduce_-COMMUNICATION (op_statistic.csv's row of them) is
+    marked by its hcom_ OP Type, not "(Core Type HCCL)"."""
+    with open(samples / "msinsight/test/st/level2/rank_0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+              newline="") as f:
+        cores = {r["Accelerator Core"] for r in csv.DictReader(f) if r["Type"].startswith("hcom_")}
+    assert cores == {"COMMUNICATION"}
+    l2, l1 = samples / TEXT / "level2/rank0_ascend_pt", samples / TEXT / "level1/rank0_ascend_pt"
+    (base, _), (comp, _) = _hccl_ms(l2), _hccl_ms(l1)
+    b = _as_communication_core(l2, tmp_path / "l2" / "rank0_ascend_pt")
+    c = _as_communication_core(l1, tmp_path / "l1" / "rank0_ascend_pt")
+    res = compare(str(b), str(c), enable_kernel_compare=True, enable_profiling_compare=True,
+                  enable_communication_compare=True)
+    top = res.frames["contributors"].iloc[0]
+    assert (top["Name"], top["Diff(ms)"]) == ("hcom_allReduce_", float(comp - base))
+    assert to_document(res)["summary"]["contributors_note_lines"] == [
+        "Note: hcom_allReduce_ is collective communication, not computing: an HCCL op, which kernel_details.csv lists "
+        "among the kernels (a name starting hcom_); the time breakdown (OverallMetrics, the waterfall) counts it as "
+        "communication and CommunicationCompare breaks it down by task."]
+    # the kernel type: op_statistic.csv's row of those ops, of Core Type COMMUNICATION
+    b, c = (_with_hccl_kernel_type(d, tmp_path / f"{d.parent.name}t" / d.name, "COMMUNICATION") for d in (b, c))
+    res = compare(str(b), str(c), enable_kernel_compare=True, use_kernel_type=True, enable_profiling_compare=True,
+                  enable_communication_compare=True)
+    top = res.frames["contributors"].iloc[0]
+    assert (top["Level"], top["Name"]) == ("kernel type", "hcom_allReduce_-COMMUNICATION")
+    assert top["Diff(ms)"] == pytest.approx(float(comp - base), abs=1e-9)
+    assert to_document(res)["summary"]["contributors_note_lines"] == [
+        "Note: hcom_allReduce_-COMMUNICATION is collective communication, not computing: HCCL ops, which "
+        "op_statistic.csv lists among the kernel types (an OP Type starting hcom_); the time breakdown "
+        "(OverallMetrics, the waterfall) counts it as communication and CommunicationCompare breaks it down by task."]
 
 
 def test_db_kernels_hold_no_hccl_op(samples):

@@ -216,7 +216,8 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     # where communication's change comes from, for the notes under the contributors (summary_notes): why no sheet
     # splits it by op, and the kernel contributors that are communication
     contrib.attrs["communication_unsplit"] = _unsplit_communication(ctx)
-    contrib.attrs["communication_kernels"] = _communication_kernels(ctx, contrib)
+    contrib.attrs["communication_kernels"], contrib.attrs["communication_kernels_by"] = _communication_kernels(
+        ctx, contrib)
     contrib.attrs["communication_sheets"] = [(sheet, option) for sheet, option in (
         ("OverallMetrics", "enable_profiling_compare"), ("CommunicationCompare", "enable_communication_compare"))
         if not getattr(ctx.options, option)]
@@ -275,30 +276,49 @@ def _unsplit_communication(ctx: RunContext) -> tuple[tuple[int, str, bool], ...]
                  for (n, why), p in zip(unnamed, (ctx.base, ctx.comparison), strict=True))
 
 
-def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> list[str]:
+def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> tuple[list[str], list[str]]:
     """The kernel-level contributors that are HCCL ops (kernel_details.csv's rows of Accelerator Core HCCL or a
     ``hcom_`` name, ``breakdown_npu.hccl_op_rows``, on either side), by name: KernelCompare names a row by its type,
     then its input shapes. At the kernel type level (KernelTypeCompare, ``{OP Type}-{Core Type}``) a type of Core
     Type HCCL, a ``hcom_`` type or one of those kernels' types: no sample's op_statistic.csv lists its HCCL ops (the
     text level-1 export's totals are its Computing Time without its 4 all-reduce ops), but a row of them read as a
-    kernel type like the others."""
+    kernel type like the others. Second, what marked them, in the note's words (``HCCL_CORE`` ...): newer torch_npu
+    writes Accelerator Core COMMUNICATION (msinsight's st/level2), so the ``hcom_`` name alone marks those."""
     level = str(col_of(contrib, "Level")[0]) if len(contrib) else ""
     if level not in ("kernel", "kernel type"):
-        return []
-    from .breakdown_npu import hccl_op_rows
+        return [], []
+    from .breakdown_npu import _hccl_core, _hcom_name, hccl_op_rows
 
     types: set[str] = set()
+    cored: set[str] = set()  # the types of HCCL rows of Accelerator Core HCCL
     for p in (ctx.base, ctx.comparison):
         kd = p.kernel_details if p.is_npu else None
         if kd is not None and len(kd) and "Type" in kd.columns:
-            types.update(str(t).strip() for t in col_of(kd, "Type", object)[hccl_op_rows(kd)].tolist() if t)
+            rows = hccl_op_rows(kd)
+            kinds = [str(t).strip() if t else "" for t in col_of(kd, "Type", object)[rows].tolist()]
+            types.update(t for t in kinds if t)
+            if "Accelerator Core" in kd.columns:
+                cores = col_of(kd, "Accelerator Core", object)[rows].tolist()
+                cored.update(t for t, c in zip(kinds, cores, strict=True) if t and _hccl_core(str(c or "")))
     names = col_of(contrib, "Name").tolist()
     if level == "kernel type":
-        def hccl(name: str) -> bool:
+        def hccl(name: str) -> str:
             kind, _, core = name.rpartition("-")
-            return core.strip().upper() == "HCCL" or kind.startswith("hcom_") or kind in types
-        return [n for n in names if hccl(n)]
-    return [n for n in names if n in types or n.split(" ", 1)[0] in types]
+            return (HCCL_CORE_TYPE if _hccl_core(core) else HCOM_TYPE if _hcom_name(kind) else
+                    HCCL_KERNEL_TYPE if kind in types else "")
+        marked = [(n, hccl(n)) for n in names]
+    else:
+        marked = [(n, (HCCL_CORE if t in cored else HCOM_NAME) if t in types else "")
+                  for n in names for t in [n if n in types else n.split(" ", 1)[0]]]
+    return [n for n, w in marked if w], list(dict.fromkeys(w for _, w in marked if w))
+
+
+#: What marked a kernel contributor as an HCCL op, in the note's words (``communication_kernels_note``).
+HCCL_CORE = "Accelerator Core HCCL"
+HCOM_NAME = "a name starting hcom_"
+HCCL_CORE_TYPE = "Core Type HCCL"
+HCOM_TYPE = "an OP Type starting hcom_"
+HCCL_KERNEL_TYPE = "the OP Type of kernel_details.csv's HCCL ops"
 
 
 def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame,

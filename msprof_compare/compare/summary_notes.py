@@ -847,9 +847,12 @@ def communication_kernels_note(contrib: pd.DataFrame | None) -> str:
     missing = _absent_sheets(list(contrib.attrs.get("communication_sheets") or []))
     # a kernel type (KernelTypeCompare) is op_statistic.csv's row of every HCCL op of that type
     types = str(contrib["Level"].iloc[0]) == "kernel type"
-    listed = ("HCCL ops, which op_statistic.csv lists among the kernel types (Core Type HCCL)" if types else
-              f"{'an HCCL op' if one else 'HCCL ops'}, which kernel_details.csv lists among the kernels (Accelerator "
-              "Core HCCL)")
+    # what marked them (``summary._communication_kernels``): newer torch_npu writes Accelerator Core COMMUNICATION,
+    # which "(Accelerator Core HCCL)" misread
+    by = " or ".join(contrib.attrs.get("communication_kernels_by") or
+                     ["Core Type HCCL" if types else "Accelerator Core HCCL"])
+    listed = (f"HCCL ops, which op_statistic.csv lists among the kernel types ({by})" if types else
+              f"{'an HCCL op' if one else 'HCCL ops'}, which kernel_details.csv lists among the kernels ({by})")
     return (f"{what} collective communication, not computing: {listed}; the time breakdown (OverallMetrics, "
             f"the waterfall) counts {'it' if one else 'them'} as communication and CommunicationCompare breaks "
             f"{'it' if one else 'them'} down by task{missing}")
