@@ -64,3 +64,33 @@ def test_a_missing_memory_record_says_the_profiler_writes_it_only_with_profile_m
             f"{side / 'ASCEND_PROFILER_OUTPUT'}: The file memory_record.csv does not exist. (base side: no peak "
             f"reserved memory to compare; {framework} writes it only where profile_memory=True recorded memory: "
             "profile with it)"], run
+
+
+@pytest.mark.parametrize("framework", ["MindSpore", "torch_npu"])
+@pytest.mark.parametrize("recorded", [True, False], ids=["profile_memory-on", "profile_memory-off"])
+def test_a_missing_operator_memory_says_what_it_costs_and_what_to_do(tmp_path, framework, recorded):
+    """operator_memory.csv, the memory comparison's only records of a text export (neither fixture holds one), got
+    "(base side)" alone right below memory_record.csv's line with its cost and advice: it now says the same of
+    itself, what it costs (MemoryCompare's memory inside operators) and what to do: copy the export again where
+    profiler_info says profile_memory was on (the fixtures'), else profile with it, naming the profiler."""
+    name = "rank-0_20250101000000001_ascend_ms" if framework == "MindSpore" else "rank0_ascend_pt"
+    side = tmp_path / name
+    shutil.copytree(MS if framework == "MindSpore" else PT, side)
+    assert not (side / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv").exists()
+    info = next(side.glob("profiler_info*.json"))
+    doc = json.loads(info.read_text())
+    if not recorded and framework == "MindSpore":  # MindSpore 2.5's layout, without profile_memory: off
+        info.write_text(json.dumps({"profiler_parameters": {"profiler_level": "Level1"}, "ms_version": "2.5.0"}))
+    elif not recorded:
+        doc["config"]["common_config"]["profile_memory"] = False
+        info.write_text(json.dumps(doc))
+    advice = ("profile_memory was on (its profiler_info), so the run recorded no memory or a copy left the file out: "
+              "copy the export again in full" if recorded else
+              f"{framework} writes it only where profile_memory=True recorded memory: profile with it")
+    p = load_profile(str(side), Options(enable_memory_compare=True))
+    said = [w.of_side("base side") for w in p.warnings if "operator_memory.csv" in w]
+    assert said == [f"{side / 'ASCEND_PROFILER_OUTPUT'}: The file operator_memory.csv does not exist. (base side: no "
+                    f"memory allocated inside operators to compare (MemoryCompare); {advice})"]
+    # a run without the memory comparison reads no operator_memory.csv and misses none
+    assert not [w for w in load_profile(str(side), Options(enable_profiling_compare=True)).warnings
+                if "operator_memory.csv" in w]

@@ -2533,6 +2533,9 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     if "memory_record.csv" in missing and not profile.warnings[missing["memory_record.csv"]].aside:
         at = missing["memory_record.csv"]  # after the settings too: the advice reads profile_memory
         profile.warnings[at] = _without_memory_record(profile.warnings[at], profile)
+    if "operator_memory.csv" in missing and not profile.warnings[missing["operator_memory.csv"]].aside:
+        at = missing["operator_memory.csv"]  # its side and advice, as memory_record.csv's above
+        profile.warnings[at] = _without_memory_file(profile.warnings[at], profile, _NO_OPERATOR_MEMORY)
 
 
 def _without_communication_json(said: str, profile: Profile) -> SideNote:
@@ -2547,9 +2550,19 @@ def _without_communication_json(said: str, profile: Profile) -> SideNote:
 
 def _without_memory_record(said: SideNote, profile: Profile) -> SideNote:
     """The original's "The file memory_record.csv does not exist." (``said``) followed by its side, what it costs and
-    what to do: torch_npu and MindSpore write the file only where profile_memory=True recorded memory (a MindSpore
-    run without it, its default, got the original's sentence alone, as if the export were damaged). Where the
-    export's profiler_info says profile_memory was on, the file is missing from a copy instead."""
+    what to do (``_without_memory_file``)."""
+    return _without_memory_file(said, profile, "no peak reserved memory to compare")
+
+
+#: What a missing operator_memory.csv costs: the memory comparison's only records of a text export.
+_NO_OPERATOR_MEMORY = "no memory allocated inside operators to compare (MemoryCompare)"
+
+
+def _without_memory_file(said: SideNote, profile: Profile, cost: str) -> SideNote:
+    """A missing memory file's line (``said``) followed by its side, what it costs and what to do: torch_npu and
+    MindSpore write memory_record.csv and operator_memory.csv only where profile_memory=True recorded memory (a
+    MindSpore run without it, its default, got the original's sentence alone, as if the export were damaged). Where
+    the export's profiler_info says profile_memory was on, the file is missing from a copy instead."""
     if profile.extra.get("profile_memory") is True:
         why = ("profile_memory was on (its profiler_info), so the run recorded no memory or a copy left the file out: "
                "copy the export again in full")
@@ -2557,7 +2570,7 @@ def _without_memory_record(said: SideNote, profile: Profile) -> SideNote:
         framework = npu_framework(profile)
         who = f"{framework} writes" if framework in ("torch_npu", "MindSpore") else "torch_npu and MindSpore write"
         why = f"{who} it only where profile_memory=True recorded memory: profile with it"
-    return sided(said.said, f"no peak reserved memory to compare; {why}", said.then)
+    return sided(said.said, f"{cost}; {why}", said.then)
 
 
 # What a side file that cannot be used does to the run. The files that hold figures (trace_view.json, the CSVs,
