@@ -274,7 +274,9 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
         unread = profile.extra.get(KINETO_UNREAD_STREAMS)  # written, but wrong ("abc", -1): not "missing"
         why = (f"no computing kernel carries a usable stream id: {unread[2]} of {unread[0]:,} kernel(s) is not an "
                f"integer of 0 or more (the first: {short_repr(unread[1])})" if computing.any() and unread else
-               "no computing kernel carries a stream id (args.stream)" if computing.any() else
+               # no arg at all tells the backend apart: both names, as Kineto writes them
+               'no computing kernel carries a stream id (args.stream, or an Intel XPU trace\'s args["sycl queue"])'
+               if computing.any() else
                f"its only kernels are {n:,} collective(s) (communication), no computing kernel")
         raise ProfileError(profile.files.get("trace", profile.path),
                            "The profiling data does not contain kernel running data.", hint=why)
