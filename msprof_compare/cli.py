@@ -391,9 +391,8 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
             message += (f" The paths are options here: {face} -d COMPARISON -bp BASE (performance_compare.py "
                         "takes them without -d / -bp, base first).")
         if message.startswith("Missing command") and hasattr(command, "commands"):
-            # a bare msprof-analyze: what to type, not click's word alone
-            message = (f"Missing command: the one command is 'compare' ({prog} compare -d COMPARISON -bp BASE "
-                       "[options]).")
+            # a bare msprof-analyze: what to type, not click's word alone; one sentence, which "(see ...)" ends
+            message = f"Missing command: the one command is 'compare': {prog} compare -d COMPARISON -bp BASE [options]"
         if message.startswith("No such command") and hasattr(command, "commands"):
             # every face with sub-commands is msprof-analyze (python -m msprof_compare too), not just its launcher
             message += " This msprof-analyze provides only 'compare'; the original's other commands (cluster, "

@@ -1007,15 +1007,16 @@ def test_a_group_option_typo_names_the_group_option_meant(capsys: pytest.Capture
 
 def test_a_bare_group_run_names_the_command_to_type(capsys: pytest.CaptureFixture) -> None:
     """``msprof-analyze`` alone said "Missing command." and no more: the line names the one command and its usage,
-    exit 2, as the unknown sub-command's line names 'compare'; under the face it was run by."""
-    assert _analyze(capsys) == (2, "error: Missing command: the one command is 'compare' (msprof-analyze compare -d "
-                                   "COMPARISON -bp BASE [options]). (see 'msprof-analyze --help')\n")
+    exit 2, as the unknown sub-command's line names 'compare'; one sentence ("[options]). (see ..." ended it twice);
+    under the face it was run by."""
+    assert _analyze(capsys) == (2, "error: Missing command: the one command is 'compare': msprof-analyze compare -d "
+                                   "COMPARISON -bp BASE [options] (see 'msprof-analyze --help')\n")
     # each face names itself: python -m msprof_compare, whose scripts directory may not be on PATH
     face = "python -m msprof_compare"
     with pytest.raises(SystemExit) as info:
         cli.analyze_main([], prog=face)
     assert (info.value.code, capsys.readouterr().err) == (
-        2, f"error: Missing command: the one command is 'compare' ({face} compare -d COMPARISON -bp BASE [options]). "
+        2, f"error: Missing command: the one command is 'compare': {face} compare -d COMPARISON -bp BASE [options] "
            f"(see '{face} --help')\n")
 
 
