@@ -699,10 +699,17 @@ def _read_comm_keywords(opts: Options, pairs: dict[Unit, tuple[str, str]], heads
     MSPROF_COMPARE_CONFIG file was named by rank 0's compare, "rank 0: ...", as if that rank's data were at fault,
     after the ranks before the first Kineto one were compared. The sides are told by their first bytes, as a single
     compare tells them (``_is_kineto``), up to the first Kineto one."""
-    if opts.time_breakdown or not opts.enable_communication_compare:
-        return
-    if any(_is_kineto(_layout(p, opts.force, heads), heads) for paths in pairs.values() for p in paths):
+    if not opts.time_breakdown and _reads_keywords(
+            opts, (_layout(p, opts.force, heads) for paths in pairs.values() for p in paths), heads):
         classify.load_keywords()
+
+
+def _reads_keywords(opts: Options, layouts: Iterable[Layout | None], heads: TraceHeads) -> bool:
+    """Whether a compare reads the keyword lists: the time breakdown does, and so does a Kineto side's
+    CommunicationCompare (its collective kernels go by them). One predicate for a compare and a job's ranks
+    (``_read_comm_keywords``); ``layouts`` (``_layout``) are taken lazily, up to the first Kineto one."""
+    return bool(opts.time_breakdown or (opts.enable_communication_compare and
+                                        any(_is_kineto(lay, heads) for lay in layouts)))
 
 
 def _cycles(units: dict[Unit, str]) -> int:
@@ -953,7 +960,7 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
         _refuse_gpu_step(layouts, heads, ("both sides",) * 2 if one else ("base side", "comparison side"))
     keywords = None
     # the breakdown and a Kineto side's CommunicationCompare (its collective kernels) read the keyword lists
-    if opts.time_breakdown or (opts.enable_communication_compare and any(_is_kineto(lay, heads) for lay in layouts)):
+    if _reads_keywords(opts, layouts, heads):
         from .compare.classify import load_keywords
 
         keywords = load_keywords()  # a bad MSPROF_COMPARE_CONFIG file is named before minutes of loading
