@@ -165,3 +165,28 @@ def test_entry_of_ops_outside_the_asked_step_says_so(samples: Path, tmp_path: Pa
         "op_name_map: the entry 'aten::late': 'X' renames the 1 base and 1 comparison operators named 'aten::late' "
         "alike, so they pair as by that name without it (an entry pairs a name of one side with another name of the "
         "other)."]
+
+
+def test_entry_that_renames_module_paths_alike_says_so(caplog: pytest.LogCaptureFixture):
+    """The bundled BERT pair's module paths: ``{'BertEmbeddings': 'Emb'}`` renames the embedding module and the 5
+    modules inside it on each side alike (counted from the raw JSON: the nn.Module events within the one
+    ``BertEmbeddings_0`` event of each trace), so module matching pairs the same 84 modules as without it. The
+    operators' entries were told so; this one got no word, as the ops' warning leaves a key of a module path to
+    module matching."""
+    h100, mi300 = (REPO / "sample_data" / f"bert-small_{g}.json.gz" for g in ("h100", "mi300"))
+    held = []
+    for path in (h100, mi300):
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"
+                      and e.get("cat") == "python_function" and e["name"].startswith("nn.Module:")]
+        (emb,) = [e for e in events if "BertEmbeddings" in e["name"]]
+        held.append(sum(e["tid"] == emb["tid"] and emb["ts"] <= e["ts"] and e["ts"] + e["dur"] <= emb["ts"] + emb["dur"]
+                        for e in events))
+    assert held == [6, 6]
+    assert _said(caplog, h100, mi300, op_name_map={"BertEmbeddings": "Emb"}) == [
+        f"op_name_map: the entry 'BertEmbeddings': 'Emb' renames the {held[0]} base and {held[1]} comparison module "
+        "paths holding 'BertEmbeddings' alike, so they pair as without it (an entry pairs a name of one side with "
+        "another name of the other)."]
+    rates = [compare(str(h100), str(mi300), enable_operator_compare=True, op_name_map=m).frames["match_rate"]
+             for m in ({}, {"BertEmbeddings": "Emb"})]
+    assert rates[0].equals(rates[1]) and rates[0]["what"].iloc[0] == "modules"

@@ -30,6 +30,7 @@ import pandas as pd
 from ..columns import col_of
 from ..errors import side_named
 from ..model import Profile, factorize, object_array, object_full, ranges
+from ..textsafe import term_safe
 from . import classify
 from .align import AlignMemo, no_matching
 from .optree import OpTree, _nest, _subtree_sum, build_tree, levels, op_tree, side_profile
@@ -742,6 +743,42 @@ def match_modules(a: Module, b: Module, op_name_map: dict[str, str],
     return out
 
 
+def idle_module_entries(op_name_map: dict[str, str], base: ModuleTrees, comp: ModuleTrees,
+                        pairs: list[tuple[Module | None, Module | None]]) -> list[str]:
+    """Per ``--op_name_map`` entry that renames module paths of both sides alike and so pairs no module the
+    matching without it does not (``{'BertEmbeddings': 'Emb'}`` on the bundled pair), why: the operators' entries get
+    the same word (``optree.idle_map_entries``, which leaves out a key found in a module path), the modules' none.
+    ``pairs``: the matching's, with the whole map."""
+    paired = {(id(x), id(y)) for x, y in pairs if x is not None and y is not None}
+    paths = [[m.module_name for tree in (t.forward, t.backward) for m in _descendants(tree)] for t in (base, comp)]
+    out: list[str] = []
+    for k, v in op_name_map.items():
+        held = [sum(k in p for p in side) for side in paths]
+        if not k or k == v or not all(held):
+            continue
+        rest = {key: name for key, name in op_name_map.items() if key != k}
+        without = [*match_modules(base.forward, comp.forward, rest, True),
+                   *match_modules(base.backward, comp.backward, rest, True)]
+        if {(id(x), id(y)) for x, y in without if x is not None and y is not None} != paired:
+            continue
+        old = term_safe(repr(k))
+        out.append(f"the entry {old}: {term_safe(repr(v))} renames the {held[0]:,} base and {held[1]:,} comparison "
+                   f"module paths holding {old} alike, so they pair as without it (an entry pairs a name of one side "
+                   "with another name of the other)")
+    return out
+
+
+def _descendants(root: Module) -> list[Module]:
+    """Every module under ``root`` (not itself), breadth first."""
+    out: list[Module] = []
+    queue = deque(root.children)
+    while queue:
+        m = queue.popleft()
+        out.append(m)
+        queue.extend(m.children)
+    return out
+
+
 def order_pairs(pairs: list[tuple[Module | None, Module | None]]) -> list[tuple[Module | None, Module | None]]:
     """Row order shared by both module sheets (§3.6)."""
     with_base = sorted((p for p in pairs if p[0] is not None), key=lambda p: p[0].ts)  # type: ignore[union-attr]
@@ -1088,6 +1125,10 @@ def build(ctx: RunContext) -> list[Sheet] | None:
     nc = sum(1 for p in pairs if p[1] is not None)
     matched = sum(1 for p in pairs if p[0] is not None and p[1] is not None)
     record_match_rate(ctx, "modules", matched, nb, nc)
+    if ctx.options.op_name_map and not ctx.options.disable_details:
+        idle = idle_module_entries(ctx.options.op_name_map, base, comp, pairs)  # type: ignore[arg-type]
+        if idle:
+            log.warning("--op_name_map: %s.", "; ".join(idle))
     heads: dict[str, tuple[str, str]] = {}  # the module paths' class and name cells, for both sheets
     sheets = [Sheet("ModuleCompareStatistic", STAT_COLUMNS, statistic_frame(pairs, base, comp, heads), *STAT_SPANS)]
     if not ctx.options.disable_details:
