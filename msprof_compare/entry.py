@@ -28,15 +28,23 @@ def _interrupt_again(unraisable: Any) -> None:
     callback of importlib's module locks, during a lazy import) was printed as "Exception ignored ... Traceback ...
     KeyboardInterrupt" and then lost, the run going on to the end. It is sent again from another thread a few ms
     later, when the callback is over (sent from here, or marked arrived, its handler runs at once, inside this
-    hook), so the run stops as on any Ctrl-C; any other unraisable exception goes to Python's own hook."""
+    hook), so the run stops as on any Ctrl-C; any other unraisable exception goes to Python's own hook. The thread
+    is started without waiting for it to run (``threading.Thread.start`` waits): on a loaded machine the signal
+    sent again arrived while this hook still waited, and was lost in it in turn."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        import threading
+        import _thread
 
-        again = threading.Timer(0.005, signal.raise_signal, (signal.SIGINT,))
-        again.daemon = True
-        again.start()
+        _thread.start_new_thread(_send_interrupt, (0.005,))
         return
     sys.__unraisablehook__(unraisable)
+
+
+def _send_interrupt(delay: float) -> None:
+    """SIGINT to the process after ``delay`` seconds, from a thread of its own (``_interrupt_again``)."""
+    import time
+
+    time.sleep(delay)
+    signal.raise_signal(signal.SIGINT)
 
 
 def _run(name: str, **kwargs: Any) -> Any:
