@@ -192,7 +192,9 @@ def test_where_bench_charges_samples_to_the_package_stack(tmp_path: Path) -> Non
     # 12 ms CPU each, alone), so "> 50" failed at 47 in a loaded suite; 20 still gives every share below meaning
     assert got["rounds"] == 20 and got["samples"] >= 20 and got["cpu_per_compare_s"] > 0
     share = {(r["file"], r["function"]): r["share"] for r in got["functions"]}
-    assert share[("api.py", "compare")] >= 0.95
+    # a sample or two of ~50 may land between the rounds (the bench's own loop) on a loaded machine: 0.938 in a
+    # suite run beside a drift check at load ~8, >= 0.95 alone
+    assert share[("api.py", "compare")] >= 0.9
     assert 0.1 < share[("loaders/ascend_text.py", "load")] < share[("api.py", "compare")]
     assert 0 < share[("compare/overall.py", "build")] < share[("api.py", "compare")]
     assert all(share[(r["file"], r["function"])] >= r["share"] for r in got["lines"])
