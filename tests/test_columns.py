@@ -53,6 +53,9 @@ def test_extension_columns_as_to_numpy_without_the_series(dtype) -> None:
               "Int64": [1, None, 3], "boolean": [True, None, False], "category": ["x", None, "x"]}[dtype]
     f = pd.DataFrame({"c": pd.array(values, dtype=dtype), "n": [1, 2, 3]})
     f.attrs["note"] = _Counted()
+    first = _Counted.copies
+    f["c"]  # noqa: B018 - a Series of the column: whether this pandas copies the attrs into it (2.0 shares them)
+    series_copies = _Counted.copies > first
     for to in (None, object):
         want = f["c"].to_numpy(dtype=to)
         before = _Counted.copies
@@ -61,7 +64,7 @@ def test_extension_columns_as_to_numpy_without_the_series(dtype) -> None:
         assert got.dtype == want.dtype and len(got) == len(want)
         assert [None if pd.isna(v) else v for v in got.tolist()] == [None if pd.isna(v) else v for v in want.tolist()]
         assert [type(v) for v in got.tolist()] == [type(v) for v in want.tolist()]
-    assert _Counted.copies > 0  # the Series of ``want`` did copy them: the probe counts
+    assert _Counted.copies > first or not series_copies  # the Series of ``want`` copied them: the probe counts
 
 
 @pytest.mark.parametrize("values", [pd.to_datetime([1, 2, 3]), pd.to_timedelta([1, 2, 3])])
