@@ -289,7 +289,7 @@ class _OrderedHelp:
     "-h, -H, --help" or "-H, -h, --help" depending on the run's string hash seed."""
 
     def get_help_option_names(self, ctx: Any) -> list[str]:
-        taken = {o for p in self.params for o in (*p.opts, *p.secondary_opts)}  # type: ignore[attr-defined]
+        taken = _option_names(self)
         return [n for n in ctx.help_option_names if n not in taken]
 
 
@@ -419,11 +419,8 @@ def _option_as_value(command: Any, args: list[str]) -> str | None:
     ``--``, the end of the options (``-o --`` wrote into a folder named ``--``), so ``-o -`` and a step ``-1``
     reach their own checks."""
     command, args = _compare_args(command, args)
-    params = getattr(command, "params", None) or []
-    takes_value = {o for p in params if not getattr(p, "is_flag", False)
-                   for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
-    known = {o for p in params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
-    known |= set(_CONTEXT["help_option_names"])
+    takes_value = _option_names(command, value_only=True)
+    known = _option_names(command) | set(_CONTEXT["help_option_names"])
     i = 0
     while i < len(args) - 1 and args[i] != "--":
         arg, after = args[i], args[i + 1]
@@ -444,7 +441,7 @@ def _misplaced_option(command: Any, args: list[str]) -> str | None:
     subs = getattr(command, "commands", None)
     if not subs or "compare" not in subs:
         return None
-    flags = {o for p in subs["compare"].params for o in (*p.opts, *p.secondary_opts)}
+    flags = _option_names(subs["compare"])
     before = args[:args.index("compare")] if "compare" in args else args
     return next((a.split("=", 1)[0] for a in before if a.split("=", 1)[0] in flags), None)
 
@@ -462,8 +459,14 @@ def _typed_cluster(args: list[str], given: str, flags: set[str]) -> str:
 def _flags_of(command: Any, args: list[str]) -> set[str]:
     """The option strings of the command the arguments run (``compare`` for a group); none for a group the
     arguments do not run ``compare`` of."""
-    params = getattr(_compare_args(command, args)[0], "params", None) or []
-    return {o for p in params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
+    return _option_names(_compare_args(command, args)[0])
+
+
+def _option_names(command: Any, value_only: bool = False) -> set[str]:
+    """The option strings of a click command's parameters (none for None); ``value_only``: of those that take a
+    value (no on/off flag), whose next argument click reads as that value."""
+    return {o for p in getattr(command, "params", None) or () if not (value_only and getattr(p, "is_flag", False))
+            for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
 
 
 def _near_options(command: Any, args: list[str], given: str) -> list[str]:
@@ -474,7 +477,7 @@ def _near_options(command: Any, args: list[str], given: str) -> list[str]:
 
     flags = _flags_of(command, args)
     if not flags and hasattr(command, "commands"):  # a group's own option misspelt (msprof-analyze --hlep)
-        flags = {o for p in command.params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
+        flags = _option_names(command)
     return close_names(given, flags | {"--help"}) if flags and given.startswith("-") else []
 
 
@@ -495,8 +498,7 @@ def _stray_arguments(command: Any, args: list[str]) -> list[str]:
     command, args = _compare_args(command, args)
     if not getattr(command, "params", None):  # not a click command: nothing to tell options from arguments by
         return []
-    takes_value = {o for p in command.params if not getattr(p, "is_flag", False)
-                   for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
+    takes_value = _option_names(command, value_only=True)
     stray, i = [], 0
     while i < len(args):
         arg = args[i]
