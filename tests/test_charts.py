@@ -391,6 +391,22 @@ def test_api_regressions_count_each_vendors_kernel_launch_calls_as_one():
             assert launch.empty and diff == pytest.approx(-0.41)
 
 
+def _gz_launches(path: Path) -> dict[str, tuple[int, Decimal]]:
+    """{launch call: (calls, us)} of a gzip Kineto trace's runtime and driver launch calls, from the raw events
+    (the json module, Decimal durations): the oracle of the launch row's tests."""
+    import gzip
+    import json
+
+    with gzip.open(path, "rt") as f:
+        events = json.load(f, parse_float=Decimal)["traceEvents"]
+    out: dict[str, tuple[int, Decimal]] = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver") and "LaunchKernel" in e["name"]:
+            n, us = out.get(e["name"], (0, Decimal(0)))
+            out[e["name"]] = (n + 1, us + Decimal(e["dur"]))
+    return out
+
+
 def test_api_regressions_count_the_h100s_driver_launches_with_its_runtime_launches():
     """The bundled pair (sample_data/): the H100 trace launches 22 of its 60 kernels through the CUDA driver
     (cuLaunchKernel, cat cuda_driver, 136.221 us), a call ApiCompare has no row of, the MI300X all 60 through the
@@ -398,25 +414,13 @@ def test_api_regressions_count_the_h100s_driver_launches_with_its_runtime_launch
     a +0.07 ms launch regression first among the API regressions, where the launches took 0.071 ms less: 324.734 us
     against 253.343 us, summed here from the raw events. The driver's launches join the launch row, which leaves
     the ranking (-0.07 ms); the sheet keeps its rows."""
-    import gzip
-    import json
 
     from msprof_compare.api import compare
 
     repo = Path(__file__).resolve().parents[1]
     h100, mi300 = repo / "sample_data" / "bert-small_h100.json.gz", repo / "sample_data" / "bert-small_mi300.json.gz"
 
-    def launches(path: Path) -> dict[str, tuple[int, Decimal]]:
-        with gzip.open(path, "rt") as f:
-            events = json.load(f, parse_float=Decimal)["traceEvents"]
-        out: dict[str, tuple[int, Decimal]] = {}
-        for e in events:
-            if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver") and "LaunchKernel" in e["name"]:
-                n, us = out.get(e["name"], (0, Decimal(0)))
-                out[e["name"]] = (n + 1, us + Decimal(e["dur"]))
-        return out
-
-    base, comp = launches(h100), launches(mi300)
+    base, comp = _gz_launches(h100), _gz_launches(mi300)
     assert {k: v[0] for k, v in base.items()} == {"cudaLaunchKernel": 34, "cuLaunchKernel": 22,
                                                   "cudaLaunchKernelExC": 4}
     assert sum(v[0] for v in comp.values()) == 60 and not any(k.startswith("cu") for k in comp)
@@ -440,8 +444,6 @@ def test_api_regressions_name_each_driver_launch_call_in_the_launch_row():
     (a driver call of another name, as cuLaunchHostFunc, launches none). Against the MI300X bert-small trace (all 60
     launches through the HIP runtime) the row's change is the raw cells' (each name's us to 2 decimals of a ms),
     summed per side."""
-    import gzip
-    import json
 
     from msprof_compare.api import compare
 
@@ -451,17 +453,7 @@ def test_api_regressions_name_each_driver_launch_call_in_the_launch_row():
     if not (b200.is_file() and mi300.is_file()):
         pytest.skip("sample data not found")
 
-    def launches(path: Path) -> dict[str, tuple[int, Decimal]]:
-        with gzip.open(path, "rt") as f:
-            events = json.load(f, parse_float=Decimal)["traceEvents"]
-        out: dict[str, tuple[int, Decimal]] = {}
-        for e in events:
-            if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver") and "LaunchKernel" in e["name"]:
-                n, us = out.get(e["name"], (0, Decimal(0)))
-                out[e["name"]] = (n + 1, us + Decimal(e["dur"]))
-        return out
-
-    base, comp = launches(mi300), launches(b200)
+    base, comp = _gz_launches(mi300), _gz_launches(b200)
     driver = {n: v for n, v in comp.items() if n.startswith("cuLaunch")}
     assert driver == {"cuLaunchKernelEx": (220, Decimal("1847.970")), "cuLaunchKernel": (1, Decimal("24.750"))}
     result = compare(str(mi300), str(b200), enable_api_compare=True)
