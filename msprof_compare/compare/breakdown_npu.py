@@ -142,22 +142,24 @@ def has_pmu(kd: pd.DataFrame) -> bool:
 
 def hccl_op_rows(kd: pd.DataFrame, named: np.ndarray | None = None) -> np.ndarray:
     """kernel_details.csv rows of HCCL ops (``hcom_allReduce__586_0_1``, Accelerator Core ``HCCL``): communication,
-    which a DB export's compute tasks never hold. ``named``: the rows whose Name passes ``_hcom_name``, where the
+    which a DB export's compute tasks never hold. ``named``: the rows whose Name passes ``hcom_name``, where the
     caller tested its distinct names already (``_categorise``)."""
     # each distinct text tested once: the .str methods ran per row (43 ms a side for the 28,000 kernels of a
     # 320 MB text export, 10 ms so); a missing value reads as "", which neither test passes, as the "nan" /
     # "None" texts of the per-row reading did
-    ops = classify.per_unique(col_of(kd, "Name", object), _hcom_name, lower=False) if named is None else named
+    ops = classify.per_unique(col_of(kd, "Name", object), hcom_name, lower=False) if named is None else named
     if "Accelerator Core" in kd.columns:
-        ops = ops | classify.per_unique(col_of(kd, "Accelerator Core", object), _hccl_core, lower=False)
+        ops = ops | classify.per_unique(col_of(kd, "Accelerator Core", object), hccl_core, lower=False)
     return ops
 
 
-def _hcom_name(name: str) -> bool:
+def hcom_name(name: str) -> bool:
+    """An HCCL op by its name (``hcom_allReduce_``): the breakdown's and the Summary's one test."""
     return name.startswith("hcom_")
 
 
-def _hccl_core(core: str) -> bool:
+def hccl_core(core: str) -> bool:
+    """An HCCL op by its Accelerator Core / Core Type cell: the breakdown's and the Summary's one test."""
     return core.strip().upper() == "HCCL"
 
 
@@ -212,7 +214,7 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     # predicate factorizing the names again cost more than the tests themselves
     codes, (hccl, tensor_move, mc2, trans, hcom) = classify.per_unique_many(all_names, (
         (classify.hccl_test, False), (_tensor_move_test, True), (classify.mc2_test(kw), True),
-        (classify.trans_test(kw), True), (_hcom_name, False)))
+        (classify.trans_test(kw), True), (hcom_name, False)))
     # HCCL's own kernels are communication: the Overlap Analysis lane leaves them out of Computing, and so do
     # the categories of computing (the original counts an AIV-mode one as Vector)
     valid_pmu = valid

@@ -287,7 +287,7 @@ def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> tuple[list
     level = str(col_of(contrib, "Level")[0]) if len(contrib) else ""
     if level not in ("kernel", "kernel type"):
         return [], []
-    from .breakdown_npu import _hccl_core, _hcom_name, hccl_op_rows
+    from .breakdown_npu import hccl_core, hccl_op_rows, hcom_name
 
     types: set[str] = set()
     cored: set[str] = set()  # the types of HCCL rows of Accelerator Core HCCL
@@ -299,12 +299,12 @@ def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> tuple[list
             types.update(t for t in kinds if t)
             if "Accelerator Core" in kd.columns:
                 cores = col_of(kd, "Accelerator Core", object)[rows].tolist()
-                cored.update(t for t, c in zip(kinds, cores, strict=True) if t and _hccl_core(str(c or "")))
+                cored.update(t for t, c in zip(kinds, cores, strict=True) if t and hccl_core(str(c or "")))
     names = col_of(contrib, "Name").tolist()
     if level == "kernel type":
         def hccl(name: str) -> str:
             kind, _, core = name.rpartition("-")
-            return (HCCL_CORE_TYPE if _hccl_core(core) else HCOM_TYPE if _hcom_name(kind) else
+            return (HCCL_CORE_TYPE if hccl_core(core) else HCOM_TYPE if hcom_name(kind) else
                     HCCL_KERNEL_TYPE if kind in types else "")
         marked = [(n, hccl(n)) for n in names]
     else:

@@ -2530,12 +2530,9 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     if "communication.json" in missing:  # after the settings: the line says whether a Level0 export lacks it
         at = missing["communication.json"]
         profile.warnings[at] = _without_communication_json(profile.warnings[at], profile)
-    if "memory_record.csv" in missing and not profile.warnings[missing["memory_record.csv"]].aside:
-        at = missing["memory_record.csv"]  # after the settings too: the advice reads profile_memory
-        profile.warnings[at] = _without_memory_record(profile.warnings[at], profile)
-    if "operator_memory.csv" in missing and not profile.warnings[missing["operator_memory.csv"]].aside:
-        at = missing["operator_memory.csv"]  # its side and advice, as memory_record.csv's above
-        profile.warnings[at] = _without_memory_file(profile.warnings[at], profile, _NO_OPERATOR_MEMORY)
+    for name, cost in _MEMORY_FILE_COSTS.items():  # after the settings too: the advice reads profile_memory
+        if name in missing and not profile.warnings[missing[name]].aside:
+            profile.warnings[missing[name]] = _without_memory_file(profile.warnings[missing[name]], profile, cost)
 
 
 def _without_communication_json(said: str, profile: Profile) -> SideNote:
@@ -2548,14 +2545,11 @@ def _without_communication_json(said: str, profile: Profile) -> SideNote:
                        f"it{level0}")
 
 
-def _without_memory_record(said: SideNote, profile: Profile) -> SideNote:
-    """The original's "The file memory_record.csv does not exist." (``said``) followed by its side, what it costs and
-    what to do (``_without_memory_file``)."""
-    return _without_memory_file(said, profile, "no peak reserved memory to compare")
-
-
-#: What a missing operator_memory.csv costs: the memory comparison's only records of a text export.
-_NO_OPERATOR_MEMORY = "no memory allocated inside operators to compare (MemoryCompare)"
+#: What a missing memory file costs, said after the original's "The file ... does not exist." line and its side:
+#: memory_record.csv holds the peak reserved memory, operator_memory.csv a text export's only records of the memory
+#: comparison.
+_MEMORY_FILE_COSTS = {"memory_record.csv": "no peak reserved memory to compare",
+                      "operator_memory.csv": "no memory allocated inside operators to compare (MemoryCompare)"}
 
 
 def _without_memory_file(said: SideNote, profile: Profile, cost: str) -> SideNote:
