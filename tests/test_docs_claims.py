@@ -143,6 +143,19 @@ def test_readme_first_command_prints_its_console_block(tmp_path: Path) -> None:
     assert len(warned) == 1 and warned[0].startswith(said) and "compare the Flash Attention totals first" in warned[0]
 
 
+def test_readme_install_line_runs_without_a_python_command_and_states_pyprojects_floor() -> None:
+    """README's install block: a fresh Debian or Ubuntu has ``python3`` but no ``python`` command (PEP 394), so
+    the block's ``python -m venv`` failed there before anything was installed; the venv is made with ``python3``,
+    and the Python version the README asks for is pyproject's ``requires-python`` (a user on 3.8 learnt it from
+    pip's refusal)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Install and compare the bundled sample pair", 1)[1].split("\n## ", 1)[0]
+    first = re.search(r"```bash\n(.*?)```", section, re.S).group(1).splitlines()[0]
+    assert first.startswith("python3 -m venv .venv && . .venv/bin/activate && ")
+    floor = re.search(r'requires-python = ">=(\d+\.\d+)"', (REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert f"It needs Python {floor.group(1)} or later" in " ".join(section.split())
+
+
 def test_readme_multi_rank_commands_print_their_console_blocks(samples: Path, tmp_path: Path) -> None:
     """README "Multi-rank runs": each command of its bash blocks, run from a folder whose ``text`` is the samples'
     ``pytorch/text`` (as from that folder, which is read-only here), prints the text block under it on stdout, with
