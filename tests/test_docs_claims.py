@@ -157,27 +157,36 @@ def test_readme_install_line_runs_without_a_python_command_and_states_pyprojects
 
 
 def test_readme_multi_rank_commands_print_their_console_blocks(samples: Path, tmp_path: Path) -> None:
-    """README "Multi-rank runs": each command of its bash blocks, run from a folder whose ``text`` is the samples'
-    ``pytorch/text`` (as from that folder, which is read-only here), prints the text block under it on stdout, with
-    the README's ``/home/me/pytorch`` and timestamp in place of this run's. The ``--rank_list 1`` block showed the
-    rank's line alone, where the run prints the table over the ranks, the job's line and the overview's name too."""
+    """README "Multi-rank runs": each command of its bash blocks (continuation lines joined), run from a checkout
+    folder whose ``../shared/samples`` are the samples, prints the text block under it on stdout, with the README's
+    ``/home/me/msprof-compare`` and timestamp in place of this run's. The ``--rank_list 1`` block showed the rank's
+    line alone, where the run prints the table over the ranks, the job's line and the overview's name too. The
+    commands ran from inside the samples folder (``cd ../shared/samples/...``), so ``-o out`` wrote among the
+    samples, or failed where they are read-only: the reports go to the checkout's ``out`` and no command changes
+    folder."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Multi-rank runs: compare rank by rank", 1)[1].split("\n## ", 1)[0]
     pairs = re.findall(r"```bash\n(.*?)```\n *```text\n(.*?) *```", section, re.S)
     assert len(pairs) == 2
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "MSPROF_ANALYZE_LOG_LEVEL")}
     for i, (commands, block) in enumerate(pairs):
-        cwd = tmp_path / str(i)  # a folder each: two runs in one second would share a timestamp, the second "_1"
-        cwd.mkdir()
-        (cwd / "text").symlink_to(samples / "msinsight" / "test" / "data" / "pytorch" / "text")
-        (command,) = [line.strip() for line in commands.splitlines() if line.strip().startswith("msprof-analyze ")]
+        # a folder each: two runs in one second would share a timestamp, the second "_1"
+        cwd = tmp_path / str(i) / "msprof-compare"
+        cwd.mkdir(parents=True)
+        (tmp_path / str(i) / "shared").mkdir()
+        (tmp_path / str(i) / "shared" / "samples").symlink_to(samples)
+        lines = [line.strip() for line in re.sub(r"\\\n", " ", commands).splitlines()]
+        assert not [line for line in lines if line.startswith("cd ")]
+        (command,) = [line for line in lines if line.startswith("msprof-analyze ")]
         proc = subprocess.run([sys.executable, "-c", "from msprof_compare.entry import analyze_main; analyze_main()",
                                *shlex.split(command)[1:]], capture_output=True, text=True, cwd=cwd,
                               env={**env, "PYTHONPATH": str(REPO)}, timeout=300)
         assert proc.returncode == 0, proc.stderr
         want = "\n".join(line.strip() for line in block.strip("\n").splitlines()) + "\n"
-        got = re.sub(r"_\d{14}\.xlsx", "_20261205110230.xlsx", proc.stdout.replace(str(cwd), "/home/me/pytorch"))
+        got = re.sub(r"_\d{14}\.xlsx", "_20261205110230.xlsx",
+                     proc.stdout.replace(str(cwd), "/home/me/msprof-compare"))
         assert got == want
+        assert [p.name for p in cwd.iterdir()] == ["out"]
 
 
 def test_readme_option_tables_are_the_help_of_every_face(capsys: pytest.CaptureFixture) -> None:
