@@ -1056,6 +1056,25 @@ def test_readme_reading_overallmetrics_holds_for_a_gpu_against_an_npu_run(sample
         assert e2e[side] == pytest.approx(rows["Computing Time"][side] + uncovered[side] + rows["Free Time"][side])
 
 
+def test_readme_script_logs_as_the_originals_script(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """README, under the bundled pair's run: the script gives no root warning (a user running it as root in a
+    container looked for the warning the README promised) and its last line, after the file's, is the one the
+    README quotes, with the run's time; the commands' face, as root, gives the warning."""
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    (last,) = re.findall(r"no root warning, and a last line `\[\.\.\.\]\[INFO\] ([^`<]*)<h:mm:ss\.ffffff>`", readme)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    pair = [str(REPO / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300")]
+    assert cli.script_main([*pair, "--enable_profiling_compare", "-o", str(tmp_path / "script")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert cli.ROOT_WARNING not in "\n".join(err)
+    assert re.fullmatch(r"\[[-0-9: ]+\]\[INFO\] " + re.escape(last) + r"\d+:\d\d:\d\d(\.\d{6})?", err[-1]), err[-1]
+    assert "The comparison result file has been generated: " in err[-2]
+    code, _, face = run_inproc(capsys, "-bp", pair[0], "-d", pair[1], "--enable_profiling_compare",
+                               "-o", str(tmp_path / "face"))
+    assert code == 0 and cli.ROOT_WARNING in face.splitlines()[0]
+
+
 def test_readme_root_warning_and_its_skipped_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """README, under the bundled pair's run: as root the log starts with the original's warning, quoted there by
     its opening words, and the owner check that ``--force`` skips is skipped: a file of another user's (here: a
