@@ -1456,25 +1456,38 @@ def test_readme_reading_sections_name_the_workbooks_rows_and_headers(samples: Pa
         assert header in written or f"Base {header}" in written, header
 
 
-def test_readme_sheets_come_in_the_order_it_gives(samples: Path) -> None:
+def test_readme_sheets_come_in_the_order_it_gives(samples: Path, tmp_path: Path) -> None:
     """README "What the workbook holds": the sheets in the original's order, `Summary` first. NPU pair 1 (text
     exports, every comparison writes a sheet) is run by default and with the options that write the other sheet of
     each "(or ...)" pair (``disable_module``, ``use_kernel_type``): each run's sheets follow the README's order, and
-    the two runs together write every sheet it names."""
+    the two runs together write every sheet it names. Each workbook read with pandas as the README shows
+    (``header=2``: a user's plain ``pd.read_excel`` got the captions as headers, ``Unnamed: 0``, ...) gives every
+    comparator sheet the columns and rows of ``.sheet(name)``, and Summary its waterfall's header row."""
+    import pandas as pd
+
     from msprof_compare.api import compare
 
     readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
     listed = re.search(r"Sheets in the original's order — (.+?) — with", readme).group(1)
     order = re.findall(r"`([A-Za-z]+)`", listed)
     assert re.search(r"Ours adds a first sheet, `Summary`", readme)
+    assert 'pd.read_excel(xlsx, sheet_name="OverallMetrics", header=2)' in readme
     npu = samples / "msinsight" / "test" / "data" / "pytorch" / "text"
     base, comparison = (str(npu / level / "rank0_ascend_pt") for level in ("level1", "level2"))
     seen = set()
-    for options in ({}, {"disable_module": True, "use_kernel_type": True}):
-        names = compare(base, comparison, **options).sheet_names
+    for i, options in enumerate(({}, {"disable_module": True, "use_kernel_type": True})):
+        result = compare(base, comparison, **options)
+        names = result.sheet_names
         assert names[0] == "Summary" and all(n in order for n in names[1:]), names
         assert [order.index(n) for n in names[1:]] == sorted(order.index(n) for n in names[1:]), names
         seen |= set(names[1:])
+        read = pd.read_excel(result.to_excel(str(tmp_path / str(i))), sheet_name=None, header=2)
+        assert list(read) == names
+        for name in names[1:]:
+            assert (list(read[name].columns), len(read[name])) == (list(result.sheet(name).columns),
+                                                                   len(result.sheet(name))), name
+        assert list(read["Summary"].columns[:6]) == ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)",
+                                                     "Cumulative(ms)", "Share of E2E Diff"]
     assert seen == set(order) and len(order) == 11, order
 
 
