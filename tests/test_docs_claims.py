@@ -841,6 +841,18 @@ def test_readme_a_setting_of_the_run_that_is_wrong_is_the_runs_error_not_an_inpu
         "it to use the packaged lists)"], err
     assert not (tmp_path / "ranks").exists() and "rank 0" not in out + err
 
+def test_readme_idle_sentence_under_the_verdict_is_the_runs() -> None:
+    """README, under the bundled pair's run, quotes the verdict's second sentence by its opening words: they open
+    the sentence of the CI gate section's JSON example, which ``test_one_line_texts.py::
+    test_readme_json_excerpt_is_that_pair_s`` holds to a run of reference pair 4 word for word. The quote read "time
+    with no computing and no communication ...", words the tool had left for "no computing, communication or
+    copy"."""
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    (opening,) = re.findall(r'and a second sentence, "(Most of that difference [^"]*?) \.\.\.", where', readme)
+    (whole,) = re.findall(r'"verdict_idle_note": "([^"]+)"', readme)
+    assert whole.startswith(opening) and len(opening) > len("Most of that difference is time with no")
+
+
 def test_readme_reading_the_time_table_figures_are_the_profiles(samples: Path) -> None:
     """README "Reading the time table and the waterfall" answers "why is my E2E not my step time?" and "what is
     Free time?" with figures of two real profiles. Each is read here apart from the tool where it can be: the
