@@ -848,7 +848,7 @@ def test_readme_idle_sentence_under_the_verdict_is_the_runs() -> None:
     with no computing and no communication ...", words the tool had left for "no computing, communication or
     copy"."""
     readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
-    (opening,) = re.findall(r'and a second sentence, "(Most of that difference [^"]*?) \.\.\.", where', readme)
+    (opening,) = re.findall(r'A second sentence follows, "(Most of that difference [^"]*?) \.\.\.", where', readme)
     (whole,) = re.findall(r'"verdict_idle_note": "([^"]+)"', readme)
     assert whole.startswith(opening) and len(opening) > len("Most of that difference is time with no")
 
