@@ -388,15 +388,16 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
         if message.startswith("Missing option") and _stray_arguments(command, args):
             # the script's command line (BASE COMPARISON, no flags) given to a CLI face: say where the paths go
             face = f"{prog} compare" if hasattr(command, "commands") else prog
+            # one sentence, which "(see ...)" ends, as every line of ours
             message += (f" The paths are options here: {face} -d COMPARISON -bp BASE (performance_compare.py "
-                        "takes them without -d / -bp, base first).")
+                        "takes them without -d / -bp, base first)")
         if message.startswith("Missing command") and hasattr(command, "commands"):
             # a bare msprof-analyze: what to type, not click's word alone; one sentence, which "(see ...)" ends
             message = f"Missing command: the one command is 'compare': {prog} compare -d COMPARISON -bp BASE [options]"
         if message.startswith("No such command") and hasattr(command, "commands"):
             # every face with sub-commands is msprof-analyze (python -m msprof_compare too), not just its launcher
             message += " This msprof-analyze provides only 'compare'; the original's other commands (cluster, "
-            message += "advisor, ...) are not part of it."
+            message += "advisor, ...) are not part of it"
         _error(f"{message} (see '{where} --help')")
         return int(getattr(exc, "exit_code", 2) or 2)
     except (typer.Abort, KeyboardInterrupt):

@@ -779,7 +779,7 @@ def test_other_msprof_analyze_commands_are_named_as_absent(capsys: pytest.Captur
     line = assert_one_error(capsys.readouterr().err)
     assert info.value.code == 2
     assert line == ("error: No such command 'cluster'. This msprof-analyze provides only 'compare'; the original's "
-                    "other commands (cluster, advisor, ...) are not part of it. (see 'msprof-analyze --help')")
+                    "other commands (cluster, advisor, ...) are not part of it (see 'msprof-analyze --help')")
     with pytest.raises(SystemExit) as info:  # python -m msprof_compare is msprof-analyze under another name
         cli.analyze_main(["advisor"], prog="python -m msprof_compare")
     line = assert_one_error(capsys.readouterr().err)
@@ -1740,7 +1740,7 @@ def test_cli_given_the_script_paths_says_where_paths_go(capsys: pytest.CaptureFi
     missing option without a stray argument (option values and flags are no strays) reads as before. After ``--``
     every word is an argument, one that starts with ``-`` too (a file named -c.json)."""
     hint = ("The paths are options here: {face} -d COMPARISON -bp BASE (performance_compare.py takes them without "
-            "-d / -bp, base first).")
+            "-d / -bp, base first)")
     runs = ((cli.analyze_main, ["compare", "a", "b"], "msprof-analyze compare", True),
             (cli.compare_main, ["a", "b"], "msprof-compare", True),
             (cli.compare_main, ["compare", "-d", "c", "b", "--enable_api_compare"], "msprof-compare", True),
@@ -1755,7 +1755,8 @@ def test_cli_given_the_script_paths_says_where_paths_go(capsys: pytest.CaptureFi
         line = assert_one_error(capsys.readouterr().err)
         assert line.startswith("error: Missing option '--"), line
         assert (hint.format(face=face) in line) is hinted, line
-        assert line.endswith(f"(see '{face} --help')"), line
+        # one sentence, which "(see ...)" ends: "base first). (see" closed it twice
+        assert line.endswith(f"{hint.format(face=face) if hinted else ''} (see '{face} --help')"), line
 
 
 def test_same_input_on_both_sides_is_warned(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
