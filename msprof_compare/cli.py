@@ -340,6 +340,7 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
     try:
         # typer reads every option's annotations here (a noticeable part of the start): Ctrl-C is handled as below
         command = typer.main.get_command(app)
+        args = _eager_request(command, args) or args
         taken = _option_as_value(command, args)
         if taken:
             where = f"{prog} compare" if hasattr(command, "commands") else prog
@@ -409,6 +410,30 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
         _error("interrupted")
         return 130
     return int(rv or 0)  # --help, or a group invoked without a sub-command
+
+
+def _eager_request(command: Any, args: list[str]) -> list[str] | None:
+    """The arguments of the help (or version) asked for, where ``--help``, ``-h``, ``-H`` or ``--version`` stands
+    as an option anywhere (not after ``--``, nor where the option before it takes a value: ``-o --help`` is a
+    value left out, refused as the script's argparse refuses it), else None: ``compare --help -o --force`` was
+    refused for the ``-o`` with no value, and ``compare --bogus --help`` for ``--bogus``, where the script prints
+    its help, as click does for the first. A group's own one (``msprof-analyze --help compare``) asks for the
+    group's help, one after ``compare`` for the command's."""
+    eager = {*_CONTEXT["help_option_names"], "--version"}
+    sub, rest = _compare_args(command, args)
+    head = args[:len(args) - len(rest)] if sub is not None else args  # a group's up to its word, "compare"
+    for word in head:  # a group's own arguments take no value
+        if word == "--":
+            return None
+        if word in eager:
+            return [word]
+    takes_value = _option_names(sub, value_only=True)
+    i = 0
+    while i < len(rest) and rest[i] != "--":
+        if rest[i] in eager:
+            return [*head, rest[i]]
+        i += 2 if rest[i] in takes_value else 1
+    return None
 
 
 def _option_as_value(command: Any, args: list[str]) -> str | None:

@@ -98,3 +98,41 @@ def test_a_value_that_reads_as_an_option_is_taken_with_equals(capsys: pytest.Cap
     code, out, _ = _run(capsys, cli.analyze_main, ["compare", "-bp", BASE, "-d", COMPARISON, "-o", "-",
                                                    "--enable_api_compare"])
     assert code == 0 and out.startswith("{")
+
+
+@pytest.mark.parametrize(("main", "args", "shown"), [
+    (cli.analyze_main, ["compare", "--help", "-o", "--force"], "Usage: msprof-analyze compare [OPTIONS]"),
+    (cli.compare_main, ["-o", "--force", "-h"], "Usage: msprof-compare [OPTIONS]"),
+    (cli.compare_main, ["-bp", "b", "--bogus", "-H"], "Usage: msprof-compare [OPTIONS]"),
+    (cli.analyze_main, ["compare", "-bp", "b", "--version", "-d", "--force"], "msprof-compare "),
+    # a group's own --help asks for the group's help, wherever its command's word stands
+    (cli.analyze_main, ["-h", "compare", "-o", "--force"], "Usage: msprof-analyze [OPTIONS] COMMAND"),
+    (cli.analyze_main, ["--bogus", "--help"], "Usage: msprof-analyze [OPTIONS] COMMAND"),
+])
+def test_help_anywhere_wins_over_a_usage_error(capsys: pytest.CaptureFixture, main: Callable[[list[str]], None],
+                                               args: list[str], shown: str) -> None:
+    """``--help`` (``-h``, ``-H``, ``--version``) standing as an option anywhere answers, exit 0, as the script's
+    argparse answers ``--help -o --force``: the CLI refused the ``-o`` with no value first (and click an unknown
+    option before it)."""
+    code, out, err = _run(capsys, main, args)
+    assert (code, err) == (0, "")
+    assert out.startswith(shown), out
+
+
+def test_script_help_before_a_value_left_out_wins(capsys: pytest.CaptureFixture) -> None:
+    """The script's argparse, which the CLI faces now follow: ``--help -o --force`` prints the help."""
+    code, out, err = _run(capsys, cli.script_main, ["--help", "-o", "--force"])
+    assert (code, err) == (0, "") and out.startswith("usage: performance_compare.py")
+
+
+@pytest.mark.parametrize(("args", "taken"), [(["-o", "--help"], "--help"), (["--rank_list", "-h"], "-h")])
+def test_help_where_a_value_goes_is_a_value_left_out(capsys: pytest.CaptureFixture, args: list[str],
+                                                     taken: str) -> None:
+    """``-o --help``: the help word where the option's value goes is refused as a value left out, as the script's
+    argparse refuses it ("expected one argument"), and ``-o=--help`` names a folder ``--help``; after ``--`` it is
+    an argument."""
+    code, out, err = _run(capsys, cli.compare_main, ["-bp", BASE, "-d", COMPARISON, *args])
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: Option '{args[0]}' requires an argument: '{taken}', after it, is an option"), err
+    code, out, err = _run(capsys, cli.compare_main, ["-bp", "b", "--", "--help"])
+    assert code == 2 and out == "" and "Missing option '--profiling_path'" in err
