@@ -15,6 +15,7 @@ import contextlib
 import datetime as _dt
 import logging
 import os
+import re
 import signal
 import sys
 import time
@@ -440,10 +441,12 @@ def _option_as_value(command: Any, args: list[str]) -> str | None:
     """The refusal of an option of ``compare`` whose value is missing, the next argument being an option of its own
     (``-o --enable_api_compare``, ``-d -o out``), else None. click takes any next word as the value: the run wrote
     into a folder named ``--enable_api_compare`` with every comparison on (the flag eaten), or said that the word
-    after was an extra argument. The script's argparse refuses these ("expected one argument"); only the command's
-    own option names (and ``--name=value`` or ``-x=value`` of them: ``-bp -d=C`` said -d was missing) count, and
-    ``--``, the end of the options (``-o --`` wrote into a folder named ``--``), so ``-o -`` and a step ``-1``
-    reach their own checks."""
+    after was an extra argument. The rule is the script's argparse's, which refuses these ("expected one
+    argument"): a word that reads as an option is no value, whether an option name (``--name=value`` or
+    ``-x=value`` of one too: ``-bp -d=C`` said -d was missing) or not (``-o --enable_api``, an abbreviation the
+    script takes, ``-o --foo``, ``-o -ofoo``: folders of those names), and ``--``, the end of the options (``-o --``
+    wrote into a folder named ``--``); ``-o -``, a negative number (a step ``-1``) and a word with a blank in it
+    are values, and reach their own checks."""
     command, args = _compare_args(command, args)
     takes_value = _option_names(command, value_only=True)
     known = _option_names(command) | set(_CONTEXT["help_option_names"])
@@ -453,12 +456,20 @@ def _option_as_value(command: Any, args: list[str]) -> str | None:
         if arg not in takes_value:
             i += 1
             continue
-        if after == "--" or after.split("=", 1)[0] in known:  # "-d=C" too: click reads it as -d with the value C
-            what = "ends the options" if after == "--" else "is an option"
+        named = after.split("=", 1)[0] in known  # "-d=C" too: click reads it as -d with the value C
+        if after == "--" or named or _reads_as_option(after):
+            what = "ends the options" if after == "--" else "is an option" if named else "reads as an option"
             return (f"Option '{arg}' requires an argument: {term_safe(shell_word(after))}, after it, {what} "
                     f"(a value that reads as one: {term_safe(shell_word(f'{arg}={after}'))})")
         i += 2
     return None
+
+
+def _reads_as_option(word: str) -> bool:
+    """Whether argparse reads ``word`` as an option, not as the value of the option before it: a ``-`` and more,
+    unless a negative number (``-1``, ``-.5``) or a word with a blank in it (``"-my run"``)."""
+    return (word.startswith("-") and len(word) > 1 and " " not in word
+            and re.fullmatch(r"-\d+|-\d*\.\d+", word) is None)
 
 
 def _misplaced_option(command: Any, args: list[str]) -> str | None:

@@ -136,3 +136,42 @@ def test_help_where_a_value_goes_is_a_value_left_out(capsys: pytest.CaptureFixtu
     assert err.startswith(f"error: Option '{args[0]}' requires an argument: '{taken}', after it, is an option"), err
     code, out, err = _run(capsys, cli.compare_main, ["-bp", "b", "--", "--help"])
     assert code == 2 and out == "" and "Missing option '--profiling_path'" in err
+
+
+@pytest.mark.parametrize(("args", "taken"), [
+    (["-o", "--enable_api"], "--enable_api"),  # an abbreviation the script's argparse takes; click takes none
+    (["-o", "--foo"], "--foo"),
+    (["-o", "-ofoo"], "-ofoo"),
+    (["--transparent_op", "-x"], "-x"),
+    (["--fail_on_regression", "-5%"], "-5%"),
+])
+def test_a_word_that_reads_as_an_option_is_no_value(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch, args: list[str],
+                                                    taken: str) -> None:
+    """A word after an option that takes a value, which is no option name of the command but reads as one
+    (argparse's rule: a ``-`` and more, no negative number, no blank), is refused as the value left out: the run
+    wrote into folders named ``--enable_api``, ``--foo`` and ``-ofoo``, where the script refuses each ("expected
+    one argument"). The line gives the way to pass such a value."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, cli.analyze_main, ["compare", "-bp", BASE, "-d", COMPARISON, *args])
+    option = args[0]
+    assert (code, err) == (2, f"error: Option '{option}' requires an argument: '{taken}', after it, reads as an "
+                              f"option (a value that reads as one: '{option}={taken}') (see 'msprof-analyze compare "
+                              "--help')\n")
+    code, _, err = _run(capsys, cli.script_main, [BASE, COMPARISON, *args])
+    assert (code, err) == (2, f"error: argument {'-o/--output_path' if option == '-o' else option}: expected one "
+                              "argument (see 'performance_compare.py --help')\n")
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_negative_number_or_a_word_with_a_blank_is_a_value(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """What argparse reads as a value the CLI takes too, for the option's own check: a negative number (its line
+    names the value) and a word with a blank in it (a folder ``-my run``)."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, cli.compare_main, ["-bp", BASE, "-d", COMPARISON, "--fail_on_regression", "-5"])
+    assert code == 2 and "--fail_on_regression must be a finite percentage >= 0 (got '-5')" in err, err
+    code, _, err = _run(capsys, cli.compare_main, ["-bp", BASE, "-d", COMPARISON, "-o", "-my run",
+                                                   "--enable_api_compare"])
+    assert code == 0, err
+    assert [p.suffix for p in (tmp_path / "-my run").iterdir()] == [".xlsx"]

@@ -666,6 +666,8 @@ def test_readme_exit_table_usage_row_each_case_exits_2(capsys: pytest.CaptureFix
     (tmp_path / "link").symlink_to(tmp_path / "open")
     cases = {
         "a missing or unknown option": [["-d", small], ["-bp", small, "-d", small, "--no_such_flag"]],
+        "an option's value left out before the next option, a word that reads as one, or `--`": [
+            ["-o", "--enable_api_compare"], ["-o", "--foo"], ["-o", "--"]],
         "an `-o` directory every user may write to without the sticky bit": [["-o", "open"]],
         "`--max_kernel_num` ≤ 3": [["--max_kernel_num", "3"]],
         "a malformed `--op_name_map`": [["--op_name_map", "{'a':"]],
