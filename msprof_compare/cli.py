@@ -484,13 +484,23 @@ def _misplaced_option(command: Any, args: list[str]) -> str | None:
 
 
 def _typed_cluster(args: list[str], given: str, flags: set[str]) -> str:
-    """The argument as typed where click names only the first letter of an unknown short option: it reads "-pb"
-    as the letters -p and -b, and said "No such option: -p", which neither showed what was typed nor let
-    ``_near_options`` find -bp for it. ``given`` itself where no argument but a known flag (``flags``) holds it so."""
+    """The argument as typed (its name, before any ``=``) where click names only one letter of an unknown short
+    option: it reads "-pb" as the letters -p and -b, and said "No such option: -p", which neither showed what was
+    typed nor let ``_near_options`` find -bp for it. The letter may follow help letters, which take no value
+    (``-hlep`` is -h, then -l: "No such option: -l", where ``--hlep`` was told of --help), and the name hold ``_``
+    or ``-`` (``-enable_api_compare``, ``-help``: "No such option: -e"). ``given`` itself where no argument but a
+    known flag (``flags``) holds it so."""
     if len(given) != 2 or given.startswith("--"):
         return given
-    typed = next((a for a in args if a.startswith(given) and not a.startswith("--") and a not in flags), given)
-    return typed if typed.isascii() and typed[1:].isalnum() else given
+    helps = "".join(n[1] for n in _CONTEXT["help_option_names"] if len(n) == 2)  # the short flags: h, H
+    for arg in args:
+        if arg == "--":
+            break
+        name = arg.split("=", 1)[0]
+        if (not arg.startswith("--") and arg not in flags and re.fullmatch(r"-[A-Za-z0-9][\w-]*", name, re.ASCII)
+                and name[1:].lstrip(helps).startswith(given[1])):
+            return name
+    return given
 
 
 def _flags_of(command: Any, args: list[str]) -> set[str]:
