@@ -20,7 +20,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -342,7 +342,7 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
         # typer reads every option's annotations here (a noticeable part of the start): Ctrl-C is handled as below
         command = typer.main.get_command(app)
         args = _eager_request(command, args) or args
-        taken = _option_as_value(command, args)
+        taken = _option_as_value(command, args) or _one_dash_long(command, args)
         if taken:
             where = f"{prog} compare" if hasattr(command, "commands") else prog
             _error(f"{taken} (see '{where} --help')")
@@ -463,6 +463,33 @@ def _option_as_value(command: Any, args: list[str]) -> str | None:
                     f"(a value that reads as one: {term_safe(shell_word(f'{arg}={after}'))})")
         i += 2
     return None
+
+
+def one_dash_name(words: list[str], flags: Collection[str], takes_value: Collection[str]) -> str | None:
+    """The first of ``words`` (an option's, before any ``=``) that is a long option of ``flags`` typed with one dash
+    (``-output_path``, ``-output-path``, ``-debug``), else None; the value after an option of ``takes_value`` is
+    skipped, and the words after ``--``. Both faces' parsers read such a word as the short option of its first
+    letter with the rest attached as that option's value: ``-output_path x`` wrote into a folder named
+    ``utput_path`` and said ``x`` was an extra argument, ``-debug`` read ``ebug`` as the comparison's path."""
+    i = 0
+    while i < len(words) and words[i] != "--":
+        word = words[i]
+        name = word.split("=", 1)[0]
+        if word not in flags and len(name) > 2 and name[1] != "-" and name.startswith("-") and (
+                "--" + name[1:].replace("-", "_") in flags):
+            return name
+        i += 2 if word in takes_value else 1
+    return None
+
+
+def _one_dash_long(command: Any, args: list[str]) -> str | None:
+    """The refusal of a long option of ``compare`` typed with one dash (``one_dash_name``), with the option
+    meant, else None: the line of any unknown option, in place of a run that read it as ``-o`` or ``-d``."""
+    sub, rest = _compare_args(command, args)
+    dashed = one_dash_name(rest, _option_names(sub), _option_names(sub, value_only=True))
+    if dashed is None:
+        return None
+    return f"No such option: {dashed} (Possible options: {', '.join(_near_options(command, args, dashed))})"
 
 
 def _reads_as_option(word: str) -> bool:
@@ -692,8 +719,13 @@ class _ScriptParser(argparse.ArgumentParser):
         return " (Possible options: " + "; ".join(f"{', '.join(n)} for {t}" for t, n in near.items()) + ")"
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
-        """argparse's, keeping the arguments for ``error``'s hints."""
+        """argparse's, keeping the arguments for ``error``'s hints; a long option typed with one dash
+        (``one_dash_name``: ``-output_path x``, which argparse read as ``-o utput_path``) is refused as unknown."""
         self.given = list(sys.argv[1:] if args is None else args)
+        takes_value = {o for a in self._actions if a.nargs != 0 for o in a.option_strings}
+        dashed = one_dash_name(self.given, set(self._option_string_actions), takes_value)
+        if dashed:
+            self.error(f"unrecognized arguments: {dashed}")
         return super().parse_known_args(args, namespace)
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:

@@ -45,3 +45,47 @@ def test_a_group_option_with_one_dash_is_named_as_typed(capsys: pytest.CaptureFi
     """``msprof-analyze -hlep``: the group's own help, as ``msprof-analyze --hlep`` is told of it."""
     assert _run(capsys, cli.analyze_main, ["-hlep"]) == (
         2, "", "error: No such option: -hlep (Possible options: --help) (see 'msprof-analyze --help')\n")
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    (["-output_path", "out"], "--output_path"),  # read as -o utput_path, and "out" an extra argument
+    (["-output_path=out"], "--output_path"),  # wrote into a folder named utput_path=out
+    (["-output-format", "json"], "--output_format"),
+    (["-op_name_map", "{}"], "--op_name_map"),
+])
+def test_a_long_option_with_one_dash_is_no_short_option_with_its_value(capsys: pytest.CaptureFixture,
+                                                                      tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      typed: list[str], meant: str) -> None:
+    """A long option typed with one dash (``_`` or ``-`` in it) was read by both faces' parsers as ``-o`` with
+    the rest as its value: the run wrote into a folder named ``utput_path``. Refused as an unknown option, with the
+    option meant, on every face, and nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    name = typed[0].split("=", 1)[0]
+    for main, args, head, where in (
+            (cli.analyze_main, ["compare", "-bp", BASE, "-d", COMPARISON, *typed], "No such option",
+             "msprof-analyze compare"),
+            (cli.compare_main, ["-bp", BASE, "-d", COMPARISON, *typed], "No such option", "msprof-compare"),
+            (cli.script_main, [BASE, COMPARISON, *typed], "unrecognized arguments", "performance_compare.py")):
+        assert _run(capsys, main, args) == (
+            2, "", f"error: {head}: {name} (Possible options: {meant}) (see '{where} --help')\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_debug_with_one_dash_is_no_comparison_path(capsys: pytest.CaptureFixture) -> None:
+    """``-debug`` read as ``-d ebug`` on the CLI: a comparison path named ``ebug`` (not found, exit 1), the -d given
+    before it dropped without a word."""
+    code, out, err = _run(capsys, cli.compare_main, ["-bp", BASE, "-d", COMPARISON, "-debug"])
+    assert (code, out, err) == (2, "", "error: No such option: -debug (Possible options: --debug) (see "
+                                       "'msprof-compare --help')\n")
+
+
+def test_a_one_dash_name_given_with_equals_is_a_value(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refusal leaves values alone: ``-o=-debug`` is a folder named ``-debug`` (the way the value-left-out line
+    gives), on both faces."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, cli.compare_main, ["-bp", BASE, "-d", COMPARISON, "-o=-debug", "--enable_api_compare"])
+    assert code == 0, err
+    assert cli.script_main([BASE, COMPARISON, "-o=-debug", "--enable_api_compare"]) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["-debug"]
+    assert len(list((tmp_path / "-debug").glob("*.xlsx"))) >= 1
