@@ -677,8 +677,9 @@ class _ScriptParser(argparse.ArgumentParser):
     """argparse that reports bad usage as our single ``error:`` line (exit 2)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        given = {t.split("=", 1)[0] for t in message.split()[2:]}  # "--profiling_path=x" is that flag too
         typed = getattr(self, "given", [])
+        message = self._cluster(message, typed)
+        given = {t.split("=", 1)[0] for t in message.split()[2:]}  # "--profiling_path=x" is that flag too
         # the word, not a base folder of that name in the working directory (then the paths it gave were read as
         # typed, and "leave out 'compare'" would send the user away from their base)
         word = typed[:1] == ["compare"] and not os.path.exists("compare")
@@ -701,6 +702,18 @@ class _ScriptParser(argparse.ArgumentParser):
             message += self._near(message.split()[2:])
         _error(f"{message} (see '{self.prog} --help')")
         sys.exit(2)
+
+    @staticmethod
+    def _cluster(message: str, typed: list[str]) -> str:
+        """An unknown word that argparse read as a short flag with more letters after it (``-hlep``: "argument
+        -h/-H/--help: ignored explicit argument 'lep'") said unknown as typed, for ``_near`` to name the option meant
+        (--help), as the CLI faces and ``--hlep`` are told; ``message`` itself for any other error."""
+        found = re.fullmatch(r"argument (\S+): ignored explicit argument '(.*)'", message)
+        if found is None:
+            return message
+        shorts = [o for o in found[1].split("/") if len(o) == 2 and o[1] != "-"]
+        word = next((w for w in typed for o in shorts if w == o + found[2]), None)
+        return f"unrecognized arguments: {word}" if word else message
 
     def _near(self, unrecognized: list[str]) -> str:
         """" (Possible options: ...)" naming the options each unknown one of ``unrecognized`` may mean

@@ -89,3 +89,16 @@ def test_a_one_dash_name_given_with_equals_is_a_value(capsys: pytest.CaptureFixt
     assert cli.script_main([BASE, COMPARISON, "-o=-debug", "--enable_api_compare"]) == 0
     assert [p.name for p in tmp_path.iterdir()] == ["-debug"]
     assert len(list((tmp_path / "-debug").glob("*.xlsx"))) >= 1
+
+
+@pytest.mark.parametrize(("args", "typed"), [(["-hlep"], "-hlep"), ([BASE, COMPARISON, "-Hlep"], "-Hlep")])
+def test_script_names_a_help_letter_cluster_as_typed(capsys: pytest.CaptureFixture, args: list[str],
+                                                     typed: str) -> None:
+    """The script's argparse said "argument -h/-H/--help: ignored explicit argument 'lep'" for ``-hlep``: the word
+    is unknown as typed, with --help meant, as on the CLI faces; a flag given a value (``--force=1``) keeps
+    argparse's line, which names the option."""
+    assert _run(capsys, cli.script_main, args) == (
+        2, "", f"error: unrecognized arguments: {typed} (Possible options: --help) (see 'performance_compare.py "
+               "--help')\n")
+    assert _run(capsys, cli.script_main, [BASE, COMPARISON, "--force=1"]) == (
+        2, "", "error: argument --force: ignored explicit argument '1' (see 'performance_compare.py --help')\n")
