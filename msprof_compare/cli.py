@@ -662,6 +662,14 @@ _SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_re
 _PATH_FLAGS = frozenset({"-d", "--profiling_path", "-bp", "--benchmark_profiling_path", "--benchmark_path"})
 
 
+def _names_a_path_flag(words: Any) -> bool:
+    """Whether one of ``words`` is a path option of the CLI faces (``_PATH_FLAGS``), its value after ``=`` aside,
+    in any of the spellings an unknown option is told of on the CLI (``--benchmark-profiling-path``, ``--bp``):
+    given to the script, those got no word of its paths being positional."""
+    names = {f.lstrip("-") for f in _PATH_FLAGS}
+    return any(w.startswith("-") and w.split("=", 1)[0].lstrip("-").replace("-", "_") in names for w in words)
+
+
 class _StoreRepeated(argparse.Action):
     """argparse's store, keeping every value given under ``REPEATED`` ({dest: [(option as typed, value), ...]}) for
     ``repeated``'s warning."""
@@ -683,13 +691,13 @@ class _ScriptParser(argparse.ArgumentParser):
         # the word, not a base folder of that name in the working directory (then the paths it gave were read as
         # typed, and "leave out 'compare'" would send the user away from their base)
         word = typed[:1] == ["compare"] and not os.path.exists("compare")
-        if word and _PATH_FLAGS.intersection(t.split("=", 1)[0] for t in typed) and (
+        if word and _names_a_path_flag(typed) and (
                 message.startswith(("unrecognized arguments:", "the following arguments are required:"))):
             # msprof-analyze's whole command line ("compare -d C -bp B"): the -d / -bp hint alone left the word in,
             # and "compare -d=C -bp=B" (the word the one positional) read only that an argument is required
             message += (f"; {self.prog} has no sub-command and takes the two paths without -d / -bp: leave out "
                         f"'compare' and give the paths base first: {self.prog} BASE COMPARISON [options]")
-        elif message.startswith("unrecognized arguments:") and _PATH_FLAGS.intersection(given):
+        elif message.startswith("unrecognized arguments:") and _names_a_path_flag(given):
             # the command line of msprof-analyze compare given to the script (README: "-d COMPARISON -bp BASE")
             message += (f"; {self.prog} takes the two paths without -d / -bp, base first: "
                         f"{self.prog} BASE COMPARISON [options]")

@@ -102,3 +102,14 @@ def test_script_names_a_help_letter_cluster_as_typed(capsys: pytest.CaptureFixtu
                "--help')\n")
     assert _run(capsys, cli.script_main, [BASE, COMPARISON, "--force=1"]) == (
         2, "", "error: argument --force: ignored explicit argument '1' (see 'performance_compare.py --help')\n")
+
+
+@pytest.mark.parametrize("flag", ["--benchmark-profiling-path", "--profiling-path", "--bp"])
+def test_script_given_a_path_flag_misspelt_says_its_paths_are_positional(capsys: pytest.CaptureFixture,
+                                                                         flag: str) -> None:
+    """A CLI path option in a spelling the CLI names it for (dashes for ``_``, ``--bp``) given to the script got
+    argparse's "unrecognized arguments" alone, where ``--benchmark_profiling_path`` is told that the script takes
+    its two paths without -d / -bp."""
+    assert _run(capsys, cli.script_main, [BASE, COMPARISON, flag, "x"]) == (
+        2, "", f"error: unrecognized arguments: {flag} x; performance_compare.py takes the two paths without -d / -bp, "
+               "base first: performance_compare.py BASE COMPARISON [options] (see 'performance_compare.py --help')\n")
