@@ -164,15 +164,16 @@ def test_a_full_disk_is_found_before_the_compare(target: str, held: str, kineto:
 @pytest.mark.parametrize(("given", "named"), [
     ([], "{cwd} (the current directory)"), (["-o", ""], "{cwd} (the current directory)"),
     (["-o", "out"], "out"), (["-o", "out/"], "out/"),
-    (["-o", "out/run.xlsx"], "{cwd}/out (the folder of out/run.xlsx)"),
-    (["-o", "run.json"], "{cwd} (the folder of run.json)"),
+    (["-o", "out/run.xlsx"], "out ({cwd}/out, the folder of out/run.xlsx)"),
+    (["-o", "run.json"], "{cwd} (the current directory, the folder of run.json)"),
     (["-o", "-", "--output_format", "xlsx,json"], "{cwd} (the current directory)")],
     ids=["default", "empty", "folder", "folder-slash", "report-file", "json-file", "stdout-and-workbook"])
 def test_a_full_disk_names_the_output_as_typed(given: list[str], named: str, kineto: Path, tmp_path: Path,
                                                capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     """The full-disk refusal named the folder by its absolute path alone, where every other -o message names -o as
-    typed (README, "Errors and exit codes"): a folder as typed, a report file's folder as the absolute folder "of"
-    the name typed, the current directory as such (no -o, an empty one, or the workbook of -o - beside the JSON)."""
+    typed (README, "Errors and exit codes"): a folder as typed, a report file's folder as typed too, its absolute
+    path and the name typed after it, the current directory as such (no -o, an empty one, or the workbook of -o -
+    beside the JSON)."""
     from cliutil import run_inproc
 
     from msprof_compare import api
@@ -962,6 +963,39 @@ def test_unwritable_folder_of_a_report_file_is_named_as_the_folder(tmp_path: Pat
         output.output_target(str(ro / "new" / "run.json"), ".json")
     assert str(exc.value) == (f"cannot create output directory {ro / 'new'} (the folder of {ro / 'new' / 'run.json'}): "
                               f"{ro} is not writable")
+
+
+def test_the_folder_of_a_relative_report_file_is_named_as_typed(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-o ro/run.xlsx` said "output directory /home/u/ro (the folder of ro/run.xlsx) is not writable": a path the
+    user never typed. The folder is named as typed, its absolute path after it (as the folder above a missing
+    target is, test below); a report file in the current directory says so; an absolute target reads as before."""
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report import output
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    (tmp_path / "afile").write_text("x")
+    os.symlink(ro, tmp_path / "lnk")
+    monkeypatch.chdir(tmp_path)
+    real_access = os.access
+    locked = {str(ro), str(tmp_path)}
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) in locked else real_access(p, mode, **kw))
+    for target, message in (
+            ("ro/run.xlsx", f"output directory ro ({ro}, the folder of ro/run.xlsx) is not writable"),
+            ("./ro/run.xlsx", f"output directory ./ro ({ro}, the folder of ./ro/run.xlsx) is not writable"),
+            (str(ro / "run.xlsx"), f"output directory {ro} (the folder of {ro / 'run.xlsx'}) is not writable"),
+            ("run.xlsx", f"output directory {tmp_path} (the current directory, the folder of run.xlsx) is not "
+                         "writable"),
+            ("afile/run.xlsx", f"output path afile ({tmp_path / 'afile'}, the folder of afile/run.xlsx) is a file, not "
+                               "a directory"),
+            ("lnk/run.xlsx", f"output folder lnk ({tmp_path / 'lnk'}, the folder of lnk/run.xlsx) is a symbolic link; "
+                             "refusing to write through it"),
+            ("new/run.json", f"cannot create output directory new ({tmp_path / 'new'}, the folder of new/run.json): "
+                             f"{tmp_path} (the current directory) is not writable")):
+        with pytest.raises(UsageError) as exc:
+            output.output_target(target, target[-5:])
+        assert str(exc.value) == message, target
 
 
 def test_an_unwritable_folder_above_a_relative_target_is_named_as_written(tmp_path: Path,

@@ -20,7 +20,16 @@ from ..textsafe import term_safe, write_line
 from ..units import Unit, unit_label
 from .excel import default_file_name, workbook_part, write_workbook
 from .json_report import json_part, write_json
-from .output import check_room, first_free_name, names_no_file, new_names, output_target, utc_now, write_new_files
+from .output import (
+    check_room,
+    first_free_name,
+    folder_of_report,
+    names_no_file,
+    new_names,
+    output_target,
+    utc_now,
+    write_new_files,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from datetime import datetime
@@ -67,8 +76,9 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
 
 def _room(folder: str, output: str) -> None:
     """``output.check_room`` of a report's folder (absolute, as ``output_target`` returns it), named as the other
-    ``-o`` messages name it: as typed (``-o out``: "out", not its absolute path), a report file's folder as
-    "/abs (the folder of run.xlsx)", the default as "/abs (the current directory)"."""
+    ``-o`` messages name it: as typed (``-o out``: "out", not its absolute path), a report file's folder as typed
+    too, its absolute path after it ("out (/abs/out, the folder of out/run.xlsx)"), the default as "/abs (the
+    current directory)"."""
     try:
         typed = os.path.abspath(os.path.expanduser(output)) == folder
     except OSError:  # a working directory deleted meanwhile
@@ -78,7 +88,7 @@ def _room(folder: str, output: str) -> None:
     elif typed:
         where = term_safe(output)
     else:
-        where = f"{term_safe(folder)} (the folder of {term_safe(output)})"
+        where = folder_of_report(folder, output, term_safe(output))
     check_room(folder, where)
 
 

@@ -99,8 +99,8 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
                              f"run{suffix}, or a directory")
         if os.path.islink(os.path.join(path, name)):
             raise UsageError(f"output file {say} is a symbolic link; refusing to write through it")
-    # "-o dir/run.xlsx": a message about the folder names the folder, not the report file
-    where = say if name is None else f"{term_safe(path)} (the folder of {say})"
+    # "-o dir/run.xlsx": a message about the folder names the folder (as typed), not the report file
+    where = say if name is None else folder_of_report(path, raw, say)
     if os.path.islink(path):
         raise UsageError(f"output {'path' if name is None else 'folder'} {where} is a symbolic link; refusing to "
                          "write through it")
@@ -192,6 +192,21 @@ def _as_written(folder: str, raw: str) -> str:
     its absolute path after it where that differs (``rodir (/home/u/rodir)``), so the name is the user's own and the
     folder found all the same; ``(the current directory)`` after it for a relative target's first name. "-o
     rodir/new" said only "/home/u/rodir is not writable", a path the user never typed."""
+    shown, note = _written_parts(folder, raw)
+    return f"{shown} ({note})" if note else shown
+
+
+def folder_of_report(folder: str, raw: str, say: str) -> str:
+    """The folder (absolute) of a report file the target ``raw`` names (``say``: the target as messages show it),
+    as messages name it: as typed, then its absolute path where that differs, and the file it holds (``out
+    (/home/u/out, the folder of out/run.xlsx)``); "-o out/run.xlsx" named only "/home/u/out", a path never typed."""
+    shown, note = _written_parts(folder, raw)
+    return f"{shown} ({note + ', ' if note else ''}the folder of {say})"
+
+
+def _written_parts(folder: str, raw: str) -> tuple[str, str]:
+    """``_as_written``'s two parts: the name (as written, else absolute) and what follows it in brackets ("" for
+    nothing: an absolute target's own path)."""
     text = raw
     while True:
         up = os.path.dirname(text.rstrip("/" + os.sep))
@@ -200,14 +215,14 @@ def _as_written(folder: str, raw: str) -> str:
         text = up
         try:
             if os.path.abspath(os.path.expanduser(text)) == folder:
-                return term_safe(folder) if text == folder else f"{term_safe(text)} ({term_safe(folder)})"
+                return (term_safe(folder), "") if text == folder else (term_safe(text), term_safe(folder))
         except (OSError, ValueError):
             break
     try:
         here = os.getcwd() == folder and not os.path.isabs(os.path.expanduser(raw))
     except OSError:
         here = False
-    return f"{term_safe(folder)} (the current directory)" if here else term_safe(folder)
+    return term_safe(folder), "the current directory" if here else ""
 
 
 def _loop_note(link: str) -> str:
