@@ -204,7 +204,7 @@ def test_exact_times_mixes_the_vectorised_and_the_per_value_paths() -> None:
                                                                                  1712195495519689047]
     bad = traceio.exact_texts("t.json", b'[{"ts": 9223372036854775.808}, {"ts": 1.5}]')
     assert traceio.exact_ns("t.json", bad, "ts", np.array([1])).tolist() == [1500]  # only the events kept
-    with pytest.raises(ProfileError, match=r"invalid time value '9223372036854775.808' in trace events: out of "
+    with pytest.raises(ProfileError, match=r"invalid 'ts' value '9223372036854775.808' in trace events: out of "
                                            r"range \(beyond int64 nanoseconds\)"):
         traceio.exact_ns("t.json", bad, "ts")
 

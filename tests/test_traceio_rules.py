@@ -300,6 +300,56 @@ def test_an_event_without_a_ts_is_named_as_having_none(tmp_path: Path) -> None:
         "has no ts (absent or null)")
 
 
+def test_a_time_string_with_a_json_escape_reads_as_the_decode_reads_it(tmp_path: Path) -> None:
+    """A ts written as a string with a JSON escape (``"\\u0036420..."``, the first digit escaped) or a no-break space
+    before its digits (json.dumps writes it ``\\u00a0``) is the time the decode reads, but the exact pass over the
+    time texts of an epoch-scale trace parsed the text as written: "invalid time value '\\\\u0036...' in trace
+    events: not a number", naming no event. The timesformer excerpt shifted beyond 2**42 us (its times read as text,
+    ``RawTsEvent``), one op's ts edited: the ops read as those of the trace with that ts written as a number."""
+    import json
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    opts = build_options(enable_operator_compare=True, enable_profiling_compare=True)[0]
+    doc = json.loads((_KINETO / "h100_timesformer_excerpt.pt.trace.json").read_text(encoding="utf-8"))
+    for e in doc["traceEvents"]:
+        if isinstance(e.get("ts"), (int, float)):
+            e["ts"] += 5_000_000_000_000
+    at = [i for i, e in enumerate(doc["traceEvents"]) if e.get("cat") == "cpu_op"][2]
+    written = json.dumps(doc["traceEvents"][at]["ts"])
+    plain = tmp_path / "plain.pt.trace.json"
+    plain.write_text(json.dumps(doc), encoding="utf-8")
+    want = load_profile(str(plain), opts).ops["ts"].to_numpy()
+    assert type(traceio.decode_events(str(plain), plain.read_bytes(), raw_ts=True)[0][0]) is traceio.RawTsEvent
+    trace = tmp_path / "t.pt.trace.json"
+    for text in (f'"\\u{ord(written[0]):04x}{written[1:]}"', f'"\\u00a0{written}"'):
+        edited = json.loads(json.dumps(doc))
+        edited["traceEvents"][at]["ts"] = "@@"
+        trace.write_text(json.dumps(edited).replace('"@@"', text), encoding="utf-8")
+        assert json.loads(trace.read_text())["traceEvents"][at]["ts"].strip() == written, text
+        assert (load_profile(str(trace), opts).ops["ts"].to_numpy() == want).all(), text
+
+
+def test_the_exact_pass_names_the_row_of_a_time_it_cannot_read() -> None:
+    """``exact_ns`` (the times-only second decode) refused a text as "invalid time value ... in trace events",
+    where every other refused time is the column's ``TimeValueError`` at its row, which the loaders turn into the
+    event's index, ph and name. Its rows are those of ``idx`` (the events a loader keeps), a string's value shown
+    as decoded; texts it reads are read as decoded strings too."""
+    from msprof_compare.loaders.numparse import TimeValueError
+
+    data = b'{"traceEvents": [{"ts": 1.5}, {"ts": "\\u00312.25"}, {"ts": "x\\u0031"}, {"ts": "\xc2\xa07"}]}'
+    texts = traceio.exact_texts("t.json", data)
+    assert traceio.exact_ns("t.json", texts, "ts", np.array([3, 1, 0])).tolist() == [7000, 12250, 1500]
+    with pytest.raises(TimeValueError) as info:
+        traceio.exact_ns("t.json", texts, "ts", np.array([0, 1, 2, 3]))
+    assert (info.value.row, info.value.field, info.value.shown, info.value.why) == (2, "ts", "'x1'", "not a number")
+    assert info.value.message == "invalid 'ts' value 'x1' in trace events: not a number"
+    with pytest.raises(TimeValueError) as info:  # beyond a chunk of texts: the row counts from the column's start
+        traceio.exact_ns("t.json", [texts[0]] * (1 << 18) + [texts[2]], "ts")
+    assert info.value.row == 1 << 18
+
+
 @pytest.mark.parametrize("bad", [True, [1], {"x": 1}])
 def test_an_id_of_another_type_is_refused_alike_after_a_float_id_or_a_damaged_lane(tmp_path: Path, bad) -> None:
     """The second decode of a trace with a float id (``12.0``) or a damaged lane (``"pid": true``) takes a float id,

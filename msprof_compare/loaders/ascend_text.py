@@ -533,6 +533,11 @@ def _select(path: str, data: bytes, events: list, opts: Options,
                 ts, ts_inexact = traceio.times_to_ns(ts_vals, path, "ts")
                 dur, dur_inexact, absent = traceio.durs_to_ns(
                     dur_vals, partial(traceio.times_to_ns, path=path, field="dur"), timed)
+                # the guess of ``decode_events(raw_ts=True)`` missed: a second, times-only decode
+                exact = traceio.exact_texts(path, data) if ts_inexact or dur_inexact or renamed_inexact is not None \
+                    else None
+                ts = traceio.exact_ns(path, exact, "ts", kept) if ts_inexact else ts
+                dur = traceio.exact_ns(path, exact, "dur", kept) if dur_inexact else dur
         except traceio.TimeValueError as exc:  # the event named: ``kept`` holds the read events' places
             raise traceio.event_time_error(exc, path, events, int(kept[exc.row]), traceio.first_char(data) == "{"
                                            ) from None
@@ -540,14 +545,8 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             read = np.zeros(len(events), dtype=bool)
             read[kept] = True
             traceio.check_raw_ts(path, data, events, read)
-        else:
-            inexact = ts_inexact, dur_inexact
-            if any(inexact) or renamed_inexact is not None:  # the guess of ``decode_events(raw_ts=True)`` missed:
-                exact = traceio.exact_texts(path, data)  # a second, times-only decode
-                ts = traceio.exact_ns(path, exact, "ts", kept) if inexact[0] else ts
-                dur = traceio.exact_ns(path, exact, "dur", kept) if inexact[1] else dur
-                if renamed_inexact is not None:  # the flow ends told from the read flows' by time, read alike
-                    renamed[1][:, 2] = traceio.exact_ns(path, exact, "ts", renamed_inexact)
+        elif renamed_inexact is not None:  # the flow ends told from the read flows' by time, read alike
+            renamed[1][:, 2] = traceio.exact_ns(path, exact, "ts", renamed_inexact)
         # the times' lists and the kept events' positions read no more: dropped before the last columns are pulled,
         # where a 1 GB trace's load nears its peak (2.6M kept events: 60 MB)
         del ts_vals, dur_vals, kept

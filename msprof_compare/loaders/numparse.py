@@ -42,6 +42,7 @@ class NumberError(ValueError):
         super().__init__(text)
         self.text = text
         self.why = why
+        self.row = -1  # where in a column of texts (``texts_us_to_ns``), for the caller to name its event
 
 
 class TimeValueError(ProfileError):
@@ -101,7 +102,14 @@ def texts_us_to_ns(texts: Sequence[bytes | msgspec.Raw]) -> np.ndarray:
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     if n > _CHUNK:  # bound the temporary byte matrices
-        return np.concatenate([texts_us_to_ns(texts[i:i + _CHUNK]) for i in range(0, n, _CHUNK)])
+        parts = []
+        for i in range(0, n, _CHUNK):
+            try:
+                parts.append(texts_us_to_ns(texts[i:i + _CHUNK]))
+            except NumberError as exc:
+                exc.row += i
+                raise
+        return np.concatenate(parts)
     u = same_width_matrix(texts)
     if u is not None:
         fast = _parse_uniform(u)
@@ -109,14 +117,36 @@ def texts_us_to_ns(texts: Sequence[bytes | msgspec.Raw]) -> np.ndarray:
             val, ok = fast
             rest = np.flatnonzero(~ok)
             if rest.size:  # as _parse_decimal's rows outside the common layout
-                val[rest] = texts_us_to_ns([bytes(texts[i]) for i in rest.tolist()])
+                try:
+                    val[rest] = texts_us_to_ns([bytes(texts[i]) for i in rest.tolist()])
+                except NumberError as exc:
+                    exc.row = int(rest[exc.row])
+                    raise
             return val
     if type(texts[0]) is not bytes:  # numpy reads a Raw as a sequence of ints, not as text
         texts = [bytes(t) for t in texts]
     val, ok = _parse_decimal(texts)
     for i in np.flatnonzero(~ok).tolist():
-        val[i] = text_us_to_ns(texts[i])
+        try:
+            val[i] = _json_text_us_to_ns(texts[i])
+        except NumberError as exc:
+            exc.row = i
+            raise
     return val
+
+
+def _json_text_us_to_ns(text: bytes) -> int:
+    """``text_us_to_ns`` of one JSON value's text, a string taken as the decode reads it (escapes decoded, blanks
+    stripped as ``decimal_us_to_ns`` strips the decoded strings): a string with a JSON escape (``\\u0031`` is "1")
+    or a no-break space around its digits, which the decode reads as a time, was refused here as "not a number"."""
+    if text[:1] == b'"' and (b"\\" in text or not text.isascii()):
+        try:
+            value = msgspec.json.decode(text)
+        except msgspec.DecodeError:  # no JSON string after all: refused as written
+            value = None
+        if isinstance(value, str):
+            return text_us_to_ns(value.strip())
+    return text_us_to_ns(text)
 
 
 _DIGIT_LO, _DIGIT_HI, _DOT, _MINUS, _PLUS = 48, 57, 46, 45, 43

@@ -221,14 +221,17 @@ def exact_texts(path: str, data: bytes | memoryview) -> list[_Times]:
 def exact_ns(path: str, texts: list[_Times], field: str, idx: np.ndarray | None = None) -> np.ndarray:
     """Exact ns of ``field`` ("ts" or "dur") of the events ``idx`` (all when None), from ``exact_texts``."""
     items = texts if idx is None else map(texts.__getitem__, idx.tolist())
-    return _exact_raw_ns(path, list(map(attrgetter(field), items)))
+    return _exact_raw_ns(path, list(map(attrgetter(field), items)), field)
 
 
-def _exact_raw_ns(path: str, raws: list) -> np.ndarray:
+def _exact_raw_ns(path: str, raws: list, field: str) -> np.ndarray:
+    """Exact ns of the time texts ``raws`` of ``field``; a text that reads as no time is the column's
+    ``TimeValueError`` at its row, so a loader names its event (``event_time_error``), as every other refused time."""
     try:
         return texts_us_to_ns(raws)
     except NumberError as exc:
-        raise ProfileError(path, f"invalid time value {exc.text!r} in trace events: {exc.why}") from None
+        raise TimeValueError(path, f"invalid '{field}' value {exc.text!r} in trace events: {exc.why}", row=exc.row,
+                             field=field, shown=short_repr(exc.text), why=exc.why) from None
 
 
 def raw_times_to_ns(raws: list[msgspec.Raw], path: str = "", field: str = "ts") -> np.ndarray:
@@ -256,7 +259,7 @@ def raw_times_to_ns(raws: list[msgspec.Raw], path: str = "", field: str = "ts") 
             raise ProfileError(path, f"invalid '{field}' value in trace events: {exc}") from None  # decode's error
     ns, inexact = times_to_ns(values, path, field)
     if inexact:
-        ns = _exact_raw_ns(path, raws)
+        ns = _exact_raw_ns(path, raws, field)
     return ns
 
 
