@@ -469,8 +469,8 @@ def test_an_out_of_range_float_time_is_quoted_as_written(tmp_path: Path, capsys:
     code, err = _analyze(capsys, "compare", "-d", str(trace), "-bp", str(src), "-o", str(out))
     assert code == 1
     assert err.splitlines()[-1] == (f"error: {trace}: invalid trace event: event {at} of traceEvents (counting from "
-                                    f"0; ph 'X', name {first['name']!r}) has dur {shown}: out of range (over int64 "
-                                    "nanoseconds) (comparison side)")
+                                    f"0; ph 'X', name {first['name']!r}) has dur {shown}: out of range (beyond "
+                                    "int64 nanoseconds) (comparison side)")
     assert not out.exists() or not list(out.iterdir())
 
 

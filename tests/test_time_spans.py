@@ -183,7 +183,8 @@ def test_a_float_time_below_the_negative_bound_is_refused(low):
     column's extremes, a time of -9.5e15 us (or -9e15, the bound itself) is refused naming it, as its list and its
     ``time_values`` array, where its product (-9.5e18 ns) would be cast to int64 unsaid."""
     for values in ([1.5, low, 2.5], np.array([1.5, low, 2.5])):
-        with pytest.raises(ProfileError, match=rf"'ts' value {low!r} out of range \(over int64 nanoseconds\)"):
+        with pytest.raises(ProfileError, match=rf"'ts' value {low!r} in trace events: out of range \(beyond int64 "
+                                               r"nanoseconds\)"):
             traceio.to_ns(values, "t.json", "ts")
 
 

@@ -45,12 +45,13 @@ def test_integer_times_from_9e15_us_are_out_of_range() -> None:
     assert traceio.to_ns([limit - 1, 0]).tolist() == [(limit - 1) * 1000, 0]
     with pytest.raises(ProfileError) as err:
         traceio.to_ns([1, limit], "t.json")
-    assert err.value.message == f"'ts' value {limit} out of range (over int64 nanoseconds) in trace events"
+    assert err.value.message == f"invalid 'ts' value {limit} in trace events: out of range (beyond int64 nanoseconds)"
     with pytest.raises(ProfileError):
         traceio.to_ns([float(limit)], "t.json")
     with pytest.raises(ProfileError) as err:
         traceio.to_ns([5, -limit], "t.json", "dur")
-    assert err.value.message == f"'dur' value {-limit} out of range (over int64 nanoseconds) in trace events"
+    assert err.value.message == (f"invalid 'dur' value {-limit} in trace events: out of range (beyond int64 "
+                                 "nanoseconds)")
 
 
 _NPU_TRACE = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
@@ -215,7 +216,7 @@ def test_a_time_that_is_no_number_names_its_event(tmp_path: Path) -> None:
     for field, value, said in (("dur", "", "'', where a number is due"), ("dur", "N/A", "'N/A': not a number"),
                                ("dur", " ", "' ', where a number is due"),
                                ("ts", None, None),  # named as an event with no ts (7a949174)
-                               ("dur", -1e300, "-1e+300: out of range (over int64 nanoseconds)")):
+                               ("dur", -1e300, "-1e+300: out of range (beyond int64 nanoseconds)")):
         edited = json.loads(json.dumps(doc))
         edited["traceEvents"][at][field] = value
         trace = tmp_path / "t.pt.trace.json"
@@ -247,6 +248,59 @@ def test_a_time_that_is_no_number_names_its_event(tmp_path: Path) -> None:
         assert info.value.path == str(view) and info.value.message == (
             f"invalid trace event: event {i} of the event list (counting from 0; ph '{ph}', name "
             f"{events[i]['name']!r}) has dur 'N/A': not a number")
+
+
+@pytest.mark.parametrize("written", ["1e20", "100000000000000000000", "100000000000000000", "100000000000000000.5",
+                                     "-1E+300"])
+def test_a_time_out_of_range_reads_one_way_as_written(tmp_path: Path, written: str) -> None:
+    """One time beyond int64 ns read two ways: "has dur 1e+20: out of range (over int64 nanoseconds)" (a float, as
+    Python writes it), "has dur '100000000000000000000': out of range (beyond int64 nanoseconds)" (an integer too
+    large for the decode's int64, as a string), and an integer among float durations as a float ("1e+17"); a search
+    of the file found none of them. The value is shown as the trace writes it, with one reason: a Kineto op's dur
+    (the timesformer excerpt, its durations floats; with a UTF-8 byte-order mark too), and a ts of an NPU export's
+    trace_view.json (an event list, its times strings; as a number here) and of a Kineto trace whose times are read
+    as text (shifted beyond 2**42 us)."""
+    import json
+    import shutil
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    opts = build_options(enable_operator_compare=True, enable_profiling_compare=True)[0]
+    why = "out of range (beyond int64 nanoseconds)"
+    doc = json.loads((_KINETO / "h100_timesformer_excerpt.pt.trace.json").read_text(encoding="utf-8"))
+    at = [i for i, e in enumerate(doc["traceEvents"]) if e.get("cat") == "cpu_op"][2]
+    name = doc["traceEvents"][at]["name"]
+    assert all(isinstance(e["dur"], float) for e in doc["traceEvents"] if e.get("cat") == "cpu_op")
+    trace = tmp_path / "t.pt.trace.json"
+    for field, bom, shift in (("dur", b"", 0), ("dur", b"\xef\xbb\xbf", 0), ("ts", b"", 5_000_000_000_000)):
+        edited = json.loads(json.dumps(doc))
+        for e in edited["traceEvents"]:
+            if shift and isinstance(e.get("ts"), (int, float)):
+                e["ts"] += shift
+        edited["traceEvents"][at][field] = "@@"
+        trace.write_bytes(bom + json.dumps(edited).replace('"@@"', written).encode())
+        assert type(traceio.decode_events(str(trace), trace.read_bytes(), raw_ts=True)[0][0]) is (
+            traceio.RawTsEvent if shift else traceio.Event)
+        with pytest.raises(ProfileError) as info:
+            load_profile(str(trace), opts)
+        assert info.value.message == (f"invalid trace event: event {at} of traceEvents (counting from 0; ph 'X', name "
+                                      f"{name!r}) has {field} {written}: {why}"), (field, bom)
+    export = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt"
+    events = json.loads((export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    at = [i for i, e in enumerate(events) if e.get("ph") == "X" and len(e["name"]) < 30][7]
+    assert isinstance(events[at]["ts"], str)
+    events[at]["ts"] = "@@"
+    copy = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(export, copy)
+    view = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    view.chmod(0o644)
+    view.write_text(json.dumps(events).replace('"@@"', written), encoding="utf-8")
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(copy), opts)
+    assert info.value.path == str(view) and info.value.message == (
+        f"invalid trace event: event {at} of the event list (counting from 0; ph 'X', name {events[at]['name']!r}) "
+        f"has ts {written}: {why}")
 
 
 def test_an_event_without_a_ts_is_named_as_having_none(tmp_path: Path) -> None:

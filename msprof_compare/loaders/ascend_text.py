@@ -539,8 +539,8 @@ def _select(path: str, data: bytes, events: list, opts: Options,
                 ts = traceio.exact_ns(path, exact, "ts", kept) if ts_inexact else ts
                 dur = traceio.exact_ns(path, exact, "dur", kept) if dur_inexact else dur
         except traceio.TimeValueError as exc:  # the event named: ``kept`` holds the read events' places
-            raise traceio.event_time_error(exc, path, events, int(kept[exc.row]), traceio.first_char(data) == "{"
-                                           ) from None
+            raise traceio.event_time_error(exc, path, events, int(kept[exc.row]), traceio.first_char(data) == "{",
+                                           data) from None
         if raw:
             read = np.zeros(len(events), dtype=bool)
             read[kept] = True

@@ -341,7 +341,8 @@ class _Events:
                         out[f], _, absent = traceio.durs_to_ns(
                             vals, lambda v, row=row: (traceio.to_ns(v, self.path, "dur", row), False))
                 except traceio.TimeValueError as exc:  # the event named: ``idx`` holds the events' places
-                    raise traceio.event_time_error(exc, self.path, self.events, int(idx[exc.row]), True) from None
+                    raise traceio.event_time_error(exc, self.path, self.events, int(idx[exc.row]), True,
+                                                   self.data) from None
                 if f == "dur":
                     self.absent_durs[what] = (0 if absent is None else int(absent.sum()), n)
                     n_neg, n_long = zero_odd_durations(out[f])

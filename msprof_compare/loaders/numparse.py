@@ -34,6 +34,11 @@ FLOAT_EXACT_US = 2.0e12
 ROUNDING = "ROUND_HALF_EVEN"
 
 
+#: Why a time whose ns do not fit int64 is refused: one wording for every path that reads a time (text, integer,
+#: float; a column's line and an event's).
+OUT_OF_RANGE = "out of range (beyond int64 nanoseconds)"
+
+
 class NumberError(ValueError):
     """A value that is not a finite decimal number, or whose ns do not fit int64 (carries the
     offending text and which of the two it is)."""
@@ -85,7 +90,7 @@ def text_us_to_ns(text: bytes | str) -> int:
         raise NumberError(b.decode("utf-8", "replace"), "not finite")
     v = int((d * 1000).to_integral_value(rounding=ROUNDING))
     if not -(2**63) <= v < 2**63:
-        raise NumberError(b.decode("utf-8", "replace"), "out of range (beyond int64 nanoseconds)")
+        raise NumberError(b.decode("utf-8", "replace"), OUT_OF_RANGE)
     return v
 
 

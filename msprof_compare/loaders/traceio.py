@@ -38,6 +38,7 @@ from ..options import Options
 from ..textsafe import and_list, short_repr, short_text, term_safe
 from .numparse import (
     FLOAT_EXACT_US,
+    OUT_OF_RANGE,
     NumberError,
     TimeValueError,
     decimal_us_to_ns,
@@ -1270,8 +1271,8 @@ def _to_ns(values: list[Any] | np.ndarray, path: str, field: str, out: np.ndarra
     if kind in "iu":
         if arr.max() >= _MAX_US or arr.min() <= -_MAX_US:
             row = int(np.argmax(arr) if arr.max() >= _MAX_US else np.argmin(arr))
-            raise TimeValueError(path, f"'{field}' value {arr[row]} out of range (over int64 nanoseconds) in trace "
-                                       "events", row=row, field=field, shown=str(arr[row]), why=_OVER_INT64)
+            raise TimeValueError(path, f"invalid '{field}' value {arr[row]} in trace events: {OUT_OF_RANGE}",
+                                 row=row, field=field, shown=str(arr[row]), why=OUT_OF_RANGE)
         return arr.astype(np.int64) * 1000, None
     if kind == "f":
         if not np.isfinite(arr).all():
@@ -1283,29 +1284,41 @@ def _to_ns(values: list[Any] | np.ndarray, path: str, field: str, out: np.ndarra
         if not (arr.max() < _MAX_US and arr.min() > -_MAX_US):
             row = int(np.argmax(np.abs(arr)))
             worst = float(arr[row])  # a Python float: numpy 2's repr is "np.float64(...)"
-            raise TimeValueError(path, f"'{field}' value {worst!r} out of range "
-                                       "(over int64 nanoseconds) in trace events", row=row, field=field,
-                                 shown=repr(worst), why=_OVER_INT64)
+            raise TimeValueError(path, f"invalid '{field}' value {worst!r} in trace events: {OUT_OF_RANGE}",
+                                 row=row, field=field, shown=repr(worst), why=OUT_OF_RANGE)
         return _float_us_to_ns(arr, out), arr
     # decimal strings (NPU), possibly mixed with numbers: exact digit parsing
     return decimal_us_to_ns([str(v) for v in values], path, field), None
 
 
-_OVER_INT64 = "out of range (over int64 nanoseconds)"
-
-
-def event_time_error(exc: TimeValueError, path: str, events: list, index: int, top: bool) -> ProfileError:
+def event_time_error(exc: TimeValueError, path: str, events: list, index: int, top: bool,
+                     data: bytes | memoryview | None = None) -> ProfileError:
     """``exc`` (a time column's error) naming its event, ``events[index]`` (its index from 0 in the file's
     ``traceEvents`` where ``top``, else in its event list), as ``invalid_event`` names a value the decode refused:
     "invalid 'dur' value '' in trace events" left the user to search the file for it. The loaders know which events
-    a column came from; an error path only, so the happy path pays no lookup."""
+    a column came from; an error path only, so the happy path pays no lookup. ``data``: the trace's bytes, in which
+    a number is looked up to be shown as written (``_number_as_written``)."""
     event = events[index]
     where = _event_named(index, top, [f"{k} {short_repr(v)}" for k in ("ph", "name")
                                       if isinstance(v := getattr(event, k, None), str)])
     if exc.shown is None:  # absent or null alike (the decode reads both as None): "has ts null" named no text
         return ProfileError(path, f"{INVALID_EVENT}: {where} has no {exc.field} (absent or null)")
+    shown = (_number_as_written(data, index, exc.field) if data is not None else None) or exc.shown
     tail = f": {exc.why}" if exc.why else ", where a number is due"
-    return ProfileError(path, f"{INVALID_EVENT}: {where} has {exc.field} {exc.shown}{tail}")
+    return ProfileError(path, f"{INVALID_EVENT}: {where} has {exc.field} {shown}{tail}")
+
+
+def _number_as_written(data: bytes | memoryview, index: int, field: str) -> str | None:
+    """``field`` of event ``index`` as the trace writes it where it is a JSON number (None otherwise: a string is
+    shown as its decoded text): the column's value is the decoded one, which read one time two ways, "has dur
+    1e+20" (a float's repr) and "has dur '100000000000000000000'" (an integer beyond int64, as text), and an
+    integer among floats as a float ("1e+17"); a search of the file finds neither. One lookup of the event
+    (``_event_at``), as ``invalid_event``'s."""
+    if data[:3] == b"\xef\xbb\xbf":  # as decode_events: a UTF-8 byte-order mark is skipped
+        data = memoryview(data)[3:]
+    raw = _event_at(data, first_char(data), index).get(field)
+    text = bytes(raw).decode("utf-8", "replace") if raw is not None else ""
+    return short_text(text) if text and text[0] in "-0123456789" else None
 
 
 def _float_us_to_ns(us: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
