@@ -396,7 +396,7 @@ def close_names(given: str, known: Iterable[str]) -> list[str]:
     found = {name for name, p in plain.items() if aliased != words and _holds(aliased, p)}
     if not found:  # the nearest spelling, unless a comparison is named by its sheets or an abbreviation (another one)
         near = set(difflib.get_close_matches(bare, list(plain.values()), n=1, cutoff=0.8))
-        found = {name for name, p in plain.items() if p in near or _swapped(bare, p)}
+        found = {name for name, p in plain.items() if p in near or neighbours_swapped(bare, p)}
     for name, p in plain.items():
         if name.startswith(given) or _holds(words, p):
             found.add(name)
@@ -417,8 +417,10 @@ def _holds(words: list[str], name: str) -> bool:
                                for i in range(len(theirs) - len(words) + 1))
 
 
-def _swapped(typed: str, name: str) -> bool:
-    """Whether ``typed`` is ``name`` with two neighbouring, different letters swapped ("hlep", "help")."""
+def neighbours_swapped(typed: str, name: str) -> bool:
+    """Whether ``typed`` is ``name`` with two neighbouring, different letters swapped ("hlep", "help"): one slip of
+    the fingers, which difflib's ratio counts as two edits (0.75 in a name of four letters). The near-name hints of
+    flags (``close_names``) and of input paths (``loaders._near_entry``) take it as one."""
     if len(typed) != len(name) or typed == name:
         return False
     at = [i for i, (a, b) in enumerate(zip(typed, name, strict=True)) if a != b]

@@ -717,3 +717,20 @@ def test_a_mistyped_trace_name_is_matched_only_in_a_folder_of_at_most_10000_entr
     with pytest.raises(ProfileError) as info:
         detect(typed)
     assert str(info.value) == missing and info.value.hint is None
+
+
+def test_two_neighbouring_letters_swapped_in_a_short_name_get_the_near_name(tmp_path, monkeypatch):
+    """``rnus`` for ``runs``: two neighbouring letters swapped, one slip, which difflib's ratio counts as two edits
+    (0.75 in four letters, under the 0.8 cutoff), so the line named no folder, where the flags' hint takes a swap
+    as one (``--hlep``: --help). The same rule here: the last name, the first missing one higher up, and a folder's
+    name typed with its slash. No more than that: letters swapped that are not neighbours (``nurs``), a letter
+    changed (``ruis``) or three moved (``rnsu``) name nothing, as before."""
+    (tmp_path / "runs").mkdir()
+    monkeypatch.chdir(tmp_path)
+    for typed, meant in (("rnus", "runs? that exists"), ("urns", "runs? that exists"), ("rusn", "runs? that exists"),
+                         ("rnus/", "runs/? that exists"), ("rnus/rank0/t.json", "runs/rank0/t.json? runs exists"),
+                         ("nurs", None), ("ruis", None), ("rnsu", None)):
+        with pytest.raises(ProfileError) as info:
+            detect(typed)
+        hint = f" (did you mean {meant})" if meant else ""
+        assert str(info.value) == f"{typed}: no such file or directory{hint}", typed

@@ -983,9 +983,9 @@ def test_a_folder_of_cann_runs_names_them_and_a_file_to_pass(samples: Path, tmp_
 
 
 def test_only_two_neighbours_swapped_both_ways_are_a_swap() -> None:
-    """``options._swapped``: "hepx" differs from "help" in two neighbouring letters, but only one of them is the
-    other's (p for l; x is no p), and difflib's ratio is 0.75 (3 of 4 letters), so --help is not named; "hlep" is
-    help with l and e swapped."""
+    """``options.neighbours_swapped``: "hepx" differs from "help" in two neighbouring letters, but only one of them
+    is the other's (p for l; x is no p), and difflib's ratio is 0.75 (3 of 4 letters), so --help is not named;
+    "hlep" is help with l and e swapped."""
     from msprof_compare.options import close_names
 
     flags = {"--help", "--base_step", "--comparison_step"}

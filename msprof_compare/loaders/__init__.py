@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from ..errors import ProfileError
 from ..gcpause import gc_paused
 from ..model import Profile, SideNote, sided
-from ..options import Options
+from ..options import Options, neighbours_swapped
 from ..textsafe import short_list, term_safe
 from . import paths
 from .heads import TraceHeads
@@ -329,7 +329,8 @@ def _gz_twin_hint(given: str, path: str) -> str | None:
 
 def _near_name_hint(given: str, path: str) -> str | None:
     """A missing input whose name is a near spelling of one its folder holds (difflib's ratio 0.8 or more: a letter
-    left out, doubled or swapped, ``bert-smal_h100.json.gz``): that name, as the path was typed, so the line says
+    left out, doubled or swapped, ``bert-smal_h100.json.gz``; or two neighbouring letters swapped, which the ratio
+    misses in a short name, ``rnus`` for ``runs``): that name, as the path was typed, so the line says
     what to pass. None where a name there differs by digits alone (``rank2`` is no typo of ``rank1``, which would
     compare another rank, and the next nearest name is another run's) or the folder holds over 10,000 names (a
     typo need not cost their listing); a name that differs by ``.gz`` alone is ``_gz_twin_hint``'s, files only.
@@ -390,7 +391,7 @@ def _near_entry(name: str, folder: str, dirs_only: bool) -> str | None:
     if any(digits.sub("#", n) == numbered for n in names):  # h200 beside h100: the next nearest is another run
         return None
     near = [n for n in names if n not in (name + ".gz", name.removesuffix(".gz"))]
-    match = difflib.get_close_matches(name, near, n=1, cutoff=0.8)
+    match = difflib.get_close_matches(name, near, n=1, cutoff=0.8) or [n for n in near if neighbours_swapped(name, n)]
     return match[0] if match else None
 
 
