@@ -750,15 +750,20 @@ def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], fa
     reads no file's again from.
     The line counting those is logged once every rank is compared; a caller that stops early (``break``,
     ``close()``) or a rank's error ends the iteration without it, as the CLI's run that stops at a rank."""
+    from .loaders.pair import parallel_mode
+
     if notices is None:
         notices = RankNotices(list(pairs.values()))
     transparent: tuple[set[str], set[str]] = (set(), set())  # --transparent_op names checked, and found in a rank
+    # the job's MSPROF_COMPARE_PARALLEL, read once (a bad value warned of in the job's words): every rank's load read
+    # it, and the warning read as rank 0's ("rank 0: Ignoring ..."), the later ranks' counted among the left-out
+    parallel = parallel_mode()
     for rank, (base, comparison) in pairs.items():
         gc.collect()
         log.info("%s: comparing %s with %s", unit_label(rank), base, comparison)
         try:
             with notices.of_rank(rank), said_once():
-                result = _compare(base, comparison, options, face, heads, unit_rank(rank), transparent)
+                result = _compare(base, comparison, options, face, heads, unit_rank(rank), transparent, parallel)
         except (ProfileError, UsageError, MemoryError) as exc:
             _rank_error(exc, rank, (base, comparison))
             raise
@@ -797,10 +802,12 @@ def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: Unit, inputs
 def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
              options: dict[str, Any], face: Face, heads: TraceHeads | None = None,
              rank: int | None = None,
-             ranks_transparent: tuple[set[str], set[str]] | None = None) -> CompareResult:
+             ranks_transparent: tuple[set[str], set[str]] | None = None,
+             parallel: str | None = None) -> CompareResult:
     """``compare`` as ``face`` takes it; ``rank``: the one discovery read for both inputs (``rank_results``), which
     a DB export's META_DATA is checked against once loaded (``loaders.ranks.check_db_rank``);
-    ``ranks_transparent``: that run's ``RunContext.ranks_transparent``."""
+    ``ranks_transparent``: that run's ``RunContext.ranks_transparent``; ``parallel``: the job's
+    ``MSPROF_COMPARE_PARALLEL`` (``loaders.pair.parallel_mode``; None: the compare reads it)."""
     base, comparison = _path("base", base), _path("comparison", comparison)
     heads = TraceHeads() if heads is None else heads  # a trace's head, read once by the checks and detection
     opts, warnings = checked_options(options, face)
@@ -818,7 +825,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     retype = _typed_words(base, comparison, face)
     with paths_as_typed(retype, api=face.api):
         try:
-            return _compare_inputs(base, comparison, opts, heads, rank, ranks_transparent)
+            return _compare_inputs(base, comparison, opts, heads, rank, ranks_transparent, parallel)
         except (ProfileError, UsageError, OutOfMemory) as exc:
             if face.api and isinstance(exc, ProfileError) and exc.api_text is not None:
                 exc.message, exc.hint = exc.api_text
@@ -940,7 +947,8 @@ def _retype(exc: ProfileError | UsageError | OutOfMemory, retype: Callable[[str]
 
 
 def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads, rank: int | None = None,
-                    ranks_transparent: tuple[set[str], set[str]] | None = None) -> CompareResult:
+                    ranks_transparent: tuple[set[str], set[str]] | None = None,
+                    parallel: str | None = None) -> CompareResult:
     """Detect, load and compare two inputs (their paths checked as non-empty); a JSON file's head is read through
     ``heads``, once. ``rank``: both inputs' rank (``_compare``), checked on each loaded side."""
     from .loaders.pair import input_bytes, load_pair  # large inputs load side by side (two processes)
@@ -972,7 +980,7 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
     started = time.perf_counter()
     base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step, layouts[0]),
                                                  (opts, opts.comparison_step, layouts[1]), check, size,
-                                                 "both sides" if one else "base side")
+                                                 "both sides" if one else "base side", parallel)
     if notice:
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
     # after loading: an input the loader refuses (a symbolic link without --force) gets its error alone

@@ -241,6 +241,32 @@ def test_kineto_name_warning_said_once_for_a_folder_on_both_sides(tmp_path, caps
         assert [int(r) for r in re.findall(r"^rank (\d+): ", out, re.M)] == compared
 
 
+def test_a_bad_parallel_setting_is_warned_of_once_a_job(tmp_path, capsys, caplog, monkeypatch):
+    """A mistyped MSPROF_COMPARE_PARALLEL (``yes``, read as auto) was read by every rank's load: said as rank 0's
+    notice ("rank 0: Ignoring ..."), a setting of the job's read as one rank's, and each later rank's counted among
+    the notices left out. The job reads it once, in its own words, before its first rank (the CLI and compare_ranks
+    alike; hta's two-rank job against itself); the left-out count is that of a run without it."""
+    def run() -> list[str]:
+        code, _, err = run_inproc(capsys, "-bp", str(KINETO), "-d", str(KINETO), "-o", str(tmp_path / "out"),
+                                  "--enable_profiling_compare")
+        assert code == 0, err
+        return [x.split("] ", 1)[1] for x in err.splitlines() if x.startswith("[")]
+
+    said = "Ignoring MSPROF_COMPARE_PARALLEL='yes': expected 0, 1 or auto."
+    monkeypatch.delenv("MSPROF_COMPARE_PARALLEL", raising=False)
+    plain = run()
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "yes")
+    lines = run()
+    assert [x for x in lines if "MSPROF_COMPARE_PARALLEL" in x] == [said]
+    assert lines[lines.index(said) + 1].startswith("rank 0: comparing ")
+    left = [x for x in lines if x.startswith("Left out ")]
+    assert left and left == [x for x in plain if x.startswith("Left out ")]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert [r for r, _ in api.compare_ranks(KINETO, KINETO, enable_profiling_compare=True)] == [0, 1]
+    assert [m for m in caplog.messages if "MSPROF_COMPARE_PARALLEL" in m] == [said]
+
+
 def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):
     late = b'{"schemaVersion": 1, "pad": "' + b"x" * 70_000 + b'", "distributedInfo": {"rank": 3}, "traceEvents": []}'
     (tmp_path / "a.pt.trace.json").write_bytes(late.replace(b"[]", b'[{"pad": "' + b"y" * 70_000 + b'"}]'))

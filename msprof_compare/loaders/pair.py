@@ -177,8 +177,9 @@ def parallel_mode() -> str:
     return mode
 
 
-def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool:
-    """True when loading the two sides in two processes is worth a fork.
+def parallel_wanted(base: str, comparison: str, size: int | None = None, mode: str | None = None) -> bool:
+    """True when loading the two sides in two processes is worth a fork (``mode``: ``parallel_mode()`` as a
+    rank-by-rank job read it once; None: read here).
 
     ``MSPROF_COMPARE_PARALLEL``: "0" never, "1" whenever the inputs are large, "auto" (default)
     when they are large, two CPUs are idle and the memory for both loaded sides at once is
@@ -186,7 +187,7 @@ def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool
     slower than one (docs/performance.md), hence "auto"; a parallel load holds both sides at
     once (4.45 + 4.70 GB at 1 GB per GPU side, about twice a load in turn), hence the memory test.
     """
-    mode = parallel_mode()
+    mode = parallel_mode() if mode is None else mode
     if mode == "0" or "fork" not in mp.get_all_start_methods():
         return False
     if mode != "1" and sys.platform == "darwin":  # some macOS system libraries are not fork-safe
@@ -295,9 +296,10 @@ def _naming_memory(load: Callable[..., Profile]) -> Callable[..., Profile]:
 
 def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_args: tuple, comparison_args: tuple,
               check: Callable[[Profile], None], size: int | None = None,
-              base_side: str = "base side") -> tuple[Profile, Profile]:
+              base_side: str = "base side", mode: str | None = None) -> tuple[Profile, Profile]:
     """``(load(base, *base_args), load(comparison, *comparison_args))``, each passed to ``check``; an error names
     its side, the base's ``base_side`` ("both sides": one input under two paths, ``run/`` and ``./run``).
+    ``mode``: ``MSPROF_COMPARE_PARALLEL`` as a rank-by-rank job read it, once for its ranks (None: read here).
 
     In parallel when ``parallel_wanted`` (``size``: the inputs' ``input_bytes`` when the caller
     has them); the result and the exceptions raised are those of the sequential order (base
@@ -307,14 +309,15 @@ def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_arg
     if base == comparison and base_args == comparison_args:
         # one input twice (a self-compare, to check the tool or a setup): decoded once, the comparison side a
         # copy (comparators may replace a side's frames)
-        parallel_mode()  # nothing to load side by side, but a bad setting is said as in a compare of two inputs
+        if mode is None:  # nothing to load side by side, but a bad setting is said as in a compare of two inputs
+            parallel_mode()
         with on_side("both sides"):
             b = load(base, *base_args)
             check(b)
         return b, copy.deepcopy(b)
     # an error names its side (``errors.on_side``): two inputs of one name (rank 0 against rank 1) gave lines alike
     # but for a digit of a path
-    if not parallel_wanted(base, comparison, size):
+    if not parallel_wanted(base, comparison, size, mode):
         with on_side(base_side):
             b = load(base, *base_args)
             check(b)
