@@ -190,3 +190,65 @@ def test_entry_that_renames_module_paths_alike_says_so(caplog: pytest.LogCapture
     rates = [compare(str(h100), str(mi300), enable_operator_compare=True, op_name_map=m).frames["match_rate"]
              for m in ({}, {"BertEmbeddings": "Emb"})]
     assert rates[0].equals(rates[1]) and rates[0]["what"].iloc[0] == "modules"
+
+
+def _cpu_ops(path: Path) -> list[dict]:
+    """The complete cpu_op events of an NPU export's trace_view.json."""
+    view = json.loads((path / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    return [e for e in view if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+
+
+def test_entry_whose_key_lies_in_a_call_stack_frame_alone_is_said(samples: Path, caplog: pytest.LogCaptureFixture):
+    """Reference pair 1 (NPU text level 1 against level 2, module data on both sides): each side runs 16 ops named
+    ``detach``, every one inside another op (torch's ``aten::detach``), and 'detach' is part of call-stack frames
+    (``socket.py(503): detach``) and of no nn.Module's name. The entry was left out as a module path's (its key was
+    looked up in every python function's name), so it renamed nothing without a word."""
+    level1, level2 = samples / NPU, samples / NPU.replace("level1", "level2")
+    for side in (level1, level2):
+        ops = _cpu_ops(side)
+        detach = [e for e in ops if e["name"] == "detach"]
+        assert len(detach) == 16
+        assert all(any(o is not e and o["tid"] == e["tid"] and float(o["ts"]) <= float(e["ts"])
+                       and float(e["ts"]) + float(e["dur"]) <= float(o["ts"]) + float(o["dur"]) for o in ops)
+                   for e in detach)
+        view = json.loads((side / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+        frames = {e["name"] for e in view if e.get("ph") == "X" and e.get("cat") == "python_function"}
+        assert "socket.py(503): detach" in frames
+        assert not any("detach" in n for n in frames if n.startswith("nn.Module"))
+    assert _said(caplog, level1, level2, op_name_map={"detach": "X"}) == [
+        "op_name_map: the entry 'detach': 'X' renames no compared operator: the 16 base and 16 comparison operators "
+        "named 'detach' lie inside compared operators, and the pairing compares the top-level ones (the "
+        "max_kernel_num option pairs the ops inside a pair of two)."]
+
+
+def _modules_within(path: Path, name: str) -> int:
+    """How many nn.Module events of a Kineto trace lie within (or are) the events whose name holds ``name``: the
+    module paths holding it."""
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"
+                  and e.get("cat") == "python_function" and e["name"].startswith("nn.Module:")]
+    outer = [e for e in events if name in e["name"]]
+    return sum(any(o["tid"] == e["tid"] and o["ts"] <= e["ts"] and e["ts"] + e["dur"] <= o["ts"] + o["dur"]
+                   for o in outer) for e in events)
+
+
+def test_entry_of_one_sides_module_paths_is_said_where_it_pairs_nothing(samples: Path,
+                                                                        caplog: pytest.LogCaptureFixture):
+    """The bundled BERT H100 trace against the tracelens timesformer H100 one: 'BertLayer' is part of BERT's module
+    names alone (its 4 layers and the 64 modules inside them: counted from the raw JSON), and no module of the
+    timesformer side is renamed to pair with them, as the two models' top-level modules differ. The entry got no
+    word, the modules' line taking only keys both sides' paths hold and the operators' leaving out a key of a module
+    name. The other way, an entry that pairs the two top-level modules renames something and gets no line."""
+    bert = REPO / "sample_data" / "bert-small_h100.json.gz"
+    timesformer = samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+    held = _modules_within(bert, "BertLayer")
+    assert held == 68 and _modules_within(timesformer, "BertLayer") == 0
+    assert _said(caplog, bert, timesformer, op_name_map={"BertLayer": "TimesformerLayer"}) == [
+        f"op_name_map: the entry 'BertLayer': 'TimesformerLayer' renames {held} base module paths holding "
+        "'BertLayer', but they pair as without it."]
+    top = {"BertLMHeadModel_0": "TimesformerForVideoClassification_0"}
+    assert _modules_within(bert, "BertLMHeadModel_0") == 84
+    assert _said(caplog, bert, timesformer, op_name_map=top) == []
+    rates = [compare(str(bert), str(timesformer), enable_operator_compare=True, op_name_map=m).frames["match_rate"]
+             for m in ({}, top)]
+    assert rates[0]["matched"].iloc[0] == 0 and rates[1]["matched"].iloc[0] == 1

@@ -20,7 +20,7 @@ import dataclasses
 import logging
 import re
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +56,8 @@ MODULE_PREFIX = "nn.module:"
 BACKWARD = "[ BACKWARD ]"
 _TRAILING_ID = re.compile(r"_\d+$")
 _CACHE = "modules.trees.{side}"
+_CACHE_PAIRS = "modules.pairs"
+_CACHE_VERDICTS = "modules.map_verdicts"
 
 _STAT_SIDE = [
     Column("Kernel Details", STYLE_INT, 20), Column("Device Self Time(ms)", STYLE_FLOAT, 20),
@@ -743,28 +745,48 @@ def match_modules(a: Module, b: Module, op_name_map: dict[str, str],
     return out
 
 
-def idle_module_entries(op_name_map: dict[str, str], base: ModuleTrees, comp: ModuleTrees,
-                        pairs: list[tuple[Module | None, Module | None]]) -> list[str]:
-    """Per ``--op_name_map`` entry that renames module paths of both sides alike and so pairs no module the
-    matching without it does not (``{'BertEmbeddings': 'Emb'}`` on the bundled pair), why: the operators' entries get
-    the same word (``optree.idle_map_entries``, which leaves out a key found in a module path), the modules' none.
-    ``pairs``: the matching's, with the whole map."""
+def map_entry_verdicts(op_name_map: Mapping[str, str], base: ModuleTrees, comp: ModuleTrees,
+                       pairs: list[tuple[Module | None, Module | None]]) -> dict[str, tuple[list[int], bool]]:
+    """Per ``--op_name_map`` key found in a module path of either side: (the paths holding it per side, whether the
+    matching pairs otherwise without its entry). ``pairs``: the matching's, with the whole map."""
+    out: dict[str, tuple[list[int], bool]] = {}
     paired = {(id(x), id(y)) for x, y in pairs if x is not None and y is not None}
     paths = [[m.module_name for tree in (t.forward, t.backward) for m in _descendants(tree)] for t in (base, comp)]
-    out: list[str] = []
     for k, v in op_name_map.items():
         held = [sum(k in p for p in side) for side in paths]
-        if not k or k == v or not all(held):
+        if not k or k == v or not any(held):
             continue
         rest = {key: name for key, name in op_name_map.items() if key != k}
         without = [*match_modules(base.forward, comp.forward, rest, True),
                    *match_modules(base.backward, comp.backward, rest, True)]
-        if {(id(x), id(y)) for x, y in without if x is not None and y is not None} != paired:
+        out[k] = (held, {(id(x), id(y)) for x, y in without if x is not None and y is not None} != paired)
+    return out
+
+
+def idle_module_entries(op_name_map: Mapping[str, str], base: ModuleTrees, comp: ModuleTrees,
+                        pairs: list[tuple[Module | None, Module | None]],
+                        verdicts: dict[str, tuple[list[int], bool]] | None = None) -> list[str]:
+    """Per ``--op_name_map`` entry that renames module paths yet pairs no module the matching without it does not,
+    why: those of both sides are renamed alike (``{'BertEmbeddings': 'Emb'}`` on the bundled pair), or one side's
+    pair with no module of the other otherwise. The operators' entries get the same words
+    (``optree.idle_map_entries``, which leaves to these lines a key that pairs modules). ``pairs``: the matching's,
+    with the whole map; ``verdicts``: ``map_entry_verdicts`` of them, where already made."""
+    if verdicts is None:
+        verdicts = map_entry_verdicts(op_name_map, base, comp, pairs)
+    out: list[str] = []
+    for k, (held, changed) in verdicts.items():
+        if changed:
             continue
-        old = term_safe(repr(k))
-        out.append(f"the entry {old}: {term_safe(repr(v))} renames the {held[0]:,} base and {held[1]:,} comparison "
-                   f"module paths holding {old} alike, so they pair as without it (an entry pairs a name of one side "
-                   "with another name of the other)")
+        old, new = term_safe(repr(k)), term_safe(repr(op_name_map[k]))
+        if all(held):
+            out.append(f"the entry {old}: {new} renames the {held[0]:,} base and {held[1]:,} comparison module paths "
+                       f"holding {old} alike, so they pair as without it (an entry pairs a name of one side with "
+                       "another name of the other)")
+            continue
+        n = max(held)
+        out.append(f"the entry {old}: {new} renames {n:,} {'base' if held[0] else 'comparison'} module "
+                   f"path{'s' if n != 1 else ''} holding {old}, but {'it pairs' if n == 1 else 'they pair'} as "
+                   "without it")
     return out
 
 
@@ -1093,15 +1115,48 @@ def statistic_frame(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | N
 
 
 def module_pairs(ctx: RunContext) -> tuple[list, ModuleTrees | None, ModuleTrees | None]:
-    """Ordered module pairs of the run (forward trees, then backward trees) and both sides' trees."""
-    base, comp = module_trees(ctx, "base"), module_trees(ctx, "comparison")
-    if base is None or comp is None:
-        return [], base, comp
-    opts = ctx.options
-    match = not opts.disable_details
-    pairs = match_modules(base.forward, comp.forward, opts.op_name_map, match)
-    pairs += match_modules(base.backward, comp.backward, opts.op_name_map, match)
-    return order_pairs(pairs), base, comp
+    """Ordered module pairs of the run (forward trees, then backward trees) and both sides' trees (cached: the
+    sheets, the hint's sheet name and the map's idle entries ask for them)."""
+    def compute() -> tuple[list, ModuleTrees | None, ModuleTrees | None]:
+        base, comp = module_trees(ctx, "base"), module_trees(ctx, "comparison")
+        if base is None or comp is None:
+            return [], base, comp
+        opts = ctx.options
+        match = not opts.disable_details
+        pairs = match_modules(base.forward, comp.forward, opts.op_name_map, match)
+        pairs += match_modules(base.backward, comp.backward, opts.op_name_map, match)
+        return order_pairs(pairs), base, comp
+
+    return ctx.cached(_CACHE_PAIRS, compute)
+
+
+def module_map_verdicts(ctx: RunContext) -> dict[str, tuple[list[int], bool]]:
+    """``map_entry_verdicts`` of the run's module matching (cached), shared by the modules' idle-entry line and the
+    operators' (``optree.idle_map_entries`` leaves out a key that pairs modules); empty where the run matches no
+    modules: without the operator comparison, under --disable_module or --disable_details, one side without ops
+    or module events, or a matching that pairs none (the operator sheets are written then)."""
+    def compute() -> dict[str, tuple[list[int], bool]]:
+        opts = ctx.options
+        if not opts.op_name_map or opts.disable_details or opts.disable_module or not opts.enable_operator_compare:
+            return {}
+        from .optree import one_sided
+
+        if one_sided(ctx):
+            return {}
+        pairs, base, comp = module_pairs(ctx)
+        if not pairs or base is None or comp is None:
+            return {}
+        return map_entry_verdicts(opts.op_name_map, base, comp, pairs)
+
+    return ctx.cached(_CACHE_VERDICTS, compute)
+
+
+def _pairs_ops(ctx: RunContext, key: str) -> bool:
+    """Whether the ``--op_name_map`` entry of ``key``, some op's whole name, pairs an operator with one of another
+    name: its module paths pairing as without it does not make it idle then."""
+    from .optree import entry_pairs_ops, operator_pairs
+
+    return entry_pairs_ops(operator_pairs(ctx), key)
 
 
 def _has_stacks(side: ModuleTrees) -> bool:
@@ -1125,8 +1180,11 @@ def build(ctx: RunContext) -> list[Sheet] | None:
     nc = sum(1 for p in pairs if p[1] is not None)
     matched = sum(1 for p in pairs if p[0] is not None and p[1] is not None)
     record_match_rate(ctx, "modules", matched, nb, nc)
-    if ctx.options.op_name_map and not ctx.options.disable_details:
-        idle = idle_module_entries(ctx.options.op_name_map, base, comp, pairs)  # type: ignore[arg-type]
+    verdicts = module_map_verdicts(ctx)
+    if verdicts:
+        named = {str(n) for side in ("base", "comparison") for n in op_tree(ctx, side).name_codes()[1].tolist()}
+        idle = idle_module_entries(ctx.options.op_name_map, base, comp, pairs,  # type: ignore[arg-type]
+                                   {k: got for k, got in verdicts.items() if k not in named or not _pairs_ops(ctx, k)})
         if idle:
             log.warning("--op_name_map: %s.", "; ".join(idle))
     heads: dict[str, tuple[str, str]] = {}  # the module paths' class and name cells, for both sheets

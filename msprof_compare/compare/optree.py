@@ -62,7 +62,7 @@ from .align import AlignMemo, align, no_matching
 from .table import plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Collection, Mapping
 
     from ..api import RunContext
     from ..options import Options
@@ -1367,23 +1367,31 @@ def _check_transparent(opts: Options, trees: tuple[OpTree, OpTree], tops: tuple[
     raise error
 
 
+def entry_pairs_ops(pairs: OpPairs, key: str) -> bool:
+    """Whether a row of ``pairs`` holds an op named ``key`` against one of another name: what only the
+    ``--op_name_map`` entry of ``key`` (renaming by whole name) pairs."""
+    both = (pairs.ia >= 0) & (pairs.ib >= 0)
+    return bool(np.any((pairs.base.names[pairs.ia[both]] == key) != (pairs.comparison.names[pairs.ib[both]] == key)))
+
+
 def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs,
                      opened: tuple[np.ndarray, np.ndarray] = (np.empty(0, np.int64), np.empty(0, np.int64)),
-                     step_given: bool = False) -> list[str]:
+                     step_given: bool = False, pairs_modules: Collection[str] = ()) -> list[str]:
     """Per ``--op_name_map`` entry that renames compared operators yet pairs none across two names (no row pairs an
     op it renamed with an op of another name), why: its ops lie only inside the compared ones, both sides hold
     them (renamed alike, they pair as by the old name), the other side has no compared op of the new name, or the
     pairing, which keeps each side's order, left them apart. The user otherwise saw the same one-sided rows and no
     word why the map did not help. Said of no entry that pairs a row, renames no op (the unused-key warning's), is
-    renamed again (the renames-once warning's) or could rename a module path (module matching reads the map
-    too). ``opened``: each side's ops that ``--transparent_op`` opened (``OpTree.top_layer_opened``), which no step
-    leaves out: said to lie "outside the compared steps", they were, in a run that asked for no step."""
+    renamed again (the renames-once warning's) or pairs modules (``pairs_modules``: module matching reads the map
+    too; ``modules.module_map_verdicts``). An entry whose key lies in a call-stack frame's name alone, or in module
+    paths the matching pairs as without it, was left out as a module path's. ``opened``: each side's ops that
+    ``--transparent_op`` opened (``OpTree.top_layer_opened``), which no step leaves out: said to lie "outside the
+    compared steps", they were, in a run that asked for no step."""
     ta, tb = pairs.base, pairs.comparison
     both = (pairs.ia >= 0) & (pairs.ib >= 0)
     pa, pb = ta.names[pairs.ia[both]], tb.names[pairs.ib[both]]
     rows = (pairs.ia[pairs.ia >= 0], pairs.ib[pairs.ib >= 0])
     compared = (ta.names[rows[0]], tb.names[rows[1]])
-    modules = {str(n) for t in (ta, tb) for n in pd.unique(t.profile.python_functions["name"]).tolist()}
     # the ops of a name no row holds lie inside compared ones: the pairing compares top-level ops, and the drill-down
     # pairs the ops inside a pair above its limit only
     inner = ("lie inside compared operators that the max_kernel_num drill-down did not open (a pair at or under its "
@@ -1392,7 +1400,7 @@ def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs,
              "pairs the ops inside a pair of two)")
     out: list[str] = []
     for k, v in op_name_map.items():
-        if k == v or op_name_map.get(v, v) != v or any(k in n for n in modules):
+        if k == v or op_name_map.get(v, v) != v or k in pairs_modules:
             continue
         if np.any((pa == k) != (pb == k)):  # a row pairs an op it renamed with one of another name
             continue
@@ -1548,7 +1556,10 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
             pairs = OpPairs(ta, tb, *drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match, memo, named),
                             undrilled=(ia, ib))
         if match and opts.op_name_map:
-            idle = idle_map_entries(opts.op_name_map, pairs, (opened_a, opened_b), opts.step_given)
+            from .modules import module_map_verdicts
+
+            moved = [k for k, (_, changed) in module_map_verdicts(ctx).items() if changed]
+            idle = idle_map_entries(opts.op_name_map, pairs, (opened_a, opened_b), opts.step_given, moved)
             if idle:
                 log.warning("--op_name_map: %s.", "; ".join(idle))
         return pairs
