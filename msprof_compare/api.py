@@ -1051,8 +1051,9 @@ def _matching_options_without_ops(opts: Options, base: Profile, comparison: Prof
 def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> list[str]:
     """The ``--op_name_map`` keys that rename nothing in a run that compares operators: the key is no op's whole
     name on either side (ops are renamed by whole name), no part of an nn.Module python_function or optimizer op
-    name (module paths, made of those, are renamed by substring; a call-stack frame's name is in none), and holds
-    no "/" (which could span two levels of a module path). A misspelt key otherwise passes without a word, and the
+    name (module paths, made of those, are renamed by substring; a call-stack frame's name is in none), no part of
+    the ``[ BACKWARD ]`` that begins a backward module's path where a side may have one, and holds no "/" (which
+    could span two levels of a module path). A misspelt key otherwise passes without a word, and the
     user reads the unchanged match rate as the map not helping; a key that is only part of an op's name
     (``aten::relu`` for ``aten::relu_``, or ``linear`` of the frame ``<built-in function linear>``) renames no op
     either. No key under --disable_details: the map is said to be ignored there (no op or module is matched), and
@@ -1060,13 +1061,15 @@ def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> l
     if not opts.op_name_map or opts.disable_details or not (opts.enable_operator_compare or
                                                             opts.enable_memory_compare):
         return []
-    from .compare.modules import module_event_names
+    from .compare.modules import BACKWARD, backward_modules_possible, module_event_names
 
     ops: set[str] = set()
     parts: set[str] = set()  # names a module path is made of, renamed by substring
     for p in profiles:
         ops.update(str(n) for n in pd.unique(p.ops["name"]).tolist())
         parts.update(module_event_names(p))
+        if backward_modules_possible(p):
+            parts.add(BACKWARD)
     parts.update(n for n in ops if n.lower().startswith("optimizer"))  # the module trees' optimizer test
     return [k for k in opts.op_name_map if k and "/" not in k and k not in ops and not any(k in n for n in parts)]
 

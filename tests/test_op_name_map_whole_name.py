@@ -103,3 +103,32 @@ def test_part_of_an_optimizer_op_renames_its_module_path(capsys: pytest.CaptureF
     assert [line for line in lines if "'SGD'" in line] == [
         "--op_name_map: the entry 'SGD': 'FusedSGD' renames the 2 base and 2 comparison module paths holding 'SGD' "
         "alike, so they pair as without it (an entry pairs a name of one side with another name of the other)."]
+
+
+def _fwdbwd_flows(path: str) -> int:
+    """The fwdbwd flow starts of a Kineto trace or an NPU export's trace_view.json: one backward module each."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    with gzip.open(p, "rt", encoding="utf-8") if p.suffix == ".gz" else p.open(encoding="utf-8") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    return sum(e.get("cat") == "fwdbwd" and e.get("ph") == "s" for e in events)
+
+
+@pytest.mark.skipif(not Path(NPU[0]).is_dir(), reason="shared samples not staged")
+def test_a_key_of_the_backward_prefix_renames_backward_module_paths(capsys: pytest.CaptureFixture,
+                                                                    tmp_path: Path) -> None:
+    """A backward module's path begins ``/[ BACKWARD ]`` (reference-2 §3.2-3.3), and the map renames module paths by
+    substring: NPU pair 1 holds 27 fwdbwd flows a side, so 'BACKWARD' renames its 27 backward module paths, alike.
+    It was called a key that renames nothing, in the line before the one saying what it renamed. The bundled BERT
+    pair (inference: no fwdbwd flow) has no backward module, where the key renames nothing."""
+    assert [_fwdbwd_flows(p) for p in NPU] == [27, 27] and [_fwdbwd_flows(p) for p in BERT] == [0, 0]
+    for key in ("BACKWARD", "[ BACKWARD ]"):
+        assert _map_lines(capsys, tmp_path, NPU, f"{{{key!r}: 'X'}}") == [
+            f"--op_name_map: the entry {key!r}: 'X' renames the 27 base and 27 comparison module paths holding "
+            f"{key!r} alike, so they pair as without it (an entry pairs a name of one side with another name of the "
+            "other)."]
+    assert _map_lines(capsys, tmp_path, BERT, "{'[ BACKWARD ]': 'X'}") == [
+        "--op_name_map: '[ BACKWARD ]' names no operator of either side and appears in no module name, so it "
+        "renames nothing (names are case-sensitive: copy them from the OperatorCompare or ModuleCompare sheet)."]

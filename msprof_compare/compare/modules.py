@@ -446,6 +446,14 @@ def module_event_names(profile: Profile) -> list[str]:
     return [str(n) for n in names[_is_module(names)].tolist()]
 
 
+def backward_modules_possible(profile: Profile) -> bool:
+    """Whether the profile's module trees may hold backward modules, whose paths begin ``/[ BACKWARD ]``
+    (``_backward_walk``): nn.Module events and fwdbwd flows. A key inside ``[ BACKWARD ]`` renames those paths."""
+    fl = profile.flows
+    return has_modules(profile) and bool(len(fl)) and bool(
+        classify.per_unique(col_of(fl, "cat", object), lambda c: c == "fwdbwd").any())
+
+
 def build_side(profile: Profile, tree: OpTree, transparent: tuple[str, ...] = ()) -> ModuleTrees | None:
     """Forward and backward module trees of one side (§3.2-3.4); None without nn.Module events. ``transparent``
     (``--transparent_op``): ops of these names are no module's op, as step markers are not, so their children are
