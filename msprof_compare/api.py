@@ -25,7 +25,7 @@ from .columns import col_of
 from .compare import classify
 from .compare.classify import Keywords
 from .compare.table import Sheet
-from .errors import OutOfMemory, ProfileError, UsageError, on_side
+from .errors import ConfigError, OutOfMemory, ProfileError, UsageError, on_side
 from .gcpause import gc_paused
 from .loaders import Layout, detect, load_profile
 from .loaders.heads import TraceHeads
@@ -790,7 +790,11 @@ def _refuse_transparent_in_no_rank(transparent: tuple[set[str], set[str]], units
 
 def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: Unit, inputs: tuple[str, str]) -> None:
     """``exc`` names its rank first: ``rank 1: <path>: <message>`` (``.rank`` holds it for the CLI, and
-    ``.rank_inputs`` the rank's pair, whose sizes the CLI's out-of-memory advice counts)."""
+    ``.rank_inputs`` the rank's pair, whose sizes the CLI's out-of-memory advice counts). Not a ``ConfigError``,
+    the job's: a bad keyword file a rank's compare read (a GPU rank whose other side has no torch op reads it for
+    the comparisons it names) read "rank 0: <file>: ...", as if that rank's data were at fault."""
+    if isinstance(exc, ConfigError):
+        return
     exc.rank = rank  # type: ignore[union-attr]
     exc.rank_inputs = inputs  # type: ignore[union-attr]
     if isinstance(exc, ProfileError):

@@ -71,6 +71,12 @@ class ProfileError(Exception):
         return (type(self), (self.path, self.message, self.hint), {**self.__dict__, "args": self.args})
 
 
+class ConfigError(ProfileError):
+    """A configuration file of the run's own (the keyword lists: ``classify.load_keywords``) that cannot be used: an
+    error of the job, not of a rank's inputs, so a rank-by-rank compare names no rank before it
+    (``api._rank_error``)."""
+
+
 class StepError(UsageError):
     """A requested --base_step/--comparison_step does not exist in the data (exit code 2)."""
 

@@ -44,12 +44,12 @@ def test_bad_keyword_file_is_named_before_loading(tmp_path, monkeypatch, options
 
 
 def test_a_compare_and_a_jobs_ranks_ask_one_predicate_whether_the_keyword_lists_are_read(samples, tmp_path,
-                                                                                         monkeypatch):
+                                                                                         monkeypatch, caplog):
     """A single compare and a rank-by-rank job decided whether to read the keyword lists by two copies of one
     condition (the time breakdown, or CommunicationCompare with a Kineto side), which could drift apart: both now
     ask ``api._reads_keywords``. Told False, neither reads the broken MSPROF_COMPARE_CONFIG before loading: the
-    single compare reaches the missing comparison path; the job (two Kineto ranks) reaches its ranks' loading, so
-    its error names a rank."""
+    single compare reaches the missing comparison path; the job (two Kineto ranks) reaches rank 0's compare, whose
+    error is the job's all the same (a ``ConfigError``, named without a rank)."""
     import msprof_compare
     from msprof_compare import api
 
@@ -62,9 +62,10 @@ def test_a_compare_and_a_jobs_ranks_ask_one_predicate_whether_the_keyword_lists_
     assert info.value.path == str(tmp_path / "absent") and asked == [True]
     job = samples / "hta/tests/data/trace_filter"  # Kineto ranks 0 and 1
     asked.clear()
-    with pytest.raises(ProfileError) as info:
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"), pytest.raises(ProfileError) as info:
         list(msprof_compare.compare_ranks(str(job), str(job), enable_communication_compare=True))
-    assert info.value.path == str(bad) and str(info.value).startswith("rank ") and asked[:2] == [True, True]
+    assert info.value.path == str(bad) and info.value.rank is None and asked[:2] == [True, True]
+    assert not str(info.value).startswith("rank ") and any(m.startswith("rank 0: comparing") for m in caplog.messages)
 
 def test_step_refusal_waits_for_a_refused_base_path(tmp_path):
     """A step on GPU data is refused before loading, looking at the sides in loading order: a base the loader

@@ -1123,6 +1123,40 @@ def test_a_bad_keyword_file_is_the_jobs_error_for_kineto_communication_alone(cap
     assert code == 0 and not error_lines(err), err
 
 
+def test_a_bad_keyword_file_a_ranks_compare_reads_is_the_jobs_error(capsys, tmp_path, monkeypatch):
+    """A GPU rank whose other side has no torch op reads the keyword lists for the comparisons the warning names
+    (CommunicationCompare's collective kernels): hta's trace_filter ranks against copies without their cpu_op and
+    user_annotation events, under --enable_api_compare, which reads no list before loading. A MSPROF_COMPARE_CONFIG
+    that cannot be read there was said "rank 0: /x/bad.ini: ...", as if rank 0's data were at fault; it is the
+    job's error, said once without a rank, by the CLI and compare_ranks alike."""
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    for trace in sorted(KINETO.iterdir()):
+        with gzip.open(trace, "rt", encoding="utf-8") as f:
+            doc = json.load(f)
+        kept = [e for e in doc["traceEvents"] if e.get("cat") not in ("cpu_op", "user_annotation")]
+        assert len(kept) < len(doc["traceEvents"]) and not any(e.get("cat") == "cpu_op" for e in kept)
+        doc["traceEvents"] = kept
+        with gzip.open(bare / trace.name, "wt", encoding="utf-8") as f:
+            json.dump(doc, f)
+    bad = tmp_path / "bad.ini"
+    bad.write_text("[OP_MASK]\n", encoding="utf-8")
+    monkeypatch.setenv("MSPROF_COMPARE_CONFIG", str(bad))
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(KINETO), "-d", str(bare), "-o", str(out), "--enable_api_compare")
+    said = (f"error: {bad}: Missing required key 'FA_MASK' in section 'OP_MASK'. (named by MSPROF_COMPARE_CONFIG; "
+            "unset it to use the packaged lists)")
+    assert (code, error_lines(err)) == (1, [said]), err
+    assert "rank 0: comparing" in err and not out.exists()
+    with pytest.raises(ProfileError) as info:
+        list(msprof_compare.compare_ranks(KINETO, bare, enable_api_compare=True))
+    assert info.value.path == str(bad) and info.value.rank is None and not str(info.value).startswith("rank")
+    # with the packaged lists the job runs: the error was the file's alone
+    monkeypatch.delenv("MSPROF_COMPARE_CONFIG")
+    code, _, err = run_inproc(capsys, "-bp", str(KINETO), "-d", str(bare), "-o", str(out), "--enable_api_compare")
+    assert code == 0 and not error_lines(err), err
+
+
 def test_bad_rank_keeps_the_earlier_reports(capsys, tmp_path):
     base = tmp_path / "base"
     for r in (0, 1):

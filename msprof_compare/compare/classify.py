@@ -33,7 +33,7 @@ from itertools import repeat
 
 import numpy as np
 
-from ..errors import ProfileError
+from ..errors import ConfigError
 from ..model import GPU_COMM_PREFIXES, factorize, knows_backward_thread
 from .breakdown import Breakdown, Bucket
 
@@ -99,16 +99,16 @@ def load_keywords(path: str | None = None) -> Keywords:
         with open(path, encoding="utf-8") as fh:
             parser.read_file(fh)
     except OSError as exc:  # the path leads the line already; strerror does not repeat it
-        raise ProfileError(path, f"cannot read keyword configuration: {exc.strerror or exc}", hint) from None
+        raise ConfigError(path, f"cannot read keyword configuration: {exc.strerror or exc}", hint) from None
     except (UnicodeDecodeError, configparser.Error) as exc:
-        raise ProfileError(path, f"cannot read keyword configuration: {exc}", hint) from None
+        raise ConfigError(path, f"cannot read keyword configuration: {exc}", hint) from None
     if not parser.has_section("OP_MASK"):
-        raise ProfileError(path, "Missing required section: OP_MASK", hint)
+        raise ConfigError(path, "Missing required section: OP_MASK", hint)
     sec = {k.upper(): v for k, v in parser.items("OP_MASK")}
     values = []
     for key in _KEYS:
         if key not in sec:
-            raise ProfileError(path, f"Missing required key '{key}' in section 'OP_MASK'.", hint)
+            raise ConfigError(path, f"Missing required key '{key}' in section 'OP_MASK'.", hint)
         values.append(_words(sec[key]))
     # our keys: a file written for the original (six keys) gets the defaults; an empty value none
     prefixes = _words(sec[PREFIX_KEY]) if PREFIX_KEY in sec else frozenset(INDUCTOR_VECTOR_PREFIXES)
