@@ -786,37 +786,42 @@ def map_entry_verdicts(op_name_map: Mapping[str, str], base: ModuleTrees, comp: 
     entries = [(k, v) for k, v in op_name_map.items() if k and k != v]
     if not entries:
         return out
-    mods = [[m for tree in (t.forward, t.backward) for m in _descendants(tree)] for t in (base, comp)]
-    by_path: list[dict[str, list[Module]]] = [{}, {}]  # each side's modules per distinct path
-    for side, got in zip(mods, by_path, strict=True):
-        for m in side:
-            got.setdefault(m.module_name, []).append(m)
-    partner: dict[int, tuple[Module, Module]] = {}  # a paired module (or root): the pair whose children are aligned
+    # the children lists the matching aligns (those of each pair of two, the roots' too), each distinct pair of
+    # path lists once: a job's steps repeat them
+    lists: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = {}
+    aligned: dict[int, int] = {}  # id of a paired module (or root): its children lists' number in ``lists``
     for x, y in [(base.forward, comp.forward), (base.backward, comp.backward), *pairs]:
         if x is not None and y is not None:
-            partner[id(x)] = partner[id(y)] = (x, y)
+            got = (tuple(m.module_name for m in x.children), tuple(m.module_name for m in y.children))
+            aligned[id(x)] = aligned[id(y)] = lists.setdefault(got, len(lists))
+    held_by: list[dict[str, int]] = [{}, {}]  # each side's modules per distinct path
+    within: list[dict[str, set[int]]] = [{}, {}]  # the lists each distinct path is aligned in
+    for t, count, where in zip((base, comp), held_by, within, strict=True):
+        for m in (m for tree in (t.forward, t.backward) for m in _descendants(tree)):
+            count[m.module_name] = count.get(m.module_name, 0) + 1
+            at = where.setdefault(m.module_name, set())
+            if (i := aligned.get(id(m.parent))) is not None:
+                at.add(i)
+    by_number = list(lists)
     key = _module_keyer(dict(op_name_map))
     full: dict[str, str] = {}
     # a path's key depends on the keys found in it alone: without an entry, each path holding its key is keyed by
     # the others found there (a pattern of every other key cost 0.1 s to compile per entry)
-    found = [{p: [a for a in op_name_map if a and a in p] for p in got} for got in by_path]
+    found = [{p: [a for a in op_name_map if a and a in p] for p in count} for count in held_by]
     align = AlignMemo()
     for k, _ in entries:
         hit = [[p for p, keys in side.items() if k in keys] for side in found]
         if not any(hit):
             continue
-        held = [sum(len(got[p]) for p in h) for got, h in zip(by_path, hit, strict=True)]
+        held = [sum(count[p] for p in h) for count, h in zip(held_by, hit, strict=True)]
         # the keys the entry changes; the others stay
         moved = {p: _renamed(p, [a for a in side[p] if a != k], op_name_map)
                  for side, h in zip(found, hit, strict=True) for p in h}
-        lists = {id(pair): pair for got, h in zip(by_path, hit, strict=True) for p in h for m in got[p]
-                 if (pair := partner.get(id(m.parent))) is not None}
         changed = False
-        for x, y in lists.values():
-            with_it = [[full.get(p) or full.setdefault(p, key(p)) for p in (m.module_name for m in z.children)]
-                       for z in (x, y)]
-            without = [[moved.get(m.module_name, w) for m, w in zip(z.children, ws, strict=True)]
-                       for z, ws in zip((x, y), with_it, strict=True)]
+        for i in set().union(*(where[p] for where, h in zip(within, hit, strict=True) for p in h)):
+            with_it = [[full.get(p) or full.setdefault(p, key(p)) for p in paths] for paths in by_number[i]]
+            without = [[moved.get(p, w) for p, w in zip(paths, ws, strict=True)]
+                       for paths, ws in zip(by_number[i], with_it, strict=True)]
             if without != with_it and any(not np.array_equal(a, b) for a, b in
                                           zip(align(*with_it), align(*without), strict=True)):
                 changed = True
