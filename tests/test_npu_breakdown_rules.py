@@ -296,3 +296,40 @@ def test_hccl_op_rows_by_name_and_by_core_on_a_real_kernel_details(samples):
     neither["Accelerator Core"] = neither["Accelerator Core"].astype(object).where(~B.hccl_op_rows(kd), "AI_CORE")
     neither.loc[hand[0], "Name"] = None
     assert not B.hccl_op_rows(neither).any()
+
+
+def test_a_row_of_core_communication_is_an_hccl_op_whatever_its_name(samples, tmp_path):
+    """Newer torch_npu writes an HCCL op's Accelerator Core as COMMUNICATION (msinsight's st/level2: 15 rows on
+    rank 0, every one also named ``hcom_``), as its trace names the HCCL process "Communication" or "HCCL"
+    (reference-1 §5.1). Where the two signals disagree, the core decides: a copy of text level 1 whose four HCCL ops
+    (data rows 79, 178, 180, 182) read core COMMUNICATION and lose the ``hcom_`` prefix are still HCCL ops, so the
+    breakdown's kernels without PMU values are its two DSA_SQE rows alone (3.4 + 2.12 us, read by hand), not those
+    plus 106 ms of all-reduce."""
+    import io
+    import shutil
+
+    from msprof_compare.loaders import load_profile
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    with open(samples / "msinsight/test/st/level2/rank_0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+              newline="", encoding="utf-8") as f:
+        st = [(r["Accelerator Core"], r["Name"].startswith("hcom_")) for r in csv.DictReader(f)
+              if r["Accelerator Core"] == "COMMUNICATION"]
+    assert len(st) == 15 and all(named for _, named in st)
+    dest = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, dest)
+    kd_csv = dest / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = list(csv.reader(io.StringIO(kd_csv.read_text(encoding="utf-8"), newline="")))
+    name, core = rows[0].index("Name"), rows[0].index("Accelerator Core")
+    hand = [79, 178, 180, 182]
+    for i in hand:
+        assert rows[i + 1][core] == "HCCL" and rows[i + 1][name].startswith("hcom_")
+        rows[i + 1][core], rows[i + 1][name] = "COMMUNICATION", rows[i + 1][name][len("hcom_"):]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    kd_csv.write_text(out.getvalue(), encoding="utf-8")
+    profile = load_profile(str(dest), OPTS)
+    assert not B.hcom_name(str(profile.kernel_details["Name"].iloc[hand[0]]))
+    assert np.flatnonzero(B.hccl_op_rows(profile.kernel_details)).tolist() == hand
+    bd = B.npu_breakdown(profile, OPTS)
+    assert (bd.no_pmu_kernels.count, bd.no_pmu_kernels.ns) == (2, 3_400 + 2_120)

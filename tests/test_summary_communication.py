@@ -325,30 +325,33 @@ def test_a_kernel_type_contributor_that_is_an_hccl_op_is_marked_as_communication
     assert plain["Level"].iloc[0] == "kernel type" and plain.attrs["communication_kernels"] == []
 
 
-def _as_communication_core(export: Path, dest: Path) -> Path:
+def _as_communication_core(export: Path, dest: Path, unnamed: bool = False) -> Path:
     """A copy of a real text export whose HCCL ops' Accelerator Core reads COMMUNICATION, as newer torch_npu writes
-    it (msinsight's st/level2: every hcom_ row of rank 0's kernel_details.csv, none HCCL)."""
+    it (msinsight's st/level2: every hcom_ row of rank 0's kernel_details.csv, none HCCL); ``unnamed``: their Name
+    also loses its ``hcom_`` prefix (the Type keeps it), so the core alone says they are HCCL ops."""
     import io
     import shutil
 
     shutil.copytree(export, dest)
     kd = dest / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
     rows = list(csv.reader(io.StringIO(kd.read_text(encoding="utf-8"), newline="")))
-    col = rows[0].index("Accelerator Core")
+    col, name = rows[0].index("Accelerator Core"), rows[0].index("Name")
     for r in rows[1:]:
         if r[col].strip() == "HCCL":
             r[col] = "COMMUNICATION"
+            r[name] = r[name].removeprefix("hcom_") if unnamed else r[name]
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows(rows)
     kd.write_text(out.getvalue(), encoding="utf-8")
     return dest
 
 
-def test_an_hccl_op_of_core_communication_is_said_to_be_marked_by_its_name(samples, tmp_path):
+def test_an_hccl_op_of_core_communication_is_said_to_be_marked_by_that_core(samples, tmp_path):
     """Text level 2 -> level 1, each HCCL op's Accelerator Core rewritten COMMUNICATION as newer torch_npu writes it:
-    the all-reduce (+6.019 ms) is still communication, by its hcom_ name, and the note says so, not "(Accelerator
-    Core HCCL)", which no row holds; a kernel type hcom_allReduce_-COMMUNICATION (op_statistic.csv's row of them) is
-    marked by its hcom_ OP Type, not "(Core Type HCCL)"."""
+    the all-reduce (+6.019 ms) is still communication, by that core, and the note names the cell as the file writes
+    it, not "(Accelerator Core HCCL)", which no row holds; so it does where the ops' names lose their hcom_ prefix
+    too (the core alone marks them: before, no note). A kernel type hcom_allReduce_-COMMUNICATION (op_statistic.csv's
+    row of them) is marked by its Core Type COMMUNICATION, not "(Core Type HCCL)"."""
     with open(samples / "msinsight/test/st/level2/rank_0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
               newline="") as f:
         cores = {r["Accelerator Core"] for r in csv.DictReader(f) if r["Type"].startswith("hcom_")}
@@ -361,10 +364,16 @@ def test_an_hccl_op_of_core_communication_is_said_to_be_marked_by_its_name(sampl
                   enable_communication_compare=True)
     top = res.frames["contributors"].iloc[0]
     assert (top["Name"], top["Diff(ms)"]) == ("hcom_allReduce_", float(comp - base))
-    assert to_document(res)["summary"]["contributors_note_lines"] == [
-        "Note: hcom_allReduce_ is collective communication, not computing: an HCCL op, which kernel_details.csv lists "
-        "among the kernels (a name starting hcom_); the time breakdown (OverallMetrics, the waterfall) counts it as "
-        "communication and CommunicationCompare breaks it down by task."]
+    said = ("Note: hcom_allReduce_ is collective communication, not computing: an HCCL op, which kernel_details.csv "
+            "lists among the kernels (Accelerator Core COMMUNICATION); the time breakdown (OverallMetrics, the "
+            "waterfall) counts it as communication and CommunicationCompare breaks it down by task.")
+    assert to_document(res)["summary"]["contributors_note_lines"] == [said]
+    b2 = _as_communication_core(l2, tmp_path / "l2u" / "rank0_ascend_pt", unnamed=True)
+    c2 = _as_communication_core(l1, tmp_path / "l1u" / "rank0_ascend_pt", unnamed=True)
+    res = compare(str(b2), str(c2), enable_kernel_compare=True, enable_profiling_compare=True,
+                  enable_communication_compare=True)
+    assert res.frames["contributors"]["Name"].iloc[0] == "hcom_allReduce_"
+    assert to_document(res)["summary"]["contributors_note_lines"] == [said]
     # the kernel type: op_statistic.csv's row of those ops, of Core Type COMMUNICATION
     b, c = (_with_hccl_kernel_type(d, tmp_path / f"{d.parent.name}t" / d.name, "COMMUNICATION") for d in (b, c))
     res = compare(str(b), str(c), enable_kernel_compare=True, use_kernel_type=True, enable_profiling_compare=True,
@@ -374,7 +383,7 @@ def test_an_hccl_op_of_core_communication_is_said_to_be_marked_by_its_name(sampl
     assert top["Diff(ms)"] == pytest.approx(float(comp - base), abs=1e-9)
     assert to_document(res)["summary"]["contributors_note_lines"] == [
         "Note: hcom_allReduce_-COMMUNICATION is collective communication, not computing: HCCL ops, which "
-        "op_statistic.csv lists among the kernel types (an OP Type starting hcom_); the time breakdown "
+        "op_statistic.csv lists among the kernel types (Core Type COMMUNICATION); the time breakdown "
         "(OverallMetrics, the waterfall) counts it as communication and CommunicationCompare breaks it down by task."]
 
 

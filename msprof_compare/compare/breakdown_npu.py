@@ -141,9 +141,9 @@ def has_pmu(kd: pd.DataFrame) -> bool:
 
 
 def hccl_op_rows(kd: pd.DataFrame, named: np.ndarray | None = None) -> np.ndarray:
-    """kernel_details.csv rows of HCCL ops (``hcom_allReduce__586_0_1``, Accelerator Core ``HCCL``): communication,
-    which a DB export's compute tasks never hold. ``named``: the rows whose Name passes ``hcom_name``, where the
-    caller tested its distinct names already (``_categorise``)."""
+    """kernel_details.csv rows of HCCL ops (``hcom_allReduce__586_0_1``, or an Accelerator Core of ``HCCL_CORES``):
+    communication, which a DB export's compute tasks never hold. ``named``: the rows whose Name passes
+    ``hcom_name``, where the caller tested its distinct names already (``_categorise``)."""
     # each distinct text tested once: the .str methods ran per row (43 ms a side for the 28,000 kernels of a
     # 320 MB text export, 10 ms so); a missing value reads as "", which neither test passes, as the "nan" /
     # "None" texts of the per-row reading did
@@ -158,9 +158,15 @@ def hcom_name(name: str) -> bool:
     return name.startswith("hcom_")
 
 
+#: The Accelerator Core / Core Type of HCCL ops: ``HCCL``, and ``COMMUNICATION`` where newer torch_npu writes it
+#: (msinsight's st/level2), as the trace's HCCL process is named "HCCL" or "Communication" (reference-1 §5.1).
+HCCL_CORES = ("HCCL", "COMMUNICATION")
+
+
 def hccl_core(core: str) -> bool:
-    """An HCCL op by its Accelerator Core / Core Type cell: the breakdown's and the Summary's one test."""
-    return core.strip().upper() == "HCCL"
+    """An HCCL op by its Accelerator Core / Core Type cell (``HCCL_CORES``, any case): the breakdown's and the
+    Summary's one test. A row of core COMMUNICATION is an HCCL op whatever its name."""
+    return core.strip().upper() in HCCL_CORES
 
 
 #: Why a text export's kernel_details.csv has no PMU columns where profiler_info.json does not say.

@@ -523,8 +523,8 @@ def _operator_sheets(ctx: RunContext) -> bool:
 
 
 def _hccl_kernel_rows(p: Profile) -> int:
-    """kernel_details.csv rows of a text export that are HCCL ops (``hcom_allReduce_``, core ``HCCL``): rows of
-    its KernelCompare that a DB export, whose compute tasks hold no HCCL op, never has."""
+    """kernel_details.csv rows of a text export that are HCCL ops (``hcom_allReduce_``, core ``HCCL`` or
+    ``COMMUNICATION``): rows of its KernelCompare that a DB export, whose compute tasks hold no HCCL op, never has."""
     kd = p.kernel_details
     if p.source != "ascend_text" or kd is None or not len(kd) or "Type" not in kd.columns:
         return 0

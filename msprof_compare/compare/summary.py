@@ -277,20 +277,21 @@ def _unsplit_communication(ctx: RunContext) -> tuple[tuple[int, str, bool], ...]
 
 
 def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> tuple[list[str], list[str]]:
-    """The kernel-level contributors that are HCCL ops (kernel_details.csv's rows of Accelerator Core HCCL or a
-    ``hcom_`` name, ``breakdown_npu.hccl_op_rows``, on either side), by name: KernelCompare names a row by its type,
-    then its input shapes. At the kernel type level (KernelTypeCompare, ``{OP Type}-{Core Type}``) a type of Core
-    Type HCCL, a ``hcom_`` type or one of those kernels' types: no sample's op_statistic.csv lists its HCCL ops (the
-    text level-1 export's totals are its Computing Time without its 4 all-reduce ops), but a row of them read as a
-    kernel type like the others. Second, what marked them, in the note's words (``HCCL_CORE`` ...): newer torch_npu
-    writes Accelerator Core COMMUNICATION (msinsight's st/level2), so the ``hcom_`` name alone marks those."""
+    """The kernel-level contributors that are HCCL ops (kernel_details.csv's rows of Accelerator Core HCCL or
+    COMMUNICATION or a ``hcom_`` name, ``breakdown_npu.hccl_op_rows``, on either side), by name: KernelCompare names
+    a row by its type, then its input shapes. At the kernel type level (KernelTypeCompare, ``{OP Type}-{Core
+    Type}``) a type of Core Type HCCL or COMMUNICATION, a ``hcom_`` type or one of those kernels' types: no sample's
+    op_statistic.csv lists its HCCL ops (the text level-1 export's totals are its Computing Time without its 4
+    all-reduce ops), but a row of them read as a kernel type like the others. Second, what marked them, in the
+    note's words (``HCOM_NAME`` ...): the core as the file writes it (newer torch_npu writes COMMUNICATION,
+    msinsight's st/level2), else the ``hcom_`` name."""
     level = str(col_of(contrib, "Level")[0]) if len(contrib) else ""
     if level not in ("kernel", "kernel type"):
         return [], []
     from .breakdown_npu import hccl_core, hccl_op_rows, hcom_name
 
     types: set[str] = set()
-    cored: set[str] = set()  # the types of HCCL rows of Accelerator Core HCCL
+    cored: dict[str, str] = {}  # the types of HCCL rows of an HCCL core -> that core, as the note words it
     for p in (ctx.base, ctx.comparison):
         kd = p.kernel_details if p.is_npu else None
         if kd is not None and len(kd) and "Type" in kd.columns:
@@ -299,26 +300,32 @@ def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> tuple[list
             types.update(t for t in kinds if t)
             if "Accelerator Core" in kd.columns:
                 cores = col_of(kd, "Accelerator Core", object)[rows].tolist()
-                cored.update(t for t, c in zip(kinds, cores, strict=True) if t and hccl_core(str(c or "")))
+                cored.update((t, core_word(c)) for t, c in zip(kinds, cores, strict=True)
+                             if t and t not in cored and hccl_core(str(c or "")))
     names = col_of(contrib, "Name").tolist()
     if level == "kernel type":
         def hccl(name: str) -> str:
             kind, _, core = name.rpartition("-")
-            return (HCCL_CORE_TYPE if hccl_core(core) else HCOM_TYPE if hcom_name(kind) else
+            return (f"Core Type {core_word(core)}" if hccl_core(core) else HCOM_TYPE if hcom_name(kind) else
                     HCCL_KERNEL_TYPE if kind in types else "")
         marked = [(n, hccl(n)) for n in names]
     else:
-        marked = [(n, (HCCL_CORE if t in cored else HCOM_NAME) if t in types else "")
+        marked = [(n, (f"Accelerator Core {cored[t]}" if t in cored else HCOM_NAME) if t in types else "")
                   for n in names for t in [n if n in types else n.split(" ", 1)[0]]]
     return [n for n, w in marked if w], list(dict.fromkeys(w for _, w in marked if w))
 
 
-#: What marked a kernel contributor as an HCCL op, in the note's words (``communication_kernels_note``).
-HCCL_CORE = "Accelerator Core HCCL"
+#: What marked a kernel contributor as an HCCL op, in the note's words (``communication_kernels_note``): an HCCL
+#: core is said as the file writes it ("Accelerator Core COMMUNICATION", ``core_word``), so the note names a cell
+#: the user finds.
 HCOM_NAME = "a name starting hcom_"
-HCCL_CORE_TYPE = "Core Type HCCL"
 HCOM_TYPE = "an OP Type starting hcom_"
 HCCL_KERNEL_TYPE = "the OP Type of kernel_details.csv's HCCL ops"
+
+
+def core_word(core: object) -> str:
+    """An HCCL core cell as the note words it: upper case, unpadded (``hccl `` -> ``HCCL``)."""
+    return str(core or "").strip().upper()
 
 
 def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame,

@@ -847,8 +847,8 @@ def communication_kernels_note(contrib: pd.DataFrame | None) -> str:
     missing = _absent_sheets(list(contrib.attrs.get("communication_sheets") or []))
     # a kernel type (KernelTypeCompare) is op_statistic.csv's row of every HCCL op of that type
     types = str(contrib["Level"].iloc[0]) == "kernel type"
-    # what marked them (``summary._communication_kernels``): newer torch_npu writes Accelerator Core COMMUNICATION,
-    # which "(Accelerator Core HCCL)" misread
+    # what marked them (``summary._communication_kernels``): the core as the file writes it (newer torch_npu:
+    # COMMUNICATION, which "(Accelerator Core HCCL)" misread), else the hcom_ name
     by = " or ".join(contrib.attrs.get("communication_kernels_by") or
                      ["Core Type HCCL" if types else "Accelerator Core HCCL"])
     listed = (f"HCCL ops, which op_statistic.csv lists among the kernel types ({by})" if types else
