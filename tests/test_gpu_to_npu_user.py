@@ -162,7 +162,9 @@ def test_gpu_vs_npu_note_gives_the_npu_copies_no_sdma_row_counts(samples: Path) 
     original reads current exports (docs/differences.md, "Physic Stream Id"), and were said nowhere. The note now
     gives their count and time, per NPU side, for a text and a DB export; not where they are noise. It names their
     task types as each export does: a text export's are SDMA_SQE and PCIE_DMA_SQE tasks (10 + 14), which the note
-    called MEMCPY_ASYNC, a DB export's task type."""
+    called MEMCPY_ASYNC, a DB export's task type; and what the original's rule reads that the export names
+    otherwise (a text export's Physic Stream Id, a DB export's MEMCPY_ASYNC), where it said "a stream argument and
+    task types that current exports name otherwise" of both."""
     gpu = next(TEST_DATA.glob("kineto/alexnet_h200_rank0.*.pt.trace.json.gz"))
     with gzip.open(gpu, "rt", encoding="utf-8") as f:
         memcpy = [e["dur"] for e in json.load(f, parse_float=Decimal)["traceEvents"] if e.get("cat") == "gpu_memcpy"]
@@ -172,10 +174,20 @@ def test_gpu_vs_npu_note_gives_the_npu_copies_no_sdma_row_counts(samples: Path) 
         guards = api.compare(str(base), str(comparison), enable_profiling_compare=True).guards.set_index("Check")
         return guards.loc["GPU vs NPU categories", "Detail"]
 
+    # what the original's rule reads that each export names otherwise (reference-1 §3.1, §7.3): the text export's
+    # copies carry no Stream Id, their stream is "Physic Stream Id"; the DB export's copies are MEMCPY_ASYNC tasks
+    with open(samples / NPU_TEXT / "ASCEND_PROFILER_OUTPUT/trace_view.json", encoding="utf-8") as f:
+        args = [e["args"] for e in json.load(f) if e.get("ph") == "X"
+                and (e.get("args") or {}).get("Task Type") in ("SDMA_SQE", "PCIE_DMA_SQE")]
+    assert len(args) == 24 and all("Physic Stream Id" in a and "Stream Id" not in a for a in args)
+    why = {"text": "each task's stream from its Stream Id, which a current text export names Physic Stream Id",
+           "db": "copy tasks of type SDMA_SQE / PCIE_DMA_SQE, which a current DB export names MEMCPY_ASYNC"}
+
     def part(side: str, n: int, us: Decimal, types: list[str]) -> str:
+        reads = why["db"] if types == ["MEMCPY_ASYNC"] else why["text"]
         return (f"an NPU's DMA copies ({' / '.join(types)} tasks; {side}: {n} copies, {us / 1000:.3f} ms) count in "
-                "no SDMA row, as in the original, whose rule reads a stream argument and task types that current "
-                "exports name otherwise: SDMA Time leaves them out, where it holds a GPU's memory copies")
+                f"no SDMA row, as in the original, whose rule reads {reads}: SDMA Time leaves them out, where it "
+                "holds a GPU's memory copies; add them to the NPU side's SDMA Time to compare the copies")
 
     text, level0 = samples / NPU_TEXT, samples / NPU_TEXT.replace("level1", "level0")
     db = samples / NPU_TEXT.replace("text/", "db/")

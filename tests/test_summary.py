@@ -1351,8 +1351,9 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
              # test_gpu_to_npu_user.py::test_gpu_vs_npu_note_gives_the_npu_copies_no_sdma_row_counts
              "an NPU's DMA copies (PCIE_DMA_SQE / SDMA_SQE tasks; comparison: 24 copies, 0.879 ms) count in no SDMA "
              "row, as in "
-             "the original, whose rule reads a stream argument and task types that current exports name otherwise: "
-             "SDMA Time leaves them out, where it holds a GPU's memory copies",
+             "the original, whose rule reads each task's stream from its Stream Id, which a current text export "
+             "names Physic Stream Id: SDMA Time leaves them out, where it holds a GPU's memory copies; add them to "
+             "the NPU side's SDMA Time to compare the copies",
              "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU: compare a "
              "category's total (Flash Attention, Conv, Matmul) before its Cube / Vector split"]
     assert row.tolist() == ["note", "GPU", "NPU", "; ".join(parts)]

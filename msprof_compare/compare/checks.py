@@ -24,8 +24,10 @@ import pandas as pd
 from ..columns import col_of
 from ..logs import api_worded
 from ..model import (
+    DB_COPY_TASK,
     LAUNCH_CATS,
     OTHER_STEP_MARKS,
+    SDMA_TASK_TYPES,
     STEP_MARK,
     UNREAD_SETTINGS,
     Profile,
@@ -1245,8 +1247,8 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
     if unread:
         kind = f"{' / '.join(types)} tasks; " if types else ""
         parts.append(f"an NPU's DMA copies ({kind}{'; '.join(unread)}) count in no SDMA row, as in the "
-                     "original, whose rule reads a stream argument and task types that current exports name "
-                     "otherwise: SDMA Time leaves them out, where it holds a GPU's memory copies")
+                     f"original, whose rule reads {_unread_copies_why(types)}: SDMA Time leaves them out, where it "
+                     "holds a GPU's memory copies; add them to the NPU side's SDMA Time to compare the copies")
     parts += _opless_part(bds, sides) + _gpu_opless_part(bds, sides)
     app = _app_part(sides)  # after the categories' rule: Mem Usage is none of them
     # what to do about it, as the other parts say (the GPU user moved to an NPU read the rule without it: session 66)
@@ -1259,6 +1261,19 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
                       f"differently; {cube}")
     return _in_parts(_guard(KINDS_CHECK, False, bds[0].kind, bds[1].kind, "; ".join([*parts, cube, *app])), "",
                      [*parts, cube, *app])
+
+
+def _unread_copies_why(types: Sequence[str]) -> str:
+    """What the original's SDMA-on-compute-streams rule reads that an export of these copy task types names
+    otherwise (docs/differences.md, "Physic Stream Id"): a text export's SDMA_SQE / PCIE_DMA_SQE tasks carry their
+    stream as "Physic Stream Id", a DB export names its copies MEMCPY_ASYNC. "a stream argument and task types that
+    current exports name otherwise" left the user to guess which, beside one export that names one of them."""
+    why = []
+    if not types or any(t in SDMA_TASK_TYPES for t in types):
+        why.append("each task's stream from its Stream Id, which a current text export names Physic Stream Id")
+    if not types or DB_COPY_TASK in types:
+        why.append(f"copy tasks of type {' / '.join(SDMA_TASK_TYPES)}, which a current DB export names {DB_COPY_TASK}")
+    return " and ".join(why)
 
 
 def _conversions_part(bds: tuple[Breakdown, Breakdown]) -> list[str]:
