@@ -100,6 +100,17 @@ def _note(res) -> dict:
     return g.loc[checks.EXPORT_CHECK].to_dict()
 
 
+def test_the_export_kind_note_says_how_to_compare_the_job_alone(samples):
+    """The note told a user whose export type changed that the figures are partly the export's, and not how to
+    leave that part out: it now says to collect both runs with one export_type (torch_npu's experimental_config,
+    shared/spec/ascend-profiler-collection-zh.txt), as the profiler-settings note says to collect both alike."""
+    res = compare(str(samples / TEXT_L1), str(samples / DB_L1), enable_profiling_compare=True)
+    assert _note(res)["Detail"].startswith(
+        "the two kinds define these figures differently (the original's rules), so their difference is partly the "
+        "export's, not the job's (to compare the job alone, collect both runs with one torch_npu export_type): E2E "
+        "and Free Time: ")
+
+
 @pytest.mark.parametrize("swap", [False, True])
 def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, swap):
     """A profiling-only run (the CI gate's) of a text against a DB export had no note at all, while the old one

@@ -514,9 +514,11 @@ def export_kind(p: Profile) -> str | None:
 
 
 #: The "NPU export kind" note's Detail: this lead, then its figures joined by "; "; the log shows each figure on a
-#: line of its own (``LOG_PARTS``; up to seven, ~1,500 characters on one line before).
+#: line of its own (``LOG_PARTS``; up to seven, ~1,500 characters on one line before). It says what to do: the
+#: figures told the user the export's part without how to leave it out.
 EXPORT_LEAD = ("the two kinds define these figures differently (the original's rules), so their difference is partly "
-               "the export's, not the job's: ")
+               "the export's, not the job's (to compare the job alone, collect both runs with one torch_npu "
+               "export_type): ")
 
 
 def _operator_sheets(ctx: RunContext) -> bool:
