@@ -122,7 +122,7 @@ def coverage_text(contrib: pd.DataFrame) -> str:
     """"3 rows cover 86.2%" for titles: the last Cumulative Share to 0.1 %, as the console's cell shows it (a
     whole percent said "covers 100%" over a row of 99.9%)."""
     n = len(contrib)
-    cover = round(float(contrib["Cumulative Share"].iloc[-1]), 3) + 0.0
+    cover = round(float(col_of(contrib, "Cumulative Share")[-1]), 3) + 0.0
     return f"{n} row{'s' if n != 1 else ''} cover{'s' if n == 1 else ''} {cover:.1%}"
 
 
@@ -139,7 +139,7 @@ def shares_of_e2e(contrib: pd.DataFrame) -> bool:
     changed moved one way, their summed |change| is the E2E change (the steps sum to it). The Summary sheet's
     title said "not of the E2E change" under a host-bound GPU slowdown's one step, Free: Other +0.100 ms of an
     E2E change of +0.100 ms."""
-    if not len(contrib) or str(contrib["Level"].iloc[0]) != "category":
+    if not len(contrib) or str(col_of(contrib, "Level")[0]) != "category":
         return False
     # to the 0.001 ms shown: Free: Other +0.100003 ms beside Vector -0.000003 ms (a kernel 3 ns shorter, not
     # listed) of an E2E change of +0.100 ms read "not of the E2E change"
@@ -175,7 +175,7 @@ def contributors_title(frame: pd.DataFrame, kind: str = "time", basis: str = "",
     cover = coverage_text(frame)
     if kind in ("communication", "memory"):
         return f"{TABLE_NAMES[kind]} ({cover} of {basis}{first})"
-    level = str(frame["Level"].iloc[0])
+    level = str(col_of(frame, "Level")[0])
     if kind == "module":
         return f"{TABLE_NAMES[kind]} ({level} level: {cover} of {module_share_basis(frame)}{first})"
     apart = ", which is the E2E change" if shares_of_e2e(frame) else "" if frame.attrs.get("no_e2e") else (
@@ -186,7 +186,7 @@ def contributors_title(frame: pd.DataFrame, kind: str = "time", basis: str = "",
 def level_gross_ms(contrib: pd.DataFrame) -> float:
     """The sizes of every row's change of the contributors' level added up (ms): what each listed row's "Share"
     is of (0.0 when no row changed)."""
-    for d, s in zip(contrib["Diff(ms)"].tolist(), contrib["Share"].tolist(), strict=True):
+    for d, s in zip(col_of(contrib, "Diff(ms)").tolist(), col_of(contrib, "Share").tolist(), strict=True):
         if s is not None and not pd.isna(s) and s:
             return abs(float(d)) / float(s)
     return 0.0
@@ -195,7 +195,8 @@ def level_gross_ms(contrib: pd.DataFrame) -> float:
 def level_net_ms(contrib: pd.DataFrame) -> float:
     """The net change (ms) of every row of the contributors' level, listed or not: each listed row's
     "Share of Net Diff" is its diff over that net (null when the net is 0)."""
-    for d, s in zip(contrib["Diff(ms)"].tolist(), contrib["Share of Net Diff"].tolist(), strict=True):
+    for d, s in zip(col_of(contrib, "Diff(ms)").tolist(), col_of(contrib, "Share of Net Diff").tolist(),
+                    strict=True):
         if s is not None and not pd.isna(s) and s:
             return float(d) / float(s)
     return 0.0

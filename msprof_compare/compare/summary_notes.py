@@ -313,7 +313,7 @@ def mapped_names(names: list[str], base: np.ndarray, comp: np.ndarray, contrib: 
     members: dict[str, list[int]] = {}
     for i, n in enumerate(names):
         members.setdefault(op_name_map.get(n, n), []).append(i)
-    rank = {n: r for r, n in reversed(list(enumerate(contrib["Name"].tolist())))}
+    rank = {n: r for r, n in reversed(list(enumerate(col_of(contrib, "Name").tolist())))}
     out = []
     for idx in members.values():
         # rows without a figure on either side (an op without device time: aten::view) add nothing to the pair, and
@@ -676,12 +676,14 @@ def _communication_pieces(contrib: pd.DataFrame | None, comm: pd.DataFrame | Non
     time breakdown) is not told what its waterfall counts. None where no contributor holds it."""
     if contrib is None or not len(contrib) or comm is None or not len(comm):
         return None
-    held = dict(zip(comm["Name"].tolist(), zip(comm["Base(ms)"].tolist(), comm["Comparison(ms)"].tolist(),
-                                               strict=True), strict=True))
+    # the columns through col_of: a frame's Series deep-copies its attrs (the notes' figures) on every pull
+    held = dict(zip(col_of(comm, "Name").tolist(), zip(col_of(comm, "Base(ms)").tolist(),
+                                                       col_of(comm, "Comparison(ms)").tolist(), strict=True),
+                    strict=True))
     kinds = comm.attrs.get("kinds", ("NPU", "NPU"))  # each side's kind, GPU or NPU
     holds = comm.attrs.get("held", (True, True))  # whether each side holds collective communication at all
     said: list[tuple[str, str]] = []
-    for name, diff in zip(contrib["Name"].tolist(), contrib["Diff(ms)"].tolist(), strict=True):
+    for name, diff in zip(col_of(contrib, "Name").tolist(), col_of(contrib, "Diff(ms)").tolist(), strict=True):
         if name not in held:
             continue
         b, c = held[name]
@@ -700,7 +702,7 @@ def _communication_pieces(contrib: pd.DataFrame | None, comm: pd.DataFrame | Non
                 if h and any(not pd.isna(f) and f > 0 for f in figs)}
     if not recorded:  # no figure above 0 (cannot be, as the change is mostly communication): what the sides record
         recorded = {k for k, col, h in zip(kinds, ("Base(ms)", "Comparison(ms)"), holds, strict=True)
-                    if h and comm[col].notna().any()}
+                    if h and pd.notna(col_of(comm, col)).any()}
     counted = "; the waterfall counts them as communication, not computing" if waterfall else ""
     why = f"{COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}{counted}"
     if len(said) == 1:
@@ -719,7 +721,7 @@ def net_of_communication(contrib: pd.DataFrame | None, comm: pd.DataFrame | None
     if comm is None or not _communication_pieces(contrib, comm):
         return []
     net = list(comm.attrs.get("net") or [])
-    listed = set(contrib["Name"].tolist())
+    listed = set(col_of(contrib, "Name").tolist())
     return net if any(n not in listed for n, _ in net) else []
 
 
@@ -846,7 +848,7 @@ def communication_kernels_note(contrib: pd.DataFrame | None) -> str:
     what = f"{names[0]} is" if one else f"{', '.join(names[:-1])} and {names[-1]} are"
     missing = _absent_sheets(list(contrib.attrs.get("communication_sheets") or []))
     # a kernel type (KernelTypeCompare) is op_statistic.csv's row of every HCCL op of that type
-    types = str(contrib["Level"].iloc[0]) == "kernel type"
+    types = str(col_of(contrib, "Level")[0]) == "kernel type"
     # what marked them (``summary._communication_kernels``): the core as the file writes it (newer torch_npu:
     # COMMUNICATION, which "(Accelerator Core HCCL)" misread), else the hcom_ name
     by = " or ".join(contrib.attrs.get("communication_kernels_by") or
@@ -905,7 +907,7 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None, beside: 
     e2e_delta_ns = int(wf["Delta(ns)"].iloc[-1])  # the "Comparison E2E" row: comparison E2E - base E2E
     if not e2e_delta_ns:
         return ""
-    level = str(contrib["Level"].iloc[0])
+    level = str(col_of(contrib, "Level")[0])
     if level == "category":  # the waterfall steps themselves: they are the E2E change
         return ""
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
