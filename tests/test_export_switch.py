@@ -362,7 +362,8 @@ def test_level0_text_wait_of_zero_is_not_put_down_to_the_plane_rule(samples):
     assert part not in _note(res)["Detail"]
     assert [n for n in res.summary["notes"] if "Wait Time" in n] == [
         f"Base row: its Wait Time {BASE_ZERO} is not a measurement: its trace_view.json holds the HCCL communication "
-        "ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]
+        "ops but no HCCL task (a Level0 export records none; Level1 or Level2 records them), so none reads as "
+        "Notify_Wait."]
     assert part in _note(compare(str(samples / TEXT_L1), str(samples / DB_L1), enable_profiling_compare=True))["Detail"]
 
 

@@ -75,7 +75,8 @@ def test_a_zero_wait_time_beside_notify_wait_is_said_under_the_table(samples: Pa
     # no plane was picked there: its zero is said to be no reading (no HCCL task at level 0), not a plane's
     assert [n for n in notes if "Wait Time" in n] == [
         "Comparison row: its Wait Time 0.000s is not a measurement: its trace_view.json holds the HCCL communication "
-        "ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]
+        "ops but no HCCL task (a Level0 export records none; Level1 or Level2 records them), so none reads as "
+        "Notify_Wait."]
     # a zero for another reason is not called the pick of a plane without Notify_Wait: the level-1 copy without
     # Plane 0 (the one plane with no Notify_Wait; Planes 1-7 have 16 each) and without its Communication(Not
     # Overlapped) windows, so that every plane waits but no wait lies in uncovered time

@@ -502,11 +502,11 @@ def test_level0_db_wait_time_of_zero_is_said_to_be_no_reading(samples: Path) -> 
     assert cells[0].endswith("(0.003s)") and cells[1].endswith("(0.000s)")
     assert [x for x in res.summary["notes"] if "Wait Time" in x] == [
         f"Comparison row: its Wait Time 0.000s is not a measurement: its {n} HCCL tasks have no task type (N/A: a "
-        "Level0 export records none), so none reads as Notify_Wait."]
+        "Level0 export records none; Level1 or Level2 records them), so none reads as Notify_Wait."]
     swapped = api.compare(str(db0), L1, enable_profiling_compare=True)
     assert [x for x in swapped.summary["notes"] if "Wait Time" in x] == [
         f"Base row: its Wait Time {BASE_ZERO} is not a measurement: its {n} HCCL tasks have no task type (N/A: a "
-        "Level0 export records none), so none reads as Notify_Wait."]
+        "Level0 export records none; Level1 or Level2 records them), so none reads as Notify_Wait."]
 
 
 def test_max_kernel_num_child_ops_are_not_called_outside_every_module() -> None:

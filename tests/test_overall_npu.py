@@ -945,7 +945,8 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
             (level0, level1, "communication.json", "andwidth",
              [unsplit,
               f"Base row: its Wait Time {BASE_ZERO} is not a measurement: its trace_view.json holds the HCCL "
-              "communication ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait.",
+              "communication ops but no HCCL task (a Level0 export records none; Level1 or Level2 records them), "
+              "so none reads as Notify_Wait.",
               "Base row: no usable communication.json (a Level0 export records none), so its SDMA "
               "Bandwidth 0.000GB/s is not a measurement.",
               # the level-1 side's cells as the original prints them for it (reference pair 1, 2nd row)
@@ -1553,7 +1554,8 @@ def test_level0_wait_note_names_a_lone_trace_by_its_own_name(samples: Path, tmp_
     notes = compare(str(lone), str(level1), enable_profiling_compare=True).summary["notes"]
     assert [n for n in notes if n.startswith("Base row: its Wait Time")] == [
         f"Base row: its Wait Time {BASE_ZERO} is not a measurement: its rank0_timeline.json holds the HCCL "
-        "communication ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]
+        "communication ops but no HCCL task (a Level0 export records none; Level1 or Level2 records them), so none "
+        "reads as Notify_Wait."]
 
 
 def test_a_wait_time_unread_on_both_rows_is_said_once(samples):
@@ -1569,11 +1571,12 @@ def test_a_wait_time_unread_on_both_rows_is_said_once(samples):
     assert [n for n in notes if "Wait Time" in n] == [
         f"Both rows: their Wait Time {BOTH_ZERO} is not a measurement: "
         "each side's trace_view.json holds the HCCL communication ops but no HCCL task (a Level0 export records "
-        "none), so none reads as Notify_Wait."]
+        "none; Level1 or Level2 records them), so none reads as Notify_Wait."]
     notes = compare(str(pt / "level1/rank0_ascend_pt"), str(ranks[1]), enable_profiling_compare=True).summary["notes"]
     assert [n for n in notes if "not a measurement" in n and "Wait Time" in n] == [
         "Comparison row: its Wait Time 0.000s is not a measurement: its trace_view.json holds the HCCL communication "
-        "ops but no HCCL task (a Level0 export records none), so none reads as Notify_Wait."]
+        "ops but no HCCL task (a Level0 export records none; Level1 or Level2 records them), so none reads as "
+        "Notify_Wait."]
 
 
 def test_the_wait_note_says_when_the_run_writes_no_communication_sheet(samples):

@@ -35,7 +35,7 @@ from ..model import COPY_TASK_TYPES, SDMA_TASK_TYPES, Profile, factorize, pair_c
 from ..options import Options
 from . import classify
 from .breakdown import Breakdown, Bucket, peak_reserved_gb
-from .breakdown_npu import EVENT_WAIT_TASK, LCCL_KERNEL, add_mc2, no_pmu_why, wait_candidates
+from .breakdown_npu import EVENT_WAIT_TASK, HCCL_TASK_LEVELS, LCCL_KERNEL, add_mc2, no_pmu_why, wait_candidates
 
 #: TASK types that are kernels themselves: excluded from the E2E task span (reference-1 §7.3.6).
 E2E_EXCLUDED = frozenset({"KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV",
@@ -333,7 +333,7 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals,
         if not len(tasks):
             bd.wait_unread = "its database holds its communication ops but no HCCL task, so none reads as Notify_Wait"
         elif not (np.isin(names, ("", "N/A"), invert=True) & pd.notna(names)).any():
-            bd.wait_unread = (f"its {len(tasks):,} HCCL tasks have no task type (N/A: a Level0 export records none), "
-                              "so none reads as Notify_Wait")
+            bd.wait_unread = (f"its {len(tasks):,} HCCL tasks have no task type (N/A: a Level0 export records none; "
+                              f"{HCCL_TASK_LEVELS}), so none reads as Notify_Wait")
     for (i, j), v in sorted(timeline.pairwise_overlaps([uncovered[g] for g in op_groups]).items()):
         bd.group_pairs[(op_groups[i], op_groups[j])] = v
