@@ -60,7 +60,8 @@ def test_one_export_through_a_linked_folder_gets_one_note_of_both_sides(capsys: 
             if "communication.json does not exist" in line or "categorised computing rows" in line]
     assert said == [
         f"{base}/ASCEND_PROFILER_OUTPUT: The file communication.json does not exist. (both sides: no RDMA or SDMA "
-        "Bandwidth, which the Model Profiling Time Distribution table reads from it; a Level0 export writes none)",
+        "Bandwidth, which the Model Profiling Time Distribution table reads from it; a Level0 export writes none, "
+        "Level1 or Level2 writes it)",
         f"{base}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: kernel_details.csv "
         "has no PMU columns (both sides: a Level0 export records none: Level1 or Level2 with aic_metrics "
         "PipeUtilization does)"]

@@ -768,7 +768,7 @@ def test_level0_reports_missing_rows(samples, caplog):
     # one line naming the folder it is missing from (the two sides' lines used to read alike)
     assert p.warnings == [f"{base / 'ASCEND_PROFILER_OUTPUT'}: The file communication.json does not exist. (no RDMA "
                           "or SDMA Bandwidth, which the Model Profiling Time Distribution table reads from it; a "
-                          "Level0 export writes none)"]
+                          "Level0 export writes none, Level1 or Level2 writes it)"]
     bd = B.npu_breakdown(p, OPTS)
     assert bd.hide_op_details and bd.computing_count == 0
     # profiler_info_0.json says Level0: the line says so, and how PMU columns are recorded (it guessed "Level0
@@ -777,7 +777,8 @@ def test_level0_reports_missing_rows(samples, caplog):
     assert f"{base}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are absent: " \
         "kernel_details.csv has no PMU columns (a Level0 export records none: Level1 or Level2 with aic_metrics " \
         "PipeUtilization does)" in bd.missing
-    assert bd.bandwidth_missing == "no usable communication.json (a Level0 export records none)"
+    assert bd.bandwidth_missing == "no usable communication.json (a Level0 export records none; Level1 or Level2 " \
+        "writes it)"
     # a Level1 run with other AI Core metrics names them; a profile whose profiler_info says neither, the guess
     p.extra.update(profiler_level="Level1", aic_metrics="ACL_AICORE_MEMORY")
     assert any(m.endswith("has no PMU columns (recorded with aic_metrics ACL_AICORE_MEMORY: PipeUtilization records "
@@ -880,8 +881,8 @@ def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplo
     comm = json.loads((level1 / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(encoding="utf-8"))
     sdma = comm["step50"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
     assert absent(level0[0], level1) == (
-        ["Base row: no usable communication.json (a Level0 export records none), so its SDMA Bandwidth 0.000GB/s "
-         "is not a measurement."],
+        ["Base row: no usable communication.json (a Level0 export records none; Level1 or Level2 writes it), so its "
+         "SDMA Bandwidth 0.000GB/s is not a measurement."],
         ["0.000GB/s", f"{sdma['Transit Size(MB)'] / sdma['Transit Time(ms)']:.3f}GB/s"])
 
 
@@ -947,8 +948,8 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
               f"Base row: its Wait Time {BASE_ZERO} is not a measurement: its trace_view.json holds the HCCL "
               "communication ops but no HCCL task (a Level0 export records none; Level1 or Level2 records them), "
               "so none reads as Notify_Wait.",
-              "Base row: no usable communication.json (a Level0 export records none), so its SDMA "
-              "Bandwidth 0.000GB/s is not a measurement.",
+              "Base row: no usable communication.json (a Level0 export records none; Level1 or Level2 writes it), "
+              "so its SDMA Bandwidth 0.000GB/s is not a measurement.",
               # the level-1 side's cells as the original prints them for it (reference pair 1, 2nd row)
               "Comparison row: its Cube Time(Num) 0.001s(14) and Vector Time(Num) 0.004s(94) have no column here, "
               "as in the original, which leaves both out where a side has no PMU figures to split its computing by; "

@@ -112,8 +112,8 @@ def test_missing_communication_json_names_its_side_and_what_reads_it(capsys, sam
     not exist.", twice, after its folder, named neither the side nor what the file is for, and nothing else did:
     neither side has a bandwidth, so the console has no bandwidth column (the reference console's), and a
     rank-by-rank run shows no console table at all. Each line now names its side and the RDMA / SDMA Bandwidth
-    that Model Profiling Time Distribution reads from the file, and says a Level0 export writes none (their
-    profiler_info_N.json say Level0). One input on both sides says it once, of both; the note survives
+    that Model Profiling Time Distribution reads from the file, and says a Level0 export writes none and which levels
+    do (their profiler_info_N.json say Level0). One input on both sides says it once, of both; the note survives
     pickling (a large pair loads in two processes). A level-1 export without the file has no Level0 clause."""
     import json
     import pickle
@@ -130,7 +130,7 @@ def test_missing_communication_json_names_its_side_and_what_reads_it(capsys, sam
     ref = (reference_outputs / "README.md").read_text(encoding="utf-8")
     assert ref.count("[WARNING] The file communication.json does not exist.\n") == 4  # pair 2's two runs, two each
     lost = ("no RDMA or SDMA Bandwidth, which the Model Profiling Time Distribution table reads from it; a Level0 "
-            "export writes none)")
+            "export writes none, Level1 or Level2 writes it)")
 
     def said(err: str) -> list[str]:
         return [line.split("] ", 1)[1] for line in err.splitlines() if "communication.json" in line]

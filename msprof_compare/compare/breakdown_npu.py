@@ -664,7 +664,8 @@ def _bandwidth(profile: Profile, bd: Breakdown) -> None:
     if profile.communication is None:
         # the loader has said the file does not exist or is empty: the note under the console table, where this
         # side's 0.000GB/s shows beside the other side's figure, says only what that costs
-        level0 = " (a Level0 export records none)" if profile.extra.get("profiler_level") == "Level0" else ""
+        level0 = (" (a Level0 export records none; Level1 or Level2 writes it)"
+                  if profile.extra.get("profiler_level") == "Level0" else "")
         bd.bandwidth_missing = f"no usable communication.json{level0}"
         return
     problems: list[str] = []

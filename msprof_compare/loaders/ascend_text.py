@@ -2539,7 +2539,9 @@ def _without_communication_json(said: str, profile: Profile) -> SideNote:
     side it is about and what it costs: the line named neither, and nothing else says it where no bandwidth
     column shows (two Level0 exports, which write none) or no console table does (a rank-by-rank run). The note
     under a console table that shows the column says what the side's 0.000GB/s cell means."""
-    level0 = "; a Level0 export writes none" if profile.extra.get("profiler_level") == "Level0" else ""
+    # which level writes it: "a Level0 export writes none" left the user without the way to a bandwidth
+    level0 = ("; a Level0 export writes none, Level1 or Level2 writes it"
+              if profile.extra.get("profiler_level") == "Level0" else "")
     return sided(said, f"no RDMA or SDMA Bandwidth, which the Model Profiling Time Distribution table reads from "
                        f"it{level0}")
 
