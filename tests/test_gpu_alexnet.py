@@ -338,7 +338,7 @@ def test_contributor_holding_the_all_reduce_is_said_to(samples_dir_or_skip, tmp_
     rows = sheet.iloc[:, 0].tolist()
     at = rows.index(f"Note: {said}: {figures}.")
     lines = doc["summary"]["contributors_note_lines"]
-    assert rows[at:at + 4] == lines and lines[1].startswith("These are HCCL ops, which an NPU text export links")
+    assert rows[at:at + 4] == lines and lines[1].startswith("These are HCCL ops (HCCL: the NPU's collective")
     # a DB export links no HCCL op to an operator: no such note (its contributors are other operators)
     db = NPU.parents[2] / "db/level1/rank0_ascend_pt"
     assert "contributor_communication" not in compare(str(GPU), str(db)).frames

@@ -103,8 +103,10 @@ def test_communication_held_inside_a_contributor_is_named_by_the_side_that_holds
     lines = doc["summary"]["contributors_note_lines"]
     said = [i for i, line in enumerate(lines) if line.startswith(f"Most of the change of {accumulate} is collective")]
     assert len(said) == 1 and lines[said[0]].endswith(f"communication 0.000 ms -> {hccl / 1000:.3f} ms.")
-    assert lines[said[0] + 1] == ("These are HCCL ops, which an NPU text export links to the operator that launched "
-                                  "them; the waterfall counts them as communication, not computing.")
+    # beside a GPU trace the note says what HCCL is: a GPU user knows NCCL
+    assert lines[said[0] + 1] == ("These are HCCL ops (HCCL: the NPU's collective communication library, as NCCL on "
+                                  "a GPU), which an NPU text export links to the operator that launched them; the "
+                                  "waterfall counts them as communication, not computing.")
 
 
 def test_gpu_vs_npu_note_says_mem_usage_counts_app_beside_the_console_table_alone(samples: Path) -> None:

@@ -80,8 +80,9 @@ def _expected(book: Path) -> tuple[str, str, list[str]]:
              f"Most of the change of {ACCUMULATE_GRAD} is collective communication launched inside it: communication "
              f"0.000 ms -> {_ms(allreduce)} ms (the base side's trace holds no NCCL / RCCL or other collective "
              "kernel).",
-             "These are HCCL ops, which an NPU text export links to the operator that launched them; the waterfall "
-             "counts them as communication, not computing."]
+             "These are HCCL ops (HCCL: the NPU's collective communication library, as NCCL on a GPU), which an NPU "
+             "text export links to the operator that launched them; the waterfall counts them as communication, not "
+             "computing."]
     return verdict, idle, lines
 
 

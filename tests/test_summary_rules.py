@@ -839,9 +839,11 @@ def test_communication_note_names_each_of_two_contributors_holding_communication
     # a GPU base that ran no collective (0 ms, a reading) beside an NPU comparison: only HCCL ops are held
     gpu = pd.DataFrame({"Name": ["a"], "Base(ms)": [0.0], "Comparison(ms)": [2.0]})
     gpu.attrs.update(kinds=("GPU", "NPU"), held=(False, True))
+    # and says what HCCL is, for the GPU user (NPU-only runs do not)
+    glossed = why.replace("HCCL ops", "HCCL ops (HCCL: the NPU's collective communication library, as NCCL on a GPU)")
     assert summary_notes.unexplained_note(two.iloc[:1], NO_CHANGE, gpu) == (
-        f"most of the change of a is collective communication launched inside it {why}: communication 0.000 ms -> "
-        "2.000 ms (the base side's trace holds no NCCL / RCCL or other collective kernel)")
+        f"most of the change of a is collective communication launched inside it {glossed}: communication 0.000 ms "
+        "-> 2.000 ms (the base side's trace holds no NCCL / RCCL or other collective kernel)")
 
 
 def test_step_wrapper_and_communication_note_edges() -> None:

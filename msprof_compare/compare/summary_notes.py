@@ -658,6 +658,9 @@ COMM_HELD = {
     "GPU+NPU": "HCCL ops and collective kernels (NCCL / RCCL), which an NPU text export and a GPU trace's launch flows "
                "link to the operator that launched them",
 }
+#: What HCCL is, for a run with a GPU side whose note names HCCL ops alone: a user who moved a job from GPU to NPU
+#: read "HCCL ops" beside a GPU trace's 0 ms of NCCL without the word that pairs them.
+HCCL_GLOSS = "HCCL ops (HCCL: the NPU's collective communication library, as NCCL on a GPU)"
 
 
 def _joined(pieces: tuple[str, ...] | None) -> str:
@@ -704,7 +707,10 @@ def _communication_pieces(contrib: pd.DataFrame | None, comm: pd.DataFrame | Non
         recorded = {k for k, col, h in zip(kinds, ("Base(ms)", "Comparison(ms)"), holds, strict=True)
                     if h and pd.notna(col_of(comm, col)).any()}
     counted = "; the waterfall counts them as communication, not computing" if waterfall else ""
-    why = f"{COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}{counted}"
+    held_by = COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']
+    if "GPU" in kinds and held_by == COMM_HELD[""]:
+        held_by = held_by.replace("HCCL ops", HCCL_GLOSS, 1)
+    why = f"{held_by}{counted}"
     if len(said) == 1:
         return f"most of the change of {said[0][0]} is collective communication launched inside it", why, said[0][1]
     return (f"most of the change of {len(said):,} listed contributors is collective communication launched inside them",
