@@ -467,6 +467,43 @@ def test_whole_column_paths_are_byte_identical_to_cell_writes(tmp_path: Path, mo
         assert fast[name] == cells[name], name
 
 
+@pytest.mark.parametrize("red_first", [False, True])
+@pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
+def test_streamed_sheets_written_a_chunk_of_rows_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           red_first: bool) -> None:
+    """constant_memory: a sheet's rows are rendered and written ``STREAM_ROWS`` at a time, with the bytes of the
+    whole sheet in one block and of xlsxwriter's cell writes: a ratio column's red format first used in a later
+    chunk (or its plain one, ``red_first``) is numbered as before, and a chunk the block writer leaves (a boolean
+    in row 30) goes cell by cell with the rows after it."""
+    monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
+    odd = _column_sheet("Odd", 60, red_first)
+    odd.data["j"] = pd.Series([True if i == 30 else v for i, v in enumerate(odd.data["j"])], dtype=object)
+    sheets = [_column_sheet(rows=60, red_first=red_first), _edge_sheet("Edge", 40, red_first), odd]
+    captions = ("Base Profiling: b", "Comparison Profiling: c")
+    calls: list[tuple[str, int, int, bool]] = []
+    real = excel._FastWorksheet.write_block
+
+    def spy(ws, first_row, values, nrows, *rest):
+        calls.append((ws.name, first_row, nrows, done := real(ws, first_row, values, nrows, *rest)))
+        return done
+
+    monkeypatch.setattr(excel._FastWorksheet, "write_block", spy)
+    monkeypatch.setattr(excel, "STREAM_ROWS", 7)
+    excel.render(sheets, str(tmp_path / "chunks.xlsx"), captions)
+    starts = [excel.HEADER_ROWS + at for at in range(0, 60, 7)]
+    assert [c[1:] for c in calls if c[0] == "Columns"] == [(r, min(7, 63 - r), True) for r in starts]
+    assert [c[1:] for c in calls if c[0] == "Edge"] == [(r, min(7, 43 - r), True) for r in starts[:6]]
+    # Odd: the chunk of data rows 28-34 falls back at the boolean (sheet row 34); no block is tried after it
+    assert [c[1:] for c in calls if c[0] == "Odd"] == [(r, 7, r != 31) for r in starts[:5]]
+    monkeypatch.setattr(excel, "STREAM_ROWS", 1 << 20)
+    excel.render(sheets, str(tmp_path / "whole.xlsx"), captions)
+    monkeypatch.setattr(excel._FastWorksheet, "write_block", lambda *a: False)
+    excel.render(sheets, str(tmp_path / "cells.xlsx"), captions)
+    chunks, whole, cells = (_parts(tmp_path / f"{n}.xlsx") for n in ("chunks", "whole", "cells"))
+    assert re.search(rb'<c r="J34" s="\d+" t="b"><v>1</v></c>', chunks["xl/worksheets/sheet3.xml"])
+    assert chunks == whole == cells
+
+
 @pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
 def test_streamed_blocks_number_a_wrapped_captions_formats_as_cell_writes(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:

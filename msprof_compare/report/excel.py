@@ -574,7 +574,6 @@ def _write_data(ws: Worksheet, styles: _Styles, sheet: Sheet, nrows: int) -> Non
     columns = sheet.columns
     cols = [col if len(col) == nrows else col[:nrows] for col in _column_arrays(sheet.data)]
     links = getattr(sheet, "links", None) or {}  # {(data row, column): file name} (ranks_report.RanksSheet)
-    values = [col.tolist() for col in cols]
     is_ratio = [c.header in RATIO_HEADERS for c in columns]
     row_styles = sheet.row_styles
     # A ratio column is shown as percentages throughout. The original types ApiCompare's and the kernel sheets'
@@ -584,6 +583,10 @@ def _write_data(ws: Worksheet, styles: _Styles, sheet: Sheet, nrows: int) -> Non
              for c, ratio in zip(columns, is_ratio, strict=True)]
     plain = [styles.get(kind, top=c.header in LINES_HEADERS) for kind, c in zip(kinds, columns, strict=True)]
     reds = [styles.get(kind, fill="red") if ratio else None for kind, ratio in zip(kinds, is_ratio, strict=True)]
+    if not row_styles and not links and isinstance(ws, _FastWorksheet) and ws.constant_memory:
+        _stream_plain_rows(ws, cols, nrows, plain, reds)
+        return
+    values = [col.tolist() for col in cols]
     if row_styles:
         for i in range(nrows):
             r = i + HEADER_ROWS
@@ -635,6 +638,32 @@ def _write_plain_rows(ws: Any, values: list[list], nrows: int, fmts: list, reds:
         r = i + HEADER_ROWS
         for c, (column, fmt, red) in enumerate(zip(values, fmts, reds, strict=True)):
             _write_cell(ws, r, c, column[i], fmt, red)
+
+
+#: Rows of a streamed sheet (constant_memory) rendered and written at a time (``_stream_plain_rows``).
+STREAM_ROWS = 4096
+
+
+def _stream_plain_rows(ws: _FastWorksheet, cols: list, nrows: int, fmts: list, reds: list) -> None:
+    """A streamed sheet's plain rows, ``STREAM_ROWS`` at a time: each chunk's values, cells and XML are made from
+    the columns and written before the next. A whole sheet at once held its values, its cells, its XML and that
+    XML's UTF-8 bytes together: the render's peak, 580 MiB over the compare's on the 1 GB GPU pair (ModuleCompare,
+    127k rows of call stacks). The bytes are the same: formats take their xf index at their first use in row-major
+    order either way, and a chunk the block writer leaves (``_Fallback``) goes, with the rows after it, through
+    the per-cell writes, which number formats in that order too."""
+    block = True
+    for at in range(0, nrows, STREAM_ROWS):
+        end = min(at + STREAM_ROWS, nrows)
+        part = [col[at:end] for col in cols]
+        values = [col.tolist() for col in part]
+        arrays = [col if col.dtype in _FAST_DTYPES else None for col in part]
+        del part
+        first = HEADER_ROWS + at
+        block = block and ws.write_block(first, values, end - at, fmts, reds, arrays)
+        if not block:
+            for i in range(end - at):
+                for c, (column, fmt, red) in enumerate(zip(values, fmts, reds, strict=True)):
+                    _write_cell(ws, first + i, c, column[i], fmt, red)
 
 
 # --------------------------------------------------------------------------- fast rows
