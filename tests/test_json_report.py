@@ -457,6 +457,40 @@ def test_the_file_written_a_piece_at_a_time_is_document_text(pair1, tmp_path, mo
     assert (tmp_path / "odd.json").read_bytes() == (tmp_path / "odd2.json").read_bytes()
 
 
+@pytest.mark.parametrize("piece", [50, 4096])
+def test_the_sheets_and_frames_made_a_piece_at_a_time_as_written(pair1, tmp_path, monkeypatch, piece):
+    """The JSON file's document leaves its sheets and frames to be made as they are written (``pieces``): a sheet's
+    record when it is reached, its rows and a frame's ``PIECE_ROWS`` at a time, never a whole long sheet's
+    records at once. The bytes are those of the whole document's text; a cell msgspec refuses (a lone surrogate)
+    gives ``json``'s text of the whole document, as before."""
+    import datetime as dt
+
+    monkeypatch.setattr(json_report, "PIECE_ROWS", piece)
+    now = dt.datetime(2026, 12, 7, 23, 50, 5, tzinfo=dt.timezone.utc)
+    made: list[int] = []
+    real = json_report.records
+    monkeypatch.setattr(json_report, "records", lambda f: made.append(0 if f is None else len(f)) or real(f))
+    whole = json_report.to_document(pair1, now)
+    eager, made[:] = list(made), []
+    doc = json_report.to_document(pair1, now, pieces=True)
+    later = [len(s) for s in pair1.sheets if len(s)] + [
+        len(f) for n, f in pair1.frames.items() if n not in json_report.SUMMARY_FRAMES
+        and n not in json_report.SUMMARY_OBJECTS and isinstance(f, pd.DataFrame)]
+    assert sum(eager) - sum(made) == sum(later) and max(later) > 3  # the sheets' and frames' rows left to the write
+    made.clear()
+    json_report.write_document_file(str(tmp_path / "pieces.json"), doc)
+    assert (tmp_path / "pieces.json").read_bytes() == (json_report.document_text(whole) + "\n").encode("utf-8")
+    assert sum(made) == sum(later) and max(made) == min(piece, max(later))
+    frame = pd.DataFrame({"a": ["x", "\udcff y", None] * 3, "b": [1.5, float("nan"), 2] * 3})
+    lazy = {"frames": {"f": json_report._Rows(frame)}, "sheets": [json_report._Later(lambda: {"r": 1})]}
+    with pytest.raises(UnicodeEncodeError):
+        json_report.write_document_file(str(tmp_path / "odd.json"), lazy)
+    want = {"frames": {"f": json_report.records(frame)}, "sheets": [{"r": 1}]}
+    with pytest.raises(UnicodeEncodeError):  # what the text write of the whole document's text did
+        json_report.write_document(str(tmp_path / "odd2.json"), json_report.document_text(want))
+    assert (tmp_path / "odd.json").read_bytes() == (tmp_path / "odd2.json").read_bytes()
+
+
 def test_the_file_written_a_piece_at_a_time_gets_the_platform_line_breaks(tmp_path, monkeypatch):
     """The lines get the line breaks a text file's write gives (``\\r\\n`` on Windows), so the file is the one
     the text write of ``document_text``'s text made; an escaped line break in a text stays as it is."""

@@ -172,9 +172,10 @@ def communication_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | No
 
 
 def to_document(result: CompareResult, generated_at: _dt.datetime | None = None,
-                face: Face = CLI_FACE) -> dict[str, Any]:
+                face: Face = CLI_FACE, *, pieces: bool = False) -> dict[str, Any]:
     """The whole result as a JSON-ready dict (see schemas/result.schema.json); ``face``: how its gate lines name the
-    options (``gate_record``)."""
+    options (``gate_record``). ``pieces``: the sheets and the frames are left to be made as ``write_document_file``
+    writes them (``_Later``, ``_Rows``), a sheet and ``PIECE_ROWS`` rows at a time, not held whole."""
     now = generated_at or utc_now()
     frames = result.frames or {}
     summary = result.summary
@@ -191,8 +192,8 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None,
             "notes": [str(n) for n in summary.get("notes") or []],
         },
         "summary": _summary(frames, result.verdict),
-        "sheets": [_sheet(s) for s in result.sheets if len(s)],
-        "frames": {name: records(f) for name, f in frames.items()
+        "sheets": [_Later(_sheet, s, pieces) if pieces else _sheet(s) for s in result.sheets if len(s)],
+        "frames": {name: _Rows(f) if pieces else records(f) for name, f in frames.items()
                    if name not in SUMMARY_FRAMES and name not in SUMMARY_OBJECTS and isinstance(f, pd.DataFrame)},
     }
 
@@ -234,9 +235,9 @@ def note_lines(frames: dict[str, pd.DataFrame]) -> list[str]:
     return contributors_note_lines(contrib, frames.get("waterfall"), frames.get("contributor_communication"))
 
 
-def _sheet(s: Sheet) -> dict[str, Any]:
+def _sheet(s: Sheet, pieces: bool = False) -> dict[str, Any]:
     """One sheet of the workbook as the document's record: its headers, the columns as pandas reads them (repeated
-    headers suffixed ``.1``), the two halves' spans and the rows."""
+    headers suffixed ``.1``), the two halves' spans and the rows (``pieces``: to be made as they are written)."""
     f = s.labelled()  # whole numbers stay whole (frame() reads a number column with blanks as float)
     return {
         "name": s.name,
@@ -244,8 +245,53 @@ def _sheet(s: Sheet) -> dict[str, Any]:
         "columns": [str(c) for c in f.columns],
         "base_span": list(s.base_span),
         "comparison_span": list(s.comparison_span),
-        "rows": records(f),
+        "rows": _Rows(f) if pieces else records(f),
     }
+
+
+class _Later:
+    """A value of the document made when ``write_document_file`` reaches it (a sheet's record: its labelled copy
+    of the sheet's frame is made and dropped in turn, not one per sheet at once)."""
+
+    __slots__ = ("make", "args")
+
+    def __init__(self, make: Any, *args: Any) -> None:
+        self.make, self.args = make, args
+
+    def value(self) -> Any:
+        return self.make(*self.args)
+
+
+class _Rows:
+    """A frame's ``records``, made ``PIECE_ROWS`` rows at a time as ``write_document_file`` writes them: the
+    records of a whole sheet (dicts of Python objects, several times its frame) were the JSON stage's peak."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self, frame: pd.DataFrame | None) -> None:
+        self.frame = frame
+
+    def __len__(self) -> int:
+        f = self.frame
+        return 0 if f is None or not len(f.columns) else len(f)
+
+    def piece(self, at: int, end: int) -> list[dict[str, Any]]:
+        """The records of rows ``at`` to ``end`` (those of ``records(frame)[at:end]``)."""
+        f = self.frame
+        return records(None if f is None else f.iloc[at:end])
+
+
+def _whole(value: Any) -> Any:
+    """A document of ``to_document(..., pieces=True)`` with its ``_Later`` and ``_Rows`` made (``json``'s text)."""
+    if value.__class__ is _Later:
+        return _whole(value.value())
+    if value.__class__ is _Rows:
+        return value.piece(0, len(value))
+    if isinstance(value, dict):
+        return {k: _whole(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    return value
 
 
 def document_head(schema_id: str, version: int, now: _dt.datetime) -> dict[str, Any]:
@@ -312,12 +358,16 @@ def write_document_file(tmp: str, document: dict[str, Any]) -> None:
             return
         except UnicodeEncodeError:
             pass
-    write_document(tmp, json.dumps(document, ensure_ascii=False, allow_nan=False, indent=1))
+    write_document(tmp, json.dumps(_whole(document), ensure_ascii=False, allow_nan=False, indent=1))
 
 
 def _write_value(put: Any, value: Any, depth: int) -> None:
     """One value of ``write_document_file`` at ``depth``, as ``msgspec.json.format(..., indent=1)`` writes it
-    there."""
+    there. A ``_Later`` is made here; a ``_Rows`` is made here too, a piece at a time where it is long."""
+    if value.__class__ is _Later:
+        value = value.value()
+    if value.__class__ is _Rows and len(value) <= PIECE_ROWS:
+        value = value.piece(0, len(value))
     pad = b"\n" + b" " * depth
     if value and depth < 3 and (isinstance(value, dict) or isinstance(value, list) and len(value) <= PIECE_ROWS):
         items = value.items() if isinstance(value, dict) else ((None, v) for v in value)
@@ -326,10 +376,16 @@ def _write_value(put: Any, value: Any, depth: int) -> None:
             put((b"," if i else b"") + pad + b" " + (b"" if key is None else msgspec.json.encode(key) + b": "))
             _write_value(put, item, depth + 1)
         put(pad + (b"}" if isinstance(value, dict) else b"]"))
-    elif isinstance(value, list) and len(value) > PIECE_ROWS:
+    elif isinstance(value, (list, _Rows)) and len(value) > PIECE_ROWS:
+        if value.__class__ is _Rows:
+            cut = value.piece
+        elif any(v.__class__ is _Later or v.__class__ is _Rows for v in value):  # sheets over a piece (tests)
+            cut = lambda at, end: _whole(value[at:end])  # noqa: E731
+        else:
+            cut = lambda at, end: value[at:end]  # noqa: E731
         put(b"[")
         for i in range(0, len(value), PIECE_ROWS):
-            text = msgspec.json.format(msgspec.json.encode(value[i:i + PIECE_ROWS]), indent=1)
+            text = msgspec.json.format(msgspec.json.encode(cut(i, i + PIECE_ROWS)), indent=1)
             put((b"," if i else b"") + pad + text[2:-2].replace(b"\n", pad))  # the items without "[\n" and "\n]"
         put(pad + b"]")
     else:
@@ -405,7 +461,7 @@ def json_part(result: CompareResult, generated_at: _dt.datetime | None = None, f
     workbook's render, the run's peak (2,005 MiB of peak RSS against 1,713-1,731 MiB without the JSON; 1,729 MiB
     now, with ``write_document_file``)."""
     def fill(tmp: str) -> None:
-        write_document_file(tmp, to_document(result, generated_at, face))
+        write_document_file(tmp, to_document(result, generated_at, face, pieces=True))
 
     return ".json", fill, "JSON result"
 
