@@ -197,6 +197,13 @@ _ALL = (-(2**63), 2**63 - 1)
 #: 2**11, 1.9-2.1 s and 320 MiB (1,024 to 16,384 rows measured alike)
 _CHUNK = 1 << 11
 
+#: rowids per piece of a query read as ``group_concat`` texts (``_Db.ints_as_text``): ~20 MB of text for
+#: PYTORCH_API's nine columns, where the whole table's (226 MB at 2.63M rows) cost 157 MiB of peak RSS more than
+#: the row fetch. A table whose rowids span more than ``_TEXT_PIECES`` pieces is read as one (an export numbers
+#: its rows from 1 up: a sparse table would cost a query per empty piece).
+_TEXT_ROWS = 1 << 18
+_TEXT_PIECES = 1 << 10
+
 NO_STEP_MARKERS = "The profiling data lacks step markers. Please re-collect it."
 
 
@@ -361,6 +368,23 @@ def _read_lenient(cells: list, at: int, ncols: int) -> np.ndarray:
         raw[i] = 0 if read is None else read
     cells[at::ncols] = raw
     return state
+
+
+_COALESCED = re.compile(r"COALESCE\((\w+\.\w+), -1\)")
+
+
+def _number_cell(expr: str) -> str:
+    """The SQL of an integer query's cell ``expr`` as ``_Db.ints_as_text`` reads it: a number as itself, anything
+    else as 'x' (SQLite sorts numbers before text and blobs, so a cell ``< ''`` is a number). A column read with
+    NULL as -1 (``_Db.col``'s ``COALESCE(a.c, -1)``) is tested once, where the test of the COALESCE called it
+    twice (0.35 s CPU of 2.6 at PYTORCH_API's 2.63M rows); a CAST AS INTEGER is an integer, or NULL, which
+    ``group_concat`` leaves out, so its text is one number short and is not parsed (``_parsed``)."""
+    if expr.startswith("CAST(") and expr.endswith(" AS INTEGER)"):
+        return expr
+    if got := _COALESCED.fullmatch(expr):
+        c = got[1]
+        return f"CASE WHEN {c} < '' THEN {c} WHEN {c} IS NULL THEN -1 ELSE 'x' END"
+    return f"CASE WHEN {expr} < '' THEN {expr} ELSE 'x' END"
 
 
 def _as_int64(cells: list) -> np.ndarray | None:
@@ -598,13 +622,55 @@ class _Db:
         """Run a query whose columns are all integers; an (n, ncols) int64 array, fetched in chunks."""
         return self._ints(sql, params, ncols, None)[0]
 
-    def ints_lenient(self, sql: str, params: tuple, ncols: int, at: int) -> tuple[np.ndarray, np.ndarray]:
-        """``ints``, but the cells of column ``at`` that are no integer (NULL, a fraction, other text, a blob) read
-        as 0 where they stopped the run, and told apart by a mask of their own, no value a cell may hold: per row,
-        0 an integer, 1 NULL, 2 anything else (the NULL and no-integer types were read as int64's least + 1 and
-        its least, which an integer type may hold). Worked out only in a chunk that holds one: the fast path is
-        unchanged."""
-        return self._ints(sql, params, ncols, at)  # type: ignore[return-value]
+    def ints_as_text(self, cols: list[str], tail: str, params: tuple, at: int, table: str, alias: str
+                     ) -> tuple[list[np.ndarray], np.ndarray]:
+        """``ints`` of ``SELECT cols tail`` (``tail``: ``FROM table alias WHERE ...``, the table's rowid order) as
+        one int64 array per column, but the cells of column ``at`` that are no integer (NULL, a fraction, other
+        text, a blob) read as 0 where they stopped the run, and told apart by a mask of their own, no value a cell
+        may hold: per row, 0 an integer, 1 NULL, 2 anything else (the NULL and no-integer types were read as int64's
+        least + 1 and its least, which an integer type may hold).
+
+        A row fetch makes a Python int of every cell (~0.1 us each): each column comes as one ``group_concat`` text
+        that numpy parses instead, ``_TEXT_ROWS`` rowids at a time. A cell that is no number writes 'x', which no
+        number's text holds, and SQLite writes a REAL with a '.' or as Inf (``_parsed``): a piece holding one is
+        fetched row by row (``_ints``), so its reading and its error are those of the whole query's fetch. Read as
+        one piece: a view, a WITHOUT ROWID table or one whose own column is named rowid (none has the rowid
+        order)."""
+        cells = [f"CAST(group_concat({_number_cell(c)}) AS BLOB)" for c in cols]
+        texts_sql = f"SELECT count(*), {', '.join(cells)} {tail}"
+        rows_sql = f"SELECT {', '.join(cols)} {tail}"
+        span = self._rowid_span(table)
+        if span is None or (span[1] - span[0]) // _TEXT_ROWS >= _TEXT_PIECES:
+            pieces: list[tuple] = [()]
+        else:
+            pieces = [(lo, min(lo + _TEXT_ROWS - 1, span[1])) for lo in range(span[0], span[1] + 1, _TEXT_ROWS)]
+            rowid = f" AND {alias}.rowid BETWEEN ? AND ?"
+            texts_sql, rows_sql = texts_sql + rowid, rows_sql + rowid
+        parts: list[list[np.ndarray]] = [[] for _ in cols]
+        states = []
+        for piece in pieces:
+            n, *texts = self.con.execute(texts_sql, params + piece).fetchone()
+            got, state = _parsed(n, texts), None
+            if got is None:  # a cell that is no integer: this piece row by row
+                block, state = self._ints(rows_sql, params + piece, len(cols), at)
+                got = [block[:, i] for i in range(len(cols))]
+            states.append(np.zeros(n, dtype=np.int8) if state is None else state)
+            for part, col in zip(parts, got, strict=True):
+                part.append(col)
+        # a piece's columns as they are (no copy) where there is one
+        return [p[0] if len(p) == 1 else np.concatenate(p) for p in parts], np.concatenate(states)
+
+    def _rowid_span(self, table: str) -> tuple[int, int] | None:
+        """The least and greatest rowid of ``table``; None for an empty table, a view, a WITHOUT ROWID table or one
+        with a column of its own named rowid. Two queries: SQLite finds a min() or a max() alone at the rowid
+        tree's end, but both in one query scanned the table (0.4-1.1 s at 2.63M rows)."""
+        if table in self.views or "rowid" in {c.lower() for c in self.columns(table)}:
+            return None
+        try:
+            lo, hi = (self.scalar(f"SELECT {f}(rowid) FROM {table}") for f in ("min", "max"))
+        except sqlite3.OperationalError:  # WITHOUT ROWID
+            return None
+        return None if lo is None else (lo, hi)
 
     def _ints(self, sql: str, params: tuple, ncols: int, at: int | None) -> tuple[np.ndarray, np.ndarray | None]:
         cur = self.con.execute(sql, params)
@@ -1828,7 +1894,7 @@ def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tup
              "AND typeof(p.type) = 'integer')") if known else ""
     # types that are no integer (text, a fraction, a blob), read beside them at no cost to integer rows (the test is
     # made of rows no IN pair takes): ASCII digits read as the integer (as every integer query reads them), others
-    # as no kind (``_Db.ints_lenient``'s mask), counted; both were left out unsaid
+    # as no kind (``_Db.ints_as_text``'s mask), counted; both were left out unsaid
     stray += f" OR {_ODD_TYPE}" if null_kinds else ""
     stray += (f" OR ({_DIGITS_TYPE} AND (CAST(p.type AS INTEGER) IN ({','.join('?' * len(wanted))})"
               f"{_unclamped(tuple(wanted))} OR NOT {_BEYOND_INT64_TYPE} AND CAST(p.type AS INTEGER) NOT IN "
@@ -1836,8 +1902,7 @@ def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tup
               if digit_kinds else "")
     kinds = (f"({_in_pairs(kind_sql, len(wanted))}{' OR p.type IS NULL' if null_kinds else ''}{stray})"
              if kind_sql == "p.type" else f"{kind_sql} IN ({','.join('?' * len(wanted))})")
-    sql = (f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE {kinds} "
-           "AND p.startNs IS NOT NULL AND p.endNs IS NOT NULL")
+    sql = f"FROM PYTORCH_API p WHERE {kinds} AND p.startNs IS NOT NULL AND p.endNs IS NOT NULL"
     params: tuple = (*wanted, *run, *known, *((*wanted, *known) if digit_kinds else ()))
     if rng != _ALL:  # the TEXT -> INTEGER cast of every row costs: only when a step asks for it
         # Python frames that began before the step and are still open in it stay (as the text path keeps them):
@@ -1852,18 +1917,20 @@ def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tup
                 f"(({kind_sql} IN ({trace}){text_trace}) AND CAST(p.endNs AS INTEGER) >= ?))")
         params += (rng[1], rng[0], *types["trace"], *(types["trace"] if text_trace else ()), rng[0])
     # a NULL type (beside typed rows alone) and one that is no integer are told by the read's mask, no type value
-    got, state = db.ints_lenient(sql, params, len(cols), list(cols).index("type"))
+    read, state = db.ints_as_text(list(cols.values()), sql, params, list(cols).index("type"), "PYTORCH_API", "p")
+    got = dict(zip(cols, read, strict=True))
     if rng == _ALL and opts.enable_memory_compare:  # the names ``_mark_cann`` scans for, where this read took them all
-        db.api_names = (len(got), pd.unique(got[:, list(cols).index("name")]))
+        db.api_names = (len(state), pd.unique(got["name"]))
     if state.any():
         if null_kinds:  # the step's rows of no type (NULL), or of a type that is no integer: counted, then left out
             db.null("PYTORCH_API.type", np.count_nonzero(state == 1), untyped_effect)
             _odd_api_types(db, int(np.count_nonzero(state == 2)), untyped_effect)
-        got = got[state == 0]  # else none is selected (the digit tests keep out what CAST would clamp)
+        keep = state == 0  # else none is selected (the digit tests keep out what CAST would clamp)
+        got = {k: v[keep] for k, v in got.items()}
     if known:
         # rows of a kind not read: the stray test's, and digits text of any kind, which without the ENUM table
         # stayed (their negative globalTids were said, queue rows read with the memory compare off)
-        kind = got[:, list(cols).index("type")]
+        kind = got["type"]
         unwanted = ~np.isin(kind, wanted)
         # a kind no ENUM id names (without the table's ids, none of msprof's) is said, typed by integer or digits
         unknown = unwanted & ~np.isin(kind, known)
@@ -1873,8 +1940,8 @@ def _api_rows(db: _Db, rng: tuple[int, int], opts: Options, types: dict[str, tup
             db.notes.append(f"{int(unknown.sum()):,} PYTORCH_API row(s) have a type {lacks} (the first: "
                             f"{int(kind[unknown][0])}): {untyped_effect}")
         if unwanted.any():
-            got = got[~unwanted]
-    return {k: got[:, i] for i, k in enumerate(cols)}  # views: a reordered copy cost 0.09 s at 650k rows
+            got = {k: v[~unwanted] for k, v in got.items()}
+    return got
 
 
 #: How a text export joins the frames of an op's "Call stack" argument, innermost first.
