@@ -433,7 +433,8 @@ def _eager_request(command: Any, args: list[str]) -> list[str] | None:
     while i < len(rest) and rest[i] != "--":
         if rest[i] in eager:
             return [*head, rest[i]]
-        i += 2 if rest[i] in takes_value else 1
+        # "--" after an option ends the options, as ``_option_as_value`` reads it: "-o -- --help" is no help
+        i += 2 if rest[i] in takes_value and rest[i + 1:i + 2] != ["--"] else 1
     return None
 
 

@@ -138,6 +138,20 @@ def test_help_where_a_value_goes_is_a_value_left_out(capsys: pytest.CaptureFixtu
     assert code == 2 and out == "" and "Missing option '--profiling_path'" in err
 
 
+@pytest.mark.parametrize("main", [cli.compare_main, cli.script_main])
+def test_help_after_the_end_of_the_options_is_no_help_where_a_value_goes(capsys: pytest.CaptureFixture,
+                                                                          main: Callable[[list[str]], None]) -> None:
+    """``-o -- --help``: the ``--`` where -o's value goes ends the options (the value left out, refused), so the
+    ``--help`` after it is an argument, as after any ``--``: the CLI skipped the ``--`` as -o's value and printed
+    the help, where its own value-left-out rule and the script's argparse ("expected one argument") refuse it."""
+    paths = ["-bp", BASE, "-d", COMPARISON] if main is cli.compare_main else [BASE, COMPARISON]
+    code, out, err = _run(capsys, main, [*paths, "-o", "--", "--help"])
+    assert (code, out) == (2, ""), out[:80]
+    option = "'-o' requires an argument: '--', after it, ends the options" if main is cli.compare_main else (
+        "argument -o/--output_path: expected one argument")
+    assert option in err, err
+
+
 @pytest.mark.parametrize(("args", "taken"), [
     (["-o", "--enable_api"], "--enable_api"),  # an abbreviation the script's argparse takes; click takes none
     (["-o", "--foo"], "--foo"),
