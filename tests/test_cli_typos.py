@@ -113,3 +113,15 @@ def test_script_given_a_path_flag_misspelt_says_its_paths_are_positional(capsys:
     assert _run(capsys, cli.script_main, [BASE, COMPARISON, flag, "x"]) == (
         2, "", f"error: unrecognized arguments: {flag} x; performance_compare.py takes the two paths without -d / -bp, "
                "base first: performance_compare.py BASE COMPARISON [options] (see 'performance_compare.py --help')\n")
+
+
+def test_script_given_its_own_positionals_as_options_says_its_paths_are_positional(
+        capsys: pytest.CaptureFixture) -> None:
+    """The script's help names its paths ``base_profiling_path`` and ``comparison_profiling_path``: given as options
+    they got argparse's "unrecognized arguments" alone, where ``-bp`` is told that the two paths go without option
+    names (the names ``compare()`` tells of too)."""
+    assert _run(capsys, cli.script_main, ["--base_profiling_path", BASE, "--comparison_profiling_path",
+                                          COMPARISON]) == (
+        2, "", "error: unrecognized arguments: --base_profiling_path --comparison_profiling_path; "
+               "performance_compare.py takes the two paths without -d / -bp, base first: performance_compare.py BASE "
+               "COMPARISON [options] (see 'performance_compare.py --help')\n")
