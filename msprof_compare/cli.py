@@ -698,8 +698,10 @@ class _ScriptParser(argparse.ArgumentParser):
             # and "compare -d=C -bp=B" (the word the one positional) read only that an argument is required
             message += (f"; {self.prog} has no sub-command and takes the two paths without -d / -bp: leave out "
                         f"'compare' and give the paths base first: {self.prog} BASE COMPARISON [options]")
-        elif message.startswith("unrecognized arguments:") and _names_a_path_flag(given):
-            # the command line of msprof-analyze compare given to the script (README: "-d COMPARISON -bp BASE")
+        elif (message.startswith("unrecognized arguments:") and _names_a_path_flag(given)) or (
+                message.startswith("the following arguments are required:") and _names_a_path_flag(typed)):
+            # the command line of msprof-analyze compare given to the script (README: "-d COMPARISON -bp BASE"), or
+            # with its paths after "=" ("-d=C -bp=B"), which left no word for the positionals: "required" alone
             message += (f"; {self.prog} takes the two paths without -d / -bp, base first: "
                         f"{self.prog} BASE COMPARISON [options]")
         elif message.startswith("unrecognized arguments:") and word:

@@ -125,3 +125,19 @@ def test_script_given_its_own_positionals_as_options_says_its_paths_are_position
         2, "", "error: unrecognized arguments: --base_profiling_path --comparison_profiling_path; "
                "performance_compare.py takes the two paths without -d / -bp, base first: performance_compare.py BASE "
                "COMPARISON [options] (see 'performance_compare.py --help')\n")
+
+
+@pytest.mark.parametrize("paths", [["-d=c", "-bp=b"], ["--profiling_path=c", "--benchmark_profiling_path=b"],
+                                   ["-bp=b", "c"]])
+def test_script_given_path_options_with_equals_says_its_paths_are_positional(capsys: pytest.CaptureFixture,
+                                                                             paths: list[str]) -> None:
+    """``-d=C -bp=B`` (msprof-analyze's paths, each after ``=``) leaves the script's positionals empty: argparse
+    said only that they are required, where ``-d C -bp B`` is told that the two paths go without -d / -bp."""
+    code, out, err = _run(capsys, cli.script_main, paths)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: the following arguments are required: "), err
+    assert err.endswith("; performance_compare.py takes the two paths without -d / -bp, base first: "
+                        "performance_compare.py BASE COMPARISON [options] (see 'performance_compare.py --help')\n"), err
+    code, _, err = _run(capsys, cli.script_main, ["--enable_api_compare"])  # no path option: argparse's line alone
+    assert (code, err) == (2, "error: the following arguments are required: base_profiling_path, "
+                              "comparison_profiling_path (see 'performance_compare.py --help')\n")
