@@ -468,19 +468,38 @@ def _option_as_value(command: Any, args: list[str]) -> str | None:
 
 def one_dash_name(words: list[str], flags: Collection[str], takes_value: Collection[str]) -> str | None:
     """The first of ``words`` (an option's, before any ``=``) that is a long option of ``flags`` typed with one dash
-    (``-output_path``, ``-output-path``, ``-debug``), else None; the value after an option of ``takes_value`` is
-    skipped, and the words after ``--``. Both faces' parsers read such a word as the short option of its first
-    letter with the rest attached as that option's value: ``-output_path x`` wrote into a folder named
-    ``utput_path`` and said ``x`` was an extra argument, ``-debug`` read ``ebug`` as the comparison's path."""
+    (``-output_path``, ``-output-path``, ``-debug``), or the start of one, three letters or more (``-output``,
+    ``--output`` with one dash, which the script's argparse takes as an abbreviation), else None; the value after an
+    option of ``takes_value`` is skipped, and the words after ``--``. Both faces' parsers read such a word as the
+    short option of its first letter with the rest attached as that option's value: ``-output_path x`` wrote into
+    a folder named ``utput_path`` and said ``x`` was an extra argument, ``-output`` into ``utput``, ``-debug``
+    read ``ebug`` as the comparison's path."""
     i = 0
     while i < len(words) and words[i] != "--":
         word = words[i]
         name = word.split("=", 1)[0]
-        if word not in flags and len(name) > 2 and name[1] != "-" and name.startswith("-") and (
-                "--" + name[1:].replace("-", "_") in flags):
+        if word not in flags and len(name) > 3 and name[1] != "-" and name.startswith("-") and any(
+                f.startswith(_two_dash(name)) for f in flags):
             return name
         i += 2 if word in takes_value else 1
     return None
+
+
+def _two_dash(name: str) -> str:
+    """The long option a word typed with one dash stands for (``-output-path``: ``--output_path``)."""
+    return "--" + name[1:].replace("-", "_")
+
+
+def meant_options(given: str, flags: Collection[str]) -> list[str]:
+    """The options of ``flags`` an unknown ``given`` may mean, sorted, on the CLI faces and the script:
+    ``options.close_names``, and for a word ``one_dash_name`` refuses, the long options its two-dash form starts
+    (``-out``: --output_format and --output_path), which close_names, reading the word as typed, misses."""
+    from .options import close_names
+
+    near = set(close_names(given, flags))
+    if one_dash_name([given], flags, ()) == given:
+        near.update(f for f in flags if f.startswith(_two_dash(given)))
+    return sorted(near)
 
 
 def _one_dash_long(command: Any, args: list[str]) -> str | None:
@@ -548,12 +567,10 @@ def _near_options(command: Any, args: list[str], given: str) -> list[str]:
     """The options of the command the arguments run (``compare`` for a group) that an unknown ``given`` may mean
     (``options.close_names``: "-b" for "-bp", "--step" for --base_step and --comparison_step), sorted; [] where
     none is close. A group the arguments run no ``compare`` of offers its own options (``--hlep``: --help)."""
-    from .options import close_names
-
     flags = _flags_of(command, args)
     if not flags and hasattr(command, "commands"):  # a group's own option misspelt (msprof-analyze --hlep)
         flags = _option_names(command)
-    return close_names(given, flags | {"--help"}) if flags and given.startswith("-") else []
+    return meant_options(given, flags | {"--help"}) if flags and given.startswith("-") else []
 
 
 def _compare_args(command: Any, args: list[str]) -> tuple[Any, list[str]]:
@@ -730,11 +747,9 @@ class _ScriptParser(argparse.ArgumentParser):
         """" (Possible options: ...)" naming the options each unknown one of ``unrecognized`` may mean
         (``options.close_names``, as the CLI faces and ``compare()`` name them): argparse named none ("--step"
         got no word of --base_step and --comparison_step); "" where none is close."""
-        from .options import close_names
-
         flags = set(self._option_string_actions)
         unknown = [t.split("=", 1)[0] for t in unrecognized if t.startswith("-") and t.split("=", 1)[0] not in flags]
-        near = {t: close_names(t, flags) for t in dict.fromkeys(unknown)}
+        near = {t: meant_options(t, flags) for t in dict.fromkeys(unknown)}
         near = {t: n for t, n in near.items() if n}
         if not near:
             return ""

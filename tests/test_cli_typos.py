@@ -52,6 +52,11 @@ def test_a_group_option_with_one_dash_is_named_as_typed(capsys: pytest.CaptureFi
     (["-output_path=out"], "--output_path"),  # wrote into a folder named utput_path=out
     (["-output-format", "json"], "--output_format"),
     (["-op_name_map", "{}"], "--op_name_map"),
+    # the start of a long option (the script's argparse takes --output as an abbreviation): a folder named utput
+    (["-output", "--enable_api_compare"], "--output_format, --output_path"),
+    (["-output_form", "--enable_api_compare"], "--output_format"),
+    (["-out", "x"], "--output_format, --output_path"),  # no near spelling: the options its two-dash form starts
+    (["-dis"], "--disable_details, --disable_module"),
 ])
 def test_a_long_option_with_one_dash_is_no_short_option_with_its_value(capsys: pytest.CaptureFixture,
                                                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -141,3 +146,15 @@ def test_script_given_path_options_with_equals_says_its_paths_are_positional(cap
     code, _, err = _run(capsys, cli.script_main, ["--enable_api_compare"])  # no path option: argparse's line alone
     assert (code, err) == (2, "error: the following arguments are required: base_profiling_path, "
                               "comparison_profiling_path (see 'performance_compare.py --help')\n")
+
+
+def test_a_short_option_with_its_value_attached_is_still_read_so(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one-dash refusal takes a word whose two-dash form is (the start of) a long option, three letters or more
+    after the dash: ``-oruns`` and ``-op`` (``--op`` is the start of --op_name_map, two letters) stay -o with its value
+    attached, as click and argparse read them, on both faces."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, cli.compare_main, ["-bp", BASE, "-d", COMPARISON, "-oruns", "--enable_api_compare"])
+    assert code == 0, err
+    assert cli.script_main([BASE, COMPARISON, "-op", "--enable_api_compare"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p", "runs"]
