@@ -419,12 +419,13 @@ def _eager_request(command: Any, args: list[str]) -> list[str] | None:
     value left out, refused as the script's argparse refuses it), else None: ``compare --help -o --force`` was
     refused for the ``-o`` with no value, and ``compare --bogus --help`` for ``--bogus``, where the script prints
     its help, as click does for the first. A group's own one (``msprof-analyze --help compare``) asks for the
-    group's help, one after ``compare`` for the command's."""
+    group's help, one after ``compare`` for the command's; one after another word is that word's, a command this
+    package lacks (``msprof-analyze cluster --help``: the line that says so, not the group's help and exit 0)."""
     eager = {*_CONTEXT["help_option_names"], "--version"}
     sub, rest = _compare_args(command, args)
     head = args[:len(args) - len(rest)] if sub is not None else args  # a group's up to its word, "compare"
     for word in head:  # a group's own arguments take no value
-        if word == "--":
+        if word == "--" or (not word.startswith("-") and word != "compare"):
             return None
         if word in eager:
             return [word]

@@ -119,6 +119,19 @@ def test_help_anywhere_wins_over_a_usage_error(capsys: pytest.CaptureFixture, ma
     assert out.startswith(shown), out
 
 
+@pytest.mark.parametrize("args", [["cluster", "--help"], ["advisor", "-h"], ["cluster", "-d", "x", "--help"]])
+def test_help_after_a_command_this_package_lacks_is_that_commands(capsys: pytest.CaptureFixture,
+                                                                  args: list[str]) -> None:
+    """``msprof-analyze cluster --help`` asks for the help of the original's ``cluster`` command, which this package
+    lacks: the line that says so, exit 2, as without ``--help``; the help-anywhere rule showed msprof-analyze's own
+    help, exit 0, where a group's options stand before its command's word (``--help cluster``: the group's)."""
+    code, out, err = _run(capsys, cli.analyze_main, args)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: No such command '{args[0]}'. This msprof-analyze provides only 'compare'"), err
+    code, out, err = _run(capsys, cli.analyze_main, ["--help", "cluster"])
+    assert (code, err) == (0, "") and out.startswith("Usage: msprof-analyze [OPTIONS] COMMAND")
+
+
 def test_script_help_before_a_value_left_out_wins(capsys: pytest.CaptureFixture) -> None:
     """The script's argparse, which the CLI faces now follow: ``--help -o --force`` prints the help."""
     code, out, err = _run(capsys, cli.script_main, ["--help", "-o", "--force"])
