@@ -63,6 +63,21 @@ NO_RANK = 0xFFFFFFFF
 SDMA_TASK_TYPES = ("SDMA_SQE", "PCIE_DMA_SQE")
 DB_COPY_TASK = "MEMCPY_ASYNC"
 COPY_TASK_TYPES = (DB_COPY_TASK, *SDMA_TASK_TYPES)
+#: The Accelerator Core / Core Type of HCCL ops: ``HCCL``, and ``COMMUNICATION`` where newer torch_npu writes it
+#: (msinsight's st/level2), as the trace's HCCL process is named "HCCL" or "Communication" (reference-1 §5.1).
+HCCL_CORES = ("HCCL", "COMMUNICATION")
+
+
+def hcom_name(name: str) -> bool:
+    """An HCCL op by its name (``hcom_allReduce_``): one test for the breakdown, the Summary and the text loader's
+    missing-lane line, which counted the HCCL ops by this name alone where the others took the core too."""
+    return name.startswith("hcom_")
+
+
+def hccl_core(core: str) -> bool:
+    """An HCCL op by its Accelerator Core / Core Type cell (``HCCL_CORES``, any case), whatever its name: the
+    other half of ``hcom_name``'s rule, for the same readers."""
+    return core.strip().upper() in HCCL_CORES
 
 #: The name prefix of an NPU memory record of CANN's own allocation (operator_memory.csv writes it; the DB loader
 #: adds it): the memory comparison places such a record at the launch it belongs to (reference-2 §5.2).

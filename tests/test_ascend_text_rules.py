@@ -1608,6 +1608,33 @@ def test_a_trace_naming_no_process_says_its_unnamed_events_beside_each_missing_l
         f"gives no name), though kernel_details.csv lists {hcom} HCCL op(s): no communication task is read, so the "
         "communication comparison and the communication groups have none"]
 
+def test_the_missing_communication_lane_counts_the_hccl_ops_by_core_as_the_breakdown_does(tmp_path: Path) -> None:
+    """The missing-lane line counted kernel_details.csv's HCCL ops by their ``hcom_`` name alone, where the breakdown
+    and the Summary take an Accelerator Core of HCCL or COMMUNICATION (newer torch_npu) as one whatever its name
+    (``model.hcom_name`` / ``hccl_core``, one rule for the three). The torch excerpt without its process_name
+    records, as above, its one HCCL op (row 7) renamed without its prefix and of core COMMUNICATION, and a Mul
+    (row 5) of core " hccl" (padded, lower case): 2 HCCL ops, where the count by name found none and the line
+    was not said."""
+    src = PT / "ASCEND_PROFILER_OUTPUT"
+    events = [e for e in json.loads((src / "trace_view.json").read_text())
+              if not (e.get("ph") == "M" and e.get("name") == "process_name")]
+    n = sum(e.get("ph") == "X" for e in events)
+    out, trace = _with_trace(tmp_path, events)
+    kd = out / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    with open(kd, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert (rows[7]["Name"], rows[7]["Accelerator Core"]) == ("hcom_allReduce__586_0_1", "HCCL")
+    assert sum(r["Name"].startswith("hcom_") or r["Accelerator Core"] == "HCCL" for r in rows) == 1
+    _edited_csv(kd, {(7, "Name"): "allReduce__586_0_1", (7, "Accelerator Core"): "COMMUNICATION",
+                     (5, "Accelerator Core"): " hccl"})
+    profile = load_profile(str(out), OPTS)
+    assert not any(name.startswith("hcom_") for name in profile.kernel_details["Name"])
+    assert [w for w in profile.warnings if "no Communication or HCCL process" in w] == [
+        f"{trace}: no Communication or HCCL process is named in the trace ({n} complete event(s) lie on processes it "
+        "gives no name), though kernel_details.csv lists 2 HCCL op(s): no communication task is read, so the "
+        "communication comparison and the communication groups have none"]
+
+
 def test_flow_ends_written_again_elsewhere_are_counted(tmp_path: Path) -> None:
     """An async_npu flow end written again at another task re-linked its op to that task (the last end wins, as in
     the original) without a word: with --enable_profiling_compare alone OverallMetrics moved unsaid. The torch

@@ -31,6 +31,8 @@ from ..model import (
     bare_trace,
     factorize,
     has_profiling_directory,
+    hccl_core,
+    hcom_name,
     positions_in_runs,
     starts_read,
     threads_in_order,
@@ -151,22 +153,6 @@ def hccl_op_rows(kd: pd.DataFrame, named: np.ndarray | None = None) -> np.ndarra
     if "Accelerator Core" in kd.columns:
         ops = ops | classify.per_unique(col_of(kd, "Accelerator Core", object), hccl_core, lower=False)
     return ops
-
-
-def hcom_name(name: str) -> bool:
-    """An HCCL op by its name (``hcom_allReduce_``): the breakdown's and the Summary's one test."""
-    return name.startswith("hcom_")
-
-
-#: The Accelerator Core / Core Type of HCCL ops: ``HCCL``, and ``COMMUNICATION`` where newer torch_npu writes it
-#: (msinsight's st/level2), as the trace's HCCL process is named "HCCL" or "Communication" (reference-1 §5.1).
-HCCL_CORES = ("HCCL", "COMMUNICATION")
-
-
-def hccl_core(core: str) -> bool:
-    """An HCCL op by its Accelerator Core / Core Type cell (``HCCL_CORES``, any case): the breakdown's and the
-    Summary's one test. A row of core COMMUNICATION is an HCCL op whatever its name."""
-    return core.strip().upper() in HCCL_CORES
 
 
 #: What records the HCCL tasks (Notify_Wait among them) that a Level0 export leaves out: the text and DB level-1

@@ -288,7 +288,8 @@ def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> tuple[list
     level = str(col_of(contrib, "Level")[0]) if len(contrib) else ""
     if level not in ("kernel", "kernel type"):
         return [], []
-    from .breakdown_npu import hccl_core, hccl_op_rows, hcom_name
+    from ..model import hccl_core, hcom_name
+    from .breakdown_npu import hccl_op_rows
 
     types: set[str] = set()
     cored: dict[str, str] = {}  # the types of HCCL rows of an HCCL core -> that core, as the note words it

@@ -81,8 +81,11 @@ from ..model import (
     Profile,
     SideNote,
     empty,
+    factorize,
     frame,
     frame_of,
+    hccl_core,
+    hcom_name,
     names_a_type,
     npu_framework,
     object_array,
@@ -2722,9 +2725,12 @@ def _missing_lanes(profile: Profile) -> None:
     found = any(n in names for lane in LANE_NAMES for n in lane)
     elsewhere = f" ({unnamed:,} complete event(s) lie on processes it gives no name)" if unnamed and not found else ""
 
-    def count(values: np.ndarray, prefix: str) -> int:  # each distinct text tested once (names repeat)
-        codes, uniq = pd.factorize(values)
-        return int(np.count_nonzero(np.array([str(u).startswith(prefix) for u in uniq], dtype=bool)[codes]))
+    def rows(values: np.ndarray, test: Callable[[str], bool]) -> np.ndarray:  # each distinct text tested once
+        codes, uniq = factorize(values)  # a missing value is one more (None, "" here), not the last text's code -1
+        return np.array([test(str(u or "")) for u in uniq], dtype=bool)[codes]
+
+    def count(values: np.ndarray, prefix: str) -> int:
+        return int(np.count_nonzero(rows(values, lambda t: t.startswith(prefix))))
 
     def say(lane: str, named: bool, seen: list[str], lost: str) -> None:
         why = f"its {lane} process holds no task" if named else f"no {lane} process is named in the trace"
@@ -2739,7 +2745,12 @@ def _missing_lanes(profile: Profile) -> None:
             say(f"'{HARDWARE_PROCESS}'", HARDWARE_PROCESS in names, seen,
                 "no device task is read, so operators and modules get no device time")
     if profile.comm.empty:
-        hcom = count(kernels, "hcom_")
+        # the breakdown's and the Summary's rule (``model.hcom_name`` / ``hccl_core``): an Accelerator Core of
+        # COMMUNICATION (newer torch_npu) marks an HCCL op whatever its name, which the count by name missed
+        ops = rows(kernels, hcom_name)
+        if len(kernels) and "Accelerator Core" in kd.columns:
+            ops |= rows(col_of(kd, "Accelerator Core", object), hccl_core)
+        hcom = int(np.count_nonzero(ops))
         seen = [f"its {OVERLAP_PROCESS} lane holds {n:,} Communication span(s)" for n in [count(spans, "Communication")]
                 if n]
         seen += [f"kernel_details.csv lists {hcom:,} HCCL op(s)"] if hcom else []
