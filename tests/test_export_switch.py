@@ -111,6 +111,33 @@ def test_the_export_kind_note_says_how_to_compare_the_job_alone(samples):
         "and Free Time: ")
 
 
+def test_the_kernel_compare_part_names_what_marks_the_hccl_ops(samples, tmp_path):
+    """The note's KernelCompare part said the text side's HCCL ops are "(hcom_*)", a search for its KernelCompare
+    rows (named by Type). An Accelerator Core of COMMUNICATION (newer torch_npu) marks one whatever its name
+    (``model.hccl_core``): a copy of text level 1 whose 4 HCCL ops read that core and lose the hcom_ prefix of Name
+    and Type is counted all the same, and the part names the cores, not a prefix no row of them holds. The sample
+    itself keeps "(hcom_*)"."""
+    import io
+
+    plain = compare(str(samples / TEXT_L1), str(samples / DB_L1), enable_kernel_compare=True)
+    assert "kernel_details.csv lists 4 HCCL op(s) (hcom_*), which" in _note(plain)["Detail"]
+    dest = shutil.copytree(samples / TEXT_L1, tmp_path / "rank0_ascend_pt")
+    kd = dest / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = list(csv.reader(io.StringIO(kd.read_text(encoding="utf-8"), newline="")))
+    core, name, kind = (rows[0].index(c) for c in ("Accelerator Core", "Name", "Type"))
+    hand = [r for r in rows[1:] if r[core] == "HCCL"]
+    assert len(hand) == 4 and all(r[name].startswith("hcom_") and r[kind].startswith("hcom_") for r in hand)
+    for r in hand:
+        r[core], r[name], r[kind] = "COMMUNICATION", r[name][len("hcom_"):], r[kind][len("hcom_"):]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    kd.write_text(out.getvalue(), encoding="utf-8")
+    res = compare(str(dest), str(samples / DB_L1), enable_kernel_compare=True)
+    assert ("KernelCompare: the base side's kernel_details.csv lists 4 HCCL op(s) (hcom_* or Accelerator Core HCCL "
+            "/ COMMUNICATION), which a DB export's compute tasks do not hold") in _note(res)["Detail"]
+    assert len(res.sheet("KernelCompare").query("Kernel == 'allReduce_'")) == 1
+
+
 @pytest.mark.parametrize("swap", [False, True])
 def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, swap):
     """A profiling-only run (the CI gate's) of a text against a DB export had no note at all, while the old one

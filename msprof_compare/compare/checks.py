@@ -25,6 +25,7 @@ from ..columns import col_of
 from ..logs import api_worded
 from ..model import (
     DB_COPY_TASK,
+    HCCL_CORES,
     LAUNCH_CATS,
     OTHER_STEP_MARKS,
     SDMA_TASK_TYPES,
@@ -35,6 +36,7 @@ from ..model import (
     factorize,
     framework_label,
     framework_of,
+    hcom_name,
     marker_step,
     object_array,
     object_column,
@@ -42,6 +44,7 @@ from ..model import (
 )
 from ..textsafe import and_list, id_ranges, short_repr
 from ..units import MAX_RANK
+from . import classify
 from .breakdown import BUCKETS, Breakdown, Bucket, app_counted_gb, peak_reserved_gb
 from .breakdown_npu import has_pmu, hccl_op_rows, no_pmu_why
 from .kernels import any_typed, kernel_types_whole
@@ -526,15 +529,21 @@ def _operator_sheets(ctx: RunContext) -> bool:
     return bool(ctx.options.enable_operator_compare and ctx.has_ops(ctx.base) and ctx.has_ops(ctx.comparison))
 
 
-def _hccl_kernel_rows(p: Profile) -> int:
+def _hccl_kernel_rows(p: Profile) -> tuple[int, str]:
     """kernel_details.csv rows of a text export that are HCCL ops (``hcom_allReduce_``, core ``HCCL`` or
-    ``COMMUNICATION``): rows of its KernelCompare that a DB export, whose compute tasks hold no HCCL op, never has."""
+    ``COMMUNICATION``): rows of its KernelCompare that a DB export, whose compute tasks hold no HCCL op, never has;
+    and what marks them, as the note says it: "hcom_*" where each one's Type (its KernelCompare row) is so named,
+    else the cores too (a row of core COMMUNICATION without the prefix, which "(hcom_*)" sent the user to look
+    for in vain)."""
     kd = p.kernel_details
     if p.source != "ascend_text" or kd is None or not len(kd) or "Type" not in kd.columns:
-        return 0
+        return 0, ""
     types = kd["Type"].fillna("").astype(str).str.strip()
     typed = (~types.isin(["", "N/A"]) & (types.str.lower() != "nan")).to_numpy(dtype=bool)  # Level0: N/A, no row
-    return int((hccl_op_rows(kd) & typed).sum())
+    rows = hccl_op_rows(kd) & typed
+    named = classify.per_unique(types.to_numpy(dtype=object), hcom_name, lower=False)
+    by = "hcom_*" if not (rows & ~named).any() else f"hcom_* or Accelerator Core {' / '.join(HCCL_CORES)}"
+    return int(rows.sum()), by
 
 
 def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any] | None:
@@ -598,10 +607,10 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
         parts.append("operator and module device times: a text export links HCCL ops and memcpy tasks to torch ops, "
                      "a DB export only compute tasks")
     if opts.enable_kernel_compare and not opts.use_kernel_type:
-        n = _hccl_kernel_rows(text)
+        n, by = _hccl_kernel_rows(text)
         if n:
             parts.append(f"KernelCompare: the {text_side} side's kernel_details.csv lists {n:,} HCCL op(s) "
-                         "(hcom_*), which a DB export's compute tasks do not hold")
+                         f"({by}), which a DB export's compute tasks do not hold")
     if not parts:
         return None
     row = _guard(EXPORT_CHECK, False, eb, ec, EXPORT_LEAD + "; ".join(parts))
