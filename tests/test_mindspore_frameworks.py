@@ -292,3 +292,30 @@ def test_a_slim_result_keeps_each_side_s_framework(samples: Path, tmp_path: Path
     slim = pickle.loads(pickle.dumps(full.slim()))
     frameworks = [(d["base"]["framework"], d["comparison"]["framework"]) for d in map(to_document, (full, slim))]
     assert frameworks == [("PyTorch (Kineto)", "MindSpore 2.4.1")] * 2
+
+
+def test_the_export_kind_note_names_the_profiler_whose_export_type_to_keep(samples: Path, tmp_path: Path) -> None:
+    """The "NPU export kind" note (a text export against a DB export) says how to compare the job alone: "collect
+    both runs with one torch_npu export_type", said beside MindSpore sides too, whose profiler has an export_type of
+    its own. It names the profiler that wrote both sides (``model.npu_framework``), none where two did: the
+    MindSpore 2.4 layout of the level-1 text export against the level-1 DB copied under MindSpore's name (as
+    above), then against the torch_npu DB itself; two torch_npu exports keep "torch_npu"."""
+    from msprof_compare.compare import checks
+
+    db = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+    ms = _mindspore_24(samples / TEXT.format(1), tmp_path / "a" / "rank-0_20250301120000001_ascend_ms")
+    out = tmp_path / "b" / "rank-0_20250301120000002_ascend_ms" / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    shutil.copyfile(db / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db",
+                    out / "ascend_mindspore_profiler_0.db")
+
+    def lead(base: Path, comparison: Path) -> str:
+        detail = compare(str(base), str(comparison), enable_profiling_compare=True).guards.set_index("Check").loc[
+            checks.EXPORT_CHECK, "Detail"]
+        return detail.split(": ", 1)[0]
+
+    said = ("the two kinds define these figures differently (the original's rules), so their difference is partly "
+            "the export's, not the job's (to compare the job alone, collect both runs with one {}export_type)")
+    assert lead(ms, out.parent) == said.format("MindSpore ")
+    assert lead(ms, db) == said.format("")
+    assert lead(samples / TEXT.format(1), db) == said.format("torch_npu ") == checks.EXPORT_LEAD[:-2]

@@ -38,6 +38,7 @@ from ..model import (
     framework_of,
     hcom_name,
     marker_step,
+    npu_framework,
     object_array,
     object_column,
     us_text_of,
@@ -516,12 +517,19 @@ def export_kind(p: Profile) -> str | None:
     return _EXPORT_KINDS.get(p.source)
 
 
-#: The "NPU export kind" note's Detail: this lead, then its figures joined by "; "; the log shows each figure on a
-#: line of its own (``LOG_PARTS``; up to seven, ~1,500 characters on one line before). It says what to do: the
-#: figures told the user the export's part without how to leave it out.
-EXPORT_LEAD = ("the two kinds define these figures differently (the original's rules), so their difference is partly "
-               "the export's, not the job's (to compare the job alone, collect both runs with one torch_npu "
-               "export_type): ")
+def export_lead(profiler: str = "torch_npu") -> str:
+    """The "NPU export kind" note's Detail: this lead, then its figures joined by "; "; the log shows each figure on
+    a line of its own (``LOG_PARTS``; up to seven, ~1,500 characters on one line before). It says what to do: the
+    figures told the user the export's part without how to leave it out. ``profiler``: the one that wrote both
+    sides (``model.npu_framework``: torch_npu and MindSpore each have an export_type), "" for two or unknown, where
+    "one torch_npu export_type" was said beside a MindSpore side."""
+    who = f"{profiler} " if profiler else ""
+    return ("the two kinds define these figures differently (the original's rules), so their difference is partly "
+            f"the export's, not the job's (to compare the job alone, collect both runs with one {who}export_type): ")
+
+
+#: ``export_lead`` of two torch_npu exports
+EXPORT_LEAD = export_lead()
 
 
 def _operator_sheets(ctx: RunContext) -> bool:
@@ -613,8 +621,10 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
                          f"({by}), which a DB export's compute tasks do not hold")
     if not parts:
         return None
-    row = _guard(EXPORT_CHECK, False, eb, ec, EXPORT_LEAD + "; ".join(parts))
-    row[LOG_PARTS] = (EXPORT_LEAD[:-2], parts)  # a block even of one figure, whose lead says what the figures are
+    profilers = {npu_framework(b), npu_framework(c)}
+    lead = export_lead(profilers.pop() if len(profilers) == 1 else "")
+    row = _guard(EXPORT_CHECK, False, eb, ec, lead + "; ".join(parts))
+    row[LOG_PARTS] = (lead[:-2], parts)  # a block even of one figure, whose lead says what the figures are
     return row
 
 
