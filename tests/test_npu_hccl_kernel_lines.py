@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 from decimal import Decimal
+from pathlib import Path
 
 from refpairs import PAIRS
 
@@ -44,6 +45,15 @@ def test_an_hccl_op_line_takes_no_input_shapes_at_its_kernel_details_rows_instan
     res = compare(str(samples / base), str(samples / comp), enable_operator_compare=True)
     ours = [ln for cell in res.sheet("OperatorCompare")["Kernel Details.1"] for ln in _lines(cell)]
     assert sorted(ln for ln in ours if ln.startswith("hcom_")) == [f"{n}, None, None" for n in names]
+    # the line docs/differences.md quotes, its duration too: the trace's 2281.1055625 us to the ns (half to even),
+    # shown to 0.001 us (the original's cell keeps the float)
+    dur = next(e["dur"] for e in events if e.get("ph") == "X" and e["name"] == names[1])
+    ns = int((dur * 1000).to_integral_value(rounding="ROUND_HALF_EVEN"))
+    assert (dur, ns) == (Decimal("2281.1055625"), 2_281_106)
+    line = f"{names[1]}, None, None [duration: {Decimal(ns) / 1000:.3f}]"
+    assert line in [ln for cell in res.sheet("OperatorCompare")["Kernel Details.1"] if isinstance(cell, str)
+                    for ln in cell.split("\n")]
+    assert f"`{line}`" in (Path(__file__).parents[1] / "docs" / "differences.md").read_text(encoding="utf-8")
     # the compute kernels of those cells keep theirs: the shapes were looked up, just not for an HCCL op
     cells = [c for c in res.sheet("OperatorCompare")["Kernel Details.1"] if isinstance(c, str) and "hcom_" in c]
     assert cells and all("[input shapes: " in c for c in cells)
