@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -221,13 +222,13 @@ def test_entry_whose_key_lies_in_a_call_stack_frame_alone_is_said(samples: Path,
         "max_kernel_num option pairs the ops inside a pair of two)."]
 
 
-def _modules_within(path: Path, name: str) -> int:
+def _modules_within(path: Path, name: str, covered: str = "") -> int:
     """How many nn.Module events of a Kineto trace lie within (or are) the events whose name holds ``name``: the
-    module paths holding it."""
+    module paths holding it; outside the text of ``covered`` (another key, replaced there first) where given."""
     with gzip.open(path, "rt", encoding="utf-8") as f:
         events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"
                   and e.get("cat") == "python_function" and e["name"].startswith("nn.Module:")]
-    outer = [e for e in events if name in e["name"]]
+    outer = [e for e in events if name in (e["name"].replace(covered, "/") if covered else e["name"])]
     return sum(any(o["tid"] == e["tid"] and o["ts"] <= e["ts"] and e["ts"] + e["dur"] <= o["ts"] + o["dur"]
                    for o in outer) for e in events)
 
@@ -274,7 +275,7 @@ def test_module_verdicts_agree_with_matching_again_without_each_entry(samples: P
 
     bert = [str(REPO / "sample_data" / f"bert-small_{g}.json.gz") for g in ("h100", "mi300")]
     timesformer = str(samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz")
-    seen = [0, 0]
+    seen, covered = [0, 0], 0
     for base, comp in ((bert[0], bert[1]), (bert[0], timesformer)):
         for mapping in MAPS:
             opts = build_options(enable_operator_compare=True, op_name_map=mapping)[0]
@@ -284,17 +285,21 @@ def test_module_verdicts_agree_with_matching_again_without_each_entry(samples: P
             paths = [[m.module_name for t in (s.forward, s.backward) for m in modules._descendants(t)]
                      for s in (tb, tc)]
             oracle = {}
+            # the paths an entry renames: those where the pattern of every key matches its key ('Drop' renames no
+            # 'Dropout' beside 'Dropout')
+            pattern = re.compile("|".join(map(re.escape, sorted((a for a in mapping if a), key=len, reverse=True))))
             for k in mapping:
-                held = [sum(k in p for p in side) for side in paths]
-                if k and mapping[k] != k and any(held):
-                    rest = {a: b for a, b in mapping.items() if a != k}
+                rest = {a: b for a, b in mapping.items() if a != k}
+                held = [sum(any(m.group(0) == k for m in pattern.finditer(p)) for p in side) for side in paths]
+                if k and mapping[k] != k and any(k in p for side in paths for p in side):
                     again = [*modules.match_modules(tb.forward, tc.forward, rest, True),
                              *modules.match_modules(tb.backward, tc.backward, rest, True)]
                     oracle[k] = (held, {(id(x), id(y)) for x, y in again if x is not None and y is not None} != paired)
             got = modules.map_entry_verdicts(mapping, tb, tc, pairs)
             assert got == oracle, (base, comp, mapping)
-            for _, changed in got.values():
+            for k, (held, changed) in got.items():
                 seen[changed] += 1
+                covered += sum(held) < sum(k in p for side in paths for p in side)
             # the key without one entry, made from the keys found in a path, is the pattern's of the others
             for k in mapping:
                 rest = {a: b for a, b in mapping.items() if a != k}
@@ -302,3 +307,37 @@ def test_module_verdicts_agree_with_matching_again_without_each_entry(samples: P
                 for p in {p for side in paths for p in side}:
                     assert modules._renamed(p, [a for a in rest if a and a in p], mapping) == keyer(p), (k, p)
     assert all(seen), seen  # entries that pair otherwise and entries that do not
+    assert covered, "no entry whose key lies in another key's text where a path holds it"
+
+
+def test_a_key_in_another_keys_text_is_counted_where_it_renames(samples: Path, caplog: pytest.LogCaptureFixture):
+    """A module path is keyed in one pass, the longest key at each place first, so beside a ``'BertEmbeddings'``
+    entry, 'Embedding' in ``BertEmbeddings_0`` (and in the Dropout and LayerNorm paths inside it) is that entry's
+    text. The line counted every path holding the key: ``'Embedding'`` "renames the 6 base and 6 comparison module
+    paths" where it renames the 3 Embedding modules a side, and ``'Embeddings'``, held only inside
+    'BertEmbeddings' on the bundled pair, "the 6 base and 6 comparison ... alike" where it renames none; between
+    BERT and timesformer it renames the timesformer side's 5 paths alone, said "6 base and 5 comparison ...
+    alike". Counts from the raw JSON, with the longer key's text taken out of the names."""
+    h100, mi300 = (REPO / "sample_data" / f"bert-small_{g}.json.gz" for g in ("h100", "mi300"))
+    timesformer = samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+    assert [_modules_within(p, "Embedding") for p in (h100, mi300)] == [6, 6]
+    held = [_modules_within(p, "Embedding", "BertEmbeddings") for p in (h100, mi300)]
+    assert held == [3, 3]
+    assert _said(caplog, h100, mi300, op_name_map={"Embedding": "E", "BertEmbeddings": "X"})[0].startswith(
+        f"op_name_map: the entry 'Embedding': 'E' renames the {held[0]} base and {held[1]} comparison module paths "
+        "holding 'Embedding' alike, so they pair as without it")
+    both = {"BertEmbeddings": "X", "Embeddings": "Y"}
+    assert [_modules_within(p, "Embeddings", "BertEmbeddings") for p in (h100, mi300)] == [0, 0]
+    assert _said(caplog, h100, mi300, op_name_map=both)[0].endswith(
+        "; the entry 'Embeddings': 'Y' renames no module path: where one holds 'Embeddings', the text of another key "
+        "covers it, replaced there first (the map replaces the longest key at each place, from the left).")
+    there = _modules_within(timesformer, "Embeddings", "BertEmbeddings")
+    assert there == 5 and _modules_within(h100, "Embeddings", "BertEmbeddings") == 0
+    assert _said(caplog, h100, timesformer, op_name_map=both)[0].endswith(
+        f"; the entry 'Embeddings': 'Y' renames {there} comparison module paths holding 'Embeddings', but they pair "
+        "as without it.")
+    # an entry the others make redundant renames its paths all the same: 'Bert' would key them alike without it
+    redundant = {"Bert": "Timesformer", "BertLayer": "TimesformerLayer"}
+    assert _said(caplog, h100, timesformer, op_name_map=redundant)[0].endswith(
+        "; the entry 'BertLayer': 'TimesformerLayer' renames 68 base module paths holding 'BertLayer', but they pair "
+        "as without it.")

@@ -731,10 +731,10 @@ def _module_keyer(op_name_map: dict[str, str]) -> Callable[[str], str]:
     return lambda name: pattern.sub(lambda m: op_name_map[m.group(0)], name)
 
 
-def _renamed(path: str, keys: list[str], op_name_map: Mapping[str, str]) -> str:
-    """``_module_keyer`` of the map's ``keys`` (those found in ``path``, non-empty) applied to ``path``, without a
-    pattern: from the left, at each place the longest key found there is replaced, and the text after it searched
-    on, as the pattern's alternation (longest first) replaces them."""
+def _applied(path: str, keys: list[str]) -> list[tuple[int, str]]:
+    """Where ``_module_keyer`` of ``keys`` (those of the map found in ``path``, non-empty) replaces text in ``path``,
+    and which key, without a pattern: from the left, at each place the longest key found there, the text after it
+    searched on, as the pattern's alternation (longest first) replaces them."""
     starts: dict[int, str] = {}
     for k in keys:
         at = path.find(k)
@@ -742,12 +742,23 @@ def _renamed(path: str, keys: list[str], op_name_map: Mapping[str, str]) -> str:
             if len(k) > len(starts.get(at, "")):
                 starts[at] = k
             at = path.find(k, at + 1)
-    out: list[str] = []
+    out: list[tuple[int, str]] = []
     pos = 0
     for at in sorted(starts):
         if at >= pos:
-            out += [path[pos:at], op_name_map[starts[at]]]
+            out.append((at, starts[at]))
             pos = at + len(starts[at])
+    return out
+
+
+def _renamed(path: str, keys: list[str], op_name_map: Mapping[str, str]) -> str:
+    """``_module_keyer`` of the map's ``keys`` (those found in ``path``, non-empty) applied to ``path``, without a
+    pattern (``_applied``)."""
+    out: list[str] = []
+    pos = 0
+    for at, k in _applied(path, keys):
+        out += [path[pos:at], op_name_map[k]]
+        pos = at + len(k)
     out.append(path[pos:])
     return "".join(out)
 
@@ -776,8 +787,11 @@ def match_modules(a: Module, b: Module, op_name_map: dict[str, str],
 
 def map_entry_verdicts(op_name_map: Mapping[str, str], base: ModuleTrees, comp: ModuleTrees,
                        pairs: list[tuple[Module | None, Module | None]]) -> dict[str, tuple[list[int], bool]]:
-    """Per ``--op_name_map`` key found in a module path of either side: (the paths holding it per side, whether the
-    matching pairs otherwise without its entry). ``pairs``: the matching's, with the whole map. The matching aligns
+    """Per ``--op_name_map`` key found in a module path of either side: (the paths it renames per side, whether the
+    matching pairs otherwise without its entry). A path holding the key is not renamed by it where another key's
+    text replaced there first covers it (``'Embedding'`` in ``BertEmbeddings_0`` beside a ``'BertEmbeddings'``
+    entry): counting it said an entry renamed paths it left as they were.
+    ``pairs``: the matching's, with the whole map. The matching aligns
     the children of each pair of two, breadth first, so it pairs alike without an entry wherever every children
     list holding a path it renames aligns alike: only those lists are aligned again, each distinct path's key made
     once. Re-running the whole matching per entry cost 85 % of a 7.4 s compare of the timesformer pair under a
@@ -805,21 +819,32 @@ def map_entry_verdicts(op_name_map: Mapping[str, str], base: ModuleTrees, comp: 
     by_number = list(lists)
     key = _module_keyer(dict(op_name_map))
     full: dict[str, str] = {}
+
+    def keyed(path: str) -> str:
+        """The path's key with the whole map, made once."""
+        if path not in full:
+            full[path] = key(path)
+        return full[path]
+
     # a path's key depends on the keys found in it alone: without an entry, each path holding its key is keyed by
     # the others found there (a pattern of every other key cost 0.1 s to compile per entry)
     found = [{p: [a for a in op_name_map if a and a in p] for p in count} for count in held_by]
+    # the keys replaced in each path with the whole map: an entry renames the paths whose list holds its key, not
+    # every path holding it (another key's text replaced first may cover it: 'Embedding' in BertEmbeddings_0)
+    replaced = [{p: {a for _, a in _applied(p, keys)} for p, keys in side.items()} for side in found]
     align = AlignMemo()
     for k, _ in entries:
         hit = [[p for p, keys in side.items() if k in keys] for side in found]
         if not any(hit):
             continue
-        held = [sum(count[p] for p in h) for count, h in zip(held_by, hit, strict=True)]
-        # the keys the entry changes; the others stay
+        renamed = [[p for p in h if k in side[p]] for side, h in zip(replaced, hit, strict=True)]
+        # the keys the entry changes (a path it does not rename keys alike without it); the others stay
         moved = {p: _renamed(p, [a for a in side[p] if a != k], op_name_map)
-                 for side, h in zip(found, hit, strict=True) for p in h}
+                 for side, h in zip(found, renamed, strict=True) for p in h}
+        held = [sum(count[p] for p in h) for count, h in zip(held_by, renamed, strict=True)]
         changed = False
-        for i in set().union(*(where[p] for where, h in zip(within, hit, strict=True) for p in h)):
-            with_it = [[full.get(p) or full.setdefault(p, key(p)) for p in paths] for paths in by_number[i]]
+        for i in set().union(*(where[p] for where, h in zip(within, renamed, strict=True) for p in h)):
+            with_it = [[keyed(p) for p in paths] for paths in by_number[i]]
             without = [[moved.get(p, w) for p, w in zip(paths, ws, strict=True)]
                        for paths, ws in zip(by_number[i], with_it, strict=True)]
             if without != with_it and any(not np.array_equal(a, b) for a, b in
@@ -834,8 +859,9 @@ def idle_module_entries(op_name_map: Mapping[str, str], base: ModuleTrees, comp:
                         pairs: list[tuple[Module | None, Module | None]],
                         verdicts: dict[str, tuple[list[int], bool]] | None = None) -> list[str]:
     """Per ``--op_name_map`` entry that renames module paths yet pairs no module the matching without it does not,
-    why: those of both sides are renamed alike (``{'BertEmbeddings': 'Emb'}`` on the bundled pair), or one side's
-    pair with no module of the other otherwise. The operators' entries get the same words
+    why: those of both sides are renamed alike (``{'BertEmbeddings': 'Emb'}`` on the bundled pair), one side's
+    pair with no module of the other otherwise, or none is renamed, the key lying in another key's text wherever a
+    path holds it. The operators' entries get the same words
     (``optree.idle_map_entries``, which leaves to these lines a key that pairs modules). ``pairs``: the matching's,
     with the whole map; ``verdicts``: ``map_entry_verdicts`` of them, where already made."""
     if verdicts is None:
@@ -845,6 +871,11 @@ def idle_module_entries(op_name_map: Mapping[str, str], base: ModuleTrees, comp:
         if changed:
             continue
         old, new = term_safe(repr(k)), term_safe(repr(op_name_map[k]))
+        if not any(held):
+            out.append(f"the entry {old}: {new} renames no module path: where one holds {old}, the text of another "
+                       "key covers it, replaced there first (the map replaces the longest key at each place, from the "
+                       "left)")
+            continue
         if all(held):
             out.append(f"the entry {old}: {new} renames the {held[0]:,} base and {held[1]:,} comparison module paths "
                        f"holding {old} alike, so they pair as without it (an entry pairs a name of one side with "
