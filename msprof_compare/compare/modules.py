@@ -855,17 +855,13 @@ def map_entry_verdicts(op_name_map: Mapping[str, str], base: ModuleTrees, comp: 
     return out
 
 
-def idle_module_entries(op_name_map: Mapping[str, str], base: ModuleTrees, comp: ModuleTrees,
-                        pairs: list[tuple[Module | None, Module | None]],
-                        verdicts: dict[str, tuple[list[int], bool]] | None = None) -> list[str]:
+def idle_module_entries(op_name_map: Mapping[str, str], verdicts: dict[str, tuple[list[int], bool]]) -> list[str]:
     """Per ``--op_name_map`` entry that renames module paths yet pairs no module the matching without it does not,
     why: those of both sides are renamed alike (``{'BertEmbeddings': 'Emb'}`` on the bundled pair), one side's
     pair with no module of the other otherwise, or none is renamed, the key lying in another key's text wherever a
     path holds it. The operators' entries get the same words
-    (``optree.idle_map_entries``, which leaves to these lines a key that pairs modules). ``pairs``: the matching's,
-    with the whole map; ``verdicts``: ``map_entry_verdicts`` of them, where already made."""
-    if verdicts is None:
-        verdicts = map_entry_verdicts(op_name_map, base, comp, pairs)
+    (``optree.idle_map_entries``, which leaves to these lines a key that pairs modules). ``verdicts``:
+    ``map_entry_verdicts`` of the run's matching, those of entries that pair operators left out."""
     out: list[str] = []
     for k, (held, changed) in verdicts.items():
         if changed:
@@ -1281,7 +1277,7 @@ def build(ctx: RunContext) -> list[Sheet] | None:
     verdicts = module_map_verdicts(ctx)
     if verdicts:
         named = {str(n) for side in ("base", "comparison") for n in op_tree(ctx, side).name_codes()[1].tolist()}
-        idle = idle_module_entries(ctx.options.op_name_map, base, comp, pairs,  # type: ignore[arg-type]
+        idle = idle_module_entries(ctx.options.op_name_map,
                                    {k: got for k, got in verdicts.items() if k not in named or not _pairs_ops(ctx, k)})
         if idle:
             log.warning("--op_name_map: %s.", "; ".join(idle))
