@@ -1371,7 +1371,13 @@ def entry_pairs_ops(pairs: OpPairs, key: str) -> bool:
     """Whether a row of ``pairs`` holds an op named ``key`` against one of another name: what only the
     ``--op_name_map`` entry of ``key`` (renaming by whole name) pairs."""
     both = (pairs.ia >= 0) & (pairs.ib >= 0)
-    return bool(np.any((pairs.base.names[pairs.ia[both]] == key) != (pairs.comparison.names[pairs.ib[both]] == key)))
+    return _pairs_across(pairs.base.names[pairs.ia[both]], pairs.comparison.names[pairs.ib[both]], key)
+
+
+def _pairs_across(pa: np.ndarray, pb: np.ndarray, key: str) -> bool:
+    """``entry_pairs_ops`` of the paired rows' names (``pa[i]`` against ``pb[i]``): one test for the operators'
+    idle-entry line and the modules' (which asks it of an entry whose module paths pair as without it)."""
+    return bool(np.any((pa == key) != (pb == key)))
 
 
 def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs,
@@ -1402,7 +1408,7 @@ def idle_map_entries(op_name_map: Mapping[str, str], pairs: OpPairs,
     for k, v in op_name_map.items():
         if k == v or op_name_map.get(v, v) != v or k in pairs_modules:
             continue
-        if np.any((pa == k) != (pb == k)):  # a row pairs an op it renamed with one of another name
+        if _pairs_across(pa, pb, k):  # a row pairs an op it renamed with one of another name
             continue
         held = [int(np.count_nonzero(n == k)) for n in compared]
         total = [int(np.count_nonzero(t.names == k)) for t in (ta, tb)]
