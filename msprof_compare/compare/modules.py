@@ -1228,7 +1228,8 @@ def module_map_verdicts(ctx: RunContext) -> dict[str, tuple[list[int], bool]]:
     """``map_entry_verdicts`` of the run's module matching (cached), shared by the modules' idle-entry line and the
     operators' (``optree.idle_map_entries`` leaves out a key that pairs modules); empty where the run matches no
     modules: without the operator comparison, under --disable_module or --disable_details, one side without ops
-    or module events, or a matching that pairs none (the operator sheets are written then)."""
+    or module events, or trees of no module (the operator sheets are written then; a matching that pairs none, as
+    BERT's against timesformer's, gets verdicts: an entry can pair their top-level modules)."""
     def compute() -> dict[str, tuple[list[int], bool]]:
         opts = ctx.options
         if not opts.op_name_map or opts.disable_details or opts.disable_module or not opts.enable_operator_compare:
