@@ -132,3 +132,33 @@ def test_a_key_of_the_backward_prefix_renames_backward_module_paths(capsys: pyte
     assert _map_lines(capsys, tmp_path, BERT, "{'[ BACKWARD ]': 'X'}") == [
         "--op_name_map: '[ BACKWARD ]' names no operator of either side and appears in no module name, so it "
         "renames nothing (names are case-sensitive: copy them from the OperatorCompare or ModuleCompare sheet)."]
+
+
+def test_a_key_of_a_path_that_no_module_path_holds_is_named(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A key holding "/" could span two levels of a module path, so the unused-key warning, made before the module
+    trees are, leaves it out: a misspelt path (``'/nn.Module: BertEmbedings_0'``, a 'd' short of the bundled pair's
+    ``BertEmbeddings_0``) renamed nothing without a word. The trees tell: no path holds it, and the run says so. A
+    key spanning two levels the pair holds (``BertModel_0/nn.Module: BertEncoder_0``) renames paths and gets the
+    modules' line instead; one equal to its value that no path holds is named all the same, as the unused-key
+    warning names such a key."""
+    names = _names(BERT[0]) | _names(BERT[1])
+    assert "nn.Module: BertEmbeddings_0" in names and not any("BertEmbedings" in n for n in names)
+    assert {"nn.Module: BertModel_0", "nn.Module: BertEncoder_0"} <= names and not any("a/b" in n for n in names)
+    lines = _map_lines(capsys, tmp_path, BERT, "{'/nn.Module: BertEmbedings_0': 'x', 'a/b': 'a/b', "
+                                               "'BertModel_0/nn.Module: BertEncoder_0': 'E'}")
+    assert ("--op_name_map: '/nn.Module: BertEmbedings_0', 'a/b' name no operator of either side and are part of no "
+            "module path, so they rename nothing (names are case-sensitive: copy them from the ModuleCompare sheet)."
+            in lines)
+    held = []  # the encoder and the modules inside it, from the raw JSON
+    for path in BERT:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            mods = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"
+                    and str(e.get("name")).startswith("nn.Module:")]
+        (enc,) = [e for e in mods if e["name"] == "nn.Module: BertEncoder_0"]
+        held.append(sum(e["tid"] == enc["tid"] and enc["ts"] <= e["ts"] and e["ts"] + e["dur"] <= enc["ts"] + enc["dur"]
+                        for e in mods))
+    assert held == [69, 69]
+    assert [line for line in lines if "BertEncoder_0'" in line] == [
+        f"--op_name_map: the entry 'BertModel_0/nn.Module: BertEncoder_0': 'E' renames the {held[0]} base and "
+        f"{held[1]} comparison module paths holding 'BertModel_0/nn.Module: BertEncoder_0' alike, so they pair as "
+        "without it (an entry pairs a name of one side with another name of the other)."]

@@ -1254,6 +1254,20 @@ def _pairs_ops(ctx: RunContext, key: str) -> bool:
     return entry_pairs_ops(operator_pairs(ctx), key)
 
 
+def _say_lost_path_keys(keys: list[str], named: set[str], base: ModuleTrees, comp: ModuleTrees) -> None:
+    """Warn of the ``--op_name_map`` keys holding "/" that no module path of either side holds and no op is named:
+    they rename nothing. The unused-key warning, made before the trees are, leaves such a key out (it could span
+    two levels of a path), so a misspelt path (``'/nn.Module: BertEmbedings_0'``) renamed nothing without a word."""
+    paths = {m.module_name for t in (base, comp) for tree in (t.forward, t.backward) for m in _descendants(tree)}
+    lost = [k for k in keys if k not in named and not any(k in p for p in paths)]
+    if lost:
+        one = len(lost) == 1
+        log.warning("--op_name_map: %s %s no operator of either side and %s part of no module path, so %s nothing "
+                    "(names are case-sensitive: copy them from the ModuleCompare sheet).",
+                    ", ".join(term_safe(repr(k)) for k in lost), "names" if one else "name", "is" if one else "are",
+                    "it renames" if one else "they rename")
+
+
 def _has_stacks(side: ModuleTrees) -> bool:
     """Whether any top-layer op of a side carries a call stack. The original tests the sheet's last
     column, which its TOTAL rows always fill, so its warning never shows; cells of ops whose time did
@@ -1276,12 +1290,14 @@ def build(ctx: RunContext) -> list[Sheet] | None:
     matched = sum(1 for p in pairs if p[0] is not None and p[1] is not None)
     record_match_rate(ctx, "modules", matched, nb, nc)
     verdicts = module_map_verdicts(ctx)
-    if verdicts:
+    spanning = [k for k in ctx.options.op_name_map if "/" in k] if not ctx.options.disable_details else []
+    if verdicts or spanning:
         named = {str(n) for side in ("base", "comparison") for n in op_tree(ctx, side).name_codes()[1].tolist()}
         idle = idle_module_entries(ctx.options.op_name_map,
                                    {k: got for k, got in verdicts.items() if k not in named or not _pairs_ops(ctx, k)})
         if idle:
             log.warning("--op_name_map: %s.", "; ".join(idle))
+        _say_lost_path_keys(spanning, named, base, comp)  # type: ignore[arg-type]
     heads: dict[str, tuple[str, str]] = {}  # the module paths' class and name cells, for both sheets
     sheets = [Sheet("ModuleCompareStatistic", STAT_COLUMNS, statistic_frame(pairs, base, comp, heads), *STAT_SPANS)]
     if not ctx.options.disable_details:
