@@ -894,8 +894,6 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool,
         raise ProfileError(base, "is a folder of ranks, and so is the comparison",
                            hint="compare_ranks() compares them rank by rank; or pass one rank per side")
     folder, role, other = (base, "comparison", comparison) if folders[0] else (comparison, "base", base)
-    from .loaders import detect
-
     # the other side's own error first (a mistyped path: the loader, reading the base first, named only the folder)
     with on_side(f"{role} side"):
         layout = detect(other, force, heads)
@@ -1100,8 +1098,6 @@ def _same_input(base: str, comparison: str, layouts: list[Layout | None]) -> str
     and its ASCEND_PROFILER_OUTPUT on the other (``layouts``: each side's, None where the loader refuses it), paths
     that differ. A bare trace_view.json beside its folder is no such case: the folder's side reads the CSVs too, so
     its figures differ. Comparing two steps of one profile is intended, so the caller asks only for equal steps."""
-    from .loaders.paths import given_path
-
     read = given_path(base)  # the base path as the loader reads it
     if _same_file(read, given_path(comparison)):
         return f"Base and comparison are the same input ({display(read)}): every difference will be zero."
@@ -1262,8 +1258,6 @@ def one_input(base: str, comparison: str, opts: Options) -> bool:
     ``run/``), as the loaders' notes name it "(both sides)"; the step refusals and the gate's refusal ask here."""
     if opts.base_step != opts.comparison_step:
         return False
-    from .loaders.paths import given_path
-
     return base == comparison or _same_entry(given_path(base), given_path(comparison))
 
 

@@ -181,8 +181,6 @@ def _output_as_typed(shown: str) -> Callable[[str], str]:
     used = typed_path(shown)
     if used == shown:
         return lambda text: text
-    import re
-
     tilde = shown.replace(os.sep, "/").split("/", 1)[0]  # "~" or "~user": all that expanding changes
     home, typed = term_safe(typed_path(tilde)), term_safe(tilde)
     forms = [used]

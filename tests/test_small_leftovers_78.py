@@ -1,0 +1,43 @@
+"""Session 77's small leftovers (session 78): imports said twice, the help's pointer to the README, and the
+wording of a few lines. Each expected text here is built from the data or the package's files, not read from the
+code's output."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "msprof_compare"
+
+
+def _imported_again(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, name) of each import inside a function of a name the module already imports at its top, as it
+    imports it there (the same module, or the same name from the same module, under the same alias)."""
+    def names(node: ast.stmt) -> set[tuple[str, str, str | None]]:
+        if isinstance(node, ast.Import):
+            return {("", a.name, a.asname) for a in node.names}
+        if isinstance(node, ast.ImportFrom):
+            return {("." * node.level + (node.module or ""), a.name, a.asname) for a in node.names}
+        return set()
+
+    top = set().union(*(names(n) for n in tree.body))
+    return sorted((inner.lineno, ".".join(filter(None, got[:2])))
+                  for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for inner in ast.walk(fn) for got in names(inner) if got in top)
+
+
+def test_no_function_imports_what_its_module_imports_at_the_top():
+    """cli.py's ``_output_as_typed`` imported ``re`` again after the module had come to import it at its top, and
+    api.py three names of its loaders: a second import says the name was missing there, which it was not."""
+    found = [f"{path.relative_to(PACKAGE)}:{line}: {name}" for path in sorted(PACKAGE.rglob("*.py"))
+             for line, name in _imported_again(ast.parse(path.read_text(encoding="utf-8")))]
+    assert found == []
+
+
+def test_the_import_check_finds_each_form():
+    """The check above can fail: a plain import, a from-import and a relative one said again in a function are
+    found; one under another alias, or of another name, is not."""
+    source = ("import re\nfrom .loaders import detect\nfrom os import path as p\n"
+              "def f():\n    import re\n    from .loaders import detect\n    from os import path as p\n"
+              "    import re as regex\n    from .loaders import load_profile\n    from os import path\n")
+    assert _imported_again(ast.parse(source)) == [(5, "re"), (6, ".loaders.detect"), (7, "os.path")]
