@@ -102,16 +102,18 @@ SCRIPT_DESCRIPTION = "Compare trace of GPU and NPU"
 #: Under the options of every face: the original's help leaves unsaid what to pass (a MindSpore user found no word
 #: of *_ascend_ms: user walk 74) and what a run without any --enable_* does, and
 #: a CI script's author read no exit status (3 for --fail_on_regression alone) nor where the JSON is described (in the
-#: installed package, not a checkout's docs/: a pip user has no checkout).
+#: installed package, not a checkout's docs/: a pip user has no checkout); nor has a pip user a README.md file, but
+#: pyproject's ``readme`` makes it the installed metadata's description, which Python reads.
 HELP_EPILOG = ("Each path (-bp, -d) is a PyTorch Kineto trace (*.pt.trace.json, or .json.gz), or an Ascend "
                "profiling folder of torch_npu (*_ascend_pt) or MindSpore 2.x (*_ascend_ms), its "
                "ASCEND_PROFILER_OUTPUT, its trace_view.json or its ascend_*_profiler_*.db. "
                "With no --enable_* option, every comparison runs. Exit status: 0 done (a run within "
                "--fail_on_regression too), 1 unreadable or invalid data (or no E2E time for --fail_on_regression to "
                "judge), 2 bad usage, 3 a regression beyond --fail_on_regression (the reports are written), 130 "
-               "interrupted. README.md (Errors and exit codes; CI regression gate) says more. The JSON report's "
-               "schema ships with the package: msprof_compare/schemas/result.schema.json, in Python "
-               "msprof_compare.schema('result').")
+               "interrupted. README.md (Errors and exit codes; CI regression gate) says more; pip installs it as "
+               "the package's description, in Python importlib.metadata.metadata('msprof_compare')"
+               ".json['description']. The JSON report's schema ships with the package: "
+               "msprof_compare/schemas/result.schema.json, in Python msprof_compare.schema('result').")
 #: performance_compare.py takes its two paths without -bp / -d, which its help named as the paths to give.
 SCRIPT_HELP_EPILOG = HELP_EPILOG.replace("Each path (-bp, -d)", "Each path (base_profiling_path, "
                                          "comparison_profiling_path)", 1)

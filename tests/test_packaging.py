@@ -139,3 +139,12 @@ def test_the_wheel_holds_the_json_schemas(tmp_path: Path) -> None:
     printed, where = run.stdout.splitlines()
     assert Path(where).parent == tmp_path / "site" / "msprof_compare"
     assert json.loads(printed) == json.loads(held["msprof_compare/schemas/result.schema.json"])
+    # the help's pointer for a pip user, who has no README.md file: the wheel's metadata holds it, as Python reads it
+    from msprof_compare.cli import HELP_EPILOG
+
+    (expr,) = re.findall(r"in Python (importlib\.metadata\.\S+)\. ", HELP_EPILOG)
+    run = subprocess.run([sys.executable, "-c", f"import importlib.metadata; print({expr}, end='')"],
+                         capture_output=True, encoding="utf-8", cwd=tmp_path,
+                         env={**env, "PYTHONIOENCODING": "utf-8"}, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == (REPO_ROOT / "README.md").read_text(encoding="utf-8").strip()

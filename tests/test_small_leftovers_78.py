@@ -5,7 +5,10 @@ code's output."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "msprof_compare"
 
@@ -41,3 +44,26 @@ def test_the_import_check_finds_each_form():
               "def f():\n    import re\n    from .loaders import detect\n    from os import path as p\n"
               "    import re as regex\n    from .loaders import load_profile\n    from os import path\n")
     assert _imported_again(ast.parse(source)) == [(5, "re"), (6, ".loaders.detect"), (7, "os.path")]
+
+
+def test_the_help_points_a_pip_user_at_the_readme_in_the_installed_metadata(capsys: pytest.CaptureFixture) -> None:
+    """--help ended "README.md (Errors and exit codes; CI regression gate) says more", a file a pip install does not
+    put on disk; pyproject's ``readme`` makes it the installed metadata's description. Every face's help names the
+    Python that reads it, and that Python gives the README with both sections (test_packaging runs it against a
+    built wheel)."""
+    import importlib.metadata
+
+    from cliutil import run_inproc
+    from test_packaging import _pyproject
+
+    from msprof_compare import cli
+
+    assert _pyproject()["project"]["readme"] == "README.md"
+    faces = [" ".join(run_inproc(capsys, "--help")[1].split()),
+             " ".join(cli.build_script_parser().format_help().split())]
+    for flat in faces:
+        assert "README.md (Errors and exit codes; CI regression gate) says more; pip installs it as the package's " \
+               "description, in Python importlib.metadata" in flat, flat
+        (expr,) = re.findall(r"in Python (importlib\.metadata\.\S+)\. ", flat)
+        text = eval(expr, {"importlib": importlib})  # the help's own words, run as a user would paste them
+        assert "\n## Errors and exit codes\n" in text and "\n## CI regression gate\n" in text
