@@ -67,3 +67,32 @@ def test_the_help_points_a_pip_user_at_the_readme_in_the_installed_metadata(caps
         (expr,) = re.findall(r"in Python (importlib\.metadata\.\S+)\. ", flat)
         text = eval(expr, {"importlib": importlib})  # the help's own words, run as a user would paste them
         assert "\n## Errors and exit codes\n" in text and "\n## CI regression gate\n" in text
+
+
+def test_the_export_note_says_which_kernel_rows_it_counts_as_hccl_ops(samples: Path, tmp_path: Path) -> None:
+    """The NPU export kind note counted the HCCL ops of a text export's kernel_details.csv by name (hcom_*) and by
+    Accelerator Core (HCCL, or COMMUNICATION where newer torch_npu writes it), yet gave "(hcom_*)" as what it
+    counts. The level-1 text export with its last HCCL op written as newer torch_npu may write one (core
+    COMMUNICATION, no hcom_ name): the count, from the CSV here, holds it, and the words say so."""
+    import csv
+    import shutil
+
+    from test_export_switch import DB_L1, TEXT_L1, _note
+
+    from msprof_compare import compare
+
+    text = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / TEXT_L1, text)
+    csv_path = text / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    was = csv_path.read_text(encoding="utf-8")
+    row = ",hcom_allReduce__586_3_1,hcom_allReduce_,N/A,HCCL,"
+    assert was.count(row) == 1
+    csv_path.write_text(was.replace(row, ",allReduce__586_3_1,allReduce_,N/A,COMMUNICATION,"), encoding="utf-8")
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        n = sum(1 for r in csv.DictReader(f) if r["Type"].strip() not in ("", "N/A")
+                and (r["Name"].startswith("hcom_") or r["Accelerator Core"].strip() in ("HCCL", "COMMUNICATION")))
+    assert n == 4
+    res = compare(str(text), str(samples / DB_L1), enable_kernel_compare=True)
+    assert (f"KernelCompare: the base side's kernel_details.csv lists {n} HCCL op(s) (hcom_* or "
+            "Accelerator Core HCCL / COMMUNICATION), which a DB export's compute tasks do not hold") \
+        in _note(res)["Detail"]
