@@ -5,6 +5,7 @@ code's output."""
 from __future__ import annotations
 
 import ast
+import os
 import re
 from pathlib import Path
 
@@ -96,3 +97,28 @@ def test_the_export_note_says_which_kernel_rows_it_counts_as_hccl_ops(samples: P
     assert (f"KernelCompare: the base side's kernel_details.csv lists {n} HCCL op(s) (hcom_* or "
             "Accelerator Core HCCL / COMMUNICATION), which a DB export's compute tasks do not hold") \
         in _note(res)["Detail"]
+
+
+@pytest.mark.parametrize("relative", [True, False], ids=["as-typed", "absolute"])
+def test_a_full_disk_under_a_missing_report_folder_reads_with_one_bracket(relative: bool, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-o new/run.xlsx``, new not there yet, on a full disk read "new (/abs/new, the folder of new/run.xlsx) (its
+    nearest existing folder, /abs)": two brackets in a row, as if two things were named. One bracket holds both."""
+    from cliutil import error_lines, run_inproc
+    from test_output_safety import _statvfs
+
+    from msprof_compare import api
+
+    trace = PACKAGE.parent / "sample_data" / "bert-small_h100.json.gz"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(os, "statvfs", _statvfs(0, 0))
+    monkeypatch.setattr(api, "cli_compare", lambda *a, **k: pytest.fail("compared on a full disk"))
+    target = "new/run.xlsx" if relative else f"{tmp_path}/new/run.xlsx"
+    code, _, err = run_inproc(capsys, "-bp", str(trace), "-d", str(trace), "-o", target)
+    named = (f"new ({tmp_path}/new, the folder of new/run.xlsx" if relative
+             else f"{tmp_path}/new (the folder of {tmp_path}/new/run.xlsx")
+    assert (code, error_lines(err)) == (2, [
+        f"error: output directory {named}; its nearest existing folder, {tmp_path}): no space left on its file "
+        "system (0 bytes free); free some space or write the reports elsewhere"])
+    assert list(tmp_path.iterdir()) == []

@@ -23,10 +23,10 @@ from .json_report import json_part, write_json
 from .output import (
     check_room,
     first_free_name,
-    folder_of_report,
     names_no_file,
     new_names,
     output_target,
+    report_folder_parts,
     utc_now,
     write_new_files,
 )
@@ -84,12 +84,12 @@ def _room(folder: str, output: str) -> None:
     except OSError:  # a working directory deleted meanwhile
         typed = False
     if output in ("", ".", "./"):  # the default (-o "" is it too)
-        where = f"{term_safe(folder)} (the current directory)"
+        where, aside = term_safe(folder), "the current directory"
     elif typed:
-        where = term_safe(output)
+        where, aside = term_safe(output), ""
     else:
-        where = folder_of_report(folder, output, term_safe(output))
-    check_room(folder, where)
+        where, aside = report_folder_parts(folder, output, term_safe(output))
+    check_room(folder, where, aside)
 
 
 def format_mismatch(output: str, formats: tuple[str, ...], explicit_format: bool = False) -> str:

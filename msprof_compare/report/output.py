@@ -200,8 +200,15 @@ def folder_of_report(folder: str, raw: str, say: str) -> str:
     """The folder (absolute) of a report file the target ``raw`` names (``say``: the target as messages show it),
     as messages name it: as typed, then its absolute path where that differs, and the file it holds (``out
     (/home/u/out, the folder of out/run.xlsx)``); "-o out/run.xlsx" named only "/home/u/out", a path never typed."""
+    shown, aside = report_folder_parts(folder, raw, say)
+    return f"{shown} ({aside})"
+
+
+def report_folder_parts(folder: str, raw: str, say: str) -> tuple[str, str]:
+    """``folder_of_report``'s two parts: the name and what its brackets hold, for a message that adds to them
+    (``check_room``: one bracket, not two in a row)."""
     shown, note = _written_parts(folder, raw)
-    return f"{shown} ({note + ', ' if note else ''}the folder of {say})"
+    return shown, f"{note + ', ' if note else ''}the folder of {say}"
 
 
 def _written_parts(folder: str, raw: str) -> tuple[str, str]:
@@ -326,13 +333,15 @@ def _probe(directory: str, failure: str, existing: bool = False, shown: str | No
                          f"fails: {reason})") from None
 
 
-def check_room(directory: str, where: str) -> None:
+def check_room(directory: str, where: str, aside: str = "") -> None:
     """Refuse an output ``directory`` (or, not there yet, the nearest existing folder above it) whose file system
     has no free block left: a full disk was found only by the write, after the whole compare (exit 1 then). One
     ``statvfs`` call, before the compare (``deliver.check_target``): no trial write, and a disk that fills during
     the compare is still found by the write itself. Root may write the blocks the file system reserves for it
-    (``f_bfree``), anyone else only ``f_bavail``. ``where``: the folder as the messages name it. Nothing is said
-    where the system cannot tell (no ``statvfs``: Windows; a folder it cannot ask)."""
+    (``f_bfree``), anyone else only ``f_bavail``. ``where``: the folder as the messages name it; ``aside``: what
+    the brackets after it hold ("the current directory"), to which the nearest existing folder is added (two
+    brackets in a row read as two things named). Nothing is said where the system cannot tell (no ``statvfs``:
+    Windows; a folder it cannot ask)."""
     folder = directory
     while not os.path.isdir(folder):
         parent = os.path.dirname(folder)
@@ -345,8 +354,11 @@ def check_room(directory: str, where: str) -> None:
         return
     free = fs.f_bfree if hasattr(os, "geteuid") and os.geteuid() == 0 else fs.f_bavail
     if free <= 0 < fs.f_blocks:  # f_blocks 0: a file system that counts no blocks (procfs), which the probe judges
-        held = "" if folder == directory else f" (its nearest existing folder, {term_safe(folder)})"
-        raise UsageError(f"output directory {where}{held}: no space left on its file system (0 bytes free); free "
+        held = [aside] if aside else []
+        if folder != directory:
+            held.append(f"its nearest existing folder, {term_safe(folder)}")
+        said = f"{where} ({'; '.join(held)})" if held else where
+        raise UsageError(f"output directory {said}: no space left on its file system (0 bytes free); free "
                          "some space or write the reports elsewhere")
 
 
