@@ -1001,18 +1001,28 @@ def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads
     matching = _matching_options_without_ops(opts, base_profile, comparison_profile)
     for line in matching:
         log.warning("%s", line)
-    unused = [] if matching else _unused_name_map_keys(opts, (base_profile, comparison_profile))
-    if unused:
+    unused, unmatched, why = ([], [], "") if matching else _unused_name_map_keys(opts, (base_profile,
+                                                                                       comparison_profile))
+    if unused or unmatched:
         from .compare.modules import has_modules
         from .compare.optree import names_sheet  # said before pairing: "OperatorCompare or ModuleCompare" may be
 
         # a side without nn.Module events pairs no module: the run writes the operator sheets alone
         paired = None if has_modules(base_profile) and has_modules(comparison_profile) else (lambda: False)
+        hint = f"names are case-sensitive: copy them from the {names_sheet(opts, paired)} sheet"
+    if unused:
         one = len(unused) == 1
-        log.warning("--op_name_map: %s %s no operator of either side and %s in no module name, so %s nothing "
-                    "(names are case-sensitive: copy them from the %s sheet).",
+        log.warning("--op_name_map: %s %s no operator of either side and %s in no module name, so %s nothing (%s).",
                     ", ".join(term_safe(repr(k)) for k in unused), "names" if one else "name",
-                    "appears" if one else "appear", "it renames" if one else "they rename", names_sheet(opts, paired))
+                    "appears" if one else "appear", "it renames" if one else "they rename", hint)
+    if unmatched:
+        one = len(unmatched) == 1
+        # the module names read: the keys are in them (no misspelling to hint at) unless no loader read them
+        read = opts.enable_operator_compare and not opts.disable_module
+        log.warning("--op_name_map: %s %s no operator of either side and could rename only module paths, which this "
+                    "run does not compare (%s), so %s nothing%s.", ", ".join(term_safe(repr(k)) for k in unmatched),
+                    "names" if one else "name", why, "it renames" if one else "they rename",
+                    "" if read else f" ({hint})")
     crossed = [] if matching else _renamed_again(opts)
     if crossed:
         said = [tuple(term_safe(repr(x)) for x in t) for t in crossed[:3]]
@@ -1050,7 +1060,7 @@ def _matching_options_without_ops(opts: Options, base: Profile, comparison: Prof
             for name in given]
 
 
-def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> list[str]:
+def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> tuple[list[str], list[str], str]:
     """The ``--op_name_map`` keys that rename nothing in a run that compares operators: the key is no op's whole
     name on either side (ops are renamed by whole name), no part of an nn.Module python_function or optimizer op
     name (module paths, made of those, are renamed by substring; a call-stack frame's name is in none), no part of
@@ -1058,12 +1068,15 @@ def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> l
     could span two levels of a module path). A misspelt key otherwise passes without a word, and the
     user reads the unchanged match rate as the map not helping; a key that is only part of an op's name
     (``aten::relu`` for ``aten::relu_``, or ``linear`` of the frame ``<built-in function linear>``) renames no op
-    either. No key under --disable_details: the map is said to be ignored there (no op or module is matched), and
-    advice to copy names from the detail sheets that run hides only misled."""
+    either. Second, the other keys that name no op in a run that compares no modules (every one where no loader read
+    the module names: without the operator comparison or under --disable_module), with why (third): they could
+    rename module paths alone, which such a run does not match, and were said nowhere. No key under
+    --disable_details: the map is said to be ignored there (no op or module is matched), and advice to copy names
+    from the detail sheets that run hides only misled."""
     if not opts.op_name_map or opts.disable_details or not (opts.enable_operator_compare or
                                                             opts.enable_memory_compare):
-        return []
-    from .compare.modules import BACKWARD, backward_modules_possible, module_event_names
+        return [], [], ""
+    from .compare.modules import BACKWARD, backward_modules_possible, has_modules, module_event_names
 
     ops: set[str] = set()
     parts: set[str] = set()  # names a module path is made of, renamed by substring
@@ -1073,7 +1086,17 @@ def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> l
         if backward_modules_possible(p):
             parts.add(BACKWARD)
     parts.update(n for n in ops if n.lower().startswith("optimizer"))  # the module trees' optimizer test
-    return [k for k in opts.op_name_map if k and "/" not in k and k not in ops and not any(k in n for n in parts)]
+    # the module matching runs within the operator comparison, on two sides with nn.Module events
+    without = [side for side, p in zip(("base", "comparison"), profiles, strict=True) if not has_modules(p)]
+    why = ("only --enable_operator_compare compares them" if not opts.enable_operator_compare
+           else "--disable_module" if opts.disable_module
+           else "neither side has nn.Module events" if len(without) == 2
+           else f"the {without[0]} side has no nn.Module events" if without else "")
+    named = [k for k in opts.op_name_map if k and k not in ops]
+    if why and not (opts.enable_operator_compare and not opts.disable_module):  # no loader read the module names
+        return [], named, why
+    unused = [k for k in named if "/" not in k and not any(k in n for n in parts)]
+    return unused, [k for k in named if k not in unused] if why else [], why
 
 
 def _renamed_again(opts: Options) -> list[tuple[str, str, str]]:

@@ -122,3 +122,53 @@ def test_a_full_disk_under_a_missing_report_folder_reads_with_one_bracket(relati
         f"error: output directory {named}; its nearest existing folder, {tmp_path}): no space left on its file "
         "system (0 bytes free); free some space or write the reports elsewhere"])
     assert list(tmp_path.iterdir()) == []
+
+
+BERT_H100 = str(PACKAGE.parent / "sample_data" / "bert-small_h100.json.gz")
+#: an MI300 excerpt without nn.Module events (its python functions hold none)
+NO_MODULES = str(PACKAGE.parent / "tests" / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json")
+MODULE_KEYS = "{'BertLayer': 'L', 'Dropout': 'D', 'zzz': 'y'}"
+
+
+def _module_premises() -> None:
+    """What the raw traces hold: 'BertLayer' and 'Dropout' are parts of the BERT trace's nn.Module names and no op's
+    name there or in the excerpt, which holds no nn.Module event; 'zzz' is in no name of either."""
+    from test_op_name_map_whole_name import _names
+
+    bert, bare = _names(BERT_H100), _names(NO_MODULES)
+    modules = {n for n in bert if n.startswith("nn.Module:")}
+    assert all(any(k in n for n in modules) for k in ("BertLayer", "Dropout"))
+    assert not {"BertLayer", "Dropout", "zzz"} & (bert | bare)
+    assert not any("zzz" in n for n in bert | bare) and not any(n.startswith("nn.Module") for n in bare)
+
+
+@pytest.mark.parametrize(("pair", "flags", "said"), [
+    ([BERT_H100, BERT_H100], ["--enable_operator_compare", "--disable_module"], [
+        "--op_name_map: 'BertLayer', 'Dropout', 'zzz' name no operator of either side and could rename only module "
+        "paths, which this run does not compare (--disable_module), so they rename nothing (names are "
+        "case-sensitive: copy them from the OperatorCompare sheet)."]),
+    ([BERT_H100, BERT_H100], ["--enable_memory_compare"], [
+        "--op_name_map: 'BertLayer', 'Dropout', 'zzz' name no operator of either side and could rename only module "
+        "paths, which this run does not compare (only --enable_operator_compare compares them), so they rename "
+        "nothing (names are case-sensitive: copy them from the MemoryCompare sheet)."]),
+    ([BERT_H100, NO_MODULES], ["--enable_operator_compare"], [
+        "--op_name_map: 'zzz' names no operator of either side and appears in no module name, so it renames nothing "
+        "(names are case-sensitive: copy them from the OperatorCompare sheet).",
+        "--op_name_map: 'BertLayer', 'Dropout' name no operator of either side and could rename only module paths, "
+        "which this run does not compare (the comparison side has no nn.Module events), so they rename nothing."]),
+], ids=["disable-module", "memory-only", "side-without-modules"])
+def test_a_module_key_in_a_run_that_compares_no_modules_is_said_to_rename_nothing(
+        pair: list[str], flags: list[str], said: list[str], capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A key that could rename only module paths renamed nothing, without a word, where the run matches no module:
+    under --disable_module, without the operator comparison (which alone matches modules; the loaders then read
+    no module name, so whether a key is in one is not known, and the case hint stays), or beside a side without
+    nn.Module events. A key in no module name of a run that read them keeps its own line."""
+    from msprof_compare import cli
+
+    _module_premises()
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["compare", "-bp", pair[0], "-d", pair[1], "-o", str(tmp_path), *flags,
+                          "--op_name_map", MODULE_KEYS])
+    assert info.value.code == 0
+    lines = [line.split("] ", 1)[1] for line in capsys.readouterr().err.splitlines() if "--op_name_map:" in line]
+    assert lines == said
