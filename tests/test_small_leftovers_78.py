@@ -172,3 +172,28 @@ def test_a_module_key_in_a_run_that_compares_no_modules_is_said_to_rename_nothin
     assert info.value.code == 0
     lines = [line.split("] ", 1)[1] for line in capsys.readouterr().err.splitlines() if "--op_name_map:" in line]
     assert lines == said
+
+
+def test_a_key_inside_a_longer_key_is_not_counted_in_the_paths_the_longer_one_renames(
+        capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """The bundled BERT pair: every nn.Module name holding 'Drop' holds it inside 'Dropout', which the map
+    replaces first (longest key at a place), so 'Drop' renames no module path. Its idle-entry words said it renamed
+    the 9 base and 9 comparison paths holding it alike, the Dropout paths, which it does not rename; they are said
+    of 'Dropout' alone, and 'Drop' is said to rename none (test_op_name_map_idle counts them against a matching run
+    again)."""
+    from test_op_name_map_whole_name import BERT, _names
+
+    from msprof_compare import cli
+
+    names = _names(BERT[0]) | _names(BERT[1])
+    holding = [n for n in names if "Drop" in n]
+    assert holding and all(n.startswith("nn.Module:") and n.count("Drop") == n.count("Dropout") for n in holding)
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["compare", "-bp", BERT[0], "-d", BERT[1], "-o", str(tmp_path), "--enable_operator_compare",
+                          "--op_name_map", "{'Drop': 'X', 'Dropout': 'Y'}"])
+    assert info.value.code == 0
+    lines = [line.split("] ", 1)[1] for line in capsys.readouterr().err.splitlines() if "--op_name_map:" in line]
+    assert len(lines) == 1
+    said = dict(part.split(" renames ", 1) for part in lines[0].removeprefix("--op_name_map: ").split("; "))
+    assert said["the entry 'Dropout': 'Y'"].startswith("the 9 base and 9 comparison module paths holding 'Dropout'")
+    assert said["the entry 'Drop': 'X'"].startswith("no module path: where one holds 'Drop', the text of another key")
