@@ -295,7 +295,7 @@ def test_damaged_time_text_in_a_trace_view_is_named(tmp_path, text, why):
         assert err.value.path == str(f)
         # the event named, as a refused decode names it: its index in the event list, its ph and name
         assert err.value.message == (f"invalid trace event: event {first} of the event list (counting from 0; ph 'X', "
-                                     f"name {short_repr(raw[first]['name'])}) has {field} {short_repr(text)}: {why}")
+                                     f"name {short_repr(raw[first]['name'])}) has {field} {json.dumps(text)}: {why}")
 
 
 def test_communication_json_as_symbolic_link_is_refused(tmp_path):

@@ -637,4 +637,4 @@ def test_a_time_written_as_text_that_is_no_number_is_refused(tmp_path):
         with pytest.raises(ProfileError) as err:
             load_profile(str(path), _opts())
         assert err.value.message == (f"invalid trace event: event 0 of traceEvents (counting from 0; ph 'X', name "
-                                     f"'k') has ts {text!r}: not a number")
+                                     f"'k') has ts {json.dumps(text)}: not a number")

@@ -767,7 +767,7 @@ def test_a_lone_dot_is_no_number(tmp_path, capsys) -> None:
                               "-o", str(out))
     name = short_repr(doc["traceEvents"][at]["name"])  # the event named, as a refused decode names it
     assert code == 1 and error_lines(err) == [f"error: {trace}: invalid trace event: event {at} of traceEvents "
-                                              f"(counting from 0; ph 'X', name {name}) has ts '.': not a number "
+                                              f"(counting from 0; ph 'X', name {name}) has ts \".\": not a number "
                                               f"(comparison side)"]
     assert not out.exists()
 

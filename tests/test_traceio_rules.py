@@ -213,8 +213,8 @@ def test_a_time_that_is_no_number_names_its_event(tmp_path: Path) -> None:
     name = doc["traceEvents"][at]["name"]
     # a null ts, and a float dur beyond int64 ns on the negative side (the value of the largest magnitude, not
     # the largest value, is the one named): their own words, after the event
-    for field, value, said in (("dur", "", "'', where a number is due"), ("dur", "N/A", "'N/A': not a number"),
-                               ("dur", " ", "' ', where a number is due"),
+    for field, value, said in (("dur", "", '"", where a number is due'), ("dur", "N/A", '"N/A": not a number'),
+                               ("dur", " ", '" ", where a number is due'),
                                ("ts", None, None),  # named as an event with no ts (7a949174)
                                ("dur", -1e300, "-1e+300: out of range (beyond int64 nanoseconds)")):
         edited = json.loads(json.dumps(doc))
@@ -247,11 +247,11 @@ def test_a_time_that_is_no_number_names_its_event(tmp_path: Path) -> None:
             load_profile(str(copy), opts)
         assert info.value.path == str(view) and info.value.message == (
             f"invalid trace event: event {i} of the event list (counting from 0; ph '{ph}', name "
-            f"{events[i]['name']!r}) has dur 'N/A': not a number")
+            f"{events[i]['name']!r}) has dur \"N/A\": not a number")
 
 
 @pytest.mark.parametrize("written", ["1e20", "100000000000000000000", "100000000000000000", "100000000000000000.5",
-                                     "-1E+300"])
+                                     "-1E+300", '"1e20"', '"-1E+300"'])
 def test_a_time_out_of_range_reads_one_way_as_written(tmp_path: Path, written: str) -> None:
     """One time beyond int64 ns read two ways: "has dur 1e+20: out of range (over int64 nanoseconds)" (a float, as
     Python writes it), "has dur '100000000000000000000': out of range (beyond int64 nanoseconds)" (an integer too
@@ -259,7 +259,8 @@ def test_a_time_out_of_range_reads_one_way_as_written(tmp_path: Path, written: s
     of the file found none of them. The value is shown as the trace writes it, with one reason: a Kineto op's dur
     (the timesformer excerpt, its durations floats; with a UTF-8 byte-order mark too), and a ts of an NPU export's
     trace_view.json (an event list, its times strings; as a number here) and of a Kineto trace whose times are read
-    as text (shifted beyond 2**42 us)."""
+    as text (shifted beyond 2**42 us). A time written as a string shows its JSON quotes ("1e20"), as the refusal
+    of a value of the wrong type shows a string, where Python's ('1e20') were shown (session 78)."""
     import json
     import shutil
 

@@ -1297,28 +1297,29 @@ def event_time_error(exc: TimeValueError, path: str, events: list, index: int, t
     ``traceEvents`` where ``top``, else in its event list), as ``invalid_event`` names a value the decode refused:
     "invalid 'dur' value '' in trace events" left the user to search the file for it. The loaders know which events
     a column came from; an error path only, so the happy path pays no lookup. ``data``: the trace's bytes, in which
-    a number is looked up to be shown as written (``_number_as_written``)."""
+    the value is looked up to be shown as written (``_time_as_written``)."""
     event = events[index]
     where = _event_named(index, top, [f"{k} {short_repr(v)}" for k in ("ph", "name")
                                       if isinstance(v := getattr(event, k, None), str)])
     if exc.shown is None:  # absent or null alike (the decode reads both as None): "has ts null" named no text
         return ProfileError(path, f"{INVALID_EVENT}: {where} has no {exc.field} (absent or null)")
-    shown = (_number_as_written(data, index, exc.field) if data is not None else None) or exc.shown
+    shown = (_time_as_written(data, index, exc.field) if data is not None else None) or exc.shown
     tail = f": {exc.why}" if exc.why else ", where a number is due"
     return ProfileError(path, f"{INVALID_EVENT}: {where} has {exc.field} {shown}{tail}")
 
 
-def _number_as_written(data: bytes | memoryview, index: int, field: str) -> str | None:
-    """``field`` of event ``index`` as the trace writes it where it is a JSON number (None otherwise: a string is
-    shown as its decoded text): the column's value is the decoded one, which read one time two ways, "has dur
-    1e+20" (a float's repr) and "has dur '100000000000000000000'" (an integer beyond int64, as text), and an
-    integer among floats as a float ("1e+17"); a search of the file finds neither. One lookup of the event
-    (``_event_at``), as ``invalid_event``'s."""
+def _time_as_written(data: bytes | memoryview, index: int, field: str) -> str | None:
+    """``field`` of event ``index`` as the trace writes it, a JSON number or string (None otherwise): the column's
+    value is the decoded one, which read one time two ways, "has dur 1e+20" (a float's repr) and "has dur
+    '100000000000000000000'" (an integer beyond int64, as text), and an integer among floats as a float
+    ("1e+17"); a search of the file finds neither. A string is shown with its JSON quotes and escapes
+    (``"1e20"``), as ``invalid_event`` shows a value of the wrong type (``"x", a string``), not in Python's
+    (``'1e20'``). One lookup of the event (``_event_at``), as ``invalid_event``'s."""
     if data[:3] == b"\xef\xbb\xbf":  # as decode_events: a UTF-8 byte-order mark is skipped
         data = memoryview(data)[3:]
     raw = _event_at(data, first_char(data), index).get(field)
     text = bytes(raw).decode("utf-8", "replace") if raw is not None else ""
-    return short_text(text) if text and text[0] in "-0123456789" else None
+    return short_text(text) if text and text[0] in '-0123456789"' else None
 
 
 def _float_us_to_ns(us: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
