@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,12 +15,19 @@ import pytest
 from msprof_compare import cli
 
 
-def run_inproc(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
-    """``msprof-analyze compare ARGS`` in this process (fast path for the many error cases)."""
+def run_entry(capsys: pytest.CaptureFixture, main: Callable[[list[str]], None],
+              args: list[str]) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of an entry point (``cli.analyze_main``, ``cli.script_main``) run in this
+    process on ``args``."""
     with pytest.raises(SystemExit) as info:
-        cli.analyze_main(["compare", *args])
+        main(args)
     out, err = capsys.readouterr()
     return info.value.code, out, err
+
+
+def run_inproc(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    """``msprof-analyze compare ARGS`` in this process (fast path for the many error cases)."""
+    return run_entry(capsys, cli.analyze_main, ["compare", *args])
 
 
 def finish(proc: subprocess.Popen, timeout: float = 300) -> subprocess.CompletedProcess:

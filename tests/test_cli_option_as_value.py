@@ -11,19 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cliutil import run_entry as _run
 
 from msprof_compare import cli
 
 REPO = Path(__file__).resolve().parents[1]
 BASE, COMPARISON = (str(REPO / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
-
-
-def _run(capsys: pytest.CaptureFixture, main: Callable[[list[str]], None], args: list[str]) -> tuple[int, str, str]:
-    """(exit status, stdout, stderr) of an entry point."""
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    out, err = capsys.readouterr()
-    return info.value.code, out, err
 
 
 @pytest.mark.parametrize(("args", "option", "taken"), [
