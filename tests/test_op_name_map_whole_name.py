@@ -22,15 +22,19 @@ RESNET = [str(SAMPLES / "kineto/tb_plugin/samples/resnet50_num_workers_0" / f"wo
 NPU = [str(SAMPLES / f"msinsight/test/data/pytorch/text/{level}/rank0_ascend_pt") for level in ("level1", "level2")]
 
 
-def _names(path: str, cat: str | None = None) -> set[str]:
-    """Names of the complete events of a Kineto trace or an NPU export's trace_view.json (of category ``cat``)."""
+def _events(path: str) -> list[dict]:
+    """The events of a Kineto trace or an NPU export's trace_view.json, read with the json module."""
     p = Path(path)
     if p.is_dir():
         p = p / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     with gzip.open(p, "rt", encoding="utf-8") if p.suffix == ".gz" else p.open(encoding="utf-8") as f:
         doc = json.load(f)
-    events = doc["traceEvents"] if isinstance(doc, dict) else doc
-    return {e["name"] for e in events if e.get("ph") == "X" and isinstance(e.get("name"), str)
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def _names(path: str, cat: str | None = None) -> set[str]:
+    """Names of the complete events of a Kineto trace or an NPU export's trace_view.json (of category ``cat``)."""
+    return {e["name"] for e in _events(path) if e.get("ph") == "X" and isinstance(e.get("name"), str)
             and cat in (None, e.get("cat"))}
 
 
@@ -107,13 +111,7 @@ def test_part_of_an_optimizer_op_renames_its_module_path(capsys: pytest.CaptureF
 
 def _fwdbwd_flows(path: str) -> int:
     """The fwdbwd flow starts of a Kineto trace or an NPU export's trace_view.json: one backward module each."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    with gzip.open(p, "rt", encoding="utf-8") if p.suffix == ".gz" else p.open(encoding="utf-8") as f:
-        doc = json.load(f)
-    events = doc["traceEvents"] if isinstance(doc, dict) else doc
-    return sum(e.get("cat") == "fwdbwd" and e.get("ph") == "s" for e in events)
+    return sum(e.get("cat") == "fwdbwd" and e.get("ph") == "s" for e in _events(path))
 
 
 @pytest.mark.skipif(not Path(NPU[0]).is_dir(), reason="shared samples not staged")
