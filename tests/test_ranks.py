@@ -818,6 +818,25 @@ def test_every_rank_held_twice_is_named_with_its_inputs(tmp_path, capsys, monkey
         "<worker>.<ms>.pt.trace.json)")
 
 
+def test_a_cycles_side_file_past_the_cap_gives_no_end(tmp_path):
+    """A profiler_info.json over 1 MiB (``_SIDE_FILE_BYTES``) is no side file torch_npu writes: its
+    collectionTimeEnd is not read, so the cycles go by name, as where one records no end. At the cap it is read
+    (the cycles in the order their collections ended: 3, 2, 1). The file is the sample's own, its end set, padded
+    with blanks after its JSON object."""
+    from msprof_compare.loaders import ranks as ranks_mod
+
+    end = json.loads((TEXT1 / "rank0_ascend_pt" / "profiler_info_0.json").read_text())["end_info"]["collectionTimeEnd"]
+    cyc = tmp_path / "cyc"
+    for name, at in ((cyc_name(7, 2), end), (cyc_name(7, 3), end - 5), (cyc_name(7, 1), end + 5)):
+        cycle(cyc, name, None, at)
+    info = cyc / cyc_name(7, 2) / "profiler_info.json"
+    text = info.read_bytes()
+    for size, order in ((ranks_mod._SIDE_FILE_BYTES, (3, 2, 1)), (ranks_mod._SIDE_FILE_BYTES + 1, (1, 2, 3))):
+        info.write_bytes(text + b" " * (size - len(text)))
+        assert info.stat().st_size == size
+        assert list(api.ranks(cyc).values()) == [str(cyc / cyc_name(7, n)) for n in order], size
+
+
 def cyc_name(worker: int, n: int) -> str:
     """A profiling directory's name as torch_npu writes it, ``{worker}_{timestamp}_ascend_pt``: worker ``host_N``."""
     return f"host_{worker}_2025010100000000{n}_ascend_pt"
