@@ -282,6 +282,22 @@ def test_a_third_node_holding_no_rank_is_bid_moved_out(tmp_path, capsys):
     assert sorted(api.ranks(job)) == [0, 1]
 
 
+@pytest.mark.parametrize("stray", ["ds_config.json", "ASCEND_PROFILER_OUTPUT"])
+def test_a_node_holding_a_stray_json_or_output_file_alone_holds_no_rank(tmp_path, stray):
+    """node2/ holding a JSON object that is no trace (a DeepSpeed config) or a file named ASCEND_PROFILER_OUTPUT
+    beside node0/ and node1/: it holds no rank's profile, as node2/ holding a log does. Both were skipped as "one
+    profile" (the first is what a folder input takes for its one trace, the second is the export folder's name),
+    so the job compared node0's and node1's ranks and left node2 out without a word."""
+    job = _two_nodes(TEXT1, tmp_path / "job")
+    (job / "node2").mkdir()
+    (job / "node2" / stray).write_text('{"train_batch_size": 8}')
+    with pytest.raises(ProfileError) as err:
+        api.ranks(job)
+    assert (err.value.path, err.value.message) == (
+        str(job / "node2"), "holds no rank's profile, where node0, node1 beside it hold ranks (a multi-node job's "
+                            "node folders each hold their ranks)")
+
+
 def test_an_empty_node_names_the_nodes_beside_it_in_number_order(tmp_path):
     """node3/ holding a log alone beside node2/ and node10/: the refusal names them with their digits read as
     numbers, node2 first (by string node10 came first)."""

@@ -176,8 +176,6 @@ def _refuse_empty_nodes(directory: str, subfolders: list[str], folders: list[str
             why = f"its name is node folder {term_safe(beside[0])}'s but for its digits"
             raise ProfileError(path, refused.message,
                                hint=_unlisted_hint(why, path, directory, lone, bit, error)) from None
-        if rank_inputs(path, heads, nodes=False) is None and _holds_profile(path, heads):
-            continue  # one profile: a rank's input (a folder of one trace) is in ``subfolders``
         these = f"{short_list(beside, 3)} beside it " + ("holds" if len(beside) == 1 else "hold")
         raise ProfileError(path, f"holds no rank's profile, where {these} "
                                  "ranks (a multi-node job's node folders each hold their ranks)",
