@@ -403,6 +403,16 @@ def test_the_exact_pass_names_the_row_of_a_time_it_cannot_read() -> None:
     with pytest.raises(TimeValueError) as info:  # beyond a chunk of texts: the row counts from the column's start
         traceio.exact_ns("t.json", [texts[0]] * (1 << 18) + [texts[2]], "ts")
     assert info.value.row == 1 << 18
+    # a dur among texts of one width, 10 of 11 of the common layout (read as one matrix, the rest one by one): its
+    # field, at its row of ``idx``
+    durs = b", ".join(b'{"dur": %s}' % (b'"x"' if i == 7 else b"%d.5" % (i % 10)) for i in range(11))
+    texts = traceio.exact_texts("t.json", b'{"traceEvents": [' + durs + b"]}")
+    assert {len(bytes(t.dur)) for t in texts} == {3}
+    for idx, row in ((None, 7), (np.arange(10, -1, -1), 3)):
+        with pytest.raises(TimeValueError) as info:
+            traceio.exact_ns("t.json", texts, "dur", idx)
+        assert (info.value.row, info.value.field, info.value.shown) == (row, "dur", "'x'")
+        assert info.value.message == "invalid 'dur' value 'x' in trace events: not a number"
 
 
 @pytest.mark.parametrize("bad", [True, [1], {"x": 1}])
