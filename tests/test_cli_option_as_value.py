@@ -189,8 +189,9 @@ def test_a_negative_number_or_a_word_with_a_blank_is_a_value(capsys: pytest.Capt
     """What argparse reads as a value the CLI takes too, for the option's own check: a negative number (its line
     names the value) and a word with a blank in it (a folder ``-my run``)."""
     monkeypatch.chdir(tmp_path)
-    code, _, err = _run(capsys, cli.compare_main, ["-bp", BASE, "-d", COMPARISON, "--fail_on_regression", "-5"])
-    assert code == 2 and "--fail_on_regression must be a finite percentage >= 0 (got '-5')" in err, err
+    for value in ("-5", "-2.5", "-.5"):  # argparse's negative numbers: integers and decimals
+        code, _, err = _run(capsys, cli.compare_main, ["-bp", BASE, "-d", COMPARISON, "--fail_on_regression", value])
+        assert code == 2 and f"--fail_on_regression must be a finite percentage >= 0 (got '{value}')" in err, err
     code, _, err = _run(capsys, cli.compare_main, ["-bp", BASE, "-d", COMPARISON, "-o", "-my run",
                                                    "--enable_api_compare"])
     assert code == 0, err
