@@ -265,6 +265,13 @@ def test_a_bad_parallel_setting_is_warned_of_once_a_job(tmp_path, capsys, caplog
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert [r for r, _ in api.compare_ranks(KINETO, KINETO, enable_profiling_compare=True)] == [0, 1]
     assert [m for m in caplog.messages if "MSPROF_COMPARE_PARALLEL" in m] == [said]
+    # two inputs, not one twice: each rank's load weighs a parallel load (``parallel_wanted``) by the job's reading
+    copy = tmp_path / "copy"
+    shutil.copytree(KINETO, copy)
+    code, _, err = run_inproc(capsys, "-bp", str(KINETO), "-d", str(copy), "-o", str(tmp_path / "out2"),
+                              "--enable_profiling_compare")
+    assert code == 0, err
+    assert [x.split("] ", 1)[1] for x in err.splitlines() if "MSPROF_COMPARE_PARALLEL" in x] == [said]
 
 
 def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):
