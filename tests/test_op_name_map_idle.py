@@ -247,6 +247,11 @@ def test_entry_of_one_sides_module_paths_is_said_where_it_pairs_nothing(samples:
     assert _said(caplog, bert, timesformer, op_name_map={"BertLayer": "TimesformerLayer"}) == [
         f"op_name_map: the entry 'BertLayer': 'TimesformerLayer' renames {held} base module paths holding "
         "'BertLayer', but they pair as without it."]
+    # one path: BERT's third embedding, a leaf module
+    assert _modules_within(bert, "Embedding_2") == 1 and _modules_within(timesformer, "Embedding_2") == 0
+    assert _said(caplog, bert, timesformer, op_name_map={"Embedding_2": "Emb"}) == [
+        "op_name_map: the entry 'Embedding_2': 'Emb' renames 1 base module path holding 'Embedding_2', but it pairs "
+        "as without it."]
     top = {"BertLMHeadModel_0": "TimesformerForVideoClassification_0"}
     assert _modules_within(bert, "BertLMHeadModel_0") == 84
     assert _said(caplog, bert, timesformer, op_name_map=top) == []
@@ -341,3 +346,30 @@ def test_a_key_in_another_keys_text_is_counted_where_it_renames(samples: Path, c
     assert _said(caplog, h100, timesformer, op_name_map=redundant)[0].endswith(
         "; the entry 'BertLayer': 'TimesformerLayer' renames 68 base module paths holding 'BertLayer', but they pair "
         "as without it.")
+
+
+def test_entry_of_an_op_and_a_module_path_idle_in_both_gets_both_lines(samples: Path,
+                                                                       caplog: pytest.LogCaptureFixture):
+    """Reference pair 1 (NPU text level 1 against level 2): each side steps once with plain SGD, and the step op is
+    also a node of the module trees (the optimizer's). README's entry renames both sides' step ops alike and their
+    module paths alike: neither pairing uses it, so each says so, the operators' line first. The operators' line
+    leaves out only a key that pairs modules (``pairs_modules``), the modules' line only a key that pairs ops across
+    two names; a key paired alike on both sides pairs neither."""
+    from msprof_compare.api import RunContext
+    from msprof_compare.compare import optree
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import build_options
+
+    level1, level2 = samples / NPU, samples / NPU.replace("level1", "level2")
+    assert _events(level1)[SGD] == _events(level2)[SGD] == 1 and _events(level1)[FUSED] == _events(level2)[FUSED] == 0
+    ops = (f"the entry '{SGD}': '{FUSED}' renames the 1 base and 1 comparison operators named '{SGD}' alike, so they "
+           "pair as by that name without it (an entry pairs a name of one side with another name of the other)")
+    assert _said(caplog, level1, level2, op_name_map={SGD: FUSED}) == [
+        f"op_name_map: {ops}.",
+        f"op_name_map: the entry '{SGD}': '{FUSED}' renames the 1 base and 1 comparison module paths holding '{SGD}' "
+        "alike, so they pair as without it (an entry pairs a name of one side with another name of the other)."]
+    opts = build_options(enable_operator_compare=True, op_name_map={SGD: FUSED})[0]
+    pairs = optree.operator_pairs(RunContext(load_profile(str(level1), opts), load_profile(str(level2), opts), opts))
+    assert not optree.entry_pairs_ops(pairs, SGD)
+    assert optree.idle_map_entries({SGD: FUSED}, pairs) == [ops]
+    assert optree.idle_map_entries({SGD: FUSED}, pairs, pairs_modules=[SGD]) == []
