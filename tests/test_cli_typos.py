@@ -88,6 +88,17 @@ def test_a_one_dash_name_given_with_equals_is_a_value(capsys: pytest.CaptureFixt
     assert len(list((tmp_path / "-debug").glob("*.xlsx"))) >= 1
 
 
+
+def test_a_one_dash_name_after_an_option_that_takes_a_value_is_its_value_left_out(capsys: pytest.CaptureFixture):
+    """``-o -debug``: the word after ``-o`` is the value it lacks (a folder, which ``-o=-debug`` gives), not an
+    unknown option meaning --debug; each face says the value is missing, the script as argparse does."""
+    assert _run(capsys, cli.script_main, [BASE, COMPARISON, "-o", "-debug"]) == (
+        2, "", "error: argument -o/--output_path: expected one argument (see 'performance_compare.py --help')\n")
+    assert _run(capsys, cli.compare_main, ["-bp", BASE, "-d", COMPARISON, "-o", "-debug"]) == (
+        2, "", "error: Option '-o' requires an argument: '-debug', after it, reads as an option (a value that reads "
+               "as one: '-o=-debug') (see 'msprof-compare --help')\n")
+
+
 @pytest.mark.parametrize(("args", "typed"), [(["-hlep"], "-hlep"), ([BASE, COMPARISON, "-Hlep"], "-Hlep")])
 def test_script_names_a_help_letter_cluster_as_typed(capsys: pytest.CaptureFixture, args: list[str],
                                                      typed: str) -> None:
