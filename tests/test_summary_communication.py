@@ -387,6 +387,24 @@ def test_an_hccl_op_of_core_communication_is_said_to_be_marked_by_that_core(samp
         "(OverallMetrics, the waterfall) counts it as communication and CommunicationCompare breaks it down by task."]
 
 
+def test_an_hccl_op_of_core_hccl_on_one_side_and_communication_on_the_other_names_both_cores(samples, tmp_path):
+    """Text level 2 as the file writes it (core HCCL) -> level 1 with its HCCL ops' core rewritten COMMUNICATION, as
+    two torch_npu versions' exports do: the all-reduce contributor is marked by both cores, the base's first; the
+    note named the base's alone, "(Accelerator Core HCCL)", a cell the comparison's file does not hold."""
+    l2, l1 = samples / TEXT / "level2/rank0_ascend_pt", samples / TEXT / "level1/rank0_ascend_pt"
+    (base, types), (comp, _) = _hccl_ms(l2), _hccl_ms(l1)
+    assert types == ["hcom_allReduce_"]
+    c = _as_communication_core(l1, tmp_path / "l1" / "rank0_ascend_pt")
+    res = compare(str(l2), str(c), enable_kernel_compare=True, enable_profiling_compare=True,
+                  enable_communication_compare=True)
+    top = res.frames["contributors"].iloc[0]
+    assert (top["Name"], top["Diff(ms)"]) == ("hcom_allReduce_", float(comp - base))
+    assert to_document(res)["summary"]["contributors_note_lines"] == [
+        "Note: hcom_allReduce_ is collective communication, not computing: an HCCL op, which kernel_details.csv "
+        "lists among the kernels (Accelerator Core HCCL / COMMUNICATION); the time breakdown (OverallMetrics, the "
+        "waterfall) counts it as communication and CommunicationCompare breaks it down by task."]
+
+
 def test_db_kernels_hold_no_hccl_op(samples):
     """A DB export's KernelCompare holds its compute tasks alone: no kernel contributor is an HCCL op, none is
     marked."""

@@ -292,7 +292,9 @@ def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> tuple[list
     from .breakdown_npu import hccl_op_rows
 
     types: set[str] = set()
-    cored: dict[str, str] = {}  # the types of HCCL rows of an HCCL core -> that core, as the note words it
+    # the types of HCCL rows of an HCCL core -> those cores, as the note words them: two torch_npu versions' exports
+    # write HCCL on one side and COMMUNICATION on the other, and the note names a cell each file holds
+    cored: dict[str, list[str]] = {}
     for p in (ctx.base, ctx.comparison):
         kd = p.kernel_details if p.is_npu else None
         if kd is not None and len(kd) and "Type" in kd.columns:
@@ -301,8 +303,9 @@ def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> tuple[list
             types.update(t for t in kinds if t)
             if "Accelerator Core" in kd.columns:
                 cores = col_of(kd, "Accelerator Core", object)[rows].tolist()
-                cored.update((t, core_word(c)) for t, c in zip(kinds, cores, strict=True)
-                             if t and t not in cored and hccl_core(str(c or "")))
+                for t, c in zip(kinds, cores, strict=True):
+                    if t and hccl_core(str(c or "")) and core_word(c) not in cored.setdefault(t, []):
+                        cored[t].append(core_word(c))
     names = col_of(contrib, "Name").tolist()
     if level == "kernel type":
         def hccl(name: str) -> str:
@@ -311,7 +314,7 @@ def _communication_kernels(ctx: RunContext, contrib: pd.DataFrame) -> tuple[list
                     HCCL_KERNEL_TYPE if kind in types else "")
         marked = [(n, hccl(n)) for n in names]
     else:
-        marked = [(n, (f"Accelerator Core {cored[t]}" if t in cored else HCOM_NAME) if t in types else "")
+        marked = [(n, (f"Accelerator Core {' / '.join(cored[t])}" if cored.get(t) else HCOM_NAME) if t in types else "")
                   for n in names for t in [n if n in types else n.split(" ", 1)[0]]]
     return [n for n, w in marked if w], list(dict.fromkeys(w for _, w in marked if w))
 
