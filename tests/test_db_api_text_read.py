@@ -151,3 +151,20 @@ def test_tables_without_a_usable_rowid_are_read_as_one_piece(samples: Path, tmp_
     assert reads.texts == [True] * pieces and reads.rows == 0
     assert list(zip(got.ops["ts"], got.ops["dur"], got.ops["name"], got.ops["tid"], strict=True)) == \
         _sql_ops(samples / DB)
+
+
+@pytest.mark.parametrize("null_at", [1999, 5])
+def test_a_cell_at_fault_is_named_not_a_null_type_before_it(samples: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch, null_at: int) -> None:
+    """A NULL type is read (counted and left out): the error names the globalTid cell no figure can use, whether
+    the NULL type is in its piece (rowid 1999) or an earlier one (5), in the pieces' read and the whole query's
+    row fetch alike; a NULL type before it in the row fetch's chunk was named instead ("column type holds
+    None")."""
+    db = edited_copy(samples / DB, tmp_path / "ascend_pytorch_profiler_0.db",
+                     f"UPDATE PYTORCH_API SET type = NULL WHERE rowid = {null_at}",
+                     "UPDATE PYTORCH_API SET globalTid = 'abc' WHERE rowid = 2000")
+    _Reads(monkeypatch)
+    with pytest.raises(ProfileError) as got:
+        load_profile(str(db), Options())
+    assert str(got.value) == f"{db}: table PYTORCH_API: column globalTid holds 'abc', not an integer"
+    assert _row_fetch(db, Options(), monkeypatch) == str(got.value)

@@ -694,7 +694,7 @@ class _Db:
                 if flat is None:
                     cells = [_int_cell(v) for v in cells]
                     if None in cells:
-                        raise self._not_an_integer(sql, cur.description, rows) from None
+                        raise self._not_an_integer(sql, cur.description, rows, at) from None
                     flat = np.array(cells, dtype=np.int64)
             parts.append(flat.reshape(len(rows), ncols))
             if at is not None:
@@ -714,9 +714,12 @@ class _Db:
             raise ProfileError(self.path, f"table {table}: column {column} holds {value!r}, not an integer")
         return got
 
-    def _not_an_integer(self, sql: str, description: Any, rows: list[tuple]) -> ProfileError:
+    def _not_an_integer(self, sql: str, description: Any, rows: list[tuple], lenient: int | None = None
+                        ) -> ProfileError:
         """The error for a cell an integer query cannot use (NULL where a value is needed, text, a blob, a
-        fraction, a number out of int64 range: ``_int_cell``), naming its column and table."""
+        fraction, a number out of int64 range: ``_int_cell``), naming its column and table. The ``lenient``
+        column's cells are read whatever they hold (``ints_as_text``'s mask): one of them before the cell at fault
+        (a NULL PYTORCH_API type) was named instead, and which was named hung on where the read's pieces fell."""
         tables = ", ".join(dict.fromkeys(re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", sql))) or "?"
         # each table's alias ("FROM TASK t JOIN COMPUTE_TASK_INFO c"): a TASK cell was said to be in "table TASK,
         # COMPUTE_TASK_INFO", which sent the user to both
@@ -724,7 +727,7 @@ class _Db:
                                                      r"GROUP|LIMIT|UNION)\b)(\w+)", sql))
         for row in rows:
             for j, v in enumerate(row):
-                if _int_cell(v) is None:
+                if j != lenient and _int_cell(v) is None:
                     # the selected expression names its columns as alias.column ("max(t.endNs)")
                     expr = description[j][0]
                     pairs = re.findall(r"\b(\w+)\.(\w+)", expr)
