@@ -624,20 +624,22 @@ def _column_arrays(frame: pd.DataFrame) -> list[Any]:
 
 
 def _write_plain_rows(ws: Any, values: list[list], nrows: int, fmts: list, reds: list,
-                      arrays: list | None = None, blocks: bool = True) -> None:
-    """The rows of a sheet without row styles, in row order (as constant_memory mode requires).
+                      arrays: list | None = None, blocks: bool = True, first: int = HEADER_ROWS) -> bool:
+    """The rows of a sheet without row styles (from sheet row ``first``), in row order (as constant_memory mode
+    requires); True where they went as one block.
 
     On our worksheet class the whole block is handed over at once and its cell XML is rendered
     column-wise (``_FastWorksheet.write_block``); cells it cannot render (booleans, complex numbers,
     objects whose text is empty, xlsxwriter rich-string look-alikes) send the sheet through the per-cell
     path. Strings over Excel's 32,767 units are cut inside the block, as xlsxwriter cuts them.
     """
-    if blocks and isinstance(ws, _FastWorksheet) and ws.write_block(HEADER_ROWS, values, nrows, fmts, reds, arrays):
-        return
+    if blocks and isinstance(ws, _FastWorksheet) and ws.write_block(first, values, nrows, fmts, reds, arrays):
+        return True
     for i in range(nrows):
-        r = i + HEADER_ROWS
+        r = i + first
         for c, (column, fmt, red) in enumerate(zip(values, fmts, reds, strict=True)):
             _write_cell(ws, r, c, column[i], fmt, red)
+    return False
 
 
 #: Rows of a streamed sheet (constant_memory) rendered and written at a time (``_stream_plain_rows``).
@@ -658,12 +660,7 @@ def _stream_plain_rows(ws: _FastWorksheet, cols: list, nrows: int, fmts: list, r
         values = [col.tolist() for col in part]
         arrays = [col if col.dtype in _FAST_DTYPES else None for col in part]
         del part
-        first = HEADER_ROWS + at
-        block = block and ws.write_block(first, values, end - at, fmts, reds, arrays)
-        if not block:
-            for i in range(end - at):
-                for c, (column, fmt, red) in enumerate(zip(values, fmts, reds, strict=True)):
-                    _write_cell(ws, first + i, c, column[i], fmt, red)
+        block = _write_plain_rows(ws, values, end - at, fmts, reds, arrays, blocks=block, first=HEADER_ROWS + at)
 
 
 # --------------------------------------------------------------------------- fast rows
