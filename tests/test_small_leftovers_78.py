@@ -62,10 +62,17 @@ def test_the_help_points_a_pip_user_at_the_readme_in_the_installed_metadata(caps
     assert _pyproject()["project"]["readme"] == "README.md"
     faces = [" ".join(run_inproc(capsys, "--help")[1].split()),
              " ".join(cli.build_script_parser().format_help().split())]
+    exprs = []
     for flat in faces:
         assert "README.md (Errors and exit codes; CI regression gate) says more; pip installs it as the package's " \
                "description, in Python importlib.metadata" in flat, flat
-        (expr,) = re.findall(r"in Python (importlib\.metadata\.\S+)\. ", flat)
+        exprs += re.findall(r"in Python (importlib\.metadata\.\S+)\. ", flat)
+    assert len(exprs) == len(faces)
+    try:
+        importlib.metadata.distribution("msprof_compare")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout on PYTHONPATH (the floors' venv)
+        pytest.skip("msprof_compare is not installed here; test_packaging runs the help's words on a built wheel")
+    for expr in exprs:
         text = eval(expr, {"importlib": importlib})  # the help's own words, run as a user would paste them
         assert "\n## Errors and exit codes\n" in text and "\n## CI regression gate\n" in text
 
