@@ -680,12 +680,12 @@ _SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_re
 def _names_a_path_flag(words: Any) -> bool:
     """Whether one of ``words`` is a path option, its value after ``=`` aside: one of the CLI faces, or the
     script's own positional named as an option (``--base_profiling_path``), the names ``compare()`` tells of too
-    (``options._PATH_KEYWORDS``), in any of the spellings an unknown option is told of on the CLI
+    (``options.PATH_KEYWORDS``), in any of the spellings an unknown option is told of on the CLI
     (``--benchmark-profiling-path``, ``--bp``): given to the script, those got no word of its paths being
     positional."""
-    from .options import _PATH_KEYWORDS
+    from .options import PATH_KEYWORDS
 
-    return any(w.startswith("-") and w.split("=", 1)[0].lstrip("-").replace("-", "_") in _PATH_KEYWORDS
+    return any(w.startswith("-") and w.split("=", 1)[0].lstrip("-").replace("-", "_") in PATH_KEYWORDS
                for w in words)
 
 

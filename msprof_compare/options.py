@@ -374,7 +374,7 @@ def on_off(value: Any, name: str) -> bool:
 #: Keywords a caller of the API may pass for the CLI's ``-o``: the result's ``to_excel`` / ``to_json`` take it.
 _OUTPUT_KEYWORDS = frozenset({"output_path", "output", "output_dir", "o"})
 #: The CLI's path flags (and their internal names) typed as keywords: compare() takes the paths as arguments.
-_PATH_KEYWORDS = frozenset({"d", "bp", "profiling_path", "benchmark_profiling_path", "benchmark_path",
+PATH_KEYWORDS = frozenset({"d", "bp", "profiling_path", "benchmark_profiling_path", "benchmark_path",
                             "base_profiling_path", "comparison_profiling_path"})
 
 
@@ -434,7 +434,7 @@ def _unknown_hint(names: list[str], known: set[str], call: str = "compare") -> s
     (``Face.call``): ``compare_ranks(B, C, d=...)`` was told that compare() takes the paths."""
     close = []
     for name in names:
-        if name not in _OUTPUT_KEYWORDS | _PATH_KEYWORDS:  # "d" is no near miss of debug
+        if name not in _OUTPUT_KEYWORDS | PATH_KEYWORDS:  # "d" is no near miss of debug
             match = close_names(name, known)
             if match:
                 said = " or ".join(match) if len(match) < 3 else f"{', '.join(match[:-1])} or {match[-1]}"
@@ -442,7 +442,7 @@ def _unknown_hint(names: list[str], known: set[str], call: str = "compare") -> s
     hints = [f"did you mean {', '.join(close)}?"] if close else []
     if "rank_list" in names:
         hints.append("rank_list selects ranks of compare_ranks(), which compares two folders of ranks")
-    if _PATH_KEYWORDS.intersection(names):  # the CLI's words for the same mix-up of forms (cli.py)
+    if PATH_KEYWORDS.intersection(names):  # the CLI's words for the same mix-up of forms (cli.py)
         hints.append(f"{call}() takes the two paths without -d / -bp, as its first two arguments, base first: "
                      f"{call}(BASE, COMPARISON, ...)")
     if _OUTPUT_KEYWORDS.intersection(names):
