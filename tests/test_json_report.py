@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
@@ -482,7 +483,7 @@ def test_the_sheets_and_frames_made_a_piece_at_a_time_as_written(pair1, tmp_path
     assert (tmp_path / "pieces.json").read_bytes() == (json_report.document_text(whole) + "\n").encode("utf-8")
     assert sum(made) == sum(later) and max(made) == min(piece, max(later))
     frame = pd.DataFrame({"a": ["x", "\udcff y", None] * 3, "b": [1.5, float("nan"), 2] * 3})
-    lazy = {"frames": {"f": json_report._Rows(frame)}, "sheets": [json_report._Later(lambda: {"r": 1})]}
+    lazy = {"frames": {"f": json_report._Rows(frame)}, "sheets": [functools.partial(lambda: {"r": 1})]}
     with pytest.raises(UnicodeEncodeError):
         json_report.write_document_file(str(tmp_path / "odd.json"), lazy)
     want = {"frames": {"f": json_report.records(frame)}, "sheets": [{"r": 1}]}

@@ -16,6 +16,7 @@ import math
 import numbers
 import os
 import sys
+from functools import partial
 from typing import TYPE_CHECKING, Any, TextIO
 
 import msgspec
@@ -175,7 +176,8 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None,
                 face: Face = CLI_FACE, *, pieces: bool = False) -> dict[str, Any]:
     """The whole result as a JSON-ready dict (see schemas/result.schema.json); ``face``: how its gate lines name the
     options (``gate_record``). ``pieces``: the sheets and the frames are left to be made as ``write_document_file``
-    writes them (``_Later``, ``_Rows``), a sheet and ``PIECE_ROWS`` rows at a time, not held whole."""
+    writes them (a sheet's record as a ``functools.partial``, ``_Rows``), a sheet and ``PIECE_ROWS`` rows at a
+    time, not held whole."""
     now = generated_at or utc_now()
     frames = result.frames or {}
     summary = result.summary
@@ -192,7 +194,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None,
             "notes": [str(n) for n in summary.get("notes") or []],
         },
         "summary": _summary(frames, result.verdict),
-        "sheets": [_Later(_sheet, s, pieces) if pieces else _sheet(s) for s in result.sheets if len(s)],
+        "sheets": [partial(_sheet, s, pieces) if pieces else _sheet(s) for s in result.sheets if len(s)],
         "frames": {name: _Rows(f) if pieces else records(f) for name, f in frames.items()
                    if name not in SUMMARY_FRAMES and name not in SUMMARY_OBJECTS and isinstance(f, pd.DataFrame)},
     }
@@ -249,19 +251,6 @@ def _sheet(s: Sheet, pieces: bool = False) -> dict[str, Any]:
     }
 
 
-class _Later:
-    """A value of the document made when ``write_document_file`` reaches it (a sheet's record: its labelled copy
-    of the sheet's frame is made and dropped in turn, not one per sheet at once)."""
-
-    __slots__ = ("make", "args")
-
-    def __init__(self, make: Any, *args: Any) -> None:
-        self.make, self.args = make, args
-
-    def value(self) -> Any:
-        return self.make(*self.args)
-
-
 class _Rows:
     """A frame's ``records``, made ``PIECE_ROWS`` rows at a time as ``write_document_file`` writes them: the
     records of a whole sheet (dicts of Python objects, several times its frame) were the JSON stage's peak."""
@@ -282,9 +271,10 @@ class _Rows:
 
 
 def _whole(value: Any) -> Any:
-    """A document of ``to_document(..., pieces=True)`` with its ``_Later`` and ``_Rows`` made (``json``'s text)."""
-    if value.__class__ is _Later:
-        return _whole(value.value())
+    """A document of ``to_document(..., pieces=True)`` with its sheets' partials and ``_Rows`` made (``json``'s
+    text)."""
+    if value.__class__ is partial:
+        return _whole(value())
     if value.__class__ is _Rows:
         return value.piece(0, len(value))
     if isinstance(value, dict):
@@ -363,9 +353,9 @@ def write_document_file(tmp: str, document: dict[str, Any]) -> None:
 
 def _write_value(put: Any, value: Any, depth: int) -> None:
     """One value of ``write_document_file`` at ``depth``, as ``msgspec.json.format(..., indent=1)`` writes it
-    there. A ``_Later`` is made here; a ``_Rows`` is made here too, a piece at a time where it is long."""
-    if value.__class__ is _Later:
-        value = value.value()
+    there. A sheet's partial is made here; a ``_Rows`` is made here too, a piece at a time where it is long."""
+    if value.__class__ is partial:
+        value = value()
     if value.__class__ is _Rows and len(value) <= PIECE_ROWS:
         value = value.piece(0, len(value))
     pad = b"\n" + b" " * depth
@@ -379,7 +369,7 @@ def _write_value(put: Any, value: Any, depth: int) -> None:
     elif isinstance(value, (list, _Rows)) and len(value) > PIECE_ROWS:
         if value.__class__ is _Rows:
             cut = value.piece
-        elif any(v.__class__ is _Later or v.__class__ is _Rows for v in value):  # sheets over a piece (tests)
+        elif any(v.__class__ is partial or v.__class__ is _Rows for v in value):  # sheets over a piece (tests)
             cut = lambda at, end: _whole(value[at:end])  # noqa: E731
         else:
             cut = lambda at, end: value[at:end]  # noqa: E731
