@@ -649,7 +649,7 @@ STREAM_ROWS = 4096
 def _stream_plain_rows(ws: _FastWorksheet, cols: list, nrows: int, fmts: list, reds: list) -> None:
     """A streamed sheet's plain rows, ``STREAM_ROWS`` at a time: each chunk's values, cells and XML are made from
     the columns and written before the next. A whole sheet at once held its values, its cells, its XML and that
-    XML's UTF-8 bytes together: the render's peak, 580 MiB over the compare's on the 1 GB GPU pair (ModuleCompare,
+    XML's UTF-8 bytes together: the render's peak, 579 MiB over the compare's on the 1 GB GPU pair (ModuleCompare,
     127k rows of call stacks). The bytes are the same: formats take their xf index at their first use in row-major
     order either way, and a chunk the block writer leaves (``_Fallback``) goes, with the rows after it, through
     the per-cell writes, which number formats in that order too."""
@@ -659,7 +659,6 @@ def _stream_plain_rows(ws: _FastWorksheet, cols: list, nrows: int, fmts: list, r
         part = [col[at:end] for col in cols]
         values = [col.tolist() for col in part]
         arrays = [col if col.dtype in _FAST_DTYPES else None for col in part]
-        del part
         block = _write_plain_rows(ws, values, end - at, fmts, reds, arrays, blocks=block, first=HEADER_ROWS + at)
 
 
